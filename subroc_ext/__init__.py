@@ -1,0 +1,41 @@
+"""subroc-ext: fast, exact SubROC subgroup discovery for pysubgroup.
+
+Find interpretable subgroups of a dataset where a binary classifier's ROC AUC,
+PR AUC, average ranking loss or AUC attribution is exceptional.
+"""
+
+from .kernels import (
+    attribution_mean_score,
+    average_ranking_loss,
+    example_attributions,
+    pr_auc_score,
+    roc_auc_score,
+)
+from .measures import KernelMeasure, Measure, RowMeanMeasure
+from .quality import (
+    ARLQF,
+    PRAUCQF,
+    ROCAUCQF,
+    AttributionMeanQF,
+    SoftClassifierQF,
+    SubgroupStatistics,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ARLQF",
+    "PRAUCQF",
+    "ROCAUCQF",
+    "AttributionMeanQF",
+    "SoftClassifierQF",
+    "SubgroupStatistics",
+    "Measure",
+    "KernelMeasure",
+    "RowMeanMeasure",
+    "roc_auc_score",
+    "pr_auc_score",
+    "average_ranking_loss",
+    "example_attributions",
+    "attribution_mean_score",
+]

@@ -1,0 +1,117 @@
+"""Input validation at the public boundary.
+
+Every check raises ``ValueError`` (or ``KeyError`` for a missing column) with a
+message that names the offending column or argument and the problem, so that
+bad input fails early instead of producing a silently wrong number.
+"""
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "check_columns",
+    "positive_mask",
+    "finite_scores",
+    "check_mode",
+    "check_weights",
+    "check_binary_arrays",
+]
+
+MODES = ("worse", "better", "both")
+
+
+def check_columns(data, columns):
+    """Raise ``KeyError`` naming every column of ``columns`` missing in ``data``."""
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    missing = [c for c in columns if c not in data.columns]
+    if missing:
+        raise KeyError(
+            f"column(s) {missing!r} not found in data; available columns: "
+            f"{list(data.columns)!r}"
+        )
+
+
+def positive_mask(labels, positive_label, name="label"):
+    """Boolean array marking the positive class of a binary label column.
+
+    Parameters
+    ----------
+    labels : array-like or pandas.Series
+        The label column: any encoding (bool, {0, 1}, {-1, 1}, strings,
+        categoricals) with at most two distinct values and no missing values.
+    positive_label : object
+        The value denoting the positive class.
+    name : str
+        Column name used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+    """
+    labels = pd.Series(labels) if not isinstance(labels, pd.Series) else labels
+    if labels.isna().any():
+        raise ValueError(
+            f"label column {name!r} contains {int(labels.isna().sum())} missing value(s)"
+        )
+    values = pd.unique(labels.to_numpy())
+    if len(values) > 2:
+        shown = ", ".join(repr(v) for v in values[:5])
+        raise ValueError(
+            f"label column {name!r} must be binary but has {len(values)} distinct "
+            f"values ({shown}{', ...' if len(values) > 5 else ''})"
+        )
+    is_positive = (labels == positive_label).to_numpy(dtype=bool)
+    if len(values) == 2 and not is_positive.any():
+        raise ValueError(
+            f"positive label {positive_label!r} does not occur in label column "
+            f"{name!r}, whose values are {values[0]!r} and {values[1]!r}"
+        )
+    return is_positive
+
+
+def finite_scores(scores, name="score"):
+    """Return ``scores`` as a float array, rejecting non-numeric, NaN and inf values."""
+    values = pd.Series(scores) if not isinstance(scores, pd.Series) else scores
+    if not (pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values)):
+        raise ValueError(
+            f"score column {name!r} must be numeric, got dtype {values.dtype}"
+        )
+    array = values.to_numpy(dtype=float, na_value=np.nan)
+    bad = ~np.isfinite(array)
+    if bad.any():
+        raise ValueError(
+            f"score column {name!r} contains {int(bad.sum())} NaN or infinite "
+            f"value(s), e.g. at position {int(np.flatnonzero(bad)[0])}"
+        )
+    return array
+
+
+def check_mode(mode):
+    """Raise ``ValueError`` unless ``mode`` is one of 'worse', 'better', 'both'."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    return mode
+
+
+def check_weights(size_weight, balance_weight):
+    """Raise ``ValueError`` unless both weights are finite and non-negative."""
+    for name, value in (("size_weight", size_weight), ("balance_weight", balance_weight)):
+        if not (np.isfinite(value) and value >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return float(size_weight), float(balance_weight)
+
+
+def check_binary_arrays(y_true, y_score, pos_label):
+    """Validate a ``(y_true, y_score)`` pair and return (positive mask, scores)."""
+    y_true = pd.Series(np.asarray(y_true))
+    if y_true.ndim != 1 or np.ndim(y_score) != 1:
+        raise ValueError("y_true and y_score must be one-dimensional")
+    if len(y_true) != len(y_score):
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"[{len(y_true)}, {len(y_score)}]"
+        )
+    return positive_mask(y_true, pos_label, "y_true"), finite_scores(
+        np.asarray(y_score), "y_score"
+    )

@@ -1,0 +1,85 @@
+"""A quick model for demos, benchmarks and experiments.
+
+SubROC audits a classifier on data the model has not seen. These helpers split
+a dataset into equal random parts (the paper uses four: training, search,
+validation, evaluation) and fit a gradient-boosting model on the training part
+to score the others.
+"""
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_columns, positive_mask
+
+__all__ = ["split_parts", "fit_and_score"]
+
+
+def split_parts(data, n_parts=4, *, random_state=None):
+    """Shuffle ``data`` and cut it into ``n_parts`` parts of (nearly) equal size.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    n_parts : int, default=4
+    random_state : int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    list of pandas.DataFrame
+        The parts, each keeping the original index.
+    """
+    if n_parts < 1 or n_parts > len(data):
+        raise ValueError(f"n_parts must be between 1 and {len(data)}, got {n_parts}")
+    permutation = np.random.default_rng(random_state).permutation(len(data))
+    return [data.iloc[np.sort(chunk)] for chunk in np.array_split(permutation, n_parts)]
+
+
+def _features(data, label):
+    features = data.drop(columns=[label])
+    for column in features.columns:
+        if not pd.api.types.is_numeric_dtype(features[column]):
+            features[column] = features[column].astype("category")
+    return features
+
+
+def fit_and_score(train, label, positive_label, *to_score, score_column="score", random_state=0):
+    """Fit a gradient-boosting classifier on ``train`` and score other frames.
+
+    Parameters
+    ----------
+    train : pandas.DataFrame
+        Training rows, including the label column.
+    label : str
+        The label column.
+    positive_label : object
+        Label value of the positive class.
+    *to_score : pandas.DataFrame
+        Frames (same columns) to score.
+    score_column : str, default='score'
+        Name of the added column holding the predicted probability of the
+        positive class.
+    random_state : int, default=0
+
+    Returns
+    -------
+    list of pandas.DataFrame
+        Copies of ``to_score`` with the score column added.
+    """
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    check_columns(train, [label])
+    target = positive_mask(train[label], positive_label, label)
+    features = _features(train, label)
+    model = HistGradientBoostingClassifier(
+        categorical_features="from_dtype", random_state=random_state
+    ).fit(features, target)
+    scored = []
+    for frame in to_score:
+        other = _features(frame, label)
+        for column in features.columns:
+            if isinstance(features[column].dtype, pd.CategoricalDtype):
+                other[column] = pd.Categorical(
+                    other[column], categories=features[column].cat.categories
+                )
+        scored.append(frame.assign(**{score_column: model.predict_proba(other)[:, 1]}))
+    return scored

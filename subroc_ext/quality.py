@@ -1,0 +1,495 @@
+"""pysubgroup quality functions for binary soft classifiers.
+
+:class:`SoftClassifierQF` turns any :class:`~subroc_ext.measures.Measure`
+into a pysubgroup quality function with
+
+* a direction: ``mode="worse"`` (default; the model performs worse in the
+  subgroup than on the whole data), ``"better"`` or ``"both"``;
+* the SubROC weight ``w(S) = |S|^size_weight * class_balance^balance_weight``;
+* an optimistic estimate valid for every non-negative pair of weights.
+
+:class:`ROCAUCQF`, :class:`PRAUCQF`, :class:`ARLQF` and
+:class:`AttributionMeanQF` are drop-in replacements of pysubgroup 0.9.0's
+classes of the same name (same positional and keyword arguments, same
+qualities) that sort the data once per search and evaluate each candidate
+with a few vectorized operations.
+
+Use them with ``ps.SoftClassifierTarget(label_column, prediction_column)``.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+
+from . import measures as _measures
+from ._validation import (
+    check_columns,
+    check_mode,
+    check_weights,
+    finite_scores,
+    positive_mask,
+)
+from .kernels import sort_by_score
+from .weights import max_weight, min_weight, subgroup_weight
+
+__all__ = [
+    "SubgroupStatistics",
+    "SoftClassifierQF",
+    "ROCAUCQF",
+    "PRAUCQF",
+    "ARLQF",
+    "AttributionMeanQF",
+]
+
+
+class SubgroupStatistics(NamedTuple):
+    """Everything a quality function knows about one subgroup.
+
+    Vectorized pysubgroup algorithms stack these fields into arrays, so
+    :meth:`SoftClassifierQF.evaluate` and
+    :meth:`SoftClassifierQF.optimistic_estimate` only read them.
+
+    Attributes
+    ----------
+    size_sg, positives_count, negatives_count : int
+        Cover size and class counts.
+    measure : float
+        The performance measure on the cover (NaN where undefined).
+    raw_quality : float
+        Unweighted relative quality ``q`` (``-inf`` where undefined).
+    weight : float
+        ``w = size^alpha * class_balance^beta``.
+    quality : float
+        Weighted quality ``w * q`` (``-inf`` where undefined).
+    raw_bound : float
+        Largest ``q`` of any subset of the cover (``-inf`` if none is defined).
+    max_weight : float
+        Largest ``w`` of any subset of the cover.
+    optimistic_estimate : float
+        Upper bound of the quality of any subset of the cover (never NaN).
+    """
+
+    size_sg: int
+    positives_count: int
+    negatives_count: int
+    measure: float
+    raw_quality: float
+    weight: float
+    quality: float
+    raw_bound: float
+    max_weight: float
+    optimistic_estimate: float
+
+
+def _factorize(column):
+    """Integer codes (-1 for missing) and the distinct values of a column, as
+    an object array so that ``categories == value`` compares like pysubgroup."""
+    codes, uniques = pd.factorize(column.to_numpy(), use_na_sentinel=True)
+    return codes, np.asarray(uniques, dtype=object)
+
+
+class _SortedDataset:
+    """A dataset's labels and scores sorted once by score, plus cached selector covers."""
+
+    def __init__(self, data, label_column, score_column, positive_label):
+        check_columns(data, [label_column, score_column])
+        is_positive = positive_mask(data[label_column], positive_label, label_column)
+        scores = finite_scores(data[score_column], score_column)
+        self.data = data
+        self.columns = (label_column, score_column)
+        self.order, self.group_ids = sort_by_score(scores)
+        self.is_positive = is_positive[self.order]
+        self.scores = scores[self.order]
+        self._selector_masks = {}
+        self._columns = {}
+
+    def __len__(self):
+        return len(self.order)
+
+    def _selector_mask(self, selector):
+        mask = self._selector_masks.get(selector)
+        if mask is None:
+            mask = self._compute_selector_mask(selector)[self.order]
+            self._selector_masks[selector] = mask
+        return mask
+
+    def _compute_selector_mask(self, selector):
+        """``selector.covers(data)``, on columns converted to NumPy once."""
+        kind = type(selector)
+        if kind is ps.IntervalSelector:
+            values = self._numeric_column(selector.attribute_name)
+            if values is not None:
+                return (values >= selector.lower_bound) & (values < selector.upper_bound)
+        elif kind is ps.EqualitySelector:
+            codes, categories = self._factorized_column(selector.attribute_name)
+            if codes is not None:
+                value = selector.attribute_value
+                if pd.isnull(value):
+                    return codes == -1
+                found = np.flatnonzero(categories == value)
+                return codes == found[0] if len(found) else np.zeros(len(codes), dtype=bool)
+        return np.asarray(selector.covers(self.data), dtype=bool)
+
+    def _numeric_column(self, name):
+        column = self.data[name]
+        if not pd.api.types.is_numeric_dtype(column) or isinstance(column.dtype, pd.SparseDtype):
+            return None
+        return self._column_cache(("numeric", name), column.to_numpy)
+
+    def _factorized_column(self, name):
+        column = self.data[name]
+        if isinstance(column.dtype, pd.SparseDtype):
+            return None, None
+        return self._column_cache(("factorized", name), lambda: _factorize(column))
+
+    def _column_cache(self, key, compute):
+        if key not in self._columns:
+            self._columns[key] = compute()
+        return self._columns[key]
+
+    def mask_of(self, subgroup):
+        """Boolean cover of ``subgroup`` over the score-sorted rows.
+
+        Accepts what pysubgroup passes (a ``Conjunction``, a
+        ``BitSet_Conjunction``, ``slice(None)``), a boolean mask or integer
+        positions in the data's row order, or any object with ``covers(data)``.
+        """
+        if isinstance(subgroup, slice):
+            mask = np.zeros(len(self), dtype=bool)
+            mask[subgroup] = True
+            return mask[self.order]
+        if hasattr(subgroup, "representation"):
+            return np.asarray(subgroup.representation, dtype=bool)[self.order]
+        if isinstance(subgroup, np.ndarray):
+            if subgroup.dtype == bool:
+                return subgroup[self.order]
+            mask = np.zeros(len(self), dtype=bool)
+            mask[subgroup] = True
+            return mask[self.order]
+        if isinstance(subgroup, ps.Conjunction):
+            selectors = subgroup.selectors
+            if not selectors:
+                return np.ones(len(self), dtype=bool)
+            mask = self._selector_mask(selectors[0])
+            for selector in selectors[1:]:
+                mask = mask & self._selector_mask(selector)
+            return mask
+        return np.asarray(subgroup.covers(self.data), dtype=bool)[self.order]
+
+    def cover(self, mask=None):
+        """The :class:`~subroc_ext.measures.Cover` of a sorted mask (all rows if None)."""
+        rows = np.arange(len(self)) if mask is None else mask.nonzero()[0]
+        return _measures.Cover(self.is_positive[rows], self.scores, self.group_ids[rows], rows)
+
+
+class SoftClassifierQF(ps.BoundedInterestingnessMeasure):
+    """Quality function measuring exceptional classifier performance in a subgroup.
+
+    ``quality(S) = w(S) * q(S)`` where ``q`` compares the measure on the
+    subgroup ``m(S)`` to that on the whole data ``m(D)``: for ``mode="worse"``
+    ``q = m(D) - m(S)`` for scores and ``m(S) - m(D)`` for losses,
+    ``"better"`` negates it and ``"both"`` takes its absolute value. Where the
+    measure is undefined the quality is ``-inf``.
+
+    Parameters
+    ----------
+    measure : subroc_ext.measures.Measure
+        The performance measure.
+    label_column : str
+        Column of the true labels.
+    positive_label : object, default=1
+        Label value of the positive class (honoured by measure and bound).
+    size_weight : float, default=0
+        Exponent alpha of the cover size in the weight.
+    balance_weight : float, default=0
+        Exponent beta of the class balance in the weight.
+    mode : {'worse', 'better', 'both'}, default='worse'
+        Which exceptional performance to look for.
+
+    Notes
+    -----
+    The prediction column comes from the target,
+    ``ps.SoftClassifierTarget(label_column, prediction_column)``. The data is
+    sorted by score once in :meth:`calculate_constant_statistics` (and again
+    whenever a different DataFrame is passed), so any index works.
+    """
+
+    def __init__(
+        self,
+        measure,
+        label_column,
+        *,
+        positive_label=1,
+        size_weight=0.0,
+        balance_weight=0.0,
+        mode="worse",
+    ):
+        if not isinstance(measure, _measures.Measure):
+            raise TypeError(
+                f"measure must be a subroc_ext.measures.Measure, got {type(measure).__name__}"
+            )
+        self.measure = measure
+        self.label_column = label_column
+        self.positive_label = positive_label
+        self.size_weight, self.balance_weight = check_weights(size_weight, balance_weight)
+        self.mode = check_mode(mode)
+        self.dataset_value = None
+        self._dataset = None
+
+    # -- preparation ---------------------------------------------------------
+
+    def calculate_constant_statistics(self, data, target):
+        """Sort ``data`` by score, validate it, and compute the measure on it."""
+        target_label = getattr(target, "label_column", self.label_column)
+        if target_label != self.label_column:
+            raise ValueError(
+                f"the target's label column {target_label!r} differs from the quality "
+                f"function's label column {self.label_column!r}"
+            )
+        dataset = _SortedDataset(
+            data, self.label_column, target.prediction_column, self.positive_label
+        )
+        whole = dataset.cover()
+        if not self.measure.dataset_is_defined(whole.positives, whole.negatives):
+            raise ValueError(
+                f"{self.measure.name} is undefined on this data: label column "
+                f"{self.label_column!r} has {whole.positives} positive(s) (label "
+                f"{self.positive_label!r}) and {whole.negatives} negative(s)"
+            )
+        self.measure.prepare(whole)
+        self.dataset_value = self.measure.value(whole)
+        self._dataset = dataset
+
+    def _prepared(self, data, target):
+        dataset = self._dataset
+        if (
+            dataset is None
+            or dataset.data is not data
+            or dataset.columns != (self.label_column, target.prediction_column)
+        ):
+            self.calculate_constant_statistics(data, target)
+        return self._dataset
+
+    # -- pysubgroup protocol -------------------------------------------------
+
+    def calculate_statistics(self, subgroup, target, data, statistics=None):
+        """Statistics of ``subgroup`` on ``data``: size, class counts, quality
+        and optimistic estimate (see :class:`SubgroupStatistics`)."""
+        dataset = self._prepared(data, target)
+        return self.statistics_of_cover(dataset.cover(dataset.mask_of(subgroup)))
+
+    def evaluate(self, subgroup, target, data, statistics=None):
+        """Weighted quality of ``subgroup`` (element-wise on stacked statistics)."""
+        if statistics is None:
+            statistics = self.calculate_statistics(subgroup, target, data)
+        return statistics.quality
+
+    def optimistic_estimate(self, subgroup, target, data, statistics=None):
+        """Upper bound of the quality of every specialization of ``subgroup``."""
+        if statistics is None:
+            statistics = self.calculate_statistics(subgroup, target, data)
+        return statistics.optimistic_estimate
+
+    # -- the quality and its bound ------------------------------------------
+
+    def raw_quality(self, value):
+        """Unweighted relative quality ``q`` of a measure value (vectorized)."""
+        difference = np.subtract(value, self.dataset_value)
+        if self.mode == "both":
+            return np.abs(difference)
+        if (self.measure.kind == "score") == (self.mode == "worse"):
+            return -difference
+        return difference
+
+    def _raw_bound(self, lowest, highest):
+        """Largest ``q`` over values in ``[lowest, highest]``."""
+        from_lowest = self.dataset_value - lowest
+        from_highest = highest - self.dataset_value
+        if self.mode == "both":
+            return max(from_lowest, from_highest)
+        if (self.measure.kind == "score") == (self.mode == "worse"):
+            return from_lowest
+        return from_highest
+
+    def _signs(self):
+        """Signs ``s`` such that ``q = max over s of s * (m(S) - m(D))``."""
+        if self.mode == "both":
+            return (1, -1)
+        return (-1,) if (self.measure.kind == "score") == (self.mode == "worse") else (1,)
+
+    def statistics_of_cover(self, cover):
+        """:class:`SubgroupStatistics` of a :class:`~subroc_ext.measures.Cover`."""
+        positives, negatives = cover.positives, cover.negatives
+        size = positives + negatives
+        weight = subgroup_weight(positives, negatives, self.size_weight, self.balance_weight)
+        if not self.measure.is_defined(positives, negatives):
+            # Definedness only grows with the cover: no subset is defined either.
+            return SubgroupStatistics(
+                size, positives, negatives, np.nan, -np.inf, weight, -np.inf,
+                -np.inf, 0.0, -np.inf,
+            )  # fmt: skip
+        value = self.measure.value(cover)
+        raw_quality = float(self.raw_quality(value))
+        raw_bound = float(self._raw_bound(*self.measure.extremes(cover)))
+        largest_weight = max_weight(positives, negatives, self.size_weight, self.balance_weight)
+        return SubgroupStatistics(
+            size, positives, negatives, value, raw_quality, weight,
+            weight * raw_quality, raw_bound, largest_weight,
+            self._estimate(cover, raw_bound, largest_weight),
+        )  # fmt: skip
+
+    def _estimate(self, cover, raw_bound, largest_weight):
+        """Upper bound of ``w(T) * q(T)`` over defined subsets ``T`` of ``cover``."""
+        if raw_bound >= 0:
+            estimate = largest_weight * raw_bound if largest_weight > 0 else 0.0
+        else:
+            # q < 0 everywhere: the lightest subset is the least negative.
+            needs_both = self.measure.min_positives >= 1 and self.measure.min_negatives >= 1
+            estimate = raw_bound * min_weight(
+                cover.positives, cover.negatives, self.size_weight, self.balance_weight,
+                needs_both,
+            )  # fmt: skip
+        if self.size_weight > 0:
+            size_aware = max(
+                self.measure.size_aware_bound(cover, self.dataset_value, sign, self.size_weight)
+                for sign in self._signs()
+            )
+            if self.balance_weight > 0:
+                size_aware = max(size_aware, 0.0)  # single rows weigh 0
+            estimate = min(estimate, size_aware)
+        return float(estimate)
+
+    def __repr__(self):
+        return (
+            f"{type(self).__name__}(measure={self.measure!r}, label_column="
+            f"{self.label_column!r}, positive_label={self.positive_label!r}, "
+            f"size_weight={self.size_weight}, balance_weight={self.balance_weight}, "
+            f"mode={self.mode!r})"
+        )
+
+
+class ROCAUCQF(SoftClassifierQF):
+    """Relative ROC AUC quality function, a drop-in for ``pysubgroup.ROCAUCQF``.
+
+    Parameters
+    ----------
+    label_column : str
+        Column of the true labels.
+    subgroup_class_balance_weight : float, default=0
+        Exponent beta of the class balance.
+    subgroup_size_weight : float, default=0
+        Exponent alpha of the cover size.
+    positive_label_value : object, default=1
+        Label of the positive class (keyword only; pysubgroup has none).
+    mode : {'worse', 'better', 'both'}, default='worse'
+        Which exceptional performance to look for.
+
+    Examples
+    --------
+    >>> import pysubgroup as ps, subroc_ext
+    >>> qf = subroc_ext.ROCAUCQF("label", 1, 1)  # the full SubROC weighting
+    >>> target = ps.SoftClassifierTarget("label", "score")
+    """
+
+    def __init__(
+        self,
+        label_column,
+        subgroup_class_balance_weight=0,
+        subgroup_size_weight=0,
+        *,
+        positive_label_value=1,
+        mode="worse",
+    ):
+        super().__init__(
+            _measures.ROCAUC(),
+            label_column,
+            positive_label=positive_label_value,
+            size_weight=subgroup_size_weight,
+            balance_weight=subgroup_class_balance_weight,
+            mode=mode,
+        )
+
+
+class _PositiveLabelQF(SoftClassifierQF):
+    """Shared constructor of the quality functions with pysubgroup's
+    ``(label_column, positive_label_value, balance_weight, size_weight)`` signature."""
+
+    def __init__(
+        self,
+        label_column,
+        positive_label_value,
+        subgroup_class_balance_weight=0,
+        subgroup_size_weight=0,
+        *,
+        mode="worse",
+    ):
+        super().__init__(
+            self._make_measure(),
+            label_column,
+            positive_label=positive_label_value,
+            size_weight=subgroup_size_weight,
+            balance_weight=subgroup_class_balance_weight,
+            mode=mode,
+        )
+
+
+class PRAUCQF(_PositiveLabelQF):
+    """Relative PR AUC quality function, a drop-in for ``pysubgroup.PRAUCQF``.
+
+    Parameters
+    ----------
+    label_column : str
+        Column of the true labels.
+    positive_label_value : object
+        Label of the positive class.
+    subgroup_class_balance_weight : float, default=0
+        Exponent beta of the class balance.
+    subgroup_size_weight : float, default=0
+        Exponent alpha of the cover size.
+    mode : {'worse', 'better', 'both'}, default='worse'
+        Which exceptional performance to look for.
+    """
+
+    _make_measure = staticmethod(_measures.PRAUC)
+
+
+class ARLQF(_PositiveLabelQF):
+    """Relative average ranking loss quality function, a drop-in for ``pysubgroup.ARLQF``.
+
+    Parameters
+    ----------
+    label_column : str
+        Column of the true labels.
+    positive_label_value : object
+        Label of the positive class.
+    subgroup_class_balance_weight : float, default=0
+        Exponent beta of the class balance.
+    subgroup_size_weight : float, default=0
+        Exponent alpha of the cover size.
+    mode : {'worse', 'better', 'both'}, default='worse'
+        Which exceptional performance to look for.
+    """
+
+    _make_measure = staticmethod(_measures.AverageRankingLoss)
+
+
+class AttributionMeanQF(_PositiveLabelQF):
+    """Relative mean ROC AUC example attribution (computed on the whole data).
+
+    Parameters
+    ----------
+    label_column : str
+        Column of the true labels.
+    positive_label_value : object
+        Label of the positive class.
+    subgroup_class_balance_weight : float, default=0
+        Exponent beta of the class balance.
+    subgroup_size_weight : float, default=0
+        Exponent alpha of the cover size.
+    mode : {'worse', 'better', 'both'}, default='worse'
+        Which exceptional performance to look for.
+    """
+
+    _make_measure = staticmethod(_measures.attribution_mean)

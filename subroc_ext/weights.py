@@ -1,0 +1,93 @@
+"""Subgroup weights ``w(S) = n^alpha * cb^beta`` and their extremes over subsets.
+
+``cb = min(P, N) / max(P, N)`` is the class balance (0 when a class is
+absent) and ``0 ** 0 == 1``, so ``beta = 0`` switches the balance term off.
+The bounds give the largest and smallest weight that any subset of a cover
+with ``P`` positives and ``N`` negatives can have; the optimistic estimates
+multiply them with bounds on the raw quality.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = ["class_balance", "subgroup_weight", "max_weight", "min_weight"]
+
+
+def class_balance(positives, negatives):
+    """``min(P, N) / max(P, N)``, and 0 when either class is absent (vectorized)."""
+    positives = np.asarray(positives, dtype=float)
+    negatives = np.asarray(negatives, dtype=float)
+    larger = np.maximum(positives, negatives)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        balance = np.where(larger > 0, np.minimum(positives, negatives) / larger, 0.0)
+    return balance if balance.ndim else float(balance)
+
+
+def subgroup_weight(positives, negatives, size_weight, balance_weight):
+    """``(P + N)^size_weight * class_balance^balance_weight`` with ``0^0 = 1``
+    (vectorized; plain Python arithmetic for scalar counts)."""
+    if isinstance(positives, int) and isinstance(negatives, int):
+        larger = max(positives, negatives)
+        balance = min(positives, negatives) / larger if larger else 0.0
+        return float(positives + negatives) ** size_weight * balance**balance_weight
+    size = np.asarray(positives, dtype=float) + np.asarray(negatives, dtype=float)
+    weight = np.power(size, size_weight) * np.power(
+        class_balance(positives, negatives), balance_weight
+    )
+    return weight if np.ndim(weight) else float(weight)
+
+
+def max_weight(positives, negatives, size_weight, balance_weight):
+    """Largest weight of any subset of a cover with the given class counts.
+
+    With ``a = min(P, N) >= 1`` and ``b = max(P, N)`` it is
+    ``max((2a)^alpha, (a + b)^alpha * (a / b)^beta)``: for a fixed larger
+    class the smaller one should be as large as possible, and over the larger
+    class the log-weight has no interior maximum. Without one of the classes
+    every subset weighs ``0`` when ``beta > 0`` and at most ``n^alpha`` else.
+    """
+    a, b = min(positives, negatives), max(positives, negatives)
+    if a == 0:
+        return 0.0 if balance_weight > 0 else float(b) ** size_weight
+    return max(
+        (2.0 * a) ** size_weight,
+        float(a + b) ** size_weight * (a / b) ** balance_weight,
+    )
+
+
+def min_weight(positives, negatives, size_weight, balance_weight, needs_both_classes):
+    """A lower bound on the weight of any subset on which the measure is defined.
+
+    Parameters
+    ----------
+    positives, negatives : int
+        Class counts of the cover.
+    size_weight, balance_weight : float
+        The exponents alpha and beta.
+    needs_both_classes : bool
+        Whether the measure is defined only on subsets holding both classes
+        (ROC AUC); otherwise single rows are defined subsets.
+
+    Returns
+    -------
+    float
+        Exact when ``beta = 0`` or single rows are defined subsets. For
+        two-class measures with ``beta > 0`` it is the minimum over subsets
+        with one row of the smaller class, ``min_M (1 + M)^alpha * M^-beta``
+        for ``1 <= M <= max(P, N)``, which is the exact minimum.
+    """
+    smallest_size = 2 if needs_both_classes else 1
+    if balance_weight == 0:
+        return float(smallest_size) ** size_weight
+    if not needs_both_classes:
+        return 0.0
+    largest = max(positives, negatives, 1)
+    candidates = {1, largest}
+    if size_weight > balance_weight:
+        turning_point = balance_weight / (size_weight - balance_weight)
+        candidates |= {
+            min(max(math.floor(turning_point), 1), largest),
+            min(max(math.ceil(turning_point), 1), largest),
+        }
+    return min((1.0 + m) ** size_weight * float(m) ** -balance_weight for m in candidates)
