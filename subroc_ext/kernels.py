@@ -94,24 +94,21 @@ def _counts_of(y_true, y_score, pos_label):
 # --------------------------------------------------------------------------
 
 
-def _negatives_below(counts):
-    """Negatives strictly below each group (ascending order)."""
-    return np.cumsum(counts.negatives) - counts.negatives
-
-
 def _roc_auc_from_counts(counts):
     """ROC AUC: P(positive scored above negative), ties counting one half."""
-    n_pos = counts.positives.sum()
-    n_neg = counts.negatives.sum()
-    wins = counts.positives @ (_negatives_below(counts) + 0.5 * counts.negatives)
-    return float(wins / (n_pos * n_neg))
+    negatives_up_to = np.cumsum(counts.negatives)
+    # negatives strictly below a group + half the tied ones = cumsum - neg/2
+    wins = counts.positives @ negatives_up_to - 0.5 * (counts.positives @ counts.negatives)
+    return float(wins / (counts.positives.sum() * negatives_up_to[-1]))
 
 
 def _arl_from_counts(counts):
     """Average ranking loss: mean over positives of the negatives ranked above."""
-    n_neg = counts.negatives.sum()
-    negatives_above = n_neg - np.cumsum(counts.negatives)
-    penalty = counts.positives @ (negatives_above + 0.5 * counts.negatives)
+    negatives_up_to = np.cumsum(counts.negatives)
+    # negatives strictly above a group + half the tied ones = N - cumsum + neg/2
+    penalty = counts.positives @ (negatives_up_to[-1] - negatives_up_to) + 0.5 * (
+        counts.positives @ counts.negatives
+    )
     return float(penalty / counts.positives.sum())
 
 
@@ -134,7 +131,8 @@ def _attributions_from_sorted(is_positive, group_ids):
     n_neg = counts.negatives.sum()
     positives_above = n_pos - np.cumsum(counts.positives)
     with np.errstate(invalid="ignore", divide="ignore"):
-        of_positive = 0.5 * (_negatives_below(counts) + 0.5 * counts.negatives) / n_neg
+        negatives_below = np.cumsum(counts.negatives) - counts.negatives
+        of_positive = 0.5 * (negatives_below + 0.5 * counts.negatives) / n_neg
         of_negative = 0.5 * (positives_above + 0.5 * counts.positives) / n_pos
     return np.where(is_positive, of_positive[group_ids], of_negative[group_ids])
 
