@@ -11,7 +11,9 @@ from .kernels import (
     pr_auc_score,
     roc_auc_score,
 )
+from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
+from .significance import randomization_test
 from .quality import (
     ARLQF,
     PRAUCQF,
@@ -30,6 +32,8 @@ __all__ = [
     "AttributionMeanQF",
     "SoftClassifierQF",
     "SubgroupStatistics",
+    "GeneralizationAwareQF",
+    "randomization_test",
     "Measure",
     "KernelMeasure",
     "RowMeanMeasure",

@@ -80,7 +80,8 @@ def sort_by_score(scores):
     order = np.argsort(scores, kind="stable")
     sorted_scores = scores[order]
     group_ids = np.concatenate(([0], np.cumsum(sorted_scores[1:] != sorted_scores[:-1])))
-    return order, group_ids
+    # [: len(scores)]: no rows, no ids (else tie_counts fails on empty input)
+    return order, group_ids[: len(scores)]
 
 
 def _counts_of(y_true, y_score, pos_label):
@@ -290,7 +291,12 @@ def attribution_mean_score(y_true, y_score, subset=None, *, pos_label=1):
     float
     """
     attributions = example_attributions(y_true, y_score, pos_label=pos_label)
-    chosen = attributions if subset is None else attributions[np.asarray(subset)]
+    if subset is None:
+        chosen = attributions
+    else:
+        subset = np.asarray(subset)
+        # an empty list becomes a float array, which NumPy refuses as an index
+        chosen = attributions[subset if subset.size else subset.astype(np.intp)]
     if len(chosen) == 0:
         return _undefined("attribution mean", "the subset is empty")
     return float(chosen.mean())

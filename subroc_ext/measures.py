@@ -127,6 +127,34 @@ class Measure:
         over defined subsets ``T``, or ``inf`` if the measure has none (default)."""
         return np.inf
 
+    def batch_values(self, dataset, positions):
+        """The measure on many subsets at once (used for null distributions).
+
+        Parameters
+        ----------
+        dataset : Cover
+            The whole dataset the positions index into (after :meth:`prepare`).
+        positions : numpy.ndarray of int, shape (n_subsets, subset_size)
+            Each row holds one subset's positions in ``dataset``, ascending.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n_subsets,)
+            The default evaluates one subset after another; built-in
+            measures override it with a vectorized computation.
+        """
+        return np.array(
+            [
+                self.value(
+                    Cover(
+                        dataset.is_positive[rows], dataset.all_scores,
+                        dataset.group_ids[rows], dataset.rows[rows],
+                    )  # fmt: skip
+                )
+                for rows in positions
+            ]
+        )
+
     def is_defined(self, positives, negatives):
         """Whether the measure is defined on a set with these class counts."""
         return (
@@ -143,6 +171,33 @@ class Measure:
         return f"{type(self).__name__}()"
 
 
+def _run_bounds(group_ids):
+    """First and last column of each entry's run of equal values, per row."""
+    n_rows, width = group_ids.shape
+    columns = np.broadcast_to(np.arange(width), (n_rows, width))
+    starts = np.ones((n_rows, width), dtype=bool)
+    starts[:, 1:] = group_ids[:, 1:] != group_ids[:, :-1]
+    first = np.maximum.accumulate(np.where(starts, columns, 0), axis=1)
+    ends = np.ones((n_rows, width), dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    last = np.minimum.accumulate(np.where(ends, columns, width)[:, ::-1], axis=1)[:, ::-1]
+    return first, last, ends
+
+
+def _batch_wins(dataset, positions):
+    """Mann-Whitney U (positive above negative, ties one half) of each row's
+    subset, and its numbers of positives and negatives."""
+    is_positive = dataset.is_positive[positions]
+    is_negative = ~is_positive
+    negatives_up_to = np.cumsum(is_negative, axis=1)
+    first, last, _ = _run_bounds(dataset.group_ids[positions])
+    below = np.take_along_axis(negatives_up_to - is_negative, first, axis=1)
+    tied = np.take_along_axis(negatives_up_to, last, axis=1) - below
+    wins = np.where(is_positive, below + 0.5 * tied, 0.0).sum(axis=1)
+    n_positive = is_positive.sum(axis=1)
+    return wins, n_positive, positions.shape[1] - n_positive
+
+
 class ROCAUC(Measure):
     """Area under the ROC curve (ties count one half)."""
 
@@ -152,6 +207,10 @@ class ROCAUC(Measure):
 
     def value(self, cover):
         return kernels._roc_auc_from_counts(cover.counts)
+
+    def batch_values(self, dataset, positions):
+        wins, n_positive, n_negative = _batch_wins(dataset, positions)
+        return wins / (n_positive * n_negative)
 
     def extremes(self, cover):
         """0 if a positive is scored strictly below a negative, else 1/2 if a
@@ -178,6 +237,27 @@ class PRAUC(Measure):
     def value(self, cover):
         return kernels._pr_auc_from_counts(cover.counts)
 
+    def batch_values(self, dataset, positions):
+        descending = positions[:, ::-1]
+        is_positive = dataset.is_positive[descending]
+        true_pos = np.cumsum(is_positive, axis=1)
+        width = positions.shape[1]
+        precision = true_pos / np.arange(1, width + 1)
+        recall = true_pos / true_pos[:, -1:]
+        # The curve has one point per distinct score: at the end of each run.
+        _, _, ends = _run_bounds(dataset.group_ids[descending])
+        columns = np.arange(width)
+        last_end = np.maximum.accumulate(np.where(ends, columns, -1), axis=1)
+        previous = np.full_like(last_end, -1)
+        previous[:, 1:] = last_end[:, :-1]
+        safe = np.maximum(previous, 0)
+        previous_recall = np.where(previous >= 0, np.take_along_axis(recall, safe, axis=1), 0.0)
+        previous_precision = np.where(
+            previous >= 0, np.take_along_axis(precision, safe, axis=1), 1.0
+        )
+        areas = (recall - previous_recall) * (precision + previous_precision) / 2
+        return np.where(ends, areas, 0.0).sum(axis=1)
+
     def extremes(self, cover):
         """Lowest: the lowest-scored positive with every negative scored at or
         above it (paper's Lemma 4); highest: 1, reached by positives alone."""
@@ -201,6 +281,11 @@ class AverageRankingLoss(Measure):
 
     def value(self, cover):
         return kernels._arl_from_counts(cover.counts)
+
+    def batch_values(self, dataset, positions):
+        # Each positive-negative pair is won, lost or tied: ARL = N - U / P.
+        wins, n_positive, n_negative = _batch_wins(dataset, positions)
+        return n_negative - wins / n_positive
 
     def extremes(self, cover):
         """Lowest: 0 (positives alone); highest: the largest penalty of one
@@ -271,6 +356,9 @@ class RowMeanMeasure(Measure):
 
     def value(self, cover):
         return float(self._covered(cover).mean())
+
+    def batch_values(self, dataset, positions):
+        return self._values[dataset.rows[positions]].mean(axis=1)
 
     def extremes(self, cover):
         values = self._covered(cover)

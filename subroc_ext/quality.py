@@ -161,7 +161,7 @@ class _SortedDataset:
             mask[subgroup] = True
             return mask[self.order]
         if hasattr(subgroup, "representation"):
-            return np.asarray(subgroup.representation, dtype=bool)[self.order]
+            subgroup = np.asarray(subgroup)  # bool mask (BitSet) or row positions (Set, NumpySet)
         if isinstance(subgroup, np.ndarray):
             if subgroup.dtype == bool:
                 return subgroup[self.order]

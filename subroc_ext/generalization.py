@@ -1,0 +1,161 @@
+"""Generalization-aware quality (SubROC's variant for weighted scores).
+
+A pattern that merely inherits its exceptionality from a shorter pattern is
+redundant. :class:`GeneralizationAwareQF` scores a pattern ``S`` by
+
+    phi_ga(S) = w(S) * (q(S) - g(S)),
+
+where ``q`` is the wrapped quality function's raw (unweighted) relative
+quality and ``g(S)`` the largest raw quality of any proper generalization of
+``S`` (any subset of its selectors, the empty pattern with ``q = 0``
+included). For a specialization ``T`` of ``S``, ``g(T) >= G(S) = max(q(S), g(S))``
+and ``q(T) <= R(S)``, the wrapped function's raw bound, so
+``W_max(S) * (R(S) - G(S))`` (or 0 when negative) bounds ``phi_ga(T)``.
+The optimistic estimate is the larger of that and ``phi_ga(S)`` itself,
+because pysubgroup's DFS tests the estimate before it evaluates a pattern.
+"""
+
+from itertools import combinations
+from typing import NamedTuple
+
+import numpy as np
+import pysubgroup as ps
+
+from .quality import SoftClassifierQF
+
+__all__ = ["GeneralizationAwareQF", "GeneralizationAwareStatistics"]
+
+
+class GeneralizationAwareStatistics(NamedTuple):
+    """Statistics of a subgroup under :class:`GeneralizationAwareQF`.
+
+    Attributes
+    ----------
+    size_sg, positives_count, negatives_count : int
+        Cover size and class counts.
+    measure : float
+        The performance measure on the cover.
+    raw_quality : float
+        Unweighted relative quality ``q``.
+    generalization_quality : float
+        ``g``: the best raw quality of a proper generalization.
+    weight : float
+        ``w = size^alpha * class_balance^beta``.
+    quality : float
+        ``w * (q - g)`` (``-inf`` where the measure is undefined).
+    optimistic_estimate : float
+        Upper bound of ``quality`` over all specializations.
+    """
+
+    size_sg: int
+    positives_count: int
+    negatives_count: int
+    measure: float
+    raw_quality: float
+    generalization_quality: float
+    weight: float
+    quality: float
+    optimistic_estimate: float
+
+
+class GeneralizationAwareQF(ps.BoundedInterestingnessMeasure):
+    """Generalization-aware wrapper of a :class:`~subroc_ext.SoftClassifierQF`.
+
+    Parameters
+    ----------
+    qf : SoftClassifierQF
+        The quality function to wrap; its measure, mode and weights are used.
+
+    Examples
+    --------
+    >>> import subroc_ext
+    >>> qf = subroc_ext.GeneralizationAwareQF(subroc_ext.ROCAUCQF("label", 1, 1))
+    """
+
+    def __init__(self, qf):
+        if not isinstance(qf, SoftClassifierQF):
+            raise TypeError(
+                f"qf must be a subroc_ext SoftClassifierQF, got {type(qf).__name__}"
+            )
+        self.qf = qf
+        self._best_raw = {}
+        self._data = None
+
+    def calculate_constant_statistics(self, data, target):
+        """Prepare the wrapped function on ``data`` and clear the pattern cache."""
+        self.qf.calculate_constant_statistics(data, target)
+        self._best_raw = {}
+        self._data = data
+
+    def _prepared(self, data, target):
+        if self._data is not data:
+            self.calculate_constant_statistics(data, target)
+
+    def _raw_quality(self, selectors, target, data):
+        stats = self.qf.calculate_statistics(ps.Conjunction(list(selectors)), target, data)
+        return stats.raw_quality
+
+    def _best_raw_quality(self, selectors, target, data):
+        """``max(q(X), g(X))`` for the pattern with these selectors (memoized)."""
+        key = frozenset(selectors)
+        if key not in self._best_raw:
+            if not key:
+                best = 0.0
+            else:
+                best = max(
+                    self._raw_quality(selectors, target, data),
+                    self._generalization_quality(selectors, target, data),
+                )
+            self._best_raw[key] = best
+        return self._best_raw[key]
+
+    def _generalization_quality(self, selectors, target, data):
+        """``g``: the best raw quality of a proper generalization (0 for the empty one)."""
+        return max(
+            self._best_raw_quality(subset, target, data)
+            for subset in combinations(selectors, len(selectors) - 1)
+        )
+
+    def calculate_statistics(self, subgroup, target, data, statistics=None):
+        """Statistics of ``subgroup``, including its generalizations' best quality."""
+        self._prepared(data, target)
+        stats = self.qf.calculate_statistics(subgroup, target, data)
+        selectors = tuple(getattr(subgroup, "selectors", ()))
+        if selectors:
+            generalization = self._generalization_quality(selectors, target, data)
+            self._best_raw.setdefault(
+                frozenset(selectors), max(stats.raw_quality, generalization)
+            )
+        else:  # the empty pattern (or a plain mask) has no proper generalization
+            generalization = 0.0
+        if stats.raw_quality == -np.inf:
+            quality = -np.inf
+        else:
+            quality = stats.weight * (stats.raw_quality - generalization)
+        if stats.raw_bound == -np.inf:
+            estimate = -np.inf
+        else:
+            # Specializations: w * (q - g) <= W_max * (R - max(q(S), g(S))).
+            margin = stats.raw_bound - max(stats.raw_quality, generalization)
+            estimate = stats.max_weight * margin if margin > 0 and stats.max_weight > 0 else 0.0
+            # DFS checks the estimate before evaluating the pattern itself.
+            estimate = max(estimate, quality)
+        return GeneralizationAwareStatistics(
+            stats.size_sg, stats.positives_count, stats.negatives_count, stats.measure,
+            stats.raw_quality, generalization, stats.weight, quality, estimate,
+        )  # fmt: skip
+
+    def evaluate(self, subgroup, target, data, statistics=None):
+        """Generalization-aware quality (element-wise on stacked statistics)."""
+        if statistics is None:
+            statistics = self.calculate_statistics(subgroup, target, data)
+        return statistics.quality
+
+    def optimistic_estimate(self, subgroup, target, data, statistics=None):
+        """Upper bound of the quality of every specialization."""
+        if statistics is None:
+            statistics = self.calculate_statistics(subgroup, target, data)
+        return statistics.optimistic_estimate
+
+    def __repr__(self):
+        return f"GeneralizationAwareQF({self.qf!r})"

@@ -1,0 +1,212 @@
+"""The SubROC randomization test: is a pattern's exceptionality real?
+
+Each pattern is re-evaluated on held-out (validation) data, and its raw
+relative quality ``q`` (the test statistic) is compared with that of random
+subsets of the validation data with the same size and the same number of
+negatives. The empirical p-value ``(1 + #{q_b >= q}) / (1 + B)`` is valid at
+any number of samples ``B`` and never 0. All p-values are then corrected
+together (Benjamini-Yekutieli by default).
+
+The null distribution depends only on ``(size, negatives)``; it is cached by
+that key and drawn in vectorized, memory-bounded batches.
+"""
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+from statsmodels.stats.multitest import multipletests
+
+from ._progress import progress_bar
+from .quality import SoftClassifierQF
+
+__all__ = ["randomization_test", "sample_subsets"]
+
+_METHODS = (
+    "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
+    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky",
+)  # fmt: skip
+
+
+def sample_subsets(rng, population, size, n_subsets):
+    """Uniform random ``size``-subsets of ``range(population)``, one per row.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    population : int
+        Number of items to choose from.
+    size : int
+        Items per subset (``0 <= size <= population``).
+    n_subsets : int
+        Number of subsets (rows).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_subsets, size)
+        Each row sorted ascending, without repeated items.
+
+    Notes
+    -----
+    Small subsets are drawn with replacement and repeated items are redrawn
+    until none is left; the procedure treats all items alike, so every
+    ``size``-subset is equally likely. Large ones take the ``size`` smallest
+    of random keys.
+    """
+    if size == 0:
+        return np.zeros((n_subsets, 0), dtype=np.intp)
+    if 4 * size > population:
+        keys = rng.random((n_subsets, population))
+        chosen = np.argpartition(keys, size - 1, axis=1)[:, :size]
+        return np.sort(chosen, axis=1)
+    draws = np.sort(rng.integers(0, population, size=(n_subsets, size)), axis=1)
+    while True:
+        repeated = draws[:, 1:] == draws[:, :-1]
+        n_repeated = np.count_nonzero(repeated)
+        if n_repeated == 0:
+            return draws
+        draws[:, 1:][repeated] = rng.integers(0, population, size=n_repeated)
+        draws.sort(axis=1)
+
+
+def _null_distribution(qf, size, negatives, n_samples, rng, batch_elements):
+    """Raw qualities of ``n_samples`` random subsets with the given class counts."""
+    whole = qf._dataset.cover()
+    positive_rows = np.flatnonzero(whole.is_positive)
+    negative_rows = np.flatnonzero(~whole.is_positive)
+    batch = max(1, batch_elements // max(size, 1))
+    values = []
+    for start in range(0, n_samples, batch):
+        count = min(batch, n_samples - start)
+        picked = np.concatenate(
+            [
+                positive_rows[sample_subsets(rng, len(positive_rows), size - negatives, count)],
+                negative_rows[sample_subsets(rng, len(negative_rows), negatives, count)],
+            ],
+            axis=1,
+        )
+        picked.sort(axis=1)
+        values.append(qf.measure.batch_values(whole, picked))
+    return qf.raw_quality(np.concatenate(values))
+
+
+def _descriptions_iv(subgroups, target):
+    """Descriptions and target from a pysubgroup result or a list of descriptions."""
+    if isinstance(subgroups, ps.SubgroupDiscoveryResult):
+        descriptions = [description for _, description, *_ in subgroups.results]
+        target = subgroups.task.target if target is None else target
+    else:
+        descriptions = list(subgroups)
+    if target is None:
+        raise ValueError(
+            "pass target=ps.SoftClassifierTarget(label_column, prediction_column) "
+            "when subgroups is not a pysubgroup result"
+        )
+    return descriptions, target
+
+
+def randomization_test(
+    subgroups,
+    data,
+    qf,
+    *,
+    target=None,
+    n_samples=10_000,
+    method="fdr_by",
+    alpha=0.05,
+    random_state=None,
+    batch_elements=4_000_000,
+    progress=False,
+):
+    """Test each subgroup's exceptionality on held-out data against random subsets.
+
+    Parameters
+    ----------
+    subgroups : pysubgroup.SubgroupDiscoveryResult or list of descriptions
+        The patterns to test (e.g. the top-k of a search on another split).
+    data : pandas.DataFrame
+        The held-out validation split.
+    qf : SoftClassifierQF
+        Defines the statistic: the raw relative quality ``q`` of its measure
+        and mode on ``data`` (weights are not used).
+    target : pysubgroup.SoftClassifierTarget, optional
+        Label and prediction columns; taken from ``subgroups.task`` when it
+        is a pysubgroup result.
+    n_samples : int, default=10_000
+        Random subsets per distinct ``(size, negatives)``.
+    method : str, default='fdr_by'
+        Multiple-testing correction, any method of
+        ``statsmodels.stats.multitest.multipletests``.
+    alpha : float, default=0.05
+        Family-wise error rate or false discovery rate.
+    random_state : int or numpy.random.Generator, optional
+        Seed for reproducible p-values.
+    batch_elements : int, default=4_000_000
+        Upper bound on the number of sampled rows held in memory at once.
+    progress : bool, default=False
+        Show a progress bar.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per subgroup, in input order: ``subgroup`` (description),
+        ``size``, ``positives``, ``negatives``, ``measure`` (on ``data``),
+        ``statistic``, ``p_value``, ``p_value_corrected``, ``significant``
+        and ``testable`` (False where the measure is undefined on the
+        subgroup's validation cover; such rows get p = 1).
+
+    Examples
+    --------
+    >>> table = randomization_test(result, validation, subroc_ext.ROCAUCQF("label"),
+    ...                            n_samples=1000, random_state=0)  # doctest: +SKIP
+    """
+    if not isinstance(qf, SoftClassifierQF):
+        raise TypeError(f"qf must be a subroc_ext SoftClassifierQF, got {type(qf).__name__}")
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if not (isinstance(n_samples, (int, np.integer)) and n_samples >= 1):
+        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    descriptions, target = _descriptions_iv(subgroups, target)
+    if len(data) == 0:
+        raise ValueError("the validation data is empty")
+    rng = np.random.default_rng(random_state)
+    qf.calculate_constant_statistics(data, target)
+
+    nulls = {}
+    records = []
+    for description in progress_bar(descriptions, enabled=progress, desc="testing"):
+        stats = qf.calculate_statistics(description, target, data)
+        testable = bool(np.isfinite(stats.raw_quality))
+        p_value = 1.0
+        if testable:
+            key = (stats.size_sg, stats.negatives_count)
+            if key not in nulls:
+                nulls[key] = _null_distribution(qf, *key, n_samples, rng, batch_elements)
+            tolerance = 100 * np.finfo(float).eps * abs(stats.raw_quality)
+            extreme = np.count_nonzero(nulls[key] >= stats.raw_quality - tolerance)
+            p_value = (1 + extreme) / (1 + n_samples)
+        records.append(
+            {
+                "subgroup": description,
+                "size": stats.size_sg,
+                "positives": stats.positives_count,
+                "negatives": stats.negatives_count,
+                "measure": stats.measure,
+                "statistic": stats.raw_quality,
+                "p_value": p_value,
+                "testable": testable,
+            }
+        )
+    table = pd.DataFrame.from_records(
+        records,
+        columns=["subgroup", "size", "positives", "negatives", "measure", "statistic",
+                 "p_value", "testable"],
+    )  # fmt: skip
+    if len(table):
+        rejected, corrected, _, _ = multipletests(table["p_value"], alpha=alpha, method=method)
+    else:
+        rejected, corrected = np.zeros(0, dtype=bool), np.zeros(0)
+    table.insert(7, "p_value_corrected", corrected)
+    table.insert(8, "significant", rejected & table["testable"].to_numpy())
+    return table
