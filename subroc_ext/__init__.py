@@ -13,6 +13,7 @@ from .kernels import (
 )
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
+from .pipeline import find_subgroups, make_quality_function
 from .significance import randomization_test
 from .quality import (
     ARLQF,
@@ -34,6 +35,8 @@ __all__ = [
     "SubgroupStatistics",
     "GeneralizationAwareQF",
     "randomization_test",
+    "find_subgroups",
+    "make_quality_function",
     "Measure",
     "KernelMeasure",
     "RowMeanMeasure",

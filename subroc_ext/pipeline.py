@@ -1,0 +1,317 @@
+"""The whole SubROC framework in one call: :func:`find_subgroups`.
+
+1. split off held-out validation data (or take the one given),
+2. build the search space (numeric columns binned, label and score excluded),
+3. search the top patterns with a weighted, generalization-aware quality
+   function and exact optimistic-estimate pruning (pysubgroup's
+   BestFirstSearch),
+4. test every pattern on the validation data against random subsets of the
+   same size and class balance, correcting for multiple testing,
+5. return one tidy row per pattern with its performance on both splits.
+"""
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+
+from . import measures as _measures
+from ._progress import progress_bar
+from ._validation import check_columns, check_mode, check_weights, finite_scores, positive_mask
+from .generalization import GeneralizationAwareQF
+from .modelling import split_parts
+from .quality import SoftClassifierQF
+from .significance import randomization_test
+
+__all__ = ["MEASURES", "find_subgroups", "make_quality_function", "describe_subgroups"]
+
+#: Built-in measures by name.
+MEASURES = {
+    "roc_auc": _measures.ROCAUC,
+    "pr_auc": _measures.PRAUC,
+    "arl": _measures.AverageRankingLoss,
+    "attribution_mean": _measures.attribution_mean,
+}
+
+
+def _measure(measure):
+    if isinstance(measure, _measures.Measure):
+        return measure
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {sorted(MEASURES)} or a Measure, got {measure!r}")
+    return MEASURES[measure]()
+
+
+def make_quality_function(
+    measure, label, *, positive_label=1, size_weight=0.0, balance_weight=0.0,
+    mode="worse", generalization_aware=False,
+):  # fmt: skip
+    """A quality function for a measure given by name or as a :class:`~subroc_ext.Measure`.
+
+    Parameters
+    ----------
+    measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean'} or Measure
+    label : str
+        Label column.
+    positive_label : object, default=1
+    size_weight, balance_weight : float, default=0
+    mode : {'worse', 'better', 'both'}, default='worse'
+    generalization_aware : bool, default=False
+        Wrap the function in :class:`~subroc_ext.GeneralizationAwareQF`.
+
+    Returns
+    -------
+    SoftClassifierQF or GeneralizationAwareQF
+    """
+    qf = SoftClassifierQF(
+        _measure(measure), label, positive_label=positive_label, size_weight=size_weight,
+        balance_weight=balance_weight, mode=mode,
+    )  # fmt: skip
+    return GeneralizationAwareQF(qf) if generalization_aware else qf
+
+
+def _default_positive_label(labels, name):
+    values = set(pd.unique(labels.dropna()))
+    for candidate in (True, 1):
+        if values <= {0, 1} and candidate in values:
+            return candidate
+    raise ValueError(
+        f"label column {name!r} has values {sorted(map(repr, values))}; pass "
+        "positive_label to say which one is the positive class"
+    )
+
+
+def _check_split(frame, label, score, positive_label, split):
+    if len(frame) == 0:
+        raise ValueError(f"the {split} split is empty")
+    check_columns(frame, [label, score])
+    positive_mask(frame[label], positive_label, label)
+    finite_scores(frame[score], score)
+
+
+def _split(data, validation, random_state):
+    if isinstance(validation, pd.DataFrame):
+        return data, validation
+    if not (isinstance(validation, float) and 0 < validation < 1):
+        raise ValueError(
+            f"validation must be a DataFrame or a fraction in (0, 1), got {validation!r}"
+        )
+    shuffled = np.random.default_rng(random_state).permutation(len(data))
+    cut = int(round(len(data) * (1 - validation)))
+    return data.iloc[np.sort(shuffled[:cut])], data.iloc[np.sort(shuffled[cut:])]
+
+
+class _CountingQF:
+    """Forward a quality function, ticking a progress bar per evaluated candidate."""
+
+    def __init__(self, qf, bar):
+        self._qf = qf
+        self._bar = bar
+
+    def calculate_statistics(self, subgroup, target, data, statistics=None):
+        self._bar.update()
+        return self._qf.calculate_statistics(subgroup, target, data, statistics)
+
+    def __getattr__(self, name):
+        return getattr(self._qf, name)
+
+
+def _search(search, target, selectors, qf, depth, min_support, result_set_size, progress):
+    task = ps.SubgroupDiscoveryTask(
+        search, target, selectors, qf, result_set_size=result_set_size, depth=depth,
+        constraints=[ps.MinSupportConstraint(min_support)],
+    )  # fmt: skip
+    if not progress:
+        return ps.BestFirstSearch().execute(task)
+    bar = progress_bar(iter(()), enabled=True, desc="searching (candidates)")
+    task.qf = _CountingQF(qf, bar)
+    try:
+        return ps.BestFirstSearch().execute(task)
+    finally:
+        bar.close()
+
+
+def describe_subgroups(subgroups, data, target, *, positive_label=1, mode="worse", suffix=""):
+    """Size, class counts and every built-in measure of each subgroup on ``data``.
+
+    Parameters
+    ----------
+    subgroups : list of pysubgroup descriptions
+    data : pandas.DataFrame
+    target : pysubgroup.SoftClassifierTarget
+    positive_label : object, default=1
+    mode : str, default='worse'
+        Only used for the relative qualities, which are not reported here.
+    suffix : str, default=''
+        Appended to every column name (e.g. ``'_validation'``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``size``, ``positives``, ``negatives``, ``ncr`` (negatives /
+        size) and ``roc_auc``, ``pr_auc``, ``arl``, ``attribution_mean``
+        (NaN where undefined), one row per subgroup.
+    """
+    columns = {}
+    for name in MEASURES:
+        qf = make_quality_function(name, target.label_column, positive_label=positive_label, mode=mode)
+        qf.calculate_constant_statistics(data, target)
+        stats = [qf.calculate_statistics(sg, target, data) for sg in subgroups]
+        if not columns:
+            columns["size"] = [s.size_sg for s in stats]
+            columns["positives"] = [s.positives_count for s in stats]
+            columns["negatives"] = [s.negatives_count for s in stats]
+        columns[name] = [s.measure for s in stats]
+    table = pd.DataFrame(columns, index=range(len(subgroups)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table.insert(3, "ncr", table["negatives"] / table["size"])
+    return table.add_suffix(suffix)
+
+
+def find_subgroups(
+    data,
+    *,
+    label,
+    score,
+    measure="roc_auc",
+    positive_label=None,
+    mode="worse",
+    validation=0.5,
+    size_weight=1.0,
+    balance_weight=1.0,
+    generalization_aware=True,
+    depth=2,
+    min_support=20,
+    nbins=5,
+    ignore=(),
+    result_set_size=100,
+    n_samples=10_000,
+    method="fdr_by",
+    alpha=0.05,
+    random_state=None,
+    progress=True,
+):
+    """Find subgroups where a classifier performs exceptionally, and test them.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Rows with attributes, a binary label and the model's score. When
+        ``validation`` is a DataFrame, ``data`` is the search split.
+    label, score : str
+        Label and score columns.
+    measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean'} or Measure, default='roc_auc'
+    positive_label : object, optional
+        The positive class; inferred for {0, 1} and boolean labels.
+    mode : {'worse', 'better', 'both'}, default='worse'
+    validation : pandas.DataFrame or float, default=0.5
+        Held-out data for the significance test, or the fraction of ``data``
+        to split off for it.
+    size_weight, balance_weight : float, default=1
+        Weight exponents alpha and beta (SubROC's full framework: 1 and 1;
+        the basic setting: 0 and 0).
+    generalization_aware : bool, default=True
+        Penalise patterns by their best generalization's quality.
+    depth : int, default=2
+        Maximum number of conditions per pattern.
+    min_support : int, default=20
+        Minimum cover size on the search split.
+    nbins : int, default=5
+        Quantile bins per numeric column.
+    ignore : sequence of str, default=()
+        Further columns not to use in patterns.
+    result_set_size : int, default=100
+        Number of patterns to search and test.
+    n_samples : int, default=10_000
+        Random subsets per null distribution.
+    method : str, default='fdr_by'
+        Multiple-testing correction (statsmodels ``multipletests``).
+    alpha : float, default=0.05
+    random_state : int, optional
+        Seeds the validation split and the randomization test.
+    progress : bool, default=True
+        Show progress bars.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Sorted by ``quality`` (descending), one row per pattern: ``subgroup``
+        (the pysubgroup description), ``description`` (readable), ``quality``,
+        size, class counts, ``ncr`` and all built-in measures on the search
+        split (suffix ``_search``) and the validation split (suffix
+        ``_validation``), ``statistic`` (the test statistic on the validation
+        split), ``p_value``, ``p_value_corrected``, ``significant``,
+        ``testable``. ``table.attrs`` holds the dataset values of the measures
+        and the settings.
+
+    Examples
+    --------
+    >>> from subroc_ext import datasets, modelling
+    >>> frame = datasets.load_german_credit()                      # doctest: +SKIP
+    >>> train, rest = modelling.split_parts(frame, 2, random_state=0)  # doctest: +SKIP
+    >>> (rest,) = modelling.fit_and_score(train, "class", "bad", rest)  # doctest: +SKIP
+    >>> find_subgroups(rest, label="class", score="score", positive_label="bad")  # doctest: +SKIP
+    """
+    check_columns(data, [label, score, *ignore])
+    if positive_label is None:
+        positive_label = _default_positive_label(data[label], label)
+    check_mode(mode)
+    check_weights(size_weight, balance_weight)
+    search, held_out = _split(data, validation, random_state)
+    _check_split(search, label, score, positive_label, "search")
+    _check_split(held_out, label, score, positive_label, "validation")
+    if not (isinstance(depth, (int, np.integer)) and depth >= 1):
+        raise ValueError(f"depth must be a positive integer, got {depth!r}")
+
+    target = ps.SoftClassifierTarget(label, score)
+    qf = make_quality_function(
+        measure, label, positive_label=positive_label, size_weight=size_weight,
+        balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware,
+    )  # fmt: skip
+    selectors = ps.create_selectors(search, nbins=nbins, ignore=[label, score, *ignore])
+    result = _search(search, target, selectors, qf, depth, min_support, result_set_size, progress)
+    ranked = sorted(result.results, key=lambda entry: -entry[0])
+    subgroups = [description for _, description, *_ in ranked]
+
+    statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
+    tested = randomization_test(
+        subgroups, held_out, statistic_qf, target=target, n_samples=n_samples, method=method,
+        alpha=alpha, random_state=random_state, progress=progress,
+    )  # fmt: skip
+    table = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "subgroup": subgroups,
+                    "description": [str(sg) for sg in subgroups],
+                    "quality": [quality for quality, *_ in ranked],
+                }
+            ),
+            describe_subgroups(subgroups, search, target, positive_label=positive_label, suffix="_search"),
+            describe_subgroups(subgroups, held_out, target, positive_label=positive_label, suffix="_validation"),
+            tested[["statistic", "p_value", "p_value_corrected", "significant", "testable"]],
+        ],
+        axis=1,
+    )
+    table.attrs.update(
+        measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
+        positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
+        generalization_aware=generalization_aware, depth=depth, min_support=min_support,
+        n_samples=n_samples, method=method, alpha=alpha,
+        dataset_values=_dataset_values(search, held_out, target, positive_label),
+    )  # fmt: skip
+    return table
+
+
+def _dataset_values(search, held_out, target, positive_label):
+    """Each built-in measure on the whole search and validation splits."""
+    values = {}
+    for split, frame in (("search", search), ("validation", held_out)):
+        for name in MEASURES:
+            qf = make_quality_function(name, target.label_column, positive_label=positive_label)
+            try:
+                qf.calculate_constant_statistics(frame, target)
+            except ValueError:
+                values[f"{name}_{split}"] = np.nan
+            else:
+                values[f"{name}_{split}"] = qf.dataset_value
+    return values
