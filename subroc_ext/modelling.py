@@ -78,8 +78,8 @@ def fit_and_score(train, label, positive_label, *to_score, score_column="score",
         other = _features(frame, label)
         for column in features.columns:
             if isinstance(features[column].dtype, pd.CategoricalDtype):
-                other[column] = pd.Categorical(
-                    other[column], categories=features[column].cat.categories
-                )
+                categories = features[column].cat.categories
+                known = other[column].astype(object).where(other[column].isin(categories))
+                other[column] = pd.Categorical(known, categories=categories)
         scored.append(frame.assign(**{score_column: model.predict_proba(other)[:, 1]}))
     return scored
