@@ -14,6 +14,8 @@ from .kernels import (
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
 from .pipeline import find_subgroups, make_quality_function
+from .plotting import plot_pr_curves, plot_roc_curves
+from .report import write_report
 from .significance import randomization_test
 from .quality import (
     ARLQF,
@@ -37,6 +39,9 @@ __all__ = [
     "randomization_test",
     "find_subgroups",
     "make_quality_function",
+    "plot_roc_curves",
+    "plot_pr_curves",
+    "write_report",
     "Measure",
     "KernelMeasure",
     "RowMeanMeasure",

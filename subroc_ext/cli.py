@@ -1,0 +1,411 @@
+"""The ``subroc-ext`` command: ``subroc-ext demo`` and ``subroc-ext run DATA``.
+
+Both find the subgroups where a classifier performs exceptionally, print the
+best ones as a table and write a report (CSV, PNG and HTML). Bad input ends
+the command with exit code 2 and one line on stderr that names the problem.
+"""
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from ._validation import check_columns, finite_scores, positive_mask
+from .datasets import load_adult
+from .modelling import fit_and_score, split_parts
+from .pipeline import MEASURES, _split, find_subgroups
+from .report import write_report
+
+__all__ = ["main"]
+
+PROG = "subroc-ext"
+#: Exceptions that our input validation raises; anything else is a bug and propagates.
+_INPUT_ERRORS = (ValueError, KeyError, FileNotFoundError, TypeError)
+#: Number of subgroups printed.
+_PRINTED = 10
+
+_DESCRIPTION = """\
+Find interpretable subgroups of your data (e.g. sex=='Female' AND age<25) where
+a binary classifier's ROC AUC, PR AUC, average ranking loss or AUC attribution is
+exceptionally bad (or good), and test them for significance on held-out data
+(the SubROC framework).
+
+examples:
+  subroc-ext demo                         # UCI Adult census income, under a minute
+  subroc-ext run scored.csv --label y --score p --positive-label 1 --out report/
+"""
+_RUN_DESCRIPTION = """\
+Search DATA (CSV or Parquet: one row per example with its attributes, true
+label and the model's score) for subgroups where the model performs
+exceptionally, test each on held-out validation rows, print the best and write
+a report to --out: subgroups.csv, curves.png and a self-contained report.html.
+Every column except the label, the score and --ignore'd ones can appear in a
+subgroup; numeric columns are cut into 5 quantile bins.
+
+example:
+  subroc-ext run scored.csv --label defaulted --score risk --positive-label yes \\
+      --measure roc_auc --validation-fraction 0.5 --out credit-report/
+"""
+_DEMO_DESCRIPTION = """\
+Audit a gradient-boosting model on the UCI Adult census income data (48,842
+rows, positive class '>50K'): split the rows into four random quarters (train,
+search, validation, evaluation), train on the first, search the second for
+subgroups with a bad ROC AUC (size and balance weights 1, generalization-aware,
+at most 2 conditions, at least 20 rows, top 100), test them on the third,
+print the top 10 and write a report to --out.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit code 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Keep the descriptions' line breaks and show the defaults that say something."""
+
+    def _get_help_string(self, action):
+        if isinstance(action.default, (bool, list, type(None))):
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _number(convert, kind, check):
+    """An argparse type: ``convert`` the text and require ``check`` of the value."""
+
+    def parse(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
+        if not check(value):
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}")
+        return value
+
+    return parse
+
+
+_positive_int = _number(int, "a positive integer", lambda v: v >= 1)
+_non_negative_int = _number(int, "an integer >= 0", lambda v: v >= 0)
+_weight = _number(float, "a finite number >= 0", lambda v: math.isfinite(v) and v >= 0)
+_fraction = _number(float, "a fraction strictly between 0 and 1", lambda v: 0 < v < 1)
+
+
+def _common_arguments(parser, samples_help):
+    """Options shared by ``demo`` and ``run``."""
+    parser.add_argument("--samples", type=_positive_int, metavar="N", help=samples_help)
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="seed of the data split(s) and the randomization test")  # fmt: skip
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bars or status messages on stderr")  # fmt: skip
+
+
+def _parser():
+    parser = _Parser(prog=PROG, description=_DESCRIPTION, formatter_class=_Formatter)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = commands.add_parser(
+        "demo", help="audit a model on the UCI Adult data (runs in under a minute)",
+        description=_DEMO_DESCRIPTION, formatter_class=_Formatter,
+    )  # fmt: skip
+    demo.add_argument("--out", default="subroc-ext-demo", metavar="DIR",
+                      help="directory for the report")  # fmt: skip
+    _common_arguments(demo, "random subsets per significance test (the paper uses "
+                            "10,000; fewer keep the demo fast)")  # fmt: skip
+    demo.set_defaults(handler=_demo, samples=1000)
+
+    run = commands.add_parser(
+        "run", help="find and test subgroups in your own scored data",
+        description=_RUN_DESCRIPTION, formatter_class=_Formatter,
+    )  # fmt: skip
+    run.add_argument("data", metavar="DATA", help="CSV (also .csv.gz etc.) or Parquet file")
+    run.add_argument("--label", required=True, metavar="COL", help="column of true binary labels")
+    run.add_argument("--score", required=True, metavar="COL",
+                     help="column of model scores, higher meaning more likely positive")  # fmt: skip
+    run.add_argument("--positive-label", metavar="V",
+                     help="label value of the positive class (needed unless the labels "
+                          "are 0/1 or true/false)")  # fmt: skip
+    held_out = run.add_mutually_exclusive_group()
+    held_out.add_argument("--validation", metavar="FILE",
+                          help="held-out rows for the significance test (then all of DATA "
+                               "is searched)")  # fmt: skip
+    held_out.add_argument("--validation-fraction", type=_fraction, default=0.5, metavar="F",
+                          help="share of DATA's rows held out for the significance test, "
+                               "unless --validation is given")  # fmt: skip
+    run.add_argument("--measure", choices=sorted(MEASURES), default="roc_auc",
+                     help="performance measure")  # fmt: skip
+    run.add_argument("--mode", choices=["worse", "better", "both"], default="worse",
+                     help="look for subgroups where the model is worse, better or either")  # fmt: skip
+    run.add_argument("--size-weight", type=_weight, default=1.0, metavar="A",
+                     help="exponent of the subgroup size in the quality (0: ignore size)")  # fmt: skip
+    run.add_argument("--balance-weight", type=_weight, default=1.0, metavar="B",
+                     help="exponent of the class balance in the quality (0: ignore balance)")  # fmt: skip
+    run.add_argument("--no-generalization-awareness", dest="generalization_aware",
+                     action="store_false",
+                     help="rank patterns by their own quality, not by their gain over "
+                          "their best shorter pattern")  # fmt: skip
+    run.add_argument("--depth", type=_positive_int, default=2, metavar="D",
+                     help="maximum number of conditions per subgroup")  # fmt: skip
+    run.add_argument("--min-support", type=_non_negative_int, default=20, metavar="M",
+                     help="minimum number of searched rows in a subgroup")  # fmt: skip
+    run.add_argument("--top", type=_positive_int, default=100, metavar="K",
+                     help="number of subgroups to find and test")  # fmt: skip
+    run.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
+                     help="columns not to use in subgroup descriptions")  # fmt: skip
+    run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
+                     help="directory for the report")  # fmt: skip
+    _common_arguments(run, "random subsets per significance test (as in the paper; "
+                           "fewer run faster but limit the smallest p-value)")  # fmt: skip
+    run.set_defaults(handler=_run, samples=10_000)
+    return parser
+
+
+def _status(args, message):
+    if not args.quiet:
+        print(message, file=sys.stderr, flush=True)
+
+
+def _read_table(path, what):
+    """Read a CSV or Parquet file (chosen by extension) with at least one row."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{what} file '{path}' not found")
+    if not path.is_file():
+        raise ValueError(f"{what} file '{path}' is not a file")
+    suffixes = [suffix.lower() for suffix in path.suffixes]
+    if suffixes[-1:] in ([".parquet"], [".pq"]):
+        try:
+            frame = pd.read_parquet(path)
+        except ImportError:
+            raise ValueError(
+                f"reading the Parquet file '{path}' needs pyarrow: pip install pyarrow"
+            ) from None
+    elif ".csv" in suffixes:
+        try:
+            frame = pd.read_csv(path)
+        except pd.errors.EmptyDataError:
+            raise ValueError(f"{what} file '{path}' is empty") from None
+        except (pd.errors.ParserError, UnicodeDecodeError) as error:
+            raise ValueError(f"cannot parse {what} file '{path}' as CSV: {error}") from None
+    else:
+        raise ValueError(
+            f"cannot tell the format of {what} file '{path}' from its extension; "
+            "use .csv (also compressed, e.g. .csv.gz) or .parquet"
+        )
+    if len(frame) == 0:
+        raise ValueError(f"{what} file '{path}' has no rows")
+    return frame
+
+
+def _positive_label(labels, text, name):
+    """The positive class of ``labels`` given as command-line ``text`` (or None).
+
+    The text is converted to the column's type ('1' -> 1 for integers,
+    'true'/'false' for booleans); without it, 0/1 and boolean labels take 1
+    (True). Raises ``ValueError`` unless the column has exactly two values,
+    no missing ones, and the positive label among them.
+    """
+    values = pd.unique(labels.dropna())
+    if len(values) == 1:
+        raise ValueError(
+            f"label column {name!r} must be binary but has only one value, {values[0]!r}"
+        )
+    if text is None:
+        if len(values) == 2 and not set(values) <= {0, 1}:
+            raise ValueError(
+                f"label column {name!r} has values {values[0]!r} and {values[1]!r}; "
+                "pass --positive-label to say which one is the positive class"
+            )
+        positive = True if pd.api.types.is_bool_dtype(labels) else 1
+    else:
+        positive = _convert_label(text, labels, name)
+    positive_mask(labels, positive, name)
+    return positive
+
+
+def _convert_label(text, labels, name):
+    """``text`` as a value of the type of the column ``labels``."""
+    dtype = labels.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = dtype.categories.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        spellings = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+        if text.strip().lower() not in spellings:
+            raise ValueError(
+                f"--positive-label {text!r} is not a boolean, but label column {name!r} "
+                "holds booleans; use true or false"
+            )
+        return spellings[text.strip().lower()]
+    for kind, convert, check in (
+        ("an integer", int, pd.api.types.is_integer_dtype),
+        ("a number", float, pd.api.types.is_float_dtype),
+    ):
+        if check(dtype):
+            try:
+                return convert(text)
+            except ValueError:
+                raise ValueError(
+                    f"--positive-label {text!r} is not {kind}, but label column {name!r} "
+                    f"holds {dtype} values"
+                ) from None
+    return text
+
+
+def _fail(error):
+    """Print ``error`` as one line on stderr and return exit code 2."""
+    message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
+    print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
+    return 2
+
+
+def _format_results(table, measure, shown=_PRINTED):
+    """The top ``shown`` rows of a ``find_subgroups`` table as aligned text."""
+    columns = ["description", "size_search", "ncr_search", f"{measure}_search",
+               f"{measure}_validation", "p_value_corrected", "significant"]  # fmt: skip
+    top = table[columns].head(shown)
+    top.index = range(1, len(top) + 1)
+    width = max([len("description"), *map(len, top["description"])])
+
+    def number(spec):
+        return lambda value: "-" if pd.isna(value) else format(value, spec)
+
+    text = top.to_string(
+        formatters={
+            "description": lambda text: text.ljust(width),
+            "size_search": number(","),
+            "ncr_search": number(".3f"),
+            f"{measure}_search": number(".3f"),
+            f"{measure}_validation": number(".3f"),
+            "p_value_corrected": number(".2g"),
+            "significant": lambda flag: "yes" if flag else "no",
+        },
+        justify="left",
+    )
+    return "\n".join(line.rstrip() for line in text.splitlines())
+
+
+def _print_results(table, measure, n_search, n_validation, runtime, files):
+    attrs = table.attrs
+    whole = attrs["dataset_values"]
+    comparison = {
+        "worse": "is worse than on the whole data", "better": "is better than on the whole data",
+    }.get(attrs["mode"], "differs from the whole data")
+    if len(table) == 0:
+        print(
+            f"No subgroup of at least {attrs['min_support']} rows has a {measure} that "
+            f"{comparison} (searched {n_search:,} rows)."
+        )
+    else:
+        print(
+            f"Top {min(_PRINTED, len(table))} of {len(table)} subgroups where the {measure} "
+            f"{comparison} (searched {n_search:,} rows, tested on {n_validation:,} held-out "
+            "rows):\n"
+        )
+        print(_format_results(table, measure))
+    print(
+        f"\nWhole data: {measure} {whole[f'{measure}_search']:.3f} (search), "
+        f"{whole[f'{measure}_validation']:.3f} (validation)."
+    )
+    print(
+        f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
+        f"({attrs['method']}-corrected p <= {attrs['alpha']}, {attrs['n_samples']:,} "
+        "random subsets per test)."
+    )
+    print(f"Runtime: {runtime:.1f} s. Report: {files.html} (with {files.csv.name}, {files.png.name}).")
+
+
+def _write_report(table, data, args, measure, title, runtime):
+    """Write the report, or return an exit code after a one-line error."""
+    try:
+        return write_report(
+            table, data, args.out, label=table.attrs["label"], score=table.attrs["score"],
+            positive_label=table.attrs["positive_label"], measure=measure, title=title,
+            runtime=runtime,
+        )  # fmt: skip
+    except OSError as error:
+        print(f"{PROG}: error: cannot write the report to '{args.out}': {error}", file=sys.stderr)
+        return None
+
+
+def _demo(args):
+    start = time.perf_counter()
+    _status(args, "Loading the UCI Adult data and training a gradient-boosting model ...")
+    train, search, validation, _evaluation = split_parts(load_adult(), 4, random_state=args.seed)
+    search, validation = fit_and_score(
+        train, "income", ">50K", search, validation, random_state=args.seed
+    )
+    trained = time.perf_counter()
+    _status(args, f"Trained in {trained - start:.1f} s. Searching and testing subgroups ...")
+    table = find_subgroups(
+        search, label="income", score="score", positive_label=">50K", validation=validation,
+        measure="roc_auc", size_weight=1.0, balance_weight=1.0, generalization_aware=True,
+        depth=2, min_support=20, result_set_size=100, n_samples=args.samples,
+        random_state=args.seed, progress=not args.quiet,
+    )  # fmt: skip
+    runtime = time.perf_counter() - start
+    title = "SubROC demo: where does a model of UCI Adult income rank worst?"
+    files = _write_report(table, validation, args, "roc_auc", title, runtime)
+    if files is None:
+        return 2
+    _print_results(table, "roc_auc", len(search), len(validation), runtime, files)
+    print(f"(of the runtime, loading and model training took {trained - start:.1f} s)")
+    return 0
+
+
+def _run(args):
+    start = time.perf_counter()
+    try:
+        data = _read_table(args.data, "data")
+        check_columns(data, [args.label, args.score, *args.ignore])
+        positive = _positive_label(data[args.label], args.positive_label, args.label)
+        finite_scores(data[args.score], args.score)
+        if args.validation is None:
+            search, validation = _split(data, args.validation_fraction, args.seed)
+        else:
+            search, validation = data, _read_table(args.validation, "validation")
+        table = find_subgroups(
+            search, label=args.label, score=args.score, measure=args.measure,
+            positive_label=positive, mode=args.mode, validation=validation,
+            size_weight=args.size_weight, balance_weight=args.balance_weight,
+            generalization_aware=args.generalization_aware, depth=args.depth,
+            min_support=args.min_support, ignore=args.ignore, result_set_size=args.top,
+            n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
+        )  # fmt: skip
+    except _INPUT_ERRORS as error:
+        return _fail(error)
+    runtime = time.perf_counter() - start
+    title = f"SubROC report: {Path(args.data).name}"
+    files = _write_report(table, validation, args, args.measure, title, runtime)
+    if files is None:
+        return 2
+    _print_results(table, args.measure, len(search), len(validation), runtime, files)
+    return 0
+
+
+def main(argv=None):
+    """Run the ``subroc-ext`` command line.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit code: 0 on success, 2 on bad input or arguments.
+    """
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exit:  # --help, or a usage error already printed
+        return exit.code
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

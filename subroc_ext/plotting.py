@@ -1,0 +1,249 @@
+"""ROC and precision-recall curves of the whole data and of its top subgroups.
+
+The curves are computed here from tie-aware class counts, exactly as
+scikit-learn's ``roc_curve(..., drop_intermediate=False)`` and
+``precision_recall_curve``: one point per distinct score, so tied scores give
+a straight segment and the area under the drawn curve is the tie-aware AUC
+that the quality functions use. matplotlib (``pip install subroc-ext[plot]``)
+is imported only when a plot is drawn.
+"""
+
+import os
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_columns, finite_scores, positive_mask
+from .kernels import _pr_auc_from_counts, _roc_auc_from_counts, sort_by_score, tie_counts
+
+__all__ = ["plot_roc_curves", "plot_pr_curves"]
+
+
+def _pyplot():
+    """Import ``matplotlib.pyplot``, choosing the Agg backend on a headless system."""
+    try:
+        import matplotlib
+    except ImportError as error:
+        raise ImportError(
+            "plotting needs matplotlib; install it with: pip install subroc-ext[plot]"
+        ) from error
+    headless = sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )
+    if headless and "MPLBACKEND" not in os.environ and "matplotlib.pyplot" not in sys.modules:
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _cumulative_counts(is_positive, scores):
+    """Cumulative true and false positives with each distinct score as the
+    threshold, from the highest score down, and the tie counts."""
+    order, group_ids = sort_by_score(scores)
+    counts = tie_counts(is_positive[order], group_ids)
+    return np.cumsum(counts.positives[::-1]), np.cumsum(counts.negatives[::-1]), counts
+
+
+def _roc_curve(is_positive, scores):
+    """``(fpr, tpr, auc)``: the ROC curve from (0, 0), or None without both classes."""
+    true_pos, false_pos, counts = _cumulative_counts(is_positive, scores)
+    if len(true_pos) == 0 or true_pos[-1] == 0 or false_pos[-1] == 0:
+        return None
+    fpr = np.concatenate(([0.0], false_pos / false_pos[-1]))
+    tpr = np.concatenate(([0.0], true_pos / true_pos[-1]))
+    return fpr, tpr, _roc_auc_from_counts(counts)
+
+
+def _pr_curve(is_positive, scores):
+    """``(recall, precision, auc)``: the PR curve from (0, 1), or None without positives."""
+    true_pos, false_pos, counts = _cumulative_counts(is_positive, scores)
+    if len(true_pos) == 0 or true_pos[-1] == 0:
+        return None
+    recall = np.concatenate(([0.0], true_pos / true_pos[-1]))
+    precision = np.concatenate(([1.0], true_pos / (true_pos + false_pos)))
+    return recall, precision, _pr_auc_from_counts(counts)
+
+
+def _subgroups_iv(subgroups, top, names):
+    """The first ``top`` descriptions of a list or ``find_subgroups`` table, and their names."""
+    if isinstance(subgroups, pd.DataFrame):
+        if "subgroup" not in subgroups.columns:
+            raise ValueError(
+                "the table has no 'subgroup' column of pysubgroup descriptions (a table "
+                "read back from CSV has lost it); pass the table returned by "
+                "find_subgroups or a list of descriptions"
+            )
+        descriptions = list(subgroups["subgroup"])
+        default_names = (
+            list(subgroups["description"])
+            if "description" in subgroups.columns
+            else [str(sg) for sg in descriptions]
+        )
+    else:
+        descriptions = list(subgroups)
+        default_names = [str(sg) for sg in descriptions]
+    if top is not None:
+        if not (isinstance(top, (int, np.integer)) and top >= 0):
+            raise ValueError(f"top must be a non-negative integer or None, got {top!r}")
+        descriptions, default_names = descriptions[:top], default_names[:top]
+    if names is None:
+        return descriptions, default_names
+    names = [str(name) for name in names]
+    if len(names) != len(descriptions):
+        raise ValueError(
+            f"names has {len(names)} entries but {len(descriptions)} subgroups are plotted"
+        )
+    return descriptions, names
+
+
+def _covers(description, data):
+    """Boolean cover of ``description`` by row position (the index is never used)."""
+    cover = np.asarray(description.covers(data), dtype=bool)
+    if cover.shape != (len(data),):
+        raise ValueError(
+            f"subgroup {str(description)!r} covers an array of shape {cover.shape}, "
+            f"expected ({len(data)},)"
+        )
+    return cover
+
+
+def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, names):
+    """Shared body of :func:`plot_roc_curves` and :func:`plot_pr_curves`."""
+    check_columns(data, [label, score])
+    is_positive = positive_mask(data[label], positive_label, label)
+    scores = finite_scores(data[score], score)
+    descriptions, names = _subgroups_iv(subgroups, top, names)
+    curve, measure = (_roc_curve, "AUC") if kind == "roc" else (_pr_curve, "PR AUC")
+    whole = curve(is_positive, scores)
+    if whole is None:
+        needed = "both classes" if kind == "roc" else "a positive"
+        raise ValueError(
+            f"the {kind.upper()} curve of the whole data needs {needed} in label column {label!r}"
+        )
+
+    plt = _pyplot()
+    if ax is None:
+        figure, ax = plt.subplots(figsize=(7.5, 6.0), layout="constrained")
+    else:
+        figure = ax.figure
+    if kind == "roc":
+        ax.plot([0, 1], [0, 1], linestyle="--", color="0.6", linewidth=1, label="random ranking")
+    else:
+        rate = is_positive.mean()
+        ax.axhline(rate, linestyle="--", color="0.6", linewidth=1,
+                   label=f"random ranking (precision {rate:.2f})")  # fmt: skip
+    ax.plot(whole[0], whole[1], color="0.15", linewidth=3,
+            label=f"whole data (n={len(data):,}, {measure} {whole[2]:.3f})")  # fmt: skip
+    for description, name in zip(descriptions, names):
+        cover = _covers(description, data)
+        points = curve(is_positive[cover], scores[cover])
+        if points is None:
+            warnings.warn(
+                f"not plotting subgroup {name!r}: its {kind.upper()} curve is undefined "
+                f"(one class only among its {cover.sum()} rows)",
+                stacklevel=3,
+            )
+            continue
+        ax.plot(points[0], points[1], linewidth=1.5,
+                label=f"{name} (n={cover.sum():,}, {measure} {points[2]:.3f})")  # fmt: skip
+    if kind == "roc":
+        ax.set(xlabel="false positive rate", ylabel="true positive rate", title="ROC curves")
+        ax.legend(loc="lower right", fontsize="small")
+    else:
+        ax.set(xlabel="recall", ylabel="precision", title="Precision-recall curves")
+        ax.legend(loc="lower left", fontsize="small")
+    ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01))
+    ax.grid(alpha=0.3)
+    return figure
+
+
+def plot_roc_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax=None, names=None):
+    """ROC curves of the whole data (thick, dark) and of the top subgroups.
+
+    The legend gives each curve's cover size and ROC AUC (tied scores count
+    one half); the dashed diagonal is a random ranking. Subgroups with only
+    one class have no ROC curve.
+
+    Parameters
+    ----------
+    subgroups : pandas.DataFrame or sequence of pysubgroup descriptions
+        A table returned by :func:`~subroc_ext.find_subgroups` (its
+        ``subgroup`` column holds the descriptions, its ``description``
+        column the names) or the descriptions themselves, best first.
+    data : pandas.DataFrame
+        Rows with the attributes, label and score, e.g. the validation split.
+        Covers are matched by row position, so any index works.
+    label, score : str
+        Label and score columns.
+    positive_label : object, default=1
+        Label value of the positive class.
+    top : int or None, default=5
+        Plot the first ``top`` subgroups (all of them when None).
+    ax : matplotlib.axes.Axes, optional
+        Draw into these axes instead of a new figure.
+    names : sequence of str, optional
+        Legend names of the plotted subgroups (default: their descriptions).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Warns
+    -----
+    UserWarning
+        For each subgroup whose curve is undefined (it is skipped).
+
+    Examples
+    --------
+    >>> table = subroc_ext.find_subgroups(data, label="y", score="p")  # doctest: +SKIP
+    >>> plot_roc_curves(table, data, label="y", score="p").savefig("roc.png")  # doctest: +SKIP
+    """
+    return _plot_curves("roc", subgroups, data, label, score, positive_label, top, ax, names)
+
+
+def plot_pr_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax=None, names=None):
+    """Precision-recall curves of the whole data (thick, dark) and of the top subgroups.
+
+    The legend gives each curve's cover size and PR AUC (trapezoidal, as
+    :func:`~subroc_ext.pr_auc_score`); the dashed line is the precision of a
+    random ranking of the whole data, its positive rate. Subgroups without
+    positives have no PR curve.
+
+    Parameters
+    ----------
+    subgroups : pandas.DataFrame or sequence of pysubgroup descriptions
+        A table returned by :func:`~subroc_ext.find_subgroups` (its
+        ``subgroup`` column holds the descriptions, its ``description``
+        column the names) or the descriptions themselves, best first.
+    data : pandas.DataFrame
+        Rows with the attributes, label and score, e.g. the validation split.
+        Covers are matched by row position, so any index works.
+    label, score : str
+        Label and score columns.
+    positive_label : object, default=1
+        Label value of the positive class.
+    top : int or None, default=5
+        Plot the first ``top`` subgroups (all of them when None).
+    ax : matplotlib.axes.Axes, optional
+        Draw into these axes instead of a new figure.
+    names : sequence of str, optional
+        Legend names of the plotted subgroups (default: their descriptions).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Warns
+    -----
+    UserWarning
+        For each subgroup whose curve is undefined (it is skipped).
+
+    Examples
+    --------
+    >>> table = subroc_ext.find_subgroups(data, label="y", score="p", measure="pr_auc")  # doctest: +SKIP
+    >>> plot_pr_curves(table, data, label="y", score="p").savefig("pr.png")  # doctest: +SKIP
+    """
+    return _plot_curves("pr", subgroups, data, label, score, positive_label, top, ax, names)

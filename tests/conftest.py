@@ -1,0 +1,88 @@
+"""Brute-force oracles shared by the measure and estimate tests.
+
+They evaluate a measure on *every* subset of a small cover at once, straight
+from the definitions in SPEC.md (pairwise counting, one precision-recall point
+per threshold), and use nothing from :mod:`subroc_ext`.
+"""
+
+import types
+
+import numpy as np
+import pytest
+
+
+def all_subsets(size):
+    """Boolean matrix whose rows are the ``2**size - 1`` non-empty subsets of ``size`` items."""
+    codes = np.arange(1, 2**size)
+    return ((codes[:, None] >> np.arange(size)) & 1).astype(bool)
+
+
+def pair_wins(scores):
+    """``W[i, j] = [s_i > s_j] + 1/2 [s_i = s_j]`` for every pair of rows."""
+    difference = scores[:, None] - scores[None, :]
+    return (difference > 0) + 0.5 * (difference == 0)
+
+
+def subset_measures(is_positive, scores, masks):
+    """ROC AUC, PR AUC and ARL of every subset, NaN where undefined.
+
+    Parameters
+    ----------
+    is_positive, scores : numpy.ndarray
+        Labels (bool) and scores of the rows, in any order.
+    masks : numpy.ndarray of bool, shape (n_subsets, n_rows)
+        The subsets.
+
+    Returns
+    -------
+    dict
+        ``roc_auc``, ``pr_auc``, ``arl``, ``positives`` and ``negatives``,
+        one entry per subset.
+    """
+    positive = (masks & is_positive).astype(float)
+    negative = (masks & ~is_positive).astype(float)
+    n_pos, n_neg = positive.sum(1), negative.sum(1)
+    wins = pair_wins(scores)
+    # sum over positives i and negatives j of W[i, j], and of W[j, i] (= PEN)
+    pair_wins_sum = ((positive @ wins) * negative).sum(1)
+    penalty_sum = ((positive @ wins.T) * negative).sum(1)
+    # PR curve: one point per threshold t (all rows scored >= t are predicted
+    # positive). Thresholds absent from a subset repeat a neighbouring point
+    # (or the start point (0, 1)) and add no area.
+    thresholds = np.unique(scores)[::-1]
+    at_or_above = (scores[:, None] >= thresholds[None, :]).astype(float)
+    true_pos, false_pos = positive @ at_or_above, negative @ at_or_above
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(true_pos + false_pos > 0, true_pos / (true_pos + false_pos), 1.0)
+        recall = true_pos / n_pos[:, None]
+        ones, zeros = np.ones((len(masks), 1)), np.zeros((len(masks), 1))
+        precision = np.hstack([ones, precision])
+        recall = np.hstack([zeros, recall])
+        area = (np.diff(recall, axis=1) * (precision[:, 1:] + precision[:, :-1]) / 2).sum(1)
+        return {
+            "roc_auc": np.where((n_pos > 0) & (n_neg > 0), pair_wins_sum / (n_pos * n_neg), np.nan),
+            "pr_auc": np.where(n_pos > 0, area, np.nan),
+            "arl": np.where(n_pos > 0, penalty_sum / n_pos, np.nan),
+            "positives": n_pos.astype(int),
+            "negatives": n_neg.astype(int),
+        }
+
+
+def attributions(is_positive, scores):
+    """SPEC's normalized example attributions of all rows, by pairwise counting."""
+    wins = pair_wins(scores)
+    n_pos, n_neg = is_positive.sum(), (~is_positive).sum()
+    of_positive = 0.5 * wins[:, ~is_positive].sum(1) / n_neg
+    of_negative = 0.5 * wins[is_positive, :].sum(0) / n_pos
+    return np.where(is_positive, of_positive, of_negative)
+
+
+@pytest.fixture(scope="session")
+def oracle():
+    """The brute-force oracles of this module, as one namespace."""
+    return types.SimpleNamespace(
+        all_subsets=all_subsets,
+        pair_wins=pair_wins,
+        subset_measures=subset_measures,
+        attributions=attributions,
+    )

@@ -1,0 +1,90 @@
+"""Tests of benchmarks/bench_search.py: its smoke mode runs, its check bites.
+
+The benchmark itself is a script, not a timed test; here it only has to run
+end to end on a tiny problem and report that all results agree.
+"""
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pysubgroup as ps
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_search.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_search", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_smoke_run_agrees(tmp_path):
+    markdown = tmp_path / "table.md"
+    process = subprocess.run(
+        [sys.executable, str(SCRIPT), "--smoke", "--markdown", str(markdown)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert "agreement check: OK" in process.stdout
+    assert "RESULTS DIFFER" not in process.stderr
+    table = markdown.read_text().splitlines()
+    assert table[0].startswith("| measure | depth |")
+    assert len(table) == 2 + 6  # header, rule, 3 measures x depths 1 and 2
+    assert all(line.endswith("| yes | yes |") for line in table[2:])
+
+
+def _result(*rows):
+    """A stand-in for a SubgroupDiscoveryResult: (quality, attribute values) rows."""
+    return SimpleNamespace(
+        results=[
+            (quality, ps.Conjunction([ps.EqualitySelector(a, v) for a, v in pairs]), None)
+            for quality, pairs in rows
+        ]
+    )
+
+
+A, B, C, D = ([("x", value)] for value in "abcd")
+
+
+def test_compare_identical_and_reordered_ties(bench):
+    first = _result((0.5, A), (0.3, B), (0.3, C), (0.1, D))
+    again = _result((0.5, A), (0.3, C), (0.3 + 1e-15, B), (0.1, D))
+    assert bench.compare_results(first, again) == []
+
+
+def test_compare_allows_other_ties_at_the_cutoff(bench):
+    first = _result((0.5, A), (0.3, B))
+    other = _result((0.5, A), (0.3, C))
+    assert bench.compare_results(first, other) == []
+
+
+def test_compare_flags_a_different_tied_member_before_the_cutoff(bench):
+    first = _result((0.3, A), (0.3, B), (0.1, D))
+    other = _result((0.3, A), (0.3, C), (0.1, D))
+    (problem,) = bench.compare_results(first, other)
+    assert problem.startswith("ranks 1-2")
+
+
+def test_compare_flags_qualities_and_lengths(bench):
+    first = _result((0.5, A), (0.3, B))
+    (problem,) = bench.compare_results(first, _result((0.5, A), (0.2, B)))
+    assert problem.startswith("rank 2: quality 0.3")
+    assert bench.compare_results(first, _result((0.5, A))) == ["2 results vs 1"]
+
+
+def test_compare_ignores_selector_order(bench):
+    both = [("x", "a"), ("y", "b")]
+    assert bench.compare_results(_result((0.5, both)), _result((0.5, both[::-1]))) == []
+
+
+def test_unpruned_quality_function_never_prunes(bench):
+    qf = bench.make_quality_function("arl", "unpruned", 1, 1)
+    assert isinstance(qf, bench.subroc_ext.ARLQF)
+    assert qf.optimistic_estimate(None, None, None, statistics=object()) == float("inf")
+    assert (qf.size_weight, qf.balance_weight, qf.candidates) == (1, 1, 0)

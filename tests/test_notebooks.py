@@ -1,0 +1,124 @@
+"""The tutorial notebooks in ``notebooks/`` run from top to bottom.
+
+Each notebook is executed with nbclient in a fresh kernel that runs on this
+very interpreter (``sys.executable``): a ``python3`` kernel spec pointing at
+it is written to a temporary directory placed first on ``JUPYTER_PATH``, so
+neither a missing spec in a fresh virtual environment nor a user-wide spec
+for another Python can get in the way. A first, injected cell checks the
+interpreter; then every cell must run without error and the key outputs
+(tables, plots, checked claims) must be there.
+"""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+import subroc_ext
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NAMES = ["01_audit_a_model.ipynb", "02_add_a_measure.ipynb"]
+CELL_TIMEOUT = 120
+
+
+@pytest.fixture(scope="module")
+def kernel_env(tmp_path_factory):
+    """Environment in which kernel ``python3`` is this interpreter."""
+    jupyter_dir = tmp_path_factory.mktemp("jupyter")
+    spec_dir = jupyter_dir / "kernels" / "python3"
+    spec_dir.mkdir(parents=True)
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (subroc-ext tests)",
+        "language": "python",
+    }
+    (spec_dir / "kernel.json").write_text(json.dumps(spec))
+    package_root = str(Path(subroc_ext.__file__).resolve().parents[1])
+    return {
+        "JUPYTER_PATH": os.pathsep.join(filter(None, [str(jupyter_dir), os.environ.get("JUPYTER_PATH")])),
+        # the kernel imports the subroc_ext under test
+        "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
+        # figures as image/png outputs, whatever backend the environment asks for
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+        # one OpenMP thread: no oversubscription when the machine is busy
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
+    }
+
+
+def run_notebook(name, kernel_env, workdir, monkeypatch):
+    """Execute a notebook (plus an interpreter check up front) and return it."""
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+    check = nbformat.v4.new_code_cell("import sys\nprint(repr(sys.executable), repr(sys.prefix))")
+    notebook.cells.insert(0, check)
+    for key, value in kernel_env.items():
+        monkeypatch.setenv(key, value)
+    client = NotebookClient(
+        notebook,
+        kernel_name="python3",
+        timeout=CELL_TIMEOUT,
+        resources={"metadata": {"path": str(workdir)}},
+    )
+    client.execute()
+    assert outputs_text(notebook.cells[0]).strip() == f"{sys.executable!r} {sys.prefix!r}"
+    del notebook.cells[0]
+    return notebook
+
+
+def outputs_text(cell):
+    """All text a code cell printed or displayed (stdout, stderr, text/plain)."""
+    parts = []
+    for output in cell.get("outputs", []):
+        if output["output_type"] == "stream":
+            parts.append(output["text"])
+        elif "data" in output:
+            parts.append(output["data"].get("text/plain", ""))
+    return "\n".join(parts)
+
+
+def mime_count(notebook, mime):
+    return sum(
+        mime in output.get("data", {})
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+    )
+
+
+def all_text(notebook):
+    return "\n".join(outputs_text(cell) for cell in notebook.cells if cell.cell_type == "code")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_is_stored_without_outputs(name):
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+    nbformat.validate(notebook)
+    assert notebook.metadata.kernelspec.name == "python3"
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
+
+
+def test_audit_a_model(kernel_env, tmp_path, monkeypatch):
+    notebook = run_notebook("01_audit_a_model.ipynb", kernel_env, tmp_path, monkeypatch)
+    text = all_text(notebook)
+    assert "ROC AUC of the model on the search split: 0.9" in text
+    # the basic, full, comparison, pysubgroup and randomization-test tables
+    assert mime_count(notebook, "text/html") >= 6
+    for column in ("p_value_corrected", "basic setting", "full framework", "quality", "statistic"):
+        assert column in text
+    assert mime_count(notebook, "image/png") >= 1  # the ROC curves
+
+
+def test_add_a_measure(kernel_env, tmp_path, monkeypatch):
+    notebook = run_notebook("02_add_a_measure.ipynb", kernel_env, tmp_path, monkeypatch)
+    text = all_text(notebook)
+    # pruned and unpruned searches agree for every valid bound, a wrong one is caught
+    assert text.count("same top-10: True") == 4
+    assert text.count("same top-10: False") == 1
+    assert "violations" in text
+    # find_subgroups tables of the three measures
+    assert mime_count(notebook, "text/html") >= 3

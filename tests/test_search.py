@@ -1,0 +1,509 @@
+"""Search-level tests: subroc-ext quality functions inside every pysubgroup algorithm.
+
+The central guarantee is that pruning with the optimistic estimates never
+changes a search result. Every exhaustive pysubgroup algorithm (with pruning)
+must return the same top-k as an exhaustive search that never prunes
+(``ps.SimpleSearch``, or the same algorithm with an estimate of ``+inf``), for
+every quality function, mode and pair of weights, on seeded synthetic data
+with and without tied scores. Results are compared by their sorted
+qualities, and by their descriptions except for those tied with the k-th
+quality (which of several tied subgroups fills the last places is arbitrary).
+"""
+
+import functools
+import itertools
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+import pytest
+from sklearn.metrics import roc_auc_score as sklearn_roc_auc
+
+import subroc_ext
+from subroc_ext import measures
+
+MODES = ("worse", "better", "both")
+#: (size_weight alpha, balance_weight beta)
+WEIGHTS = [(0, 0), (1, 1), (0.3, 1), (1, 0.3), (2, 0)]
+QF_NAMES = ("roc", "pr", "arl", "attribution")
+
+TARGET = ps.SoftClassifierTarget("label", "score")
+
+
+# ---------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------
+
+
+def synthetic(seed, n=300, ties="none"):
+    """Six categorical attributes (2-4 values), a 0/1 label and a score of a
+    classifier that fails on a planted subgroup and is noisy on another.
+
+    ``ties``: 'none' (continuous scores), 'some' (rounded to 0.1) or 'heavy'
+    (three distinct scores).
+    """
+    rng = np.random.default_rng(seed)
+    data = pd.DataFrame({f"a{i}": rng.choice(list("pqrs")[: 2 + i % 3], size=n) for i in range(6)})
+    label = rng.random(n) < 0.25 + 0.25 * (data["a2"] == "p").to_numpy()
+    signal = rng.normal(size=n) + 1.5 * label
+    swapped = ((data["a0"] == "p") & (data["a1"] == "q")).to_numpy()
+    signal[swapped] = -signal[swapped]
+    noisy = (data["a3"] == "r").to_numpy()
+    signal[noisy] = rng.normal(size=noisy.sum())
+    score = 1.0 / (1.0 + np.exp(-signal))
+    if ties == "some":
+        score = np.round(score, 1)
+    elif ties == "heavy":
+        score = np.digitize(score, [0.4, 0.6]) / 2.0
+    data["label"] = label.astype(int)
+    data["score"] = score
+    return data
+
+
+#: Search settings: untied scores at depth 3, tied scores at depth 2, and
+#: heavily tied scores with a positive minimum quality.
+CASES = {
+    "untied-depth3": dict(data=dict(seed=0, ties="none"), depth=3, min_support=5, k=10),
+    "tied-depth2": dict(data=dict(seed=1, ties="some"), depth=2, min_support=10, k=10),
+    "heavy-ties-depth2": dict(
+        data=dict(seed=2, n=200, ties="heavy"), depth=2, min_support=8, k=15, min_quality=0.0
+    ),
+}
+
+
+@functools.lru_cache(maxsize=None)
+def case_data(name):
+    return synthetic(**CASES[name]["data"])
+
+
+@functools.lru_cache(maxsize=None)
+def case_selectors(name):
+    return tuple(ps.create_selectors(case_data(name), ignore=["label", "score"]))
+
+
+def test_synthetic_data_has_the_intended_ties():
+    assert case_data("untied-depth3")["score"].nunique() == 300
+    assert case_data("tied-depth2")["score"].nunique() <= 11
+    assert sorted(case_data("heavy-ties-depth2")["score"].unique()) == [0.0, 0.5, 1.0]
+    assert len(case_selectors("untied-depth3")) == 18
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def make_qf(name, mode="worse", weights=(0, 0), positive=1, label="label"):
+    """One of the four built-in quality functions, pysubgroup-style arguments."""
+    size, balance = weights
+    if name == "roc":
+        return subroc_ext.ROCAUCQF(label, balance, size, positive_label_value=positive, mode=mode)
+    cls = {
+        "pr": subroc_ext.PRAUCQF,
+        "arl": subroc_ext.ARLQF,
+        "attribution": subroc_ext.AttributionMeanQF,
+    }[name]
+    return cls(label, positive, balance, size, mode=mode)
+
+
+def _infinite_estimate(self, subgroup, target, data, statistics=None):
+    """``+inf`` (never prune), element-wise for vectorized Apriori."""
+    if statistics is None:
+        statistics = self.calculate_statistics(subgroup, target, data)
+    return np.full(np.shape(statistics.optimistic_estimate), np.inf)
+
+
+@functools.lru_cache(maxsize=None)
+def _unpruned_class(cls):
+    return type(f"Unpruned{cls.__name__}", (cls,), {"optimistic_estimate": _infinite_estimate})
+
+
+def with_class(qf, cls):
+    """A copy of ``qf`` as an instance of ``cls`` (a subclass of its class)."""
+    clone = cls.__new__(cls)
+    clone.__dict__.update(qf.__dict__)
+    return clone
+
+
+def without_pruning(qf):
+    """A copy of ``qf`` whose class never lets pysubgroup prune."""
+    return with_class(qf, _unpruned_class(type(qf)))
+
+
+class CountingMixin:
+    """Counts calculate_statistics calls (one per evaluated candidate)."""
+
+    calls = 0
+
+    def calculate_statistics(self, subgroup, target, data, statistics=None):
+        type(self).calls += 1
+        return super().calculate_statistics(subgroup, target, data, statistics)
+
+
+def counting(qf, pruning=True):
+    """A copy of ``qf`` counting its evaluations, optionally never pruning."""
+    base = type(qf) if pruning else _unpruned_class(type(qf))
+    return with_class(qf, type(f"Counting{base.__name__}", (CountingMixin, base), {}))
+
+
+def apriori(vectorized):
+    algorithm = ps.Apriori(use_numba=False)
+    algorithm.use_vectorization = vectorized
+    return algorithm
+
+
+#: Exhaustive algorithms that prune with optimistic estimates.
+EXHAUSTIVE = {
+    "BestFirstSearch": ps.BestFirstSearch,
+    "DFS": ps.DFS,
+    "SimpleDFS": ps.SimpleDFS,
+    "Apriori": lambda: apriori(True),
+    "Apriori-unvectorized": lambda: apriori(False),
+}
+#: DFS and SimpleDFS also evaluate the empty description ("Dataset", quality 0).
+EVALUATES_ROOT = {"DFS", "SimpleDFS"}
+
+
+def run(algorithm, qf, data, selectors, *, depth, min_support, k, min_quality=-np.inf, **execute):
+    task = ps.SubgroupDiscoveryTask(
+        data, TARGET, list(selectors), qf, result_set_size=k, depth=depth,
+        min_quality=min_quality, constraints=[ps.MinSupportConstraint(min_support)],
+    )  # fmt: skip
+    result = algorithm.execute(task, **execute)
+    return [(float(q), frozenset(map(str, sg.selectors))) for q, sg, _ in result.results]
+
+
+def run_case(algorithm, qf, case, **execute):
+    settings = {key: value for key, value in CASES[case].items() if key != "data"}
+    return run(algorithm, qf, case_data(case), case_selectors(case), **settings, **execute)
+
+
+def with_root(result, k, min_quality=-np.inf):
+    """The top-k once the empty description (quality 0) competes too."""
+    if not 0.0 > min_quality:
+        return result
+    merged = sorted(result + [(0.0, frozenset())], key=lambda item: -item[0])
+    return merged[:k]
+
+
+def assert_same_top_k(found, expected, k):
+    """Same sorted qualities; same descriptions except those tied at the cut-off."""
+    found_q = [q for q, _ in found]
+    expected_q = [q for q, _ in expected]
+    assert len(found_q) == len(expected_q), (found, expected)
+    np.testing.assert_allclose(found_q, expected_q, rtol=1e-9, atol=1e-12)
+    if len(expected) == k:
+        cutoff = expected_q[-1]
+
+        def untied(items):
+            return {d for q, d in items if not np.isclose(q, cutoff, rtol=1e-9, atol=1e-12)}
+    else:  # fewer than k subgroups qualify: every one must be found
+
+        def untied(items):
+            return {d for _, d in items}
+
+    assert untied(found) == untied(expected)
+
+
+# ---------------------------------------------------------------------------
+# pruning never changes the result
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("weights", WEIGHTS, ids=str)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("qf_name", QF_NAMES)
+def test_pruned_search_equals_exhaustive_search(qf_name, mode, weights):
+    """Every exhaustive algorithm with pruning == SimpleSearch (never prunes),
+    and all algorithms agree with each other."""
+    for case, settings in CASES.items():
+        k = settings["k"]
+        min_quality = settings.get("min_quality", -np.inf)
+        qf = make_qf(qf_name, mode, weights)
+        reference = run_case(ps.SimpleSearch(show_progress=False), qf, case)
+        if min_quality == -np.inf:
+            assert reference, "the reference search found nothing: a vacuous comparison"
+        results = {}
+        for name, algorithm in EXHAUSTIVE.items():
+            results[name] = run_case(algorithm(), make_qf(qf_name, mode, weights), case)
+            expected = with_root(reference, k, min_quality) if name in EVALUATES_ROOT else reference
+            assert_same_top_k(results[name], expected, k)
+        # all algorithms against each other
+        for first, second in itertools.combinations(EXHAUSTIVE, 2):
+            if (first in EVALUATES_ROOT) == (second in EVALUATES_ROOT):
+                assert_same_top_k(results[first], results[second], k)
+
+
+@pytest.mark.parametrize("qf_name", QF_NAMES)
+def test_unpruned_variants_of_every_algorithm_agree(qf_name):
+    """Each algorithm run with an estimate of +inf (and SimpleDFS without
+    estimates) equals the same algorithm with pruning, and SimpleSearch."""
+    case = "tied-depth2"
+    k = CASES[case]["k"]
+    for mode, weights in [("worse", (1, 1)), ("both", (0.3, 1)), ("better", (2, 0))]:
+        qf = make_qf(qf_name, mode, weights)
+        reference = run_case(ps.SimpleSearch(show_progress=False), qf, case)
+        for name, algorithm in EXHAUSTIVE.items():
+            pruned = run_case(algorithm(), make_qf(qf_name, mode, weights), case)
+            unpruned = run_case(algorithm(), without_pruning(make_qf(qf_name, mode, weights)), case)
+            assert_same_top_k(pruned, unpruned, k)
+            expected = with_root(reference, k) if name in EVALUATES_ROOT else reference
+            assert_same_top_k(unpruned, expected, k)
+        no_estimates = run_case(
+            ps.SimpleDFS(), make_qf(qf_name, mode, weights), case, use_optimistic_estimates=False
+        )
+        assert_same_top_k(no_estimates, with_root(reference, k), k)
+
+
+def test_without_pruning_really_disables_pruning():
+    qf = without_pruning(make_qf("roc", "worse", (1, 1)))
+    assert isinstance(qf, subroc_ext.ROCAUCQF)
+    data = case_data("tied-depth2")
+    qf.calculate_constant_statistics(data, TARGET)
+    statistics = qf.calculate_statistics(ps.Conjunction([]), TARGET, data)
+    assert np.isfinite(statistics.optimistic_estimate)
+    assert qf.optimistic_estimate(None, None, None, statistics) == np.inf
+    stacked = type(statistics)._make(np.array([v, v]) for v in statistics)
+    np.testing.assert_array_equal(qf.optimistic_estimate(None, None, None, stacked), [np.inf] * 2)
+
+
+#: Settings where pruning must save work on the "untied-depth3" data (where
+#: it can't, e.g. ROC AUC "worse" with (0, 0): the top-10 reach the largest
+#: possible quality m(D) - 0, and every cover with a misordered pair may too).
+PRUNING_CASES = [
+    ("roc", "better", (0, 0)),
+    ("roc", "worse", (2, 0)),
+    ("pr", "worse", (2, 0)),
+    ("pr", "better", (1, 1)),
+    ("arl", "worse", (0, 0)),
+    ("arl", "better", (1, 1)),
+    ("attribution", "worse", (1, 1)),
+    ("attribution", "both", (2, 0)),
+]
+
+
+@pytest.mark.parametrize(("qf_name", "mode", "weights"), PRUNING_CASES, ids=str)
+def test_pruning_saves_work(qf_name, mode, weights):
+    """The estimates are useful: best-first search with pruning evaluates
+    fewer candidates than without (and finds the same result)."""
+    case = "untied-depth3"
+    pruned = counting(make_qf(qf_name, mode, weights))
+    unpruned = counting(make_qf(qf_name, mode, weights), pruning=False)
+    pruned_result = run_case(ps.BestFirstSearch(), pruned, case)
+    unpruned_result = run_case(ps.BestFirstSearch(), unpruned, case)
+    assert_same_top_k(pruned_result, unpruned_result, CASES[case]["k"])
+    assert type(pruned).calls < type(unpruned).calls
+
+
+# ---------------------------------------------------------------------------
+# user-defined measures (the extension point)
+# ---------------------------------------------------------------------------
+
+
+def accuracy_measure():
+    """Accuracy at threshold 0.5, no bounds (the quality function cannot prune)."""
+    return subroc_ext.KernelMeasure(
+        lambda y, s: np.mean((s >= 0.5) == y), kind="score", name="accuracy"
+    )
+
+
+def sklearn_roc_measure():
+    """sklearn's ROC AUC with user-given (trivial but valid) extremes."""
+    return subroc_ext.KernelMeasure(
+        sklearn_roc_auc, kind="score", name="sk_roc_auc",
+        lowest=lambda y, s: 0.0, highest=lambda y, s: 1.0,
+        min_positives=1, min_negatives=1,
+    )  # fmt: skip
+
+
+def closeness_measure():
+    """A user RowMeanMeasure of kind 'score': 1 - |label - score|."""
+    return subroc_ext.RowMeanMeasure(
+        lambda y, s: 1.0 - np.abs(y - s), kind="score", name="closeness"
+    )
+
+
+CUSTOM_MEASURES = {
+    "brier": measures.brier_score,
+    "closeness": closeness_measure,
+    "accuracy": accuracy_measure,
+    "sklearn_roc": sklearn_roc_measure,
+}
+
+
+CUSTOM_CASES = [
+    (measure, mode, weights)
+    for measure in ("brier", "closeness", "accuracy")
+    for mode in MODES
+    for weights in [(0, 0), (1, 1), (1, 0.3)]
+] + [  # sklearn's roc_auc_score is slow (about 1 ms a call): two combinations, one algorithm
+    ("sklearn_roc", "worse", (0, 0)),
+    ("sklearn_roc", "both", (1, 0.3)),
+]
+
+
+@pytest.mark.parametrize(("measure_name", "mode", "weights"), CUSTOM_CASES, ids=str)
+def test_custom_measure_pruned_search_equals_exhaustive(measure_name, mode, weights):
+    size, balance = weights
+    case = "tied-depth2"
+    k = CASES[case]["k"]
+
+    def qf():
+        return subroc_ext.SoftClassifierQF(
+            CUSTOM_MEASURES[measure_name](), "label", positive_label=1,
+            size_weight=size, balance_weight=balance, mode=mode,
+        )  # fmt: skip
+
+    reference = run_case(ps.SimpleSearch(show_progress=False), qf(), case)
+    assert reference
+    slow = measure_name == "sklearn_roc"
+    for name in ("BestFirstSearch",) if slow else ("BestFirstSearch", "DFS", "Apriori"):
+        pruned = run_case(EXHAUSTIVE[name](), qf(), case)
+        expected = with_root(reference, k) if name in EVALUATES_ROOT else reference
+        assert_same_top_k(pruned, expected, k)
+    if not slow:
+        unpruned = run_case(ps.BestFirstSearch(), without_pruning(qf()), case)
+        assert_same_top_k(unpruned, reference, k)
+
+
+def test_custom_row_mean_measure_prunes():
+    """RowMeanMeasure brings an exact bound: the Brier-score search prunes."""
+    def qf():
+        return subroc_ext.SoftClassifierQF(
+            measures.brier_score(), "label", size_weight=1, balance_weight=1
+        )
+
+    pruned, unpruned = counting(qf()), counting(qf(), pruning=False)
+    results = [run_case(ps.BestFirstSearch(), q, "untied-depth3") for q in (pruned, unpruned)]
+    assert_same_top_k(results[0], results[1], CASES["untied-depth3"]["k"])
+    assert type(pruned).calls < type(unpruned).calls
+
+
+# ---------------------------------------------------------------------------
+# every pysubgroup algorithm works (on a messy index and string labels)
+# ---------------------------------------------------------------------------
+
+
+def messy(data):
+    """Rows shuffled, a string index, labels 'yes'/'no'."""
+    shuffled = data.sample(frac=1.0, random_state=7)
+    shuffled.index = [f"row-{i}" for i in shuffled.index]
+    return shuffled.assign(label=np.where(shuffled["label"] == 1, "yes", "no"))
+
+
+ALGORITHMS = {
+    **EXHAUSTIVE,
+    "BeamSearch": lambda: ps.BeamSearch(beam_width=30),
+    "SimpleSearch": lambda: ps.SimpleSearch(show_progress=False),
+    "DFS-SetRepresentation": lambda: ps.DFS(ps.SetRepresentation),
+    "DFS-NumpySetRepresentation": lambda: ps.DFS(ps.NumpySetRepresentation),
+    "Apriori-SetRepresentation": lambda: ps.Apriori(ps.SetRepresentation, use_numba=False),
+    "Apriori-NumpySetRepresentation": lambda: ps.Apriori(
+        ps.NumpySetRepresentation, use_numba=False
+    ),
+}
+
+
+def brute_force_top_k(qf, data, selectors, depth, min_support, k, include_root):
+    """Top-k by evaluating every conjunction of distinct selectors."""
+    qf.calculate_constant_statistics(data, TARGET)
+    found = []
+    for size in range(0 if include_root else 1, depth + 1):
+        for combination in itertools.combinations(selectors, size):
+            statistics = qf.calculate_statistics(ps.Conjunction(list(combination)), TARGET, data)
+            if statistics.size_sg >= min_support and statistics.quality > -np.inf:
+                found.append((statistics.quality, frozenset(map(str, combination))))
+    found.sort(key=lambda item: -item[0])
+    return found[:k]
+
+
+@pytest.mark.parametrize("algorithm_name", ALGORITHMS)
+@pytest.mark.parametrize("qf_name", QF_NAMES)
+def test_every_algorithm_works(qf_name, algorithm_name):
+    data = messy(case_data("tied-depth2"))
+    if "-SetRepresentation" in algorithm_name:
+        # pysubgroup's own SetRepresentation takes the empty description's
+        # cover from the index labels, so it needs a 0..n-1 index.
+        data = data.reset_index(drop=True)
+    selectors = ps.create_selectors(data, ignore=["label", "score"])
+    min_support, k, depth = 25, 8, 2
+    qf = make_qf(qf_name, "worse", (1, 1), positive="yes")
+    task = ps.SubgroupDiscoveryTask(
+        data, TARGET, selectors, qf, result_set_size=k, depth=depth,
+        constraints=[ps.MinSupportConstraint(min_support)],
+    )  # fmt: skip
+    result = ALGORITHMS[algorithm_name]().execute(task)
+
+    assert 1 <= len(result.results) <= k
+    qualities = [q for q, _, _ in result.results]
+    assert qualities == sorted(qualities, reverse=True)
+    fresh = make_qf(qf_name, "worse", (1, 1), positive="yes")
+    fresh.calculate_constant_statistics(data, TARGET)
+    for quality, subgroup, statistics in result.results:
+        # statistics: our namedtuple with size_sg, consistent with the cover
+        assert isinstance(statistics, subroc_ext.SubgroupStatistics)
+        assert statistics._fields[0] == "size_sg"
+        cover = np.asarray(subgroup.covers(data), dtype=bool)
+        assert statistics.size_sg == cover.sum() >= min_support
+        labels = data["label"].to_numpy()[cover]
+        assert statistics.positives_count == np.sum(labels == "yes")
+        assert statistics.negatives_count == np.sum(labels == "no")
+        assert quality == statistics.quality
+        plain = ps.Conjunction(list(subgroup.selectors))
+        assert np.isclose(quality, fresh.evaluate(plain, TARGET, data))
+    descriptions = [frozenset(map(str, sg.selectors)) for _, sg, _ in result.results]
+    assert len(set(descriptions)) == len(descriptions)
+
+    frame = result.to_dataframe()
+    assert list(frame.columns) == ["quality", "subgroup"]
+    np.testing.assert_array_equal(frame["quality"].to_numpy(), qualities)
+    assert [str(s) for s in frame["subgroup"]] == [str(sg) for _, sg, _ in result.results]
+
+    # DFS and SimpleDFS evaluate the empty description, BeamSearch starts its
+    # beam with it (quality 0).
+    include_root = algorithm_name.startswith(("DFS", "SimpleDFS", "BeamSearch"))
+    expected = brute_force_top_k(
+        make_qf(qf_name, "worse", (1, 1), positive="yes"), data, selectors, depth,
+        min_support, k, include_root=include_root,
+    )  # fmt: skip
+    if algorithm_name != "BeamSearch":  # exhaustive: the exact top-k
+        assert_same_top_k(list(zip(qualities, descriptions)), expected, k)
+    else:  # heuristic: never better than the exhaustive optimum
+        assert qualities[0] <= expected[0][0] + 1e-12
+
+
+def test_min_support_constraint_changes_the_result():
+    """Without the constraint the best subgroups are small: the constraint matters."""
+    data = case_data("untied-depth3")
+    selectors = case_selectors("untied-depth3")
+    small = run(ps.BestFirstSearch(), make_qf("roc"), data, selectors, depth=3, min_support=1, k=5)
+    large = run(ps.BestFirstSearch(), make_qf("roc"), data, selectors, depth=3, min_support=40, k=5)
+    assert small != large
+    qf = make_qf("roc")
+    qf.calculate_constant_statistics(data, TARGET)
+    for _, description in large:
+        conjunction = ps.Conjunction([s for s in selectors if str(s) in description])
+        assert qf.calculate_statistics(conjunction, TARGET, data).size_sg >= 40
+    assert min(
+        qf.calculate_statistics(
+            ps.Conjunction([s for s in selectors if str(s) in description]), TARGET, data
+        ).size_sg
+        for _, description in small
+    ) < 40
+
+
+def test_search_is_index_and_encoding_invariant():
+    """A messy copy of the data (shuffled rows, string index, 'yes'/'no'
+    labels) gives exactly the search result of the clean data."""
+    data = case_data("tied-depth2")  # shuffling reorders tied rows too
+    selectors = case_selectors("tied-depth2")
+    settings = dict(depth=2, min_support=5, k=10)
+    for name in ("BestFirstSearch", "DFS", "Apriori"):
+        for qf_name in QF_NAMES:
+            qf = make_qf(qf_name, "both", (1, 1))
+            clean = run(EXHAUSTIVE[name](), qf, data, selectors, **settings)
+            other = run(
+                EXHAUSTIVE[name](), make_qf(qf_name, "both", (1, 1), positive="yes"),
+                messy(data), selectors, **settings,
+            )  # fmt: skip
+            assert_same_top_k(other, clean, settings["k"])

@@ -1,0 +1,146 @@
+"""Tests of :mod:`subroc_ext.weights` against brute force over all class counts.
+
+A subset of a cover with ``P`` positives and ``N`` negatives can hold any
+``p <= P`` positives and ``q <= N`` negatives, so the largest and smallest
+weight over subsets is a maximum / minimum over that grid.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from subroc_ext import weights
+
+EXPONENTS = (0.0, 0.1, 0.3, 0.5, 1.0, 1.5, 2.0, 3.0)
+RTOL = 1e-12
+
+
+def brute_force_weights(positives, negatives, alpha, beta, needs_both_classes):
+    """Weights ``(p + q)^alpha * cb^beta`` (``0^0 = 1``) of every subset class
+    count ``(p, q)``, ``p <= positives``, ``q <= negatives``, that is a defined,
+    non-empty subset (holding both classes if ``needs_both_classes``)."""
+    result = []
+    for p in range(positives + 1):
+        for q in range(negatives + 1):
+            if p + q == 0 or (needs_both_classes and (p == 0 or q == 0)):
+                continue
+            balance = min(p, q) / max(p, q)
+            result.append(math.pow(p + q, alpha) * math.pow(balance, beta))
+    return np.array(result)
+
+
+def random_exponent(rng):
+    """An exponent from a fixed pool (with 0) or uniform on [0, 3]."""
+    return float(rng.choice(EXPONENTS)) if rng.random() < 0.6 else float(rng.uniform(0, 3))
+
+
+def test_power_convention():
+    assert math.pow(0.0, 0.0) == 1.0  # the oracle's 0^0 = 1
+
+
+@pytest.mark.parametrize(
+    "positives, negatives, alpha, beta, expected",
+    [
+        (3, 0, 1.0, 0.0, 3.0),  # cb = 0, beta = 0: 0^0 = 1
+        (3, 0, 1.0, 1.0, 0.0),
+        (3, 0, 0.0, 0.0, 1.0),
+        (2, 2, 1.0, 1.0, 4.0),
+        (1, 3, 2.0, 1.0, 16 / 3),
+        (1, 3, 0.0, 0.5, math.sqrt(1 / 3)),
+    ],
+)
+def test_subgroup_weight_by_hand(positives, negatives, alpha, beta, expected):
+    assert weights.subgroup_weight(positives, negatives, alpha, beta) == pytest.approx(expected, rel=RTOL)
+    vectorized = weights.subgroup_weight(np.array([positives]), np.array([negatives]), alpha, beta)
+    assert vectorized == pytest.approx([expected], rel=RTOL)
+
+
+def test_subgroup_weight_scalar_and_vectorized_paths_agree():
+    rng = np.random.default_rng(11)
+    p, q = rng.integers(0, 30, 500), rng.integers(0, 30, 500)
+    p[:20] = 0
+    q[20:40] = 0
+    for _ in range(20):
+        alpha, beta = random_exponent(rng), random_exponent(rng)
+        vectorized = weights.subgroup_weight(p, q, alpha, beta)
+        scalar = [weights.subgroup_weight(int(a), int(b), alpha, beta) for a, b in zip(p, q)]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            balance = np.where(np.maximum(p, q) > 0, np.minimum(p, q) / np.maximum(p, q), 0.0)
+        expected = np.array([math.pow(a + b, alpha) * math.pow(c, beta) for a, b, c in zip(p, q, balance)])
+        np.testing.assert_allclose(vectorized, expected, rtol=RTOL)
+        np.testing.assert_allclose(scalar, expected, rtol=RTOL)
+
+
+def test_class_balance():
+    assert weights.class_balance(3, 6) == 0.5
+    assert weights.class_balance(6, 3) == 0.5
+    assert weights.class_balance(0, 5) == 0.0
+    assert weights.class_balance(0, 0) == 0.0
+    np.testing.assert_array_equal(weights.class_balance([1, 4, 0], [2, 2, 0]), [0.5, 0.5, 0.0])
+
+
+def check_max_weight(positives, negatives, alpha, beta):
+    """``max_weight`` equals the largest brute-force weight (valid and tight)."""
+    expected = brute_force_weights(positives, negatives, alpha, beta, False).max()
+    assert weights.max_weight(positives, negatives, alpha, beta) == pytest.approx(
+        expected, rel=RTOL
+    ), (positives, negatives, alpha, beta)
+
+
+def check_min_weight(positives, negatives, alpha, beta):
+    """``min_weight`` equals the smallest brute-force weight of a defined subset,
+    for one-class-defined measures and (if both classes exist) two-class ones."""
+    for needs_both in (False, True):
+        if needs_both and (positives == 0 or negatives == 0):
+            continue  # no defined subset
+        expected = brute_force_weights(positives, negatives, alpha, beta, needs_both).min()
+        assert weights.min_weight(positives, negatives, alpha, beta, needs_both) == pytest.approx(
+            expected, rel=RTOL, abs=1e-300
+        ), (positives, negatives, alpha, beta, needs_both)
+
+
+def test_max_and_min_weight_against_brute_force_random():
+    rng = np.random.default_rng(12)
+    for _ in range(3000):
+        positives, negatives = (int(x) for x in rng.integers(0, 31, 2))
+        if positives + negatives == 0:
+            continue
+        alpha, beta = random_exponent(rng), random_exponent(rng)
+        check_max_weight(positives, negatives, alpha, beta)
+        check_min_weight(positives, negatives, alpha, beta)
+
+
+@pytest.mark.parametrize("alpha", EXPONENTS)
+@pytest.mark.parametrize("beta", EXPONENTS)
+def test_max_and_min_weight_against_brute_force_grid(alpha, beta):
+    """Every exponent pair of the pool (including 0) on every (P, N) up to 12."""
+    for positives in range(13):
+        for negatives in range(13):
+            if positives + negatives:
+                check_max_weight(positives, negatives, alpha, beta)
+                check_min_weight(positives, negatives, alpha, beta)
+
+
+@settings(derandomize=True, deadline=None, max_examples=300)
+@given(
+    positives=st.integers(0, 60),
+    negatives=st.integers(0, 60),
+    alpha=st.floats(0, 4),
+    beta=st.floats(0, 4),
+)
+def test_max_and_min_weight_hypothesis(positives, negatives, alpha, beta):
+    """Near-equal exponents put the turning point of ``min_weight`` anywhere."""
+    if positives + negatives:
+        check_max_weight(positives, negatives, alpha, beta)
+        check_min_weight(positives, negatives, alpha, beta)
+
+
+@pytest.mark.parametrize("alpha, beta", [(1.0, 0.9), (2.0, 1.5), (1.0, 0.5), (3.0, 1.0), (0.51, 0.5)])
+def test_min_weight_interior_minimum(alpha, beta):
+    """When alpha > beta the two-class minimum sits at ``beta / (alpha - beta)``."""
+    for largest in range(1, 120):
+        check_min_weight(1, largest, alpha, beta)
+        check_min_weight(largest, 1, alpha, beta)
