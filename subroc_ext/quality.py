@@ -17,6 +17,7 @@ with a few vectorized operations.
 Use them with ``ps.SoftClassifierTarget(label_column, prediction_column)``.
 """
 
+import copy
 from typing import NamedTuple
 
 import numpy as np
@@ -230,7 +231,8 @@ class SoftClassifierQF(ps.BoundedInterestingnessMeasure):
             raise TypeError(
                 f"measure must be a subroc_ext.measures.Measure, got {type(measure).__name__}"
             )
-        self.measure = measure
+        # A private copy: measures may keep per-dataset state from prepare().
+        self.measure = copy.copy(measure)
         self.label_column = label_column
         self.positive_label = positive_label
         self.size_weight, self.balance_weight = check_weights(size_weight, balance_weight)
