@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._validation import check_columns, finite_scores, positive_mask
+from ._validation import MODES, check_columns, finite_scores, positive_mask
 from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
 from .pipeline import MEASURES, _split, find_subgroups
@@ -106,6 +106,7 @@ def _common_arguments(parser, samples_help):
 
 
 def _parser():
+    """The argument parser of ``subroc-ext`` and its ``demo`` and ``run`` commands."""
     parser = _Parser(prog=PROG, description=_DESCRIPTION, formatter_class=_Formatter)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -124,7 +125,8 @@ def _parser():
         description=_RUN_DESCRIPTION, formatter_class=_Formatter,
     )  # fmt: skip
     run.add_argument("data", metavar="DATA", help="CSV (also .csv.gz etc.) or Parquet file")
-    run.add_argument("--label", required=True, metavar="COL", help="column of true binary labels")
+    run.add_argument("--label", required=True, metavar="COL",
+                     help="column of true binary labels")  # fmt: skip
     run.add_argument("--score", required=True, metavar="COL",
                      help="column of model scores, higher meaning more likely positive")  # fmt: skip
     run.add_argument("--positive-label", metavar="V",
@@ -139,12 +141,15 @@ def _parser():
                                "unless --validation is given")  # fmt: skip
     run.add_argument("--measure", choices=sorted(MEASURES), default="roc_auc",
                      help="performance measure")  # fmt: skip
-    run.add_argument("--mode", choices=["worse", "better", "both"], default="worse",
-                     help="look for subgroups where the model is worse, better or either")  # fmt: skip
+    run.add_argument("--mode", choices=MODES, default="worse",
+                     help="look for subgroups where the model is worse, better or "
+                          "either")  # fmt: skip
     run.add_argument("--size-weight", type=_weight, default=1.0, metavar="A",
-                     help="exponent of the subgroup size in the quality (0: ignore size)")  # fmt: skip
+                     help="exponent of the subgroup size in the quality (0: ignore "
+                          "size)")  # fmt: skip
     run.add_argument("--balance-weight", type=_weight, default=1.0, metavar="B",
-                     help="exponent of the class balance in the quality (0: ignore balance)")  # fmt: skip
+                     help="exponent of the class balance in the quality (0: ignore "
+                          "balance)")  # fmt: skip
     run.add_argument("--no-generalization-awareness", dest="generalization_aware",
                      action="store_false",
                      help="rank patterns by their own quality, not by their gain over "
@@ -166,6 +171,7 @@ def _parser():
 
 
 def _status(args, message):
+    """Print a status line on stderr unless ``--quiet``."""
     if not args.quiet:
         print(message, file=sys.stderr, flush=True)
 
@@ -185,6 +191,8 @@ def _read_table(path, what):
             raise ValueError(
                 f"reading the Parquet file '{path}' needs pyarrow: pip install pyarrow"
             ) from None
+        except (ValueError, OSError) as error:
+            raise ValueError(f"cannot read {what} file '{path}' as Parquet: {error}") from None
     elif ".csv" in suffixes:
         try:
             frame = pd.read_csv(path)
@@ -290,6 +298,7 @@ def _format_results(table, measure, shown=_PRINTED):
 
 
 def _print_results(table, measure, n_search, n_validation, runtime, files):
+    """Print the top subgroups, the whole data's measure, the runtime and the report path."""
     attrs = table.attrs
     whole = attrs["dataset_values"]
     comparison = {
@@ -316,11 +325,14 @@ def _print_results(table, measure, n_search, n_validation, runtime, files):
         f"({attrs['method']}-corrected p <= {attrs['alpha']}, {attrs['n_samples']:,} "
         "random subsets per test)."
     )
-    print(f"Runtime: {runtime:.1f} s. Report: {files.html} (with {files.csv.name}, {files.png.name}).")
+    print(
+        f"Runtime: {runtime:.1f} s. Report: {files.html} (with {files.csv.name}, "
+        f"{files.png.name})."
+    )
 
 
 def _write_report(table, data, args, measure, title, runtime):
-    """Write the report, or return an exit code after a one-line error."""
+    """Write the report; if that fails, print one line on stderr and return None."""
     try:
         return write_report(
             table, data, args.out, label=table.attrs["label"], score=table.attrs["score"],
@@ -333,6 +345,7 @@ def _write_report(table, data, args, measure, title, runtime):
 
 
 def _demo(args):
+    """``subroc-ext demo``: audit a model trained on a quarter of UCI Adult."""
     start = time.perf_counter()
     _status(args, "Loading the UCI Adult data and training a gradient-boosting model ...")
     train, search, validation, _evaluation = split_parts(load_adult(), 4, random_state=args.seed)
@@ -358,6 +371,7 @@ def _demo(args):
 
 
 def _run(args):
+    """``subroc-ext run``: find and test subgroups in the user's scored data."""
     start = time.perf_counter()
     try:
         data = _read_table(args.data, "data")
@@ -402,8 +416,8 @@ def main(argv=None):
     """
     try:
         args = _parser().parse_args(argv)
-    except SystemExit as exit:  # --help, or a usage error already printed
-        return exit.code
+    except SystemExit as stop:  # --help, or a usage error already printed
+        return stop.code
     return args.handler(args)
 
 

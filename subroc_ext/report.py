@@ -64,6 +64,7 @@ def _format(value):
 
 def _html_table(header, rows, row_classes=None, text_columns=(0,)):
     """An HTML table of already formatted cells (escaped here)."""
+
     def cell(tag, index, value):
         css = ' class="text"' if index in text_columns else ""
         return f"<{tag}{css}>{html.escape(str(value))}</{tag}>"
@@ -110,7 +111,8 @@ def _dataset_values_html(values):
          _format(values.get(f"{name}_validation", np.nan))]
         for name in measures
     ]  # fmt: skip
-    return "<h2>The whole data</h2>" + _html_table(["measure", "search split", "validation split"], rows)
+    header = ["measure", "search split", "validation split"]
+    return "<h2>The whole data</h2>" + _html_table(header, rows)
 
 
 def _how_to_read(attrs, measure):
@@ -149,7 +151,7 @@ subgroups, whose performance is both reliable and consequential.{generalization}
 <code>ncr</code> is the share of negatives.</p>
 <p>Every subgroup is then tested on the held-out <em>validation</em> split: its
 unweighted quality there is compared with that of random subsets of the same size
-and class balance. <code>p_value</code> is the share of random subsets at least as
+and class balance. <code>p_value</code> is, essentially, the share of random subsets at least as
 exceptional{floor}; <code>p_value_corrected</code> corrects all p-values together
 with the {html.escape(method)} method, which controls the false discovery rate
 under any dependence between the tests. Highlighted rows are

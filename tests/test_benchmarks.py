@@ -88,3 +88,14 @@ def test_unpruned_quality_function_never_prunes(bench):
     assert isinstance(qf, bench.subroc_ext.ARLQF)
     assert qf.optimistic_estimate(None, None, None, statistics=object()) == float("inf")
     assert (qf.size_weight, qf.balance_weight, qf.candidates) == (1, 1, 0)
+
+
+def test_check_reports_differences_loudly(bench, capsys):
+    failures = []
+    first, other = _result((0.5, A), (0.3, B)), _result((0.5, A), (0.2, B))
+    assert bench._check("ROC AUC, depth 2", first, first, failures) == "yes"
+    assert bench._check("ROC AUC, depth 2", first, None, failures) == "n/a"
+    assert failures == []
+    assert bench._check("ROC AUC, depth 2", first, other, failures) == "NO"
+    assert failures == ["ROC AUC, depth 2"]
+    assert "!!! RESULTS DIFFER: ROC AUC, depth 2" in capsys.readouterr().err

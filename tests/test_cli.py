@@ -1,0 +1,184 @@
+"""The ``subroc-ext`` command, run in a subprocess as a new user would."""
+
+import base64
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from subroc_ext.cli import main
+
+pytest.importorskip("matplotlib")
+
+MODULE = [sys.executable, "-m", "subroc_ext.cli"]
+RUN = ["--label", "y", "--score", "p", "--quiet"]
+
+
+def cli(*args, cwd, command=MODULE):
+    """Run the command line; returns the finished process."""
+    return subprocess.run(
+        [*command, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=600
+    )
+
+
+def scored_frame(seed, n=2000):
+    """A model that ranks no better than chance where ``region == 'east'``."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "region": rng.choice(["north", "south", "east", "west"], n),
+            "age": rng.integers(18, 80, n),
+            "plan": rng.choice(["basic", "premium"], n),
+        }
+    )
+    frame["y"] = (rng.random(n) < 0.4).astype(int)
+    frame["p"] = 1 / (1 + np.exp(-(2.5 * frame["y"] - 1.2 + rng.normal(0, 1, n))))
+    east = (frame["region"] == "east").to_numpy()
+    frame.loc[east, "p"] = rng.random(east.sum())
+    return frame
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    """A directory holding ``data.csv``, its halves and variants with bad input."""
+    path = tmp_path_factory.mktemp("cli")
+    frame = scored_frame(0)
+    frame.to_csv(path / "data.csv", index=False)
+    frame.iloc[:1000].assign(y=frame["y"].map({1: "yes", 0: "no"})).to_csv(path / "search.csv", index=False)
+    frame.iloc[1000:].assign(y=frame["y"].map({1: "yes", 0: "no"})).to_csv(path / "held_out.csv", index=False)
+    frame.assign(y=frame["y"] + (frame.index < 3)).to_csv(path / "three.csv", index=False)
+    frame.assign(p=frame["p"].mask(frame.index == 5)).to_csv(path / "nan.csv", index=False)
+    frame.assign(y=frame["y"].map({1: "yes", 0: "no"})).to_csv(path / "strings.csv", index=False)
+    frame.assign(y=frame["y"].astype(bool)).to_csv(path / "booleans.csv", index=False)
+    (path / "empty.csv").write_text("")
+    (path / "data.parquet").write_bytes(b"PAR1")
+    return path
+
+
+def test_demo(tmp_path):
+    out = tmp_path / "demo"
+    process = cli("demo", "--samples", 20, "--quiet", "--out", out, cwd=tmp_path)
+    assert process.returncode == 0, process.stderr
+    assert process.stderr == ""
+    assert "Top 10 of 100 subgroups" in process.stdout
+    assert "roc_auc_validation" in process.stdout and "Whole data: roc_auc 0.9" in process.stdout
+    assert "Runtime:" in process.stdout
+
+    table = pd.read_csv(out / "subgroups.csv")
+    assert len(table) == 100
+    for column in ("description", "quality", "size_search", "ncr_search", "roc_auc_search",
+                   "roc_auc_validation", "p_value", "p_value_corrected", "significant"):  # fmt: skip
+        assert column in table.columns
+    assert "subgroup" not in table.columns
+    assert table["quality"].is_monotonic_decreasing
+    image = base64.b64encode((out / "curves.png").read_bytes()).decode()
+    assert f"data:image/png;base64,{image}" in (out / "report.html").read_text(encoding="utf-8")
+
+
+def test_run_finds_the_planted_subgroup(workdir, tmp_path):
+    process = cli("run", workdir / "data.csv", "--label", "y", "--score", "p", "--samples", 2000,
+                  "--out", tmp_path, "--quiet", cwd=tmp_path)  # fmt: skip
+    assert process.returncode == 0, process.stderr
+    first_row = process.stdout.split("\n1 ")[1].split("\n")[0]
+    assert "region=='east'" in first_row and first_row.rstrip().endswith("yes")
+    table = pd.read_csv(tmp_path / "subgroups.csv")
+    east = table[table["description"] == "region=='east'"].iloc[0]
+    assert east["significant"] and east["roc_auc_validation"] < 0.6
+    assert (tmp_path / "report.html").is_file()
+
+
+def test_run_with_validation_file_string_labels_and_pr_auc(workdir, tmp_path):
+    """The installed entry point, where available; '--positive-label yes' for text labels."""
+    entry_point = shutil.which(
+        "subroc-ext", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+    )
+    command = [entry_point] if entry_point else MODULE
+    process = cli("run", workdir / "search.csv", "--validation", workdir / "held_out.csv",
+                  "--label", "y", "--score", "p", "--positive-label", "yes", "--measure",
+                  "pr_auc", "--depth", 1, "--samples", 100, "--out", tmp_path, cwd=tmp_path,
+                  command=command)  # fmt: skip
+    assert process.returncode == 0, process.stderr
+    assert "pr_auc_validation" in process.stdout
+    assert "(searched 1,000 rows, tested on 1,000 held-out rows)" in process.stdout
+    assert pd.read_csv(tmp_path / "subgroups.csv")["description"].iloc[0] == "region=='east'"
+
+
+def test_main_in_process_converts_the_positive_label(workdir, tmp_path, capsys):
+    """main() returns 0; 'true' selects True in a boolean label column."""
+    assert main(["run", str(workdir / "booleans.csv"), *RUN, "--positive-label", "true",
+                 "--depth", "1", "--samples", "50", "--mode", "better", "--out", str(tmp_path)]) == 0  # fmt: skip
+    assert "is better than on the whole data" in capsys.readouterr().out
+
+
+def test_help(capsys):
+    assert main(["run", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--validation-fraction" in out and "example" in out
+    assert main(["demo", "--help"]) == 0
+    assert "10,000" in capsys.readouterr().out
+
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["three.csv", *RUN], "label column 'y' must be binary but has 3 distinct values"),
+        (["nan.csv", *RUN], "score column 'p' contains 1 NaN or infinite value(s)"),
+        (["data.csv", "--label", "target", "--score", "p"], "column(s) ['target'] not found"),
+        (["missing.csv", *RUN], "data file 'missing.csv' not found"),
+        (["empty.csv", *RUN], "data file 'empty.csv' is empty"),
+        (["data.csv", *RUN, "--validation-fraction", "1.5"],
+         "argument --validation-fraction: expected a fraction strictly between 0 and 1, got '1.5'"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_one_line_and_exit_code_2(workdir, args, message):
+    process = cli("run", *args, cwd=workdir)
+    assert process.returncode == 2
+    assert "Traceback" not in process.stderr
+    assert message in process.stderr
+    assert len(process.stderr.strip().splitlines()) == 1 and process.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["data.csv", *RUN, "--ignore", "nope"], "column(s) ['nope'] not found"),
+        (["data.csv", "--validation", "gone.csv", *RUN], "validation file 'gone.csv' not found"),
+        (["data.csv", *RUN, "--validation-fraction", "0.0001"], "the validation split is empty"),
+        (["data.csv", *RUN, "--samples", "many"],
+         "argument --samples: expected a positive integer, got 'many'"),
+        (["data.csv", *RUN, "--balance-weight", "-1"],
+         "argument --balance-weight: expected a finite number >= 0, got '-1'"),
+        (["strings.csv", *RUN], "pass --positive-label to say which one is the positive class"),
+        (["strings.csv", *RUN, "--positive-label", "maybe"],
+         "positive label 'maybe' does not occur in label column 'y'"),
+        (["data.csv", *RUN, "--positive-label", "yes"],
+         "--positive-label 'yes' is not an integer, but label column 'y' holds int64 values"),
+        (["booleans.csv", *RUN, "--positive-label", "maybe"],
+         "--positive-label 'maybe' is not a boolean"),
+        (["data.csv", "--label", "y", "--score", "region"], "score column 'region' must be numeric"),
+        (["data.parquet", *RUN], "'data.parquet'"),
+        (["data.xlsx", *RUN], "data file 'data.xlsx' not found"),
+    ],
+)  # fmt: skip
+def test_more_bad_input_in_process(workdir, monkeypatch, capsys, args, message):
+    """The same contract, checked through main() to save interpreter start-ups."""
+    monkeypatch.chdir(workdir)
+    assert main(["run", *args]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err
+    assert len(captured.err.strip().splitlines()) == 1 and captured.out == ""
+
+
+def test_parquet_without_pyarrow_says_what_to_install(workdir, capsys):
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        assert main(["run", str(workdir / "data.parquet"), *RUN]) == 2
+        assert "needs pyarrow: pip install pyarrow" in capsys.readouterr().err
+    else:
+        pytest.skip("pyarrow is installed")
