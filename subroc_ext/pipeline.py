@@ -10,6 +10,8 @@
 5. return one tidy row per pattern with its performance on both splits.
 """
 
+import numbers
+
 import numpy as np
 import pandas as pd
 import pysubgroup as ps
@@ -70,7 +72,10 @@ def make_quality_function(
 
 
 def _default_positive_label(labels, name):
-    values = set(pd.unique(labels.dropna()))
+    distinct = pd.unique(labels.dropna())
+    if len(distinct) > 2:
+        positive_mask(labels, distinct[0], name)  # raises: the labels are not binary
+    values = set(distinct)
     for candidate in (True, 1):
         if values <= {0, 1} and candidate in values:
             return candidate
@@ -84,14 +89,24 @@ def _check_split(frame, label, score, positive_label, split):
     if len(frame) == 0:
         raise ValueError(f"the {split} split is empty")
     check_columns(frame, [label, score])
-    positive_mask(frame[label], positive_label, label)
+    is_positive = positive_mask(frame[label], positive_label, label)
     finite_scores(frame[score], score)
+    for present, kind in ((is_positive.any(), "positives"), ((~is_positive).any(), "negatives")):
+        if not present:
+            raise ValueError(
+                f"the {split} split has no {kind} in label column {label!r} (positive label "
+                f"{positive_label!r}); the measures need both classes"
+            )
 
 
 def _split(data, validation, random_state):
     if isinstance(validation, pd.DataFrame):
         return data, validation
-    if not (isinstance(validation, float) and 0 < validation < 1):
+    if not (
+        isinstance(validation, numbers.Real)
+        and not isinstance(validation, bool)
+        and 0 < validation < 1
+    ):
         raise ValueError(
             f"validation must be a DataFrame or a fraction in (0, 1), got {validation!r}"
         )
@@ -252,6 +267,8 @@ def find_subgroups(
     >>> find_subgroups(rest, label="class", score="score", positive_label="bad")  # doctest: +SKIP
     """
     check_columns(data, [label, score, *ignore])
+    if len(data) == 0:
+        raise ValueError("data is empty")
     if positive_label is None:
         positive_label = _default_positive_label(data[label], label)
     check_mode(mode)
@@ -259,8 +276,13 @@ def find_subgroups(
     search, held_out = _split(data, validation, random_state)
     _check_split(search, label, score, positive_label, "search")
     _check_split(held_out, label, score, positive_label, "validation")
+    missing = [c for c in search.columns if c not in held_out.columns and c not in ignore]
+    if missing:
+        raise KeyError(f"validation data lacks column(s) {missing!r} of the search data")
     if not (isinstance(depth, (int, np.integer)) and depth >= 1):
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
+    if not (isinstance(result_set_size, (int, np.integer)) and result_set_size >= 1):
+        raise ValueError(f"result_set_size must be a positive integer, got {result_set_size!r}")
 
     target = ps.SoftClassifierTarget(label, score)
     qf = make_quality_function(

@@ -106,8 +106,8 @@ class BruteForceGA:
         """``q`` of the pattern with these selectors (a sorted tuple)."""
         if not selectors:
             return 0.0
-        statistics = self.plain.calculate_statistics(ps.Conjunction(list(selectors)), TARGET, self.data)
-        return statistics.raw_quality
+        conjunction = ps.Conjunction(list(selectors))
+        return self.plain.calculate_statistics(conjunction, TARGET, self.data).raw_quality
 
     def generalization(self, selectors):
         selectors = tuple(sorted(selectors, key=str))
@@ -255,7 +255,8 @@ def test_quality_equals_brute_force(qf_name, mode, weights):
             else:
                 assert np.isclose(statistics.quality, expected, rtol=1e-10, atol=1e-12)
             assert np.isclose(statistics.generalization_quality, brute.generalization(pattern))
-            assert statistics.raw_quality == pytest.approx(brute.raw(tuple(sorted(pattern, key=str))))
+            expected_raw = brute.raw(tuple(sorted(pattern, key=str)))
+            assert statistics.raw_quality == pytest.approx(expected_raw)
             mask = cover_of(pattern, data)
             assert statistics.size_sg == mask.sum()
             if mask.any():
@@ -302,7 +303,9 @@ def test_generalization_penalty_is_visible():
     ga = make_ga("roc", "worse", (0, 0))
     plain = make_plain("roc", "worse", (0, 0))
     plain.calculate_constant_statistics(data, TARGET)
-    p, q_, r = (ps.EqualitySelector("a0", "p"), ps.EqualitySelector("a1", "q"), ps.EqualitySelector("a3", "p"))
+    p = ps.EqualitySelector("a0", "p")
+    q_ = ps.EqualitySelector("a1", "q")
+    r = ps.EqualitySelector("a3", "p")
 
     def raw(*selectors):
         return plain.calculate_statistics(ps.Conjunction(list(selectors)), TARGET, data).raw_quality
@@ -341,8 +344,10 @@ def test_result_does_not_depend_on_evaluation_order_or_previous_data():
     patterns = random_patterns(data, np.random.default_rng(1), 20)
 
     def qualities(qf, order):
-        return {order_i: qf.calculate_statistics(ps.Conjunction(list(patterns[order_i])), TARGET, data)
-                for order_i in order}
+        return {
+            i: qf.calculate_statistics(ps.Conjunction(list(patterns[i])), TARGET, data)
+            for i in order
+        }
 
     fresh = qualities(make_ga("pr", "both", (1, 1)), range(len(patterns)))
     reordered_qf = make_ga("pr", "both", (1, 1))
@@ -407,11 +412,9 @@ def test_estimate_prunes_when_generalization_explains_everything():
         plain.calculate_constant_statistics(data, TARGET)
         statistics = ga.calculate_statistics(planted, TARGET, data)
         plain_statistics = plain.calculate_statistics(planted, TARGET, data)
-        expected = max(
-            plain_statistics.max_weight
-            * max(plain_statistics.raw_bound - max(statistics.raw_quality, statistics.generalization_quality), 0.0),
-            statistics.quality,
-        )
+        best_so_far = max(statistics.raw_quality, statistics.generalization_quality)
+        margin = max(plain_statistics.raw_bound - best_so_far, 0.0)
+        expected = max(plain_statistics.max_weight * margin, statistics.quality)
         assert statistics.optimistic_estimate == pytest.approx(expected)
         assert statistics.optimistic_estimate < plain_statistics.optimistic_estimate
 
@@ -443,7 +446,8 @@ def test_pruned_search_equals_exhaustive_search(qf_name, mode, weights):
         assert reference[0][0] > 0
     k = SEARCH["k"]
     for name, algorithm in EXHAUSTIVE.items():
-        found = run(algorithm(), make_ga(qf_name, mode, weights), search_data(), search_selectors(), **SEARCH)
+        qf = make_ga(qf_name, mode, weights)
+        found = run(algorithm(), qf, search_data(), search_selectors(), **SEARCH)
         expected = with_root(reference, k) if name in EVALUATES_ROOT else reference
         assert_same_top_k(found, expected, k)
 
@@ -452,7 +456,8 @@ def test_pruned_search_equals_exhaustive_search(qf_name, mode, weights):
 def test_pruned_search_equals_same_algorithm_without_pruning(algorithm_name):
     """Each algorithm with the estimate == the same algorithm with +inf."""
     k = SEARCH["k"]
-    for qf_name, mode, weights in [("roc", "worse", (1, 1)), ("arl", "worse", (0.3, 1)), ("pr", "both", (0, 0))]:
+    settings = [("roc", "worse", (1, 1)), ("arl", "worse", (0.3, 1)), ("pr", "both", (0, 0))]
+    for qf_name, mode, weights in settings:
         pruned = run(
             EXHAUSTIVE[algorithm_name](), make_ga(qf_name, mode, weights),
             search_data(), search_selectors(), **SEARCH,
@@ -478,7 +483,9 @@ def test_unpruned_class_never_prunes():
     assert qf.optimistic_estimate(None, None, None, statistics[2]) == np.inf
 
 
-@pytest.mark.parametrize(("qf_name", "mode", "weights"), [("arl", "better", (0, 0)), ("roc", "worse", (2, 0))], ids=str)
+@pytest.mark.parametrize(
+    ("qf_name", "mode", "weights"), [("arl", "better", (0, 0)), ("roc", "worse", (2, 0))], ids=str
+)
 def test_pruning_saves_work(qf_name, mode, weights):
     """The estimate is useful: with pruning, best-first search evaluates fewer
     candidates (and finds the same top-k)."""
@@ -517,8 +524,10 @@ def test_search_equals_brute_force_enumeration(qf_name):
                     every.append((quality, frozenset(map(str, pattern))))
     every.sort(key=lambda item: -item[0])
     expected = every[:k]
-    assert_same_top_k(run(ps.BestFirstSearch(), make_ga(qf_name, "worse", weights), data, selectors, **SEARCH), expected, k)
-    assert_same_top_k(run(ps.DFS(), make_ga(qf_name, "worse", weights), data, selectors, **SEARCH), with_root(expected, k), k)
+    best_first = run(ps.BestFirstSearch(), make_ga(qf_name, "worse", weights), data, selectors, **SEARCH)
+    assert_same_top_k(best_first, expected, k)
+    dfs = run(ps.DFS(), make_ga(qf_name, "worse", weights), data, selectors, **SEARCH)
+    assert_same_top_k(dfs, with_root(expected, k), k)
     # the planted pattern is among the best
     assert frozenset({"a0=='p'", "a1=='q'"}) in [d for _, d in expected[:3]]
 
