@@ -16,7 +16,7 @@ import pandas as pd
 from ._validation import MODES, check_columns, finite_scores, positive_mask
 from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
-from .pipeline import MEASURES, _split, find_subgroups
+from .pipeline import MEASURES, find_subgroups, split_validation
 from .report import write_report
 
 __all__ = ["main"]
@@ -379,7 +379,7 @@ def _run(args):
         positive = _positive_label(data[args.label], args.positive_label, args.label)
         finite_scores(data[args.score], args.score)
         if args.validation is None:
-            search, validation = _split(data, args.validation_fraction, args.seed)
+            search, validation = split_validation(data, args.validation_fraction, args.seed)
         else:
             search, validation = data, _read_table(args.validation, "validation")
         table = find_subgroups(

@@ -20,11 +20,16 @@ from . import measures as _measures
 from ._progress import progress_bar
 from ._validation import check_columns, check_mode, check_weights, finite_scores, positive_mask
 from .generalization import GeneralizationAwareQF
-from .modelling import split_parts
 from .quality import SoftClassifierQF
 from .significance import randomization_test
 
-__all__ = ["MEASURES", "find_subgroups", "make_quality_function", "describe_subgroups"]
+__all__ = [
+    "MEASURES",
+    "find_subgroups",
+    "make_quality_function",
+    "describe_subgroups",
+    "split_validation",
+]
 
 #: Built-in measures by name.
 MEASURES = {
@@ -99,7 +104,22 @@ def _check_split(frame, label, score, positive_label, split):
             )
 
 
-def _split(data, validation, random_state):
+def split_validation(data, validation, random_state=None):
+    """Split ``data`` into search and validation parts.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    validation : pandas.DataFrame or float
+        A held-out frame (then ``data`` is returned whole as the search
+        part) or the fraction of ``data`` to hold out at random.
+    random_state : int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    (pandas.DataFrame, pandas.DataFrame)
+        The search and validation parts, rows in their original order.
+    """
     if isinstance(validation, pd.DataFrame):
         return data, validation
     if not (
@@ -273,7 +293,7 @@ def find_subgroups(
         positive_label = _default_positive_label(data[label], label)
     check_mode(mode)
     check_weights(size_weight, balance_weight)
-    search, held_out = _split(data, validation, random_state)
+    search, held_out = split_validation(data, validation, random_state)
     _check_split(search, label, score, positive_label, "search")
     _check_split(held_out, label, score, positive_label, "validation")
     missing = [c for c in search.columns if c not in held_out.columns and c not in ignore]
