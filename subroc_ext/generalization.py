@@ -21,12 +21,24 @@ from typing import NamedTuple
 import numpy as np
 import pysubgroup as ps
 
-from .quality import SoftClassifierQF
+from .quality import SoftClassifierQF, StatisticsByName
 
 __all__ = ["GeneralizationAwareQF", "GeneralizationAwareStatistics"]
 
 
-class GeneralizationAwareStatistics(NamedTuple):
+class _GeneralizationAwareFields(NamedTuple):
+    size_sg: int
+    positives_count: int
+    negatives_count: int
+    measure: float
+    raw_quality: float
+    generalization_quality: float
+    weight: float
+    quality: float
+    optimistic_estimate: float
+
+
+class GeneralizationAwareStatistics(StatisticsByName, _GeneralizationAwareFields):
     """Statistics of a subgroup under :class:`GeneralizationAwareQF`.
 
     Attributes
@@ -47,15 +59,7 @@ class GeneralizationAwareStatistics(NamedTuple):
         Upper bound of ``quality`` over all specializations.
     """
 
-    size_sg: int
-    positives_count: int
-    negatives_count: int
-    measure: float
-    raw_quality: float
-    generalization_quality: float
-    weight: float
-    quality: float
-    optimistic_estimate: float
+    __slots__ = ()
 
 
 class GeneralizationAwareQF(ps.BoundedInterestingnessMeasure):

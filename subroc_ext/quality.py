@@ -45,7 +45,32 @@ __all__ = [
 ]
 
 
-class SubgroupStatistics(NamedTuple):
+class StatisticsByName:
+    """Mixin for statistics namedtuples: also index fields by name
+    (``stats["size_sg"]``), as pysubgroup's ``to_table``/``to_dataframe`` do."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return getattr(self, key)
+        return tuple.__getitem__(self, key)
+
+
+class _SubgroupStatisticsFields(NamedTuple):
+    size_sg: int
+    positives_count: int
+    negatives_count: int
+    measure: float
+    raw_quality: float
+    weight: float
+    quality: float
+    raw_bound: float
+    max_weight: float
+    optimistic_estimate: float
+
+
+class SubgroupStatistics(StatisticsByName, _SubgroupStatisticsFields):
     """Everything a quality function knows about one subgroup.
 
     Vectorized pysubgroup algorithms stack these fields into arrays, so
@@ -72,16 +97,7 @@ class SubgroupStatistics(NamedTuple):
         Upper bound of the quality of any subset of the cover (never NaN).
     """
 
-    size_sg: int
-    positives_count: int
-    negatives_count: int
-    measure: float
-    raw_quality: float
-    weight: float
-    quality: float
-    raw_bound: float
-    max_weight: float
-    optimistic_estimate: float
+    __slots__ = ()
 
 
 def _factorize(column):

@@ -824,3 +824,26 @@ def test_optimistic_estimate_bounds_the_quality_of_every_subset(qf_name, mode):
                 f"{violated.sum()} covers"
             )
             assert np.isfinite(best).sum() > 2**n / 2
+
+
+@pytest.mark.parametrize("wrap", [False, True], ids=["plain", "generalization_aware"])
+def test_to_dataframe_shows_named_statistics(wrap):
+    """pysubgroup's tables index statistics by field name."""
+    rng = np.random.default_rng(7)
+    data = pd.DataFrame(
+        {"a": rng.integers(0, 3, 200), "y": rng.integers(0, 2, 200), "s": rng.random(200)}
+    )
+    qf = subroc_ext.ROCAUCQF("y", 1, 1)
+    qf = subroc_ext.GeneralizationAwareQF(qf) if wrap else qf
+    target = ps.SoftClassifierTarget("y", "s")
+    task = ps.SubgroupDiscoveryTask(
+        data, target, ps.create_selectors(data, ignore=["y", "s"]), qf,
+        result_set_size=3, depth=1,
+    )  # fmt: skip
+    table = ps.BestFirstSearch().execute(task).to_dataframe(
+        statistics_to_show=["size_sg", "positives_count"]
+    )
+    for _, row in table.iterrows():
+        cover = row["subgroup"].covers(data)
+        assert row["size_sg"] == cover.sum()
+        assert row["positives_count"] == data.loc[cover, "y"].sum()
