@@ -21,7 +21,7 @@ from ._progress import progress_bar
 from ._validation import check_columns, check_mode, check_weights, finite_scores, positive_mask
 from .generalization import GeneralizationAwareQF
 from .quality import SoftClassifierQF
-from .significance import randomization_test
+from .significance import check_test_settings, randomization_test
 
 __all__ = [
     "MEASURES",
@@ -293,6 +293,7 @@ def find_subgroups(
         positive_label = _default_positive_label(data[label], label)
     check_mode(mode)
     check_weights(size_weight, balance_weight)
+    check_test_settings(n_samples, method, alpha)
     search, held_out = split_validation(data, validation, random_state)
     _check_split(search, label, score, positive_label, "search")
     _check_split(held_out, label, score, positive_label, "validation")

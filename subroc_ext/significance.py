@@ -27,7 +27,7 @@ from . import measures as _measures
 from ._progress import progress_bar
 from .quality import SoftClassifierQF
 
-__all__ = ["randomization_test", "sample_subsets"]
+__all__ = ["randomization_test", "sample_subsets", "check_test_settings"]
 
 _METHODS = (
     "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
@@ -78,6 +78,16 @@ def _null_distribution(qf, dataset, size, negatives, n_samples, rng, batch_eleme
         dataset, size - negatives, negatives, n_samples, rng, batch_elements=batch_elements
     )
     return qf.raw_quality(np.asarray(values, dtype=float))
+
+
+def check_test_settings(n_samples, method, alpha):
+    """Raise ``ValueError`` unless the randomization test's settings are usable."""
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if not (isinstance(n_samples, (int, np.integer)) and n_samples >= 1):
+        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
 
 
 def _descriptions_iv(subgroups, target):
@@ -152,12 +162,7 @@ def randomization_test(
     """
     if not isinstance(qf, SoftClassifierQF):
         raise TypeError(f"qf must be a subroc_ext SoftClassifierQF, got {type(qf).__name__}")
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
-    if not (isinstance(n_samples, (int, np.integer)) and n_samples >= 1):
-        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    check_test_settings(n_samples, method, alpha)
     descriptions, target = _descriptions_iv(subgroups, target)
     if len(data) == 0:
         raise ValueError("the validation data is empty")

@@ -539,3 +539,26 @@ def test_valid_input_reaches_the_search(no_search):
     """The guard above is not vacuous."""
     with pytest.raises(AssertionError, match="before the search"):
         find_subgroups(small(), label="y", score="s", progress=False)
+
+
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ({"n_samples": 0}, "n_samples must be a positive integer"),
+        ({"method": "bogus"}, "method must be one of"),
+        ({"alpha": 1.5}, r"alpha must be in \(0, 1\)"),
+    ],
+)
+def test_test_settings_are_checked_before_the_search(monkeypatch, setting, message):
+    """Bad randomization-test settings fail before any search work is done."""
+    rng = np.random.default_rng(3)
+    data = pd.DataFrame(
+        {"a": rng.integers(0, 3, 100), "y": rng.integers(0, 2, 100), "s": rng.random(100)}
+    )
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the search ran before the settings were checked")
+
+    monkeypatch.setattr(subroc_ext.pipeline, "_search", no_search)
+    with pytest.raises(ValueError, match=message):
+        subroc_ext.find_subgroups(data, label="y", score="s", progress=False, **setting)
