@@ -116,9 +116,9 @@ def _parser():
     )  # fmt: skip
     demo.add_argument("--out", default="subroc-ext-demo", metavar="DIR",
                       help="directory for the report")  # fmt: skip
-    _common_arguments(demo, "random subsets per significance test (the paper uses "
-                            "10,000; fewer keep the demo fast)")  # fmt: skip
-    demo.set_defaults(handler=_demo, samples=1000)
+    _common_arguments(demo, "random subsets per significance test (10,000 as in the "
+                            "paper; fewer make the demo faster)")  # fmt: skip
+    demo.set_defaults(handler=_demo, samples=10_000)
 
     run = commands.add_parser(
         "run", help="find and test subgroups in your own scored data",

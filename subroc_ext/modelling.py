@@ -66,13 +66,17 @@ def fit_and_score(train, label, positive_label, *to_score, score_column="score",
         Copies of ``to_score`` with the score column added.
     """
     from sklearn.ensemble import HistGradientBoostingClassifier
+    from threadpoolctl import threadpool_limits
 
     check_columns(train, [label])
     target = positive_mask(train[label], positive_label, label)
     features = _features(train, label)
-    model = HistGradientBoostingClassifier(
-        categorical_features="from_dtype", random_state=random_state
-    ).fit(features, target)
+    # One OpenMP thread: on a busy machine more threads spin-wait and make
+    # the fit many times slower, and the data here is small.
+    with threadpool_limits(limits=1):
+        model = HistGradientBoostingClassifier(
+            categorical_features="from_dtype", random_state=random_state
+        ).fit(features, target)
     scored = []
     for frame in to_score:
         other = _features(frame, label)
