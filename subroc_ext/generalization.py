@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 import pysubgroup as ps
 
-from .quality import SoftClassifierQF, StatisticsByName
+from .quality import SoftClassifierQF, StatisticsByName, StatisticsQualityFunction
 
 __all__ = ["GeneralizationAwareQF", "GeneralizationAwareStatistics"]
 
@@ -62,7 +62,7 @@ class GeneralizationAwareStatistics(StatisticsByName, _GeneralizationAwareFields
     __slots__ = ()
 
 
-class GeneralizationAwareQF(ps.BoundedInterestingnessMeasure):
+class GeneralizationAwareQF(StatisticsQualityFunction):
     """Generalization-aware wrapper of a :class:`~subroc_ext.SoftClassifierQF`.
 
     Parameters
@@ -148,18 +148,6 @@ class GeneralizationAwareQF(ps.BoundedInterestingnessMeasure):
             stats.size_sg, stats.positives_count, stats.negatives_count, stats.measure,
             stats.raw_quality, generalization, stats.weight, quality, estimate,
         )  # fmt: skip
-
-    def evaluate(self, subgroup, target, data, statistics=None):
-        """Generalization-aware quality (element-wise on stacked statistics)."""
-        if statistics is None:
-            statistics = self.calculate_statistics(subgroup, target, data)
-        return statistics.quality
-
-    def optimistic_estimate(self, subgroup, target, data, statistics=None):
-        """Upper bound of the quality of every specialization."""
-        if statistics is None:
-            statistics = self.calculate_statistics(subgroup, target, data)
-        return statistics.optimistic_estimate
 
     def __repr__(self):
         return f"GeneralizationAwareQF({self.qf!r})"

@@ -36,6 +36,13 @@ __all__ = [
 ]
 
 
+def _check_kind(kind):
+    """Return ``kind`` if it is 'score' or 'loss', else raise ``ValueError``."""
+    if kind not in ("score", "loss"):
+        raise ValueError(f"kind must be 'score' or 'loss', got {kind!r}")
+    return kind
+
+
 class Cover:
     """The rows of a subgroup, in ascending score order.
 
@@ -837,10 +844,8 @@ class RowMeanMeasure(Measure):
     """
 
     def __init__(self, row_values, *, kind, name, needs_both_classes=False):
-        if kind not in ("score", "loss"):
-            raise ValueError(f"kind must be 'score' or 'loss', got {kind!r}")
+        self.kind = _check_kind(kind)
         self.row_values = row_values
-        self.kind = kind
         self.name = name
         self.needs_both_classes = needs_both_classes
         self._values = None
@@ -952,10 +957,8 @@ class KernelMeasure(Measure):
         min_positives=0,
         min_negatives=0,
     ):
-        if kind not in ("score", "loss"):
-            raise ValueError(f"kind must be 'score' or 'loss', got {kind!r}")
+        self.kind = _check_kind(kind)
         self.kernel = kernel
-        self.kind = kind
         self.name = name
         self.lowest = lowest
         self.highest = highest

@@ -201,7 +201,26 @@ class _SortedDataset:
         return _measures.Cover(self.is_positive[rows], self.scores, self.group_ids[rows], rows)
 
 
-class SoftClassifierQF(ps.BoundedInterestingnessMeasure):
+class StatisticsQualityFunction(ps.BoundedInterestingnessMeasure):
+    """Base of quality functions whose statistics carry ``quality`` and
+    ``optimistic_estimate``: both pysubgroup calls just read them, so they
+    also work element-wise on the stacked statistics of vectorized Apriori."""
+
+    def evaluate(self, subgroup, target, data, statistics=None):
+        """Quality of ``subgroup`` (element-wise on stacked statistics)."""
+        if statistics is None:
+            statistics = self.calculate_statistics(subgroup, target, data)
+        return statistics.quality
+
+    def optimistic_estimate(self, subgroup, target, data, statistics=None):
+        """Upper bound of the quality of every specialization of ``subgroup``
+        (and of ``subgroup`` itself)."""
+        if statistics is None:
+            statistics = self.calculate_statistics(subgroup, target, data)
+        return statistics.optimistic_estimate
+
+
+class SoftClassifierQF(StatisticsQualityFunction):
     """Quality function measuring exceptional classifier performance in a subgroup.
 
     ``quality(S) = w(S) * q(S)`` where ``q`` compares the measure on the
@@ -297,18 +316,6 @@ class SoftClassifierQF(ps.BoundedInterestingnessMeasure):
         and optimistic estimate (see :class:`SubgroupStatistics`)."""
         dataset = self._prepared(data, target)
         return self.statistics_of_cover(dataset.cover(dataset.mask_of(subgroup)))
-
-    def evaluate(self, subgroup, target, data, statistics=None):
-        """Weighted quality of ``subgroup`` (element-wise on stacked statistics)."""
-        if statistics is None:
-            statistics = self.calculate_statistics(subgroup, target, data)
-        return statistics.quality
-
-    def optimistic_estimate(self, subgroup, target, data, statistics=None):
-        """Upper bound of the quality of every specialization of ``subgroup``."""
-        if statistics is None:
-            statistics = self.calculate_statistics(subgroup, target, data)
-        return statistics.optimistic_estimate
 
     # -- the quality and its bound ------------------------------------------
 
