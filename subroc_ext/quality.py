@@ -366,7 +366,17 @@ class SoftClassifierQF(StatisticsQualityFunction):
         )  # fmt: skip
 
     def _estimate(self, cover, raw_bound, largest_weight):
-        """Upper bound of ``w(T) * q(T)`` over defined subsets ``T`` of ``cover``."""
+        """Upper bound of ``w(T) * q(T)`` over defined subsets ``T`` of ``cover``.
+
+        Notes
+        -----
+        The measure's size-aware bound (``max_k k^alpha * ...``, attribution
+        mean and other row means) is clipped at 0 when ``balance_weight > 0``:
+        single rows then weigh 0 and score 0, so a negative size-aware bound is
+        not valid - contrary to SPEC.md's "stays valid with beta > 0". The
+        exhaustive tests in ``tests/test_estimates.py`` fail without the clip
+        (labels [0, 1, 0, 1], scores [0, 1, 2, 3], cover = rows 0 and 3).
+        """
         if raw_bound >= 0:
             estimate = largest_weight * raw_bound if largest_weight > 0 else 0.0
         else:
