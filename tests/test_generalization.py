@@ -22,6 +22,7 @@ import pytest
 from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 
 import subroc_ext
+from search_helpers import EVALUATES_ROOT, EXHAUSTIVE
 
 TARGET = ps.SoftClassifierTarget("label", "score")
 QF_NAMES = ("roc", "pr", "arl", "attribution")
@@ -153,22 +154,6 @@ class UnprunedGA(subroc_ext.GeneralizationAwareQF):
     optimistic_estimate = _infinite_estimate
 
 
-def apriori(vectorized):
-    algorithm = ps.Apriori()
-    algorithm.use_vectorization = vectorized
-    return algorithm
-
-
-#: Exhaustive algorithms that prune with the optimistic estimate.
-EXHAUSTIVE = {
-    "BestFirstSearch": ps.BestFirstSearch,
-    "DFS": ps.DFS,
-    "SimpleDFS": ps.SimpleDFS,
-    "Apriori": lambda: apriori(True),
-    "Apriori-unvectorized": lambda: apriori(False),
-}
-#: DFS and SimpleDFS also evaluate the empty description (quality 0).
-EVALUATES_ROOT = {"DFS", "SimpleDFS"}
 
 
 def run(algorithm, qf, data, selectors, *, depth, min_support, k):

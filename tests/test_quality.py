@@ -21,6 +21,7 @@ from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 from threadpoolctl import threadpool_limits
 
 import subroc_ext
+from search_helpers import make_qf
 from subroc_ext import measures
 from subroc_ext.datasets import load_adult, load_german_credit
 from subroc_ext.modelling import fit_and_score, split_parts
@@ -32,17 +33,6 @@ WEIGHTS = [(0, 0), (1, 1), (0.3, 1), (1, 0.3), (2, 0)]
 QF_NAMES = ("roc", "pr", "arl", "attribution")
 
 
-def make_qf(name, mode="worse", weights=(0, 0), positive=1, label="label"):
-    """A built-in quality function from pysubgroup-style arguments."""
-    size, balance = weights
-    if name == "roc":
-        return subroc_ext.ROCAUCQF(label, balance, size, positive_label_value=positive, mode=mode)
-    cls = {
-        "pr": subroc_ext.PRAUCQF,
-        "arl": subroc_ext.ARLQF,
-        "attribution": subroc_ext.AttributionMeanQF,
-    }[name]
-    return cls(label, positive, balance, size, mode=mode)
 
 
 def statistics_table(qf, data, subgroups, target=TARGET):

@@ -20,6 +20,7 @@ import pytest
 from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 
 import subroc_ext
+from search_helpers import EVALUATES_ROOT, EXHAUSTIVE, make_qf
 from subroc_ext import measures
 
 MODES = ("worse", "better", "both")
@@ -93,17 +94,6 @@ def test_synthetic_data_has_the_intended_ties():
 # ---------------------------------------------------------------------------
 
 
-def make_qf(name, mode="worse", weights=(0, 0), positive=1, label="label"):
-    """One of the four built-in quality functions, pysubgroup-style arguments."""
-    size, balance = weights
-    if name == "roc":
-        return subroc_ext.ROCAUCQF(label, balance, size, positive_label_value=positive, mode=mode)
-    cls = {
-        "pr": subroc_ext.PRAUCQF,
-        "arl": subroc_ext.ARLQF,
-        "attribution": subroc_ext.AttributionMeanQF,
-    }[name]
-    return cls(label, positive, balance, size, mode=mode)
 
 
 def _infinite_estimate(self, subgroup, target, data, statistics=None):
@@ -146,22 +136,6 @@ def counting(qf, pruning=True):
     return with_class(qf, type(f"Counting{base.__name__}", (CountingMixin, base), {}))
 
 
-def apriori(vectorized):
-    algorithm = ps.Apriori(use_numba=False)
-    algorithm.use_vectorization = vectorized
-    return algorithm
-
-
-#: Exhaustive algorithms that prune with optimistic estimates.
-EXHAUSTIVE = {
-    "BestFirstSearch": ps.BestFirstSearch,
-    "DFS": ps.DFS,
-    "SimpleDFS": ps.SimpleDFS,
-    "Apriori": lambda: apriori(True),
-    "Apriori-unvectorized": lambda: apriori(False),
-}
-#: DFS and SimpleDFS also evaluate the empty description ("Dataset", quality 0).
-EVALUATES_ROOT = {"DFS", "SimpleDFS"}
 
 
 def run(algorithm, qf, data, selectors, *, depth, min_support, k, min_quality=-np.inf, **execute):
