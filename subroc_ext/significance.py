@@ -23,7 +23,7 @@ import pandas as pd
 import pysubgroup as ps
 from statsmodels.stats.multitest import multipletests
 
-from . import measures as _measures
+from . import _subsets
 from ._progress import progress_bar
 from .quality import SoftClassifierQF
 
@@ -65,10 +65,10 @@ def sample_subsets(rng, population, size, n_subsets):
         raise ValueError(f"size must be between 0 and population={population}, got {size}")
     if 2 * size > population:
         marks = np.zeros((n_subsets, population), dtype=np.uint8)
-        _measures._distinct_marks(rng, population, population - size, marks)
+        _subsets._distinct_marks(rng, population, population - size, marks)
         return np.nonzero(marks == 0)[1].reshape(n_subsets, size)
-    marks = np.zeros((n_subsets, population), dtype=_measures._values_dtype(size))
-    chosen = _measures._distinct_values(rng, population, size, marks)
+    marks = np.zeros((n_subsets, population), dtype=_subsets._values_dtype(size))
+    chosen = _subsets._distinct_values(rng, population, size, marks)
     return np.sort(chosen, axis=1).astype(np.intp, copy=False)
 
 

@@ -24,7 +24,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import subroc_ext
-from subroc_ext import measures
+from subroc_ext import _subsets, measures
 from subroc_ext.measures import Cover
 from subroc_ext.significance import randomization_test, sample_subsets
 
@@ -89,11 +89,11 @@ def test_pair_counts_of_draws_equal_brute_force(ties, prefix, dense):
     roc, arl = measures.ROCAUC(), measures.AverageRankingLoss()
     for _ in range(25):
         cover = random_cover(rng, int(rng.integers(4, 40)), ties)
-        tables = measures._ClassTables(cover)
+        tables = _subsets._ClassTables(cover)
         negatives_all, positives_all = tables.size
         positives = int(rng.integers(1, positives_all + 1))  # small and complement-sized
         negatives = int(rng.integers(1, negatives_all + 1))
-        plan = measures._PairCounts(tables, positives, negatives, prefix=prefix, dense=dense)
+        plan = _subsets._PairCounts(tables, positives, negatives, prefix=prefix, dense=dense)
         n_rows, other = 6, 1 - prefix
         marks1, marks2 = plan.buffers(n_rows)
         values2 = np.zeros((n_rows, plan.drawn[other]), dtype=np.intp)
@@ -126,10 +126,10 @@ def test_batch_values_equal_value(name, ties):
     for _ in range(12):
         cover = random_cover(rng, int(rng.integers(4, 60)), ties)
         measure = prepared(BUILT_IN[name](), cover)
-        tables = measures._ClassTables(cover)
+        tables = _subsets._ClassTables(cover)
         positives = int(rng.integers(1, tables.size[1] + 1))
         negatives = int(rng.integers(0 if name not in EXACT else 1, tables.size[0] + 1))
-        batches = measures._random_positions(tables, positives, negatives, 20, rng, 10**6)
+        batches = _subsets._random_positions(tables, positives, negatives, 20, rng, 10**6)
         positions = np.concatenate(list(batches))
         assert (np.diff(positions.astype(int), axis=1) > 0).all()
         got = measure.batch_values(cover, positions)
@@ -220,7 +220,7 @@ def test_distinct_marks_are_uniform(population, size):
     """Both branches (draws; per-cell marks topped up) mark exactly ``size``
     cells, uniformly."""
     marks = np.zeros((20_000, population), dtype=np.uint8)
-    measures._distinct_marks(np.random.default_rng(size), population, size, marks)
+    _subsets._distinct_marks(np.random.default_rng(size), population, size, marks)
     assert set(np.unique(marks)) <= {0, 1}
     assert (marks.sum(axis=1) == size).all()
     if population <= 8:
@@ -235,7 +235,7 @@ def test_distinct_values_are_uniform(dtype):
     rng = np.random.default_rng(5)
     population, size = (7, 3) if dtype == np.int16 else (300, 150)
     marks = np.zeros((20_000 if population == 7 else 200, population), dtype=dtype)
-    values = measures._distinct_values(rng, population, size, marks)
+    values = _subsets._distinct_values(rng, population, size, marks)
     assert values.shape == (len(marks), size)
     assert ((marks != 0).sum(axis=1) == size).all()
     assert (np.sort(np.nonzero(marks)[1].reshape(len(marks), size), axis=1) == np.sort(values, axis=1)).all()
@@ -251,7 +251,7 @@ def test_fill_marks_free_cells_uniformly():
     rows, population = 20_000, 7
     marks = np.zeros((rows, population), dtype=np.uint8)
     marks[:, [1, 4]] = 1
-    new = measures._fill(rng, population, marks, np.full(rows, 2))
+    new = _subsets._fill(rng, population, marks, np.full(rows, 2))
     assert (marks.sum(axis=1) == 4).all() and (marks[:, [1, 4]] == 1).all()
     assert (np.diff(new // population) >= 0).all()
     free = np.nonzero(marks[:, [0, 2, 3, 5, 6]])[1].reshape(rows, 2)
