@@ -7,26 +7,14 @@ import pandas as pd
 import pytest
 
 from subroc_ext import find_subgroups, report, write_report
+from synthetic import scored_frame
 
 pytest.importorskip("matplotlib")
 
 
-def scored_frame(seed, n=1500):
-    """A model that ranks no better than chance where ``region == 'east'``."""
-    rng = np.random.default_rng(seed)
-    frame = pd.DataFrame(
-        {"region": rng.choice(["north", "south", "east"], n), "age": rng.integers(18, 80, n)}
-    )
-    frame["y"] = (rng.random(n) < 0.4).astype(int)
-    frame["p"] = 1 / (1 + np.exp(-(2.5 * frame["y"] - 1.2 + rng.normal(0, 1, n))))
-    east = (frame["region"] == "east").to_numpy()
-    frame.loc[east, "p"] = rng.random(east.sum())
-    return frame
-
-
 @pytest.fixture(scope="module")
 def analysis():
-    search, validation = scored_frame(0), scored_frame(1)
+    search, validation = scored_frame(0, n=1500), scored_frame(1, n=1500)
     validation.index = np.arange(len(validation))[::-1] * 2  # any index works
     table = find_subgroups(search, label="y", score="p", validation=validation, n_samples=200,
                            result_set_size=10, random_state=0, progress=False)  # fmt: skip
