@@ -160,6 +160,17 @@ def test_full_framework_finds_the_planted_weakness_and_the_basic_setting_does_no
     assert max(basic_ious[:2]) < 0.5
 
 
+def top_two_at_depth_two(search, target, qf):
+    """The two best (quality, description, statistics) of a depth-2
+    BestFirstSearch on Adult's search split, best first."""
+    selectors = ps.create_selectors(search, nbins=5, ignore=["income", "score"])
+    task = ps.SubgroupDiscoveryTask(
+        search, target, selectors, qf, result_set_size=2, depth=2,
+        constraints=[ps.MinSupportConstraint(20)],
+    )  # fmt: skip
+    return sorted(ps.BestFirstSearch().execute(task).results, key=lambda r: -r[0])
+
+
 def test_size_weight_one_ranks_large_subgroups_above_any_plant_sized_one(adult):
     """Why the default weights (alpha = beta = 1) cannot find the plant: the
     best subgroups are thousands of rows with a slightly lower AUC, e.g.
@@ -171,12 +182,7 @@ def test_size_weight_one_ranks_large_subgroups_above_any_plant_sized_one(adult):
         "roc_auc", "income", positive_label=">50K", size_weight=1, balance_weight=1,
         generalization_aware=True,
     )  # fmt: skip
-    selectors = ps.create_selectors(search, nbins=5, ignore=["income", "score"])
-    task = ps.SubgroupDiscoveryTask(
-        search, target, selectors, qf, result_set_size=2, depth=2,
-        constraints=[ps.MinSupportConstraint(20)],
-    )  # fmt: skip
-    result = sorted(ps.BestFirstSearch().execute(task).results, key=lambda r: -r[0])
+    result = top_two_at_depth_two(search, target, qf)
     assert result[1][0] > 2 * 150
     assert all(cover(sg, search).sum() > 1000 for _, sg, _ in result)
     assert all(iou(cover(sg, search), adult["mask"]) < 0.1 for _, sg, _ in result)
@@ -191,12 +197,7 @@ def test_basic_setting_at_depth_two_ranks_a_two_condition_plant_first(adult):
     search = adult["search"]
     target = ps.SoftClassifierTarget("income", "score")
     qf = make_quality_function("roc_auc", "income", positive_label=">50K")
-    selectors = ps.create_selectors(search, nbins=5, ignore=["income", "score"])
-    task = ps.SubgroupDiscoveryTask(
-        search, target, selectors, qf, result_set_size=2, depth=2,
-        constraints=[ps.MinSupportConstraint(20)],
-    )  # fmt: skip
-    result = sorted(ps.BestFirstSearch().execute(task).results, key=lambda r: -r[0])
+    result = top_two_at_depth_two(search, target, qf)
     assert iou(cover(result[0][1], search), adult["mask"]) == 1.0
 
 
