@@ -21,7 +21,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import kernels
+from . import bitset, cover_kernels, kernels
 from ._subsets import (
     _batch_rows,
     _batch_wins,
@@ -214,11 +214,11 @@ class Measure:
         return np.concatenate(values) if values else np.zeros(0)
 
     def is_defined(self, positives, negatives):
-        """Whether the measure is defined on a set with these class counts."""
+        """Whether the measure is defined on a set with these class counts (vectorized)."""
         return (
-            positives >= self.min_positives
-            and negatives >= self.min_negatives
-            and positives + negatives >= 1
+            (positives >= self.min_positives)
+            & (negatives >= self.min_negatives)
+            & (positives + negatives >= 1)
         )
 
     def dataset_is_defined(self, positives, negatives):
@@ -414,7 +414,9 @@ class RowMeanMeasure(Measure):
         return self._values[cover.rows]
 
     def value(self, cover):
-        return float(self._covered(cover).mean())
+        # A sequential sum in row order, as the search engine's bitset kernel adds.
+        values = self._covered(cover)
+        return float(np.cumsum(values)[-1] / len(values))
 
     def batch_values(self, dataset, positions):
         return self._values[dataset.rows[positions]].mean(axis=1)
@@ -451,14 +453,27 @@ class RowMeanMeasure(Measure):
         """``max_k k^alpha * (mean of the k largest sign*values - sign*reference)``."""
         covered = np.zeros(len(self._values), dtype=bool)
         covered[cover.rows] = True
-        values = self._ascending_values[covered[self._value_order]]
-        if sign > 0:
-            values = values[::-1]
-        else:
-            values = -values
-        sizes = np.arange(1, len(values) + 1, dtype=float)
-        best_means = np.cumsum(values) / sizes
-        return float(np.max(sizes**size_weight * (best_means - sign * reference)))
+        return float(
+            cover_kernels.row_mean_size_aware_bound(
+                bitset.pack(covered), self._value_order, self._ascending_values,
+                float(reference), float(sign), float(size_weight),
+            )  # fmt: skip
+        )
+
+    @property
+    def prepared_values(self):
+        """Per-row values of the prepared dataset, in its (score) order."""
+        return self._values
+
+    @property
+    def value_order(self):
+        """Rows of the prepared dataset in ascending order of their value."""
+        return self._value_order
+
+    @property
+    def ascending_values(self):
+        """The per-row values in ascending order."""
+        return self._ascending_values
 
     def __repr__(self):
         return f"RowMeanMeasure(name={self.name!r}, kind={self.kind!r})"
