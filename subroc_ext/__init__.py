@@ -16,6 +16,7 @@ from .measures import KernelMeasure, Measure, RowMeanMeasure
 from .pipeline import find_subgroups, make_quality_function
 from .plotting import plot_pr_curves, plot_roc_curves
 from .report import write_report
+from .search import FastSearch
 from .significance import randomization_test
 from .quality import (
     ARLQF,
@@ -36,6 +37,7 @@ __all__ = [
     "SoftClassifierQF",
     "SubgroupStatistics",
     "GeneralizationAwareQF",
+    "FastSearch",
     "randomization_test",
     "find_subgroups",
     "make_quality_function",

@@ -128,9 +128,19 @@ class _SortedDataset:
     def _selector_mask(self, selector):
         mask = self._selector_masks.get(selector)
         if mask is None:
-            mask = self._compute_selector_mask(selector)[self.order]
+            mask = self.selector_mask(selector)
             self._selector_masks[selector] = mask
         return mask
+
+    def selector_mask(self, selector):
+        """Boolean cover of one selector over the score-sorted rows (not cached)."""
+        mask = np.asarray(self._compute_selector_mask(selector))
+        if mask.shape != (len(self),) or mask.dtype != bool:
+            raise ValueError(
+                f"selector {selector!r} covers() returned {mask.dtype} of shape {mask.shape}; "
+                f"expected a boolean array of {len(self)} rows"
+            )
+        return mask[self.order]
 
     def _compute_selector_mask(self, selector):
         """``selector.covers(data)``, on columns converted to NumPy once."""
@@ -298,6 +308,11 @@ class SoftClassifierQF(StatisticsQualityFunction):
         self.measure.prepare(whole)
         self.dataset_value = self.measure.value(whole)
         self._dataset = dataset
+
+    @property
+    def dataset(self):
+        """The data prepared by :meth:`calculate_constant_statistics` (None before)."""
+        return self._dataset
 
     def _prepared(self, data, target):
         dataset = self._dataset
