@@ -208,14 +208,7 @@ class _CompiledEvaluator:
         self.qf = qf
         self.space = space
         self.kind = kind
-        group_ids = qf.dataset.group_ids
-        n = len(group_ids)
-        changes = np.flatnonzero(np.diff(group_ids)) + 1
-        starts = np.concatenate(([0], changes)).astype(np.int64)
-        ends = np.concatenate((changes, [n])).astype(np.int64)
-        sizes = ends - starts
-        self.group_start = np.repeat(starts, sizes)
-        self.group_end = np.repeat(ends, sizes)
+        self.group_start, self.group_end = cover_kernels.tie_group_bounds(qf.dataset.group_ids)
         if kind == cover_kernels.ROW_MEAN:
             measure = qf.measure
             self.row_values = np.ascontiguousarray(measure.prepared_values, dtype=float)
