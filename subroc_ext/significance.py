@@ -168,7 +168,7 @@ def randomization_test(
         raise ValueError("the validation data is empty")
     rng = np.random.default_rng(random_state)
     qf.calculate_constant_statistics(data, target)
-    whole = qf._dataset.cover()
+    whole = qf.dataset.cover()
 
     nulls = {}
     records = []
