@@ -347,6 +347,7 @@ class _Run:
         )  # fmt: skip
         self.counted += len(candidates)
         if self.bar is not None:
+            self.bar.set_postfix_str(f"k-th best quality {self.threshold():.4g}", refresh=False)
             self.bar.update(len(candidates))
         child_depth = len(pattern) + 1
         expandable = child_depth < self.depth
