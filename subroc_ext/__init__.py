@@ -17,6 +17,7 @@ from .pipeline import find_subgroups, make_quality_function
 from .plotting import plot_pr_curves, plot_roc_curves
 from .report import write_report
 from .significance import randomization_test
+from .target import SoftClassifierTarget
 from .quality import (
     ARLQF,
     PRAUCQF,
@@ -35,6 +36,7 @@ __all__ = [
     "AttributionMeanQF",
     "SoftClassifierQF",
     "SubgroupStatistics",
+    "SoftClassifierTarget",
     "GeneralizationAwareQF",
     "randomization_test",
     "find_subgroups",

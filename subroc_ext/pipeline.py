@@ -22,6 +22,7 @@ from ._validation import check_columns, check_mode, check_weights, finite_scores
 from .generalization import GeneralizationAwareQF
 from .quality import SoftClassifierQF
 from .significance import check_test_settings, randomization_test
+from .target import SoftClassifierTarget
 
 __all__ = [
     "MEASURES",
@@ -172,7 +173,7 @@ def describe_subgroups(subgroups, data, target, *, positive_label=1, mode="worse
     ----------
     subgroups : list of pysubgroup descriptions
     data : pandas.DataFrame
-    target : pysubgroup.SoftClassifierTarget
+    target : subroc_ext.SoftClassifierTarget
     positive_label : object, default=1
     mode : str, default='worse'
         Only used for the relative qualities, which are not reported here.
@@ -305,7 +306,7 @@ def find_subgroups(
     if not (isinstance(result_set_size, (int, np.integer)) and result_set_size >= 1):
         raise ValueError(f"result_set_size must be a positive integer, got {result_set_size!r}")
 
-    target = ps.SoftClassifierTarget(label, score)
+    target = SoftClassifierTarget(label, score)
     qf = make_quality_function(
         measure, label, positive_label=positive_label, size_weight=size_weight,
         balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware,

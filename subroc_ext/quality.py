@@ -14,7 +14,7 @@ classes of the same name (same positional and keyword arguments, same
 qualities) that sort the data once per search and evaluate each candidate
 with a few vectorized operations.
 
-Use them with ``ps.SoftClassifierTarget(label_column, prediction_column)``.
+Use them with ``subroc_ext.SoftClassifierTarget(label_column, prediction_column)``.
 """
 
 import copy
@@ -247,7 +247,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
     Notes
     -----
     The prediction column comes from the target,
-    ``ps.SoftClassifierTarget(label_column, prediction_column)``. The data is
+    ``subroc_ext.SoftClassifierTarget(label_column, prediction_column)``. The data is
     sorted by score once in :meth:`calculate_constant_statistics` (and again
     whenever a different DataFrame is passed), so any index works.
     """
@@ -425,7 +425,7 @@ class ROCAUCQF(SoftClassifierQF):
     --------
     >>> import pysubgroup as ps, subroc_ext
     >>> qf = subroc_ext.ROCAUCQF("label", 1, 1)  # the full SubROC weighting
-    >>> target = ps.SoftClassifierTarget("label", "score")
+    >>> target = subroc_ext.SoftClassifierTarget("label", "score")
     """
 
     def __init__(

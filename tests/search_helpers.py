@@ -1,8 +1,19 @@
 """Shared helpers of the quality-function and search tests."""
 
+from importlib.metadata import version
+
 import pysubgroup as ps
+import pytest
 
 import subroc_ext
+
+#: Skips a test that compares with pysubgroup's own soft-classifier quality
+#: functions, which pysubgroup 0.8 (the one pip installs on Python >= 3.13) lacks.
+needs_pysubgroup_qfs = pytest.mark.skipif(
+    not hasattr(ps, "ROCAUCQF"),
+    reason=f"pysubgroup {version("pysubgroup")} has no ROCAUCQF/PRAUCQF/ARLQF/permutation_test "
+    "(added in pysubgroup 0.9.0) to compare with",
+)
 
 
 def make_qf(name, mode="worse", weights=(0, 0), positive=1, label="label"):

@@ -177,7 +177,7 @@ def test_size_weight_one_ranks_large_subgroups_above_any_plant_sized_one(adult):
     'marital_status == Married-civ-spouse' (about 5,500 rows, quality about
     300), while w * (q - g) <= n * AUC(D) <= 150 for any cover of <= 150 rows."""
     search = adult["search"]
-    target = ps.SoftClassifierTarget("income", "score")
+    target = subroc_ext.SoftClassifierTarget("income", "score")
     qf = make_quality_function(
         "roc_auc", "income", positive_label=">50K", size_weight=1, balance_weight=1,
         generalization_aware=True,
@@ -195,7 +195,7 @@ def test_basic_setting_at_depth_two_ranks_a_two_condition_plant_first(adult):
     reach the plant's specializations, and the plant itself is the worst
     two-condition pattern."""
     search = adult["search"]
-    target = ps.SoftClassifierTarget("income", "score")
+    target = subroc_ext.SoftClassifierTarget("income", "score")
     qf = make_quality_function("roc_auc", "income", positive_label=">50K")
     result = top_two_at_depth_two(search, target, qf)
     assert iou(cover(result[0][1], search), adult["mask"]) == 1.0
@@ -301,7 +301,7 @@ def test_quality_and_statistic_equal_direct_computation(table, frames):
     by default); statistic: the raw relative quality AUC(V) - AUC(cover) on
     the validation split."""
     search, validation = frames
-    target = ps.SoftClassifierTarget("y", "s")
+    target = subroc_ext.SoftClassifierTarget("y", "s")
     qf = make_quality_function(
         "roc_auc", "y", positive_label=1, size_weight=1, balance_weight=1, generalization_aware=True
     )

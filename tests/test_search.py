@@ -28,7 +28,7 @@ MODES = ("worse", "better", "both")
 WEIGHTS = [(0, 0), (1, 1), (0.3, 1), (1, 0.3), (2, 0)]
 QF_NAMES = ("roc", "pr", "arl", "attribution")
 
-TARGET = ps.SoftClassifierTarget("label", "score")
+TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 
 
 # ---------------------------------------------------------------------------
