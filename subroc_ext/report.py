@@ -13,18 +13,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from .plotting import plot_pr_curves, plot_roc_curves
 
 __all__ = ["ReportFiles", "write_report"]
 
-#: Readable names of the statsmodels multiple-testing methods.
-_METHOD_NAMES = {
-    "fdr_by": "Benjamini–Yekutieli",
-    "fdr_bh": "Benjamini–Hochberg",
-    "bonferroni": "Bonferroni",
-    "holm": "Holm",
-}
 #: Columns of the HTML table, ``{measure}`` filled in; missing ones are skipped.
 _HTML_COLUMNS = (
     "description", "quality", "size_search", "ncr_search", "{measure}_search",
@@ -117,8 +111,14 @@ def _dataset_values_html(values):
 
 def _how_to_read(attrs, measure):
     """The paragraph that explains quality, weights and p-values."""
-    method = attrs.get("method", "fdr_by")
-    method = _METHOD_NAMES.get(method, method)
+    method = multitest_alias.get(attrs.get("method", "fdr_by"))
+    method_name = multitest_methods_names.get(method, attrs.get("method"))
+    guarantee = {
+        "fdr_by": "controls the false discovery rate under any dependence between the tests",
+        "fdr_bh": "controls the false discovery rate for independent or positively dependent tests",
+        "b": "controls the family-wise error rate under any dependence between the tests",
+        "h": "controls the family-wise error rate under any dependence between the tests",
+    }.get(method, "is documented with statsmodels' multipletests")
     mode = attrs.get("mode", "worse")
     n_samples = attrs.get("n_samples")
     alpha = attrs.get("alpha", 0.05)
@@ -153,8 +153,7 @@ subgroups, whose performance is both reliable and consequential.{generalization}
 unweighted quality there is compared with that of random subsets of the same size
 and class balance. <code>p_value</code> is, essentially, the share of random subsets at least as
 exceptional{floor}; <code>p_value_corrected</code> corrects all p-values together
-with the {html.escape(method)} method, which controls the false discovery rate
-under any dependence between the tests. Highlighted rows are
+with the {html.escape(method_name)} method, which {guarantee}. Highlighted rows are
 <strong>significant</strong> (corrected p-value at most {_format(alpha)}).</p>"""
 
 

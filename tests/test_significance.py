@@ -281,7 +281,7 @@ def attribute_patterns(data):
     ]
 
 
-TARGET = ps.SoftClassifierTarget("label", "score")
+TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 QUALITY_FUNCTIONS = {
     "roc_auc": lambda: subroc_ext.ROCAUCQF("label"),
     "pr_auc": lambda: subroc_ext.PRAUCQF("label", 1),
@@ -353,7 +353,11 @@ def test_p_value_counts_the_null_values_and_is_never_zero():
     assert table.loc[0, "p_value"] == 1 / 51
 
 
-@pytest.mark.parametrize("method", ["fdr_by", "fdr_bh", "bonferroni", "holm", "hommel"])
+#: Canonical names, statsmodels-only methods (fdr_gbs, lfdr) and aliases (b, fdrcorr)
+#: all come from statsmodels' own table.
+@pytest.mark.parametrize(
+    "method", ["fdr_by", "fdr_bh", "bonferroni", "holm", "hommel", "fdr_gbs", "lfdr", "b", "fdrcorr"]
+)
 def test_corrected_p_values_are_statsmodels(method):
     rng = np.random.default_rng(4)
     data = planted_data(rng, 1500)
