@@ -56,7 +56,7 @@ MEASURES = {
 }
 #: Said (and the comparison skipped) when pysubgroup has no quality functions to compare with.
 PYSUBGROUP_ABSENT = (
-    f"pysubgroup {version("pysubgroup")} has no ROCAUCQF/PRAUCQF/ARLQF (they came with "
+    f"pysubgroup {version('pysubgroup')} has no ROCAUCQF/PRAUCQF/ARLQF (they came with "
     "pysubgroup 0.9.0): timing subroc-ext only, without the comparison"
 )
 

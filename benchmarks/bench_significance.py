@@ -59,7 +59,7 @@ MEASURES = {
 }
 #: Said (and the comparison skipped) when pysubgroup has nothing to compare with.
 PYSUBGROUP_ABSENT = (
-    f"pysubgroup {version("pysubgroup")} has no permutation_test or ROCAUCQF/PRAUCQF/ARLQF "
+    f"pysubgroup {version('pysubgroup')} has no permutation_test or ROCAUCQF/PRAUCQF/ARLQF "
     "(they came with pysubgroup 0.9.0): timing subroc-ext only, without the comparison"
 )
 

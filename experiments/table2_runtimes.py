@@ -206,7 +206,7 @@ def main(argv=None):
             title="Speed-up off/on: ours by wall time / by CPU time (paper by wall time; depth 3: supp. Tables 13-15, depth 4: Tables 18-20)",
         )  # fmt: skip
     if not args.skip_pysubgroup and not hasattr(ps, "ROCAUCQF"):
-        print(f"NOTE: pysubgroup {version("pysubgroup")} has no ROCAUCQF/PRAUCQF/ARLQF (they came "
+        print(f"NOTE: pysubgroup {version('pysubgroup')} has no ROCAUCQF/PRAUCQF/ARLQF (they came "
               "with pysubgroup 0.9.0): skipping the comparison with its own quality "
               "functions (table2_pysubgroup.*)", flush=True)  # fmt: skip
         args.skip_pysubgroup = True

@@ -11,7 +11,7 @@ import subroc_ext
 #: functions, which pysubgroup 0.8 (the one pip installs on Python >= 3.13) lacks.
 needs_pysubgroup_qfs = pytest.mark.skipif(
     not hasattr(ps, "ROCAUCQF"),
-    reason=f"pysubgroup {version("pysubgroup")} has no ROCAUCQF/PRAUCQF/ARLQF/permutation_test "
+    reason=f"pysubgroup {version('pysubgroup')} has no ROCAUCQF/PRAUCQF/ARLQF/permutation_test "
     "(added in pysubgroup 0.9.0) to compare with",
 )
 

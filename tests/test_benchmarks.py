@@ -40,7 +40,7 @@ def test_smoke_run_agrees(tmp_path):
     if hasattr(ps, "ROCAUCQF"):
         assert all(line.endswith("| yes | yes |") for line in table[2:])
     else:  # pysubgroup 0.8: nothing to compare with, and the benchmark says so
-        assert f"pysubgroup {version("pysubgroup")} has no ROCAUCQF" in process.stdout
+        assert f"pysubgroup {version('pysubgroup')} has no ROCAUCQF" in process.stdout
         assert all(line.endswith("| yes | n/a |") for line in table[2:])
 
 

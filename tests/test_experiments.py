@@ -54,7 +54,7 @@ def test_script_smoke(module, tmp_path):
     process = run(module, tmp_path)
     expected = EXPECTED[module]
     if module == "table2_runtimes" and not PYSUBGROUP_HAS_QFS:
-        assert f"pysubgroup {version("pysubgroup")} has no ROCAUCQF" in process.stdout
+        assert f"pysubgroup {version('pysubgroup')} has no ROCAUCQF" in process.stdout
         assert not any((tmp_path / name).exists() for name in PYSUBGROUP_FILES)
         expected = [name for name in expected if name not in PYSUBGROUP_FILES]
     for name in expected:
