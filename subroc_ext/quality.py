@@ -172,13 +172,17 @@ class _SortedDataset:
         Accepts what pysubgroup passes (a ``Conjunction``, a
         ``BitSet_Conjunction``, ``slice(None)``), a boolean mask or integer
         positions in the data's row order, or any object with ``covers(data)``.
+        A ``Set_Conjunction`` (``ps.SetRepresentation``) is covered from its
+        selectors: pysubgroup's set of the empty description holds index
+        labels, those of selectors hold positions, so its sets are wrong on
+        any index but ``0..n-1``.
         """
         if isinstance(subgroup, slice):
             mask = np.zeros(len(self), dtype=bool)
             mask[subgroup] = True
             return mask[self.order]
-        if hasattr(subgroup, "representation"):
-            subgroup = np.asarray(subgroup)  # bool mask (BitSet) or row positions (Set, NumpySet)
+        if hasattr(subgroup, "representation") and not isinstance(subgroup.representation, set):
+            subgroup = np.asarray(subgroup)  # bool mask (BitSet) or row positions (NumpySet)
         if isinstance(subgroup, np.ndarray):
             if subgroup.dtype == bool:
                 return subgroup[self.order]
