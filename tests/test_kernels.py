@@ -362,7 +362,7 @@ def test_pr_auc_and_arl_are_defined_without_negatives():
         ([0, 1], [0.1, 0.2, 0.3], r"inconsistent numbers of samples: \[2, 3\]"),
         ([0, 1, 1], [0.1, np.nan, 0.3], r"'y_score' contains 1 NaN or infinite value\(s\), e.g. at position 1"),
         ([0, 1, 1], [np.inf, 0.2, -np.inf], r"'y_score' contains 2 NaN or infinite"),
-        ([0, 1, 2], [0.1, 0.2, 0.3], r"'y_true' must be binary but has 3 distinct values \(0, 1, 2\)"),
+        ([0, 1, 2], [0.1, 0.2, 0.3], r"'y_true' must be binary but has 3 distinct values \(0, 1 and 2\)"),
         (["a", "b", "c"], [0.1, 0.2, 0.3], r"'y_true' must be binary but has 3 distinct values"),
         ([0, None, 1], [0.1, 0.2, 0.3], r"'y_true' contains 1 missing value"),
         ([0, 2, 2], [0.1, 0.2, 0.3], r"positive label 1 does not occur in label column 'y_true'"),
