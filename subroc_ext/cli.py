@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._validation import MODES, check_columns, finite_scores, positive_mask
+from . import __version__
+from ._validation import MODES, check_columns, finite_scores, positive_mask, quoted_values
 from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
 from .pipeline import MEASURES, find_subgroups, split_validation
@@ -91,9 +92,13 @@ def _number(convert, kind, check):
 
 
 _positive_int = _number(int, "a positive integer", lambda v: v >= 1)
-_non_negative_int = _number(int, "an integer >= 0", lambda v: v >= 0)
 _weight = _number(float, "a finite number >= 0", lambda v: math.isfinite(v) and v >= 0)
 _fraction = _number(float, "a fraction strictly between 0 and 1", lambda v: 0 < v < 1)
+_support = _number(
+    lambda text: int(text) if text.strip().lstrip("+-").isdigit() else float(text),
+    "a number of rows (integer >= 0) or a fraction strictly between 0 and 1",
+    lambda v: v >= 0 if isinstance(v, int) else 0 < v < 1,
+)
 
 
 def _common_arguments(parser, samples_help):
@@ -108,6 +113,7 @@ def _common_arguments(parser, samples_help):
 def _parser():
     """The argument parser of ``subroc-ext`` and its ``demo`` and ``run`` commands."""
     parser = _Parser(prog=PROG, description=_DESCRIPTION, formatter_class=_Formatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser(
@@ -156,8 +162,9 @@ def _parser():
                           "their best shorter pattern")  # fmt: skip
     run.add_argument("--depth", type=_positive_int, default=2, metavar="D",
                      help="maximum number of conditions per subgroup")  # fmt: skip
-    run.add_argument("--min-support", type=_non_negative_int, default=20, metavar="M",
-                     help="minimum number of searched rows in a subgroup")  # fmt: skip
+    run.add_argument("--min-support", type=_support, default=20, metavar="M",
+                     help="minimum number of searched rows in a subgroup, or their share "
+                          "(e.g. 0.01)")  # fmt: skip
     run.add_argument("--top", type=_positive_int, default=100, metavar="K",
                      help="number of subgroups to find and test")  # fmt: skip
     run.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
@@ -221,12 +228,12 @@ def _positive_label(labels, text, name):
     values = pd.unique(labels.dropna())
     if len(values) == 1:
         raise ValueError(
-            f"label column {name!r} must be binary but has only one value, {values[0]!r}"
+            f"label column {name!r} must be binary but has only one value, {quoted_values(values)}"
         )
     if text is None:
         if len(values) == 2 and not set(values) <= {0, 1}:
             raise ValueError(
-                f"label column {name!r} has values {values[0]!r} and {values[1]!r}; "
+                f"label column {name!r} has values {quoted_values(values)}; "
                 "pass --positive-label to say which one is the positive class"
             )
         positive = True if pd.api.types.is_bool_dtype(labels) else 1

@@ -10,6 +10,7 @@
 5. return one tidy row per pattern with its performance on both splits.
 """
 
+import math
 import numbers
 
 import numpy as np
@@ -18,7 +19,14 @@ import pysubgroup as ps
 
 from . import measures as _measures
 from ._progress import progress_bar
-from ._validation import check_columns, check_mode, check_weights, finite_scores, positive_mask
+from ._validation import (
+    check_columns,
+    check_mode,
+    check_weights,
+    finite_scores,
+    positive_mask,
+    quoted_values,
+)
 from .generalization import GeneralizationAwareQF
 from .quality import SoftClassifierQF
 from .significance import check_test_settings, randomization_test
@@ -86,7 +94,7 @@ def _default_positive_label(labels, name):
         if values <= {0, 1} and candidate in values:
             return candidate
     raise ValueError(
-        f"label column {name!r} has values {sorted(map(repr, values))}; pass "
+        f"label column {name!r} has values {quoted_values(values)}; pass "
         "positive_label to say which one is the positive class"
     )
 
@@ -94,7 +102,7 @@ def _default_positive_label(labels, name):
 def _check_split(frame, label, score, positive_label, split):
     if len(frame) == 0:
         raise ValueError(f"the {split} split is empty")
-    check_columns(frame, [label, score])
+    check_columns(frame, [label, score], what=f"the {split} split")
     is_positive = positive_mask(frame[label], positive_label, label)
     finite_scores(frame[score], score)
     for present, kind in ((is_positive.any(), "positives"), ((~is_positive).any(), "negatives")):
@@ -103,6 +111,34 @@ def _check_split(frame, label, score, positive_label, split):
                 f"the {split} split has no {kind} in label column {label!r} (positive label "
                 f"{positive_label!r}); the measures need both classes"
             )
+
+
+def _min_support_count(min_support, n_rows):
+    """A minimum support given as a count or a fraction of ``n_rows``, as a count.
+
+    Parameters
+    ----------
+    min_support : int or float
+        A number of rows (integer >= 0) or a fraction of the rows in (0, 1).
+    n_rows : int
+        Number of rows the fraction refers to.
+
+    Returns
+    -------
+    int
+        ``min_support`` itself, or ``ceil(min_support * n_rows)``.
+    """
+    is_number = isinstance(min_support, numbers.Real) and not isinstance(
+        min_support, (bool, np.bool_)
+    )
+    if is_number and isinstance(min_support, numbers.Integral) and min_support >= 0:
+        return int(min_support)
+    if is_number and 0 < min_support < 1:
+        return math.ceil(round(min_support * n_rows, 9))  # 0.1 * 100 is 10, not 11
+    raise ValueError(
+        "min_support must be a number of rows (an integer >= 0) or a fraction of the "
+        f"search rows in (0, 1), got {min_support!r}"
+    )
 
 
 def split_validation(data, validation, random_state=None):
@@ -249,10 +285,11 @@ def find_subgroups(
         Penalise patterns by their best generalization's quality.
     depth : int, default=2
         Maximum number of conditions per pattern.
-    min_support : int, default=20
-        Minimum cover size on the search split.
+    min_support : int or float, default=20
+        Minimum cover size on the search split: a number of rows, or a
+        fraction of the search split's rows (``0.01``: 1 %, rounded up).
     nbins : int, default=5
-        Quantile bins per numeric column.
+        Quantile bins per numeric column (a positive integer).
     ignore : sequence of str, default=()
         Further columns not to use in patterns.
     result_set_size : int, default=100
@@ -305,6 +342,11 @@ def find_subgroups(
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
     if not (isinstance(result_set_size, (int, np.integer)) and result_set_size >= 1):
         raise ValueError(f"result_set_size must be a positive integer, got {result_set_size!r}")
+    if not (isinstance(nbins, (int, np.integer)) and not isinstance(nbins, bool) and nbins >= 1):
+        raise ValueError(
+            f"nbins must be a positive integer (quantile bins per numeric column), got {nbins!r}"
+        )
+    min_support = _min_support_count(min_support, len(search))
 
     target = SoftClassifierTarget(label, score)
     qf = make_quality_function(

@@ -9,6 +9,7 @@ import sys
 import pandas as pd
 import pytest
 
+import subroc_ext
 from subroc_ext.cli import main
 from synthetic import scored_frame
 
@@ -97,6 +98,32 @@ def test_main_in_process_converts_the_positive_label(workdir, tmp_path, capsys):
     assert "is better than on the whole data" in capsys.readouterr().out
 
 
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"subroc-ext {subroc_ext.__version__}"
+
+
+def test_label_values_are_quoted_as_by_the_api(workdir, capsys):
+    """One style for label values: the API's message and the command's agree."""
+    assert main(["run", str(workdir / "strings.csv"), *RUN]) == 2
+    from_cli = capsys.readouterr().err
+    strings = pd.read_csv(workdir / "strings.csv")
+    with pytest.raises(ValueError) as from_api:
+        subroc_ext.find_subgroups(strings, label="y", score="p", progress=False)
+    assert "label column 'y' has values 'no' and 'yes'; pass " in from_cli
+    assert "label column 'y' has values 'no' and 'yes'; pass " in str(from_api.value)
+
+
+def test_min_support_as_a_fraction(workdir, tmp_path, capsys):
+    """--min-support 0.1: a tenth of the 1,000 searched rows."""
+    assert main(["run", str(workdir / "data.csv"), *RUN, "--min-support", "0.1", "--depth", "1",
+                 "--samples", "20", "--top", "5", "--out", str(tmp_path)]) == 0  # fmt: skip
+    capsys.readouterr()
+    table = pd.read_csv(tmp_path / "subgroups.csv")
+    assert (table["size_search"] >= 100).all()
+    assert "min_support" in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
 def test_help(capsys):
     assert main(["run", "--help"]) == 0
     out = capsys.readouterr().out
@@ -136,6 +163,10 @@ def test_bad_input_is_one_line_and_exit_code_2(workdir, args, message):
          "argument --samples: expected a positive integer, got 'many'"),
         (["data.csv", *RUN, "--balance-weight", "-1"],
          "argument --balance-weight: expected a finite number >= 0, got '-1'"),
+        (["data.csv", *RUN, "--min-support", "1.5"],
+         "argument --min-support: expected a number of rows (integer >= 0) or a fraction "
+         "strictly between 0 and 1, got '1.5'"),
+        (["data.csv", *RUN, "--min-support", "-3"], "argument --min-support: expected"),
         (["strings.csv", *RUN], "pass --positive-label to say which one is the positive class"),
         (["strings.csv", *RUN, "--positive-label", "maybe"],
          "positive label 'maybe' does not occur in label column 'y'"),

@@ -485,7 +485,7 @@ INVALID = {
     "text score": (dict(data=small().assign(s="high")), ValueError, r"score column 's' must be numeric"),
     "string labels without positive_label": (
         dict(data=small().assign(y=np.where(small()["y"] == 1, "yes", "no"))),
-        ValueError, r"label column 'y' has values .*'no'.*'yes'.*pass positive_label"),
+        ValueError, r"label column 'y' has values 'no' and 'yes'; pass positive_label"),
     "unknown positive_label": (dict(positive_label=2), ValueError, r"positive label 2 does not occur"),
     "bad measure": (dict(measure="auc"), ValueError, r"measure must be one of .*got 'auc'"),
     "bad mode": (dict(mode="worst"), ValueError, r"mode must be one of .*got 'worst'"),
@@ -503,7 +503,10 @@ INVALID = {
     "empty validation split": (dict(data=small().iloc[:3], validation=0.1, positive_label=1),
                                ValueError, r"the validation split is empty"),
     "empty validation frame": (dict(validation=small().iloc[:0]), ValueError, r"the validation split is empty"),
-    "validation frame without score": (dict(validation=small().drop(columns="s")), KeyError, r"\['s'\] not found"),
+    "validation frame without score": (dict(validation=small().drop(columns="s")), KeyError,
+                                       r"\['s'\] not found in the validation split"),
+    "validation frame without label": (dict(validation=small().drop(columns="y")), KeyError,
+                                       r"\['y'\] not found in the validation split"),
     "validation frame without attribute": (dict(validation=small().drop(columns="a")),
                                            KeyError, r"validation data lacks column\(s\) \['a'\]"),
     "one class in search split": (dict(data=small().assign(y=0), positive_label=1),
@@ -516,6 +519,14 @@ INVALID = {
     "depth -1": (dict(depth=-1), ValueError, r"depth must be a positive integer, got -1"),
     "depth 1.5": (dict(depth=1.5), ValueError, r"depth must be a positive integer, got 1.5"),
     "result_set_size 0": (dict(result_set_size=0), ValueError, r"result_set_size must be a positive integer, got 0"),
+    "nbins 0": (dict(nbins=0), ValueError, r"nbins must be a positive integer .*got 0"),
+    "nbins -2": (dict(nbins=-2), ValueError, r"nbins must be a positive integer .*got -2"),
+    "nbins 2.5": (dict(nbins=2.5), ValueError, r"nbins must be a positive integer .*got 2.5"),
+    "min_support -1": (dict(min_support=-1), ValueError, r"min_support must be a number of rows .*got -1"),
+    "min_support 1.5": (dict(min_support=1.5), ValueError, r"min_support must be .*fraction .*got 1.5"),
+    "min_support 0.0": (dict(min_support=0.0), ValueError, r"min_support must be .*got 0.0"),
+    "min_support True": (dict(min_support=True), ValueError, r"min_support must be .*got True"),
+    "min_support text": (dict(min_support="1%"), ValueError, r"min_support must be .*got '1%'"),
     "not a DataFrame": (dict(data={"y": [0, 1], "s": [0.1, 0.2]}), TypeError, r"data must be a pandas DataFrame"),
 }  # fmt: skip
 
@@ -526,6 +537,27 @@ def test_invalid_input_fails_up_front(no_search, case):
     arguments = {"data": small(), "label": "y", "score": "s", "progress": False, **changes}
     with pytest.raises(error, match=message):
         find_subgroups(arguments.pop("data"), **arguments)
+
+
+@pytest.mark.parametrize(
+    "fraction, rows, count", [(0.1, 100, 10), (0.01, 12211, 123), (0.5, 3, 2), (1e-9, 10, 1)]
+)
+def test_min_support_fraction_is_a_count_rounded_up(fraction, rows, count):
+    assert pipeline._min_support_count(fraction, rows) == count
+    assert pipeline._min_support_count(np.int64(count), rows) == count
+
+
+def test_min_support_as_a_fraction_of_the_search_rows(frames):
+    """0.1 of the 500 search rows is the count 50: the same table."""
+    search, validation = frames
+    settings = {**SETTINGS, **BASIC, "result_set_size": 8}
+    by_fraction = find_subgroups(search, validation=validation, **{**settings, "min_support": 0.1})
+    by_count = find_subgroups(search, validation=validation, **{**settings, "min_support": 50})
+    assert by_fraction.attrs["min_support"] == 50
+    assert by_fraction["description"].tolist() == by_count["description"].tolist()
+    assert (by_fraction["size_search"] >= 50).all()
+    smaller = find_subgroups(search, validation=validation, **{**settings, "min_support": 20})
+    assert (smaller["size_search"] < 50).any()  # the constraint binds
 
 
 def test_numpy_fraction_is_accepted():
