@@ -844,3 +844,20 @@ def test_to_dataframe_shows_named_statistics(wrap):
         cover = row["subgroup"].covers(data)
         assert row["size_sg"] == cover.sum()
         assert row["positives_count"] == data.loc[cover, "y"].sum()
+
+
+def test_our_target_and_pysubgroups_give_the_same_statistics(german):
+    """subroc_ext.SoftClassifierTarget works with pysubgroup 0.8 and 0.9;
+    pysubgroup 0.9.0's own target is accepted where it exists."""
+    ours = subroc_ext.SoftClassifierTarget("label", "score")
+    assert ours.get_attributes() == ("label", "score")
+    assert repr(ours) == "SoftClassifierTarget(label_column='label', prediction_column='score')"
+    assert list(ours.get_target_columns(german).columns) == ["label", "score"]
+    subgroups = selector_subgroups(german, 5, seed=4)[:10]
+    expected = statistics_table(subroc_ext.ROCAUCQF("label", 1, 1), german, subgroups, ours)
+    assert np.isfinite(expected).any()
+    if not hasattr(ps, "SoftClassifierTarget"):
+        pytest.skip("pysubgroup 0.8 has no SoftClassifierTarget of its own")
+    theirs = ps.SoftClassifierTarget("label", "score")
+    found = statistics_table(subroc_ext.ROCAUCQF("label", 1, 1), german, subgroups, theirs)
+    np.testing.assert_array_equal(found, expected)
