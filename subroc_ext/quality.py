@@ -253,7 +253,15 @@ class SoftClassifierQF(StatisticsQualityFunction):
     The prediction column comes from the target,
     ``subroc_ext.SoftClassifierTarget(label_column, prediction_column)``. The data is
     sorted by score once in :meth:`calculate_constant_statistics` (and again
-    whenever a different DataFrame is passed), so any index works.
+    whenever a different DataFrame, or one with a different number of rows,
+    is passed), so any index works.
+
+    The prepared data is cached by DataFrame identity. After changing values
+    of ``data`` in place (``data.loc[i, "score"] = ...``), call
+    :meth:`calculate_constant_statistics` again, as every pysubgroup search
+    does when it starts, or pass a copy: a direct :meth:`evaluate` would use
+    the data as it was. (Checking every value on each call would cost as
+    much as the evaluation itself.)
     """
 
     def __init__(
@@ -308,6 +316,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         if (
             dataset is None
             or dataset.data is not data
+            or len(dataset) != len(data)
             or dataset.columns != (self.label_column, target.prediction_column)
         ):
             self.calculate_constant_statistics(data, target)

@@ -647,6 +647,29 @@ def test_a_different_dataframe_is_prepared_again(german, tied):
     assert not np.allclose(on_tied, on_german, equal_nan=True)
 
 
+def test_a_frame_modified_in_place(german):
+    """Rows removed in place are noticed; values changed in place are not (as
+    documented), until calculate_constant_statistics prepares the frame again."""
+    subgroups = selector_subgroups(german, 5, seed=8)
+    data = german.copy()
+    qf = make_qf("roc", "worse", (1, 1))
+    qualities(qf, data, subgroups)
+    data.drop(index=data.index[:100], inplace=True)
+    fresh = qualities(make_qf("roc", "worse", (1, 1)), data.copy(), subgroups)
+    direct = np.array([qf.evaluate(sg, TARGET, data) for sg in subgroups])
+    np.testing.assert_array_equal(direct, fresh)
+
+    before = np.array([qf.evaluate(sg, TARGET, data) for sg in subgroups])
+    data.loc[:, "score"] = 1 - data["score"]
+    stale = np.array([qf.evaluate(sg, TARGET, data) for sg in subgroups])
+    np.testing.assert_array_equal(stale, before)  # the documented caveat
+    assert "in place" in subroc_ext.SoftClassifierQF.__doc__  # documented
+    qf.calculate_constant_statistics(data, TARGET)
+    flipped = qualities(make_qf("roc", "worse", (1, 1)), data.copy(), subgroups)
+    np.testing.assert_array_equal([qf.evaluate(sg, TARGET, data) for sg in subgroups], flipped)
+    assert not np.allclose(flipped, before, equal_nan=True)
+
+
 def test_quality_definition_on_real_data(german):
     """quality = w * q, q = m(D) - m(S) ('worse', a score), negated for
     'better', absolute for 'both'; w = n^alpha * cb^beta."""
