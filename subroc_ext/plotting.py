@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_columns, finite_scores, positive_mask
+from .exceptions import UndefinedMeasureWarning
 from .kernels import _pr_auc_from_counts, _roc_auc_from_counts, sort_by_score, tie_counts
 
 __all__ = ["plot_roc_curves", "plot_pr_curves"]
@@ -144,6 +145,7 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
             warnings.warn(
                 f"not plotting subgroup {name!r}: its {kind.upper()} curve is undefined "
                 f"(one class only among its {cover.sum()} rows)",
+                UndefinedMeasureWarning,
                 stacklevel=3,
             )
             continue

@@ -5,6 +5,8 @@ Oracles: scikit-learn's ``roc_auc_score``, ``auc(recall, precision)`` of
 from the definitions in SPEC.md.
 """
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics
 
-from subroc_ext import kernels
+from subroc_ext import UndefinedMeasureWarning, kernels
 
 N_CASES = 1000
 TOL = 1e-12
@@ -330,21 +332,21 @@ def test_pos_label_zero_flips_the_classes():
 )
 def test_undefined_measures_warn_and_return_nan(kernel, labels, match):
     scores = np.arange(len(labels), dtype=float)
-    with pytest.warns(UserWarning, match=match):
+    with pytest.warns(UndefinedMeasureWarning, match=match):
         value = kernel(labels, scores)
     assert np.isnan(value)
 
 
 @pytest.mark.parametrize("labels", [[1, 1, 1], [0, 0, 0], ["a", "a", "a"]])
 def test_example_attributions_undefined_with_one_class(labels):
-    with pytest.warns(UserWarning, match="example attributions is undefined"):
+    with pytest.warns(UndefinedMeasureWarning, match="example attributions is undefined"):
         values = kernels.example_attributions(labels, [0.1, 0.2, 0.3], pos_label=labels[0])
     assert values.shape == (3,) and np.isnan(values).all()
 
 
 @pytest.mark.parametrize("subset", [np.zeros(4, dtype=bool), [], np.array([], dtype=int)])
 def test_attribution_mean_of_empty_subset_warns(subset):
-    with pytest.warns(UserWarning, match="attribution mean is undefined: the subset is empty"):
+    with pytest.warns(UndefinedMeasureWarning, match="attribution mean is undefined: the subset is empty"):
         value = kernels.attribution_mean_score([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], subset)
     assert np.isnan(value)
 
@@ -372,3 +374,18 @@ def test_pr_auc_and_arl_are_defined_without_negatives():
 def test_invalid_input_raises_naming_the_problem(kernel, labels, scores, match):
     with pytest.raises(ValueError, match=match):
         kernel(labels, scores)
+
+
+def test_undefined_measure_warnings_can_be_filtered_by_class():
+    """A dedicated class (a UserWarning, as before): users silence or escalate it."""
+    assert issubclass(UndefinedMeasureWarning, UserWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UndefinedMeasureWarning)
+        with pytest.raises(UndefinedMeasureWarning, match="ROC AUC is undefined"):
+            kernels.roc_auc_score([1, 1], [0.1, 0.2])
+        assert kernels.roc_auc_score([0, 1], [0.1, 0.2]) == 1.0  # defined: no warning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=UndefinedMeasureWarning)
+        assert np.isnan(kernels.pr_auc_score([0, 0], [0.1, 0.2]))
+    assert caught == []

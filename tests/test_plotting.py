@@ -8,7 +8,7 @@ import pysubgroup as ps
 import pytest
 from sklearn.metrics import precision_recall_curve, roc_auc_score, roc_curve
 
-from subroc_ext import plot_pr_curves, plot_roc_curves, pr_auc_score
+from subroc_ext import UndefinedMeasureWarning, plot_pr_curves, plot_roc_curves, pr_auc_score
 
 plt = pytest.importorskip("matplotlib.pyplot")
 
@@ -107,7 +107,7 @@ def test_top_table_names_and_axes(data):
 
 def test_undefined_curve_is_skipped_with_a_warning(data):
     only_negatives = ps.Conjunction([ps.EqualitySelector("y", "neg")])
-    with pytest.warns(UserWarning, match="one class only"):
+    with pytest.warns(UndefinedMeasureWarning, match="one class only"):
         figure = plot_roc_curves([only_negatives, SUBGROUPS[0]], data, label="y", score="p",
                                  positive_label="pos")  # fmt: skip
     assert len(curves(figure)) == 2
