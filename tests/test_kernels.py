@@ -6,6 +6,7 @@ from the definitions in SPEC.md.
 """
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -389,3 +390,17 @@ def test_undefined_measure_warnings_can_be_filtered_by_class():
         warnings.filterwarnings("ignore", category=UndefinedMeasureWarning)
         assert np.isnan(kernels.pr_auc_score([0, 0], [0.1, 0.2]))
     assert caught == []
+
+
+def test_readme_defines_pr_auc_as_computed():
+    """README: PR AUC is the trapezoidal area, not average precision (its example)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = " ".join(readme.split())
+    assert "PR AUC** is the trapezoidal area under the precision-recall curve" in text
+    assert "**not** average precision" in text
+    labels, scores = [0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]
+    precision, recall, _ = metrics.precision_recall_curve(labels, scores)
+    assert kernels.pr_auc_score(labels, scores) == pytest.approx(metrics.auc(recall, precision))
+    assert "the PR AUC is 0.792, the average precision 0.833" in text
+    assert round(kernels.pr_auc_score(labels, scores), 3) == 0.792
+    assert round(metrics.average_precision_score(labels, scores), 3) == 0.833
