@@ -8,6 +8,7 @@ the command with exit code 2 and one line on stderr that names the problem.
 import argparse
 import math
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -304,8 +305,8 @@ def _format_results(table, measure, shown=_PRINTED):
     return "\n".join(line.rstrip() for line in text.splitlines())
 
 
-def _print_results(table, measure, n_search, n_validation, runtime, files):
-    """Print the top subgroups, the whole data's measure, the runtime and the report path."""
+def _print_results(table, measure, n_search, n_validation, runtime):
+    """Print the top subgroups, the whole data's measure and the runtime."""
     attrs = table.attrs
     whole = attrs["dataset_values"]
     comparison = {
@@ -332,28 +333,56 @@ def _print_results(table, measure, n_search, n_validation, runtime, files):
         f"({attrs['method']}-corrected p <= {attrs['alpha']}, {attrs['n_samples']:,} "
         "random subsets per test)."
     )
-    print(
-        f"Runtime: {runtime:.1f} s. Report: {files.html} (with {files.csv.name}, "
-        f"{files.png.name})."
-    )
+    print(f"Runtime: {runtime:.1f} s.")
+
+
+def _check_out(out):
+    """Create the report directory ``out`` if needed and make sure files can be
+    written there, so that a bad ``--out`` fails before the search, not after."""
+    path = Path(out)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as error:
+        raise ValueError(
+            f"cannot write the report to '{out}': {error.strerror or error}"
+        ) from None
+    return path
 
 
 def _write_report(table, data, args, measure, title, runtime):
-    """Write the report; if that fails, print one line on stderr and return None."""
+    """Write the report and say where; return the exit code (2 if writing failed).
+
+    The results are printed before, so a failure here loses nothing.
+    """
+    out = Path(args.out).resolve()
+    replaced = (out / "report.html").exists()
     try:
-        return write_report(
-            table, data, args.out, label=table.attrs["label"], score=table.attrs["score"],
+        files = write_report(
+            table, data, out, label=table.attrs["label"], score=table.attrs["score"],
             positive_label=table.attrs["positive_label"], measure=measure, title=title,
             runtime=runtime,
         )  # fmt: skip
     except OSError as error:
         print(f"{PROG}: error: cannot write the report to '{args.out}': {error}", file=sys.stderr)
-        return None
+        return 2
+    print(
+        f"Report: {files.html} (with {files.csv.name}, {files.png.name})"
+        + ("; it replaces the report an earlier run wrote there." if replaced else ".")
+    )
+    return 0
 
 
 def _demo(args):
     """``subroc-ext demo``: audit a model trained on a quarter of UCI Adult."""
     start = time.perf_counter()
+    try:
+        _check_out(args.out)
+    except ValueError as error:
+        return _fail(error)
+    _status(args, f"The report will be written to {Path(args.out).resolve()}/ "
+                  "(files of an earlier report there are replaced).")  # fmt: skip
     _status(args, "Loading the UCI Adult data and training a gradient-boosting model ...")
     train, search, validation, _evaluation = split_parts(load_adult(), 4, random_state=args.seed)
     search, validation = fit_and_score(
@@ -369,12 +398,9 @@ def _demo(args):
     )  # fmt: skip
     runtime = time.perf_counter() - start
     title = "SubROC demo: where does a model of UCI Adult income rank worst?"
-    files = _write_report(table, validation, args, "roc_auc", title, runtime)
-    if files is None:
-        return 2
-    _print_results(table, "roc_auc", len(search), len(validation), runtime, files)
+    _print_results(table, "roc_auc", len(search), len(validation), runtime)
     print(f"(of the runtime, loading and model training took {trained - start:.1f} s)")
-    return 0
+    return _write_report(table, validation, args, "roc_auc", title, runtime)
 
 
 def _run(args):
@@ -389,6 +415,7 @@ def _run(args):
             search, validation = split_validation(data, args.validation_fraction, args.seed)
         else:
             search, validation = data, _read_table(args.validation, "validation")
+        _check_out(args.out)
         table = find_subgroups(
             search, label=args.label, score=args.score, measure=args.measure,
             positive_label=positive, mode=args.mode, validation=validation,
@@ -401,11 +428,8 @@ def _run(args):
         return _fail(error)
     runtime = time.perf_counter() - start
     title = f"SubROC report: {Path(args.data).name}"
-    files = _write_report(table, validation, args, args.measure, title, runtime)
-    if files is None:
-        return 2
-    _print_results(table, args.measure, len(search), len(validation), runtime, files)
-    return 0
+    _print_results(table, args.measure, len(search), len(validation), runtime)
+    return _write_report(table, validation, args, args.measure, title, runtime)
 
 
 def main(argv=None):

@@ -5,11 +5,13 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import subroc_ext
+from subroc_ext import cli as cli_module
 from subroc_ext.cli import main
 from synthetic import scored_frame
 
@@ -45,9 +47,14 @@ def workdir(tmp_path_factory):
 
 def test_demo(tmp_path):
     out = tmp_path / "demo"
+    out.mkdir()
+    (out / "report.html").write_text("an earlier report")
     process = cli("demo", "--samples", 20, "--quiet", "--out", out, cwd=tmp_path)
     assert process.returncode == 0, process.stderr
     assert process.stderr == ""
+    # where the report went, and that it replaced the earlier one
+    assert f"Report: {out.resolve() / 'report.html'} (with subgroups.csv, curves.png); it " \
+           "replaces the report an earlier run wrote there." in process.stdout
     assert "Top 10 of 100 subgroups" in process.stdout
     assert "roc_auc_validation" in process.stdout and "Whole data: roc_auc 0.9" in process.stdout
     assert "Runtime:" in process.stdout
@@ -122,6 +129,52 @@ def test_min_support_as_a_fraction(workdir, tmp_path, capsys):
     table = pd.read_csv(tmp_path / "subgroups.csv")
     assert (table["size_search"] >= 100).all()
     assert "min_support" in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+def test_demo_says_where_its_report_goes_and_git_ignores_it(tmp_path, monkeypatch, capsys):
+    """The default directory is in the current one: say so, and keep it out of git."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli_module, "load_adult", stop_here)
+    with pytest.raises(AssertionError, match="stopped"):
+        main(["demo"])
+    assert f"report will be written to {tmp_path.resolve() / 'subroc-ext-demo'}/" in (
+        capsys.readouterr().err
+    )
+    ignored = (Path(__file__).resolve().parents[1] / ".gitignore").read_text().splitlines()
+    assert "subroc-ext-demo/" in ignored and "subroc-ext-report/" in ignored
+
+
+def stop_here(*args, **kwargs):
+    raise AssertionError("stopped: the search would run now")
+
+
+@pytest.mark.parametrize("command", ["run", "demo"])
+def test_unwritable_out_fails_before_the_search(workdir, tmp_path, monkeypatch, capsys, command):
+    """--out that cannot hold files (here: an existing file) fails in a second,
+    not after the search. (A read-only directory would do, but not as root.)"""
+    monkeypatch.setattr(cli_module, "find_subgroups", stop_here)
+    monkeypatch.setattr(cli_module, "load_adult", stop_here)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    arguments = [str(workdir / "data.csv"), *RUN] if command == "run" else ["--quiet"]
+    assert main([command, *arguments, "--out", str(blocker)]) == 2
+    captured = capsys.readouterr()
+    assert f"cannot write the report to '{blocker}'" in captured.err
+    assert len(captured.err.strip().splitlines()) == 1 and captured.out == ""
+
+
+def test_results_are_printed_when_the_report_cannot_be_written(workdir, tmp_path, monkeypatch,
+                                                               capsys):  # fmt: skip
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli_module, "write_report", full_disk)
+    assert main(["run", str(workdir / "data.csv"), *RUN, "--depth", "1", "--samples", "50",
+                 "--out", str(tmp_path)]) == 2  # fmt: skip
+    captured = capsys.readouterr()
+    assert "No space left on device" in captured.err and "cannot write the report" in captured.err
+    assert "region=='east'" in captured.out and "Top 10 of" in captured.out
+    assert "Runtime:" in captured.out and "Report:" not in captured.out
 
 
 def test_help(capsys):
