@@ -11,6 +11,7 @@ from .kernels import (
     pr_auc_score,
     roc_auc_score,
 )
+from .confidence import ROCAUCInterval, roc_auc_confidence_interval
 from .exceptions import UndefinedMeasureWarning
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
@@ -54,4 +55,6 @@ __all__ = [
     "example_attributions",
     "attribution_mean_score",
     "UndefinedMeasureWarning",
+    "roc_auc_confidence_interval",
+    "ROCAUCInterval",
 ]

@@ -95,6 +95,7 @@ def _number(convert, kind, check):
 _positive_int = _number(int, "a positive integer", lambda v: v >= 1)
 _weight = _number(float, "a finite number >= 0", lambda v: math.isfinite(v) and v >= 0)
 _fraction = _number(float, "a fraction strictly between 0 and 1", lambda v: 0 < v < 1)
+_overlap = _number(float, "a Jaccard index between 0 and 1", lambda v: 0 <= v <= 1)
 _support = _number(
     lambda text: int(text) if text.strip().lstrip("+-").isdigit() else float(text),
     "a number of rows (integer >= 0) or a fraction strictly between 0 and 1",
@@ -168,6 +169,12 @@ def _parser():
                           "(e.g. 0.01)")  # fmt: skip
     run.add_argument("--top", type=_positive_int, default=100, metavar="K",
                      help="number of subgroups to find and test")  # fmt: skip
+    run.add_argument("--no-collapse", dest="collapse_identical", action="store_false",
+                     help="list descriptions of the same rows as separate subgroups (by "
+                          "default they are one row, the others under 'alternatives')")  # fmt: skip
+    run.add_argument("--max-overlap", type=_overlap, default=None, metavar="J",
+                     help="drop subgroups whose rows overlap a better one's by a Jaccard "
+                          "index above J (0-1) before testing, for a diverse result")  # fmt: skip
     run.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
                      help="columns not to use in subgroup descriptions")  # fmt: skip
     run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
@@ -422,6 +429,7 @@ def _run(args):
             size_weight=args.size_weight, balance_weight=args.balance_weight,
             generalization_aware=args.generalization_aware, depth=args.depth,
             min_support=args.min_support, ignore=args.ignore, result_set_size=args.top,
+            collapse_identical=args.collapse_identical, max_overlap=args.max_overlap,
             n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
         )  # fmt: skip
     except _INPUT_ERRORS as error:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 
+from . import diversity as _diversity
 from . import measures as _measures
 from ._progress import progress_bar
 from ._validation import (
@@ -27,6 +28,7 @@ from ._validation import (
     positive_mask,
     quoted_values,
 )
+from .confidence import delong_interval
 from .generalization import GeneralizationAwareQF
 from .quality import SoftClassifierQF
 from .significance import check_test_settings, randomization_test
@@ -256,6 +258,8 @@ def find_subgroups(
     nbins=5,
     ignore=(),
     result_set_size=100,
+    collapse_identical=True,
+    max_overlap=None,
     n_samples=10_000,
     method="fdr_by",
     alpha=0.05,
@@ -293,7 +297,14 @@ def find_subgroups(
     ignore : sequence of str, default=()
         Further columns not to use in patterns.
     result_set_size : int, default=100
-        Number of patterns to search and test.
+        Number of patterns to search; at most this many are tested.
+    collapse_identical : bool, default=True
+        Report patterns with the same cover on the search split as one row:
+        the best-ranked, its other descriptions in ``alternatives``.
+    max_overlap : float, optional
+        Keep a diverse set: drop each pattern whose cover on the search split
+        has a Jaccard index above ``max_overlap`` (in [0, 1]) with a
+        better-ranked kept one, before the test (fewer tests, more power).
     n_samples : int, default=10_000
         Random subsets per null distribution.
     method : str, default='fdr_by'
@@ -308,13 +319,19 @@ def find_subgroups(
     -------
     pandas.DataFrame
         Sorted by ``quality`` (descending), one row per pattern: ``subgroup``
-        (the pysubgroup description), ``description`` (readable), ``quality``,
-        size, class counts, ``ncr`` and all built-in measures on the search
-        split (suffix ``_search``) and the validation split (suffix
-        ``_validation``), ``statistic`` (the test statistic on the validation
-        split), ``p_value``, ``p_value_corrected``, ``significant``,
-        ``testable``. ``table.attrs`` holds the dataset values of the measures
-        and the settings.
+        (the pysubgroup description), ``description`` (readable),
+        ``alternatives`` (other descriptions of the same rows, ``'; '``-joined,
+        empty if none), ``quality``, ``overlap`` (largest Jaccard index of
+        the search cover with that of a better-ranked row; NaN for the first)
+        and ``overlaps_with`` (that row's rank, 1 = first row), size, class
+        counts, ``ncr`` and all built-in measures on the search split (suffix
+        ``_search``) and the validation split (suffix ``_validation``),
+        ``roc_auc_validation_ci_low`` and ``roc_auc_validation_ci_high`` (the
+        DeLong 95 % confidence interval, see
+        :func:`~subroc_ext.roc_auc_confidence_interval`), ``statistic`` (the
+        test statistic on the validation split), ``p_value``,
+        ``p_value_corrected``, ``significant``, ``testable``. ``table.attrs``
+        holds the dataset values of the measures and the settings.
 
     Examples
     --------
@@ -347,6 +364,10 @@ def find_subgroups(
             f"nbins must be a positive integer (quantile bins per numeric column), got {nbins!r}"
         )
     min_support = _min_support_count(min_support, len(search))
+    if max_overlap is not None and not (
+        isinstance(max_overlap, numbers.Real) and 0 <= max_overlap <= 1
+    ):
+        raise ValueError(f"max_overlap must be None or a number in [0, 1], got {max_overlap!r}")
 
     target = SoftClassifierTarget(label, score)
     qf = make_quality_function(
@@ -357,6 +378,19 @@ def find_subgroups(
     result = _search(search, target, selectors, qf, depth, min_support, result_set_size, progress)
     ranked = sorted(result.results, key=lambda entry: -entry[0])
     subgroups = [description for _, description, *_ in ranked]
+    qualities = [quality for quality, *_ in ranked]
+    covers = _diversity.cover_matrix(subgroups, search)
+    alternatives = [[] for _ in subgroups]
+    if collapse_identical:
+        kept, same = _diversity.collapse_identical(covers)
+        alternatives = [[str(subgroups[other]) for other in rows] for rows in same]
+        subgroups, qualities, covers = _take(kept, subgroups, qualities, covers)
+    if max_overlap is not None:
+        kept = _diversity.select_diverse(covers, max_overlap)
+        subgroups, qualities, covers, alternatives = _take(
+            kept, subgroups, qualities, covers, alternatives
+        )
+    overlap, partner = _diversity.overlap_with_better(covers)
 
     statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
     tested = randomization_test(
@@ -369,11 +403,15 @@ def find_subgroups(
                 {
                     "subgroup": subgroups,
                     "description": [str(sg) for sg in subgroups],
-                    "quality": [quality for quality, *_ in ranked],
+                    "alternatives": ["; ".join(texts) for texts in alternatives],
+                    "quality": qualities,
+                    "overlap": overlap,
+                    "overlaps_with": pd.array(np.where(partner >= 0, partner + 1, None), dtype="Int64"),
                 }
             ),
             describe_subgroups(subgroups, search, target, positive_label=positive_label, suffix="_search"),
             describe_subgroups(subgroups, held_out, target, positive_label=positive_label, suffix="_validation"),
+            _roc_auc_intervals(subgroups, held_out, label, score, positive_label, "_validation"),
             tested[["statistic", "p_value", "p_value_corrected", "significant", "testable"]],
         ],
         axis=1,
@@ -382,10 +420,36 @@ def find_subgroups(
         measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
         positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
         generalization_aware=generalization_aware, depth=depth, min_support=min_support,
+        collapse_identical=collapse_identical, max_overlap=max_overlap,
         n_samples=n_samples, method=method, alpha=alpha,
         dataset_values=_dataset_values(search, held_out, target, positive_label),
     )  # fmt: skip
     return table
+
+
+def _take(rows, *sequences):
+    """Keep ``rows`` of each list or array in ``sequences``."""
+    return tuple(
+        sequence[rows] if isinstance(sequence, np.ndarray) else [sequence[r] for r in rows]
+        for sequence in sequences
+    )
+
+
+def _roc_auc_intervals(subgroups, data, label, score, positive_label, suffix):
+    """DeLong 95 % interval of each subgroup's ROC AUC on ``data`` (NaN where undefined)."""
+    is_positive = positive_mask(data[label], positive_label, label)
+    scores = finite_scores(data[score], score)
+    intervals = [
+        delong_interval(is_positive[cover], scores[cover])
+        for cover in _diversity.cover_matrix(subgroups, data)
+    ]
+    return pd.DataFrame(
+        {
+            f"roc_auc{suffix}_ci_low": [interval.low for interval in intervals],
+            f"roc_auc{suffix}_ci_high": [interval.high for interval in intervals],
+        },
+        index=range(len(subgroups)),
+    )
 
 
 def _dataset_values(search, held_out, target, positive_label):

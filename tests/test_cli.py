@@ -55,12 +55,14 @@ def test_demo(tmp_path):
     # where the report went, and that it replaced the earlier one
     assert f"Report: {out.resolve() / 'report.html'} (with subgroups.csv, curves.png); it " \
            "replaces the report an earlier run wrote there." in process.stdout
-    assert "Top 10 of 100 subgroups" in process.stdout
+    table = pd.read_csv(out / "subgroups.csv", keep_default_na=False)
+    assert 50 <= len(table) <= 100  # identical covers collapsed into one row
+    assert f"Top 10 of {len(table)} subgroups" in process.stdout
+    assert (table["alternatives"] != "").any()
     assert "roc_auc_validation" in process.stdout and "Whole data: roc_auc 0.9" in process.stdout
     assert "Runtime:" in process.stdout
 
     table = pd.read_csv(out / "subgroups.csv")
-    assert len(table) == 100
     for column in ("description", "quality", "size_search", "ncr_search", "roc_auc_search",
                    "roc_auc_validation", "p_value", "p_value_corrected", "significant"):  # fmt: skip
         assert column in table.columns
@@ -175,6 +177,21 @@ def test_results_are_printed_when_the_report_cannot_be_written(workdir, tmp_path
     assert "No space left on device" in captured.err and "cannot write the report" in captured.err
     assert "region=='east'" in captured.out and "Top 10 of" in captured.out
     assert "Runtime:" in captured.out and "Report:" not in captured.out
+
+
+def test_collapse_and_max_overlap_options(workdir, tmp_path, capsys):
+    common = [str(workdir / "data.csv"), *RUN, "--depth", "2", "--samples", "20", "--top", "30"]
+    assert main(["run", *common, "--no-collapse", "--out", str(tmp_path / "all")]) == 0
+    assert main(["run", *common, "--max-overlap", "0.2", "--out", str(tmp_path / "diverse")]) == 0
+    capsys.readouterr()
+    every = pd.read_csv(tmp_path / "all" / "subgroups.csv", keep_default_na=False)
+    diverse = pd.read_csv(tmp_path / "diverse" / "subgroups.csv", keep_default_na=False)
+    assert len(every) == 30 and (every["alternatives"] == "").all()
+    assert len(diverse) < 30 and (diverse["overlap"].iloc[1:].astype(float) <= 0.2).all()
+    assert main(["run", *common, "--max-overlap", "2"]) == 2
+    assert "argument --max-overlap: expected a Jaccard index between 0 and 1" in (
+        capsys.readouterr().err
+    )
 
 
 def test_help(capsys):
