@@ -124,3 +124,13 @@ def test_bad_input(data, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(ImportError, match=r"pip install subroc-ext\[plot\]"):
         plot_roc_curves(SUBGROUPS, data, label="y", score="p", positive_label="pos")
+
+
+@pytest.mark.parametrize("plot", [plot_roc_curves, plot_pr_curves])
+def test_the_split_is_named_in_title_and_legend(data, plot):
+    figure = plot(SUBGROUPS, data, label="y", score="p", positive_label="pos", split="validation")
+    axes = figure.axes[0]
+    assert axes.get_title().endswith("curves on the validation split")
+    assert axes.get_legend().get_texts()[1].get_text().startswith("whole validation split (n=400,")
+    unnamed = plot(SUBGROUPS, data, label="y", score="p", positive_label="pos").axes[0]
+    assert "split" not in unnamed.get_title()
