@@ -85,7 +85,7 @@ def run_case(case):
             balance_weight=case["beta"], generalization_aware=case["generalization_aware"],
         )  # fmt: skip
     task = ps.SubgroupDiscoveryTask(
-        frame, ps.SoftClassifierTarget(label, "score"), selectors, qf,
+        frame, subroc_ext.SoftClassifierTarget(label, "score"), selectors, qf,
         result_set_size=case["k"], depth=case["depth"],
         constraints=[ps.MinSupportConstraint(case["min_support"])],
     )  # fmt: skip

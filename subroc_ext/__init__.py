@@ -11,6 +11,8 @@ from .kernels import (
     pr_auc_score,
     roc_auc_score,
 )
+from .confidence import ROCAUCInterval, roc_auc_confidence_interval
+from .exceptions import UndefinedMeasureWarning
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
 from .pipeline import find_subgroups, make_quality_function
@@ -18,6 +20,7 @@ from .plotting import plot_pr_curves, plot_roc_curves
 from .report import write_report
 from .search import FastSearch
 from .significance import randomization_test
+from .target import SoftClassifierTarget
 from .quality import (
     ARLQF,
     PRAUCQF,
@@ -36,6 +39,7 @@ __all__ = [
     "AttributionMeanQF",
     "SoftClassifierQF",
     "SubgroupStatistics",
+    "SoftClassifierTarget",
     "GeneralizationAwareQF",
     "FastSearch",
     "randomization_test",
@@ -52,4 +56,7 @@ __all__ = [
     "average_ranking_loss",
     "example_attributions",
     "attribution_mean_score",
+    "UndefinedMeasureWarning",
+    "roc_auc_confidence_interval",
+    "ROCAUCInterval",
 ]

@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._validation import check_binary_arrays
+from .exceptions import UndefinedMeasureWarning
 
 __all__ = [
     "TieCounts",
@@ -146,7 +147,9 @@ def _attributions_from_sorted(is_positive, group_ids):
 
 
 def _undefined(measure, reason):
-    warnings.warn(f"{measure} is undefined: {reason}; returning NaN", stacklevel=3)
+    warnings.warn(
+        f"{measure} is undefined: {reason}; returning NaN", UndefinedMeasureWarning, stacklevel=3
+    )
     return float("nan")
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_columns, finite_scores, positive_mask
+from .exceptions import UndefinedMeasureWarning
 from .kernels import _pr_auc_from_counts, _roc_auc_from_counts, sort_by_score, tie_counts
 
 __all__ = ["plot_roc_curves", "plot_pr_curves"]
@@ -110,7 +111,7 @@ def _covers(description, data):
     return cover
 
 
-def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, names):
+def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, names, split):
     """Shared body of :func:`plot_roc_curves` and :func:`plot_pr_curves`."""
     check_columns(data, [label, score])
     is_positive = positive_mask(data[label], positive_label, label)
@@ -135,8 +136,9 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
         rate = is_positive.mean()
         ax.axhline(rate, linestyle="--", color="0.6", linewidth=1,
                    label=f"random ranking (precision {rate:.2f})")  # fmt: skip
+    whole_name = "whole data" if split is None else f"whole {split} split"
     ax.plot(whole[0], whole[1], color="0.15", linewidth=3,
-            label=f"whole data (n={len(data):,}, {measure} {whole[2]:.3f})")  # fmt: skip
+            label=f"{whole_name} (n={len(data):,}, {measure} {whole[2]:.3f})")  # fmt: skip
     for description, name in zip(descriptions, names):
         cover = _covers(description, data)
         points = curve(is_positive[cover], scores[cover])
@@ -144,23 +146,28 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
             warnings.warn(
                 f"not plotting subgroup {name!r}: its {kind.upper()} curve is undefined "
                 f"(one class only among its {cover.sum()} rows)",
+                UndefinedMeasureWarning,
                 stacklevel=3,
             )
             continue
         ax.plot(points[0], points[1], linewidth=1.5,
                 label=f"{name} (n={cover.sum():,}, {measure} {points[2]:.3f})")  # fmt: skip
+    where = "" if split is None else f" on the {split} split"
     if kind == "roc":
-        ax.set(xlabel="false positive rate", ylabel="true positive rate", title="ROC curves")
+        ax.set(xlabel="false positive rate", ylabel="true positive rate",
+               title=f"ROC curves{where}")  # fmt: skip
         ax.legend(loc="lower right", fontsize="small")
     else:
-        ax.set(xlabel="recall", ylabel="precision", title="Precision-recall curves")
+        ax.set(xlabel="recall", ylabel="precision", title=f"Precision-recall curves{where}")
         ax.legend(loc="lower left", fontsize="small")
     ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01))
     ax.grid(alpha=0.3)
     return figure
 
 
-def plot_roc_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax=None, names=None):
+def plot_roc_curves(
+    subgroups, data, *, label, score, positive_label=1, top=5, ax=None, names=None, split=None
+):
     """ROC curves of the whole data (thick, dark) and of the top subgroups.
 
     The legend gives each curve's cover size and ROC AUC (tied scores count
@@ -186,6 +193,9 @@ def plot_roc_curves(subgroups, data, *, label, score, positive_label=1, top=5, a
         Draw into these axes instead of a new figure.
     names : sequence of str, optional
         Legend names of the plotted subgroups (default: their descriptions).
+    split : str, optional
+        Which split ``data`` is (e.g. ``'validation'``), named in the title
+        and the legend.
 
     Returns
     -------
@@ -193,7 +203,7 @@ def plot_roc_curves(subgroups, data, *, label, score, positive_label=1, top=5, a
 
     Warns
     -----
-    UserWarning
+    UndefinedMeasureWarning
         For each subgroup whose curve is undefined (it is skipped).
 
     Examples
@@ -201,10 +211,14 @@ def plot_roc_curves(subgroups, data, *, label, score, positive_label=1, top=5, a
     >>> table = subroc_ext.find_subgroups(data, label="y", score="p")  # doctest: +SKIP
     >>> plot_roc_curves(table, data, label="y", score="p").savefig("roc.png")  # doctest: +SKIP
     """
-    return _plot_curves("roc", subgroups, data, label, score, positive_label, top, ax, names)
+    return _plot_curves(
+        "roc", subgroups, data, label, score, positive_label, top, ax, names, split
+    )
 
 
-def plot_pr_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax=None, names=None):
+def plot_pr_curves(
+    subgroups, data, *, label, score, positive_label=1, top=5, ax=None, names=None, split=None
+):
     """Precision-recall curves of the whole data (thick, dark) and of the top subgroups.
 
     The legend gives each curve's cover size and PR AUC (trapezoidal, as
@@ -231,6 +245,9 @@ def plot_pr_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax
         Draw into these axes instead of a new figure.
     names : sequence of str, optional
         Legend names of the plotted subgroups (default: their descriptions).
+    split : str, optional
+        Which split ``data`` is (e.g. ``'validation'``), named in the title
+        and the legend.
 
     Returns
     -------
@@ -238,7 +255,7 @@ def plot_pr_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax
 
     Warns
     -----
-    UserWarning
+    UndefinedMeasureWarning
         For each subgroup whose curve is undefined (it is skipped).
 
     Examples
@@ -246,4 +263,6 @@ def plot_pr_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax
     >>> table = subroc_ext.find_subgroups(data, label="y", score="p", measure="pr_auc")  # doctest: +SKIP
     >>> plot_pr_curves(table, data, label="y", score="p").savefig("pr.png")  # doctest: +SKIP
     """
-    return _plot_curves("pr", subgroups, data, label, score, positive_label, top, ax, names)
+    return _plot_curves(
+        "pr", subgroups, data, label, score, positive_label, top, ax, names, split
+    )

@@ -14,7 +14,7 @@ classes of the same name (same positional and keyword arguments, same
 qualities) that sort the data once per search and evaluate each candidate
 with a few vectorized operations.
 
-Use them with ``ps.SoftClassifierTarget(label_column, prediction_column)``.
+Use them with ``subroc_ext.SoftClassifierTarget(label_column, prediction_column)``.
 """
 
 import copy
@@ -182,13 +182,17 @@ class _SortedDataset:
         Accepts what pysubgroup passes (a ``Conjunction``, a
         ``BitSet_Conjunction``, ``slice(None)``), a boolean mask or integer
         positions in the data's row order, or any object with ``covers(data)``.
+        A ``Set_Conjunction`` (``ps.SetRepresentation``) is covered from its
+        selectors: pysubgroup's set of the empty description holds index
+        labels, those of selectors hold positions, so its sets are wrong on
+        any index but ``0..n-1``.
         """
         if isinstance(subgroup, slice):
             mask = np.zeros(len(self), dtype=bool)
             mask[subgroup] = True
             return mask[self.order]
-        if hasattr(subgroup, "representation"):
-            subgroup = np.asarray(subgroup)  # bool mask (BitSet) or row positions (Set, NumpySet)
+        if hasattr(subgroup, "representation") and not isinstance(subgroup.representation, set):
+            subgroup = np.asarray(subgroup)  # bool mask (BitSet) or row positions (NumpySet)
         if isinstance(subgroup, np.ndarray):
             if subgroup.dtype == bool:
                 return subgroup[self.order]
@@ -257,9 +261,17 @@ class SoftClassifierQF(StatisticsQualityFunction):
     Notes
     -----
     The prediction column comes from the target,
-    ``ps.SoftClassifierTarget(label_column, prediction_column)``. The data is
+    ``subroc_ext.SoftClassifierTarget(label_column, prediction_column)``. The data is
     sorted by score once in :meth:`calculate_constant_statistics` (and again
-    whenever a different DataFrame is passed), so any index works.
+    whenever a different DataFrame, or one with a different number of rows,
+    is passed), so any index works.
+
+    The prepared data is cached by DataFrame identity. After changing values
+    of ``data`` in place (``data.loc[i, "score"] = ...``), call
+    :meth:`calculate_constant_statistics` again, as every pysubgroup search
+    does when it starts, or pass a copy: a direct :meth:`evaluate` would use
+    the data as it was. (Checking every value on each call would cost as
+    much as the evaluation itself.)
     """
 
     def __init__(
@@ -319,6 +331,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         if (
             dataset is None
             or dataset.data is not data
+            or len(dataset) != len(data)
             or dataset.columns != (self.label_column, target.prediction_column)
         ):
             self.calculate_constant_statistics(data, target)
@@ -461,7 +474,7 @@ class ROCAUCQF(SoftClassifierQF):
     --------
     >>> import pysubgroup as ps, subroc_ext
     >>> qf = subroc_ext.ROCAUCQF("label", 1, 1)  # the full SubROC weighting
-    >>> target = ps.SoftClassifierTarget("label", "score")
+    >>> target = subroc_ext.SoftClassifierTarget("label", "score")
     """
 
     def __init__(

@@ -85,7 +85,7 @@ class FastSearch:
     --------
     >>> import pysubgroup as ps, subroc_ext
     >>> task = ps.SubgroupDiscoveryTask(                      # doctest: +SKIP
-    ...     data, ps.SoftClassifierTarget("label", "score"), selectors,
+    ...     data, subroc_ext.SoftClassifierTarget("label", "score"), selectors,
     ...     subroc_ext.ROCAUCQF("label", 1, 1), result_set_size=10, depth=3,
     ...     constraints=[ps.MinSupportConstraint(20)])
     >>> result = subroc_ext.FastSearch().execute(task)       # doctest: +SKIP

@@ -21,19 +21,13 @@ classes; PR AUC evaluates sorted random positions; per-row means only sum.
 import numpy as np
 import pandas as pd
 import pysubgroup as ps
-from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.multitest import multipletests, multitest_alias
 
 from . import _subsets
 from ._progress import progress_bar
 from .quality import SoftClassifierQF
 
 __all__ = ["randomization_test", "sample_subsets", "check_test_settings"]
-
-_METHODS = (
-    "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
-    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky",
-)  # fmt: skip
-
 
 def sample_subsets(rng, population, size, n_subsets):
     """Uniform random ``size``-subsets of ``range(population)``, one per row.
@@ -82,8 +76,11 @@ def _null_distribution(qf, dataset, size, negatives, n_samples, rng, batch_eleme
 
 def check_test_settings(n_samples, method, alpha):
     """Raise ``ValueError`` unless the randomization test's settings are usable."""
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if method not in multitest_alias:  # statsmodels' own table of names and aliases
+        raise ValueError(
+            f"method must be one of statsmodels' multipletests methods "
+            f"{sorted(multitest_alias)}, got {method!r}"
+        )
     if not (isinstance(n_samples, (int, np.integer)) and n_samples >= 1):
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
     if not 0 < alpha < 1:
@@ -99,7 +96,7 @@ def _descriptions_iv(subgroups, target):
         descriptions = list(subgroups)
     if target is None:
         raise ValueError(
-            "pass target=ps.SoftClassifierTarget(label_column, prediction_column) "
+            "pass target=subroc_ext.SoftClassifierTarget(label_column, prediction_column) "
             "when subgroups is not a pysubgroup result"
         )
     return descriptions, target
@@ -129,7 +126,7 @@ def randomization_test(
     qf : SoftClassifierQF
         Defines the statistic: the raw relative quality ``q`` of its measure
         and mode on ``data`` (weights are not used).
-    target : pysubgroup.SoftClassifierTarget, optional
+    target : subroc_ext.SoftClassifierTarget, optional
         Label and prediction columns; taken from ``subgroups.task`` when it
         is a pysubgroup result.
     n_samples : int, default=10_000

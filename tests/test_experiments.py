@@ -11,9 +11,11 @@ import json
 import os
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import pandas as pd
+import pysubgroup as ps
 import pytest
 
 pytest.importorskip("matplotlib")
@@ -42,10 +44,20 @@ def run(module, out, *extra):
     return process
 
 
+#: pysubgroup 0.8 (Python >= 3.13) has no quality functions of its own to time.
+PYSUBGROUP_HAS_QFS = hasattr(ps, "ROCAUCQF")
+PYSUBGROUP_FILES = {"table2_pysubgroup.csv", "table2_pysubgroup.md"}
+
+
 @pytest.mark.parametrize("module", sorted(EXPECTED))
 def test_script_smoke(module, tmp_path):
-    run(module, tmp_path)
-    for name in EXPECTED[module]:
+    process = run(module, tmp_path)
+    expected = EXPECTED[module]
+    if module == "table2_runtimes" and not PYSUBGROUP_HAS_QFS:
+        assert f"pysubgroup {version('pysubgroup')} has no ROCAUCQF" in process.stdout
+        assert not any((tmp_path / name).exists() for name in PYSUBGROUP_FILES)
+        expected = [name for name in expected if name not in PYSUBGROUP_FILES]
+    for name in expected:
         path = tmp_path / name
         assert path.exists() and path.stat().st_size > 0, f"{module} did not write {name}"
     if module == "table1":
