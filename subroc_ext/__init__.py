@@ -11,6 +11,7 @@ from .kernels import (
     pr_auc_score,
     roc_auc_score,
 )
+from .auc_mu import auc_mu_score
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
 from .pipeline import find_subgroups, make_quality_function
@@ -50,4 +51,5 @@ __all__ = [
     "average_ranking_loss",
     "example_attributions",
     "attribution_mean_score",
+    "auc_mu_score",
 ]
