@@ -14,6 +14,7 @@ from .kernels import (
 from .auc_mu import auc_mu_score
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
+from .multiclass import AUCMuQF, MultiClassTarget
 from .pipeline import find_subgroups, make_quality_function
 from .plotting import plot_pr_curves, plot_roc_curves
 from .report import write_report
@@ -52,4 +53,6 @@ __all__ = [
     "example_attributions",
     "attribution_mean_score",
     "auc_mu_score",
+    "AUCMuQF",
+    "MultiClassTarget",
 ]

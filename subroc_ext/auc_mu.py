@@ -232,6 +232,34 @@ class PairProjections:
             return np.nan
         return float(self.pair_aucs(mask).mean())
 
+    def batch_values(self, masks):
+        """AUC_mu of many subsets at once.
+
+        Parameters
+        ----------
+        masks : numpy.ndarray of bool, shape (n_subsets, n)
+            One subset per row, in the original row order; each must hold
+            every class.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n_subsets,)
+            Equal to :meth:`value` of each row up to rounding (the same pair
+            counts, summed in another order).
+        """
+        total = np.zeros(len(masks))
+        for rows, is_first, _, group_ids in self._sorted:
+            kept = masks[:, rows]
+            first = kept & is_first
+            second = (kept & ~is_first).astype(np.int64)
+            starts = np.flatnonzero(np.r_[True, group_ids[1:] != group_ids[:-1]])
+            per_group = np.add.reduceat(second, starts, axis=1)
+            # second-class rows strictly below a tie group + half those in it
+            credit = np.cumsum(per_group, axis=1) - 0.5 * per_group
+            wins = np.einsum("ij,ij->i", first, credit[:, group_ids])
+            total += wins / (first.sum(axis=1) * second.sum(axis=1))
+        return total / len(self._sorted)
+
     def value_and_extremes(self, mask=None):
         """AUC_mu of ``mask`` and the lowest and highest AUC_mu any subset can reach.
 

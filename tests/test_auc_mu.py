@@ -17,40 +17,8 @@ from hypothesis import strategies as st
 from sklearn import metrics
 
 import subroc_ext
+from multiclass_oracles import oracle_auc_mu, random_case, random_partition_matrix
 from subroc_ext.auc_mu import auc_mu_score, check_partition_matrix
-
-
-def oracle_auc_mu(codes, scores, matrix):
-    """AUC_mu by counting all pairs of rows of different classes (Eq. 3, 4)."""
-    n_classes = scores.shape[1]
-    onehot = np.eye(n_classes)
-    pair_values = []
-    for i in range(n_classes):
-        for j in range(i + 1, n_classes):
-            v = matrix[i] - matrix[j]
-            total = 0.0
-            rows_i, rows_j = np.flatnonzero(codes == i), np.flatnonzero(codes == j)
-            for a in rows_i:
-                for b in rows_j:
-                    orientation = (v @ (onehot[i] - onehot[j])) * (v @ (scores[a] - scores[b]))
-                    total += 1.0 if orientation > 0 else (0.5 if orientation == 0 else 0.0)
-            pair_values.append(total / (len(rows_i) * len(rows_j)))
-    return float(np.mean(pair_values))
-
-
-def random_case(rng, n_classes, n_rows, levels):
-    """Labels covering every class, integer scores in ``0..levels-1`` (ties)."""
-    codes = np.concatenate([np.arange(n_classes), rng.integers(0, n_classes, n_rows - n_classes)])
-    rng.shuffle(codes)
-    scores = rng.integers(0, levels, size=(n_rows, n_classes)).astype(float)
-    return codes, scores
-
-
-def random_partition_matrix(rng, n_classes):
-    """Integer costs 1..5 off the diagonal, 0 on it: a non-argmax matrix."""
-    matrix = rng.integers(1, 6, size=(n_classes, n_classes)).astype(float)
-    np.fill_diagonal(matrix, 0.0)
-    return matrix
 
 
 @pytest.mark.parametrize("n_classes", [2, 3, 4, 5])
