@@ -12,11 +12,12 @@ from .kernels import (
     roc_auc_score,
 )
 from .auc_mu import auc_mu_score
+from .cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
 from .multiclass import AUCMuQF, MultiClassTarget
 from .pipeline import find_subgroups, make_quality_function
-from .plotting import plot_pr_curves, plot_roc_curves
+from .plotting import plot_cross_auc, plot_pr_curves, plot_roc_curves
 from .report import write_report
 from .significance import randomization_test
 from .quality import (
@@ -55,4 +56,8 @@ __all__ = [
     "auc_mu_score",
     "AUCMuQF",
     "MultiClassTarget",
+    "CrossAUC",
+    "cross_auc",
+    "subgroup_bias_aucs",
+    "plot_cross_auc",
 ]

@@ -18,7 +18,7 @@ import pandas as pd
 from ._validation import check_columns, finite_scores, positive_mask
 from .kernels import _pr_auc_from_counts, _roc_auc_from_counts, sort_by_score, tie_counts
 
-__all__ = ["plot_roc_curves", "plot_pr_curves"]
+__all__ = ["plot_roc_curves", "plot_pr_curves", "plot_cross_auc"]
 
 
 def _pyplot():
@@ -247,3 +247,41 @@ def plot_pr_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax
     >>> plot_pr_curves(table, data, label="y", score="p").savefig("pr.png")  # doctest: +SKIP
     """
     return _plot_curves("pr", subgroups, data, label, score, positive_label, top, ax, names)
+
+
+def plot_cross_auc(cross, *, ax=None, annotate=True):
+    """Heatmap of cross AUCs (rows: positives' group, columns: negatives' group).
+
+    Parameters
+    ----------
+    cross : CrossAUC or pandas.DataFrame
+        The result of :func:`~subroc_ext.cross_auc` (or its ``auc`` matrix).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure otherwise.
+    annotate : bool, default=True
+        Write each AUC (and pair count, when known) into its cell.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    auc = getattr(cross, "auc", cross)
+    pairs = getattr(cross, "pairs", None)
+    plt = _pyplot()
+    if ax is None:
+        side = 1.6 + 0.9 * len(auc.columns)
+        figure, ax = plt.subplots(figsize=(side + 1.5, side), layout="constrained")
+    else:
+        figure = ax.figure
+    image = ax.imshow(np.ma.masked_invalid(auc.to_numpy(dtype=float)), cmap="RdYlGn", vmin=0, vmax=1)
+    ax.set_xticks(range(len(auc.columns)), [str(c) for c in auc.columns], rotation=45, ha="right")
+    ax.set_yticks(range(len(auc.index)), [str(i) for i in auc.index])
+    ax.set(xlabel="negatives of", ylabel="positives of", title="Cross AUC")
+    if annotate:
+        for (row, column), value in np.ndenumerate(auc.to_numpy(dtype=float)):
+            text = "n/a" if np.isnan(value) else f"{value:.2f}"
+            if pairs is not None:
+                text += f"\n{int(pairs.iat[row, column]):,} pairs"
+            ax.text(column, row, text, ha="center", va="center", fontsize="x-small")
+    figure.colorbar(image, ax=ax, label="AUC")
+    return figure
