@@ -13,11 +13,17 @@ from .kernels import (
 )
 from .auc_mu import auc_mu_score
 from .cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
+from .diagnostics import generalization_diagnostics
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
 from .multiclass import AUCMuQF, MultiClassTarget
 from .pipeline import find_subgroups, make_quality_function
-from .plotting import plot_cross_auc, plot_pr_curves, plot_roc_curves
+from .plotting import (
+    plot_cross_auc,
+    plot_generalization_diagnostics,
+    plot_pr_curves,
+    plot_roc_curves,
+)
 from .report import write_report
 from .significance import randomization_test
 from .quality import (
@@ -60,4 +66,6 @@ __all__ = [
     "cross_auc",
     "subgroup_bias_aucs",
     "plot_cross_auc",
+    "generalization_diagnostics",
+    "plot_generalization_diagnostics",
 ]

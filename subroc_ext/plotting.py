@@ -18,7 +18,12 @@ import pandas as pd
 from ._validation import check_columns, finite_scores, positive_mask
 from .kernels import _pr_auc_from_counts, _roc_auc_from_counts, sort_by_score, tie_counts
 
-__all__ = ["plot_roc_curves", "plot_pr_curves", "plot_cross_auc"]
+__all__ = [
+    "plot_roc_curves",
+    "plot_pr_curves",
+    "plot_cross_auc",
+    "plot_generalization_diagnostics",
+]
 
 
 def _pyplot():
@@ -284,4 +289,47 @@ def plot_cross_auc(cross, *, ax=None, annotate=True):
                 text += f"\n{int(pairs.iat[row, column]):,} pairs"
             ax.text(column, row, text, ha="center", va="center", fontsize="x-small")
     figure.colorbar(image, ax=ax, label="AUC")
+    return figure
+
+
+def plot_generalization_diagnostics(table, *, top=5, axes=None):
+    """Sensitivity and specificity on both splits, and the robustness scores.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The result of :func:`~subroc_ext.generalization_diagnostics`.
+    top : int, default=5
+        Plot the whole data and the first ``top`` subgroups.
+    axes : sequence of two matplotlib.axes.Axes, optional
+        Where to draw; a new figure otherwise.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _pyplot()
+    rows = table.iloc[: top + 1]
+    if axes is None:
+        figure, axes = plt.subplots(1, 2, figsize=(11, 1.5 + 0.45 * len(rows)), layout="constrained")
+    figure = axes[0].figure
+    positions = np.arange(len(rows))[::-1]
+    for offset, (name, color) in enumerate((("sensitivity", "tab:red"), ("specificity", "tab:blue"))):
+        y = positions + 0.15 * (1 - 2 * offset)
+        start, end = rows[f"{name}_search"].to_numpy(), rows[f"{name}_validation"].to_numpy()
+        axes[0].hlines(y, start, end, color=color, alpha=0.6)
+        axes[0].plot(start, y, "o", color=color, fillstyle="none", label=f"{name}, search")
+        axes[0].plot(end, y, "o", color=color, label=f"{name}, validation")
+    axes[0].set(xlim=(-0.02, 1.02), title=f"At threshold {rows['threshold'].iloc[0]:.3g}")
+    for offset, (name, marker) in enumerate((("bias", "s"), ("noise", "^"))):
+        for split, fill in (("search", "none"), ("validation", "full")):
+            axes[1].plot(
+                rows[f"{name}_robustness_{split}"], positions + 0.15 * (1 - 2 * offset), marker,
+                fillstyle=fill, color=f"C{offset + 2}", label=f"{name}, {split}",
+            )  # fmt: skip
+    axes[1].set(title="Robustness (Roberts et al.)")
+    for ax in axes:
+        ax.set_yticks(positions, [str(name) for name in rows["subgroup"]])
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="x-small", loc="best")
     return figure
