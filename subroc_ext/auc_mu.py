@@ -47,7 +47,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .kernels import sort_by_score
+from .kernels import sort_by_score, tie_counts
 from .measures import ROCAUC, Cover
 
 __all__ = [
@@ -199,6 +199,7 @@ class PairProjections:
         self.codes = codes
         self.pairs = list(combinations(range(self.n_classes), 2))
         self._sorted = []
+        self._pair_groups = []
         for i, j in self.pairs:
             direction = partition_matrix[i] - partition_matrix[j]
             orientation = (
@@ -210,6 +211,21 @@ class PairProjections:
             order, group_ids = sort_by_score(projected)
             rows = rows[order]
             self._sorted.append((rows, codes[rows] == i, projected[order], group_ids))
+            self._pair_groups.append(self._pair_tables(len(codes), rows, codes[rows] == i, group_ids))
+
+    @staticmethod
+    def _pair_tables(n, rows, is_first, group_ids):
+        """Per row of the pair: its tie group, and its pairs won against the
+        whole other class (ties 1/2) - for the first class the second-class
+        rows below it, for the second class the first-class rows above it."""
+        counts = tie_counts(is_first, group_ids)
+        groups = np.full(n, -1, dtype=np.int64)
+        groups[rows] = group_ids
+        second_below = np.cumsum(counts.negatives) - 0.5 * counts.negatives
+        first_above = counts.positives.sum() - np.cumsum(counts.positives) + 0.5 * counts.positives
+        credit = np.zeros(n)
+        credit[rows] = np.where(is_first, second_below[group_ids], first_above[group_ids])
+        return groups, credit
 
     def class_counts(self, mask=None):
         """Rows of each class in ``mask`` (all rows if None)."""
@@ -232,33 +248,61 @@ class PairProjections:
             return np.nan
         return float(self.pair_aucs(mask).mean())
 
-    def batch_values(self, masks):
-        """AUC_mu of many subsets at once.
+    def batch_values(self, draws):
+        """AUC_mu of many random subsets at once.
 
         Parameters
         ----------
-        masks : numpy.ndarray of bool, shape (n_subsets, n)
-            One subset per row, in the original row order; each must hold
-            every class.
+        draws : list of (numpy.ndarray of int, bool), one per class
+            ``(rows, left_out)`` with ``rows`` of shape (n_subsets, r): row
+            positions of that class, which are the subset's rows of the
+            class, or, if ``left_out``, the class's rows *not* in the subset
+            (see :func:`subroc_ext.multiclass.sample_class_rows`).
 
         Returns
         -------
         numpy.ndarray of float, shape (n_subsets,)
-            Equal to :meth:`value` of each row up to rounding (the same pair
-            counts, summed in another order).
+            Equal to :meth:`value` of each subset up to rounding.
+
+        Notes
+        -----
+        The wins ``W(I, J)`` of a pair (pairs of a class-i and a class-j row
+        ordered correctly, ties 1/2) are bilinear in the two row sets. Write
+        each subset part as the drawn rows ``X`` or the class minus them,
+        ``1_I = a 1_Ci + s 1_X`` (``a, s = 0, 1`` or ``1, -1``), and likewise
+        ``1_J = b 1_Cj + t 1_Y``; then
+        ``W(I, J) = a b W(Ci, Cj) + a t W(Ci, Y) + s b W(X, Cj) + s t W(X, Y)``.
+        The first three terms are sums of per-row wins against the whole
+        other class, computed once; ``W(X, Y)`` sorts the tie groups of
+        ``Y`` and finds each row of ``X`` in them by binary search, one
+        ``searchsorted`` for the whole batch (subsets kept apart by offsets).
+        Drawing the smaller of a class's subset and its complement keeps the
+        cost near ``min(r, n - r) log r`` per class and subset.
         """
-        total = np.zeros(len(masks))
-        for rows, is_first, _, group_ids in self._sorted:
-            kept = masks[:, rows]
-            first = kept & is_first
-            second = (kept & ~is_first).astype(np.int64)
-            starts = np.flatnonzero(np.r_[True, group_ids[1:] != group_ids[:-1]])
-            per_group = np.add.reduceat(second, starts, axis=1)
-            # second-class rows strictly below a tie group + half those in it
-            credit = np.cumsum(per_group, axis=1) - 0.5 * per_group
-            wins = np.einsum("ij,ij->i", first, credit[:, group_ids])
-            total += wins / (first.sum(axis=1) * second.sum(axis=1))
-        return total / len(self._sorted)
+        n_subsets = len(draws[0][0])
+        sizes = [
+            np.count_nonzero(self.codes == k) - rows.shape[1] if left_out else rows.shape[1]
+            for k, (rows, left_out) in enumerate(draws)
+        ]
+        total = np.zeros(n_subsets)
+        for (i, j), (groups, credit) in zip(self.pairs, self._pair_groups):
+            (x_rows, x_left_out), (y_rows, y_left_out) = draws[i], draws[j]
+            a, s = (1, -1) if x_left_out else (0, 1)
+            b, t = (1, -1) if y_left_out else (0, 1)
+            offset = np.arange(n_subsets)[:, None] * (groups.max() + 1)
+            x_groups = groups[x_rows] + offset
+            y_sorted = np.sort(groups[y_rows] + offset, axis=None)
+            base = np.arange(n_subsets)[:, None] * y_rows.shape[1]
+            below = np.searchsorted(y_sorted, x_groups, side="left") - base
+            at_or_below = np.searchsorted(y_sorted, x_groups, side="right") - base
+            cross = (below + at_or_below).sum(axis=1) / 2
+            whole = credit[self.codes == i].sum()
+            wins = (
+                a * b * whole + a * t * credit[y_rows].sum(axis=1)
+                + s * b * credit[x_rows].sum(axis=1) + s * t * cross
+            )  # fmt: skip
+            total += wins / (sizes[i] * sizes[j])
+        return total / len(self.pairs)
 
     def value_and_extremes(self, mask=None):
         """AUC_mu of ``mask`` and the lowest and highest AUC_mu any subset can reach.

@@ -56,7 +56,7 @@ __all__ = [
     "AUCMuQF",
     "MultiClassStatistics",
     "MultiClassGeneralizationAwareStatistics",
-    "sample_class_masks",
+    "sample_class_rows",
 ]
 
 
@@ -169,7 +169,7 @@ class MultiClassGeneralizationAwareStatistics(StatisticsByName, _MultiClassGAFie
     __slots__ = ()
 
 
-def sample_class_masks(rng, codes, counts, n_samples):
+def sample_class_rows(rng, codes, counts, n_samples):
     """Uniform random subsets with ``counts[k]`` rows of each class ``k``.
 
     Parameters
@@ -183,18 +183,23 @@ def sample_class_masks(rng, codes, counts, n_samples):
 
     Returns
     -------
-    numpy.ndarray of bool, shape (n_samples, n)
-        One subset per row. Each class's rows are an independent uniform
-        draw without replacement
+    list of (numpy.ndarray of int, bool)
+        Per class k, ``(rows, left_out)``: ``rows`` of shape
+        ``(n_samples, r)`` are positions of class-k rows, the subset's rows
+        (``r = counts[k]``) or, when more than half the class is drawn, the
+        class's rows left out of the subset (``left_out`` True). The
+        complement of a uniform ``r``-subset is a uniform subset of the
+        rest, and each class is drawn independently
         (:func:`subroc_ext.significance.sample_subsets`), so every subset
         with these class counts is equally likely.
     """
-    masks = np.zeros((n_samples, len(codes)), dtype=bool)
-    samples = np.arange(n_samples)[:, None]
+    draws = []
     for k, count in enumerate(counts):
         rows = np.flatnonzero(codes == k)
-        masks[samples, rows[sample_subsets(rng, len(rows), int(count), n_samples)]] = True
-    return masks
+        left_out = 2 * int(count) > len(rows)
+        size = len(rows) - int(count) if left_out else int(count)
+        draws.append((rows[sample_subsets(rng, len(rows), size, n_samples)], left_out))
+    return draws
 
 
 class AUCMuQF(StatisticsQualityFunction):
@@ -394,18 +399,18 @@ class AUCMuQF(StatisticsQualityFunction):
         n_samples : int
         rng : numpy.random.Generator
         batch_elements : int, default=4_000_000
-            Rough bound on the mask elements held at once.
+            Rough bound on the sampled rows held at once.
 
         Returns
         -------
         numpy.ndarray of float, shape (n_samples,)
         """
         codes = self._projections.codes
-        batch = max(1, batch_elements // max(len(codes), 1))
+        batch = max(1, batch_elements // max(len(codes) // 2, 1))
         values = []
         for start in range(0, n_samples, batch):
-            masks = sample_class_masks(rng, codes, class_counts, min(batch, n_samples - start))
-            values.append(self._projections.batch_values(masks))
+            rows = sample_class_rows(rng, codes, class_counts, min(batch, n_samples - start))
+            values.append(self._projections.batch_values(rows))
         return self.raw_quality(np.concatenate(values))
 
     def __repr__(self):

@@ -16,7 +16,7 @@ import subroc_ext
 from multiclass_oracles import random_partition_matrix, subset_auc_mu
 from search_helpers import EVALUATES_ROOT, EXHAUSTIVE
 from subroc_ext.auc_mu import PairProjections, check_partition_matrix
-from subroc_ext.multiclass import sample_class_masks
+from subroc_ext.multiclass import sample_class_rows
 
 TOL = 1e-9
 MODES = ("worse", "better", "both")
@@ -215,29 +215,46 @@ def test_generalization_aware_matches_definition_and_search():
 # ---------------------------------------------------------------------------
 
 
-def test_sample_class_masks_uniform_with_exact_counts():
+def as_masks(draws, codes):
+    """Boolean masks (n_subsets, n) of the subsets of :func:`sample_class_rows`."""
+    masks = np.zeros((len(draws[0][0]), len(codes)), dtype=bool)
+    for k, (rows, left_out) in enumerate(draws):
+        if left_out:
+            masks[:, codes == k] = True
+        masks[np.arange(len(rows))[:, None], rows] = not left_out
+    return masks
+
+
+def test_sample_class_rows_uniform_with_exact_counts():
     rng = np.random.default_rng(0)
-    codes = np.array([0, 1, 0, 2, 1, 0, 2, 0])
-    counts = (2, 1, 1)
-    masks = sample_class_masks(rng, codes, counts, 24_000)
+    codes = np.array([0, 1, 0, 2, 1, 0, 2, 0, 2])
+    counts = (3, 1, 1)  # 3 of 4 rows of class 0: drawn as the row left out
+    draws = sample_class_rows(rng, codes, counts, 36_000)
+    assert [left_out for _, left_out in draws] == [True, False, False]
+    for k, (rows, _) in enumerate(draws):
+        assert (codes[rows] == k).all()
+    masks = as_masks(draws, codes)
     np.testing.assert_array_equal(
         np.stack([masks[:, codes == k].sum(axis=1) for k in range(3)], axis=1),
         np.tile(counts, (len(masks), 1)),
     )
-    # every one of the C(4,2) * 2 * 2 = 24 subsets about equally often
+    # every one of the C(4,3) * 2 * 3 = 24 subsets about equally often
     _, frequencies = np.unique(np.packbits(masks, axis=1), axis=0, return_counts=True)
     assert len(frequencies) == 24
-    assert np.abs(frequencies / 1000 - 1).max() < 0.15
+    assert np.abs(frequencies / 1500 - 1).max() < 0.12
 
 
-def test_batch_values_equal_one_at_a_time():
+@pytest.mark.parametrize("ties", [True, False])
+def test_batch_values_equal_one_at_a_time(ties):
+    """Every mix of drawn and left-out classes gives the subsets' exact AUC_mu."""
     rng = np.random.default_rng(4)
-    frame, codes, scores, _ = random_frame(rng, 4, 60, ties=True)
+    frame, codes, scores, _ = random_frame(rng, 4, 60, ties=ties)
     projections = PairProjections(codes, scores, check_partition_matrix(random_partition_matrix(rng, 4), 4))
-    masks = sample_class_masks(rng, codes, (3, 5, 2, 4), 50)
-    np.testing.assert_allclose(
-        projections.batch_values(masks), [projections.value(m) for m in masks], atol=1e-12
-    )
+    sizes = np.bincount(codes)
+    for counts in [(3, 5, 2, 4), tuple(sizes - 1), (1, sizes[1] - 2, 2, sizes[3])]:
+        draws = sample_class_rows(rng, codes, counts, 50)
+        expected = [projections.value(m) for m in as_masks(draws, codes)]
+        np.testing.assert_allclose(projections.batch_values(draws), expected, atol=1e-12)
 
 
 def test_randomization_test_keeps_every_class_count():
@@ -258,7 +275,8 @@ def test_randomization_test_keeps_every_class_count():
     qf = subroc_ext.AUCMuQF("grade", mapping)
     qf.calculate_constant_statistics(validation, result.task.target)
     nulls = qf.null_raw_qualities((5, 6, 7), 200, np.random.default_rng(9))
-    masks = sample_class_masks(np.random.default_rng(9), qf._projections.codes, (5, 6, 7), 200)
+    codes = qf._projections.codes
+    masks = as_masks(sample_class_rows(np.random.default_rng(9), codes, (5, 6, 7), 200), codes)
     labels, scores = validation["grade"].to_numpy(), validation[list(mapping.values())]
     expected = [
         qf.dataset_value - subroc_ext.auc_mu_score(labels[m], scores[m], classes=list(mapping))
