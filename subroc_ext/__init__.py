@@ -17,6 +17,7 @@ from .diagnostics import generalization_diagnostics
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
 from .multiclass import AUCMuQF, MultiClassTarget
+from .multiclass_pipeline import find_multiclass_subgroups
 from .pipeline import find_subgroups, make_quality_function
 from .plotting import (
     plot_cross_auc,
@@ -62,6 +63,7 @@ __all__ = [
     "auc_mu_score",
     "AUCMuQF",
     "MultiClassTarget",
+    "find_multiclass_subgroups",
     "CrossAUC",
     "cross_auc",
     "subgroup_bias_aucs",
