@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .plotting import plot_pr_curves, plot_roc_curves
+from .report_sections import cross_auc_section
 
 __all__ = ["ReportFiles", "write_report"]
 
@@ -28,7 +29,8 @@ _METHOD_NAMES = {
 #: Columns of the HTML table, ``{measure}`` filled in; missing ones are skipped.
 _HTML_COLUMNS = (
     "description", "quality", "size_search", "ncr_search", "{measure}_search",
-    "size_validation", "ncr_validation", "{measure}_validation", "p_value",
+    "size_validation", "ncr_validation", "{measure}_validation", "bpsn_auc_validation",
+    "bnsp_auc_validation", "p_value",
     "p_value_corrected", "significant",
 )  # fmt: skip
 _STYLE = """
@@ -231,6 +233,7 @@ table is in <code>{files.csv.name}</code>.</p>
 {_how_to_read(table.attrs, measure)}
 <h2>Subgroups</h2>
 {_results_html(table, measure)}
+{cross_auc_section(table, data, label=label, score=score, positive_label=positive_label, top=top)}
 <h2>Settings</h2>
 {_settings_html(table.attrs, runtime)}
 {_dataset_values_html(table.attrs.get("dataset_values", {}))}
