@@ -153,9 +153,10 @@ def check_multiclass_arrays(labels, scores, classes=None, *, label_name="labels"
             f"score column {names[column]!r} contains {int(bad[:, column].sum())} NaN or "
             f"infinite value(s), e.g. at position {int(row)}"
         )
-    labels = pd.Series(np.asarray(labels, dtype=object) if np.ndim(labels) else labels)
-    if np.ndim(labels) != 1:
-        raise ValueError(f"{label_name} must be one-dimensional")
+    labels = np.asarray(labels, dtype=object)
+    if labels.ndim != 1:
+        raise ValueError(f"{label_name} must be one-dimensional, got shape {labels.shape}")
+    labels = pd.Series(labels)
     if len(labels) != len(values):
         raise ValueError(
             "Found input variables with inconsistent numbers of samples: "

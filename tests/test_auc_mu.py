@@ -109,6 +109,7 @@ def test_missing_class_warns_nan():
     [
         ([0, 1], np.zeros((2, 1)), {}, "K >= 2"),
         ([0, 1], np.zeros(2), {}, "two-dimensional"),
+        ([[0, 1]], np.zeros((2, 2)), {}, r"labels must be one-dimensional, got shape \(1, 2\)"),
         ([0, 1, 0], np.zeros((2, 2)), {}, "inconsistent numbers of samples"),
         ([0, 5], np.zeros((2, 2)), {}, "value.*5.*name no score column"),
         ([0, None], np.zeros((2, 2)), {}, "missing"),
