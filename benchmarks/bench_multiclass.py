@@ -42,13 +42,13 @@ def bench_kernel(n_rows, classes, repeat):
         labels = rng.integers(0, k, n_rows)
         scores = rng.random((n_rows, k))
 
-        def binary():
+        def binary(k=k, labels=labels, scores=scores):
             for i in range(k):
                 for j in range(i + 1, k):
                     pair = (labels == i) | (labels == j)
                     subroc_ext.roc_auc_score(labels[pair] == i, scores[pair, i] - scores[pair, j])
 
-        ours, _ = best_of(repeat, lambda: subroc_ext.auc_mu_score(labels, scores))
+        ours, _ = best_of(repeat, lambda l=labels, s=scores: subroc_ext.auc_mu_score(l, s))
         pairs, _ = best_of(repeat, binary)
         print(f"| {k} | {n_rows:,} | {ours:.3f} | {pairs:.3f} | {ours / pairs:.2f} |")
 
@@ -89,7 +89,7 @@ def bench_search(rows, depth, top, samples):
                 search, target, selectors, qf, result_set_size=top, depth=depth,
                 constraints=[ps.MinSupportConstraint(20)],
             )  # fmt: skip
-            seconds, result = best_of(1, lambda: ps.BestFirstSearch().execute(task))
+            seconds, result = best_of(1, lambda task=task: ps.BestFirstSearch().execute(task))
             qualities = sorted((q for q, *_ in result.results), reverse=True)
             results[name] = (seconds, cls.calls, qualities, result)
         same = np.allclose(results["pruned"][2], results["unpruned"][2], rtol=1e-9, atol=1e-12)

@@ -159,8 +159,8 @@ def cross_auc(subgroups, data, *, label, score, positive_label=1):
     groups = np.vstack([masks, ~masks.any(axis=0), np.ones(len(data), dtype=bool)])
     names = [*names, BACKGROUND, ALL]
     wins, pairs = cross_pair_counts(is_positive, scores, groups, groups)
-    frame = lambda values: pd.DataFrame(values, index=names, columns=names)  # noqa: E731
-    return CrossAUC(frame(_ratio(wins, pairs)), frame(pairs.astype(np.int64)))
+    auc = pd.DataFrame(_ratio(wins, pairs), index=names, columns=names)
+    return CrossAUC(auc, pd.DataFrame(pairs.astype(np.int64), index=names, columns=names))
 
 
 def subgroup_bias_aucs(subgroups, data, *, label, score, positive_label=1):

@@ -47,7 +47,11 @@ import pysubgroup as ps
 
 from ._validation import check_columns, check_mode, check_weights
 from .auc_mu import PairProjections, check_multiclass_arrays, check_partition_matrix
-from .multiclass_weights import multiclass_max_weight, multiclass_min_weight, multiclass_weight
+from .multiclass_weights import (
+    multiclass_max_weight,
+    multiclass_min_weight,
+    multiclass_weight,
+)
 from .quality import StatisticsByName, StatisticsQualityFunction
 from .significance import sample_subsets
 

@@ -154,7 +154,10 @@ def top_qualities(algorithm, qf, data, mapping, k=8, depth=2):
 def test_every_algorithm_equals_unpruned_search(mode, weights):
     data, mapping = synthetic()
     alpha, beta = weights
-    make = lambda: subroc_ext.AUCMuQF("grade", mapping, beta, alpha, mode=mode)  # noqa: E731
+
+    def make():
+        return subroc_ext.AUCMuQF("grade", mapping, beta, alpha, mode=mode)
+
     reference, _ = top_qualities(ps.SimpleSearch(show_progress=False), make(), data, mapping)
     assert len(reference) == 8
     for name, algorithm in EXHAUSTIVE.items():
@@ -202,9 +205,11 @@ def test_generalization_aware_matches_definition_and_search():
             assert stats.quality == pytest.approx(plain.weight * (plain.raw_quality - max(generalizations)))
         assert stats.class_counts == plain.class_counts
     # pruning with its estimate changes nothing
+    def make():
+        return subroc_ext.GeneralizationAwareQF(subroc_ext.AUCMuQF("grade", mapping, 1, 1))
+
     found = {}
     for name, algorithm in [("dfs", ps.DFS), ("bfs", ps.BestFirstSearch)]:
-        make = lambda: subroc_ext.GeneralizationAwareQF(subroc_ext.AUCMuQF("grade", mapping, 1, 1))  # noqa: E731
         found[name], _ = top_qualities(algorithm(), make(), data, mapping)
         reference, _ = top_qualities(algorithm(), unpruned(make()), data, mapping)
         np.testing.assert_allclose(found[name], reference, rtol=1e-9, atol=1e-12)
@@ -248,7 +253,7 @@ def test_sample_class_rows_uniform_with_exact_counts():
 def test_batch_values_equal_one_at_a_time(ties):
     """Every mix of drawn and left-out classes gives the subsets' exact AUC_mu."""
     rng = np.random.default_rng(4)
-    frame, codes, scores, _ = random_frame(rng, 4, 60, ties=ties)
+    _, codes, scores, _ = random_frame(rng, 4, 60, ties=ties)
     projections = PairProjections(codes, scores, check_partition_matrix(random_partition_matrix(rng, 4), 4))
     sizes = np.bincount(codes)
     for counts in [(3, 5, 2, 4), tuple(sizes - 1), (1, sizes[1] - 2, 2, sizes[3])]:
