@@ -53,6 +53,7 @@ from .cross_auc import cross_pair_counts
 __all__ = [
     "DEFAULT_GRID",
     "generalization_diagnostics",
+    "add_generalization_diagnostics",
     "wasserstein2_distance",
     "wasserstein_matrix",
     "youden_threshold",
@@ -316,6 +317,42 @@ def generalization_diagnostics(
             record[f"w2_{first}__{second}"] = wasserstein2_distance(samples[first], samples[second])
         records.append(record)
     return pd.DataFrame.from_records(records)
+
+
+def add_generalization_diagnostics(table, search, validation, **settings):
+    """A ``find_subgroups`` table with the generalization diagnostics as columns.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table of :func:`~subroc_ext.find_subgroups` (its ``subgroup``
+        column of descriptions and its ``attrs`` are used).
+    search, validation : pandas.DataFrame
+        The splits the table was computed on.
+    **settings
+        Passed to :func:`generalization_diagnostics` (``threshold``, grids,
+        ``max_pairs``, ``random_state``); label, score and positive label
+        come from ``table.attrs``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``table`` with the diagnostics columns (except the sizes,
+        which it already has) appended; ``attrs["generalization_diagnostics"]``
+        holds the whole data's row as a dict.
+    """
+    attrs = table.attrs
+    diagnostics = generalization_diagnostics(
+        dict(zip(table["description"], table["subgroup"])), search, validation,
+        label=attrs["label"], score=attrs["score"], positive_label=attrs["positive_label"],
+        **settings,
+    )  # fmt: skip
+    columns = [c for c in diagnostics.columns if c not in ("subgroup", "size_search", "size_validation")]
+    extended = table.copy()
+    for column in columns:
+        extended[column] = diagnostics[column].to_numpy()[1:]
+    extended.attrs = {**attrs, "generalization_diagnostics": diagnostics.iloc[0].to_dict()}
+    return extended
 
 
 def _class_samples(classes):

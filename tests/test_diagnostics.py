@@ -182,3 +182,22 @@ def test_plot(tmp_path):
     assert ticks["all"] > ticks["g=='a'"]  # the whole data on top
     figure.savefig(tmp_path / "diagnostics.png")
     assert (tmp_path / "diagnostics.png").stat().st_size > 1000
+
+
+def test_add_to_find_subgroups_table():
+    search, validation = frames()
+    search = search.assign(y=search.y.astype(int), h=np.arange(len(search)) % 3)
+    validation = validation.assign(y=validation.y.astype(int), h=np.arange(len(validation)) % 3)
+    table = subroc_ext.find_subgroups(
+        search, validation=validation, label="y", score="s", depth=1, min_support=10,
+        result_set_size=4, n_samples=50, random_state=0, progress=False,
+    )  # fmt: skip
+    extended = subroc_ext.diagnostics.add_generalization_diagnostics(table, search, validation, random_state=0)
+    direct = subroc_ext.generalization_diagnostics(
+        list(table["subgroup"]), search, validation, label="y", score="s", positive_label=1, random_state=0
+    )
+    assert list(extended.columns[: len(table.columns)]) == list(table.columns)
+    for column in ("bias_robustness_validation", "sens_spec_drift", "w2_search_pos__validation_pos"):
+        np.testing.assert_allclose(extended[column], direct[column][1:])
+    assert extended.attrs["generalization_diagnostics"]["subgroup"] == "all"
+    assert extended.attrs["measure"] == table.attrs["measure"]
