@@ -60,16 +60,20 @@ __all__ = [
 _PAIR_AUC = ROCAUC()
 
 
-def check_partition_matrix(partition_matrix, n_classes):
+def check_partition_matrix(partition_matrix, n_classes, classes=None):
     """Validate a partition matrix, returning it as a float array (``A_max`` for None).
 
     Parameters
     ----------
-    partition_matrix : array-like of shape (K, K) or None
+    partition_matrix : array-like or pandas.DataFrame of shape (K, K), or None
         Costs ``A[i, j]`` of predicting class i when the truth is class j,
-        rows and columns in class order. None gives the argmax matrix.
+        rows and columns in class order. A DataFrame is indexed by class
+        labels instead (rows: predicted, columns: true class) and reordered
+        to ``classes``. None gives the argmax matrix.
     n_classes : int
         K.
+    classes : sequence, optional
+        The class labels in order, for a DataFrame.
 
     Returns
     -------
@@ -77,6 +81,14 @@ def check_partition_matrix(partition_matrix, n_classes):
     """
     if partition_matrix is None:
         return np.ones((n_classes, n_classes)) - np.eye(n_classes)
+    if isinstance(partition_matrix, pd.DataFrame) and classes is not None:
+        labels = list(classes)
+        if set(partition_matrix.index) != set(labels) or set(partition_matrix.columns) != set(labels):
+            raise ValueError(
+                f"partition_matrix's index and columns must be the classes {labels!r}, got "
+                f"{list(partition_matrix.index)!r} and {list(partition_matrix.columns)!r}"
+            )
+        partition_matrix = partition_matrix.loc[labels, labels]
     try:
         matrix = np.asarray(partition_matrix, dtype=float)
     except (TypeError, ValueError) as error:
@@ -348,7 +360,9 @@ def auc_mu_score(labels, scores, *, partition_matrix=None, classes=None):
         DataFrame's column names are the classes.
     partition_matrix : array-like of shape (K, K), optional
         Misclassification costs ``A[i, j]`` (predict i, truth j), classes in
-        column order; default the argmax matrix (0 on the diagonal, 1 off it).
+        column order, or a DataFrame indexed by the class labels (rows:
+        predicted class, columns: true class); default the argmax matrix (0
+        on the diagonal, 1 off it).
     classes : sequence, optional
         The class label of each score column, in column order (the mapping
         from labels to columns); default the DataFrame's column names, or
@@ -373,7 +387,7 @@ def auc_mu_score(labels, scores, *, partition_matrix=None, classes=None):
     1.0
     """
     codes, values, classes = check_multiclass_arrays(labels, scores, classes)
-    matrix = check_partition_matrix(partition_matrix, len(classes))
+    matrix = check_partition_matrix(partition_matrix, len(classes), classes)
     projections = PairProjections(codes, values, matrix)
     missing = [c for c, n in zip(classes, projections.class_counts()) if n == 0]
     if missing:

@@ -222,7 +222,8 @@ class AUCMuQF(StatisticsQualityFunction):
     subgroup_size_weight : float, default=0
         Exponent alpha of the cover size.
     partition_matrix : array-like of shape (K, K), optional
-        Costs ``A[i, j]`` of predicting class i for truth j (default: argmax).
+        Costs ``A[i, j]`` of predicting class i for truth j, in score-column
+        order or as a DataFrame indexed by the class labels (default: argmax).
     mode : {'worse', 'better', 'both'}, default='worse'
         Which exceptional performance to look for.
 
@@ -254,7 +255,9 @@ class AUCMuQF(StatisticsQualityFunction):
         self.size_weight, self.balance_weight = check_weights(
             subgroup_size_weight, subgroup_class_balance_weight
         )
-        self.partition_matrix = check_partition_matrix(partition_matrix, len(self.classes))
+        self.partition_matrix = check_partition_matrix(
+            partition_matrix, len(self.classes), self.classes
+        )
         self.mode = check_mode(mode)
         self.dataset_value = None
         self._data = None

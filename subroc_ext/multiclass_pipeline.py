@@ -118,7 +118,7 @@ def find_multiclass_subgroups(
     check_columns(data, [label, *target.score_columns.values(), *ignore])
     check_mode(mode)
     check_weights(size_weight, balance_weight)
-    check_partition_matrix(partition_matrix, len(target.score_columns))
+    check_partition_matrix(partition_matrix, len(target.score_columns), list(target.score_columns))
     check_test_settings(n_samples, method, alpha)
     if not (isinstance(depth, (int, np.integer)) and depth >= 1):
         raise ValueError(f"depth must be a positive integer, got {depth!r}")

@@ -92,6 +92,20 @@ def test_perfect_and_reversed_and_public():
     assert auc_mu_score([2, 1, 0, 2], scores.to_numpy(), classes=[2, 1, 0]) == 1.0
 
 
+def test_labelled_partition_matrix_is_reordered_to_the_classes():
+    rng = np.random.default_rng(12)
+    codes, scores = random_case(rng, 3, 40, 4)
+    matrix = random_partition_matrix(rng, 3)
+    labels = np.array(["x", "y", "z"])[codes]
+    frame = pd.DataFrame(scores, columns=["x", "y", "z"])
+    shuffled = pd.DataFrame(matrix, index=["x", "y", "z"], columns=["x", "y", "z"]).loc[["z", "x", "y"], ["y", "z", "x"]]
+    assert auc_mu_score(labels, frame, partition_matrix=shuffled) == pytest.approx(
+        oracle_auc_mu(codes, scores, matrix), abs=1e-12
+    )
+    with pytest.raises(ValueError, match="must be the classes"):
+        auc_mu_score(labels, frame, partition_matrix=shuffled.rename(index={"z": "w"}))
+
+
 def test_invariant_to_shared_shift_and_scaling():
     rng = np.random.default_rng(11)
     codes, scores = random_case(rng, 4, 50, 7)
