@@ -347,13 +347,13 @@ def _print_results(table, measure, n_search, n_validation, runtime, files):
     )
 
 
-def _write_report(table, data, args, measure, title, runtime):
+def _write_report(table, data, args, measure, title, runtime, search=None):
     """Write the report; if that fails, print one line on stderr and return None."""
     try:
         return write_report(
             table, data, args.out, label=table.attrs["label"], score=table.attrs["score"],
             positive_label=table.attrs["positive_label"], measure=measure, title=title,
-            runtime=runtime,
+            runtime=runtime, search=search,
         )  # fmt: skip
     except OSError as error:
         print(f"{PROG}: error: cannot write the report to '{args.out}': {error}", file=sys.stderr)
@@ -378,7 +378,7 @@ def _demo(args):
     )  # fmt: skip
     runtime = time.perf_counter() - start
     title = "SubROC demo: where does a model of UCI Adult income rank worst?"
-    files = _write_report(table, validation, args, "roc_auc", title, runtime)
+    files = _write_report(table, validation, args, "roc_auc", title, runtime, search)
     if files is None:
         return 2
     _print_results(table, "roc_auc", len(search), len(validation), runtime, files)
@@ -412,7 +412,7 @@ def _run(args):
         return _fail(error)
     runtime = time.perf_counter() - start
     title = f"SubROC report: {Path(args.data).name}"
-    files = _write_report(table, validation, args, args.measure, title, runtime)
+    files = _write_report(table, validation, args, args.measure, title, runtime, search)
     if files is None:
         return 2
     _print_results(table, args.measure, len(search), len(validation), runtime, files)

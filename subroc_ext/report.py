@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .plotting import plot_pr_curves, plot_roc_curves
-from .report_sections import cross_auc_section
+from .report_sections import cross_auc_section, diagnostics_section
 
 __all__ = ["ReportFiles", "write_report"]
 
@@ -162,7 +162,7 @@ under any dependence between the tests. Highlighted rows are
 
 def write_report(
     table, data, out_dir, *, label, score, positive_label=1, measure="roc_auc", top=5,
-    title=None, runtime=None,
+    title=None, runtime=None, search=None,
 ):  # fmt: skip
     """Write a table of subgroups as CSV, their curves as PNG, and an HTML report.
 
@@ -188,6 +188,9 @@ def write_report(
         Heading of the HTML page (default: ``'SubROC report'``).
     runtime : float, optional
         Seconds the analysis took, shown with the settings.
+    search : pandas.DataFrame, optional
+        The search split: with it the report adds Roberts et al.'s
+        generalization diagnostics of the top subgroups (search vs. ``data``).
 
     Returns
     -------
@@ -234,6 +237,8 @@ table is in <code>{files.csv.name}</code>.</p>
 <h2>Subgroups</h2>
 {_results_html(table, measure)}
 {cross_auc_section(table, data, label=label, score=score, positive_label=positive_label, top=top)}
+{"" if search is None else diagnostics_section(table, search, data, label=label, score=score,
+                                                positive_label=positive_label, top=top)}
 <h2>Settings</h2>
 {_settings_html(table.attrs, runtime)}
 {_dataset_values_html(table.attrs.get("dataset_values", {}))}

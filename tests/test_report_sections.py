@@ -38,3 +38,15 @@ def test_report_includes_section_and_bias_columns(analysis, tmp_path):
     single = cross_auc({"s": first["subgroup"]}, validation, label="y", score="p")
     assert first["bpsn_auc_validation"] == pytest.approx(single.auc.loc["background", "s"])
     assert np.isfinite(first["bnsp_auc_validation"])
+
+
+def test_diagnostics_section_with_the_search_split(tmp_path):
+    search, validation = scored_frame(0, n=1200), scored_frame(1, n=1200)
+    table = find_subgroups(search, label="y", score="p", validation=validation, n_samples=50,
+                           result_set_size=4, random_state=0, progress=False)  # fmt: skip
+    page = write_report(table, validation, tmp_path, label="y", score="p", top=3,
+                        search=search).html.read_text()  # fmt: skip
+    assert "Will it hold on new data? (top 3 subgroups)" in page
+    assert 'alt="generalization diagnostics"' in page and "w2_search_neg__search_pos" in page
+    without = write_report(table, validation, tmp_path / "b", label="y", score="p").html.read_text()
+    assert "Will it hold on new data?" not in without
