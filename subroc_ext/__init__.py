@@ -26,6 +26,7 @@ from .plotting import (
     plot_roc_curves,
 )
 from .report import write_report
+from .search import FastSearch
 from .significance import randomization_test
 from .quality import (
     ARLQF,
@@ -46,6 +47,7 @@ __all__ = [
     "SoftClassifierQF",
     "SubgroupStatistics",
     "GeneralizationAwareQF",
+    "FastSearch",
     "randomization_test",
     "find_subgroups",
     "make_quality_function",

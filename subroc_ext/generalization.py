@@ -24,7 +24,39 @@ import pysubgroup as ps
 from .multiclass import AUCMuQF
 from .quality import SoftClassifierQF, StatisticsByName, StatisticsQualityFunction
 
-__all__ = ["GeneralizationAwareQF", "GeneralizationAwareStatistics"]
+__all__ = [
+    "GeneralizationAwareQF",
+    "GeneralizationAwareStatistics",
+    "generalization_aware_quality",
+]
+
+
+def generalization_aware_quality(weight, raw_quality, raw_bound, max_weight, generalization):
+    """Quality ``w * (q - g)`` and its optimistic estimate (vectorized).
+
+    Parameters
+    ----------
+    weight, raw_quality, raw_bound, max_weight : float or numpy.ndarray
+        The wrapped quality function's statistics of a pattern ``S``
+        (``-inf`` raw quality and bound where the measure is undefined).
+    generalization : float or numpy.ndarray
+        ``g(S)``, the best raw quality of a proper generalization.
+
+    Returns
+    -------
+    (quality, estimate)
+        ``-inf`` where undefined. Specializations ``T`` of ``S`` satisfy
+        ``w(T) * (q(T) - g(T)) <= W_max(S) * (R(S) - max(q(S), g(S)))``, or 0
+        when that margin is not positive; the estimate is the larger of that
+        and the pattern's own quality, because pysubgroup's DFS checks the
+        estimate before it evaluates a pattern.
+    """
+    with np.errstate(invalid="ignore"):
+        quality = np.where(raw_quality == -np.inf, -np.inf, weight * (raw_quality - generalization))
+        margin = raw_bound - np.maximum(raw_quality, generalization)
+        below = np.where((margin > 0) & (max_weight > 0), max_weight * margin, 0.0)
+        estimate = np.where(raw_bound == -np.inf, -np.inf, np.maximum(below, quality))
+    return quality, estimate
 
 
 class _GeneralizationAwareFields(NamedTuple):
@@ -136,23 +168,16 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
             )
         else:  # the empty pattern (or a plain mask) has no proper generalization
             generalization = 0.0
-        if stats.raw_quality == -np.inf:
-            quality = -np.inf
-        else:
-            quality = stats.weight * (stats.raw_quality - generalization)
-        if stats.raw_bound == -np.inf:
-            estimate = -np.inf
-        else:
-            # Specializations: w * (q - g) <= W_max * (R - max(q(S), g(S))).
-            margin = stats.raw_bound - max(stats.raw_quality, generalization)
-            estimate = stats.max_weight * margin if margin > 0 and stats.max_weight > 0 else 0.0
-            # DFS checks the estimate before evaluating the pattern itself.
-            estimate = max(estimate, quality)
+        quality, estimate = generalization_aware_quality(
+            stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight, generalization
+        )
         if isinstance(self.qf, AUCMuQF):
-            return self.qf.generalization_aware_statistics(stats, generalization, quality, estimate)
+            return self.qf.generalization_aware_statistics(
+                stats, generalization, float(quality), float(estimate)
+            )
         return GeneralizationAwareStatistics(
             stats.size_sg, stats.positives_count, stats.negatives_count, stats.measure,
-            stats.raw_quality, generalization, stats.weight, quality, estimate,
+            stats.raw_quality, generalization, stats.weight, float(quality), float(estimate),
         )  # fmt: skip
 
     def __repr__(self):

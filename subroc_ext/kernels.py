@@ -121,7 +121,9 @@ def _pr_auc_from_counts(counts):
     false_pos = np.cumsum(counts.negatives[::-1])
     precision = np.concatenate(([1.0], true_pos / (true_pos + false_pos)))
     recall = np.concatenate(([0.0], true_pos / true_pos[-1]))
-    return float(np.sum(np.diff(recall) * (precision[1:] + precision[:-1])) / 2)
+    # Summed in curve order (cumsum adds sequentially, unlike np.sum): the
+    # search engine's bitset kernel adds the same terms in the same order.
+    return float(np.cumsum(np.diff(recall) * (precision[1:] + precision[:-1]))[-1] / 2)
 
 
 def _attributions_from_sorted(is_positive, group_ids):

@@ -128,9 +128,19 @@ class _SortedDataset:
     def _selector_mask(self, selector):
         mask = self._selector_masks.get(selector)
         if mask is None:
-            mask = self._compute_selector_mask(selector)[self.order]
+            mask = self.selector_mask(selector)
             self._selector_masks[selector] = mask
         return mask
+
+    def selector_mask(self, selector):
+        """Boolean cover of one selector over the score-sorted rows (not cached)."""
+        mask = np.asarray(self._compute_selector_mask(selector))
+        if mask.shape != (len(self),) or mask.dtype != bool:
+            raise ValueError(
+                f"selector {selector!r} covers() returned {mask.dtype} of shape {mask.shape}; "
+                f"expected a boolean array of {len(self)} rows"
+            )
+        return mask[self.order]
 
     def _compute_selector_mask(self, selector):
         """``selector.covers(data)``, on columns converted to NumPy once."""
@@ -299,6 +309,11 @@ class SoftClassifierQF(StatisticsQualityFunction):
         self.dataset_value = self.measure.value(whole)
         self._dataset = dataset
 
+    @property
+    def dataset(self):
+        """The data prepared by :meth:`calculate_constant_statistics` (None before)."""
+        return self._dataset
+
     def _prepared(self, data, target):
         dataset = self._dataset
         if (
@@ -329,16 +344,16 @@ class SoftClassifierQF(StatisticsQualityFunction):
         return difference
 
     def _raw_bound(self, lowest, highest):
-        """Largest ``q`` over values in ``[lowest, highest]``."""
-        from_lowest = self.dataset_value - lowest
-        from_highest = highest - self.dataset_value
+        """Largest ``q`` over values in ``[lowest, highest]`` (vectorized)."""
+        from_lowest = np.subtract(self.dataset_value, lowest)
+        from_highest = np.subtract(highest, self.dataset_value)
         if self.mode == "both":
-            return max(from_lowest, from_highest)
+            return np.maximum(from_lowest, from_highest)
         if (self.measure.kind == "score") == (self.mode == "worse"):
             return from_lowest
         return from_highest
 
-    def _signs(self):
+    def signs(self):
         """Signs ``s`` such that ``q = max over s of s * (m(S) - m(D))``."""
         if self.mode == "both":
             return (1, -1)
@@ -347,26 +362,44 @@ class SoftClassifierQF(StatisticsQualityFunction):
     def statistics_of_cover(self, cover):
         """:class:`SubgroupStatistics` of a :class:`~subroc_ext.measures.Cover`."""
         positives, negatives = cover.positives, cover.negatives
-        size = positives + negatives
-        weight = subgroup_weight(positives, negatives, self.size_weight, self.balance_weight)
-        if not self.measure.is_defined(positives, negatives):
-            # Definedness only grows with the cover: no subset is defined either.
-            return SubgroupStatistics(
-                size, positives, negatives, np.nan, -np.inf, weight, -np.inf,
-                -np.inf, 0.0, -np.inf,
-            )  # fmt: skip
-        value = self.measure.value(cover)
-        raw_quality = float(self.raw_quality(value))
-        raw_bound = float(self._raw_bound(*self.measure.extremes(cover)))
-        largest_weight = max_weight(positives, negatives, self.size_weight, self.balance_weight)
+        value = lowest = highest = np.nan
+        size_aware = np.inf
+        if self.measure.is_defined(positives, negatives):
+            value = self.measure.value(cover)
+            lowest, highest = self.measure.extremes(cover)
+            if self.size_weight > 0:
+                size_aware = max(
+                    self.measure.size_aware_bound(cover, self.dataset_value, sign, self.size_weight)
+                    for sign in self.signs()
+                )
+        stats = self.statistics_of_counts(
+            np.array([positives]), np.array([negatives]), np.array([value]),
+            np.array([lowest]), np.array([highest]), np.array([size_aware]),
+        )  # fmt: skip
         return SubgroupStatistics(
-            size, positives, negatives, value, raw_quality, weight,
-            weight * raw_quality, raw_bound, largest_weight,
-            self._estimate(cover, raw_bound, largest_weight),
+            int(stats.size_sg[0]), int(positives), int(negatives),
+            *(float(field[0]) for field in stats[3:]),
         )  # fmt: skip
 
-    def _estimate(self, cover, raw_bound, largest_weight):
-        """Upper bound of ``w(T) * q(T)`` over defined subsets ``T`` of ``cover``.
+    def statistics_of_counts(self, positives, negatives, value, lowest, highest, size_aware):
+        """:class:`SubgroupStatistics` of many covers at once, each field an array.
+
+        Parameters
+        ----------
+        positives, negatives : numpy.ndarray of int
+            Class counts of each cover.
+        value, lowest, highest : numpy.ndarray of float
+            The measure on each cover and its lowest and highest value over the
+            cover's defined subsets (anything where the measure is undefined).
+        size_aware : numpy.ndarray of float
+            The measure's size-aware bound, the larger over :meth:`signs`
+            (``inf`` where it has none; only read when ``size_weight > 0``).
+
+        Returns
+        -------
+        SubgroupStatistics
+            With array fields; the search engine and :meth:`statistics_of_cover`
+            both compute statistics here, so they agree to the last bit.
 
         Notes
         -----
@@ -377,24 +410,27 @@ class SoftClassifierQF(StatisticsQualityFunction):
         exhaustive tests in ``tests/test_estimates.py`` fail without the clip
         (labels [0, 1, 0, 1], scores [0, 1, 2, 3], cover = rows 0 and 3).
         """
-        if raw_bound >= 0:
-            estimate = largest_weight * raw_bound if largest_weight > 0 else 0.0
-        else:
+        alpha, beta = self.size_weight, self.balance_weight
+        defined = self.measure.is_defined(positives, negatives)
+        weight = subgroup_weight(positives, negatives, alpha, beta)
+        with np.errstate(invalid="ignore"):
+            raw_quality = np.where(defined, self.raw_quality(value), -np.inf)
+            raw_bound = np.where(defined, self._raw_bound(lowest, highest), -np.inf)
+            # Definedness only grows with the cover: no subset of an undefined one is defined.
+            largest_weight = np.where(defined, max_weight(positives, negatives, alpha, beta), 0.0)
+            from_largest = np.where(largest_weight > 0, largest_weight * raw_bound, 0.0)
             # q < 0 everywhere: the lightest subset is the least negative.
             needs_both = self.measure.min_positives >= 1 and self.measure.min_negatives >= 1
-            estimate = raw_bound * min_weight(
-                cover.positives, cover.negatives, self.size_weight, self.balance_weight,
-                needs_both,
-            )  # fmt: skip
-        if self.size_weight > 0:
-            size_aware = max(
-                self.measure.size_aware_bound(cover, self.dataset_value, sign, self.size_weight)
-                for sign in self._signs()
-            )
-            if self.balance_weight > 0:
-                size_aware = max(size_aware, 0.0)  # single rows weigh 0
-            estimate = min(estimate, size_aware)
-        return float(estimate)
+            from_lightest = raw_bound * min_weight(positives, negatives, alpha, beta, needs_both)
+            estimate = np.where(raw_bound >= 0, from_largest, from_lightest)
+            if alpha > 0:
+                estimate = np.minimum(estimate, np.maximum(size_aware, 0.0) if beta > 0 else size_aware)
+            estimate = np.where(defined, estimate, -np.inf)
+            quality = np.where(defined, weight * raw_quality, -np.inf)
+        return SubgroupStatistics(
+            positives + negatives, positives, negatives, np.where(defined, value, np.nan),
+            raw_quality, weight, quality, raw_bound, largest_weight, estimate,
+        )  # fmt: skip
 
     def __repr__(self):
         return (

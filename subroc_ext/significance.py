@@ -180,7 +180,7 @@ def randomization_test(
             return qf.null_raw_qualities(key, n_samples, rng, batch_elements=batch_elements)
 
     else:
-        whole = qf._dataset.cover()
+        whole = qf.dataset.cover()
 
         def null_key(stats):
             return (stats.size_sg, stats.negatives_count)

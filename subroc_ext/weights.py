@@ -39,7 +39,7 @@ def subgroup_weight(positives, negatives, size_weight, balance_weight):
 
 
 def max_weight(positives, negatives, size_weight, balance_weight):
-    """Largest weight of any subset of a cover with the given class counts.
+    """Largest weight of any subset of a cover with the given class counts (vectorized).
 
     With ``a = min(P, N) >= 1`` and ``b = max(P, N)`` it is
     ``max((2a)^alpha, (a + b)^alpha * (a / b)^beta)``: for a fixed larger
@@ -47,21 +47,25 @@ def max_weight(positives, negatives, size_weight, balance_weight):
     class the log-weight has no interior maximum. Without one of the classes
     every subset weighs ``0`` when ``beta > 0`` and at most ``n^alpha`` else.
     """
-    a, b = min(positives, negatives), max(positives, negatives)
-    if a == 0:
-        return 0.0 if balance_weight > 0 else float(b) ** size_weight
-    return max(
-        (2.0 * a) ** size_weight,
-        float(a + b) ** size_weight * (a / b) ** balance_weight,
-    )
+    a = np.minimum(positives, negatives).astype(float)
+    b = np.maximum(positives, negatives).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        both = np.maximum(
+            np.power(2.0 * a, size_weight),
+            np.power(a + b, size_weight) * np.power(a / b, balance_weight),
+        )
+    one_class = np.zeros_like(b) if balance_weight > 0 else np.power(b, size_weight)
+    weight = np.where(a == 0, one_class, both)
+    return weight if weight.ndim else float(weight)
 
 
 def min_weight(positives, negatives, size_weight, balance_weight, needs_both_classes):
-    """A lower bound on the weight of any subset on which the measure is defined.
+    """A lower bound on the weight of any subset on which the measure is defined
+    (vectorized).
 
     Parameters
     ----------
-    positives, negatives : int
+    positives, negatives : int or array of int
         Class counts of the cover.
     size_weight, balance_weight : float
         The exponents alpha and beta.
@@ -71,23 +75,27 @@ def min_weight(positives, negatives, size_weight, balance_weight, needs_both_cla
 
     Returns
     -------
-    float
+    float or numpy.ndarray
         Exact when ``beta = 0`` or single rows are defined subsets. For
         two-class measures with ``beta > 0`` it is the minimum over subsets
         with one row of the smaller class, ``min_M (1 + M)^alpha * M^-beta``
-        for ``1 <= M <= max(P, N)``, which is the exact minimum.
+        for ``1 <= M <= max(P, N)``, which is the exact minimum: the function
+        of ``M`` decreases up to ``beta / (alpha - beta)`` and increases after.
     """
+    shape = np.broadcast(positives, negatives).shape
     smallest_size = 2 if needs_both_classes else 1
     if balance_weight == 0:
-        return float(smallest_size) ** size_weight
-    if not needs_both_classes:
-        return 0.0
-    largest = max(positives, negatives, 1)
-    candidates = {1, largest}
-    if size_weight > balance_weight:
-        turning_point = balance_weight / (size_weight - balance_weight)
-        candidates |= {
-            min(max(math.floor(turning_point), 1), largest),
-            min(max(math.ceil(turning_point), 1), largest),
-        }
-    return min((1.0 + m) ** size_weight * float(m) ** -balance_weight for m in candidates)
+        weight = np.full(shape, float(smallest_size) ** size_weight)
+    elif not needs_both_classes:
+        weight = np.zeros(shape)
+    else:
+        largest = np.maximum(np.maximum(positives, negatives), 1).astype(float)
+        candidates = [np.ones(shape), largest]
+        if size_weight > balance_weight:
+            turning_point = balance_weight / (size_weight - balance_weight)
+            for rounded in (math.floor(turning_point), math.ceil(turning_point)):
+                candidates.append(np.minimum(max(rounded, 1), largest))
+        weight = np.min(
+            [np.power(1.0 + m, size_weight) * np.power(m, -balance_weight) for m in candidates], axis=0
+        )
+    return weight if weight.ndim else float(weight)

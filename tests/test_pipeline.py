@@ -367,6 +367,14 @@ def test_attrs(table, frames):
     assert values["attribution_mean_search"] == pytest.approx(values["roc_auc_search"] / 2)
 
 
+def test_pysubgroup_algorithm_gives_the_default_engines_table(frames, table):
+    """find_subgroups searches with FastSearch by default; ps.BestFirstSearch
+    with the same quality function gives the same table."""
+    search, validation = frames
+    other = find_subgroups(search, validation=validation, algorithm=ps.BestFirstSearch(), **SETTINGS)
+    pd.testing.assert_frame_equal(other.drop(columns="subgroup"), table.drop(columns="subgroup"))
+
+
 def test_reproducible_with_the_same_random_state():
     data = synthetic(1, n=600)
     settings = {**SETTINGS, "result_set_size": 8}

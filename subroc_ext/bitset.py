@@ -1,0 +1,106 @@
+"""Row sets as bitsets: the cover representation of the search engine.
+
+A cover over ``n`` rows (presorted by score) is an array of ``ceil(n / 64)``
+unsigned 64-bit words; row ``r`` is bit ``r % 64`` of word ``r // 64``. The
+intersection of two covers is a word-wise AND, a cover's size a sum of
+popcounts, and the rows of a cover come out in ascending order (that is,
+ascending score) by scanning set bits. The compiled helpers here are the
+primitives of :mod:`subroc_ext.cover_kernels`.
+"""
+
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic
+
+__all__ = ["pack", "unpack", "popcount", "lowest_bit", "highest_bit", "count_below", "prefix_counts"]
+
+
+def pack(mask):
+    """Bitset words of a boolean mask (or of each row of a 2-D boolean matrix).
+
+    Parameters
+    ----------
+    mask : numpy.ndarray of bool, shape (n,) or (k, n)
+
+    Returns
+    -------
+    numpy.ndarray of uint64, shape (ceil(n / 64),) or (k, ceil(n / 64))
+    """
+    mask = np.asarray(mask, dtype=bool)
+    n = mask.shape[-1]
+    words = -(-n // 64)
+    padded = np.zeros(mask.shape[:-1] + (words * 64,), dtype=bool)
+    padded[..., :n] = mask
+    packed = np.packbits(padded, axis=-1, bitorder="little")
+    return np.ascontiguousarray(packed).view(np.uint64)
+
+
+def unpack(words, n):
+    """The boolean mask of ``n`` rows held by bitset ``words`` (inverse of :func:`pack`)."""
+    as_bytes = np.ascontiguousarray(words, dtype=np.uint64).view(np.uint8)
+    return np.unpackbits(as_bytes, bitorder="little")[:n].astype(bool)
+
+
+@intrinsic
+def popcount(typingctx, word):
+    """Number of set bits of a uint64 (compiled to one instruction)."""
+    signature = types.uint64(types.uint64)
+
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+
+    return signature, codegen
+
+
+@intrinsic
+def _trailing_zeros(typingctx, word):
+    signature = types.uint64(types.uint64)
+
+    def codegen(context, builder, sig, args):
+        return builder.cttz(args[0], context.get_constant(types.boolean, True))
+
+    return signature, codegen
+
+
+@intrinsic
+def _leading_zeros(typingctx, word):
+    signature = types.uint64(types.uint64)
+
+    def codegen(context, builder, sig, args):
+        return builder.ctlz(args[0], context.get_constant(types.boolean, True))
+
+    return signature, codegen
+
+
+@njit(cache=True, inline="always")
+def lowest_bit(word):
+    """Index (0-63) of the lowest set bit of a nonzero word."""
+    return np.int64(_trailing_zeros(word))
+
+
+@njit(cache=True, inline="always")
+def highest_bit(word):
+    """Index (0-63) of the highest set bit of a nonzero word."""
+    return np.int64(63 - _leading_zeros(word))
+
+
+@njit(cache=True)
+def prefix_counts(words, out):
+    """``out[w]`` = set bits in ``words[:w]`` (``out`` has ``len(words) + 1`` entries)."""
+    total = np.int64(0)
+    for w in range(len(words)):
+        out[w] = total
+        total += np.int64(popcount(words[w]))
+    out[len(words)] = total
+    return total
+
+
+@njit(cache=True, inline="always")
+def count_below(words, prefix, row):
+    """Set bits of ``words`` at positions ``< row``, given its :func:`prefix_counts`."""
+    word = row >> 6
+    bit = row & 63
+    if bit == 0:
+        return prefix[word]
+    mask = (np.uint64(1) << np.uint64(bit)) - np.uint64(1)
+    return prefix[word] + np.int64(popcount(words[word] & mask))
