@@ -13,10 +13,20 @@ from .kernels import (
 )
 from .confidence import ROCAUCInterval, roc_auc_confidence_interval
 from .exceptions import UndefinedMeasureWarning
+from .auc_mu import auc_mu_score
+from .cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
+from .diagnostics import generalization_diagnostics
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
+from .multiclass import AUCMuQF, MultiClassTarget
+from .multiclass_pipeline import find_multiclass_subgroups
 from .pipeline import find_subgroups, make_quality_function
-from .plotting import plot_pr_curves, plot_roc_curves
+from .plotting import (
+    plot_cross_auc,
+    plot_generalization_diagnostics,
+    plot_pr_curves,
+    plot_roc_curves,
+)
 from .report import write_report
 from .search import FastSearch
 from .significance import randomization_test
@@ -59,4 +69,14 @@ __all__ = [
     "UndefinedMeasureWarning",
     "roc_auc_confidence_interval",
     "ROCAUCInterval",
+    "auc_mu_score",
+    "AUCMuQF",
+    "MultiClassTarget",
+    "find_multiclass_subgroups",
+    "CrossAUC",
+    "cross_auc",
+    "subgroup_bias_aucs",
+    "plot_cross_auc",
+    "generalization_diagnostics",
+    "plot_generalization_diagnostics",
 ]

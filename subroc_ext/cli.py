@@ -18,6 +18,7 @@ from . import __version__
 from ._validation import MODES, check_columns, finite_scores, positive_mask, quoted_values
 from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
+from .multiclass_pipeline import find_multiclass_subgroups
 from .pipeline import MEASURES, find_subgroups, split_validation
 from .report import write_report
 
@@ -103,6 +104,16 @@ _support = _number(
 )
 
 
+def _column_list(text):
+    """``a,b,c`` as a list of at least two distinct column names."""
+    columns = [column.strip() for column in text.split(",")]
+    if len(columns) < 2 or not all(columns) or len(set(columns)) != len(columns):
+        raise argparse.ArgumentTypeError(
+            f"expected at least two distinct comma-separated column names, got {text!r}"
+        )
+    return columns
+
+
 def _common_arguments(parser, samples_help):
     """Options shared by ``demo`` and ``run``."""
     parser.add_argument("--samples", type=_positive_int, metavar="N", help=samples_help)
@@ -135,8 +146,13 @@ def _parser():
     run.add_argument("data", metavar="DATA", help="CSV (also .csv.gz etc.) or Parquet file")
     run.add_argument("--label", required=True, metavar="COL",
                      help="column of true binary labels")  # fmt: skip
-    run.add_argument("--score", required=True, metavar="COL",
-                     help="column of model scores, higher meaning more likely positive")  # fmt: skip
+    scores = run.add_mutually_exclusive_group(required=True)
+    scores.add_argument("--score", metavar="COL",
+                        help="column of model scores, higher meaning more likely positive")  # fmt: skip
+    scores.add_argument("--score-columns", type=_column_list, metavar="A,B,C",
+                        help="a multi-class model instead: one score column per class, each "
+                             "named like the label value it scores (the measure is then "
+                             "AUC_mu)")  # fmt: skip
     run.add_argument("--positive-label", metavar="V",
                      help="label value of the positive class (needed unless the labels "
                           "are 0/1 or true/false)")  # fmt: skip
@@ -290,7 +306,7 @@ def _format_results(table, measure, shown=_PRINTED):
     """The top ``shown`` rows of a ``find_subgroups`` table as aligned text."""
     columns = ["description", "size_search", "ncr_search", f"{measure}_search",
                f"{measure}_validation", "p_value_corrected", "significant"]  # fmt: skip
-    top = table[columns].head(shown)
+    top = table[[c for c in columns if c in table.columns]].head(shown)
     top.index = range(1, len(top) + 1)
     width = max([len("description"), *map(len, top["description"])])
 
@@ -358,7 +374,7 @@ def _check_out(out):
     return path
 
 
-def _write_report(table, data, args, measure, title, runtime):
+def _write_report(table, data, args, measure, title, runtime, search=None):
     """Write the report and say where; return the exit code (2 if writing failed).
 
     The results are printed before, so a failure here loses nothing.
@@ -369,7 +385,7 @@ def _write_report(table, data, args, measure, title, runtime):
         files = write_report(
             table, data, out, label=table.attrs["label"], score=table.attrs["score"],
             positive_label=table.attrs["positive_label"], measure=measure, title=title,
-            runtime=runtime,
+            runtime=runtime, search=search,
         )  # fmt: skip
     except OSError as error:
         print(f"{PROG}: error: cannot write the report to '{args.out}': {error}", file=sys.stderr)
@@ -407,11 +423,13 @@ def _demo(args):
     title = "SubROC demo: where does a model of UCI Adult income rank worst?"
     _print_results(table, "roc_auc", len(search), len(validation), runtime)
     print(f"(of the runtime, loading and model training took {trained - start:.1f} s)")
-    return _write_report(table, validation, args, "roc_auc", title, runtime)
+    return _write_report(table, validation, args, "roc_auc", title, runtime, search)
 
 
 def _run(args):
     """``subroc-ext run``: find and test subgroups in the user's scored data."""
+    if args.score_columns is not None:
+        return _run_multiclass(args)
     start = time.perf_counter()
     try:
         data = _read_table(args.data, "data")
@@ -437,7 +455,55 @@ def _run(args):
     runtime = time.perf_counter() - start
     title = f"SubROC report: {Path(args.data).name}"
     _print_results(table, args.measure, len(search), len(validation), runtime)
-    return _write_report(table, validation, args, args.measure, title, runtime)
+    return _write_report(table, validation, args, args.measure, title, runtime, search)
+
+
+def _run_multiclass(args):
+    """``subroc-ext run --score-columns a,b,c``: AUC_mu subgroups of a multi-class model.
+
+    Prints the top subgroups and writes them to ``subgroups.csv`` in --out
+    (the HTML report and curves are for binary models).
+    """
+    start = time.perf_counter()
+    try:
+        if args.positive_label is not None:
+            raise ValueError("--positive-label does not apply to a multi-class model (--score-columns)")
+        data = _read_table(args.data, "data")
+        if args.validation is None:
+            search, validation = split_validation(data, args.validation_fraction, args.seed)
+        else:
+            search, validation = data, _read_table(args.validation, "validation")
+        table = find_multiclass_subgroups(
+            search, label=args.label, score_columns=args.score_columns, mode=args.mode,
+            validation=validation, size_weight=args.size_weight,
+            balance_weight=args.balance_weight, generalization_aware=args.generalization_aware,
+            depth=args.depth, min_support=args.min_support, ignore=args.ignore,
+            result_set_size=args.top, n_samples=args.samples, random_state=args.seed,
+            progress=not args.quiet,
+        )  # fmt: skip
+    except _INPUT_ERRORS as error:
+        return _fail(error)
+    runtime = time.perf_counter() - start
+    whole = table.attrs["dataset_values"]
+    print(
+        f"Top {min(_PRINTED, len(table))} of {len(table)} subgroups by AUC_mu (mode "
+        f"{args.mode}; searched {len(search):,} rows, tested on {len(validation):,}):\n"
+    )
+    print(_format_results(table, "auc_mu"))
+    print(
+        f"\nWhole data: auc_mu {whole['auc_mu_search']:.3f} (search), "
+        f"{whole['auc_mu_validation']:.3f} (validation). "
+        f"{int(table['significant'].sum())} of {len(table)} subgroups significant."
+    )
+    path = Path(args.out) / "subgroups.csv"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        table.drop(columns="subgroup").to_csv(path, index=False)
+    except OSError as error:
+        print(f"{PROG}: error: cannot write '{path}': {error}", file=sys.stderr)
+        return 2
+    print(f"Runtime: {runtime:.1f} s. Table: {path}.")
+    return 0
 
 
 def main(argv=None):

@@ -28,6 +28,7 @@ from ._validation import (
     quoted_values,
 )
 from .confidence import delong_interval
+from .cross_auc import subgroup_bias_aucs
 from .generalization import GeneralizationAwareQF
 from .quality import SoftClassifierQF
 from .search import FastSearch
@@ -203,7 +204,9 @@ def describe_subgroups(subgroups, data, target, *, positive_label=1, mode="worse
     pandas.DataFrame
         Columns ``size``, ``positives``, ``negatives``, ``ncr`` (negatives /
         size) and ``roc_auc``, ``pr_auc``, ``arl``, ``attribution_mean``
-        (NaN where undefined), one row per subgroup.
+        (NaN where undefined), then ``bpsn_auc`` and ``bnsp_auc`` (Borkan et
+        al.'s bias AUCs against the rows outside the subgroup, see
+        :func:`subroc_ext.subgroup_bias_aucs`), one row per subgroup.
     """
     columns = {}
     for name in MEASURES:
@@ -218,6 +221,11 @@ def describe_subgroups(subgroups, data, target, *, positive_label=1, mode="worse
     table = pd.DataFrame(columns, index=range(len(subgroups)))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])
+    bias = subgroup_bias_aucs(
+        subgroups, data, label=target.label_column, score=target.prediction_column,
+        positive_label=positive_label,
+    )  # fmt: skip
+    table[["bpsn_auc", "bnsp_auc"]] = bias[["bpsn_auc", "bnsp_auc"]].to_numpy()
     return table.add_suffix(suffix)
 
 

@@ -19,7 +19,12 @@ from ._validation import check_columns, finite_scores, positive_mask
 from .exceptions import UndefinedMeasureWarning
 from .kernels import _pr_auc_from_counts, _roc_auc_from_counts, sort_by_score, tie_counts
 
-__all__ = ["plot_roc_curves", "plot_pr_curves"]
+__all__ = [
+    "plot_roc_curves",
+    "plot_pr_curves",
+    "plot_cross_auc",
+    "plot_generalization_diagnostics",
+]
 
 
 def _pyplot():
@@ -266,3 +271,84 @@ def plot_pr_curves(
     return _plot_curves(
         "pr", subgroups, data, label, score, positive_label, top, ax, names, split
     )
+
+
+def plot_cross_auc(cross, *, ax=None, annotate=True):
+    """Heatmap of cross AUCs (rows: positives' group, columns: negatives' group).
+
+    Parameters
+    ----------
+    cross : CrossAUC or pandas.DataFrame
+        The result of :func:`~subroc_ext.cross_auc` (or its ``auc`` matrix).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure otherwise.
+    annotate : bool, default=True
+        Write each AUC (and pair count, when known) into its cell.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    auc = getattr(cross, "auc", cross)
+    pairs = getattr(cross, "pairs", None)
+    plt = _pyplot()
+    if ax is None:
+        side = 1.6 + 0.9 * len(auc.columns)
+        figure, ax = plt.subplots(figsize=(side + 1.5, side), layout="constrained")
+    else:
+        figure = ax.figure
+    image = ax.imshow(np.ma.masked_invalid(auc.to_numpy(dtype=float)), cmap="RdYlGn", vmin=0, vmax=1)
+    ax.set_xticks(range(len(auc.columns)), [str(c) for c in auc.columns], rotation=45, ha="right")
+    ax.set_yticks(range(len(auc.index)), [str(i) for i in auc.index])
+    ax.set(xlabel="negatives of", ylabel="positives of", title="Cross AUC")
+    if annotate:
+        for (row, column), value in np.ndenumerate(auc.to_numpy(dtype=float)):
+            text = "n/a" if np.isnan(value) else f"{value:.2f}"
+            if pairs is not None:
+                text += f"\n{int(pairs.iat[row, column]):,} pairs"
+            ax.text(column, row, text, ha="center", va="center", fontsize="x-small")
+    figure.colorbar(image, ax=ax, label="AUC")
+    return figure
+
+
+def plot_generalization_diagnostics(table, *, top=5, axes=None):
+    """Sensitivity and specificity on both splits, and the robustness scores.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The result of :func:`~subroc_ext.generalization_diagnostics`.
+    top : int, default=5
+        Plot the whole data and the first ``top`` subgroups.
+    axes : sequence of two matplotlib.axes.Axes, optional
+        Where to draw; a new figure otherwise.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _pyplot()
+    rows = table.iloc[: top + 1]
+    if axes is None:
+        figure, axes = plt.subplots(1, 2, figsize=(11, 1.5 + 0.45 * len(rows)), layout="constrained")
+    figure = axes[0].figure
+    positions = np.arange(len(rows))[::-1]
+    for offset, (name, color) in enumerate((("sensitivity", "tab:red"), ("specificity", "tab:blue"))):
+        y = positions + 0.15 * (1 - 2 * offset)
+        start, end = rows[f"{name}_search"].to_numpy(), rows[f"{name}_validation"].to_numpy()
+        axes[0].hlines(y, start, end, color=color, alpha=0.6)
+        axes[0].plot(start, y, "o", color=color, fillstyle="none", label=f"{name}, search")
+        axes[0].plot(end, y, "o", color=color, label=f"{name}, validation")
+    axes[0].set(xlim=(-0.02, 1.02), title=f"At threshold {rows['threshold'].iloc[0]:.3g}")
+    for offset, (name, marker) in enumerate((("bias", "s"), ("noise", "^"))):
+        for split, fill in (("search", "none"), ("validation", "full")):
+            axes[1].plot(
+                rows[f"{name}_robustness_{split}"], positions + 0.15 * (1 - 2 * offset), marker,
+                fillstyle=fill, color=f"C{offset + 2}", label=f"{name}, {split}",
+            )  # fmt: skip
+    axes[1].set(title="Robustness (Roberts et al.)")
+    for ax in axes:
+        ax.set_yticks(positions, [str(name) for name in rows["subgroup"]])
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="x-small", loc="best")
+    return figure

@@ -17,6 +17,7 @@ import pandas as pd
 from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from .plotting import plot_pr_curves, plot_roc_curves
+from .report_sections import cross_auc_section, diagnostics_section
 
 __all__ = ["ReportFiles", "write_report"]
 
@@ -24,7 +25,7 @@ __all__ = ["ReportFiles", "write_report"]
 _HTML_COLUMNS = (
     "description", "quality", "overlap", "size_search", "ncr_search", "{measure}_search",
     "size_validation", "ncr_validation", "{measure}_validation", "roc_auc_validation_ci",
-    "p_value", "p_value_corrected", "significant",
+    "bpsn_auc_validation", "bnsp_auc_validation", "p_value", "p_value_corrected", "significant",
 )  # fmt: skip
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 80em; padding: 0 1em;
@@ -292,7 +293,7 @@ with the {html.escape(method_name)} method, which {guarantee}. Highlighted rows 
 
 def write_report(
     table, data, out_dir, *, label, score, positive_label=1, measure="roc_auc", top=5,
-    title=None, runtime=None, split="validation",
+    title=None, runtime=None, split="validation", search=None,
 ):  # fmt: skip
     """Write a table of subgroups as CSV, their curves as PNG, and an HTML report.
 
@@ -320,6 +321,9 @@ def write_report(
         Seconds the analysis took, shown with the settings.
     split : str, default='validation'
         Which split ``data`` is, named with the curves.
+    search : pandas.DataFrame, optional
+        The search split: with it the report adds Roberts et al.'s
+        generalization diagnostics of the top subgroups (search vs. ``data``).
 
     Returns
     -------
@@ -370,6 +374,9 @@ the whole {html.escape(split)} split.</p>
 {_how_to_read(table.attrs, measure)}
 <h2>Subgroups</h2>
 {_results_html(table, measure)}
+{cross_auc_section(table, data, label=label, score=score, positive_label=positive_label, top=top)}
+{"" if search is None else diagnostics_section(table, search, data, label=label, score=score,
+                                                positive_label=positive_label, top=top)}
 <h2>Settings</h2>
 {_settings_html(table.attrs, runtime)}
 {_dataset_values_html(table.attrs.get("dataset_values", {}))}

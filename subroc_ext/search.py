@@ -129,13 +129,12 @@ class FastSearch:
 
 def _quality_function(qf):
     """The SoftClassifierQF that computes the statistics, and whether ``qf`` wraps it."""
-    if isinstance(qf, GeneralizationAwareQF):
-        return qf.qf, True
-    if isinstance(qf, SoftClassifierQF):
-        return qf, False
+    wrapped = isinstance(qf, GeneralizationAwareQF)
+    if isinstance(qf.qf if wrapped else qf, SoftClassifierQF):
+        return (qf.qf, True) if wrapped else (qf, False)
     raise TypeError(
         f"FastSearch runs subroc-ext quality functions (SoftClassifierQF and its subclasses, "
-        f"or GeneralizationAwareQF around one), not {type(qf).__name__}; use a pysubgroup "
+        f"or GeneralizationAwareQF around one), not {qf!r}; use a pysubgroup "
         "algorithm such as ps.BestFirstSearch for other quality functions"
     )
 

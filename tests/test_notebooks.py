@@ -21,7 +21,7 @@ from nbclient import NotebookClient
 import subroc_ext
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-NAMES = ["01_audit_a_model.ipynb", "02_add_a_measure.ipynb"]
+NAMES = ["01_audit_a_model.ipynb", "02_add_a_measure.ipynb", "03_multiclass_and_diagnostics.ipynb"]
 CELL_TIMEOUT = 120
 
 
@@ -122,3 +122,14 @@ def test_add_a_measure(kernel_env, tmp_path, monkeypatch):
     assert "violations" in text
     # find_subgroups tables of the three measures
     assert mime_count(notebook, "text/html") >= 3
+
+
+def test_multiclass_and_diagnostics(kernel_env, tmp_path, monkeypatch):
+    notebook = run_notebook("03_multiclass_and_diagnostics.ipynb", kernel_env, tmp_path, monkeypatch)
+    text = all_text(notebook)
+    assert "AUC_mu of the model on the search split: 0." in text
+    for column in ("auc_mu_validation", "bpsn_auc_search", "background", "sens_spec_drift"):
+        assert column in text
+    # the multi-class, binary, cross-AUC and diagnostics tables; the two plots
+    assert mime_count(notebook, "text/html") >= 4
+    assert mime_count(notebook, "image/png") >= 2

@@ -26,9 +26,12 @@ COLUMNS = [
     "subgroup", "description", "alternatives", "quality", "overlap", "overlaps_with",
     "size_search", "positives_search", "negatives_search", "ncr_search",
     "roc_auc_search", "pr_auc_search", "arl_search", "attribution_mean_search",
+    "bpsn_auc_search", "bnsp_auc_search",
     "size_validation", "positives_validation", "negatives_validation", "ncr_validation",
     "roc_auc_validation", "pr_auc_validation", "arl_validation", "attribution_mean_validation",
-    "roc_auc_validation_ci_low", "roc_auc_validation_ci_high", "statistic", "p_value", "p_value_corrected", "significant", "testable",
+    "bpsn_auc_validation", "bnsp_auc_validation",
+    "roc_auc_validation_ci_low", "roc_auc_validation_ci_high",
+    "statistic", "p_value", "p_value_corrected", "significant", "testable",
 ]  # fmt: skip
 MEASURE_NAMES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
 BASIC = dict(size_weight=0, balance_weight=0, generalization_aware=False)
@@ -289,6 +292,12 @@ def test_descriptive_columns_equal_direct_computation(table, frames, split):
         expected = brute_measures(labels, scores, mask, attributions)
         for name in MEASURE_NAMES:
             assert row[f"{name}_{split}"] == pytest.approx(expected[name], rel=1e-10, nan_ok=True)
+        # Borkan et al.'s bias AUCs: the rows outside the subgroup are the background
+        for name, positives, negatives in (("bpsn", ~mask, mask), ("bnsp", mask, ~mask)):
+            pos, neg = scores[positives & labels], scores[negatives & ~labels]
+            wins = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+            expected_bias = wins.mean() if wins.size else np.nan
+            assert row[f"{name}_auc_{split}"] == pytest.approx(expected_bias, nan_ok=True)
         if split == "validation" and labels[mask].any() and not labels[mask].all():
             auc_value = subroc_ext.roc_auc_score(labels[mask], scores[mask])
             assert row["roc_auc_validation"] == pytest.approx(auc_value)
