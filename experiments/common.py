@@ -11,6 +11,7 @@ import os
 import pickle
 import platform
 import signal
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +40,10 @@ DEFAULT_OUT = EXPERIMENTS_DIR / "results"
 def parser(description):
     """An argument parser with the options every script shares."""
     p = argparse.ArgumentParser(description=description)
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (default: experiments/results/)")
+    p.add_argument(
+        "--out", type=Path,
+        help="output directory (default: experiments/results/; with --smoke a new temporary directory)",
+    )  # fmt: skip
     p.add_argument("--smoke", action="store_true", help="tiny sizes: a few seconds, no network")
     p.add_argument("--datasets", nargs="+", choices=sorted(config.DATASETS), help="override the datasets")
     p.add_argument("--seed", type=int, help="override the seed of splits, model and tests")
@@ -58,8 +62,32 @@ def settings_from(args):
             st[key] = tuple(value) if isinstance(value, list) else value
     if args.smoke:
         st["datasets"] = tuple(d for d in st["datasets"] if d not in config.NEEDS_NETWORK)
-    args.out.mkdir(parents=True, exist_ok=True)
+    args.out = output_dir(args.out, args.smoke)
     return st
+
+
+def output_dir(out, smoke):
+    """The directory a run writes to, created.
+
+    A full run writes to ``out`` or, by default, the committed
+    ``experiments/results/``. A smoke run must never touch the committed
+    results: by default it writes to a new temporary directory (announced on
+    stdout), and an ``out`` inside ``experiments/results/`` is refused.
+    """
+    if out is None:
+        if not smoke:
+            out = DEFAULT_OUT
+        else:
+            out = Path(tempfile.mkdtemp(prefix="subroc-ext-smoke-"))
+            log(f"smoke run: writing to {out}")
+    elif smoke and Path(out).resolve().is_relative_to(DEFAULT_OUT.resolve()):
+        raise SystemExit(
+            f"error: --out {out} is inside {DEFAULT_OUT}, which holds the committed results of the "
+            "full run; a --smoke run must write elsewhere (omit --out for a temporary directory)"
+        )
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def log(message):
