@@ -22,10 +22,10 @@ import pysubgroup as ps
 from threadpoolctl import threadpool_limits
 
 import subroc_ext
-from subroc_ext import datasets, modelling
+from subroc_ext import modelling
 from subroc_ext.pipeline import describe_subgroups, make_quality_function
 
-from . import config
+from . import config, datasets
 
 SCORE = "score"
 EXPERIMENTS_DIR = Path(__file__).resolve().parent
