@@ -119,7 +119,7 @@ def run(prepared, st, seeds):
                 )  # fmt: skip
                 found = common.run_search(
                     search, prepared.target, prepared.selectors, qf, depth=st["injection_depth"],
-                    result_set_size=st["injection_top"], min_support=st["min_support"],
+                    result_set_size=st["injection_top"], min_support=st["min_support"], search=st["search"],
                 )  # fmt: skip
                 subgroups = [d for _, d in found.results]
                 if subgroups:
