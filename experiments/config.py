@@ -150,12 +150,17 @@ FULL = {
     + ((3, "arl", 0.0), (3, "arl", 1.0), (3, "pr_auc", 1.0), (3, "roc_auc", 1.0)),
     "pysubgroup_timeout": 300.0,
     # Figure 2
-    "injection_seeds": (0, 1, 2, 3, 4),
-    "injection_depth": 3,
-    "injection_weights": (0.3, 0.5, 1.0),
-    "injection_fraction": (0.004, 0.012),  # 45-135 rows of Adult's search split
-    "injection_top": 10,
-    "injection_n_samples": 1_000,
+    # (share of the search split from, to, seed) of each injected subgroup: the
+    # authors' five size classes (exp-84), three picks of the smallest (Figure 2)
+    "injections": ((0.004, 0.006, 0), (0.004, 0.006, 1), (0.004, 0.006, 2), (0.009, 0.011, 0),
+                   (0.2, 0.3, 0), (0.45, 0.55, 0), (0.7, 0.8, 0)),
+    # generalization aware, one weight at a time: (alpha, beta); plus the baseline
+    "injection_grid": ((0.0, 0.0), (0.0, 0.3), (0.3, 0.0), (0.0, 1.0), (1.0, 0.0), (0.0, 2.0), (2.0, 0.0)),
+    "injection_weights": None,  # alpha = beta configurations instead of the grid (--weights)
+    "injection_depth": 3,  # the paper: 4 (waits for subroc_ext.FastSearch)
+    "injection_top": 100,  # searched and tested
+    "injection_report": 10,  # the top significant ones reported
+    "injection_n_samples": 1_000,  # the authors: 10,000
     # Figure 3
     "skew_repetitions": 50,
     "skew_sizes": (10, 20, 50, 100, 200, 500, 1000, 2000, 5000),
@@ -180,11 +185,11 @@ SMOKE = dict(
     runtime_repeats=2,
     pysubgroup_runs=((1, "roc_auc", 0.0), (1, "pr_auc", 1.0), (1, "arl", 1.0)),
     pysubgroup_timeout=30.0,
-    injection_seeds=(0,),
+    injections=((0.05, 0.15, 0), (0.3, 0.5, 0)),  # of a 300-row search split
+    injection_grid=((0.0, 0.0), (0.3, 0.0), (0.0, 1.0)),
     injection_depth=2,
-    injection_weights=(1.0,),
-    injection_fraction=(0.05, 0.15),  # 15-45 rows of a 300-row search split
-    injection_top=5,
+    injection_top=10,
+    injection_report=5,
     injection_n_samples=50,
     skew_repetitions=2,
     skew_sizes=(20, 100),

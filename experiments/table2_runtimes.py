@@ -123,7 +123,9 @@ def pruning_table(st):
         depths = st["runtime_depths"]
         if prepared.cfg.runtime_depths and not st.get("runtime_depths_forced"):
             depths = tuple(d for d in depths if d in prepared.cfg.runtime_depths) or prepared.cfg.runtime_depths
-        repeats = prepared.cfg.runtime_repeats or st["runtime_repeats"]
+        repeats = st["runtime_repeats"]
+        if prepared.cfg.runtime_repeats and not st.get("runtime_repeats_forced"):
+            repeats = prepared.cfg.runtime_repeats
         for depth in depths:
             for measure in st["runtime_measures"]:
                 off_timed_out = on_timed_out = False
@@ -221,6 +223,7 @@ def main(argv=None):
     p.add_argument("--runtime-depths", type=int, nargs="+", help="override the depths")
     p.add_argument("--pysubgroup-depths", type=int, nargs="+", help="keep only the pysubgroup runs at these depths")
     p.add_argument("--timeout", type=float, help="override the per-search time budget (seconds)")
+    p.add_argument("--repeats", type=int, help="override the repetitions of every search (also Census's)")
     args = p.parse_args(argv)
     st = common.settings_from(args)
     if args.datasets:
@@ -234,6 +237,9 @@ def main(argv=None):
         st["pysubgroup_runs"] = tuple(r for r in st["pysubgroup_runs"] if r[0] in args.pysubgroup_depths)
     if args.timeout:
         st["runtime_timeout"] = args.timeout
+    if args.repeats:
+        st["runtime_repeats"] = args.repeats
+        st["runtime_repeats_forced"] = True
     if not args.only_pysubgroup:
         table = pruning_table(st)
         common.write_table(table, args.out, "table2_runtimes", title="Runtimes with (on) and without (off) pruning")

@@ -29,7 +29,8 @@ EXPECTED = {
     "table2_runtimes": ["table2_runtimes.csv", "table2_runtimes.md", "table2_speedups.md",
                         "table2_pysubgroup.csv", "table2_pysubgroup.md"],
     "figure2_injection": ["figure2_injection.png", "figure2_injection_roc_auc.png",
-                          "figure2_patterns.csv", "figure2_summary.md", "figure2_injected.md"],
+                          "figure2_patterns.csv", "figure2_summary.md", "figure2_injected.md",
+                          "figure2_recovery.md"],
     "figure3_skew": ["figure3_skew.png", "figure3_skew.csv"],
     "case_study_adult": ["case_study_adult.md", "case_study_adult.csv"],
 }  # fmt: skip
