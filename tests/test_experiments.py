@@ -124,3 +124,17 @@ def test_smoke_refuses_the_committed_results():
     assert process.returncode != 0
     assert "committed results" in process.stderr
     assert not (ROOT / "experiments" / "results" / "smoke").exists()
+
+
+def test_median_run_of_repetitions():
+    sys.path.insert(0, str(ROOT))
+    from experiments import common
+    from experiments.table2_runtimes import median_run
+
+    runs = [common.SearchRun([(1.0, "a")], s, c, 7, True) for s, c in ((3.0, 2.0), (1.0, 4.0), (2.0, 3.0))]
+    median = median_run(runs)
+    assert (median.seconds, median.cpu_seconds, median.candidates, median.results) == (2.0, 3.0, 7, [(1.0, "a")])
+    stopped = common.SearchRun([], 9.0, 9.0, 3, False)
+    assert median_run([runs[0], stopped]) is stopped  # a stopped repetition stops the configuration
+    with pytest.raises(RuntimeError, match="different numbers of candidates"):
+        median_run([runs[0], common.SearchRun([], 1.0, 1.0, 8, True)])
