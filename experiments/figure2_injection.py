@@ -272,6 +272,7 @@ def main(argv=None):
     p = common.parser(__doc__.splitlines()[0])
     p.add_argument("--weights", type=float, nargs="+", help="alpha = beta configurations instead of the one-weight grid")
     p.add_argument("--measures", nargs="+", choices=INJECTION_MEASURES, help="measures to run")
+    p.add_argument("--injections", type=int, nargs="+", help="run only these entries of the configured injections")
     args = p.parse_args(argv)
     st = common.settings_from(args)
     if args.weights:
@@ -280,6 +281,10 @@ def main(argv=None):
         st["injection_measures"] = tuple(args.measures)
     if args.depth:
         st["injection_depth"] = args.depth
+    if args.n_samples:
+        st["injection_n_samples"] = args.n_samples
+    if args.injections:
+        st["injections"] = tuple(st["injections"][i] for i in args.injections)
     prepared = common.prepare("adult", st)
     patterns, injected, own = run(prepared, st)
     patterns.to_csv(args.out / "figure2_patterns.csv", index=False)
