@@ -258,6 +258,15 @@ class SoftClassifierQF(StatisticsQualityFunction):
     mode : {'worse', 'better', 'both'}, default='worse'
         Which exceptional performance to look for.
 
+    Attributes
+    ----------
+    optimistic_estimates : bool, default=True
+        Compute the optimistic estimate with the statistics. Set it to False
+        to time a search without pruning: the measure's extremes and
+        size-aware bound are then never computed, and ``raw_bound``,
+        ``max_weight`` and ``optimistic_estimate`` are ``inf`` (nothing is
+        pruned); every other statistic is unchanged.
+
     Notes
     -----
     The prediction column comes from the target,
@@ -273,6 +282,8 @@ class SoftClassifierQF(StatisticsQualityFunction):
     the data as it was. (Checking every value on each call would cost as
     much as the evaluation itself.)
     """
+
+    optimistic_estimates = True
 
     def __init__(
         self,
@@ -379,6 +390,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         size_aware = np.inf
         if self.measure.is_defined(positives, negatives):
             value = self.measure.value(cover)
+        if self.optimistic_estimates and self.measure.is_defined(positives, negatives):
             lowest, highest = self.measure.extremes(cover)
             if self.size_weight > 0:
                 size_aware = max(
@@ -423,11 +435,27 @@ class SoftClassifierQF(StatisticsQualityFunction):
         exhaustive tests in ``tests/test_estimates.py`` fail without the clip
         (labels [0, 1, 0, 1], scores [0, 1, 2, 3], cover = rows 0 and 3).
         """
-        alpha, beta = self.size_weight, self.balance_weight
         defined = self.measure.is_defined(positives, negatives)
-        weight = subgroup_weight(positives, negatives, alpha, beta)
+        weight = subgroup_weight(positives, negatives, self.size_weight, self.balance_weight)
         with np.errstate(invalid="ignore"):
             raw_quality = np.where(defined, self.raw_quality(value), -np.inf)
+            quality = np.where(defined, weight * raw_quality, -np.inf)
+        if self.optimistic_estimates:
+            raw_bound, largest_weight, estimate = self._estimates(
+                defined, positives, negatives, lowest, highest, size_aware
+            )
+        else:
+            raw_bound = largest_weight = estimate = np.full(np.shape(quality), np.inf)
+        return SubgroupStatistics(
+            positives + negatives, positives, negatives, np.where(defined, value, np.nan),
+            raw_quality, weight, quality, raw_bound, largest_weight, estimate,
+        )  # fmt: skip
+
+    def _estimates(self, defined, positives, negatives, lowest, highest, size_aware):
+        """``raw_bound``, ``max_weight`` and ``optimistic_estimate`` of
+        :meth:`statistics_of_counts` (arrays)."""
+        alpha, beta = self.size_weight, self.balance_weight
+        with np.errstate(invalid="ignore"):
             raw_bound = np.where(defined, self._raw_bound(lowest, highest), -np.inf)
             # Definedness only grows with the cover: no subset of an undefined one is defined.
             largest_weight = np.where(defined, max_weight(positives, negatives, alpha, beta), 0.0)
@@ -439,11 +467,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
             if alpha > 0:
                 estimate = np.minimum(estimate, np.maximum(size_aware, 0.0) if beta > 0 else size_aware)
             estimate = np.where(defined, estimate, -np.inf)
-            quality = np.where(defined, weight * raw_quality, -np.inf)
-        return SubgroupStatistics(
-            positives + negatives, positives, negatives, np.where(defined, value, np.nan),
-            raw_quality, weight, quality, raw_bound, largest_weight, estimate,
-        )  # fmt: skip
+        return raw_bound, largest_weight, estimate
 
     def __repr__(self):
         return (
