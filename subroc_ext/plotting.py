@@ -17,7 +17,7 @@ import pandas as pd
 
 from ._validation import check_columns, finite_scores, positive_mask
 from .exceptions import UndefinedMeasureWarning
-from .kernels import _pr_auc_from_counts, _roc_auc_from_counts, sort_by_score, tie_counts
+from .kernels import pr_auc_from_counts, roc_auc_from_counts, sort_by_score, tie_counts
 
 __all__ = [
     "plot_roc_curves",
@@ -60,7 +60,7 @@ def _roc_curve(is_positive, scores):
         return None
     fpr = np.concatenate(([0.0], false_pos / false_pos[-1]))
     tpr = np.concatenate(([0.0], true_pos / true_pos[-1]))
-    return fpr, tpr, _roc_auc_from_counts(counts)
+    return fpr, tpr, roc_auc_from_counts(counts)
 
 
 def _pr_curve(is_positive, scores):
@@ -70,7 +70,7 @@ def _pr_curve(is_positive, scores):
         return None
     recall = np.concatenate(([0.0], true_pos / true_pos[-1]))
     precision = np.concatenate(([1.0], true_pos / (true_pos + false_pos)))
-    return recall, precision, _pr_auc_from_counts(counts)
+    return recall, precision, pr_auc_from_counts(counts)
 
 
 def _subgroups_iv(subgroups, top, names):
