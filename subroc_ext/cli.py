@@ -15,7 +15,13 @@ from pathlib import Path
 import pandas as pd
 
 from . import __version__
-from ._validation import MODES, check_columns, finite_scores, positive_mask, quoted_values
+from ._validation import (
+    MODES,
+    check_columns,
+    finite_scores,
+    positive_mask,
+    quoted_values,
+)
 from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
 from .multiclass_pipeline import find_multiclass_subgroups

@@ -13,7 +13,6 @@ scikit-learn on sampled ones.
 
 import numpy as np
 import pandas as pd
-import pysubgroup as ps
 import pytest
 from sklearn import metrics
 

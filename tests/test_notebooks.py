@@ -11,6 +11,7 @@ interpreter; then every cell must run without error and the key outputs
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -116,10 +117,12 @@ def test_audit_a_model(kernel_env, tmp_path, monkeypatch):
 def test_add_a_measure(kernel_env, tmp_path, monkeypatch):
     notebook = run_notebook("02_add_a_measure.ipynb", kernel_env, tmp_path, monkeypatch)
     text = all_text(notebook)
-    # pruned and unpruned searches agree for every valid bound, a wrong one is caught
-    assert text.count("same top-10: True") == 4
-    assert text.count("same top-10: False") == 1
-    assert "violations" in text
+    # pruned and unpruned searches agree for every valid bound; a wrong one is caught
+    # by brute force (its search may or may not miss subgroups, depending on the model)
+    assert text.count("same top-10: True") + text.count("same top-10: False") == 5
+    assert text.count("same top-10: True") >= 4
+    wrong = re.findall(r"violations: (\d+)", text)
+    assert wrong and int(wrong[-1]) > 0
     # find_subgroups tables of the three measures
     assert mime_count(notebook, "text/html") >= 3
 

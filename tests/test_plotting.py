@@ -8,7 +8,12 @@ import pysubgroup as ps
 import pytest
 from sklearn.metrics import precision_recall_curve, roc_auc_score, roc_curve
 
-from subroc_ext import UndefinedMeasureWarning, plot_pr_curves, plot_roc_curves, pr_auc_score
+from subroc_ext import (
+    UndefinedMeasureWarning,
+    plot_pr_curves,
+    plot_roc_curves,
+    pr_auc_score,
+)
 
 plt = pytest.importorskip("matplotlib.pyplot")
 

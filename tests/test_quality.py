@@ -648,13 +648,15 @@ def test_a_different_dataframe_is_prepared_again(german, tied):
 
 
 def test_a_frame_modified_in_place(german):
-    """Rows removed in place are noticed; values changed in place are not (as
+    """Rows added in place are noticed; values changed in place are not (as
     documented), until calculate_constant_statistics prepares the frame again."""
     subgroups = selector_subgroups(german, 5, seed=8)
     data = german.copy()
     qf = make_qf("roc", "worse", (1, 1))
     qualities(qf, data, subgroups)
-    data.drop(index=data.index[:100], inplace=True)
+    for position in range(40):  # setting with enlargement: the same object grows
+        data.loc[10_000 + position] = data.iloc[position]
+    assert len(data) == len(german) + 40 and data["score"].dtype == float
     fresh = qualities(make_qf("roc", "worse", (1, 1)), data.copy(), subgroups)
     direct = np.array([qf.evaluate(sg, TARGET, data) for sg in subgroups])
     np.testing.assert_array_equal(direct, fresh)
