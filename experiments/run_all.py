@@ -1,7 +1,7 @@
 """Run every experiment: Table 1, Table 2 (runtimes), Figure 2 (injection),
 Figure 3 (skew) and the Adult case study.
 
-    python -m experiments.run_all --jobs 2   # the full run, two scripts at a time (~40 min on 2 cores)
+    python -m experiments.run_all --jobs 2   # the full run, two scripts at a time (hours: Table 2 repeats every search 10 times)
     python -m experiments.run_all            # the same, one script at a time
     python -m experiments.run_all --smoke    # tiny sizes, ~30 s, no network
 

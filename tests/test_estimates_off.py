@@ -20,8 +20,9 @@ from subroc_ext.pipeline import make_quality_function
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from experiments import common  # noqa: E402
-from synthetic import scored_frame  # noqa: E402
+from synthetic import scored_frame
+
+from experiments import common
 
 MEASURES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
 BOUND_FIELDS = ("raw_bound", "max_weight", "optimistic_estimate")
@@ -118,7 +119,7 @@ def test_unpruned_experiment_search_finds_the_same_and_computes_no_estimate(meas
     frame = scored_frame(7, n=400)  # the model is no better than chance where region == 'east'
     target = ps.SoftClassifierTarget("y", "p")
     selectors = ps.create_selectors(frame, ignore=["y", "p"])
-    kwargs = dict(depth=2, result_set_size=5, min_support=10)
+    kwargs = {"depth": 2, "result_set_size": 5, "min_support": 10}
     qf = make_quality_function(measure, "y", size_weight=0.3, balance_weight=0.3, mode="both")
     pruned = common.run_search(frame, target, selectors, qf, **kwargs)
     qf = make_quality_function(measure, "y", size_weight=0.3, balance_weight=0.3, mode="both")

@@ -16,8 +16,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from experiments import common, config, datasets  # noqa: E402
-from subroc_ext import datasets as core_datasets  # noqa: E402
+from experiments import common, config, datasets
+from subroc_ext import datasets as core_datasets
 
 MUSHROOM_ROWS = ["x,s,n,t,p,f,c,n,k,e,e,s,s,w,w,p,w,o,p,k,s,u,p", "b,s,w,t,l,f,c,b,n,e,c,s,s,w,w,p,w,o,p,n,n,m,e"]
 WISCONSIN_ROWS = ["5,1,1,1,2,1,3,1,1,2", "8,10,10,8,7,10,9,7,1,4", "1,1,1,1,2,10,3,1,1,2"]
@@ -91,7 +91,7 @@ def test_credit_default_reads_uci_two_header_rows(tmp_path):
     header0 = ",".join(["", *[f"X{i}" for i in range(1, 4)], "Y"])
     header1 = "ID,LIMIT_BAL,SEX,PAY_0,default payment next month"
     path = tmp_path / "credit.csv"
-    path.write_text("\n".join([header0, header1, "1,20000,2,2,1", "2,120000,2,-1,0"]) + "\n")
+    path.write_text(f"{header0}\n{header1}\n1,20000,2,2,1\n2,120000,2,-1,0\n")
     frame = datasets.load_credit_default(path)
     assert frame.columns.tolist() == ["LIMIT_BAL", "SEX", "PAY_0", "default"]
     assert frame["LIMIT_BAL"].tolist() == [20000, 120000]
