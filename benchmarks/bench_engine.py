@@ -18,8 +18,10 @@ Suites
 ``adult``
     Adult search split of ``bench_search.py`` (12,211 rows, 131 selectors),
     top 10, min support 20; every measure at alpha = beta = 0 and 1, depths 3
-    and 4 with FastSearch; at depth 2 also pysubgroup 0.9.0's own quality
-    classes (ROC AUC, PR AUC, ARL) with BestFirstSearch.
+    and 4 with FastSearch; at depth 2 also ``ps.BestFirstSearch`` with our
+    quality function (the reference) and with pysubgroup 0.9.0's own classes
+    (ROC AUC, PR AUC, ARL; timed, their agreement reported but not required:
+    pysubgroup's ARLQF prunes unsoundly with weights).
 ``scaling``
     The Census search split resampled (with replacement) to 10k, 100k and 1M
     rows: ROC AUC, depth 3, the census settings.
@@ -196,7 +198,9 @@ def main(argv=None):
                 pickle.dump(split, handle)
             return str(path)
 
-        def measure(suite, data, settings, algorithm, qf="ours", reference=None):
+        def measure(suite, data, settings, algorithm, qf="ours", reference=None, check=True):
+            """Run and record one search; compare it with ``reference`` (a failure
+            when ``check``, else only reported)."""
             case = {"data": data, "nbins": 5, "algorithm": algorithm, "qf": qf, **settings}
             outcome = spawn(case, args.timeout)
             row = {"suite": suite, **{k: v for k, v in case.items() if k not in ("data", "nbins")}}
@@ -208,7 +212,7 @@ def main(argv=None):
                 if reference is not None and reference.get("results") is not None:
                     agree = same_top_k(outcome["results"], reference["results"])
                     row["agrees"] = agree
-                    if not agree:
+                    if not agree and check:
                         disagreements.append(row)
                         print("!!! RESULTS DIFFER", row, flush=True)
                 row["results"] = outcome["results"]
@@ -241,8 +245,13 @@ def main(argv=None):
                     settings = dict(measure=name, alpha=weight, beta=weight,
                                     generalization_aware=False, k=10, min_support=20)  # fmt: skip
                     if name in THEIR_CLASSES:
-                        ref = measure("adult", data, {**settings, "depth": 2}, "best_first", qf="pysubgroup")
-                        measure("adult", data, {**settings, "depth": 2}, "fast", reference=ref)
+                        shallow = {**settings, "depth": 2}
+                        ref = measure("adult", data, shallow, "best_first")
+                        fast = measure("adult", data, shallow, "fast", reference=ref)
+                        # pysubgroup 0.9.0's ARLQF prunes unsoundly with weights
+                        # (RESULTS.md): its agreement is reported, not required
+                        measure("adult", data, shallow, "best_first", qf="pysubgroup",
+                                reference=fast, check=False)  # fmt: skip
                     for depth in args.depths:
                         measure("adult", data, {**settings, "depth": depth}, "fast")
         if "scaling" in args.suites and not args.smoke:
