@@ -374,8 +374,8 @@ class _Run:
             quality, estimate = self._generalization_aware(children, stats, best, expandable)
         else:
             quality, estimate = stats.quality, stats.optimistic_estimate
-        for child, q in zip(children, quality):
-            self.offer(q, child)
+        for i in np.flatnonzero(quality > self.threshold()):  # the others cannot enter
+            self.offer(quality[i], children[i])
         if not expandable:
             return
         order = np.argsort(-estimate, kind="stable")
