@@ -298,7 +298,7 @@ def _markdown(rows):
         if row["status"] != "ok":
             lines.append(
                 f"| {row['suite']} | {row['measure']} | {row['alpha']} | {row['depth']} | "
-                f"{row['algorithm']} | {row['qf']} | | {row['status']} | | | | | |"
+                f"{row['algorithm']} | {row['qf']} | | – | {row['status']} (stopped) | | | | |"
             )
             continue
         counted = row.get("counted")
