@@ -285,8 +285,8 @@ def _line(row):
         return f"{row['suite']:8} {row['measure']:16} d={row['depth']} {row['algorithm']:10} {row['status']}"
     return (
         f"{row['suite']:8} {row['measure']:16} a=b={row['alpha']} d={row['depth']} "
-        f"{row['algorithm']:10} {row['qf']:10} rows={row['rows']:>9,} cpu={row['cpu']:8.2f}s "
-        f"wall={row['wall']:8.2f}s peak={row['peak_mb']:7.0f}MB agrees={row.get('agrees', '-')}"
+        f"{row['algorithm']:10} {row['qf']:10} rows={row['rows']:>9,} cpu={row['cpu']:9.3f}s "
+        f"wall={row['wall']:9.3f}s peak={row['peak_mb']:7.0f}MB agrees={row.get('agrees', '-')}"
     )
 
 
@@ -308,7 +308,7 @@ def _markdown(rows):
             f"| {row['suite']} | {row['measure']} | {row['alpha']} | {row['depth']} | "
             f"{'FastSearch' if row['algorithm'] == 'fast' else 'BestFirstSearch'} | "
             f"{'pysubgroup 0.9.0' if row['qf'] == 'pysubgroup' else 'subroc-ext'} | {row['rows']:,} | "
-            f"{row['cpu']:.2f} | {row['wall']:.2f} | {row['peak_mb']:.0f} "
+            f"{row['cpu']:.3g} | {row['wall']:.3g} | {row['peak_mb']:.0f} "
             f"(+{row['peak_mb'] - row['before_mb']:.0f}) | {work} | {per} | "
             f"{AGREES.get(row.get('agrees'), '')} |"
         )
