@@ -128,7 +128,7 @@ class Prepared:
 
     @property
     def target(self):
-        return ps.SoftClassifierTarget(self.cfg.label, SCORE)
+        return subroc_ext.SoftClassifierTarget(self.cfg.label, SCORE)
 
     def depth(self, st, measure=None):
         """Search depth: the run's override, else the dataset's (per measure)."""

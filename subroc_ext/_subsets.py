@@ -179,11 +179,6 @@ def _distinct_marks(rng, population, size, marks):
         _fill(rng, population, marks, missing, 1 - size / population)
 
 
-def _marks_cost(population, size):
-    """Rough cost (ns) of :func:`_distinct_marks` for one row."""
-    return 1.2 * population if 8 * size >= population else 5.0 * size + 0.8 * population
-
-
 def _values_dtype(size):
     return np.int16 if 2 * size + 64 < np.iinfo(np.int16).max else np.int32
 
@@ -195,60 +190,21 @@ def _batch_rows(n_samples, row_bytes, row_elements, batch_elements):
     return int(max(1, min(n_samples, rows, batch_elements // max(row_elements, 1))))
 
 
-class _ClassTables:
-    """What sampling subsets class by class needs to know about a dataset.
-
-    Class ``c`` has ``size[c]`` rows, at dataset positions ``rows[c]``
-    (ascending, hence by score). For its ``i``-th row, ``below[c][i]`` and
-    ``up_to[c][i]`` count the rows of the other class scored strictly lower,
-    and lower or equal. ``mixed_bounds[c]`` holds, for each tie group with
-    rows of both classes, the index of its first row among the rows of class
-    ``c`` and one past its last. ``rank`` orders the dataset by score,
-    negatives before positives within a tie, and ``rank_positives_first``
-    the other way round.
-    """
+class ClassTables:
+    """The rows of each class of a dataset: class ``c`` has ``size[c]`` rows,
+    at dataset positions ``rows[c]`` (ascending, hence by score)."""
 
     def __init__(self, dataset):
-        counts = dataset.counts
-        per_group = (counts.negatives, counts.positives)
-        up_to_group = tuple(np.cumsum(c) for c in per_group)
         is_positive = dataset.is_positive
         self.rows = (np.flatnonzero(~is_positive), np.flatnonzero(is_positive))
         self.size = (len(self.rows[0]), len(self.rows[1]))
-        self.below, self.up_to = [], []
-        for c in (0, 1):
-            groups = dataset.group_ids[self.rows[c]]
-            self.up_to.append(up_to_group[1 - c][groups])
-            self.below.append(self.up_to[c] - per_group[1 - c][groups])
-        mixed = np.flatnonzero((counts.positives > 0) & (counts.negatives > 0))
-        self.mixed_bounds = [
-            (up_to_group[c][mixed] - per_group[c][mixed], up_to_group[c][mixed]) for c in (0, 1)
-        ]
-        self.rank = np.empty(len(is_positive), dtype=np.intp)
-        self.rank[np.lexsort((is_positive, dataset.group_ids))] = np.arange(len(is_positive))
-        self.rank_positives_first = np.empty_like(self.rank)
-        self.rank_positives_first[np.lexsort((~is_positive, dataset.group_ids))] = np.arange(
-            len(is_positive)
-        )
-        self._runs = {}
-
-    def runs(self, c):
-        """Runs of consecutive rows of class ``c`` with equal ``below`` and
-        ``up_to``: their first rows and those two counts."""
-        if c not in self._runs:
-            below, up_to = self.below[c], self.up_to[c]
-            change = np.ones(len(below), dtype=bool)
-            change[1:] = (below[1:] != below[:-1]) | (up_to[1:] != up_to[:-1])
-            starts = np.flatnonzero(change)
-            self._runs[c] = starts, below[starts], up_to[starts]
-        return self._runs[c]
 
 
-def _class_tables(holder, dataset):
-    """The :class:`_ClassTables` of ``dataset``, cached on ``holder``."""
+def class_tables(holder, dataset):
+    """The :class:`ClassTables` of ``dataset``, cached on ``holder``."""
     cached = getattr(holder, "_class_tables_cache", None)
     if cached is None or cached[0] is not dataset:
-        cached = (dataset, _ClassTables(dataset))
+        cached = (dataset, ClassTables(dataset))
         holder._class_tables_cache = cached
     return cached[1]
 
@@ -262,7 +218,7 @@ def _drawn(tables, positives, negatives):
     return complement, drawn
 
 
-def _random_positions(tables, positives, negatives, n_samples, rng, batch_elements):
+def random_positions(tables, positives, negatives, n_samples, rng, batch_elements):
     """Batches of uniformly random subsets with the given class counts.
 
     Yields
@@ -293,187 +249,3 @@ def _random_positions(tables, positives, negatives, n_samples, rng, batch_elemen
             column += wanted[c]
         picked.sort(axis=1, kind="stable")
         yield picked
-
-
-class _PairCounts:
-    """How to count the pairs of random subsets with fixed class counts.
-
-    With ``A`` the rows drawn of one class (the *prefix* class) and ``B``
-    those of the other, ``G(A, B)``, the sum over pairs of ``2 [a below b] +
-    [a tied with b]``, comes from the running count of ``A`` over the prefix
-    class's rows (in score order) at each row of ``B``; drawn sets that are
-    complements of the chosen ones (see :func:`_drawn`) enter by linearity.
-    ``A`` is drawn as marks; ``B`` as a list of rows (*sparse*; cost per
-    drawn row) or as marks summed over the runs of rows between prefix rows
-    (*dense*; cost per row of the class), whichever is estimated cheaper.
-
-    Parameters
-    ----------
-    tables : _ClassTables
-    positives, negatives : int
-        Class counts of the subsets.
-    prefix : {0, 1}, optional
-        The prefix class; chosen by cost if omitted (as is ``dense``).
-    dense : bool, optional
-    """
-
-    def __init__(self, tables, positives, negatives, prefix=None, dense=None):
-        self.positives, self.negatives = positives, negatives
-        self.complement, self.drawn = _drawn(tables, positives, negatives)
-        size, drawn = tables.size, self.drawn
-        if prefix is None or dense is None:
-            costs = {}
-            for first in (0, 1) if prefix is None else (prefix,):
-                second = 1 - first
-                # rough nanoseconds per subset
-                marks = _marks_cost(size[first], drawn[first]) + 0.5 * size[first]
-                costs[first, False] = marks + 20.0 * drawn[second] + 0.3 * size[second]
-                costs[first, True] = (
-                    marks + _marks_cost(size[second], drawn[second]) + 1.6 * size[second]
-                    + 3.0 * len(tables.runs(second)[0])
-                )  # fmt: skip
-                if dense is not None:
-                    del costs[first, not dense]
-            prefix, dense = min(costs, key=costs.get)
-        self.prefix, self.dense = prefix, dense
-        other = 1 - prefix
-        self.sizes = size[prefix], size[other]
-        self.starts, self.run_below, self.run_up_to = tables.runs(other)
-        self.run_bounds = np.append(self.starts, size[other])
-        self.tied_runs = bool(np.any(self.run_below != self.run_up_to))
-        self.below, self.up_to = tables.below[other], tables.up_to[other]
-        # G(V1, {b}) for each row b of the other class, G({a}, V2) for each prefix row a
-        self.with_all_prefix = self.below + self.up_to
-        self.with_all_other = 2 * size[other] - tables.below[prefix] - tables.up_to[prefix]
-        self.total = int(self.with_all_prefix.sum())
-        # tie groups with rows of both classes
-        self.low1, self.high1 = tables.mixed_bounds[prefix]
-        low2, high2 = tables.mixed_bounds[other]
-        lengths = high2 - low2
-        self.tied = np.repeat(low2 - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
-        self.tied_starts = np.cumsum(lengths) - lengths
-        self.scratch = _Scratch()
-
-    def batch_rows(self, n_samples, batch_elements):
-        size1, size2 = self.sizes
-        drawn2 = self.drawn[1 - self.prefix]
-        if self.dense:
-            # streams through its arrays: a larger batch costs no cache misses
-            row_bytes = (6 * (size1 + size2) + 24 * len(self.starts)) // 8
-        else:
-            # reads and writes its marks at random: keep them in the cache
-            row_bytes = 5 * size1 + 2 * size2 + 48 * drawn2
-        return _batch_rows(n_samples, row_bytes, size1 + size2 + drawn2, batch_elements)
-
-    def buffers(self, rows):
-        """Zeroed marks of the prefix class and, if dense, of the other class."""
-        size1, size2 = self.sizes
-        dtype = np.uint8 if self.dense else _values_dtype(self.drawn[1 - self.prefix])
-        return np.zeros((rows, size1), dtype=np.uint8), np.zeros((rows, size2), dtype=dtype)
-
-    def draw(self, rng, marks1, marks2):
-        """Draw ``A`` (marks) and ``B`` (marks if dense, else rows) into the
-        zeroed buffers; returns ``B``."""
-        size1, size2 = self.sizes
-        _distinct_marks(rng, size1, self.drawn[self.prefix], marks1)
-        if self.dense:
-            _distinct_marks(rng, size2, self.drawn[1 - self.prefix], marks2)
-            return marks2
-        return _distinct_values(rng, size2, self.drawn[1 - self.prefix], marks2, self.scratch)
-
-    def double_wins(self, marks1, drawn2, marks2=None):
-        """Twice the Mann-Whitney U of each row's subset, from its draws.
-
-        ``marks1`` marks ``A`` (0/1, one row per subset); ``drawn2`` marks
-        ``B`` (dense) or lists its rows (sparse; ``marks2`` then marks them
-        with non-zero values, which ties between the classes need).
-        """
-        n, scratch = len(marks1), self.scratch
-        counts = scratch("counts", (n, self.sizes[0] + 1), np.int32)
-        counts[:, 0] = 0
-        np.cumsum(marks1, axis=1, dtype=np.int32, out=counts[:, 1:])  # drawn among the first t
-        if self.dense:
-            runs = len(self.starts)
-            weights = scratch("weights", (n, runs), np.int32)
-            np.take(counts, self.run_below, axis=1, out=weights, mode="clip")
-            if self.tied_runs:
-                more = scratch("more", (n, runs), np.int32)
-                weights += np.take(counts, self.run_up_to, axis=1, out=more, mode="clip")
-            else:
-                weights *= 2
-            if self.complement[self.prefix]:
-                np.subtract(self.run_below + self.run_up_to, weights, out=weights)
-            # drawn rows per run, from running counts (faster than np.add.reduceat)
-            running = scratch("running", (n, self.sizes[1] + 1), np.int32)
-            running[:, 0] = 0
-            np.cumsum(drawn2, axis=1, dtype=np.int32, out=running[:, 1:])
-            bounds = scratch("bounds", (n, runs + 1), np.int32)
-            np.take(running, self.run_bounds, axis=1, out=bounds, mode="clip")
-            in_runs = scratch("in_runs", (n, runs), np.int32)
-            np.subtract(bounds[:, 1:], bounds[:, :-1], out=in_runs)
-            pairs = np.einsum("ij,ij->i", weights, in_runs, dtype=np.int64)
-        else:
-            offsets = (np.arange(n) * (self.sizes[0] + 1))[:, None]
-            flat = counts.reshape(-1)
-            index = scratch("index", drawn2.shape, np.intp)
-            np.take(self.below, drawn2, out=index, mode="clip")
-            index += offsets
-            gathered = scratch("gathered", drawn2.shape, np.int32)
-            pairs = 2 * np.take(flat, index, out=gathered, mode="clip").sum(axis=1, dtype=np.int64)
-            if len(self.tied) and len(self.tied) <= drawn2.shape[1]:
-                in_b = np.add.reduceat(
-                    np.take(marks2, self.tied, axis=1) != 0, self.tied_starts, axis=1, dtype=np.int64
-                )
-                in_a = np.take(counts, self.high1, axis=1) - np.take(counts, self.low1, axis=1)
-                pairs += np.einsum("ij,ij->i", in_a, in_b)
-            elif len(self.tied):
-                index = np.take(self.up_to, drawn2)
-                index += offsets
-                pairs = pairs // 2 + np.take(flat, index).sum(axis=1, dtype=np.int64)
-            if self.complement[self.prefix]:
-                pairs = np.take(self.with_all_prefix, drawn2).sum(axis=1, dtype=np.int64) - pairs
-        if self.complement[1 - self.prefix]:
-            with_a = np.einsum("ij,j->i", marks1, self.with_all_other)  # no BLAS: exact, one thread
-            pairs = (self.total - with_a - pairs) if self.complement[self.prefix] else (with_a - pairs)
-        # G counts prefix rows below rows of the other class: 2U if the prefix is negative.
-        return pairs if self.prefix == 0 else 2 * self.positives * self.negatives - pairs
-
-
-def _null_double_wins(tables, positives, negatives, n_samples, rng, batch_elements):
-    """Twice the Mann-Whitney U (positive above negative, ties one half) of
-    ``n_samples`` uniformly random subsets with the given class counts (int64)."""
-    plan = _PairCounts(tables, positives, negatives)
-    rows = plan.batch_rows(n_samples, batch_elements)
-    marks1, marks2 = plan.buffers(rows)
-    out = np.empty(n_samples, dtype=np.int64)
-    for start in range(0, n_samples, rows):
-        n = min(rows, n_samples - start)
-        m1, m2 = marks1[:n], marks2[:n]
-        if start:
-            m1.fill(0)
-            m2.fill(0)
-        out[start : start + n] = plan.double_wins(m1, plan.draw(rng, m1, m2), m2)
-    return out
-
-
-def _batch_wins(tables, positions):
-    """Mann-Whitney U (positive above negative, ties one half) of each row's
-    subset, and its numbers of positives and negatives.
-
-    Sorting a row by rank with negatives first within a tie, the column of a
-    positive counts the negatives at or below it plus the positives below
-    it; with positives first, only the negatives strictly below. U is the
-    mean of the two sums, less the positives' own part.
-    """
-    width = positions.shape[1]
-    twice = np.zeros(len(positions), dtype=np.int64)
-    for rank in (tables.rank, tables.rank_positives_first):
-        positive_at = np.zeros(len(rank), dtype=bool)
-        positive_at[rank[tables.rows[1]]] = True
-        ranks = np.sort(rank[positions], axis=1)
-        twice += np.where(positive_at[ranks], np.arange(width), 0).sum(axis=1)
-    positive = np.zeros(len(tables.rank), dtype=bool)
-    positive[tables.rows[1]] = True
-    n_positive = positive[positions].sum(axis=1)
-    twice -= n_positive * (n_positive - 1)
-    return twice / 2, n_positive, width - n_positive

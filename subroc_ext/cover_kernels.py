@@ -38,9 +38,31 @@ __all__ = [
     "count_children",
     "measure_children",
     "row_mean_size_aware_bound",
+    "null_values",
+    "tie_group_bounds",
 ]
 
 ROC_AUC, ARL, PR_AUC, ROW_MEAN = 0, 1, 2, 3
+
+
+def tie_group_bounds(group_ids):
+    """First row and one past the last row of each row's tie group.
+
+    Parameters
+    ----------
+    group_ids : numpy.ndarray of int
+        Non-decreasing tie-group ids of the score-sorted rows.
+
+    Returns
+    -------
+    (numpy.ndarray of int64, numpy.ndarray of int64)
+    """
+    n = len(group_ids)
+    changes = np.flatnonzero(np.diff(group_ids)) + 1
+    starts = np.concatenate(([0], changes)).astype(np.int64)
+    ends = np.concatenate((changes, [n])).astype(np.int64)
+    sizes = ends - starts
+    return np.repeat(starts, sizes), np.repeat(ends, sizes)
 
 
 @njit(cache=True)
@@ -270,3 +292,105 @@ def row_mean_size_aware_bound(cover, value_order, ascending_values, reference, s
             size = float(k)
             best = max(best, size**size_weight * (total / size - shift))
     return best
+
+
+@njit(cache=True, inline="always")
+def _random_below(state, bound):
+    """Uniform integer in ``[0, bound)`` (``bound < 2**32``): SplitMix64 output,
+    Lemire's multiply-shift with rejection, so exactly uniform."""
+    while True:
+        state[0] += np.uint64(0x9E3779B97F4A7C15)
+        z = state[0]
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+        product = (z >> np.uint64(32)) * np.uint64(bound)
+        low = product & np.uint64(0xFFFFFFFF)
+        if low >= np.uint64(bound) or low >= (np.uint64(0x100000000) - np.uint64(bound)) % np.uint64(bound):
+            return np.int64(product >> np.uint64(32))
+
+
+@njit(cache=True)
+def _draw(state, pool, pool_words, count, words):
+    """Set in ``words`` the bits of ``count`` rows of ``pool`` drawn uniformly
+    without replacement (partial Fisher-Yates: uniform whatever the pool's
+    current order); draws the left-out rows instead when they are fewer."""
+    size = len(pool)
+    complement = 2 * count > size
+    draws = size - count if complement else count
+    if complement:
+        words[:] = pool_words
+    else:
+        words[:] = 0
+    for i in range(draws):
+        j = i + _random_below(state, size - i)
+        pool[i], pool[j] = pool[j], pool[i]
+        row = pool[i]
+        bit = np.uint64(1) << np.uint64(row & 63)
+        if complement:
+            words[row >> 6] &= ~bit
+        else:
+            words[row >> 6] |= bit
+
+
+@njit(cache=True)
+def null_values(kind, seed, positive_rows, negative_rows, positives, negatives, group_start, group_end,
+                row_values, out):  # fmt: skip
+    """The measure on ``len(out)`` uniformly random subsets with ``positives``
+    rows drawn from ``positive_rows`` and ``negatives`` from ``negative_rows``.
+
+    The null distribution of the randomization test. Each value is computed
+    by the same operations as the measure on a cover, so a random subset
+    equal to a pattern's cover gets exactly the pattern's value.
+
+    Parameters
+    ----------
+    kind : int
+        :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC` or :data:`ROW_MEAN`.
+    seed : int
+        Seeds the generator (SplitMix64; the values are a function of the seed).
+    positive_rows, negative_rows : int64[:]
+        Rows (of the score-sorted dataset) of each class.
+    positives, negatives : int
+        Class counts of every subset.
+    group_start, group_end : int64[n]
+        Tie group bounds of every row.
+    row_values : float64[n]
+        Per-row values for :data:`ROW_MEAN`.
+    out : float64[B]
+        Output.
+    """
+    state = np.full(1, np.uint64(seed), dtype=np.uint64)
+    n_words = (len(group_start) + 63) // 64
+    pools = (positive_rows.copy(), negative_rows.copy())
+    pool_words = (np.zeros(n_words, dtype=np.uint64), np.zeros(n_words, dtype=np.uint64))
+    for c in range(2):
+        for row in pools[c]:
+            pool_words[c][row >> 6] |= np.uint64(1) << np.uint64(row & 63)
+    cpos = np.zeros(n_words, dtype=np.uint64)
+    cneg = np.zeros(n_words, dtype=np.uint64)
+    pre_pos = np.empty(n_words + 1, dtype=np.int64)
+    pre_neg = np.empty(n_words + 1, dtype=np.int64)
+    p, n = np.int64(positives), np.int64(negatives)
+    for b in range(len(out)):
+        _draw(state, pools[0], pool_words[0], positives, cpos)
+        _draw(state, pools[1], pool_words[1], negatives, cneg)
+        if kind == ROW_MEAN:
+            total = 0.0
+            for w in range(n_words):
+                x = cpos[w] | cneg[w]
+                while x:
+                    total += row_values[w * 64 + lowest_bit(x)]
+                    x &= x - np.uint64(1)
+            out[b] = total / (p + n)
+            continue
+        prefix_counts(cpos, pre_pos)
+        prefix_counts(cneg, pre_neg)
+        if kind == PR_AUC:
+            out[b] = _pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
+            continue
+        twice, _ = _twice_wins(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
+        if kind == ROC_AUC:
+            out[b] = (twice / 2) / (p * n)
+        else:
+            out[b] = (p * n - twice / 2) / p

@@ -22,17 +22,7 @@ from typing import Callable
 import numpy as np
 
 from . import bitset, cover_kernels, kernels
-from ._subsets import (
-    _batch_rows,
-    _batch_wins,
-    _class_tables,
-    _distinct_marks,
-    _distinct_values,
-    _drawn,
-    _null_double_wins,
-    _random_positions,
-    _values_dtype,
-)
+from ._subsets import class_tables, random_positions
 
 __all__ = [
     "Cover",
@@ -52,6 +42,20 @@ def _check_kind(kind):
     if kind not in ("score", "loss"):
         raise ValueError(f"kind must be 'score' or 'loss', got {kind!r}")
     return kind
+
+
+def _compiled_null_values(kind, dataset, positives, negatives, n_samples, rng, row_values=None):
+    """Null values of a built-in measure from the compiled sampler
+    (:func:`subroc_ext.cover_kernels.null_values`), seeded from ``rng``."""
+    positions = np.arange(len(dataset.rows), dtype=np.int64)
+    group_start, group_end = cover_kernels.tie_group_bounds(dataset.group_ids)
+    out = np.empty(n_samples)
+    cover_kernels.null_values(
+        kind, int(rng.integers(2**63)), positions[dataset.is_positive],
+        positions[~dataset.is_positive], int(positives), int(negatives), group_start, group_end,
+        np.zeros(0) if row_values is None else np.ascontiguousarray(row_values, dtype=float), out,
+    )  # fmt: skip
+    return out
 
 
 class Cover:
@@ -158,8 +162,7 @@ class Measure:
         Returns
         -------
         numpy.ndarray of float, shape (n_subsets,)
-            The default evaluates one subset after another; built-in
-            measures override it with a vectorized computation.
+            The default evaluates one subset after another.
         """
         return np.array(
             [
@@ -202,14 +205,12 @@ class Measure:
         -----
         The default draws each batch of subsets as dataset positions and
         evaluates it with :meth:`batch_values`, so a measure that vectorizes
-        :meth:`batch_values` is fast here too. Override this method for a
-        computation that needs no positions: the built-in ROC AUC and
-        average ranking loss draw each class's rows (or the complement,
-        whichever is smaller) and count pairs from running counts, and
-        :class:`RowMeanMeasure` only sums per-row values.
+        :meth:`batch_values` is fast here too. The built-in measures override
+        this method with a compiled sampler that evaluates each subset as a
+        bitset (:func:`subroc_ext.cover_kernels.null_values`).
         """
-        tables = _class_tables(self, dataset)
-        batches = _random_positions(tables, positives, negatives, n_samples, rng, batch_elements)
+        tables = class_tables(self, dataset)
+        batches = random_positions(tables, positives, negatives, n_samples, rng, batch_elements)
         values = [np.asarray(self.batch_values(dataset, positions), dtype=float) for positions in batches]
         return np.concatenate(values) if values else np.zeros(0)
 
@@ -237,17 +238,10 @@ class ROCAUC(Measure):
     min_negatives = 1
 
     def value(self, cover):
-        return kernels._roc_auc_from_counts(cover.counts)
-
-    def batch_values(self, dataset, positions):
-        wins, n_positive, n_negative = _batch_wins(_class_tables(self, dataset), positions)
-        return wins / (n_positive * n_negative)
+        return kernels.roc_auc_from_counts(cover.counts)
 
     def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
-        tables = _class_tables(self, dataset)
-        twice = _null_double_wins(tables, positives, negatives, n_samples, rng, batch_elements)
-        # same operations as the kernel: identical floats for identical subsets
-        return (twice / 2) / (positives * negatives)
+        return _compiled_null_values(cover_kernels.ROC_AUC, dataset, positives, negatives, n_samples, rng)
 
     def extremes(self, cover):
         """0 if a positive is scored strictly below a negative, else 1/2 if a
@@ -272,47 +266,10 @@ class PRAUC(Measure):
     min_positives = 1
 
     def value(self, cover):
-        return kernels._pr_auc_from_counts(cover.counts)
+        return kernels.pr_auc_from_counts(cover.counts)
 
-    def batch_values(self, dataset, positions):
-        n_rows, width = positions.shape
-        is_positive = dataset.is_positive[positions]
-        # Column c (ascending scores) as a threshold: the rows from c up are
-        # predicted positive, true_pos[:, c] of them correctly; column
-        # ``width`` is the curve's start (nothing predicted, precision 1).
-        true_pos = np.empty((n_rows, width + 1), dtype=np.int32)
-        np.cumsum(is_positive[:, ::-1], axis=1, dtype=np.int32, out=true_pos[:, width - 1 :: -1])
-        true_pos[:, width] = 0
-        n_positive = true_pos[:, 0]
-        precision = np.ones((n_rows, width + 1))
-        np.divide(true_pos[:, :width], np.arange(width, 0, -1), out=precision[:, :width])
-        # Were all scores distinct, each column would be a curve point, and
-        # only positives would raise the recall: trapezoids (1/P) * (p_c + p_c+1) / 2.
-        ends = precision[:, :width] + precision[:, 1:]
-        areas = np.einsum("ij,ij->i", is_positive, ends)
-        # A run of tied rows s..e is one point instead: replace its trapezoids
-        # by (positives in the run) * (p_s + p_e+1).
-        groups = dataset.group_ids[positions]
-        tied = groups[:, 1:] == groups[:, :-1]  # column c + 1 ties column c
-        if tied.any():
-            in_run = np.zeros((n_rows, width), dtype=bool)
-            in_run[:, 1:] = tied
-            in_run[:, :-1] |= tied
-            first = in_run.copy()
-            first[:, 1:] &= ~tied
-            cells = np.flatnonzero(in_run)
-            run = np.cumsum(first.reshape(-1)[cells]) - 1
-            flat_positive = is_positive.reshape(-1)[cells]
-            untied = np.bincount(run, weights=flat_positive * ends.reshape(-1)[cells])
-            positives = np.bincount(run, weights=flat_positive)
-            starts = cells[first.reshape(-1)[cells]]
-            rows = starts // width
-            last = np.append(cells[:-1][np.diff(run) > 0], cells[-1])  # e of each run
-            above = last - rows * width + 1 + rows * (width + 1)  # column e + 1, flat
-            start_columns = starts - rows * width + rows * (width + 1)
-            tied_point = positives * (precision.reshape(-1)[start_columns] + precision.reshape(-1)[above])
-            areas += np.bincount(rows, weights=tied_point - untied, minlength=n_rows)
-        return areas / (2 * n_positive)
+    def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
+        return _compiled_null_values(cover_kernels.PR_AUC, dataset, positives, negatives, n_samples, rng)
 
     def extremes(self, cover):
         """Lowest: the lowest-scored positive with every negative scored at or
@@ -336,17 +293,10 @@ class AverageRankingLoss(Measure):
     min_positives = 1
 
     def value(self, cover):
-        return kernels._arl_from_counts(cover.counts)
-
-    def batch_values(self, dataset, positions):
-        # Each positive-negative pair is won, lost or tied: ARL = (P N - U) / P.
-        wins, n_positive, n_negative = _batch_wins(_class_tables(self, dataset), positions)
-        return (n_positive * n_negative - wins) / n_positive
+        return kernels.arl_from_counts(cover.counts)
 
     def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
-        tables = _class_tables(self, dataset)
-        twice = _null_double_wins(tables, positives, negatives, n_samples, rng, batch_elements)
-        return (positives * negatives - twice / 2) / positives
+        return _compiled_null_values(cover_kernels.ARL, dataset, positives, negatives, n_samples, rng)
 
     def extremes(self, cover):
         """Lowest: 0 (positives alone); highest: the largest penalty of one
@@ -418,32 +368,11 @@ class RowMeanMeasure(Measure):
         values = self._covered(cover)
         return float(np.cumsum(values)[-1] / len(values))
 
-    def batch_values(self, dataset, positions):
-        return self._values[dataset.rows[positions]].mean(axis=1)
-
     def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
-        # Sum each class's drawn rows (or the complement, whichever is smaller).
-        tables = _class_tables(self, dataset)
-        complement, drawn = _drawn(tables, positives, negatives)
-        values = [self._values[dataset.rows[rows]] for rows in tables.rows]
-        dense = [8 * drawn[c] >= tables.size[c] for c in (0, 1)]
-        row_bytes = sum(tables.size[c] * (1 if dense[c] else 2) + 24 * drawn[c] for c in (0, 1))
-        rows = _batch_rows(n_samples, row_bytes, sum(tables.size), batch_elements)
-        sums = np.empty(n_samples)
-        for start in range(0, n_samples, rows):
-            n = min(rows, n_samples - start)
-            total = np.zeros(n)
-            for c in (0, 1):
-                if dense[c]:
-                    marks = np.zeros((n, tables.size[c]), dtype=np.uint8)
-                    _distinct_marks(rng, tables.size[c], drawn[c], marks)
-                    part = np.einsum("ij,j->i", marks, values[c])
-                else:
-                    marks = np.zeros((n, tables.size[c]), dtype=_values_dtype(drawn[c]))
-                    part = values[c][_distinct_values(rng, tables.size[c], drawn[c], marks)].sum(axis=1)
-                total += values[c].sum() - part if complement[c] else part
-            sums[start : start + n] = total
-        return sums / (positives + negatives)
+        return _compiled_null_values(
+            cover_kernels.ROW_MEAN, dataset, positives, negatives, n_samples, rng,
+            row_values=self._values[dataset.rows],
+        )  # fmt: skip
 
     def extremes(self, cover):
         values = self._covered(cover)
@@ -541,7 +470,7 @@ def attribution_mean():
     def attributions(is_positive, scores):
         order, group_ids = kernels.sort_by_score(scores)
         values = np.empty(len(scores))
-        values[order] = kernels._attributions_from_sorted(is_positive[order], group_ids)
+        values[order] = kernels.attributions_from_sorted(is_positive[order], group_ids)
         return values
 
     return RowMeanMeasure(

@@ -21,19 +21,13 @@ classes; PR AUC evaluates sorted random positions; per-row means only sum.
 import numpy as np
 import pandas as pd
 import pysubgroup as ps
-from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.multitest import multipletests, multitest_alias
 
 from . import _subsets
 from ._progress import progress_bar
 from .quality import SoftClassifierQF
 
 __all__ = ["randomization_test", "sample_subsets", "check_test_settings"]
-
-_METHODS = (
-    "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
-    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky",
-)  # fmt: skip
-
 
 def sample_subsets(rng, population, size, n_subsets):
     """Uniform random ``size``-subsets of ``range(population)``, one per row.
@@ -82,8 +76,11 @@ def _null_distribution(qf, dataset, size, negatives, n_samples, rng, batch_eleme
 
 def check_test_settings(n_samples, method, alpha):
     """Raise ``ValueError`` unless the randomization test's settings are usable."""
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if method not in multitest_alias:  # statsmodels' own table of names and aliases
+        raise ValueError(
+            f"method must be one of statsmodels' multipletests methods "
+            f"{sorted(multitest_alias)}, got {method!r}"
+        )
     if not (isinstance(n_samples, (int, np.integer)) and n_samples >= 1):
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
     if not 0 < alpha < 1:
@@ -99,7 +96,7 @@ def _descriptions_iv(subgroups, target):
         descriptions = list(subgroups)
     if target is None:
         raise ValueError(
-            "pass target=ps.SoftClassifierTarget(label_column, prediction_column) "
+            "pass target=subroc_ext.SoftClassifierTarget(label_column, prediction_column) "
             "when subgroups is not a pysubgroup result"
         )
     return descriptions, target
@@ -126,10 +123,11 @@ def randomization_test(
         The patterns to test (e.g. the top-k of a search on another split).
     data : pandas.DataFrame
         The held-out validation split.
-    qf : SoftClassifierQF
+    qf : SoftClassifierQF or AUCMuQF
         Defines the statistic: the raw relative quality ``q`` of its measure
-        and mode on ``data`` (weights are not used).
-    target : pysubgroup.SoftClassifierTarget, optional
+        and mode on ``data`` (weights are not used). For an AUCMuQF the null
+        subsets keep the count of every class.
+    target : subroc_ext.SoftClassifierTarget, optional
         Label and prediction columns; taken from ``subgroups.task`` when it
         is a pysubgroup result.
     n_samples : int, default=10_000
@@ -150,7 +148,8 @@ def randomization_test(
     -------
     pandas.DataFrame
         One row per subgroup, in input order: ``subgroup`` (description),
-        ``size``, ``positives``, ``negatives``, ``measure`` (on ``data``),
+        ``size``, ``positives``, ``negatives`` (for an AUCMuQF one
+        ``count_<class>`` column per class instead), ``measure`` (on ``data``),
         ``statistic``, ``p_value``, ``p_value_corrected``, ``significant``
         and ``testable`` (False where the measure is undefined on the
         subgroup's validation cover; such rows get p = 1).
@@ -160,15 +159,34 @@ def randomization_test(
     >>> table = randomization_test(result, validation, subroc_ext.ROCAUCQF("label"),
     ...                            n_samples=1000, random_state=0)  # doctest: +SKIP
     """
-    if not isinstance(qf, SoftClassifierQF):
-        raise TypeError(f"qf must be a subroc_ext SoftClassifierQF, got {type(qf).__name__}")
+    multiclass = hasattr(qf, "null_raw_qualities")  # AUCMuQF: keep every class count
+    if not (isinstance(qf, SoftClassifierQF) or multiclass):
+        raise TypeError(
+            f"qf must be a subroc_ext SoftClassifierQF or AUCMuQF, got {type(qf).__name__}"
+        )
     check_test_settings(n_samples, method, alpha)
     descriptions, target = _descriptions_iv(subgroups, target)
     if len(data) == 0:
         raise ValueError("the validation data is empty")
     rng = np.random.default_rng(random_state)
     qf.calculate_constant_statistics(data, target)
-    whole = qf._dataset.cover()
+    if multiclass:
+        null_key, count_record = qf.null_key, qf.count_record
+
+        def draw_null(key):
+            return qf.null_raw_qualities(key, n_samples, rng, batch_elements=batch_elements)
+
+    else:
+        whole = qf.dataset.cover()
+
+        def null_key(stats):
+            return (stats.size_sg, stats.negatives_count)
+
+        def count_record(stats):
+            return {"positives": stats.positives_count, "negatives": stats.negatives_count}
+
+        def draw_null(key):
+            return _null_distribution(qf, whole, *key, n_samples, rng, batch_elements)
 
     nulls = {}
     records = []
@@ -177,9 +195,9 @@ def randomization_test(
         testable = bool(np.isfinite(stats.raw_quality))
         p_value = 1.0
         if testable:
-            key = (stats.size_sg, stats.negatives_count)
+            key = null_key(stats)
             if key not in nulls:
-                nulls[key] = _null_distribution(qf, whole, *key, n_samples, rng, batch_elements)
+                nulls[key] = draw_null(key)
             # Null values equal to the statistic count as extreme; they may
             # differ from it in the last bits (sums in another order), by
             # much less than this relative to the measure's magnitude.
@@ -191,23 +209,23 @@ def randomization_test(
             {
                 "subgroup": description,
                 "size": stats.size_sg,
-                "positives": stats.positives_count,
-                "negatives": stats.negatives_count,
+                **count_record(stats),
                 "measure": stats.measure,
                 "statistic": stats.raw_quality,
                 "p_value": p_value,
                 "testable": testable,
             }
         )
+    counts = list(count_record(qf.calculate_statistics(slice(None), target, data)))
     table = pd.DataFrame.from_records(
         records,
-        columns=["subgroup", "size", "positives", "negatives", "measure", "statistic",
-                 "p_value", "testable"],
-    )  # fmt: skip
+        columns=["subgroup", "size", *counts, "measure", "statistic", "p_value", "testable"],
+    )
     if len(table):
         rejected, corrected, _, _ = multipletests(table["p_value"], alpha=alpha, method=method)
     else:
         rejected, corrected = np.zeros(0, dtype=bool), np.zeros(0)
-    table.insert(7, "p_value_corrected", corrected)
-    table.insert(8, "significant", rejected & table["testable"].to_numpy())
+    after_p = table.columns.get_loc("p_value") + 1
+    table.insert(after_p, "p_value_corrected", corrected)
+    table.insert(after_p + 1, "significant", rejected & table["testable"].to_numpy())
     return table

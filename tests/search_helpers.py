@@ -1,8 +1,22 @@
 """Shared helpers of the quality-function and search tests."""
 
+import itertools
+from importlib.metadata import version
+
+import numpy as np
+import pandas as pd
 import pysubgroup as ps
+import pytest
 
 import subroc_ext
+
+#: Skips a test that compares with pysubgroup's own soft-classifier quality
+#: functions, which pysubgroup 0.8 (the one pip installs on Python >= 3.13) lacks.
+needs_pysubgroup_qfs = pytest.mark.skipif(
+    not hasattr(ps, "ROCAUCQF"),
+    reason=f"pysubgroup {version('pysubgroup')} has no ROCAUCQF/PRAUCQF/ARLQF/permutation_test "
+    "(added in pysubgroup 0.9.0) to compare with",
+)
 
 
 def make_qf(name, mode="worse", weights=(0, 0), positive=1, label="label"):
@@ -39,3 +53,87 @@ EXHAUSTIVE = {
 }
 #: DFS and SimpleDFS also evaluate the empty description ("Dataset", quality 0).
 EVALUATES_ROOT = {"DFS", "SimpleDFS"}
+
+#: The target of every synthetic search.
+TARGET = subroc_ext.SoftClassifierTarget("label", "score")
+
+
+def synthetic(seed, n=300, ties="none"):
+    """Six categorical attributes (2-4 values), a 0/1 label and a score of a
+    classifier that fails on a planted subgroup and is noisy on another.
+
+    ``ties``: 'none' (continuous scores), 'some' (rounded to 0.1) or 'heavy'
+    (three distinct scores).
+    """
+    rng = np.random.default_rng(seed)
+    data = pd.DataFrame({f"a{i}": rng.choice(list("pqrs")[: 2 + i % 3], size=n) for i in range(6)})
+    label = rng.random(n) < 0.25 + 0.25 * (data["a2"] == "p").to_numpy()
+    signal = rng.normal(size=n) + 1.5 * label
+    swapped = ((data["a0"] == "p") & (data["a1"] == "q")).to_numpy()
+    signal[swapped] = -signal[swapped]
+    noisy = (data["a3"] == "r").to_numpy()
+    signal[noisy] = rng.normal(size=noisy.sum())
+    score = 1.0 / (1.0 + np.exp(-signal))
+    if ties == "some":
+        score = np.round(score, 1)
+    elif ties == "heavy":
+        score = np.digitize(score, [0.4, 0.6]) / 2.0
+    data["label"] = label.astype(int)
+    data["score"] = score
+    return data
+
+
+def run(algorithm, qf, data, selectors, *, depth, min_support, k, min_quality=-np.inf, **execute):
+    task = ps.SubgroupDiscoveryTask(
+        data, TARGET, list(selectors), qf, result_set_size=k, depth=depth,
+        min_quality=min_quality, constraints=[ps.MinSupportConstraint(min_support)],
+    )  # fmt: skip
+    result = algorithm.execute(task, **execute)
+    return [(float(q), frozenset(map(str, sg.selectors))) for q, sg, _ in result.results]
+
+
+def with_root(result, k, min_quality=-np.inf):
+    """The top-k once the empty description (quality 0) competes too."""
+    if not 0.0 > min_quality:
+        return result
+    merged = sorted(result + [(0.0, frozenset())], key=lambda item: -item[0])
+    return merged[:k]
+
+
+def assert_same_top_k(found, expected, k):
+    """Same sorted qualities; same descriptions except those tied at the cut-off."""
+    found_q = [q for q, _ in found]
+    expected_q = [q for q, _ in expected]
+    assert len(found_q) == len(expected_q), (found, expected)
+    np.testing.assert_allclose(found_q, expected_q, rtol=1e-9, atol=1e-12)
+    if len(expected) == k:
+        cutoff = expected_q[-1]
+
+        def untied(items):
+            return {d for q, d in items if not np.isclose(q, cutoff, rtol=1e-9, atol=1e-12)}
+    else:  # fewer than k subgroups qualify: every one must be found
+
+        def untied(items):
+            return {d for _, d in items}
+
+    assert untied(found) == untied(expected)
+
+
+def messy(data):
+    """Rows shuffled, a string index, labels 'yes'/'no'."""
+    shuffled = data.sample(frac=1.0, random_state=7)
+    shuffled.index = [f"row-{i}" for i in shuffled.index]
+    return shuffled.assign(label=np.where(shuffled["label"] == 1, "yes", "no"))
+
+
+def brute_force_top_k(qf, data, selectors, depth, min_support, k, include_root):
+    """Top-k by evaluating every conjunction of distinct selectors."""
+    qf.calculate_constant_statistics(data, TARGET)
+    found = []
+    for size in range(0 if include_root else 1, depth + 1):
+        for combination in itertools.combinations(selectors, size):
+            statistics = qf.calculate_statistics(ps.Conjunction(list(combination)), TARGET, data)
+            if statistics.size_sg >= min_support and statistics.quality > -np.inf:
+                found.append((statistics.quality, frozenset(map(str, combination))))
+    found.sort(key=lambda item: -item[0])
+    return found[:k]

@@ -14,13 +14,23 @@ import functools
 import itertools
 
 import numpy as np
-import pandas as pd
 import pysubgroup as ps
 import pytest
 from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 
 import subroc_ext
-from search_helpers import EVALUATES_ROOT, EXHAUSTIVE, make_qf
+from search_helpers import (
+    EVALUATES_ROOT,
+    EXHAUSTIVE,
+    TARGET,
+    assert_same_top_k,
+    brute_force_top_k,
+    make_qf,
+    messy,
+    run,
+    synthetic,
+    with_root,
+)
 from subroc_ext import measures
 
 MODES = ("worse", "better", "both")
@@ -28,37 +38,12 @@ MODES = ("worse", "better", "both")
 WEIGHTS = [(0, 0), (1, 1), (0.3, 1), (1, 0.3), (2, 0)]
 QF_NAMES = ("roc", "pr", "arl", "attribution")
 
-TARGET = ps.SoftClassifierTarget("label", "score")
 
 
 # ---------------------------------------------------------------------------
 # data
 # ---------------------------------------------------------------------------
 
-
-def synthetic(seed, n=300, ties="none"):
-    """Six categorical attributes (2-4 values), a 0/1 label and a score of a
-    classifier that fails on a planted subgroup and is noisy on another.
-
-    ``ties``: 'none' (continuous scores), 'some' (rounded to 0.1) or 'heavy'
-    (three distinct scores).
-    """
-    rng = np.random.default_rng(seed)
-    data = pd.DataFrame({f"a{i}": rng.choice(list("pqrs")[: 2 + i % 3], size=n) for i in range(6)})
-    label = rng.random(n) < 0.25 + 0.25 * (data["a2"] == "p").to_numpy()
-    signal = rng.normal(size=n) + 1.5 * label
-    swapped = ((data["a0"] == "p") & (data["a1"] == "q")).to_numpy()
-    signal[swapped] = -signal[swapped]
-    noisy = (data["a3"] == "r").to_numpy()
-    signal[noisy] = rng.normal(size=noisy.sum())
-    score = 1.0 / (1.0 + np.exp(-signal))
-    if ties == "some":
-        score = np.round(score, 1)
-    elif ties == "heavy":
-        score = np.digitize(score, [0.4, 0.6]) / 2.0
-    data["label"] = label.astype(int)
-    data["score"] = score
-    return data
 
 
 #: Search settings: untied scores at depth 3, tied scores at depth 2, and
@@ -138,45 +123,11 @@ def counting(qf, pruning=True):
 
 
 
-def run(algorithm, qf, data, selectors, *, depth, min_support, k, min_quality=-np.inf, **execute):
-    task = ps.SubgroupDiscoveryTask(
-        data, TARGET, list(selectors), qf, result_set_size=k, depth=depth,
-        min_quality=min_quality, constraints=[ps.MinSupportConstraint(min_support)],
-    )  # fmt: skip
-    result = algorithm.execute(task, **execute)
-    return [(float(q), frozenset(map(str, sg.selectors))) for q, sg, _ in result.results]
-
 
 def run_case(algorithm, qf, case, **execute):
     settings = {key: value for key, value in CASES[case].items() if key != "data"}
     return run(algorithm, qf, case_data(case), case_selectors(case), **settings, **execute)
 
-
-def with_root(result, k, min_quality=-np.inf):
-    """The top-k once the empty description (quality 0) competes too."""
-    if not 0.0 > min_quality:
-        return result
-    merged = sorted(result + [(0.0, frozenset())], key=lambda item: -item[0])
-    return merged[:k]
-
-
-def assert_same_top_k(found, expected, k):
-    """Same sorted qualities; same descriptions except those tied at the cut-off."""
-    found_q = [q for q, _ in found]
-    expected_q = [q for q, _ in expected]
-    assert len(found_q) == len(expected_q), (found, expected)
-    np.testing.assert_allclose(found_q, expected_q, rtol=1e-9, atol=1e-12)
-    if len(expected) == k:
-        cutoff = expected_q[-1]
-
-        def untied(items):
-            return {d for q, d in items if not np.isclose(q, cutoff, rtol=1e-9, atol=1e-12)}
-    else:  # fewer than k subgroups qualify: every one must be found
-
-        def untied(items):
-            return {d for _, d in items}
-
-    assert untied(found) == untied(expected)
 
 
 # ---------------------------------------------------------------------------
@@ -358,12 +309,6 @@ def test_custom_row_mean_measure_prunes():
 # ---------------------------------------------------------------------------
 
 
-def messy(data):
-    """Rows shuffled, a string index, labels 'yes'/'no'."""
-    shuffled = data.sample(frac=1.0, random_state=7)
-    shuffled.index = [f"row-{i}" for i in shuffled.index]
-    return shuffled.assign(label=np.where(shuffled["label"] == 1, "yes", "no"))
-
 
 ALGORITHMS = {
     **EXHAUSTIVE,
@@ -378,17 +323,52 @@ ALGORITHMS = {
 }
 
 
-def brute_force_top_k(qf, data, selectors, depth, min_support, k, include_root):
-    """Top-k by evaluating every conjunction of distinct selectors."""
-    qf.calculate_constant_statistics(data, TARGET)
-    found = []
-    for size in range(0 if include_root else 1, depth + 1):
-        for combination in itertools.combinations(selectors, size):
-            statistics = qf.calculate_statistics(ps.Conjunction(list(combination)), TARGET, data)
-            if statistics.size_sg >= min_support and statistics.quality > -np.inf:
-                found.append((statistics.quality, frozenset(map(str, combination))))
-    found.sort(key=lambda item: -item[0])
-    return found[:k]
+#: Index variants of the representation test: a permutation of 0..n-1, labels
+#: that are not positions, strings, and each label twice.
+INDEXES = {
+    "shuffled": lambda n: np.random.default_rng(5).permutation(n),
+    "offset": lambda n: np.arange(n) + 1000,
+    "string": lambda n: [f"row-{i}" for i in range(n)],
+    "duplicated": lambda n: np.arange(n) // 2,
+}
+REPRESENTATIONS = {
+    "BitSet": ps.BitSetRepresentation,
+    "Set": ps.SetRepresentation,
+    "NumpySet": ps.NumpySetRepresentation,
+}
+
+
+def _top_k(data, algorithm, qf_name):
+    """(quality, description) of the top 8 at depth 2, min support 15."""
+    qf = make_qf(qf_name, "worse", (1, 1))
+    task = ps.SubgroupDiscoveryTask(
+        data, TARGET, ps.create_selectors(data, ignore=["label", "score"]), qf,
+        result_set_size=8, depth=2, constraints=[ps.MinSupportConstraint(15)],
+    )  # fmt: skip
+    return sorted((round(q, 10), str(sg)) for q, sg, _ in algorithm.execute(task).results)
+
+
+@pytest.mark.parametrize("index", INDEXES)
+@pytest.mark.parametrize("representation", REPRESENTATIONS)
+@pytest.mark.parametrize("algorithm", ["DFS", "Apriori"])
+def test_every_representation_on_any_index(algorithm, representation, index):
+    """DFS and Apriori with each representation find, on any index, what
+    BestFirstSearch finds on 0..n-1: covers come from positions, never from
+    index labels (pysubgroup's SetRepresentation mixes the two)."""
+    data = case_data("tied-depth2").reset_index(drop=True)
+    expected = _top_k(data, ps.BestFirstSearch(), "roc")
+    assert len(expected) == 8
+    make = REPRESENTATIONS[representation]
+    search = ps.DFS(make) if algorithm == "DFS" else ps.Apriori(make, use_numba=False)
+    relabelled = data.set_axis(INDEXES[index](len(data)))
+    if (algorithm, representation, index) == ("DFS", "Set", "string"):
+        # pysubgroup itself fails building the empty description: its
+        # Set_Conjunction turns the index labels into an int array.
+        with pytest.raises(ValueError, match="invalid literal for int"):
+            _top_k(relabelled, search, "roc")
+        return
+    assert _top_k(relabelled, search, "roc") == expected
+
 
 
 @pytest.mark.parametrize("algorithm_name", ALGORITHMS)
@@ -396,9 +376,10 @@ def brute_force_top_k(qf, data, selectors, depth, min_support, k, include_root):
 def test_every_algorithm_works(qf_name, algorithm_name):
     data = messy(case_data("tied-depth2"))
     if "-SetRepresentation" in algorithm_name:
-        # pysubgroup's own SetRepresentation takes the empty description's
-        # cover from the index labels, so it needs a 0..n-1 index.
-        data = data.reset_index(drop=True)
+        # pysubgroup's Set_Conjunction cannot hold string index labels (see
+        # test_every_representation_on_any_index); an offset integer index
+        # still tells index labels and positions apart.
+        data = data.set_axis(np.arange(len(data)) + 1000)
     selectors = ps.create_selectors(data, ignore=["label", "score"])
     min_support, k, depth = 25, 8, 2
     qf = make_qf(qf_name, "worse", (1, 1), positive="yes")

@@ -1,0 +1,453 @@
+"""FastSearch: exhaustive subgroup search with optimistic-estimate pruning,
+compiled candidate evaluation and bounded memory.
+
+:class:`FastSearch` runs a ``ps.SubgroupDiscoveryTask`` whose quality
+function is one of subroc-ext's and returns what ``ps.BestFirstSearch`` and
+``ps.DFS`` return for it: the ``result_set_size`` best patterns (at most
+``depth`` selectors, one per attribute, at least the minimum support) with
+the same qualities and statistics.
+
+How it differs from pysubgroup's loop
+-------------------------------------
+* Covers are bitsets over the rows sorted once by score, and every
+  refinement of a node is evaluated in one compiled call
+  (:mod:`subroc_ext.cover_kernels`): first the class counts of all children,
+  then the measure for those that survive a bound computed from the counts
+  alone, then the statistics of the survivors in a handful of vectorized
+  NumPy operations (:meth:`SoftClassifierQF.statistics_of_counts`, the same
+  code the quality function runs for one candidate).
+* The bound from counts: a child ``C`` of ``S`` has ``q(C) <= R(S)`` (the
+  parent's raw bound covers every subset of its cover) and, with
+  generalization awareness, ``g(C) >= max(q(S), g(S))``. So
+  ``w(C) * (R(S) - G(S))`` bounds the child's quality and
+  ``W_max(C) * max(R(S) - G(S), 0)`` everything below it; when both are at
+  most the current k-th best quality, the child is neither evaluated nor
+  expanded. Only the class counts are needed for that.
+* Nodes are expanded best first (highest optimistic estimate first) as in
+  ``ps.BestFirstSearch``, except that the nodes one level above the maximum
+  depth are expanded as soon as they are evaluated, so the queue holds no
+  pattern longer than ``depth - 2`` and memory stays small.
+
+Ties at the k-th place: a candidate enters the result only if its quality is
+strictly greater than the current k-th best, as in pysubgroup; which of
+several patterns tied at the k-th quality is kept therefore depends on the
+search order and may differ from ``ps.BestFirstSearch``'s choice. All other
+patterns and all qualities are the same.
+"""
+
+import heapq
+import itertools
+
+import numpy as np
+import pysubgroup as ps
+
+from . import bitset, cover_kernels
+from . import measures as _measures
+from ._progress import progress_bar
+from .generalization import GeneralizationAwareQF, generalization_aware_quality
+from .quality import SoftClassifierQF
+from .weights import max_weight, subgroup_weight
+
+__all__ = ["FastSearch"]
+
+_COMPILED_KINDS = {
+    _measures.ROCAUC: cover_kernels.ROC_AUC,
+    _measures.AverageRankingLoss: cover_kernels.ARL,
+    _measures.PRAUC: cover_kernels.PR_AUC,
+    _measures.RowMeanMeasure: cover_kernels.ROW_MEAN,
+}
+
+
+class FastSearch:
+    """Exhaustive search with pruning for subroc-ext quality functions.
+
+    Used like pysubgroup's algorithms: ``FastSearch().execute(task)``.
+
+    Parameters
+    ----------
+    progress : bool, default=False
+        Show a progress bar (evaluated candidates and the current k-th best
+        quality) on stderr.
+
+    Notes
+    -----
+    Supported tasks: the quality function is a :class:`SoftClassifierQF`
+    (the four built-in classes, or any measure) or a
+    :class:`GeneralizationAwareQF` around one; constraints are
+    ``ps.MinSupportConstraint`` only; selectors are any pysubgroup selectors
+    (``covers(data)`` and ``attribute_name``). ROC AUC, PR AUC, the average
+    ranking loss and row means such as the attribution mean run compiled;
+    any other measure is evaluated by its own Python methods on the
+    candidates that survive the count bound. Anything else raises
+    ``TypeError`` naming what is unsupported.
+
+    Examples
+    --------
+    >>> import pysubgroup as ps, subroc_ext
+    >>> task = ps.SubgroupDiscoveryTask(                      # doctest: +SKIP
+    ...     data, subroc_ext.SoftClassifierTarget("label", "score"), selectors,
+    ...     subroc_ext.ROCAUCQF("label", 1, 1), result_set_size=10, depth=3,
+    ...     constraints=[ps.MinSupportConstraint(20)])
+    >>> result = subroc_ext.FastSearch().execute(task)       # doctest: +SKIP
+    """
+
+    def __init__(self, *, progress=False):
+        self.progress = progress
+        #: Candidates whose class counts were computed in the last run.
+        self.candidates_counted = 0
+        #: Candidates whose measure was computed in the last run.
+        self.candidates_evaluated = 0
+
+    def execute(self, task):
+        """Run ``task``; returns a ``ps.SubgroupDiscoveryResult``."""
+        base, generalization_aware = _quality_function(task.qf)
+        min_support = _min_support(task.constraints)
+        depth, result_set_size = _positive_int(task.depth, "depth"), _positive_int(
+            task.result_set_size, "result_set_size"
+        )
+        task.qf.calculate_constant_statistics(task.data, task.target)
+        space = _SearchSpace(task.search_space, base.dataset)
+        run = _Run(base, space, _evaluator(base, space), depth, result_set_size, min_support,
+                   task.min_quality, generalization_aware)  # fmt: skip
+        bar = None
+        if self.progress:
+            bar = progress_bar(iter(()), enabled=True, desc="searching (candidates)")
+        try:
+            patterns = run.search(bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        self.candidates_counted, self.candidates_evaluated = run.counted, run.evaluated
+        results = []
+        for pattern in patterns:
+            subgroup = ps.Conjunction([space.selectors[i] for i in pattern])
+            statistics = task.qf.calculate_statistics(subgroup, task.target, task.data)
+            quality = task.qf.evaluate(subgroup, task.target, task.data, statistics)
+            results.append((quality, subgroup, statistics))
+        return ps.SubgroupDiscoveryResult(ps.prepare_subgroup_discovery_result(results, task), task)
+
+
+def _quality_function(qf):
+    """The SoftClassifierQF that computes the statistics, and whether ``qf`` wraps it."""
+    wrapped = isinstance(qf, GeneralizationAwareQF)
+    if isinstance(qf.qf if wrapped else qf, SoftClassifierQF):
+        return (qf.qf, True) if wrapped else (qf, False)
+    raise TypeError(
+        f"FastSearch runs subroc-ext quality functions (SoftClassifierQF and its subclasses, "
+        f"or GeneralizationAwareQF around one), not {qf!r}; use a pysubgroup "
+        "algorithm such as ps.BestFirstSearch for other quality functions"
+    )
+
+
+def _min_support(constraints):
+    """The minimum cover size the constraints demand (1 without constraints)."""
+    support = 1
+    for constraint in constraints:
+        if type(constraint) is not ps.MinSupportConstraint:
+            raise TypeError(
+                f"FastSearch supports only ps.MinSupportConstraint, not {type(constraint).__name__}"
+            )
+        support = max(support, constraint.min_support)
+    return support
+
+
+def _positive_int(value, name):
+    if not (isinstance(value, (int, np.integer)) and value >= 1):
+        raise ValueError(f"task.{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+class _SearchSpace:
+    """Selectors in pysubgroup's refinement order, their bitsets, and the
+    first selector of every later attribute (one selector per attribute)."""
+
+    def __init__(self, selectors, dataset):
+        for selector in selectors:
+            if not hasattr(selector, "attribute_name") or not hasattr(selector, "covers"):
+                raise TypeError(
+                    f"selector {selector!r} needs covers(data) and attribute_name to be searched"
+                )
+        groups = ps.StaticSpecializationOperator(selectors).search_space
+        self.selectors = [selector for group in groups for selector in group]
+        sizes = [len(group) for group in groups]
+        starts = np.concatenate(([0], np.cumsum(sizes)))
+        # first selector index of the attributes after each selector's own
+        self.next_start = np.repeat(starts[1:], sizes).astype(np.int64)
+        self.n_rows = len(dataset)
+        masks = np.zeros((len(self.selectors), self.n_rows), dtype=bool)
+        for i, selector in enumerate(self.selectors):
+            masks[i] = dataset.selector_mask(selector)
+        self.words = bitset.pack(masks).reshape(len(self.selectors), -1)
+        self.all_rows = bitset.pack(np.ones(self.n_rows, dtype=bool))
+        self.positive_words = bitset.pack(dataset.is_positive)
+        self.negative_words = bitset.pack(~dataset.is_positive)
+
+    def cover(self, pattern):
+        words = self.all_rows.copy()
+        for i in pattern:
+            words &= self.words[i]
+        return words
+
+    def refinements(self, pattern):
+        start = self.next_start[pattern[-1]] if pattern else 0
+        return np.arange(start, len(self.selectors), dtype=np.int64)
+
+
+def _evaluator(qf, space):
+    kind = _COMPILED_KINDS.get(type(qf.measure))
+    if kind is None:
+        return _PythonEvaluator(qf, space)
+    return _CompiledEvaluator(qf, space, kind)
+
+
+class _CompiledEvaluator:
+    """Measure, extremes and size-aware bounds of children from the compiled kernels."""
+
+    def __init__(self, qf, space, kind):
+        self.qf = qf
+        self.space = space
+        self.kind = kind
+        self.group_start, self.group_end = cover_kernels.tie_group_bounds(qf.dataset.group_ids)
+        if kind == cover_kernels.ROW_MEAN:
+            measure = qf.measure
+            self.row_values = np.ascontiguousarray(measure.prepared_values, dtype=float)
+            self.value_order = measure.value_order.astype(np.int64)
+            self.ascending_values = np.ascontiguousarray(measure.ascending_values, dtype=float)
+        else:
+            self.row_values = np.zeros(0)
+
+    def measure(self, parent, candidates):
+        count = len(candidates)
+        value, lowest, highest = np.empty(count), np.empty(count), np.empty(count)
+        space = self.space
+        cover_kernels.measure_children(
+            parent, space.words, candidates, space.positive_words, space.negative_words,
+            self.group_start, self.group_end, self.kind, self.row_values, value, lowest, highest,
+        )  # fmt: skip
+        return value, lowest, highest
+
+    def size_aware(self, parent, candidates):
+        if self.kind != cover_kernels.ROW_MEAN:
+            return np.full(len(candidates), np.inf)
+        qf = self.qf
+        bounds = np.empty(len(candidates))
+        for i, selector in enumerate(candidates):
+            child = parent & self.space.words[selector]
+            bounds[i] = max(
+                cover_kernels.row_mean_size_aware_bound(
+                    child, self.value_order, self.ascending_values, qf.dataset_value,
+                    float(sign), float(qf.size_weight),
+                )  # fmt: skip
+                for sign in qf.signs()
+            )
+        return bounds
+
+
+class _PythonEvaluator:
+    """Any other measure: its own methods on each child's cover."""
+
+    def __init__(self, qf, space):
+        self.qf = qf
+        self.space = space
+
+    def _covers(self, parent, candidates):
+        for selector in candidates:
+            mask = bitset.unpack(parent & self.space.words[selector], self.space.n_rows)
+            yield self.qf.dataset.cover(mask)
+
+    def measure(self, parent, candidates):
+        measure = self.qf.measure
+        rows = [(measure.value(c), *measure.extremes(c)) for c in self._covers(parent, candidates)]
+        value, lowest, highest = np.array(rows, dtype=float).reshape(-1, 3).T
+        return value, lowest, highest
+
+    def size_aware(self, parent, candidates):
+        qf = self.qf
+        return np.array(
+            [
+                max(
+                    qf.measure.size_aware_bound(cover, qf.dataset_value, sign, qf.size_weight)
+                    for sign in qf.signs()
+                )
+                for cover in self._covers(parent, candidates)
+            ],
+            dtype=float,
+        )
+
+
+class _Run:
+    """One search: the result heap, the node queue and the generalization memo."""
+
+    def __init__(self, qf, space, evaluator, depth, result_set_size, min_support, min_quality,
+                 generalization_aware):  # fmt: skip
+        self.qf = qf
+        self.space = space
+        self.evaluator = evaluator
+        self.depth = depth
+        self.k = result_set_size
+        self.min_support = min_support
+        self.min_quality = min_quality
+        self.generalization_aware = generalization_aware
+        self.results = []  # min-heap of (quality, sequence number, pattern)
+        self.sequence = itertools.count()
+        self.counted = 0
+        self.evaluated = 0
+        self.best_raw = {(): 0.0}  # max(q, g) of patterns, for generalization awareness
+        self.raw = {}  # q of patterns evaluated whose g is not known yet
+
+    # -- the result set -------------------------------------------------------
+
+    def threshold(self):
+        """Quality a new pattern must exceed to enter the result."""
+        if len(self.results) < self.k:
+            return self.min_quality
+        return self.results[0][0]
+
+    def offer(self, quality, pattern):
+        if not quality > self.threshold():
+            return
+        entry = (quality, next(self.sequence), pattern)
+        if len(self.results) < self.k:
+            heapq.heappush(self.results, entry)
+        else:
+            heapq.heapreplace(self.results, entry)
+
+    # -- search ----------------------------------------------------------------
+
+    def search(self, bar):
+        """The patterns of the result (unordered); ``bar`` counts candidates (or None)."""
+        self.bar = bar
+        queue = []
+        self.expand((), np.inf, 0.0 if self.generalization_aware else -np.inf, queue)
+        while queue:
+            negative_estimate, _, pattern, raw_bound, best = heapq.heappop(queue)
+            if not -negative_estimate > self.threshold():
+                break
+            self.expand(pattern, raw_bound, best, queue)
+        return [pattern for _, _, pattern in self.results]
+
+    def expand(self, pattern, raw_bound, best, queue):
+        """Evaluate the refinements of ``pattern``; queue or expand the promising ones.
+
+        ``raw_bound`` is the pattern's largest raw quality over subsets and
+        ``best`` is ``max(q, g)`` of the pattern (-inf without generalization
+        awareness).
+        """
+        qf, space = self.qf, self.space
+        parent = space.cover(pattern)
+        candidates = space.refinements(pattern)
+        if not len(candidates):
+            return
+        positives = np.empty(len(candidates), dtype=np.int64)
+        negatives = np.empty(len(candidates), dtype=np.int64)
+        cover_kernels.count_children(
+            parent, space.words, candidates, space.positive_words, space.negative_words,
+            positives, negatives,
+        )  # fmt: skip
+        self.counted += len(candidates)
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"k-th best quality {self.threshold():.4g}", refresh=False)
+            self.bar.update(len(candidates))
+        child_depth = len(pattern) + 1
+        expandable = child_depth < self.depth
+        threshold = self.threshold()
+        keep = (positives + negatives >= self.min_support) & qf.measure.is_defined(positives, negatives)
+        if np.isfinite(raw_bound):
+            margin = raw_bound - best if self.generalization_aware else raw_bound
+            cap = max(margin, 0.0)
+            alpha, beta = qf.size_weight, qf.balance_weight
+            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
+            if expandable:
+                promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
+            keep &= promising
+        if not keep.any():
+            return
+        candidates, positives, negatives = candidates[keep], positives[keep], negatives[keep]
+        value, lowest, highest = self.evaluator.measure(parent, candidates)
+        self.evaluated += len(candidates)
+        if expandable and qf.size_weight > 0:
+            size_aware = self.evaluator.size_aware(parent, candidates)
+        else:
+            size_aware = np.full(len(candidates), np.inf)
+        stats = qf.statistics_of_counts(positives, negatives, value, lowest, highest, size_aware)
+        children = [pattern + (int(c),) for c in candidates]
+        if self.generalization_aware:
+            quality, estimate = self._generalization_aware(children, stats, best, expandable)
+        else:
+            quality, estimate = stats.quality, stats.optimistic_estimate
+        for child, q in zip(children, quality):
+            self.offer(q, child)
+        if not expandable:
+            return
+        order = np.argsort(-estimate, kind="stable")
+        now = child_depth == self.depth - 1
+        best_of = self.best_raw if self.generalization_aware else {}
+        for i in order:
+            if not estimate[i] > self.threshold():
+                break
+            child = children[i]
+            child_best = best_of.get(child, -np.inf)
+            if now:
+                self.expand(child, stats.raw_bound[i], child_best, queue)
+            else:
+                entry = (-estimate[i], next(self.sequence), child, stats.raw_bound[i], child_best)
+                heapq.heappush(queue, entry)
+
+    # -- generalization awareness -------------------------------------------
+
+    def _generalization_aware(self, children, stats, parent_best, expandable):
+        """Qualities and estimates of ``children``, computing ``g`` only where
+        the parent's ``max(q, g)`` (a lower bound of every child's ``g``) does
+        not already rule a child out."""
+        threshold = self.threshold()
+        raw = stats.raw_quality
+        quality, estimate = generalization_aware_quality(
+            stats.weight, raw, stats.raw_bound, stats.max_weight, parent_best
+        )
+        quality, estimate = np.array(quality, dtype=float), np.array(estimate, dtype=float)
+        for i, child in enumerate(children):
+            if expandable:
+                self.raw[child] = float(raw[i])
+            if not (quality[i] > threshold or (expandable and estimate[i] > threshold)):
+                continue  # upper bounds, as g(child) >= parent_best
+            generalization = self._generalization(child)
+            self.best_raw[child] = max(float(raw[i]), generalization)
+            self.raw.pop(child, None)
+            q, e = generalization_aware_quality(
+                stats.weight[i], raw[i], stats.raw_bound[i], stats.max_weight[i], generalization
+            )
+            quality[i], estimate[i] = q, e
+        return quality, estimate
+
+    def _generalization(self, pattern):
+        """``g``: the largest ``max(q, g)`` of the patterns one selector shorter."""
+        return max(
+            self._best_raw(pattern[:i] + pattern[i + 1 :]) for i in range(len(pattern))
+        )
+
+    def _best_raw(self, pattern):
+        """``max(q, g)`` of ``pattern`` (memoized; evaluated on demand)."""
+        best = self.best_raw.get(pattern)
+        if best is None:
+            raw = self.raw.pop(pattern, None)
+            if raw is None:
+                raw = self._raw_quality(pattern)
+            best = max(raw, self._generalization(pattern))
+            self.best_raw[pattern] = best
+        return best
+
+    def _raw_quality(self, pattern):
+        """``q`` of one pattern, from its cover."""
+        parent = self.space.cover(pattern[:-1])
+        candidates = np.array(pattern[-1:], dtype=np.int64)
+        positives = np.empty(1, dtype=np.int64)
+        negatives = np.empty(1, dtype=np.int64)
+        space = self.space
+        cover_kernels.count_children(
+            parent, space.words, candidates, space.positive_words, space.negative_words,
+            positives, negatives,
+        )  # fmt: skip
+        if not self.qf.measure.is_defined(positives, negatives)[0]:
+            return -np.inf
+        value, _, _ = self.evaluator.measure(parent, candidates)
+        return float(self.qf.raw_quality(value[0]))

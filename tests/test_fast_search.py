@@ -1,0 +1,391 @@
+"""FastSearch returns exactly what pysubgroup's exhaustive searches return.
+
+The compiled kernels are checked against the quality functions' own
+computation on random covers (bit for bit), and the whole search against
+``ps.BestFirstSearch``, ``ps.DFS`` and brute-force enumeration on random
+tasks: every measure, mode and weighting, with and without generalization
+awareness, tied scores, tied qualities, minimum supports from 1 to 50,
+depths 1 to 3, interval and negated selectors and any DataFrame index.
+"""
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import subroc_ext
+from search_helpers import (
+    TARGET,
+    assert_same_top_k,
+    brute_force_top_k,
+    make_qf,
+    messy,
+    run,
+    synthetic,
+    with_root,
+)
+from subroc_ext import bitset, measures
+from subroc_ext.search import FastSearch
+
+QF_NAMES = ("roc", "pr", "arl", "attribution")
+EXPONENTS = (0, 0.3, 1, 2)
+
+
+# ---------------------------------------------------------------------------
+# bitsets and compiled kernels
+# ---------------------------------------------------------------------------
+
+
+@given(st.lists(st.booleans(), min_size=0, max_size=300))
+@settings(max_examples=100, derandomize=True, deadline=None)
+def test_pack_unpack_round_trip(values):
+    mask = np.array(values, dtype=bool)
+    words = bitset.pack(mask)
+    assert words.dtype == np.uint64 and len(words) == -(-len(mask) // 64)
+    np.testing.assert_array_equal(bitset.unpack(words, len(mask)), mask)
+    prefix = np.empty(len(words) + 1, dtype=np.int64)
+    assert bitset.prefix_counts(words, prefix) == mask.sum()
+    np.testing.assert_array_equal(prefix, [mask[: 64 * w].sum() for w in range(len(words) + 1)])
+
+
+def _qf_of(name, mode, weights):
+    return make_qf(name, mode, weights)
+
+
+@pytest.mark.parametrize("ties", ["none", "some", "heavy"])
+@pytest.mark.parametrize("qf_name", QF_NAMES)
+def test_compiled_kernels_equal_the_quality_function_bit_for_bit(qf_name, ties):
+    """Measure, extremes and size-aware bound of random covers: the engine's
+    kernels give exactly the floats of the quality function's own path."""
+    data = synthetic(5, n=157, ties=ties)  # not a multiple of 64 rows
+    for mode in ("worse", "better", "both"):
+        qf = _qf_of(qf_name, mode, (1, 0.3))
+        qf.calculate_constant_statistics(data, TARGET)
+        dataset = qf.dataset
+        rng = np.random.default_rng(0)
+        masks = rng.random((60, len(data))) < rng.uniform(0.02, 0.9, size=(60, 1))
+        space_words = bitset.pack(masks)
+        parent = bitset.pack(np.ones(len(data), dtype=bool))
+        evaluator = subroc_ext.search._evaluator(qf, _Space(space_words, dataset))
+        candidates = np.arange(len(masks), dtype=np.int64)
+        value, lowest, highest = evaluator.measure(parent, candidates)
+        size_aware = evaluator.size_aware(parent, candidates)
+        checked = 0
+        for i, mask in enumerate(masks):
+            cover = dataset.cover(mask)
+            if not qf.measure.is_defined(cover.positives, cover.negatives):
+                continue
+            checked += 1
+            assert value[i] == qf.measure.value(cover)
+            assert (lowest[i], highest[i]) == qf.measure.extremes(cover)
+            expected = max(
+                qf.measure.size_aware_bound(cover, qf.dataset_value, sign, qf.size_weight)
+                for sign in qf.signs()
+            )
+            assert size_aware[i] == expected
+        assert checked >= 40
+
+
+class _Space:
+    """The part of the search space the evaluators read: selector words and classes."""
+
+    def __init__(self, words, dataset):
+        self.words = words
+        self.n_rows = len(dataset)
+        self.positive_words = bitset.pack(dataset.is_positive)
+        self.negative_words = bitset.pack(~dataset.is_positive)
+
+
+def test_kernels_iterate_the_smaller_class_correctly():
+    """ROC AUC from the positives' side and from the negatives' side agree
+    with sklearn on covers where either class is the smaller one."""
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(3)
+    for share in (0.05, 0.5, 0.95):
+        labels = rng.random(500) < share
+        labels[:2] = [True, False]
+        scores = np.round(rng.normal(size=500) + labels, 1)
+        data = pd.DataFrame({"label": labels.astype(int), "score": scores})
+        qf = subroc_ext.ROCAUCQF("label")
+        qf.calculate_constant_statistics(data, TARGET)
+        dataset = qf.dataset
+        evaluator = subroc_ext.search._evaluator(qf, _Space(bitset.pack(np.ones((1, 500), bool)), dataset))
+        value, _, _ = evaluator.measure(bitset.pack(np.ones(500, bool)), np.array([0]))
+        assert value[0] == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# the search equals pysubgroup's
+# ---------------------------------------------------------------------------
+
+
+def _task_data(seed, ties, index):
+    data = synthetic(seed, n=240, ties=ties)
+    data["num"] = np.random.default_rng(seed).normal(size=len(data)).round(1)
+    if index == "messy":
+        data = messy(data).assign(label=lambda f: (f["label"] == "yes").astype(int))
+    elif index == "duplicated":
+        data.index = np.repeat(np.arange(len(data) // 2), 2)
+    return data
+
+
+def _selectors(data, negated):
+    selectors = ps.create_selectors(data, nbins=4, ignore=["label", "score"])
+    if negated:  # (pysubgroup 0.9.0 cannot print a negated IntervalSelector)
+        selectors += [ps.NegatedSelector(s) for s in selectors if s.attribute_name in ("a0", "a4")]
+    return selectors
+
+
+def _qf(name, mode, weights, generalization_aware):
+    qf = make_qf(name, mode, weights)
+    return subroc_ext.GeneralizationAwareQF(qf) if generalization_aware else qf
+
+
+@given(
+    name=st.sampled_from(QF_NAMES),
+    mode=st.sampled_from(("worse", "better", "both")),
+    alpha=st.sampled_from(EXPONENTS),
+    beta=st.sampled_from(EXPONENTS),
+    generalization_aware=st.booleans(),
+    min_support=st.sampled_from((1, 5, 20, 50)),
+    depth=st.integers(1, 3),
+    k=st.sampled_from((1, 5, 10, 25)),
+    ties=st.sampled_from(("none", "some", "heavy")),
+    index=st.sampled_from(("range", "messy", "duplicated")),
+    negated=st.booleans(),
+    seed=st.integers(0, 3),
+)
+@settings(max_examples=200, derandomize=True, deadline=None)
+def test_fast_search_equals_best_first_search_and_dfs(
+    name, mode, alpha, beta, generalization_aware, min_support, depth, k, ties, index, negated, seed
+):
+    data = _task_data(seed, ties, index)
+    selectors = _selectors(data, negated)
+    settings_ = {"depth": depth, "min_support": min_support, "k": k}
+
+    def qf():
+        return _qf(name, mode, (alpha, beta), generalization_aware)
+
+    fast = run(FastSearch(), qf(), data, selectors, **settings_)
+    best_first = run(ps.BestFirstSearch(), qf(), data, selectors, **settings_)
+    assert_same_top_k(fast, best_first, k)
+    # bit-identical qualities, not merely close
+    assert [q for q, _ in fast] == [q for q, _ in best_first]
+    if depth <= 2:
+        dfs = run(ps.DFS(), qf(), data, selectors, **settings_)
+        assert_same_top_k(with_root(fast, k), dfs, k)
+
+
+@pytest.mark.parametrize("generalization_aware", [False, True])
+@pytest.mark.parametrize("qf_name", QF_NAMES)
+def test_fast_search_equals_brute_force(qf_name, generalization_aware):
+    """Every conjunction of selectors of distinct attributes, evaluated."""
+    data = _task_data(1, "some", "range")
+    selectors = _selectors(data, negated=False)
+    for weights in [(0, 0), (1, 1), (2, 0.3)]:
+        fast = run(
+            FastSearch(), _qf(qf_name, "both", weights, generalization_aware), data, selectors,
+            depth=3, min_support=10, k=15,
+        )  # fmt: skip
+        expected = brute_force_top_k(
+            _qf(qf_name, "both", weights, generalization_aware), data, selectors, depth=3,
+            min_support=10, k=15, include_root=False,
+        )  # fmt: skip
+        assert_same_top_k(fast, expected, 15)
+
+
+def test_tied_qualities_keep_the_top_and_the_cut_off():
+    """Heavily tied scores and weights 0: many patterns share the best quality."""
+    data = synthetic(2, n=200, ties="heavy")
+    selectors = _selectors(data, negated=False)
+    fast = run(FastSearch(), make_qf("roc"), data, selectors, depth=3, min_support=2, k=10)
+    best_first = run(ps.BestFirstSearch(), make_qf("roc"), data, selectors, depth=3, min_support=2, k=10)
+    qualities = [q for q, _ in best_first]
+    assert qualities.count(qualities[-1]) > 1, "the case must have ties at the cut-off"
+    assert_same_top_k(fast, best_first, 10)
+
+
+def test_min_quality_is_honoured():
+    data = synthetic(0)
+    selectors = _selectors(data, negated=False)
+    for min_quality in (0.0, 0.05):
+        settings_ = {"depth": 2, "min_support": 5, "k": 50, "min_quality": min_quality}
+        fast = run(FastSearch(), make_qf("roc"), data, selectors, **settings_)
+        best_first = run(ps.BestFirstSearch(), make_qf("roc"), data, selectors, **settings_)
+        assert fast and all(q > min_quality for q, _ in fast)
+        assert_same_top_k(fast, best_first, 50)
+
+
+# ---------------------------------------------------------------------------
+# user measures, user selectors
+# ---------------------------------------------------------------------------
+
+
+class _Closeness(measures.Measure):
+    """A subclass measure with its own extremes: mean of 1 - |y - s|."""
+
+    name = "closeness"
+    min_positives = 1
+
+    def value(self, cover):
+        return float(np.mean(1 - np.abs(cover.is_positive - cover.scores)))
+
+    def extremes(self, cover):
+        values = 1 - np.abs(cover.is_positive - cover.scores)
+        return float(values.min()), float(values.max())
+
+
+USER_MEASURES = {
+    "brier (compiled row mean)": measures.brier_score,
+    "kernel, no bounds": lambda: subroc_ext.KernelMeasure(
+        lambda y, s: np.mean((s >= 0.5) == y), kind="score", name="accuracy"
+    ),
+    "kernel with bounds": lambda: subroc_ext.KernelMeasure(
+        lambda y, s: float(np.mean(s[y])) if y.any() else 0.0, kind="score", name="mean_pos",
+        lowest=lambda y, s: float(s[y].min()), highest=lambda y, s: float(s[y].max()),
+        min_positives=1,
+    ),  # fmt: skip
+    "Measure subclass": _Closeness,
+}
+
+
+@pytest.mark.parametrize("measure", USER_MEASURES)
+def test_user_measures(measure):
+    data = _task_data(0, "some", "messy")
+    selectors = _selectors(data, negated=True)
+    for weights, mode, ga in [((0, 0), "worse", False), ((1, 1), "both", True), ((1, 0.3), "better", False)]:
+
+        def qf():
+            inner = subroc_ext.SoftClassifierQF(
+                USER_MEASURES[measure](), "label", size_weight=weights[0],
+                balance_weight=weights[1], mode=mode,
+            )  # fmt: skip
+            return subroc_ext.GeneralizationAwareQF(inner) if ga else inner
+
+        settings_ = {"depth": 2, "min_support": 10, "k": 10}
+        fast = run(FastSearch(), qf(), data, selectors, **settings_)
+        assert fast
+        assert_same_top_k(fast, run(ps.BestFirstSearch(), qf(), data, selectors, **settings_), 10)
+
+
+class _AtLeast(ps.SelectorBase):
+    """A user selector: ``column >= threshold``, defined by ``covers`` alone."""
+
+    def __init__(self, attribute_name, threshold):
+        super().__init__()
+
+    def set_descriptions(self, attribute_name, threshold):
+        self._attribute_name = attribute_name
+        self.threshold = threshold
+        self._repr = f"{attribute_name}>={threshold}"
+        self._hash = hash(self._repr)
+
+    @property
+    def attribute_name(self):
+        return self._attribute_name
+
+    @property
+    def selectors(self):
+        return (self,)
+
+    def covers(self, data):
+        return data[self._attribute_name].to_numpy() >= self.threshold
+
+    def __repr__(self):
+        return self._repr
+
+    def __str__(self, open_brackets="", closing_brackets=""):
+        return self._repr
+
+
+def test_user_selectors_with_covers():
+    data = _task_data(2, "none", "messy")
+    selectors = [s for s in _selectors(data, negated=False) if s.attribute_name != "num"]
+    selectors += [_AtLeast("num", t) for t in (-1.0, 0.0, 0.5)]
+    settings_ = {"depth": 2, "min_support": 5, "k": 10}
+    fast = run(FastSearch(), make_qf("roc", "both", (1, 1)), data, selectors, **settings_)
+    assert any("num>=" in str(d) for _, d in fast)
+    assert_same_top_k(fast, run(ps.BestFirstSearch(), make_qf("roc", "both", (1, 1)), data, selectors, **settings_), 10)
+
+
+# ---------------------------------------------------------------------------
+# the result object, progress, errors
+# ---------------------------------------------------------------------------
+
+
+def test_result_is_a_pysubgroup_result_with_our_statistics():
+    data = _task_data(0, "some", "messy")
+    selectors = _selectors(data, negated=False)
+    qf = subroc_ext.GeneralizationAwareQF(make_qf("pr", "worse", (1, 1)))
+    task = ps.SubgroupDiscoveryTask(
+        data, TARGET, selectors, qf, result_set_size=7, depth=2,
+        constraints=[ps.MinSupportConstraint(15)],
+    )  # fmt: skip
+    result = FastSearch().execute(task)
+    assert isinstance(result, ps.SubgroupDiscoveryResult) and len(result.results) == 7
+    frame = result.to_dataframe()
+    assert list(frame["quality"]) == sorted(frame["quality"], reverse=True)
+    for quality, subgroup, statistics in result.results:
+        assert isinstance(subgroup, ps.Conjunction)
+        assert statistics.quality == quality
+        assert statistics.size_sg == np.asarray(subgroup.covers(data)).sum() >= 15
+
+
+def test_progress_bar_on_and_off(capsys):
+    data = synthetic(0)
+    selectors = _selectors(data, negated=False)
+    for progress in (False, True):
+        search = FastSearch(progress=progress)
+        run(search, make_qf("roc"), data, selectors, depth=2, min_support=5, k=5)
+        err = capsys.readouterr().err
+        assert ("candidates" in err) == progress
+        assert search.candidates_counted >= search.candidates_evaluated > 0
+
+
+def test_pruning_skips_work():
+    data = synthetic(0)
+    selectors = _selectors(data, negated=False)
+    search = FastSearch()
+    run(search, make_qf("roc", "worse", (1, 1)), data, selectors, depth=3, min_support=5, k=5)
+    n_patterns = len(brute_force_top_k(make_qf("roc", "worse", (1, 1)), data, selectors, 3, 1, 10**9, False))
+    assert search.candidates_evaluated < n_patterns / 2
+
+
+def test_interrupt_propagates_and_closes_the_bar(capsys):
+    calls = []
+
+    def kernel(y, s):
+        calls.append(1)
+        if len(calls) > 20:
+            raise KeyboardInterrupt
+        return float(np.mean(s))
+
+    qf = subroc_ext.SoftClassifierQF(
+        subroc_ext.KernelMeasure(kernel, kind="score", name="mean"), "label"
+    )
+    data = synthetic(0)
+    with pytest.raises(KeyboardInterrupt):
+        run(FastSearch(progress=True), qf, data, _selectors(data, False), depth=2, min_support=1, k=5)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda task: setattr(task, "qf", ps.StandardQF(0.5)), "StandardQF"),
+        (lambda task: setattr(task, "constraints", [ps.MinSupportConstraint(5), object()]), "object"),
+        (lambda task: setattr(task, "depth", 0), "depth"),
+        (lambda task: setattr(task, "result_set_size", 2.5), "result_set_size"),
+        (lambda task: task.search_space.append(object()), "attribute_name"),
+    ],
+)
+def test_unsupported_tasks_are_rejected_by_name(change, message):
+    data = synthetic(0)
+    task = ps.SubgroupDiscoveryTask(
+        data, TARGET, _selectors(data, False), make_qf("roc"), result_set_size=5, depth=2,
+    )  # fmt: skip
+    change(task)
+    with pytest.raises((TypeError, ValueError), match=message):
+        FastSearch().execute(task)
