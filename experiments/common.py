@@ -276,7 +276,7 @@ def _fast_search():
 #: The search algorithms, by name: factories of objects with pysubgroup's
 #: ``execute(task)``. THE switch of every experiment is ``config.SEARCH``
 #: (``--search`` on the command line): pysubgroup's BestFirstSearch for now;
-#: ``fast`` (subroc-ext's own engine) for the depth-4 runs once it lands.
+#: ``fast`` (subroc-ext's own engine, ``subroc_ext.FastSearch``) for the depth-4 runs.
 SEARCH_ALGORITHMS = {"best_first": ps.BestFirstSearch, "fast": _fast_search}
 
 
