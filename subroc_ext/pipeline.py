@@ -29,6 +29,7 @@ from ._validation import (
 )
 from .confidence import delong_interval
 from .cross_auc import subgroup_bias_aucs
+from .dataset import SortedDataset
 from .generalization import GeneralizationAwareQF
 from .quality import SoftClassifierQF
 from .search import FastSearch
@@ -208,16 +209,19 @@ def describe_subgroups(subgroups, data, target, *, positive_label=1, mode="worse
         al.'s bias AUCs against the rows outside the subgroup, see
         :func:`subroc_ext.subgroup_bias_aucs`), one row per subgroup.
     """
-    columns = {}
-    for name in MEASURES:
-        qf = make_quality_function(name, target.label_column, positive_label=positive_label, mode=mode)
-        qf.calculate_constant_statistics(data, target)
-        stats = [qf.calculate_statistics(sg, target, data) for sg in subgroups]
-        if not columns:
-            columns["size"] = [s.size_sg for s in stats]
-            columns["positives"] = [s.positives_count for s in stats]
-            columns["negatives"] = [s.negatives_count for s in stats]
-        columns[name] = [s.measure for s in stats]
+    dataset = SortedDataset(data, target.label_column, target.prediction_column, positive_label)
+    covers = [dataset.cover(dataset.mask_of(subgroup)) for subgroup in subgroups]
+    columns = {
+        "size": [len(cover.rows) for cover in covers],
+        "positives": [cover.positives for cover in covers],
+        "negatives": [cover.negatives for cover in covers],
+    }
+    for name, measure in _prepared_measures(dataset).items():
+        columns[name] = [
+            measure.value(cover) if measure and measure.is_defined(cover.positives, cover.negatives)
+            else np.nan
+            for cover in covers
+        ]  # fmt: skip
     table = pd.DataFrame(columns, index=range(len(subgroups)))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])
@@ -447,16 +451,26 @@ def _roc_auc_intervals(subgroups, data, label, score, positive_label, suffix):
     )
 
 
+def _prepared_measures(dataset):
+    """Every built-in measure prepared on ``dataset`` (None where it is undefined there)."""
+    whole = dataset.cover()
+    prepared = {}
+    for name, make in MEASURES.items():
+        measure = make()
+        if measure.dataset_is_defined(whole.positives, whole.negatives):
+            measure.prepare(whole)
+            prepared[name] = measure
+        else:
+            prepared[name] = None
+    return prepared
+
+
 def _dataset_values(search, held_out, target, positive_label):
     """Each built-in measure on the whole search and validation splits."""
     values = {}
     for split, frame in (("search", search), ("validation", held_out)):
-        for name in MEASURES:
-            qf = make_quality_function(name, target.label_column, positive_label=positive_label)
-            try:
-                qf.calculate_constant_statistics(frame, target)
-            except ValueError:
-                values[f"{name}_{split}"] = np.nan
-            else:
-                values[f"{name}_{split}"] = qf.dataset_value
+        dataset = SortedDataset(frame, target.label_column, target.prediction_column, positive_label)
+        whole = dataset.cover()
+        for name, measure in _prepared_measures(dataset).items():
+            values[f"{name}_{split}"] = measure.value(whole) if measure else np.nan
     return values
