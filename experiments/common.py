@@ -276,7 +276,7 @@ def _fast_search():
 #: The search algorithms, by name: factories of objects with pysubgroup's
 #: ``execute(task)``. THE switch of every experiment is ``config.SEARCH``
 #: (``--search`` on the command line): pysubgroup's BestFirstSearch for now;
-#: ``fast`` (subroc-ext's own engine) for the depth-4 runs once it lands.
+#: ``fast`` (subroc-ext's own engine, ``subroc_ext.FastSearch``) for the depth-4 runs.
 SEARCH_ALGORITHMS = {"best_first": ps.BestFirstSearch, "fast": _fast_search}
 
 
@@ -351,8 +351,13 @@ def run_search(data, target, selectors, qf, *, depth, result_set_size, min_suppo
     estimate."""
     algorithm = SEARCH_ALGORITHMS[search]()
     counting = CountingQF(qf, prune)
+    # FastSearch runs subroc-ext's quality functions only (not the counting
+    # wrapper) and counts its evaluated candidates itself; without estimates
+    # (prune=False) it prunes nothing, though its compiled kernel still
+    # computes the measure's extremes.
+    task_qf = counting.qf if search == "fast" else counting
     task = ps.SubgroupDiscoveryTask(
-        data, target, selectors, counting, result_set_size=result_set_size, depth=depth,
+        data, target, selectors, task_qf, result_set_size=result_set_size, depth=depth,
         constraints=[ps.MinSupportConstraint(min_support)], min_quality=min_quality,
     )  # fmt: skip
     if timeout is not None:
@@ -371,7 +376,8 @@ def run_search(data, target, selectors, qf, *, depth, result_set_size, min_suppo
         if timeout is not None:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
-    return SearchRun(results, seconds, cpu_seconds, counting.candidates, finished)
+    candidates = algorithm.candidates_evaluated if search == "fast" else counting.candidates
+    return SearchRun(results, seconds, cpu_seconds, candidates, finished)
 
 
 def covers(subgroups, data):

@@ -157,7 +157,7 @@ FULL = {
     # generalization aware, one weight at a time: (alpha, beta); plus the baseline
     "injection_grid": ((0.0, 0.0), (0.0, 0.3), (0.3, 0.0), (0.0, 1.0), (1.0, 0.0), (0.0, 2.0), (2.0, 0.0)),
     "injection_weights": None,  # alpha = beta configurations instead of the grid (--weights)
-    "injection_depth": 3,  # the paper: 4 (waits for subroc_ext.FastSearch)
+    "injection_depth": 3,  # the paper: 4 (with --search fast)
     "injection_top": 100,  # searched and tested
     "injection_report": 10,  # the top significant ones reported
     "injection_n_samples": 1_000,  # the authors: 10,000

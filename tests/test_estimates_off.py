@@ -128,3 +128,24 @@ def test_unpruned_experiment_search_finds_the_same_and_computes_no_estimate(meas
     assert [q for q, _ in unpruned.results] == pytest.approx([q for q, _ in pruned.results], abs=1e-12)
     assert unpruned.candidates >= pruned.candidates
     assert unpruned.finished and len(unpruned.results) > 0
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+def test_the_fast_search_switch_finds_what_best_first_finds(measure):
+    frame = scored_frame(3, n=400)
+    target = ps.SoftClassifierTarget("y", "p")
+    selectors = ps.create_selectors(frame, ignore=["y", "p"])
+    kwargs = {"depth": 2, "result_set_size": 5, "min_support": 10}
+    runs = {
+        (search, prune): common.run_search(
+            frame, target, selectors, make_quality_function(measure, "y", size_weight=0.3, mode="both"),
+            search=search, prune=prune, **kwargs,
+        )
+        for search in ("best_first", "fast")
+        for prune in (True, False)
+    }  # fmt: skip
+    reference = [q for q, _ in runs["best_first", True].results]
+    assert len(reference) == 5
+    for run in runs.values():
+        assert [q for q, _ in run.results] == pytest.approx(reference, abs=1e-12)
+    assert 0 < runs["fast", True].candidates <= runs["fast", False].candidates
