@@ -27,7 +27,7 @@ from . import _subsets
 from ._progress import progress_bar
 from .quality import SoftClassifierQF
 
-__all__ = ["randomization_test", "sample_subsets", "check_test_settings"]
+__all__ = ["randomization_test", "sample_subsets", "check_test_settings", "base_seed", "null_rng"]
 
 _METHODS = (
     "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
@@ -72,11 +72,52 @@ def sample_subsets(rng, population, size, n_subsets):
     return np.sort(chosen, axis=1).astype(np.intp, copy=False)
 
 
-def _null_distribution(qf, dataset, size, negatives, n_samples, rng, batch_elements):
-    """Raw qualities of ``n_samples`` random subsets with the given class counts."""
-    values = qf.measure.null_values(
-        dataset, size - negatives, negatives, n_samples, rng, batch_elements=batch_elements
+def base_seed(random_state):
+    """The seed from which every null distribution's generator is derived.
+
+    Parameters
+    ----------
+    random_state : None, int or numpy.random.Generator
+        ``None``: fresh entropy from the operating system; an int (>= 0) is
+        the seed itself; a Generator gives one draw (so it advances).
+
+    Returns
+    -------
+    int
+    """
+    if random_state is None:
+        return int(np.random.SeedSequence().entropy)
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**63))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be >= 0, got {random_state}")
+        return int(random_state)
+    raise TypeError(
+        f"random_state must be None, an int or a numpy.random.Generator, got "
+        f"{type(random_state).__name__}"
     )
+
+
+def null_rng(seed, size, negatives):
+    """The generator of the null distribution of subsets with ``size`` rows and
+    ``negatives`` negatives, derived from ``seed`` (see :func:`base_seed`).
+
+    Each distribution has its own stream (``numpy.random.SeedSequence`` of
+    ``(seed, size, negatives)``), so a p-value does not depend on which other
+    subgroups are tested, in which order, or on which worker of a cluster.
+    """
+    return np.random.default_rng(np.random.SeedSequence([seed, int(size), int(negatives)]))
+
+
+def _null_distribution(qf, dataset, key, n_samples, seed, batch_elements):
+    """Raw qualities of ``n_samples`` random subsets with the class counts of
+    ``key = (size, negatives)``."""
+    size, negatives = key
+    values = qf.measure.null_values(
+        dataset, size - negatives, negatives, n_samples, null_rng(seed, size, negatives),
+        batch_elements=batch_elements,
+    )  # fmt: skip
     return qf.raw_quality(np.asarray(values, dtype=float))
 
 
@@ -140,7 +181,11 @@ def randomization_test(
     alpha : float, default=0.05
         Family-wise error rate or false discovery rate.
     random_state : int or numpy.random.Generator, optional
-        Seed for reproducible p-values.
+        Seed for reproducible p-values. The null distribution of each
+        ``(size, negatives)`` is drawn from its own generator derived from
+        the seed and that key (:func:`null_rng`), so a subgroup's p-value
+        does not depend on the other subgroups or their order. ``None`` draws
+        fresh entropy once; a Generator gives one seed (and advances).
     batch_elements : int, default=4_000_000
         Upper bound on the number of sampled rows held in memory at once.
     progress : bool, default=False
@@ -166,7 +211,7 @@ def randomization_test(
     descriptions, target = _descriptions_iv(subgroups, target)
     if len(data) == 0:
         raise ValueError("the validation data is empty")
-    rng = np.random.default_rng(random_state)
+    seed = base_seed(random_state)
     qf.calculate_constant_statistics(data, target)
     whole = qf._dataset.cover()
 
@@ -179,7 +224,7 @@ def randomization_test(
         if testable:
             key = (stats.size_sg, stats.negatives_count)
             if key not in nulls:
-                nulls[key] = _null_distribution(qf, whole, *key, n_samples, rng, batch_elements)
+                nulls[key] = _null_distribution(qf, whole, key, n_samples, seed, batch_elements)
             # Null values equal to the statistic count as extreme; they may
             # differ from it in the last bits (sums in another order), by
             # much less than this relative to the measure's magnitude.
