@@ -17,6 +17,7 @@ import pandas as pd
 import pysubgroup as ps
 
 from . import measures as _measures
+from .cluster import local_client
 from ._validation import check_columns, check_mode, check_weights, finite_scores, positive_mask
 from .generalization import GeneralizationAwareQF
 from .quality import SoftClassifierQF
@@ -135,13 +136,14 @@ def split_validation(data, validation, random_state=None):
     return data.iloc[np.sort(shuffled[:cut])], data.iloc[np.sort(shuffled[cut:])]
 
 
-def _search(search, target, selectors, qf, depth, min_support, result_set_size, algorithm, progress):
+def _search(search, target, selectors, qf, depth, min_support, result_set_size, algorithm, progress,
+            client):  # fmt: skip
     task = ps.SubgroupDiscoveryTask(
         search, target, selectors, qf, result_set_size=result_set_size, depth=depth,
         constraints=[ps.MinSupportConstraint(min_support)],
     )  # fmt: skip
     if algorithm is None:
-        algorithm = FastSearch(progress=progress)
+        algorithm = FastSearch(progress=progress, client=client)
     return algorithm.execute(task)
 
 
@@ -205,6 +207,8 @@ def find_subgroups(
     random_state=None,
     algorithm=None,
     progress=True,
+    client=None,
+    n_jobs=None,
 ):
     """Find subgroups where a classifier performs exceptionally, and test them.
 
@@ -250,6 +254,13 @@ def find_subgroups(
         which returns the same subgroups much faster.
     progress : bool, default=True
         Show progress bars.
+    client : dask.distributed.Client, optional
+        Run the search (with the default algorithm) and the randomization
+        test on this Dask cluster; the table is the same as without it.
+    n_jobs : int, optional
+        Start a local Dask cluster with this many worker processes for the
+        call (instead of ``client``) and close it afterwards. Both need the
+        optional extra ``dask`` (``pip install 'subroc-ext[dask]'``).
 
     Returns
     -------
@@ -296,17 +307,19 @@ def find_subgroups(
         balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware,
     )  # fmt: skip
     selectors = ps.create_selectors(search, nbins=nbins, ignore=[label, score, *ignore])
-    result = _search(
-        search, target, selectors, qf, depth, min_support, result_set_size, algorithm, progress
-    )
-    ranked = sorted(result.results, key=lambda entry: -entry[0])
-    subgroups = [description for _, description, *_ in ranked]
+    with local_client(client, n_jobs) as cluster:
+        result = _search(
+            search, target, selectors, qf, depth, min_support, result_set_size, algorithm,
+            progress, cluster,
+        )  # fmt: skip
+        ranked = sorted(result.results, key=lambda entry: -entry[0])
+        subgroups = [description for _, description, *_ in ranked]
 
-    statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
-    tested = randomization_test(
-        subgroups, held_out, statistic_qf, target=target, n_samples=n_samples, method=method,
-        alpha=alpha, random_state=random_state, progress=progress,
-    )  # fmt: skip
+        statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
+        tested = randomization_test(
+            subgroups, held_out, statistic_qf, target=target, n_samples=n_samples, method=method,
+            alpha=alpha, random_state=random_state, progress=progress, client=cluster,
+        )  # fmt: skip
     table = pd.concat(
         [
             pd.DataFrame(

@@ -1,0 +1,182 @@
+"""FastSearch on a Dask cluster: the search split into independent parts.
+
+Every pattern longer than one selector lies in the subtree of exactly one
+first-level selector, its first selector in pysubgroup's refinement order. The
+subtrees are grouped into parts of about equal estimated cost
+(:meth:`~subroc_ext.search.SearchProblem.subtrees`, longest processing time
+first), and each part runs the single-process search
+(:meth:`~subroc_ext.search.SearchProblem.run`) restricted to its subtrees on a
+worker. Every part also evaluates the patterns of one selector, which is
+cheap and gives it a good threshold from the start.
+
+Sharing the threshold: a part starts from the k-th best quality of the
+results merged so far (a lower bound of the final k-th best quality), so it
+prunes at least as well as a fresh search of its subtrees would. As many parts
+run at once as there are workers; when one ends, its results are merged and
+the next part starts from the new threshold.
+
+Exactness: a pattern whose quality exceeds the final k-th best quality is in
+the top k of its own part (all patterns that beat it are in the same top k or
+in other parts) and is never pruned (its ancestors' estimates exceed every
+threshold used), so the merged top k has the same patterns and qualities as
+the single-process search; among patterns tied at the k-th quality, the
+lexicographically smallest found are kept, as in the single-process search
+the choice among such ties depends on the search order. The generalization
+memo is per part: patterns outside a part's subtrees are evaluated there on
+demand, which is the extra work of splitting.
+
+The prepared problem (bitsets, sorted data, quality function) is sent to each
+worker once (:func:`subroc_ext.cluster.share`). A worker that dies while
+running a part is replaced by Dask, and the part runs again elsewhere with the
+same inputs.
+"""
+
+import heapq
+import os
+import time
+
+import numpy as np
+import pandas as pd
+
+from .cluster import require_distributed, share, worker_count
+
+__all__ = ["split_subtrees", "search_part", "search_on_cluster"]
+
+#: Columns of the per-part table of :func:`search_on_cluster`.
+PART_COLUMNS = [
+    "part", "roots", "estimated_cost", "start_threshold", "counted", "evaluated",
+    "results", "cpu_seconds", "wall_seconds", "worker",
+]  # fmt: skip
+
+
+def split_subtrees(roots, costs, n_parts):
+    """Group subtrees into at most ``n_parts`` parts of about equal total cost.
+
+    Longest processing time first: subtrees by decreasing cost, each to the
+    part with the smallest total so far.
+
+    Parameters
+    ----------
+    roots : numpy.ndarray of int
+    costs : numpy.ndarray of float
+    n_parts : int
+
+    Returns
+    -------
+    list of (numpy.ndarray of int, float)
+        Each part's roots (ascending) and total estimated cost, by decreasing
+        cost. At least one part (with no roots when ``roots`` is empty).
+    """
+    n_parts = max(1, min(int(n_parts), len(roots)))
+    bins = [(0.0, i, []) for i in range(n_parts)]
+    heapq.heapify(bins)
+    for index in np.argsort(-np.asarray(costs, dtype=float), kind="stable"):
+        total, i, members = heapq.heappop(bins)
+        members.append(int(roots[index]))
+        heapq.heappush(bins, (total + float(costs[index]), i, members))
+    parts = [(np.array(sorted(members), dtype=np.int64), total) for total, _, members in bins]
+    parts.sort(key=lambda part: (-part[1], part[0].tolist()))
+    return parts
+
+
+def search_part(problem, roots, floor):
+    """Run one part on this process (on a worker): the subtrees of ``roots``,
+    starting from the threshold ``floor``.
+
+    Returns
+    -------
+    dict
+        ``results`` (list of ``(quality, pattern)``), ``counted``,
+        ``evaluated``, ``cpu_seconds``, ``wall_seconds``, ``worker``.
+    """
+    wall, cpu = time.perf_counter(), time.process_time()
+    run = problem.run(floor)
+    run.search(None, roots)
+    return {
+        "results": [(float(quality), pattern) for quality, _, pattern in run.results],
+        "counted": run.counted,
+        "evaluated": run.evaluated,
+        "cpu_seconds": time.process_time() - cpu,
+        "wall_seconds": time.perf_counter() - wall,
+        "worker": _worker_name(),
+    }
+
+
+def _worker_name():
+    try:
+        return require_distributed("client").get_worker().address
+    except ValueError:  # not on a worker
+        return f"pid {os.getpid()}"
+
+
+def _kth_best(found, k, min_quality):
+    """The threshold the merged results give: their k-th best quality."""
+    if len(found) < k:
+        return min_quality
+    return max(min_quality, heapq.nlargest(k, found.values())[-1])
+
+
+def search_on_cluster(client, problem, parts_per_worker, bar=None):
+    """Run ``problem`` (a :class:`~subroc_ext.search.SearchProblem`) on a cluster.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    problem : SearchProblem
+    parts_per_worker : int
+        Parts per worker (more: better balance and threshold sharing; fewer:
+        less repeated work).
+    bar : tqdm progress bar, optional
+        Advanced by the candidates each part counted.
+
+    Returns
+    -------
+    patterns : list of tuple
+        The result's patterns (selector indices).
+    parts : pandas.DataFrame
+        One row per part: ``part``, ``roots`` (number of subtrees),
+        ``estimated_cost``, ``start_threshold``, ``counted``, ``evaluated``,
+        ``results``, ``cpu_seconds``, ``wall_seconds``, ``worker``.
+    """
+    distributed = require_distributed("client")
+    workers = worker_count(client)
+    roots, costs = problem.subtrees()
+    parts = split_subtrees(roots, costs, parts_per_worker * workers)
+    shared = share(client, problem)
+    found = {}  # pattern -> quality, over all parts
+    records = []
+    pending = list(enumerate(parts))[::-1]
+    running = {}
+    completed = distributed.as_completed()
+
+    def submit():
+        index, (part_roots, cost) = pending.pop()
+        floor = _kth_best(found, problem.k, problem.min_quality)
+        future = client.submit(search_part, shared, part_roots, floor, pure=False)
+        running[future] = (index, len(part_roots), cost, floor)
+        completed.add(future)
+
+    try:
+        for _ in range(min(workers, len(pending))):
+            submit()
+        for future in completed:
+            outcome = future.result()
+            index, n_roots, cost, floor = running.pop(future)
+            for quality, pattern in outcome["results"]:
+                found[pattern] = quality
+            records.append(
+                {"part": index, "roots": n_roots, "estimated_cost": cost, "start_threshold": floor,
+                 "results": len(outcome["results"]),
+                 **{key: outcome[key] for key in
+                    ("counted", "evaluated", "cpu_seconds", "wall_seconds", "worker")}}
+            )  # fmt: skip
+            if bar is not None:
+                bar.update(outcome["counted"])
+            if pending:
+                submit()
+    finally:
+        client.cancel(list(running))
+        client.cancel(shared)
+    best = sorted(found.items(), key=lambda item: (-item[1], item[0]))[: problem.k]
+    table = pd.DataFrame.from_records(records, columns=PART_COLUMNS)
+    return [pattern for pattern, _ in best], table.sort_values("part", ignore_index=True)
