@@ -40,7 +40,7 @@ import pandas as pd
 
 from .cluster import require_distributed, share, worker_count
 
-__all__ = ["split_subtrees", "search_part", "search_on_cluster"]
+__all__ = ["split_subtrees", "search_part", "kth_best", "top_k", "search_on_cluster"]
 
 #: Columns of the per-part table of :func:`search_on_cluster`.
 PART_COLUMNS = [
@@ -109,11 +109,20 @@ def _worker_name():
         return f"pid {os.getpid()}"
 
 
-def _kth_best(found, k, min_quality):
-    """The threshold the merged results give: their k-th best quality."""
+def kth_best(found, k, min_quality):
+    """The threshold the merged results give: their k-th best quality.
+
+    ``found`` maps patterns to qualities (the results of parts so far).
+    """
     if len(found) < k:
         return min_quality
     return max(min_quality, heapq.nlargest(k, found.values())[-1])
+
+
+def top_k(found, k):
+    """The ``k`` best patterns of ``found`` (pattern -> quality); ties by pattern."""
+    best = sorted(found.items(), key=lambda item: (-item[1], item[0]))[:k]
+    return [pattern for pattern, _ in best]
 
 
 def search_on_cluster(client, problem, parts_per_worker, bar=None):
@@ -151,7 +160,7 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
 
     def submit():
         index, (part_roots, cost) = pending.pop()
-        floor = _kth_best(found, problem.k, problem.min_quality)
+        floor = kth_best(found, problem.k, problem.min_quality)
         future = client.submit(search_part, shared, part_roots, floor, pure=False)
         running[future] = (index, len(part_roots), cost, floor)
         completed.add(future)
@@ -177,6 +186,5 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
     finally:
         client.cancel(list(running))
         client.cancel(shared)
-    best = sorted(found.items(), key=lambda item: (-item[1], item[0]))[: problem.k]
     table = pd.DataFrame.from_records(records, columns=PART_COLUMNS)
-    return [pattern for pattern, _ in best], table.sort_values("part", ignore_index=True)
+    return top_k(found, problem.k), table.sort_values("part", ignore_index=True)

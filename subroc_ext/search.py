@@ -70,6 +70,14 @@ class FastSearch:
     progress : bool, default=False
         Show a progress bar (evaluated candidates and the current k-th best
         quality) on stderr.
+    client : dask.distributed.Client, optional
+        Run the search on this Dask cluster (optional extra ``dask``): the
+        subtrees of the first-level selectors are grouped into parts of about
+        equal estimated cost, which run on the workers and share the k-th
+        best quality as they finish (:mod:`subroc_ext.parallel_search`). The
+        result is the same as without a client.
+    parts_per_worker : int, default=4
+        With ``client``: parts per worker.
 
     Notes
     -----
@@ -108,17 +116,10 @@ class FastSearch:
 
     def execute(self, task):
         """Run ``task``; returns a ``ps.SubgroupDiscoveryResult``."""
-        base, generalization_aware = _quality_function(task.qf)
-        min_support = _min_support(task.constraints)
-        depth, result_set_size = _positive_int(task.depth, "depth"), _positive_int(
-            task.result_set_size, "result_set_size"
-        )
         if self.client is not None:
             check_client(self.client)
-        task.qf.calculate_constant_statistics(task.data, task.target)
-        space = _SearchSpace(task.search_space, base.dataset)
-        problem = SearchProblem(base, space, depth, result_set_size, min_support,
-                                task.min_quality, generalization_aware)  # fmt: skip
+        problem = SearchProblem.from_task(task)
+        space = problem.space
         bar = None
         if self.progress:
             bar = progress_bar(iter(()), enabled=True, desc="searching (candidates)")
@@ -236,6 +237,20 @@ class SearchProblem:
         self.min_quality = min_quality
         self.generalization_aware = generalization_aware
 
+    @classmethod
+    def from_task(cls, task):
+        """Check ``task`` (a ``ps.SubgroupDiscoveryTask``) and prepare it:
+        ``calculate_constant_statistics`` and the selectors' bitsets."""
+        base, generalization_aware = _quality_function(task.qf)
+        min_support = _min_support(task.constraints)
+        depth, result_set_size = _positive_int(task.depth, "depth"), _positive_int(
+            task.result_set_size, "result_set_size"
+        )
+        task.qf.calculate_constant_statistics(task.data, task.target)
+        space = _SearchSpace(task.search_space, base.dataset)
+        return cls(base, space, depth, result_set_size, min_support, task.min_quality,
+                   generalization_aware)  # fmt: skip
+
     def run(self, floor=-np.inf):
         """A new search; ``floor``, a quality that at least ``k`` patterns are
         known to exceed or reach, raises the minimum quality (nothing at or
@@ -272,7 +287,7 @@ class SearchProblem:
             roots = roots[:0]
         rows = np.unpackbits(space.words[roots].view(np.uint8), axis=1).sum(axis=1)
         covered = rows / max(space.n_rows, 1)
-        costs = patterns[group_of_next[roots], : self.depth - 1].sum(axis=1) * covered
+        costs = patterns[group_of_next[roots]].sum(axis=1) * covered
         return roots.astype(np.int64), costs
 
 

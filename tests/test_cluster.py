@@ -1,0 +1,158 @@
+"""Tests of the search, the randomization test and ``find_subgroups`` on a
+Dask cluster: a ``LocalCluster`` of two worker processes, one per module
+(skipped without ``dask.distributed``).
+
+* The same results, statistics, tables and p-values as one process, for every
+  measure, with and without weights and generalization awareness.
+* A worker killed in the middle of a search or a test is replaced by Dask and
+  the result is still the same.
+"""
+
+import itertools
+import os
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+import pytest
+
+import subroc_ext
+from search_helpers import (
+    SCORES, TARGET, assert_identical, listed, make_qf, make_task, synthetic, tie_at_cutoff,
+)  # fmt: skip
+from subroc_ext import measures
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as started:  # fmt: skip
+        started.wait_for_workers(2)
+        yield started
+
+
+CASES = [
+    ("roc", (1, 1), True),
+    ("roc", (0, 0), False),
+    ("pr", (1, 1), True),
+    ("arl", (0.5, 1), False),
+    ("attribution", (1, 1), True),
+    ("attribution", (0, 0), True),
+]
+
+
+@pytest.mark.parametrize("score, weights, generalization_aware", CASES)
+def test_search_on_a_cluster_equals_one_process(client, score, weights, generalization_aware):
+    data = synthetic(11, n=800, ties="some")
+    qf = make_qf(score, weights=weights)
+    if generalization_aware:
+        qf = subroc_ext.GeneralizationAwareQF(qf)
+    task = make_task(data, qf, depth=3, min_support=10, k=12)
+    expected = subroc_ext.FastSearch().execute(task)
+    search = subroc_ext.FastSearch(client=client, parts_per_worker=3)
+    found = search.execute(task)
+    assert_identical(listed(found), listed(expected), task)
+    if not tie_at_cutoff(task):
+        for (_, _, ours), (_, _, theirs) in zip(found.results, expected.results):
+            assert ours == theirs  # the same statistics
+    parts = search.parts
+    assert len(parts) == 6 and sorted(parts["part"]) == list(range(6))
+    assert set(parts["worker"]) <= set(client.scheduler_info()["workers"])
+    assert search.candidates_counted == parts["counted"].sum() > 0
+    assert (parts["start_threshold"].iloc[2:] > -np.inf).any()  # later parts start higher
+
+
+def test_randomization_test_on_a_cluster_equals_one_process(client):
+    data = synthetic(12, n=900, ties="some")
+    selectors = ps.create_selectors(data, ignore=["label", "score"])
+    patterns = [ps.Conjunction([s]) for s in selectors] + [
+        ps.Conjunction([a, b]) for a, b in itertools.combinations(selectors[:6], 2)
+    ]
+    for score in SCORES:
+        qf = make_qf(score)
+        expected = subroc_ext.randomization_test(patterns, data, qf, target=TARGET,
+                                                 n_samples=300, random_state=4)  # fmt: skip
+        found = subroc_ext.randomization_test(patterns, data, qf, target=TARGET, n_samples=300,
+                                              random_state=4, client=client)  # fmt: skip
+        pd.testing.assert_frame_equal(found, expected)
+        assert expected["size"].nunique() > 5
+
+
+def test_find_subgroups_on_a_cluster_equals_one_process(client):
+    data = synthetic(13, n=1200, ties="some")
+    settings_ = dict(label="label", score="score", depth=2, result_set_size=15, n_samples=200,
+                     random_state=2, progress=False)  # fmt: skip
+    expected = subroc_ext.find_subgroups(data, **settings_)
+    found = subroc_ext.find_subgroups(data, client=client, **settings_)
+    pd.testing.assert_frame_equal(found, expected)
+    with pytest.raises(ValueError, match="client= or n_jobs="):
+        subroc_ext.find_subgroups(data, client=client, n_jobs=2, **settings_)
+    with pytest.raises(ValueError, match="n_jobs must be a positive integer"):
+        subroc_ext.find_subgroups(data, n_jobs=0, **settings_)
+
+
+def test_a_client_must_be_a_dask_client():
+    with pytest.raises(TypeError, match="client must be a dask.distributed.Client"):
+        subroc_ext.FastSearch(client="tcp://127.0.0.1:8786").execute(
+            make_task(synthetic(0, n=100), make_qf("roc"), 2, 1, 3)
+        )
+
+
+class DyingROCAUC(measures.ROCAUC):
+    """ROC AUC (evaluated in Python by the search) whose first call on a
+    worker kills that worker's process, once per marker file."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def _die_once(self):
+        try:
+            distributed.get_worker()
+        except ValueError:
+            return  # in this process
+        if not os.path.exists(self.marker):
+            with open(self.marker, "w"):
+                pass
+            os._exit(1)
+
+    def value(self, cover):
+        self._die_once()
+        return super().value(cover)
+
+    def null_values(self, *args, **kwargs):
+        self._die_once()
+        return super().null_values(*args, **kwargs)
+
+
+def test_a_worker_killed_mid_search_is_retried_with_the_same_result(client, tmp_path):
+    marker = tmp_path / "killed"
+    data = synthetic(14, n=600, ties="some")
+    qf = subroc_ext.GeneralizationAwareQF(
+        subroc_ext.SoftClassifierQF(DyingROCAUC(marker), "label", size_weight=1, balance_weight=1)
+    )
+    task = make_task(data, qf, depth=3, min_support=10, k=10)
+    expected = subroc_ext.FastSearch().execute(task)
+    assert not marker.exists()
+    search = subroc_ext.FastSearch(client=client, parts_per_worker=2)
+    found = search.execute(task)
+    assert marker.exists()  # a worker died evaluating a part
+    assert_identical(listed(found), listed(expected), task)
+    assert len(search.parts) == 4
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_a_worker_killed_mid_test_is_retried_with_the_same_p_values(client, tmp_path):
+    marker = tmp_path / "killed"
+    data = synthetic(15, n=700)
+    patterns = [ps.Conjunction([s]) for s in ps.create_selectors(data, ignore=["label", "score"])]
+    qf = subroc_ext.SoftClassifierQF(DyingROCAUC(marker), "label")
+    expected = subroc_ext.randomization_test(patterns, data, qf, target=TARGET, n_samples=200,
+                                             random_state=1)  # fmt: skip
+    found = subroc_ext.randomization_test(patterns, data, qf, target=TARGET, n_samples=200,
+                                          random_state=1, client=client)  # fmt: skip
+    assert marker.exists()
+    pd.testing.assert_frame_equal(found, expected)
+    client.wait_for_workers(2, timeout=60)
