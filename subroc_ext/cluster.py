@@ -69,7 +69,7 @@ def local_client(client=None, n_jobs=None):
         raise ValueError(f"n_jobs must be a positive integer, got {n_jobs!r}")
     distributed = require_distributed("n_jobs")
     with distributed.LocalCluster(
-        n_workers=int(n_jobs), threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=int(n_jobs), threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster, distributed.Client(cluster) as started:  # fmt: skip
         yield started
 

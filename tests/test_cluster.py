@@ -28,7 +28,7 @@ distributed = pytest.importorskip("distributed")
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster, distributed.Client(cluster) as started:  # fmt: skip
         started.wait_for_workers(2)
         yield started
@@ -156,3 +156,26 @@ def test_a_worker_killed_mid_test_is_retried_with_the_same_p_values(client, tmp_
     assert marker.exists()
     pd.testing.assert_frame_equal(found, expected)
     client.wait_for_workers(2, timeout=60)
+
+
+def test_command_line_scheduler_and_jobs_give_the_same_report(client, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from subroc_ext.cli import main
+    from synthetic import scored_frame
+
+    scored_frame(0).to_csv(tmp_path / "data.csv", index=False)
+    arguments = ["run", str(tmp_path / "data.csv"), "--label", "y", "--score", "p", "--quiet",
+                 "--samples", "200", "--depth", "2", "--top", "20"]  # fmt: skip
+    tables = {}
+    for name, extra in [("alone", []), ("scheduler", ["--scheduler", client.scheduler.address]),
+                        ("jobs", ["--jobs", "1"])]:  # fmt: skip
+        assert main([*arguments, *extra, "--out", str(tmp_path / name)]) == 0
+        tables[name] = pd.read_csv(tmp_path / name / "subgroups.csv")
+    assert len(tables["alone"]) == 20
+    pd.testing.assert_frame_equal(tables["scheduler"], tables["alone"])
+    pd.testing.assert_frame_equal(tables["jobs"], tables["alone"])
+    capsys.readouterr()
+    assert main([*arguments, "--jobs", "0"]) == 2
+    assert "--jobs: expected a positive integer" in capsys.readouterr().err
+    assert main([*arguments, "--jobs", "2", "--scheduler", "tcp://x:1"]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -128,3 +128,17 @@ def test_without_dask_client_and_n_jobs_name_the_extra(monkeypatch, call):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import fails
     with pytest.raises(ImportError, match=r"pip install 'subroc-ext\[dask\]'"):
         call()
+
+
+@pytest.mark.parametrize("option", [["--jobs", "2"], ["--scheduler", "tcp://127.0.0.1:8786"]])
+def test_without_dask_the_command_line_names_the_extra(monkeypatch, tmp_path, capsys, option):
+    from subroc_ext.cli import main
+
+    synthetic(0, n=200).to_csv(tmp_path / "data.csv", index=False)
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    arguments = ["run", str(tmp_path / "data.csv"), "--label", "label", "--score", "score",
+                 "--quiet", "--out", str(tmp_path / "out"), *option]  # fmt: skip
+    assert main(arguments) == 2
+    error = capsys.readouterr().err
+    assert f"{option[0]} needs dask.distributed" in error and "subroc-ext[dask]" in error
+    assert not (tmp_path / "out").exists()
