@@ -11,9 +11,11 @@ cheap and gives it a good threshold from the start.
 
 Sharing the threshold: a part starts from the k-th best quality of the
 results merged so far (a lower bound of the final k-th best quality), so it
-prunes at least as well as a fresh search of its subtrees would. As many parts
-run at once as there are workers; when one ends, its results are merged and
-the next part starts from the new threshold.
+prunes at least as well as a fresh search of its subtrees would. Before any
+part starts, a search to depth 2 runs here (cheap: a few hundred thousand
+candidates on 445 selectors), so that even the first parts start from a good
+threshold. As many parts run at once as there are workers; when one ends, its
+results are merged and the next part starts from the new threshold.
 
 Exactness: a pattern whose quality exceeds the final k-th best quality is in
 the top k of its own part (all patterns that beat it are in the same top k or
@@ -41,6 +43,10 @@ import pandas as pd
 from .cluster import require_distributed, share, worker_count
 
 __all__ = ["split_subtrees", "search_part", "kth_best", "top_k", "search_on_cluster"]
+
+#: Depth of the search run here first, whose k-th best quality every part
+#: starts from (when the search is deeper).
+PILOT_DEPTH = 2
 
 #: Columns of the per-part table of :func:`search_on_cluster`.
 PART_COLUMNS = [
@@ -79,9 +85,10 @@ def split_subtrees(roots, costs, n_parts):
     return parts
 
 
-def search_part(problem, roots, floor):
-    """Run one part on this process (on a worker): the subtrees of ``roots``,
-    starting from the threshold ``floor``.
+def search_part(problem, roots, floor, depth=None):
+    """Run one part on this process (on a worker): the subtrees of ``roots``
+    (all if None), starting from the threshold ``floor``, to ``depth`` (the
+    problem's if None).
 
     Returns
     -------
@@ -90,7 +97,7 @@ def search_part(problem, roots, floor):
         ``evaluated``, ``cpu_seconds``, ``wall_seconds``, ``worker``.
     """
     wall, cpu = time.perf_counter(), time.process_time()
-    run = problem.run(floor)
+    run = problem.run(floor, depth)
     run.search(None, roots)
     return {
         "results": [(float(quality), pattern) for quality, _, pattern in run.results],
@@ -125,6 +132,16 @@ def top_k(found, k):
     return [pattern for pattern, _ in best]
 
 
+def _record(index, n_roots, cost, floor, outcome):
+    """One row of the per-part table."""
+    return {
+        "part": index, "roots": n_roots, "estimated_cost": cost, "start_threshold": floor,
+        "results": len(outcome["results"]),
+        **{key: outcome[key] for key in
+           ("counted", "evaluated", "cpu_seconds", "wall_seconds", "worker")},
+    }  # fmt: skip
+
+
 def search_on_cluster(client, problem, parts_per_worker, bar=None):
     """Run ``problem`` (a :class:`~subroc_ext.search.SearchProblem`) on a cluster.
 
@@ -145,15 +162,23 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
     parts : pandas.DataFrame
         One row per part: ``part``, ``roots`` (number of subtrees),
         ``estimated_cost``, ``start_threshold``, ``counted``, ``evaluated``,
-        ``results``, ``cpu_seconds``, ``wall_seconds``, ``worker``.
+        ``results``, ``cpu_seconds``, ``wall_seconds``, ``worker``; part -1
+        is the depth-2 search run first in this process (worker ``'client'``)
+        when the search is deeper.
     """
     distributed = require_distributed("client")
     workers = worker_count(client)
     roots, costs = problem.subtrees()
     parts = split_subtrees(roots, costs, parts_per_worker * workers)
-    shared = share(client, problem)
     found = {}  # pattern -> quality, over all parts
     records = []
+    if problem.depth > PILOT_DEPTH:
+        pilot = {**search_part(problem, None, problem.min_quality, PILOT_DEPTH), "worker": "client"}
+        found.update({pattern: quality for quality, pattern in pilot["results"]})
+        records.append(_record(-1, len(roots), 0.0, problem.min_quality, pilot))
+        if bar is not None:
+            bar.update(pilot["counted"])
+    shared = share(client, problem)
     pending = list(enumerate(parts))[::-1]
     running = {}
     completed = distributed.as_completed()
@@ -173,12 +198,7 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
             index, n_roots, cost, floor = running.pop(future)
             for quality, pattern in outcome["results"]:
                 found[pattern] = quality
-            records.append(
-                {"part": index, "roots": n_roots, "estimated_cost": cost, "start_threshold": floor,
-                 "results": len(outcome["results"]),
-                 **{key: outcome[key] for key in
-                    ("counted", "evaluated", "cpu_seconds", "wall_seconds", "worker")}}
-            )  # fmt: skip
+            records.append(_record(index, n_roots, cost, floor, outcome))
             if bar is not None:
                 bar.update(outcome["counted"])
             if pending:

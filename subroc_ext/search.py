@@ -251,12 +251,13 @@ class SearchProblem:
         return cls(base, space, depth, result_set_size, min_support, task.min_quality,
                    generalization_aware)  # fmt: skip
 
-    def run(self, floor=-np.inf):
+    def run(self, floor=-np.inf, depth=None):
         """A new search; ``floor``, a quality that at least ``k`` patterns are
         known to exceed or reach, raises the minimum quality (nothing at or
         below it can enter the result, and subtrees whose estimate does not
-        exceed it are pruned)."""
-        return _Run(self.qf, self.space, _evaluator(self.qf, self.space), self.depth, self.k,
+        exceed it are pruned); ``depth`` lowers the maximum depth."""
+        depth = self.depth if depth is None else min(depth, self.depth)
+        return _Run(self.qf, self.space, _evaluator(self.qf, self.space), depth, self.k,
                     self.min_support, max(self.min_quality, floor),
                     self.generalization_aware)  # fmt: skip
 

@@ -37,9 +37,10 @@ from subroc_ext.search import SearchProblem
     k=st.integers(1, 15),
     ties=st.sampled_from(["none", "some", "heavy"]),
     n_parts=st.integers(1, 12),
+    pilot=st.booleans(),
 )
 def test_parts_merged_equal_the_single_process_search(
-    seed, score, weights, generalization_aware, depth, min_support, k, ties, n_parts
+    seed, score, weights, generalization_aware, depth, min_support, k, ties, n_parts, pilot
 ):
     data = synthetic(seed, n=200, ties=ties)
     qf = make_qf(score, weights=weights)
@@ -55,6 +56,9 @@ def test_parts_merged_equal_the_single_process_search(
     roots, _ = problem.subtrees()
     labels = rng.integers(0, n_parts, size=len(roots))
     found = {}
+    if pilot:  # a shallower search first, as on a cluster
+        outcome = search_part(problem, None, problem.min_quality, depth - 1)
+        found.update({pattern: quality for quality, pattern in outcome["results"]})
     for part in rng.permutation(n_parts):
         outcome = search_part(problem, roots[labels == part], kth_best(found, k, problem.min_quality))
         found.update({pattern: quality for quality, pattern in outcome["results"]})
