@@ -10,6 +10,9 @@ Dask cluster: a ``LocalCluster`` of two worker processes, one per module
 
 import itertools
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -180,3 +183,17 @@ def test_command_line_scheduler_and_jobs_give_the_same_report(client, tmp_path, 
     assert "--jobs: expected a positive integer" in capsys.readouterr().err
     assert main([*arguments, "--jobs", "2", "--scheduler", "tcp://x:1"]) == 2
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_benchmark_smoke_run_agrees(tmp_path):
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_distributed.py"
+    markdown = tmp_path / "distributed.md"
+    process = subprocess.run(
+        [sys.executable, str(script), "--smoke", "--workers", "2", "--markdown", str(markdown)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert "agreement check: OK" in process.stdout
+    report = markdown.read_text()
+    assert "| 2 worker(s) |" in report and "| yes |" in report and "| NO |" not in report
+    assert "### Projection of the search" in report
