@@ -20,16 +20,17 @@ Suites
 
 Projection
 ----------
-With ``--project 8 32 128``, every first-level subtree of the search runs as
-its own part on the largest cluster twice: starting from the final k-th best
-quality (a perfectly shared threshold) and from the depth-2 pilot's k-th best
-quality (what the first parts get). The parts that ``FastSearch`` would form
-for W workers (4 per worker, grouped by estimated cost) are then scheduled
-on W simulated workers in its dispatch order: the first W parts cost their
-pilot-threshold time, the later ones their shared-threshold time, after the
-pilot, which runs alone. The null distributions of the test are scheduled the
-same way from their measured task times. The makespan gives the projected
-speed-up over one process.
+With ``--project 8 32 128``, the parts that ``FastSearch`` would form for W
+workers (4 per worker; the largest first-level subtrees split at the second
+level) run on the largest cluster: each from the final k-th best quality (a
+perfectly shared threshold), and the first W of them also from the depth-2
+pilot's k-th best quality (what they get in a real run, where they start
+together). They are then scheduled on W simulated workers in FastSearch's
+order, each part on the first free worker: the first W at their pilot-
+threshold cost, the others at their shared-threshold cost, after the pilot.
+The null distributions of the test are scheduled the same way from their
+measured task times. The makespan gives the projected speed-up over one
+process.
 
 Examples
 --------
@@ -62,9 +63,7 @@ import pysubgroup as ps  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 import subroc_ext  # noqa: E402
-from subroc_ext.parallel_search import (  # noqa: E402
-    PILOT_DEPTH, kth_best, search_part, split_subtrees,
-)  # fmt: skip
+from subroc_ext.parallel_search import PILOT_DEPTH, kth_best, plan_parts, search_part  # noqa: E402
 from subroc_ext.search import SearchProblem  # noqa: E402
 
 AGREEMENT_OK = "agreement check: OK"
@@ -221,7 +220,7 @@ def search_suite(args, clusters, lines, problems):
     lines.append(f"Work vs one process (candidates counted): " + ", ".join(
         f"{r['run']} {r['counted'] / rows[0]['counted']:.3f}x" for r in rows[1:]) + "\n")  # fmt: skip
     for n_workers, parts in part_tables.items():
-        shown = parts[["part", "roots", "estimated_cost", "start_threshold", "counted",
+        shown = parts[["part", "subtrees", "estimated_cost", "start_threshold", "counted",
                        "evaluated", "cpu_seconds", "wall_seconds", "worker"]].copy()  # fmt: skip
         shown["worker"] = shown["worker"].str.rsplit(":", n=1).str[-1]
         lines += [f"Parts on {n_workers} worker(s) (worker = its port):\n",
@@ -232,51 +231,45 @@ def search_suite(args, clusters, lines, problems):
 
 
 def project_search(args, client, task, expected, single, lines):
-    """Per-subtree costs with and without a shared threshold, scheduled on W workers."""
+    """The parts FastSearch would form for W workers, run on this cluster, and
+    scheduled on W simulated workers."""
+    import distributed
+
     problem = SearchProblem.from_task(task)
-    roots, estimates = problem.subtrees()
     final = min(q for q, *_ in expected.results) if len(expected.results) == problem.k else -np.inf
     pilot = search_part(problem, None, problem.min_quality, PILOT_DEPTH)
     start = kth_best({p: q for q, p in pilot["results"]}, problem.k, problem.min_quality)
-    import distributed
-
     shared = client.scatter(problem, broadcast=True, hash=False)
-    costs = {}
-    for name, floor in (("shared", final), ("alone", start)):
-        futures = [client.submit(search_part, shared, np.array([r]), floor, pure=False)
-                   for r in roots]  # fmt: skip
-        outcomes = client.gather(futures)
-        costs[name] = np.array([o["cpu_seconds"] for o in outcomes])
-        costs[name + "_counted"] = np.array([o["counted"] for o in outcomes])
-        distributed.wait(futures)
-    client.cancel(shared)
-    by_root = dict(zip(roots.tolist(), range(len(roots))))
-    total = {name: costs[name].sum() for name in ("shared", "alone")}
     lines += [
         "### Projection of the search\n",
-        f"Each of the {len(roots)} first-level subtrees run alone: CPU {total['shared']:.1f} s "
-        f"in all when it starts from the final k-th best quality ({final:.3f}), "
-        f"{total['alone']:.1f} s when it starts from the depth-2 pilot's ({start:.3f}; the "
-        f"pilot: {pilot['cpu_seconds']:.2f} s); one process: {single['cpu_s']:.1f} s. Largest "
-        f"subtree: {costs['shared'].max():.2f} s (final threshold) / "
-        f"{costs['alone'].max():.2f} s (pilot's). Estimated vs measured cost, Spearman "
-        f"correlation: "
-        f"{pd.Series(estimates).corr(pd.Series(costs['shared']), method='spearman'):.2f}.\n",
-        "| workers | parts | makespan, final threshold (s) | makespan, first wave from the "
-        "pilot's, plus the pilot (s) | projected speed-up vs one process | parallel efficiency |",
-        "|---|---|---|---|---|---|",
+        f"For W workers FastSearch forms 4 W parts; here they run on the cluster above, "
+        f"each from the final k-th best quality ({final:.3f}: a perfectly shared threshold), "
+        f"and the first W (which start together) also from the depth-2 pilot's "
+        f"({start:.3f}; the pilot: {pilot['cpu_seconds']:.2f} s CPU, run first). Makespan: "
+        f"the parts in FastSearch's order on W simulated workers, each part on the first "
+        f"free one (CPU seconds); one process: {single['cpu_s']:.1f} s.\n",
+        "| workers | parts | second-level subtrees | work vs one process | largest part (s) "
+        "| makespan, shared threshold (s) | makespan, first wave from the pilot (s) "
+        "| projected speed-up | parallel efficiency |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     for workers in args.project:
-        parts = split_subtrees(roots, estimates, 4 * workers)
-        part_cost = {name: [sum(costs[name][by_root[r]] for r in part) for part, _ in parts]
-                     for name in ("shared", "alone")}  # fmt: skip
-        ideal = schedule(part_cost["shared"], workers)
-        mixed = pilot["cpu_seconds"] + schedule(
-            part_cost["alone"][:workers] + part_cost["shared"][workers:], workers
-        )
-        speedup = single["cpu_s"] / mixed
-        lines.append(f"| {workers} | {len(parts)} | {ideal:.2f} | {mixed:.2f} | {speedup:.1f}x "
-                     f"| {speedup / workers:.0%} |")  # fmt: skip
+        parts = plan_parts(problem, 4 * workers)
+        floors = [final] * len(parts) + [start] * min(workers, len(parts))
+        futures = [client.submit(search_part, shared, prefixes, floor, pure=False)
+                   for (prefixes, _), floor in zip(parts + parts[:workers], floors)]  # fmt: skip
+        cpu = [o["cpu_seconds"] for o in client.gather(futures)]
+        distributed.wait(futures)
+        ideal, wave = cpu[: len(parts)], cpu[len(parts):]  # the first W parts from the pilot's
+        first = wave + ideal[len(wave):]
+        makespan_ideal = schedule(ideal, workers)
+        makespan = pilot["cpu_seconds"] + schedule(first, workers)
+        speedup = single["cpu_s"] / makespan
+        pairs = sum(len(p) == 2 for prefixes, _ in parts for p in prefixes)
+        lines.append(f"| {workers} | {len(parts)} | {pairs} | {sum(first) / single['cpu_s']:.2f}x "
+                     f"| {max(ideal):.2f} | {makespan_ideal:.2f} | {makespan:.2f} "
+                     f"| {speedup:.1f}x | {speedup / workers:.0%} |")  # fmt: skip
+    client.cancel(shared)
     lines.append("")
 
 

@@ -1,13 +1,16 @@
 """FastSearch on a Dask cluster: the search split into independent parts.
 
 Every pattern longer than one selector lies in the subtree of exactly one
-first-level selector, its first selector in pysubgroup's refinement order. The
-subtrees are grouped into parts of about equal estimated cost
-(:meth:`~subroc_ext.search.SearchProblem.subtrees`, longest processing time
-first), and each part runs the single-process search
+first-level selector, its first selector in pysubgroup's refinement order, and
+every pattern longer than two in the subtree of exactly one pair. The
+first-level subtrees, with the largest ones (estimated above an average part)
+replaced by their second-level subtrees, are grouped into parts of about equal
+estimated cost (:meth:`~subroc_ext.search.SearchProblem.subtrees`, longest
+processing time first), and each part runs the single-process search
 (:meth:`~subroc_ext.search.SearchProblem.run`) restricted to its subtrees on a
-worker. Every part also evaluates the patterns of one selector, which is
-cheap and gives it a good threshold from the start.
+worker. Every part also evaluates the patterns of one selector (and the
+children of a first-level selector whose second-level subtrees it holds),
+which is cheap and gives it a good threshold from the start.
 
 Sharing the threshold: a part starts from the k-th best quality of the
 results merged so far (a lower bound of the final k-th best quality), so it
@@ -42,7 +45,7 @@ import pandas as pd
 
 from .cluster import require_distributed, share, worker_count
 
-__all__ = ["split_subtrees", "search_part", "kth_best", "top_k", "search_on_cluster"]
+__all__ = ["split_subtrees", "plan_parts", "search_part", "kth_best", "top_k", "search_on_cluster"]
 
 #: Depth of the search run here first, whose k-th best quality every part
 #: starts from (when the search is deeper).
@@ -50,12 +53,12 @@ PILOT_DEPTH = 2
 
 #: Columns of the per-part table of :func:`search_on_cluster`.
 PART_COLUMNS = [
-    "part", "roots", "estimated_cost", "start_threshold", "counted", "evaluated",
+    "part", "subtrees", "estimated_cost", "start_threshold", "counted", "evaluated",
     "results", "cpu_seconds", "wall_seconds", "worker",
 ]  # fmt: skip
 
 
-def split_subtrees(roots, costs, n_parts):
+def split_subtrees(prefixes, costs, n_parts):
     """Group subtrees into at most ``n_parts`` parts of about equal total cost.
 
     Longest processing time first: subtrees by decreasing cost, each to the
@@ -63,32 +66,48 @@ def split_subtrees(roots, costs, n_parts):
 
     Parameters
     ----------
-    roots : numpy.ndarray of int
+    prefixes : list of tuple
+        The subtrees' patterns.
     costs : numpy.ndarray of float
     n_parts : int
 
     Returns
     -------
-    list of (numpy.ndarray of int, float)
-        Each part's roots (ascending) and total estimated cost, by decreasing
-        cost. At least one part (with no roots when ``roots`` is empty).
+    list of (list of tuple, float)
+        Each part's prefixes (sorted) and total estimated cost, by decreasing
+        cost. At least one part (with no prefixes when there are none).
     """
-    n_parts = max(1, min(int(n_parts), len(roots)))
+    n_parts = max(1, min(int(n_parts), len(prefixes)))
     bins = [(0.0, i, []) for i in range(n_parts)]
     heapq.heapify(bins)
     for index in np.argsort(-np.asarray(costs, dtype=float), kind="stable"):
         total, i, members = heapq.heappop(bins)
-        members.append(int(roots[index]))
+        members.append(tuple(prefixes[index]))
         heapq.heappush(bins, (total + float(costs[index]), i, members))
-    parts = [(np.array(sorted(members), dtype=np.int64), total) for total, _, members in bins]
-    parts.sort(key=lambda part: (-part[1], part[0].tolist()))
+    parts = [(sorted(members), total) for total, _, members in bins]
+    parts.sort(key=lambda part: (-part[1], part[0]))
     return parts
 
 
-def search_part(problem, roots, floor, depth=None):
-    """Run one part on this process (on a worker): the subtrees of ``roots``
-    (all if None), starting from the threshold ``floor``, to ``depth`` (the
-    problem's if None).
+def plan_parts(problem, n_parts):
+    """The parts of a search: the first-level subtrees, the largest of them
+    (estimated above an average part) replaced by their second-level
+    subtrees, grouped by :func:`split_subtrees`."""
+    prefixes, costs = problem.subtrees()
+    if n_parts > 1 and len(prefixes):
+        large = costs > costs.sum() / n_parts
+        finer, finer_costs = problem.subtrees([p for p, big in zip(prefixes, large) if big])
+        split = {p[:-1] for p in finer}
+        keep = [i for i, p in enumerate(prefixes) if p not in split]
+        prefixes = [prefixes[i] for i in keep] + finer
+        costs = np.concatenate((costs[keep], finer_costs))
+    return split_subtrees(prefixes, costs, n_parts)
+
+
+def search_part(problem, prefixes, floor, depth=None):
+    """Run one part on this process (on a worker): the subtrees of
+    ``prefixes`` (all if None), starting from the threshold ``floor``, to
+    ``depth`` (the problem's if None).
 
     Returns
     -------
@@ -98,7 +117,7 @@ def search_part(problem, roots, floor, depth=None):
     """
     wall, cpu = time.perf_counter(), time.process_time()
     run = problem.run(floor, depth)
-    run.search(None, roots)
+    run.search(None, prefixes)
     return {
         "results": [(float(quality), pattern) for quality, _, pattern in run.results],
         "counted": run.counted,
@@ -132,10 +151,10 @@ def top_k(found, k):
     return [pattern for pattern, _ in best]
 
 
-def _record(index, n_roots, cost, floor, outcome):
+def _record(index, n_prefixes, cost, floor, outcome):
     """One row of the per-part table."""
     return {
-        "part": index, "roots": n_roots, "estimated_cost": cost, "start_threshold": floor,
+        "part": index, "subtrees": n_prefixes, "estimated_cost": cost, "start_threshold": floor,
         "results": len(outcome["results"]),
         **{key: outcome[key] for key in
            ("counted", "evaluated", "cpu_seconds", "wall_seconds", "worker")},
@@ -160,7 +179,7 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
     patterns : list of tuple
         The result's patterns (selector indices).
     parts : pandas.DataFrame
-        One row per part: ``part``, ``roots`` (number of subtrees),
+        One row per part: ``part``, ``subtrees`` (how many),
         ``estimated_cost``, ``start_threshold``, ``counted``, ``evaluated``,
         ``results``, ``cpu_seconds``, ``wall_seconds``, ``worker``; part -1
         is the depth-2 search run first in this process (worker ``'client'``)
@@ -168,14 +187,13 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
     """
     distributed = require_distributed("client")
     workers = worker_count(client)
-    roots, costs = problem.subtrees()
-    parts = split_subtrees(roots, costs, parts_per_worker * workers)
+    parts = plan_parts(problem, parts_per_worker * workers)
     found = {}  # pattern -> quality, over all parts
     records = []
     if problem.depth > PILOT_DEPTH:
         pilot = {**search_part(problem, None, problem.min_quality, PILOT_DEPTH), "worker": "client"}
         found.update({pattern: quality for quality, pattern in pilot["results"]})
-        records.append(_record(-1, len(roots), 0.0, problem.min_quality, pilot))
+        records.append(_record(-1, 0, 0.0, problem.min_quality, pilot))
         if bar is not None:
             bar.update(pilot["counted"])
     shared = share(client, problem)
@@ -184,10 +202,10 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
     completed = distributed.as_completed()
 
     def submit():
-        index, (part_roots, cost) = pending.pop()
+        index, (prefixes, cost) = pending.pop()
         floor = kth_best(found, problem.k, problem.min_quality)
-        future = client.submit(search_part, shared, part_roots, floor, pure=False)
-        running[future] = (index, len(part_roots), cost, floor)
+        future = client.submit(search_part, shared, prefixes, floor, pure=False)
+        running[future] = (index, len(prefixes), cost, floor)
         completed.add(future)
 
     try:
@@ -195,10 +213,10 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
             submit()
         for future in completed:
             outcome = future.result()
-            index, n_roots, cost, floor = running.pop(future)
+            index, n_prefixes, cost, floor = running.pop(future)
             for quality, pattern in outcome["results"]:
                 found[pattern] = quality
-            records.append(_record(index, n_roots, cost, floor, outcome))
+            records.append(_record(index, n_prefixes, cost, floor, outcome))
             if bar is not None:
                 bar.update(outcome["counted"])
             if pending:

@@ -261,18 +261,25 @@ class SearchProblem:
                     self.min_support, max(self.min_quality, floor),
                     self.generalization_aware)  # fmt: skip
 
-    def subtrees(self):
-        """The first-level selectors whose subtrees hold longer patterns, and
-        an estimate of each subtree's cost.
+    def subtrees(self, parents=((),)):
+        """The subtrees one level below ``parents`` that hold longer patterns,
+        and an estimate of each subtree's cost.
+
+        Parameters
+        ----------
+        parents : sequence of tuple, default=((),)
+            Patterns (selector indices); by default the empty pattern, whose
+            subtrees are those of the first-level selectors.
 
         Returns
         -------
-        roots : numpy.ndarray of int
-            Selector indices.
+        prefixes : list of tuple
+            ``parent + (selector,)`` for every refinement of every parent
+            that has refinements itself (and room for them below ``depth``).
         costs : numpy.ndarray of float
-            The number of patterns in the subtree (at most ``depth``
+            The number of patterns in each subtree (at most ``depth``
             selectors, one per attribute, without pruning) times the share of
-            rows the selector covers (the work per pattern grows with it).
+            rows its prefix covers (the work per pattern grows with it).
         """
         space = self.space
         sizes = space.group_sizes
@@ -283,13 +290,18 @@ class SearchProblem:
         for g in range(n_groups - 1, -1, -1):
             patterns[g, 1:] = patterns[g + 1, 1:] + sizes[g] * patterns[g + 1, :-1]
         group_of_next = np.searchsorted(np.cumsum(sizes), space.next_start, side="right")
-        roots = np.flatnonzero(space.next_start < len(space.words))
-        if self.depth < 2:
-            roots = roots[:0]
-        rows = np.unpackbits(space.words[roots].view(np.uint8), axis=1).sum(axis=1)
-        covered = rows / max(space.n_rows, 1)
-        costs = patterns[group_of_next[roots]].sum(axis=1) * covered
-        return roots.astype(np.int64), costs
+        prefixes, costs = [], []
+        for parent in parents:
+            if len(parent) + 2 > self.depth:
+                continue
+            children = space.refinements(parent)
+            children = children[space.next_start[children] < len(space.words)]
+            covers = space.cover(parent) & space.words[children]
+            rows = np.unpackbits(covers.view(np.uint8), axis=1).sum(axis=1)
+            below = patterns[group_of_next[children], : self.depth - len(parent)].sum(axis=1)
+            prefixes += [parent + (int(child),) for child in children]
+            costs.append(below * rows / max(space.n_rows, 1))
+        return prefixes, np.concatenate(costs) if costs else np.zeros(0)
 
 
 def _evaluator(qf, space):
@@ -413,15 +425,20 @@ class _Run:
 
     # -- search ----------------------------------------------------------------
 
-    def search(self, bar, roots=None):
+    def search(self, bar, prefixes=None):
         """The patterns of the result (unordered); ``bar`` counts candidates (or None).
 
-        ``roots``: search only the subtrees of these first-level selectors
-        (every pattern of one selector is still evaluated and offered);
-        all by default.
+        ``prefixes``: search only the subtrees of these patterns (tuples of
+        one or two selectors; every pattern of one selector, and every child
+        of a one-selector prefix of a two-selector prefix, is still evaluated
+        and offered); all subtrees by default.
         """
         self.bar = bar
-        self.roots = roots
+        self.partial = self.owned = None  # patterns whose subtrees are owned in part, or at all
+        if prefixes is not None:
+            whole = set(map(tuple, prefixes))
+            self.partial = {(), *(p[:i] for p in whole for i in range(1, len(p)))} - whole
+            self.owned = whole | self.partial
         queue = []
         self.expand((), np.inf, 0.0 if self.generalization_aware else -np.inf, queue)
         while queue:
@@ -484,8 +501,8 @@ class _Run:
         if not expandable:
             return
         order = np.argsort(-estimate, kind="stable")
-        if not pattern and self.roots is not None:
-            order = order[np.isin(candidates[order], self.roots)]
+        if self.partial is not None and pattern in self.partial:  # expand owned subtrees only
+            order = [i for i in order if children[i] in self.owned]
         now = child_depth == self.depth - 1
         best_of = self.best_raw if self.generalization_aware else {}
         for i in order:

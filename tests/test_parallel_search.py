@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import subroc_ext
 from search_helpers import SCORES, TARGET, make_qf, make_task, synthetic
-from subroc_ext.parallel_search import kth_best, search_part, split_subtrees, top_k
+from subroc_ext.parallel_search import kth_best, plan_parts, search_part, split_subtrees, top_k
 from subroc_ext.search import SearchProblem
 
 # -- without a cluster ----------------------------------------------------------
@@ -51,16 +51,22 @@ def test_parts_merged_equal_the_single_process_search(
     single = problem.run()
     single.search(None)
     expected = sorted((-q, p) for q, _, p in single.results)
-    # random parts (not only balanced ones), run in a random order
+    # random parts (not only balanced ones) of first- and second-level
+    # subtrees, run in a random order
     rng = np.random.default_rng(seed)
-    roots, _ = problem.subtrees()
-    labels = rng.integers(0, n_parts, size=len(roots))
+    prefixes, _ = problem.subtrees()
+    split = [p for p in prefixes if rng.random() < 0.5]
+    finer, _ = problem.subtrees(split)
+    parents = {p[:-1] for p in finer}
+    prefixes = [p for p in prefixes if p not in parents] + finer
+    labels = rng.integers(0, n_parts, size=len(prefixes))
     found = {}
     if pilot:  # a shallower search first, as on a cluster
         outcome = search_part(problem, None, problem.min_quality, depth - 1)
         found.update({pattern: quality for quality, pattern in outcome["results"]})
     for part in rng.permutation(n_parts):
-        outcome = search_part(problem, roots[labels == part], kth_best(found, k, problem.min_quality))
+        mine = [p for p, label in zip(prefixes, labels) if label == part]
+        outcome = search_part(problem, mine, kth_best(found, k, problem.min_quality))
         found.update({pattern: quality for quality, pattern in outcome["results"]})
     merged = top_k(found, k)
     assert [found[p] for p in merged] == [-q for q, _ in expected]
@@ -68,26 +74,46 @@ def test_parts_merged_equal_the_single_process_search(
     assert {p for p in merged if found[p] > cutoff} == {p for q, p in expected if -q > cutoff}
 
 
-def test_subtrees_cover_every_pattern_once_and_count_them():
-    data = synthetic(3, n=300)
-    task = make_task(data, make_qf("roc"), depth=3, min_support=1, k=5)
-    problem = SearchProblem.from_task(task)
-    roots, costs = problem.subtrees()
-    space = problem.space
+def patterns_below(space, prefix, extra):
+    """Patterns ``prefix + up to extra selectors`` (later attributes, one each), by enumeration."""
     attribute = [s.attribute_name for s in space.selectors]
-    covered = np.unpackbits(space.words.view(np.uint8), axis=1).sum(axis=1) / space.n_rows
-    for root, cost in zip(roots, costs):
-        later = range(space.next_start[root], len(space.selectors))
-        count = 1  # the root itself
-        for size in (1, 2):
-            for extra in itertools.combinations(later, size):
-                if len({attribute[i] for i in extra}) == size:
-                    count += 1
-        assert cost == pytest.approx(count * covered[root])
-    # every selector of a later attribute than the last is a root; the last attribute's are not
-    assert set(roots) == set(np.flatnonzero(space.next_start < len(space.selectors)))
-    depth_one = make_task(data, make_qf("roc"), depth=1, min_support=1, k=5)
-    assert len(SearchProblem.from_task(depth_one).subtrees()[0]) == 0
+    later = range(space.next_start[prefix[-1]], len(space.selectors))
+    count = 1  # the prefix itself
+    for size in range(1, extra + 1):
+        for chosen in itertools.combinations(later, size):
+            count += len({attribute[i] for i in chosen}) == size
+    return count
+
+
+def test_subtrees_count_their_patterns_and_cover_each_once():
+    data = synthetic(3, n=300)
+    problem = SearchProblem.from_task(make_task(data, make_qf("roc"), depth=4, min_support=1, k=5))
+    space = problem.space
+    prefixes, costs = problem.subtrees()
+    # every selector but the last attribute's heads a subtree
+    assert prefixes == [(i,) for i in np.flatnonzero(space.next_start < len(space.selectors))]
+    for prefix, cost in zip(prefixes, costs):
+        share = np.unpackbits(space.cover(prefix).view(np.uint8)).sum() / space.n_rows
+        assert cost == pytest.approx(patterns_below(space, prefix, 3) * share)
+    finer, finer_costs = problem.subtrees(prefixes[:4])
+    assert {p[:1] for p in finer} == set(prefixes[:4])
+    for prefix, cost in zip(finer, finer_costs):
+        share = np.unpackbits(space.cover(prefix).view(np.uint8)).sum() / space.n_rows
+        assert cost == pytest.approx(patterns_below(space, prefix, 2) * share)
+    # every pattern of 2-4 selectors under exactly one prefix of a mixed split
+    mixed = prefixes[4:] + finer
+    attribute = [s.attribute_name for s in space.selectors]
+    for size in (2, 3, 4):
+        for pattern in itertools.combinations(range(len(space.selectors)), size):
+            if len({attribute[i] for i in pattern}) < size:
+                continue
+            owners = [p for p in mixed if pattern[: len(p)] == p]
+            covered_by_parent = len(pattern) == 2 and pattern[:1] in {p[:1] for p in finer}
+            assert len(owners) == 1 or (not owners and covered_by_parent), (pattern, owners)
+    for depth in (1, 2):
+        shallow = SearchProblem.from_task(make_task(data, make_qf("roc"), depth, 1, 5))
+        assert len(shallow.subtrees()[0]) == (0 if depth == 1 else len(prefixes))
+        assert shallow.subtrees(prefixes[:2])[0] == []
 
 
 @settings(max_examples=50, deadline=None)
@@ -97,18 +123,34 @@ def test_subtrees_cover_every_pattern_once_and_count_them():
 )
 def test_split_subtrees_is_a_balanced_partition(costs, n_parts):
     costs = np.array(costs)
-    roots = np.arange(len(costs)) * 3 + 1
-    parts = split_subtrees(roots, costs, n_parts)
-    assert len(parts) == max(1, min(n_parts, len(roots)))
-    members = np.concatenate([part for part, _ in parts]) if parts else np.zeros(0)
-    assert sorted(members.tolist()) == roots.tolist()
+    prefixes = [(i, 3 * i + 1) for i in range(len(costs))]
+    parts = split_subtrees(prefixes, costs, n_parts)
+    assert len(parts) == max(1, min(n_parts, len(prefixes)))
+    members = [p for part, _ in parts for p in part]
+    assert sorted(members) == prefixes
     totals = [total for _, total in parts]
     assert totals == sorted(totals, reverse=True)
     for part, total in parts:
-        assert total == pytest.approx(costs[(part - 1) // 3].sum())
-    if len(roots):
+        assert total == pytest.approx(sum(costs[i] for i, _ in part))
+    if len(prefixes):
         # longest processing time first: within the largest cost of the ideal
         assert totals[0] - totals[-1] <= costs.max() + 1e-9
+
+
+def test_plan_parts_splits_the_largest_subtrees():
+    data = synthetic(4, n=400)
+    problem = SearchProblem.from_task(make_task(data, make_qf("roc"), depth=3, min_support=1, k=5))
+    prefixes, costs = problem.subtrees()
+    assert plan_parts(problem, 1) == [(sorted(prefixes), pytest.approx(costs.sum()))]
+    n_parts = 8
+    parts = plan_parts(problem, n_parts)
+    planned = [p for part, _ in parts for p in part]
+    large = {p for p, c in zip(prefixes, costs) if c > costs.sum() / n_parts}
+    assert large and all(len(p) == 2 and p[:1] in large for p in planned if len(p) == 2)
+    assert {p for p in planned if len(p) == 1} == set(prefixes) - large
+    assert sum(total for _, total in parts) == pytest.approx(
+        costs[[p not in large for p in prefixes]].sum() + problem.subtrees(sorted(large))[1].sum()
+    )
 
 
 def test_kth_best_and_top_k():
