@@ -33,7 +33,8 @@ demand, which is the extra work of splitting.
 The prepared problem (bitsets, sorted data, quality function) is sent to each
 worker once (:func:`subroc_ext.cluster.share`). A worker that dies while
 running a part is replaced by Dask, and the part runs again elsewhere with the
-same inputs.
+same inputs (a replacement gets the data from another worker; if every worker
+dies at once, the data is lost and the search raises Dask's error).
 """
 
 import heapq

@@ -117,10 +117,11 @@ class DyingROCAUC(measures.ROCAUC):
             distributed.get_worker()
         except ValueError:
             return  # in this process
-        if not os.path.exists(self.marker):
-            with open(self.marker, "w"):
-                pass
-            os._exit(1)
+        try:  # atomic: of workers calling at the same time, only one dies
+            os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return
+        os._exit(1)
 
     def value(self, cover):
         self._die_once()
