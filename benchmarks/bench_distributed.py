@@ -178,18 +178,25 @@ def start_cluster(n_workers):
 # --------------------------------------------------------------------------
 
 
-def search_suite(args, clusters, lines, problems):
+def search_reference(args):
+    """The task and the single-process search (run before any cluster starts)."""
     task = search_task(args)
+    with threadpool_limits(1):
+        single = subroc_ext.FastSearch()
+        expected, wall, cpu, _ = timed(lambda: single.execute(task))
+    row = {"run": "one process", "wall_s": wall, "cpu_s": cpu, "worker_cpu_s": 0.0,
+           "counted": single.candidates_counted, "evaluated": single.candidates_evaluated,
+           "parts": 1, "imbalance": 1.0, "identical": "reference"}  # fmt: skip
+    return task, expected, row
+
+
+def search_suite(args, reference_run, clusters, lines, problems):
+    task, expected, single = reference_run
     n_selectors = len(task.search_space)
     lines.append(f"### Search: {len(task.data):,} rows, {n_selectors} selectors, depth "
                  f"{args.depth}, ROC AUC, alpha = beta = 1, generalization aware, top "
                  f"{args.top}, min support {args.min_support}\n")  # fmt: skip
-    with threadpool_limits(1):
-        single = subroc_ext.FastSearch()
-        expected, wall, cpu, _ = timed(lambda: single.execute(task))
-    rows = [{"run": "one process", "wall_s": wall, "cpu_s": cpu, "worker_cpu_s": 0.0,
-             "counted": single.candidates_counted, "evaluated": single.candidates_evaluated,
-             "parts": 1, "imbalance": 1.0, "identical": "reference"}]  # fmt: skip
+    rows = [single]
     reference = listed(expected)
     part_tables = {}
     for n_workers, client in clusters.items():
@@ -208,7 +215,7 @@ def search_suite(args, clusters, lines, problems):
             "identical": "yes" if identical else "NO",
         })  # fmt: skip
         part_tables[n_workers] = parts
-    table = pd.DataFrame(rows)
+    table = pd.DataFrame(rows)  # (the search suite)
     lines += [markdown(table, {"wall_s": ".1f", "cpu_s": ".1f", "worker_cpu_s": ".1f",
                                "counted": ",", "evaluated": ",", "imbalance": ".2f"}), ""]  # fmt: skip
     walls = dict(zip(table["run"], table["wall_s"]))
@@ -227,7 +234,6 @@ def search_suite(args, clusters, lines, problems):
                   markdown(shown, {"estimated_cost": ".0f", "start_threshold": ".2f",
                                    "counted": ",", "evaluated": ",", "cpu_seconds": ".2f",
                                    "wall_seconds": ".2f"}), ""]  # fmt: skip
-    return task, expected, rows[0]
 
 
 def project_search(args, client, task, expected, single, lines):
@@ -273,12 +279,9 @@ def project_search(args, client, task, expected, single, lines):
     lines.append("")
 
 
-def test_suite(args, clusters, lines, problems, project):
-    import distributed
-
+def test_reference(args):
+    """The test's inputs and the single-process run (before any cluster starts)."""
     result, validation, qf = test_inputs(args)
-    lines.append(f"### Randomization test: {len(result.results)} patterns x {args.samples:,} "
-                 f"samples, ROC AUC, validation split of {len(validation):,} rows\n")  # fmt: skip
 
     def run(client=None):
         return subroc_ext.randomization_test(result, validation, qf, n_samples=args.samples,
@@ -287,8 +290,18 @@ def test_suite(args, clusters, lines, problems, project):
     with threadpool_limits(1):
         expected, wall, cpu, _ = timed(run)
     keys = expected.loc[expected["testable"], ["size", "negatives"]].drop_duplicates()
-    rows = [{"run": "one process", "wall_s": wall, "cpu_s": cpu, "worker_cpu_s": 0.0,
-             "null_distributions": len(keys), "identical": "reference"}]  # fmt: skip
+    row = {"run": "one process", "wall_s": wall, "cpu_s": cpu, "worker_cpu_s": 0.0,
+           "null_distributions": len(keys), "identical": "reference"}  # fmt: skip
+    return run, expected, row, (len(result.results), len(validation))
+
+
+def test_suite(args, reference_run, clusters, lines, problems, project):
+    import distributed
+
+    run, expected, single, (n_patterns, n_rows) = reference_run
+    lines.append(f"### Randomization test: {n_patterns} patterns x {args.samples:,} "
+                 f"samples, ROC AUC, validation split of {n_rows:,} rows\n")  # fmt: skip
+    rows = [single]
     durations = None
     for n_workers, client in clusters.items():
         with distributed.get_task_stream(client) as stream:
@@ -297,7 +310,7 @@ def test_suite(args, clusters, lines, problems, project):
         if not identical:
             problems.append(f"randomization test on {n_workers} worker(s)")
         rows.append({"run": f"{n_workers} worker(s)", "wall_s": wall, "cpu_s": cpu,
-                     "worker_cpu_s": sum(workers.values()), "null_distributions": len(keys),
+                     "worker_cpu_s": sum(workers.values()), "null_distributions": single["null_distributions"],
                      "identical": "yes" if identical else "NO"})  # fmt: skip
         tasks = [t for t in stream.data if "null_distribution" in t["key"]]
         durations = [sum(s["stop"] - s["start"] for s in t["startstops"] if s["action"] == "compute")
@@ -356,6 +369,9 @@ def main(argv=None):
     lines = [f"Machine: {os.cpu_count()} cores; load average at the start "
              f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}.\n"]  # fmt: skip
     problems = []
+    # one process first, while no cluster runs in this process
+    searched = search_reference(args) if "search" in args.suites else None
+    tested = test_reference(args) if "test" in args.suites else None
     clusters, started = {}, []
     try:
         for n_workers in args.workers:
@@ -365,12 +381,12 @@ def main(argv=None):
             lines.append(f"LocalCluster with {n_workers} worker process(es) started and warmed "
                          f"up in {seconds:.1f} s (not counted below).")  # fmt: skip
         lines.append("")
-        if "search" in args.suites:
-            task, expected, single = search_suite(args, clusters, lines, problems)
+        if searched is not None:
+            search_suite(args, searched, clusters, lines, problems)
             if args.project:
-                project_search(args, clusters[max(clusters)], task, expected, single, lines)
-        if "test" in args.suites:
-            test_suite(args, clusters, lines, problems, args.project)
+                project_search(args, clusters[max(clusters)], *searched, lines)
+        if tested is not None:
+            test_suite(args, tested, clusters, lines, problems, args.project)
     finally:
         for cluster, client in started:
             client.close()
