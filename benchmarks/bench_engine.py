@@ -85,7 +85,7 @@ def run_case(case):
             balance_weight=case["beta"], generalization_aware=case["generalization_aware"],
         )  # fmt: skip
     task = ps.SubgroupDiscoveryTask(
-        frame, ps.SoftClassifierTarget(label, "score"), selectors, qf,
+        frame, subroc_ext.SoftClassifierTarget(label, "score"), selectors, qf,
         result_set_size=case["k"], depth=case["depth"],
         constraints=[ps.MinSupportConstraint(case["min_support"])],
     )  # fmt: skip
@@ -172,6 +172,10 @@ def main(argv=None):
     parser.add_argument("--run-case", help=argparse.SUPPRESS)
     parser.add_argument("--suites", nargs="+", default=["census", "adult", "scaling"],
                         choices=["census", "adult", "scaling"])  # fmt: skip
+    parser.add_argument("--measures", nargs="+", default=list(MEASURES), choices=MEASURES,
+                        help="measures of the census and adult suites")  # fmt: skip
+    parser.add_argument("--depths", nargs="+", type=int, default=[3, 4],
+                        help="FastSearch depths of the census and adult suites")  # fmt: skip
     parser.add_argument("--reference-depths", nargs="*", type=int, default=[3],
                         help="depths at which ps.BestFirstSearch runs too (census suite; "
                              "beyond depth 3 for ROC AUC only)")  # fmt: skip
@@ -221,8 +225,8 @@ def main(argv=None):
                 measure("smoke", data, settings, "fast", reference=ref)
         if "census" in args.suites and not args.smoke:
             data = data_file("census", census_split())
-            for name in MEASURES:
-                for depth in (3, 4):
+            for name in args.measures:
+                for depth in args.depths:
                     settings = dict(measure=name, alpha=1, beta=1, generalization_aware=True,
                                     depth=depth, k=100, min_support=20)  # fmt: skip
                     ref = None
@@ -232,14 +236,14 @@ def main(argv=None):
                     measure("census", data, settings, "fast", reference=ref)
         if "adult" in args.suites and not args.smoke:
             data = data_file("adult", adult_split())
-            for name in MEASURES:
+            for name in args.measures:
                 for weight in (0, 1):
                     settings = dict(measure=name, alpha=weight, beta=weight,
                                     generalization_aware=False, k=10, min_support=20)  # fmt: skip
                     if name in THEIR_CLASSES:
                         ref = measure("adult", data, {**settings, "depth": 2}, "best_first", qf="pysubgroup")
                         measure("adult", data, {**settings, "depth": 2}, "fast", reference=ref)
-                    for depth in (3, 4):
+                    for depth in args.depths:
                         measure("adult", data, {**settings, "depth": depth}, "fast")
         if "scaling" in args.suites and not args.smoke:
             census = census_split()

@@ -32,6 +32,7 @@ import os
 import signal
 import sys
 import time
+from importlib.metadata import version
 
 import numpy as np
 import pandas as pd
@@ -47,11 +48,17 @@ SCORE = "score"
 
 #: Command-line name -> (display name, our class, pysubgroup's class, whether
 #: the constructor takes the positive label after the label column).
+#: pysubgroup's classes are None where it has none (before 0.9.0).
 MEASURES = {
-    "roc_auc": ("ROC AUC", subroc_ext.ROCAUCQF, ps.ROCAUCQF, False),
-    "pr_auc": ("PR AUC", subroc_ext.PRAUCQF, ps.PRAUCQF, True),
-    "arl": ("ARL", subroc_ext.ARLQF, ps.ARLQF, True),
+    "roc_auc": ("ROC AUC", subroc_ext.ROCAUCQF, getattr(ps, "ROCAUCQF", None), False),
+    "pr_auc": ("PR AUC", subroc_ext.PRAUCQF, getattr(ps, "PRAUCQF", None), True),
+    "arl": ("ARL", subroc_ext.ARLQF, getattr(ps, "ARLQF", None), True),
 }
+#: Said (and the comparison skipped) when pysubgroup has no quality functions to compare with.
+PYSUBGROUP_ABSENT = (
+    f"pysubgroup {version('pysubgroup')} has no ROCAUCQF/PRAUCQF/ARLQF (they came with "
+    "pysubgroup 0.9.0): timing subroc-ext only, without the comparison"
+)
 
 AGREEMENT_OK = "agreement check: OK"
 AGREEMENT_FAILED = "agreement check: FAILED"
@@ -158,7 +165,7 @@ def run_search(data, selectors, qf, depth, result_set_size, min_support, timeout
         hardly grows when other processes compete for the cores.
     """
     task = ps.SubgroupDiscoveryTask(
-        data, ps.SoftClassifierTarget(LABEL, SCORE), selectors, qf,
+        data, subroc_ext.SoftClassifierTarget(LABEL, SCORE), selectors, qf,
         result_set_size=result_set_size, depth=depth,
         constraints=[ps.MinSupportConstraint(min_support)],
     )  # fmt: skip
@@ -401,6 +408,9 @@ def parse_args(argv=None):
         args.depths = args.pysubgroup_depths = [1, 2]
     if args.unpruned_depths is None:
         args.unpruned_depths = args.depths
+    if not hasattr(ps, "ROCAUCQF") and args.pysubgroup_depths:
+        print(f"NOTE: {PYSUBGROUP_ABSENT}", flush=True)
+        args.pysubgroup_depths = []
     return args
 
 

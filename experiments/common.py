@@ -5,12 +5,14 @@ Everything here is deterministic given the seed in the settings.
 """
 
 import argparse
+import copy
 import hashlib
 import json
 import os
 import pickle
 import platform
 import signal
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,10 +23,12 @@ import pysubgroup as ps
 from threadpoolctl import threadpool_limits
 
 import subroc_ext
-from subroc_ext import datasets, modelling
+from subroc_ext import modelling
+from subroc_ext.generalization import GeneralizationAwareQF
 from subroc_ext.pipeline import describe_subgroups, make_quality_function
+from subroc_ext.quality import SoftClassifierQF
 
-from . import config
+from . import config, datasets
 
 SCORE = "score"
 EXPERIMENTS_DIR = Path(__file__).resolve().parent
@@ -39,27 +43,55 @@ DEFAULT_OUT = EXPERIMENTS_DIR / "results"
 def parser(description):
     """An argument parser with the options every script shares."""
     p = argparse.ArgumentParser(description=description)
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (default: experiments/results/)")
+    p.add_argument(
+        "--out", type=Path,
+        help="output directory (default: experiments/results/; with --smoke a new temporary directory)",
+    )  # fmt: skip
     p.add_argument("--smoke", action="store_true", help="tiny sizes: a few seconds, no network")
     p.add_argument("--datasets", nargs="+", choices=sorted(config.DATASETS), help="override the datasets")
     p.add_argument("--seed", type=int, help="override the seed of splits, model and tests")
     p.add_argument("--n-samples", type=int, help="override the randomization-test samples")
     p.add_argument("--depth", type=int, help="override every dataset's search depth")
     p.add_argument("--rows", type=int, help="subsample every dataset to this many rows")
+    p.add_argument("--search", choices=sorted(SEARCH_ALGORITHMS), help="override the search algorithm")
     return p
 
 
 def settings_from(args):
     """The run's settings: config defaults (full or smoke) plus overrides."""
     st = config.settings(args.smoke)
-    for key in ("datasets", "seed", "n_samples", "depth", "rows"):
+    for key in ("datasets", "seed", "n_samples", "depth", "rows", "search"):
         value = getattr(args, key, None)
         if value is not None:
             st[key] = tuple(value) if isinstance(value, list) else value
     if args.smoke:
         st["datasets"] = tuple(d for d in st["datasets"] if d not in config.NEEDS_NETWORK)
-    args.out.mkdir(parents=True, exist_ok=True)
+    args.out = output_dir(args.out, args.smoke)
     return st
+
+
+def output_dir(out, smoke):
+    """The directory a run writes to, created.
+
+    A full run writes to ``out`` or, by default, the committed
+    ``experiments/results/``. A smoke run must never touch the committed
+    results: by default it writes to a new temporary directory (announced on
+    stdout), and an ``out`` inside ``experiments/results/`` is refused.
+    """
+    if out is None:
+        if not smoke:
+            out = DEFAULT_OUT
+        else:
+            out = Path(tempfile.mkdtemp(prefix="subroc-ext-smoke-"))
+            log(f"smoke run: writing to {out}")
+    elif smoke and Path(out).resolve().is_relative_to(DEFAULT_OUT.resolve()):
+        raise SystemExit(
+            f"error: --out {out} is inside {DEFAULT_OUT}, which holds the committed results of the "
+            "full run; a --smoke run must write elsewhere (omit --out for a temporary directory)"
+        )
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def log(message):
@@ -96,7 +128,7 @@ class Prepared:
 
     @property
     def target(self):
-        return ps.SoftClassifierTarget(self.cfg.label, SCORE)
+        return subroc_ext.SoftClassifierTarget(self.cfg.label, SCORE)
 
     def depth(self, st, measure=None):
         """Search depth: the run's override, else the dataset's (per measure)."""
@@ -232,12 +264,48 @@ def dataset_values(prepared, frame):
 # --------------------------------------------------------------------------
 
 
+def _fast_search():
+    if not hasattr(subroc_ext, "FastSearch"):
+        raise RuntimeError(
+            f"search 'fast' needs subroc_ext.FastSearch, which this subroc-ext "
+            f"({subroc_ext.__file__}) does not have yet; use --search best_first"
+        )
+    return subroc_ext.FastSearch()
+
+
+#: The search algorithms, by name: factories of objects with pysubgroup's
+#: ``execute(task)``. THE switch of every experiment is ``config.SEARCH``
+#: (``--search`` on the command line): pysubgroup's BestFirstSearch for now;
+#: ``fast`` (subroc-ext's own engine) for the depth-4 runs once it lands.
+SEARCH_ALGORITHMS = {"best_first": ps.BestFirstSearch, "fast": _fast_search}
+
+
+def without_estimates(qf):
+    """A copy of ``qf`` that never computes an optimistic estimate.
+
+    subroc-ext's quality functions compute the estimate together with the
+    other statistics (``calculate_statistics``); the copy has
+    ``optimistic_estimates = False``, so an unpruned search does not pay for
+    it (otherwise it would overstate the speed-up of pruning). The quality
+    of every pattern is unchanged. pysubgroup's own quality functions compute
+    theirs only in ``optimistic_estimate``, which :class:`CountingQF` does not
+    call without pruning, so they are returned as they are.
+    """
+    if isinstance(qf, GeneralizationAwareQF):
+        return GeneralizationAwareQF(without_estimates(qf.qf))
+    if isinstance(qf, SoftClassifierQF):
+        qf = copy.copy(qf)
+        qf.optimistic_estimates = False
+    return qf
+
+
 class CountingQF:
     """Forward a quality function, counting ``calculate_statistics`` calls;
-    ``prune=False`` makes every optimistic estimate ``+inf`` (no pruning)."""
+    ``prune=False`` makes every optimistic estimate ``+inf`` (no pruning)
+    without computing one (see :func:`without_estimates`)."""
 
     def __init__(self, qf, prune=True):
-        self.qf = qf
+        self.qf = qf if prune else without_estimates(qf)
         self.prune = prune
         self.candidates = 0
 
@@ -275,9 +343,13 @@ class SearchRun:
 
 
 def run_search(data, target, selectors, qf, *, depth, result_set_size, min_support,
-               min_quality=config.MIN_QUALITY, prune=True, timeout=None):  # fmt: skip
-    """``ps.BestFirstSearch`` on the task; timed, candidates counted, optionally
-    stopped after ``timeout`` seconds (then ``finished=False``, no results)."""
+               min_quality=config.MIN_QUALITY, prune=True, timeout=None, search=config.SEARCH):  # fmt: skip
+    """Run the search algorithm named ``search`` (:data:`SEARCH_ALGORITHMS`)
+    on the task; timed, candidates counted, optionally stopped after
+    ``timeout`` seconds (then ``finished=False``, no results). ``prune=False``
+    searches without optimistic-estimate pruning and without computing any
+    estimate."""
+    algorithm = SEARCH_ALGORITHMS[search]()
     counting = CountingQF(qf, prune)
     task = ps.SubgroupDiscoveryTask(
         data, target, selectors, counting, result_set_size=result_set_size, depth=depth,
@@ -290,7 +362,7 @@ def run_search(data, target, selectors, qf, *, depth, result_set_size, min_suppo
     finished = True
     results = []
     try:
-        result = ps.BestFirstSearch().execute(task)
+        result = algorithm.execute(task)
         results = sorted(((float(q), d) for q, d, *_ in result.results), key=lambda r: -r[0])
     except SearchTimeout:
         finished = False
@@ -360,6 +432,7 @@ def run_setting(prepared, measure, setting, st, out):
         "dataset": prepared.name, "measure": measure, "setting": setting, "seed": st["seed"],
         "rows": st["rows"], "depth": depth, "k": st[top_key], "n_samples": n_samples,
         "min_support": st["min_support"], "model": prepared.model, "min_quality": config.MIN_QUALITY,
+        "search": st["search"],
     }  # fmt: skip
     path = _cache_path(out, key)
     if path.exists():
@@ -371,7 +444,7 @@ def run_setting(prepared, measure, setting, st, out):
     )  # fmt: skip
     run = run_search(
         prepared.search, prepared.target, prepared.selectors, qf, depth=depth,
-        result_set_size=st[top_key], min_support=st["min_support"],
+        result_set_size=st[top_key], min_support=st["min_support"], search=st["search"],
     )  # fmt: skip
     subgroups = [d for _, d in run.results]
     start = time.perf_counter()

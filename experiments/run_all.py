@@ -1,12 +1,13 @@
 """Run every experiment: Table 1, Table 2 (runtimes), Figure 2 (injection),
 Figure 3 (skew) and the Adult case study.
 
-    python -m experiments.run_all --jobs 2   # the full run, two scripts at a time (~40 min on 2 cores)
+    python -m experiments.run_all --jobs 2   # the full run, two scripts at a time (hours: Table 2 repeats every search 10 times)
     python -m experiments.run_all            # the same, one script at a time
     python -m experiments.run_all --smoke    # tiny sizes, ~30 s, no network
 
 Each script runs as a subprocess writing to ``--out`` (default
-``experiments/results/``); ``run_all.json`` records the machine, each
+``experiments/results/``; a smoke run writes to a new temporary directory
+and never into the repository); ``run_all.json`` records the machine, each
 script's wall time and exit status. In a full run with the default output
 directory the PNG figures are also copied to ``experiments/figures/``.
 Exits with status 1 if any script failed.
@@ -60,14 +61,14 @@ def run_script(name, args):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", type=Path, default=common.DEFAULT_OUT)
+    p.add_argument("--out", type=Path, help="output directory (default: experiments/results/; --smoke: a temporary one)")
     p.add_argument("--smoke", action="store_true")
     p.add_argument("--jobs", type=int, default=1, choices=(1, 2))
     p.add_argument("--only", nargs="+", choices=SCRIPTS, help="run only these scripts")
     p.add_argument("extra", nargs=argparse.REMAINDER, help="after --: arguments passed to every script")
     args = p.parse_args(argv)
     args.extra = [a for a in args.extra if a != "--"]
-    args.out.mkdir(parents=True, exist_ok=True)
+    args.out = common.output_dir(args.out, args.smoke)
     selected = set(args.only or SCRIPTS)
     streams = [[s for s in stream if s in selected] for stream in STREAMS]
     start = time.perf_counter()
@@ -92,7 +93,7 @@ def main(argv=None):
         for png in (args.out / "figure2_low_weights").glob("*.png"):
             shutil.copy2(png, figures / png.name.replace("figure2_", "figure2_low_weights_"))
     failed = [r["script"] for r in records if r["status"] != 0]
-    common.log(f"run_all: {len(records)} scripts in {total:.0f}s; failed: {failed or 'none'}")
+    common.log(f"run_all: {len(records)} scripts in {total:.0f}s; failed: {failed or 'none'}; outputs in {args.out}")
     return 1 if failed else 0
 
 

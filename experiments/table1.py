@@ -31,7 +31,7 @@ if __package__ in (None, ""):
 import numpy as np
 import pandas as pd
 
-from experiments import common, config
+from experiments import common, config, datasets
 
 
 def summarize(outcome, setting, st):
@@ -110,14 +110,19 @@ def main(argv=None):
     summary, info = [], []
     for dataset in st["datasets"]:
         common.log(f"table1: preparing {dataset}")
-        prepared = common.prepare(dataset, st)
+        try:
+            prepared = common.prepare(dataset, st)
+        except datasets.DatasetUnavailable as error:
+            common.log(f"table1: {dataset} not run: {error}")
+            info.append({"dataset": dataset, "status": f"not run: {error}"})
+            continue
         values = {split: common.dataset_values(prepared, getattr(prepared, split))
                   for split in ("search", "validation", "evaluation")}  # fmt: skip
         info.append(
             {
                 "dataset": dataset, "rows": prepared.n_rows, "ncr": prepared.ncr,
                 "search_rows": len(prepared.search), "selectors": len(prepared.selectors),
-                "depth": prepared.depth(st), "n_samples": prepared.n_samples(st), "model": prepared.model,
+                "depth": prepared.depth(st), "n_samples": prepared.n_samples(st), "model": prepared.model, "status": "ok",
                 "model_fit_s": prepared.model_seconds,
                 **{f"{m}_{split}": values[split][m] for split in values for m in config.MEASURES},
             }

@@ -1,20 +1,24 @@
 """Table 2 / supp. B.5: search runtimes with and without optimistic-estimate pruning.
 
-For each dataset, depth, measure and weight alpha = beta in {0, 0.1, 0.3, 1}:
-``ps.BestFirstSearch`` (min support 20, top-10, quality > 0) on the search
-split, scored like the paper's Table 2 by a Gaussian naive Bayes model
-(one-hot categorical features) trained on the training split, with
+The paper's protocol: for each dataset, depth (3 and 4), measure and weight
+alpha = beta in {0, 0.1, 0.3, 1}, the search algorithm of the run
+(``config.SEARCH``: ``ps.BestFirstSearch``; min support 20, top-10, quality
+> 0) on the search split, scored by a Gaussian naive Bayes model (one-hot
+categorical features) trained on the training split, with
 
 * pruning on: subroc-ext's quality function;
-* pruning off: the same function with ``optimistic_estimate`` returning +inf
-  (subroc-ext computes the bound inside ``calculate_statistics``, so the
-  unpruned search still pays for it; see RESULTS.md);
+* pruning off: the same function with every optimistic estimate +inf and no
+  estimate computed at all (``common.without_estimates``);
 
-reporting wall and CPU time, the number of candidates evaluated (calls of
-``calculate_statistics``), the share still evaluated with pruning on, the
-speed-up, and whether both found the same top-10 qualities. Each search is
-stopped after ``runtime_timeout`` seconds (reported as stopped, never
-silently dropped). No generalization awareness (plain weighted measures).
+each ``runtime_repeats`` times (the paper: 10, Census 3), on and off
+alternating, reporting the median wall and CPU time (the CPU time is the
+headline: the machine is shared), the number of candidates evaluated (calls
+of ``calculate_statistics``; the same in every repetition), the share still
+evaluated with pruning on, the speed-up of the medians, and whether both
+found the same top-10 qualities. Each search is stopped after
+``runtime_timeout`` seconds (reported as stopped, never silently dropped; the
+remaining repetitions of a stopped configuration are skipped). No
+generalization awareness (plain weighted measures).
 
 Side by side on Adult: the same searches with pysubgroup 0.9.0's own
 ``ps.ROCAUCQF``, ``ps.PRAUCQF`` and ``ps.ARLQF`` (they need a RangeIndex and
@@ -27,6 +31,7 @@ numbers), ``table2_speedups.md`` (the paper's layout), ``table2_pysubgroup.csv|m
 """
 
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -36,6 +41,7 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 
+import subroc_ext
 from experiments import common, config
 from subroc_ext.pipeline import make_quality_function
 
@@ -64,14 +70,49 @@ def same_qualities(a, b):
 
 def timed(frame, label, selectors, qf, depth, st, prune=True, timeout=None):
     return common.run_search(
-        frame, ps.SoftClassifierTarget(label, common.SCORE), selectors, qf, depth=depth,
+        frame, subroc_ext.SoftClassifierTarget(label, common.SCORE), selectors, qf, depth=depth,
         result_set_size=st["runtime_result_set_size"], min_support=st["min_support"],
-        prune=prune, timeout=timeout or st["runtime_timeout"],
+        prune=prune, timeout=timeout or st["runtime_timeout"], search=st["search"],
     )  # fmt: skip
 
 
 def _seconds(run):
     return run.seconds if run is not None and run.finished else np.nan
+
+
+def median_run(runs):
+    """One :class:`common.SearchRun` standing for repetitions of a search: the
+    median wall and CPU time, the first run's results and candidates; not
+    finished if any repetition was stopped.
+
+    Raises
+    ------
+    RuntimeError
+        If the repetitions evaluated different numbers of candidates (the
+        searches are deterministic, so that would be a bug).
+    """
+    if not all(run.finished for run in runs):
+        return next(run for run in runs if not run.finished)
+    counts = {run.candidates for run in runs}
+    if len(counts) > 1:
+        raise RuntimeError(f"repetitions of one search evaluated different numbers of candidates: {sorted(counts)}")
+    return common.SearchRun(
+        runs[0].results, float(np.median([run.seconds for run in runs])),
+        float(np.median([run.cpu_seconds for run in runs])), runs[0].candidates, True,
+    )  # fmt: skip
+
+
+def repeated(frame, label, selectors, measure, w, depth, st, repeats, skip_on=False, skip_off=False):
+    """``repeats`` searches with pruning on and off, alternating; returns the
+    two median runs (None where skipped). A stopped search ends its side's repetitions."""
+    on_runs, off_runs = [], []
+    for _ in range(repeats):
+        for runs, prune, skip in ((on_runs, True, skip_on), (off_runs, False, skip_off)):
+            if skip or (runs and not runs[-1].finished):
+                continue
+            qf = make_quality_function(measure, label, positive_label=1, size_weight=w, balance_weight=w)
+            runs.append(timed(frame, label, selectors, qf, depth, st, prune=prune))
+    return (median_run(on_runs) if on_runs else None), (median_run(off_runs) if off_runs else None)
 
 
 def pruning_table(st):
@@ -84,17 +125,17 @@ def pruning_table(st):
         depths = st["runtime_depths"]
         if prepared.cfg.runtime_depths and not st.get("runtime_depths_forced"):
             depths = tuple(d for d in depths if d in prepared.cfg.runtime_depths) or prepared.cfg.runtime_depths
+        repeats = st["runtime_repeats"]
+        if prepared.cfg.runtime_repeats and not st.get("runtime_repeats_forced"):
+            repeats = prepared.cfg.runtime_repeats
         for depth in depths:
             for measure in st["runtime_measures"]:
                 off_timed_out = on_timed_out = False
                 for w in st["runtime_weights"]:
-                    on = off = None
-                    if not on_timed_out:
-                        qf = make_quality_function(measure, label, positive_label=1, size_weight=w, balance_weight=w)
-                        on = timed(frame, label, prepared.selectors, qf, depth, st)
-                    if not off_timed_out:
-                        qf = make_quality_function(measure, label, positive_label=1, size_weight=w, balance_weight=w)
-                        off = timed(frame, label, prepared.selectors, qf, depth, st, prune=False)
+                    on, off = repeated(
+                        frame, label, prepared.selectors, measure, w, depth, st, repeats,
+                        skip_on=on_timed_out, skip_off=off_timed_out,
+                    )  # fmt: skip
                     on_timed_out = on_timed_out or (on is not None and not on.finished)
                     off_timed_out = off_timed_out or (off is not None and not off.finished)
                     paper = config.PAPER_RUNTIMES.get((depth, measure, dataset))
@@ -102,7 +143,7 @@ def pruning_table(st):
                     i = list(config.FULL["runtime_weights"]).index(w) if w in config.FULL["runtime_weights"] else None
                     row = {
                         "dataset": dataset, "depth": depth, "measure": measure, "alpha=beta": w,
-                        "on_s": _seconds(on), "off_s": _seconds(off),
+                        "repeats": repeats, "search": st["search"], "on_s": _seconds(on), "off_s": _seconds(off),
                         "on_cpu_s": on.cpu_seconds if on and on.finished else np.nan,
                         "off_cpu_s": off.cpu_seconds if off and off.finished else np.nan,
                         "on_candidates": on.candidates if on and on.finished else np.nan,
@@ -134,12 +175,13 @@ def _status(run, st):
 
 
 def speedup_layout(table):
-    """Speed-ups ours (paper), one row per measure and weight, one column per dataset and depth."""
+    """Speed-ups of the medians, ours by CPU time / by wall time (paper, wall),
+    one row per measure and weight, one column per dataset and depth."""
     rows = []
     for (measure, w), group in table.groupby(["measure", "alpha=beta"], sort=False):
         row = {"measure": config.MEASURE_NAMES[measure], "alpha=beta": w}
         for _, r in group.iterrows():
-            ours = "-" if np.isnan(r.speedup) else f"{r.speedup:.1f} / {r.speedup_cpu:.1f}"
+            ours = "-" if np.isnan(r.speedup_cpu) else f"{r.speedup_cpu:.1f} / {r.speedup:.1f}"
             paper = "" if np.isnan(r.paper_speedup) else f" ({r.paper_speedup:.1f})"
             row[f"{r.dataset} d{r.depth}"] = ours + paper
         rows.append(row)
@@ -183,6 +225,7 @@ def main(argv=None):
     p.add_argument("--runtime-depths", type=int, nargs="+", help="override the depths")
     p.add_argument("--pysubgroup-depths", type=int, nargs="+", help="keep only the pysubgroup runs at these depths")
     p.add_argument("--timeout", type=float, help="override the per-search time budget (seconds)")
+    p.add_argument("--repeats", type=int, help="override the repetitions of every search (also Census's)")
     args = p.parse_args(argv)
     st = common.settings_from(args)
     if args.datasets:
@@ -196,13 +239,21 @@ def main(argv=None):
         st["pysubgroup_runs"] = tuple(r for r in st["pysubgroup_runs"] if r[0] in args.pysubgroup_depths)
     if args.timeout:
         st["runtime_timeout"] = args.timeout
+    if args.repeats:
+        st["runtime_repeats"] = args.repeats
+        st["runtime_repeats_forced"] = True
     if not args.only_pysubgroup:
         table = pruning_table(st)
         common.write_table(table, args.out, "table2_runtimes", title="Runtimes with (on) and without (off) pruning")
         common.write_table(
             speedup_layout(table), args.out, "table2_speedups",
-            title="Speed-up off/on: ours by wall time / by CPU time (paper by wall time; depth 3: supp. Tables 13-15, depth 4: Tables 18-20)",
+            title="Speed-up off/on of the median runtimes: ours by CPU time / by wall time (paper by wall time; depth 3: supp. Tables 13-15, depth 4: Tables 18-20)",
         )  # fmt: skip
+    if not args.skip_pysubgroup and not hasattr(ps, "ROCAUCQF"):
+        print(f"NOTE: pysubgroup {version('pysubgroup')} has no ROCAUCQF/PRAUCQF/ARLQF (they came "
+              "with pysubgroup 0.9.0): skipping the comparison with its own quality "
+              "functions (table2_pysubgroup.*)", flush=True)  # fmt: skip
+        args.skip_pysubgroup = True
     if not args.skip_pysubgroup:
         common.write_table(
             pysubgroup_table(st), args.out, "table2_pysubgroup",

@@ -11,13 +11,26 @@ from .kernels import (
     pr_auc_score,
     roc_auc_score,
 )
+from .confidence import ROCAUCInterval, roc_auc_confidence_interval
+from .exceptions import UndefinedMeasureWarning
+from .auc_mu import auc_mu_score
+from .cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
+from .diagnostics import generalization_diagnostics
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
+from .multiclass import AUCMuQF, MultiClassTarget
+from .multiclass_pipeline import find_multiclass_subgroups
 from .pipeline import find_subgroups, make_quality_function
-from .plotting import plot_pr_curves, plot_roc_curves
+from .plotting import (
+    plot_cross_auc,
+    plot_generalization_diagnostics,
+    plot_pr_curves,
+    plot_roc_curves,
+)
 from .report import write_report
 from .search import FastSearch
 from .significance import randomization_test
+from .target import SoftClassifierTarget
 from .quality import (
     ARLQF,
     PRAUCQF,
@@ -36,6 +49,7 @@ __all__ = [
     "AttributionMeanQF",
     "SoftClassifierQF",
     "SubgroupStatistics",
+    "SoftClassifierTarget",
     "GeneralizationAwareQF",
     "FastSearch",
     "randomization_test",
@@ -52,4 +66,17 @@ __all__ = [
     "average_ranking_loss",
     "example_attributions",
     "attribution_mean_score",
+    "UndefinedMeasureWarning",
+    "roc_auc_confidence_interval",
+    "ROCAUCInterval",
+    "auc_mu_score",
+    "AUCMuQF",
+    "MultiClassTarget",
+    "find_multiclass_subgroups",
+    "CrossAUC",
+    "cross_auc",
+    "subgroup_bias_aucs",
+    "plot_cross_auc",
+    "generalization_diagnostics",
+    "plot_generalization_diagnostics",
 ]

@@ -15,21 +15,37 @@ __all__ = [
     "check_mode",
     "check_weights",
     "check_binary_arrays",
+    "quoted_values",
 ]
 
 MODES = ("worse", "better", "both")
 
 
-def check_columns(data, columns):
-    """Raise ``KeyError`` naming every column of ``columns`` missing in ``data``."""
+def check_columns(data, columns, what="data"):
+    """Raise ``KeyError`` naming every column of ``columns`` missing in ``data``.
+
+    ``what`` names the frame in the message (e.g. ``'the validation split'``).
+    """
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+        raise TypeError(f"{what} must be a pandas DataFrame, got {type(data).__name__}")
     missing = [c for c in columns if c not in data.columns]
     if missing:
         raise KeyError(
-            f"column(s) {missing!r} not found in data; available columns: "
+            f"column(s) {missing!r} not found in {what}; available columns: "
             f"{list(data.columns)!r}"
         )
+
+
+def quoted_values(values):
+    """Distinct label values for a message, one style everywhere: ``'bad' and 'good'``.
+
+    Sorted by their ``repr``, NumPy scalars shown as Python values (``0``, not
+    ``np.int64(0)`` as NumPy 2 writes them); at most five are shown.
+    """
+    shown = sorted(repr(v.item() if isinstance(v, np.generic) else v) for v in values)
+    if len(shown) > 5:
+        return ", ".join(shown[:5]) + ", ..."
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
 def positive_mask(labels, positive_label, name="label"):
@@ -56,16 +72,15 @@ def positive_mask(labels, positive_label, name="label"):
         )
     values = pd.unique(labels.to_numpy())
     if len(values) > 2:
-        shown = ", ".join(repr(v) for v in values[:5])
         raise ValueError(
             f"label column {name!r} must be binary but has {len(values)} distinct "
-            f"values ({shown}{', ...' if len(values) > 5 else ''})"
+            f"values ({quoted_values(values)})"
         )
     is_positive = (labels == positive_label).to_numpy(dtype=bool)
     if len(values) == 2 and not is_positive.any():
         raise ValueError(
             f"positive label {positive_label!r} does not occur in label column "
-            f"{name!r}, whose values are {values[0]!r} and {values[1]!r}"
+            f"{name!r}, whose values are {quoted_values(values)}"
         )
     return is_positive
 

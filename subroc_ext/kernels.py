@@ -5,9 +5,9 @@ lower-is-better.
 
 Every measure is a function of the per-tie-group class counts of the rows
 sorted by score: for each distinct score (ascending), how many positives and
-negatives carry it. The private ``*_from_counts`` kernels work on those
+negatives carry it. The ``*_from_counts`` kernels work on those
 counts (:class:`TieCounts`) and are what the quality functions call on data
-presorted once per search; the public functions take plain
+presorted once per search; the functions on ``(y_true, y_score)`` take plain
 ``(y_true, y_score)`` arrays, validate them, and delegate. Ties are handled
 exactly: a tied positive-negative pair counts one half, and the precision-recall
 curve has one point per distinct score, as in scikit-learn.
@@ -19,10 +19,16 @@ from typing import NamedTuple
 import numpy as np
 
 from ._validation import check_binary_arrays
+from .exceptions import UndefinedMeasureWarning
 
 __all__ = [
     "TieCounts",
     "tie_counts",
+    "sort_by_score",
+    "roc_auc_from_counts",
+    "pr_auc_from_counts",
+    "arl_from_counts",
+    "attributions_from_sorted",
     "roc_auc_score",
     "pr_auc_score",
     "average_ranking_loss",
@@ -95,7 +101,7 @@ def _counts_of(y_true, y_score, pos_label):
 # --------------------------------------------------------------------------
 
 
-def _roc_auc_from_counts(counts):
+def roc_auc_from_counts(counts):
     """ROC AUC: P(positive scored above negative), ties counting one half."""
     negatives_up_to = np.cumsum(counts.negatives)
     # negatives strictly below a group + half the tied ones = cumsum - neg/2
@@ -103,7 +109,7 @@ def _roc_auc_from_counts(counts):
     return float(wins / (counts.positives.sum() * negatives_up_to[-1]))
 
 
-def _arl_from_counts(counts):
+def arl_from_counts(counts):
     """Average ranking loss: mean over positives of the negatives ranked above."""
     negatives_up_to = np.cumsum(counts.negatives)
     # negatives strictly above a group + half the tied ones = N - cumsum + neg/2
@@ -113,7 +119,7 @@ def _arl_from_counts(counts):
     return float(penalty / counts.positives.sum())
 
 
-def _pr_auc_from_counts(counts):
+def pr_auc_from_counts(counts):
     """Trapezoidal area under the precision-recall curve, as scikit-learn's
     ``auc(recall, precision)`` of ``precision_recall_curve``: one point per
     distinct score, starting from (recall 0, precision 1)."""
@@ -126,7 +132,7 @@ def _pr_auc_from_counts(counts):
     return float(np.cumsum(np.diff(recall) * (precision[1:] + precision[:-1]))[-1] / 2)
 
 
-def _attributions_from_sorted(is_positive, group_ids):
+def attributions_from_sorted(is_positive, group_ids):
     """Normalized example attributions of rows sorted by score (see
     :func:`example_attributions`)."""
     counts = tie_counts(is_positive, group_ids)
@@ -146,7 +152,9 @@ def _attributions_from_sorted(is_positive, group_ids):
 
 
 def _undefined(measure, reason):
-    warnings.warn(f"{measure} is undefined: {reason}; returning NaN", stacklevel=3)
+    warnings.warn(
+        f"{measure} is undefined: {reason}; returning NaN", UndefinedMeasureWarning, stacklevel=3
+    )
     return float("nan")
 
 
@@ -175,7 +183,7 @@ def roc_auc_score(y_true, y_score, *, pos_label=1):
     counts = _counts_of(y_true, y_score, pos_label)
     if counts.positives.sum() == 0 or counts.negatives.sum() == 0:
         return _undefined("ROC AUC", "y_true holds only one class")
-    return _roc_auc_from_counts(counts)
+    return roc_auc_from_counts(counts)
 
 
 def pr_auc_score(y_true, y_score, *, pos_label=1):
@@ -206,7 +214,7 @@ def pr_auc_score(y_true, y_score, *, pos_label=1):
     counts = _counts_of(y_true, y_score, pos_label)
     if counts.positives.sum() == 0:
         return _undefined("PR AUC", "y_true holds no positive")
-    return _pr_auc_from_counts(counts)
+    return pr_auc_from_counts(counts)
 
 
 def average_ranking_loss(y_true, y_score, *, pos_label=1):
@@ -235,7 +243,7 @@ def average_ranking_loss(y_true, y_score, *, pos_label=1):
     counts = _counts_of(y_true, y_score, pos_label)
     if counts.positives.sum() == 0:
         return _undefined("ARL", "y_true holds no positive")
-    return _arl_from_counts(counts)
+    return arl_from_counts(counts)
 
 
 def example_attributions(y_true, y_score, *, pos_label=1):
@@ -271,7 +279,7 @@ def example_attributions(y_true, y_score, *, pos_label=1):
         return np.full(len(scores), np.nan)
     order, group_ids = sort_by_score(scores)
     attributions = np.empty(len(scores))
-    attributions[order] = _attributions_from_sorted(is_positive[order], group_ids)
+    attributions[order] = attributions_from_sorted(is_positive[order], group_ids)
     return attributions
 
 

@@ -238,7 +238,7 @@ class ROCAUC(Measure):
     min_negatives = 1
 
     def value(self, cover):
-        return kernels._roc_auc_from_counts(cover.counts)
+        return kernels.roc_auc_from_counts(cover.counts)
 
     def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
         return _compiled_null_values(cover_kernels.ROC_AUC, dataset, positives, negatives, n_samples, rng)
@@ -266,7 +266,7 @@ class PRAUC(Measure):
     min_positives = 1
 
     def value(self, cover):
-        return kernels._pr_auc_from_counts(cover.counts)
+        return kernels.pr_auc_from_counts(cover.counts)
 
     def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
         return _compiled_null_values(cover_kernels.PR_AUC, dataset, positives, negatives, n_samples, rng)
@@ -293,7 +293,7 @@ class AverageRankingLoss(Measure):
     min_positives = 1
 
     def value(self, cover):
-        return kernels._arl_from_counts(cover.counts)
+        return kernels.arl_from_counts(cover.counts)
 
     def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
         return _compiled_null_values(cover_kernels.ARL, dataset, positives, negatives, n_samples, rng)
@@ -470,7 +470,7 @@ def attribution_mean():
     def attributions(is_positive, scores):
         order, group_ids = kernels.sort_by_score(scores)
         values = np.empty(len(scores))
-        values[order] = kernels._attributions_from_sorted(is_positive[order], group_ids)
+        values[order] = kernels.attributions_from_sorted(is_positive[order], group_ids)
         return values
 
     return RowMeanMeasure(

@@ -16,9 +16,15 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_columns, finite_scores, positive_mask
-from .kernels import _pr_auc_from_counts, _roc_auc_from_counts, sort_by_score, tie_counts
+from .exceptions import UndefinedMeasureWarning
+from .kernels import pr_auc_from_counts, roc_auc_from_counts, sort_by_score, tie_counts
 
-__all__ = ["plot_roc_curves", "plot_pr_curves"]
+__all__ = [
+    "plot_roc_curves",
+    "plot_pr_curves",
+    "plot_cross_auc",
+    "plot_generalization_diagnostics",
+]
 
 
 def _pyplot():
@@ -54,7 +60,7 @@ def _roc_curve(is_positive, scores):
         return None
     fpr = np.concatenate(([0.0], false_pos / false_pos[-1]))
     tpr = np.concatenate(([0.0], true_pos / true_pos[-1]))
-    return fpr, tpr, _roc_auc_from_counts(counts)
+    return fpr, tpr, roc_auc_from_counts(counts)
 
 
 def _pr_curve(is_positive, scores):
@@ -64,7 +70,7 @@ def _pr_curve(is_positive, scores):
         return None
     recall = np.concatenate(([0.0], true_pos / true_pos[-1]))
     precision = np.concatenate(([1.0], true_pos / (true_pos + false_pos)))
-    return recall, precision, _pr_auc_from_counts(counts)
+    return recall, precision, pr_auc_from_counts(counts)
 
 
 def _subgroups_iv(subgroups, top, names):
@@ -110,7 +116,7 @@ def _covers(description, data):
     return cover
 
 
-def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, names):
+def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, names, split):
     """Shared body of :func:`plot_roc_curves` and :func:`plot_pr_curves`."""
     check_columns(data, [label, score])
     is_positive = positive_mask(data[label], positive_label, label)
@@ -135,8 +141,9 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
         rate = is_positive.mean()
         ax.axhline(rate, linestyle="--", color="0.6", linewidth=1,
                    label=f"random ranking (precision {rate:.2f})")  # fmt: skip
+    whole_name = "whole data" if split is None else f"whole {split} split"
     ax.plot(whole[0], whole[1], color="0.15", linewidth=3,
-            label=f"whole data (n={len(data):,}, {measure} {whole[2]:.3f})")  # fmt: skip
+            label=f"{whole_name} (n={len(data):,}, {measure} {whole[2]:.3f})")  # fmt: skip
     for description, name in zip(descriptions, names):
         cover = _covers(description, data)
         points = curve(is_positive[cover], scores[cover])
@@ -144,23 +151,28 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
             warnings.warn(
                 f"not plotting subgroup {name!r}: its {kind.upper()} curve is undefined "
                 f"(one class only among its {cover.sum()} rows)",
+                UndefinedMeasureWarning,
                 stacklevel=3,
             )
             continue
         ax.plot(points[0], points[1], linewidth=1.5,
                 label=f"{name} (n={cover.sum():,}, {measure} {points[2]:.3f})")  # fmt: skip
+    where = "" if split is None else f" on the {split} split"
     if kind == "roc":
-        ax.set(xlabel="false positive rate", ylabel="true positive rate", title="ROC curves")
+        ax.set(xlabel="false positive rate", ylabel="true positive rate",
+               title=f"ROC curves{where}")  # fmt: skip
         ax.legend(loc="lower right", fontsize="small")
     else:
-        ax.set(xlabel="recall", ylabel="precision", title="Precision-recall curves")
+        ax.set(xlabel="recall", ylabel="precision", title=f"Precision-recall curves{where}")
         ax.legend(loc="lower left", fontsize="small")
     ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01))
     ax.grid(alpha=0.3)
     return figure
 
 
-def plot_roc_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax=None, names=None):
+def plot_roc_curves(
+    subgroups, data, *, label, score, positive_label=1, top=5, ax=None, names=None, split=None
+):
     """ROC curves of the whole data (thick, dark) and of the top subgroups.
 
     The legend gives each curve's cover size and ROC AUC (tied scores count
@@ -186,6 +198,9 @@ def plot_roc_curves(subgroups, data, *, label, score, positive_label=1, top=5, a
         Draw into these axes instead of a new figure.
     names : sequence of str, optional
         Legend names of the plotted subgroups (default: their descriptions).
+    split : str, optional
+        Which split ``data`` is (e.g. ``'validation'``), named in the title
+        and the legend.
 
     Returns
     -------
@@ -193,7 +208,7 @@ def plot_roc_curves(subgroups, data, *, label, score, positive_label=1, top=5, a
 
     Warns
     -----
-    UserWarning
+    UndefinedMeasureWarning
         For each subgroup whose curve is undefined (it is skipped).
 
     Examples
@@ -201,10 +216,14 @@ def plot_roc_curves(subgroups, data, *, label, score, positive_label=1, top=5, a
     >>> table = subroc_ext.find_subgroups(data, label="y", score="p")  # doctest: +SKIP
     >>> plot_roc_curves(table, data, label="y", score="p").savefig("roc.png")  # doctest: +SKIP
     """
-    return _plot_curves("roc", subgroups, data, label, score, positive_label, top, ax, names)
+    return _plot_curves(
+        "roc", subgroups, data, label, score, positive_label, top, ax, names, split
+    )
 
 
-def plot_pr_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax=None, names=None):
+def plot_pr_curves(
+    subgroups, data, *, label, score, positive_label=1, top=5, ax=None, names=None, split=None
+):
     """Precision-recall curves of the whole data (thick, dark) and of the top subgroups.
 
     The legend gives each curve's cover size and PR AUC (trapezoidal, as
@@ -231,6 +250,9 @@ def plot_pr_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax
         Draw into these axes instead of a new figure.
     names : sequence of str, optional
         Legend names of the plotted subgroups (default: their descriptions).
+    split : str, optional
+        Which split ``data`` is (e.g. ``'validation'``), named in the title
+        and the legend.
 
     Returns
     -------
@@ -238,7 +260,7 @@ def plot_pr_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax
 
     Warns
     -----
-    UserWarning
+    UndefinedMeasureWarning
         For each subgroup whose curve is undefined (it is skipped).
 
     Examples
@@ -246,4 +268,87 @@ def plot_pr_curves(subgroups, data, *, label, score, positive_label=1, top=5, ax
     >>> table = subroc_ext.find_subgroups(data, label="y", score="p", measure="pr_auc")  # doctest: +SKIP
     >>> plot_pr_curves(table, data, label="y", score="p").savefig("pr.png")  # doctest: +SKIP
     """
-    return _plot_curves("pr", subgroups, data, label, score, positive_label, top, ax, names)
+    return _plot_curves(
+        "pr", subgroups, data, label, score, positive_label, top, ax, names, split
+    )
+
+
+def plot_cross_auc(cross, *, ax=None, annotate=True):
+    """Heatmap of cross AUCs (rows: positives' group, columns: negatives' group).
+
+    Parameters
+    ----------
+    cross : CrossAUC or pandas.DataFrame
+        The result of :func:`~subroc_ext.cross_auc` (or its ``auc`` matrix).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; a new figure otherwise.
+    annotate : bool, default=True
+        Write each AUC (and pair count, when known) into its cell.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    auc = getattr(cross, "auc", cross)
+    pairs = getattr(cross, "pairs", None)
+    plt = _pyplot()
+    if ax is None:
+        side = 1.6 + 0.9 * len(auc.columns)
+        figure, ax = plt.subplots(figsize=(side + 1.5, side), layout="constrained")
+    else:
+        figure = ax.figure
+    image = ax.imshow(np.ma.masked_invalid(auc.to_numpy(dtype=float)), cmap="RdYlGn", vmin=0, vmax=1)
+    ax.set_xticks(range(len(auc.columns)), [str(c) for c in auc.columns], rotation=45, ha="right")
+    ax.set_yticks(range(len(auc.index)), [str(i) for i in auc.index])
+    ax.set(xlabel="negatives of", ylabel="positives of", title="Cross AUC")
+    if annotate:
+        for (row, column), value in np.ndenumerate(auc.to_numpy(dtype=float)):
+            text = "n/a" if np.isnan(value) else f"{value:.2f}"
+            if pairs is not None:
+                text += f"\n{int(pairs.iat[row, column]):,} pairs"
+            ax.text(column, row, text, ha="center", va="center", fontsize="x-small")
+    figure.colorbar(image, ax=ax, label="AUC")
+    return figure
+
+
+def plot_generalization_diagnostics(table, *, top=5, axes=None):
+    """Sensitivity and specificity on both splits, and the robustness scores.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The result of :func:`~subroc_ext.generalization_diagnostics`.
+    top : int, default=5
+        Plot the whole data and the first ``top`` subgroups.
+    axes : sequence of two matplotlib.axes.Axes, optional
+        Where to draw; a new figure otherwise.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    plt = _pyplot()
+    rows = table.iloc[: top + 1]
+    if axes is None:
+        figure, axes = plt.subplots(1, 2, figsize=(11, 1.5 + 0.45 * len(rows)), layout="constrained")
+    figure = axes[0].figure
+    positions = np.arange(len(rows))[::-1]
+    for offset, (name, color) in enumerate((("sensitivity", "tab:red"), ("specificity", "tab:blue"))):
+        y = positions + 0.15 * (1 - 2 * offset)
+        start, end = rows[f"{name}_search"].to_numpy(), rows[f"{name}_validation"].to_numpy()
+        axes[0].hlines(y, start, end, color=color, alpha=0.6)
+        axes[0].plot(start, y, "o", color=color, fillstyle="none", label=f"{name}, search")
+        axes[0].plot(end, y, "o", color=color, label=f"{name}, validation")
+    axes[0].set(xlim=(-0.02, 1.02), title=f"At threshold {rows['threshold'].iloc[0]:.3g}")
+    for offset, (name, marker) in enumerate((("bias", "s"), ("noise", "^"))):
+        for split, fill in (("search", "none"), ("validation", "full")):
+            axes[1].plot(
+                rows[f"{name}_robustness_{split}"], positions + 0.15 * (1 - 2 * offset), marker,
+                fillstyle=fill, color=f"C{offset + 2}", label=f"{name}, {split}",
+            )  # fmt: skip
+    axes[1].set(title="Robustness (Roberts et al.)")
+    for ax in axes:
+        ax.set_yticks(positions, [str(name) for name in rows["subgroup"]])
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="x-small", loc="best")
+    return figure

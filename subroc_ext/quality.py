@@ -14,25 +14,18 @@ classes of the same name (same positional and keyword arguments, same
 qualities) that sort the data once per search and evaluate each candidate
 with a few vectorized operations.
 
-Use them with ``ps.SoftClassifierTarget(label_column, prediction_column)``.
+Use them with ``subroc_ext.SoftClassifierTarget(label_column, prediction_column)``.
 """
 
 import copy
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 import pysubgroup as ps
 
 from . import measures as _measures
-from ._validation import (
-    check_columns,
-    check_mode,
-    check_weights,
-    finite_scores,
-    positive_mask,
-)
-from .kernels import sort_by_score
+from ._validation import check_mode, check_weights
+from .dataset import SortedDataset
 from .weights import max_weight, min_weight, subgroup_weight
 
 __all__ = [
@@ -100,126 +93,6 @@ class SubgroupStatistics(StatisticsByName, _SubgroupStatisticsFields):
     __slots__ = ()
 
 
-def _factorize(column):
-    """Integer codes (-1 for missing) and the distinct values of a column, as
-    an object array so that ``categories == value`` compares like pysubgroup."""
-    codes, uniques = pd.factorize(column.to_numpy(), use_na_sentinel=True)
-    return codes, np.asarray(uniques, dtype=object)
-
-
-class _SortedDataset:
-    """A dataset's labels and scores sorted once by score, plus cached selector covers."""
-
-    def __init__(self, data, label_column, score_column, positive_label):
-        check_columns(data, [label_column, score_column])
-        is_positive = positive_mask(data[label_column], positive_label, label_column)
-        scores = finite_scores(data[score_column], score_column)
-        self.data = data
-        self.columns = (label_column, score_column)
-        self.order, self.group_ids = sort_by_score(scores)
-        self.is_positive = is_positive[self.order]
-        self.scores = scores[self.order]
-        self._selector_masks = {}
-        self._columns = {}
-
-    def __len__(self):
-        return len(self.order)
-
-    def __getstate__(self):
-        """Pickled without the caches, which are rebuilt on demand (and whose
-        keys, pysubgroup selectors, do not always pickle): what the workers
-        of a cluster receive."""
-        state = self.__dict__.copy()
-        state["_selector_masks"] = {}
-        state["_columns"] = {}
-        return state
-
-    def _selector_mask(self, selector):
-        mask = self._selector_masks.get(selector)
-        if mask is None:
-            mask = self.selector_mask(selector)
-            self._selector_masks[selector] = mask
-        return mask
-
-    def selector_mask(self, selector):
-        """Boolean cover of one selector over the score-sorted rows (not cached)."""
-        mask = np.asarray(self._compute_selector_mask(selector))
-        if mask.shape != (len(self),) or mask.dtype != bool:
-            raise ValueError(
-                f"selector {selector!r} covers() returned {mask.dtype} of shape {mask.shape}; "
-                f"expected a boolean array of {len(self)} rows"
-            )
-        return mask[self.order]
-
-    def _compute_selector_mask(self, selector):
-        """``selector.covers(data)``, on columns converted to NumPy once."""
-        kind = type(selector)
-        if kind is ps.IntervalSelector:
-            values = self._numeric_column(selector.attribute_name)
-            if values is not None:
-                return (values >= selector.lower_bound) & (values < selector.upper_bound)
-        elif kind is ps.EqualitySelector:
-            codes, categories = self._factorized_column(selector.attribute_name)
-            if codes is not None:
-                value = selector.attribute_value
-                if pd.isnull(value):
-                    return codes == -1
-                found = np.flatnonzero(categories == value)
-                return codes == found[0] if len(found) else np.zeros(len(codes), dtype=bool)
-        return np.asarray(selector.covers(self.data), dtype=bool)
-
-    def _numeric_column(self, name):
-        column = self.data[name]
-        if not pd.api.types.is_numeric_dtype(column) or isinstance(column.dtype, pd.SparseDtype):
-            return None
-        return self._column_cache(("numeric", name), column.to_numpy)
-
-    def _factorized_column(self, name):
-        column = self.data[name]
-        if isinstance(column.dtype, pd.SparseDtype):
-            return None, None
-        return self._column_cache(("factorized", name), lambda: _factorize(column))
-
-    def _column_cache(self, key, compute):
-        if key not in self._columns:
-            self._columns[key] = compute()
-        return self._columns[key]
-
-    def mask_of(self, subgroup):
-        """Boolean cover of ``subgroup`` over the score-sorted rows.
-
-        Accepts what pysubgroup passes (a ``Conjunction``, a
-        ``BitSet_Conjunction``, ``slice(None)``), a boolean mask or integer
-        positions in the data's row order, or any object with ``covers(data)``.
-        """
-        if isinstance(subgroup, slice):
-            mask = np.zeros(len(self), dtype=bool)
-            mask[subgroup] = True
-            return mask[self.order]
-        if hasattr(subgroup, "representation"):
-            subgroup = np.asarray(subgroup)  # bool mask (BitSet) or row positions (Set, NumpySet)
-        if isinstance(subgroup, np.ndarray):
-            if subgroup.dtype == bool:
-                return subgroup[self.order]
-            mask = np.zeros(len(self), dtype=bool)
-            mask[subgroup] = True
-            return mask[self.order]
-        if isinstance(subgroup, ps.Conjunction):
-            selectors = subgroup.selectors
-            if not selectors:
-                return np.ones(len(self), dtype=bool)
-            mask = self._selector_mask(selectors[0])
-            for selector in selectors[1:]:
-                mask = mask & self._selector_mask(selector)
-            return mask
-        return np.asarray(subgroup.covers(self.data), dtype=bool)[self.order]
-
-    def cover(self, mask=None):
-        """The :class:`~subroc_ext.measures.Cover` of a sorted mask (all rows if None)."""
-        rows = np.arange(len(self)) if mask is None else mask.nonzero()[0]
-        return _measures.Cover(self.is_positive[rows], self.scores, self.group_ids[rows], rows)
-
-
 class StatisticsQualityFunction(ps.BoundedInterestingnessMeasure):
     """Base of quality functions whose statistics carry ``quality`` and
     ``optimistic_estimate``: both pysubgroup calls just read them, so they
@@ -263,13 +136,32 @@ class SoftClassifierQF(StatisticsQualityFunction):
     mode : {'worse', 'better', 'both'}, default='worse'
         Which exceptional performance to look for.
 
+    Attributes
+    ----------
+    optimistic_estimates : bool, default=True
+        Compute the optimistic estimate with the statistics. Set it to False
+        to time a search without pruning: the measure's extremes and
+        size-aware bound are then never computed, and ``raw_bound``,
+        ``max_weight`` and ``optimistic_estimate`` are ``inf`` (nothing is
+        pruned); every other statistic is unchanged.
+
     Notes
     -----
     The prediction column comes from the target,
-    ``ps.SoftClassifierTarget(label_column, prediction_column)``. The data is
+    ``subroc_ext.SoftClassifierTarget(label_column, prediction_column)``. The data is
     sorted by score once in :meth:`calculate_constant_statistics` (and again
-    whenever a different DataFrame is passed), so any index works.
+    whenever a different DataFrame, or one with a different number of rows,
+    is passed), so any index works.
+
+    The prepared data is cached by DataFrame identity. After changing values
+    of ``data`` in place (``data.loc[i, "score"] = ...``), call
+    :meth:`calculate_constant_statistics` again, as every pysubgroup search
+    does when it starts, or pass a copy: a direct :meth:`evaluate` would use
+    the data as it was. (Checking every value on each call would cost as
+    much as the evaluation itself.)
     """
+
+    optimistic_estimates = True
 
     def __init__(
         self,
@@ -304,7 +196,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
                 f"the target's label column {target_label!r} differs from the quality "
                 f"function's label column {self.label_column!r}"
             )
-        dataset = _SortedDataset(
+        dataset = SortedDataset(
             data, self.label_column, target.prediction_column, self.positive_label
         )
         whole = dataset.cover()
@@ -328,6 +220,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         if (
             dataset is None
             or dataset.data is not data
+            or len(dataset) != len(data)
             or dataset.columns != (self.label_column, target.prediction_column)
         ):
             self.calculate_constant_statistics(data, target)
@@ -375,6 +268,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         size_aware = np.inf
         if self.measure.is_defined(positives, negatives):
             value = self.measure.value(cover)
+        if self.optimistic_estimates and self.measure.is_defined(positives, negatives):
             lowest, highest = self.measure.extremes(cover)
             if self.size_weight > 0:
                 size_aware = max(
@@ -419,11 +313,27 @@ class SoftClassifierQF(StatisticsQualityFunction):
         exhaustive tests in ``tests/test_estimates.py`` fail without the clip
         (labels [0, 1, 0, 1], scores [0, 1, 2, 3], cover = rows 0 and 3).
         """
-        alpha, beta = self.size_weight, self.balance_weight
         defined = self.measure.is_defined(positives, negatives)
-        weight = subgroup_weight(positives, negatives, alpha, beta)
+        weight = subgroup_weight(positives, negatives, self.size_weight, self.balance_weight)
         with np.errstate(invalid="ignore"):
             raw_quality = np.where(defined, self.raw_quality(value), -np.inf)
+            quality = np.where(defined, weight * raw_quality, -np.inf)
+        if self.optimistic_estimates:
+            raw_bound, largest_weight, estimate = self._estimates(
+                defined, positives, negatives, lowest, highest, size_aware
+            )
+        else:
+            raw_bound = largest_weight = estimate = np.full(np.shape(quality), np.inf)
+        return SubgroupStatistics(
+            positives + negatives, positives, negatives, np.where(defined, value, np.nan),
+            raw_quality, weight, quality, raw_bound, largest_weight, estimate,
+        )  # fmt: skip
+
+    def _estimates(self, defined, positives, negatives, lowest, highest, size_aware):
+        """``raw_bound``, ``max_weight`` and ``optimistic_estimate`` of
+        :meth:`statistics_of_counts` (arrays)."""
+        alpha, beta = self.size_weight, self.balance_weight
+        with np.errstate(invalid="ignore"):
             raw_bound = np.where(defined, self._raw_bound(lowest, highest), -np.inf)
             # Definedness only grows with the cover: no subset of an undefined one is defined.
             largest_weight = np.where(defined, max_weight(positives, negatives, alpha, beta), 0.0)
@@ -435,11 +345,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
             if alpha > 0:
                 estimate = np.minimum(estimate, np.maximum(size_aware, 0.0) if beta > 0 else size_aware)
             estimate = np.where(defined, estimate, -np.inf)
-            quality = np.where(defined, weight * raw_quality, -np.inf)
-        return SubgroupStatistics(
-            positives + negatives, positives, negatives, np.where(defined, value, np.nan),
-            raw_quality, weight, quality, raw_bound, largest_weight, estimate,
-        )  # fmt: skip
+        return raw_bound, largest_weight, estimate
 
     def __repr__(self):
         return (
@@ -470,7 +376,7 @@ class ROCAUCQF(SoftClassifierQF):
     --------
     >>> import pysubgroup as ps, subroc_ext
     >>> qf = subroc_ext.ROCAUCQF("label", 1, 1)  # the full SubROC weighting
-    >>> target = ps.SoftClassifierTarget("label", "score")
+    >>> target = subroc_ext.SoftClassifierTarget("label", "score")
     """
 
     def __init__(

@@ -95,7 +95,7 @@ class FastSearch:
     --------
     >>> import pysubgroup as ps, subroc_ext
     >>> task = ps.SubgroupDiscoveryTask(                      # doctest: +SKIP
-    ...     data, ps.SoftClassifierTarget("label", "score"), selectors,
+    ...     data, subroc_ext.SoftClassifierTarget("label", "score"), selectors,
     ...     subroc_ext.ROCAUCQF("label", 1, 1), result_set_size=10, depth=3,
     ...     constraints=[ps.MinSupportConstraint(20)])
     >>> result = subroc_ext.FastSearch().execute(task)       # doctest: +SKIP
@@ -149,13 +149,12 @@ class FastSearch:
 
 def _quality_function(qf):
     """The SoftClassifierQF that computes the statistics, and whether ``qf`` wraps it."""
-    if isinstance(qf, GeneralizationAwareQF):
-        return qf.qf, True
-    if isinstance(qf, SoftClassifierQF):
-        return qf, False
+    wrapped = isinstance(qf, GeneralizationAwareQF)
+    if isinstance(qf.qf if wrapped else qf, SoftClassifierQF):
+        return (qf.qf, True) if wrapped else (qf, False)
     raise TypeError(
         f"FastSearch runs subroc-ext quality functions (SoftClassifierQF and its subclasses, "
-        f"or GeneralizationAwareQF around one), not {type(qf).__name__}; use a pysubgroup "
+        f"or GeneralizationAwareQF around one), not {qf!r}; use a pysubgroup "
         "algorithm such as ps.BestFirstSearch for other quality functions"
     )
 
@@ -468,6 +467,7 @@ class _Run:
         )  # fmt: skip
         self.counted += len(candidates)
         if self.bar is not None:
+            self.bar.set_postfix_str(f"k-th best quality {self.threshold():.4g}", refresh=False)
             self.bar.update(len(candidates))
         child_depth = len(pattern) + 1
         expandable = child_depth < self.depth

@@ -21,7 +21,7 @@ classes; PR AUC evaluates sorted random positions; per-row means only sum.
 import numpy as np
 import pandas as pd
 import pysubgroup as ps
-from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.multitest import multipletests, multitest_alias
 
 from . import _subsets
 from ._progress import progress_bar
@@ -29,12 +29,6 @@ from .cluster import check_client, require_distributed, share
 from .quality import SoftClassifierQF
 
 __all__ = ["randomization_test", "sample_subsets", "check_test_settings", "base_seed", "null_rng"]
-
-_METHODS = (
-    "bonferroni", "sidak", "holm-sidak", "holm", "simes-hochberg", "hommel",
-    "fdr_bh", "fdr_by", "fdr_tsbh", "fdr_tsbky",
-)  # fmt: skip
-
 
 def sample_subsets(rng, population, size, n_subsets):
     """Uniform random ``size``-subsets of ``range(population)``, one per row.
@@ -100,32 +94,37 @@ def base_seed(random_state):
     )
 
 
-def null_rng(seed, size, negatives):
-    """The generator of the null distribution of subsets with ``size`` rows and
-    ``negatives`` negatives, derived from ``seed`` (see :func:`base_seed`).
+def null_rng(seed, key):
+    """The generator of the null distribution of ``key``, derived from ``seed``
+    (see :func:`base_seed`).
 
-    Each distribution has its own stream (``numpy.random.SeedSequence`` of
-    ``(seed, size, negatives)``), so a p-value does not depend on which other
-    subgroups are tested, in which order, or on which worker of a cluster.
+    ``key`` is what the distribution depends on: ``(size, negatives)``, or
+    the count of every class for an AUCMuQF. Each distribution has its own
+    stream (``numpy.random.SeedSequence`` of ``(seed, *key)``), so a p-value
+    does not depend on which other subgroups are tested, in which order, or
+    on which worker of a cluster.
     """
-    return np.random.default_rng(np.random.SeedSequence([seed, int(size), int(negatives)]))
+    return np.random.default_rng(np.random.SeedSequence([seed, *(int(n) for n in key)]))
 
 
-def _null_distribution(qf, dataset, key, n_samples, seed, batch_elements):
+def _null_distribution(qf, whole, key, n_samples, seed, batch_elements):
     """Raw qualities of ``n_samples`` random subsets with the class counts of
-    ``key = (size, negatives)``."""
+    ``key``: ``(size, negatives)`` of the cover ``whole``, or (``whole`` is
+    None) the class counts of an AUCMuQF."""
+    rng = null_rng(seed, key)
+    if whole is None:
+        return qf.null_raw_qualities(key, n_samples, rng, batch_elements=batch_elements)
     size, negatives = key
     values = qf.measure.null_values(
-        dataset, size - negatives, negatives, n_samples, null_rng(seed, size, negatives),
-        batch_elements=batch_elements,
-    )  # fmt: skip
+        whole, size - negatives, negatives, n_samples, rng, batch_elements=batch_elements
+    )
     return qf.raw_quality(np.asarray(values, dtype=float))
 
 
 def _shared_null_distribution(shared, key, n_samples, seed, batch_elements):
-    """:func:`_null_distribution` on a worker, from the shared ``(qf, dataset)``."""
-    qf, dataset = shared
-    return _null_distribution(qf, dataset, key, n_samples, seed, batch_elements)
+    """:func:`_null_distribution` on a worker, from the shared ``(qf, whole)``."""
+    qf, whole = shared
+    return _null_distribution(qf, whole, key, n_samples, seed, batch_elements)
 
 
 def _null_distributions(qf, dataset, keys, n_samples, seed, batch_elements, client, progress):
@@ -155,8 +154,11 @@ def _null_distributions(qf, dataset, keys, n_samples, seed, batch_elements, clie
 
 def check_test_settings(n_samples, method, alpha):
     """Raise ``ValueError`` unless the randomization test's settings are usable."""
-    if method not in _METHODS:
-        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if method not in multitest_alias:  # statsmodels' own table of names and aliases
+        raise ValueError(
+            f"method must be one of statsmodels' multipletests methods "
+            f"{sorted(multitest_alias)}, got {method!r}"
+        )
     if not (isinstance(n_samples, (int, np.integer)) and n_samples >= 1):
         raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
     if not 0 < alpha < 1:
@@ -172,7 +174,7 @@ def _descriptions_iv(subgroups, target):
         descriptions = list(subgroups)
     if target is None:
         raise ValueError(
-            "pass target=ps.SoftClassifierTarget(label_column, prediction_column) "
+            "pass target=subroc_ext.SoftClassifierTarget(label_column, prediction_column) "
             "when subgroups is not a pysubgroup result"
         )
     return descriptions, target
@@ -200,10 +202,11 @@ def randomization_test(
         The patterns to test (e.g. the top-k of a search on another split).
     data : pandas.DataFrame
         The held-out validation split.
-    qf : SoftClassifierQF
+    qf : SoftClassifierQF or AUCMuQF
         Defines the statistic: the raw relative quality ``q`` of its measure
-        and mode on ``data`` (weights are not used).
-    target : pysubgroup.SoftClassifierTarget, optional
+        and mode on ``data`` (weights are not used). For an AUCMuQF the null
+        subsets keep the count of every class.
+    target : subroc_ext.SoftClassifierTarget, optional
         Label and prediction columns; taken from ``subgroups.task`` when it
         is a pysubgroup result.
     n_samples : int, default=10_000
@@ -215,8 +218,9 @@ def randomization_test(
         Family-wise error rate or false discovery rate.
     random_state : int or numpy.random.Generator, optional
         Seed for reproducible p-values. The null distribution of each
-        ``(size, negatives)`` is drawn from its own generator derived from
-        the seed and that key (:func:`null_rng`), so a subgroup's p-value
+        ``(size, negatives)`` (each tuple of class counts for an AUCMuQF) is
+        drawn from its own generator derived from the seed and that key
+        (:func:`null_rng`), so a subgroup's p-value
         does not depend on the other subgroups or their order. ``None`` draws
         fresh entropy once; a Generator gives one seed (and advances).
     batch_elements : int, default=4_000_000
@@ -225,14 +229,14 @@ def randomization_test(
         Show a progress bar.
     client : dask.distributed.Client, optional
         Draw the null distributions on this cluster's workers, one task per
-        ``(size, negatives)`` (the validation data is sent to each worker
-        once). The p-values are the same as without it.
+        key (the validation data is sent to each worker once). The p-values are the same as without it.
 
     Returns
     -------
     pandas.DataFrame
         One row per subgroup, in input order: ``subgroup`` (description),
-        ``size``, ``positives``, ``negatives``, ``measure`` (on ``data``),
+        ``size``, ``positives``, ``negatives`` (for an AUCMuQF one
+        ``count_<class>`` column per class instead), ``measure`` (on ``data``),
         ``statistic``, ``p_value``, ``p_value_corrected``, ``significant``
         and ``testable`` (False where the measure is undefined on the
         subgroup's validation cover; such rows get p = 1).
@@ -242,8 +246,11 @@ def randomization_test(
     >>> table = randomization_test(result, validation, subroc_ext.ROCAUCQF("label"),
     ...                            n_samples=1000, random_state=0)  # doctest: +SKIP
     """
-    if not isinstance(qf, SoftClassifierQF):
-        raise TypeError(f"qf must be a subroc_ext SoftClassifierQF, got {type(qf).__name__}")
+    multiclass = hasattr(qf, "null_raw_qualities")  # AUCMuQF: keep every class count
+    if not (isinstance(qf, SoftClassifierQF) or multiclass):
+        raise TypeError(
+            f"qf must be a subroc_ext SoftClassifierQF or AUCMuQF, got {type(qf).__name__}"
+        )
     check_test_settings(n_samples, method, alpha)
     descriptions, target = _descriptions_iv(subgroups, target)
     if len(data) == 0:
@@ -252,15 +259,21 @@ def randomization_test(
     if client is not None:
         check_client(client)
     qf.calculate_constant_statistics(data, target)
+    if multiclass:
+        null_key, count_record, whole = qf.null_key, qf.count_record, None
+    else:
+        whole = qf.dataset.cover()
+
+        def null_key(stats):
+            return (stats.size_sg, stats.negatives_count)
+
+        def count_record(stats):
+            return {"positives": stats.positives_count, "negatives": stats.negatives_count}
 
     statistics = [qf.calculate_statistics(d, target, data) for d in descriptions]
     testable = [bool(np.isfinite(stats.raw_quality)) for stats in statistics]
-    keys = list(dict.fromkeys(
-        (stats.size_sg, stats.negatives_count) for stats, ok in zip(statistics, testable) if ok
-    ))  # fmt: skip
-    nulls = _null_distributions(
-        qf, qf._dataset.cover(), keys, n_samples, seed, batch_elements, client, progress
-    )
+    keys = list(dict.fromkeys(null_key(stats) for stats, ok in zip(statistics, testable) if ok))
+    nulls = _null_distributions(qf, whole, keys, n_samples, seed, batch_elements, client, progress)
     records = []
     for description, stats, ok in zip(descriptions, statistics, testable):
         p_value = 1.0
@@ -270,30 +283,30 @@ def randomization_test(
             # much less than this relative to the measure's magnitude.
             scale = max(abs(stats.measure), abs(qf.dataset_value))
             tolerance = 100 * np.finfo(float).eps * scale
-            null = nulls[stats.size_sg, stats.negatives_count]
+            null = nulls[null_key(stats)]
             extreme = np.count_nonzero(null >= stats.raw_quality - tolerance)
             p_value = (1 + extreme) / (1 + n_samples)
         records.append(
             {
                 "subgroup": description,
                 "size": stats.size_sg,
-                "positives": stats.positives_count,
-                "negatives": stats.negatives_count,
+                **count_record(stats),
                 "measure": stats.measure,
                 "statistic": stats.raw_quality,
                 "p_value": p_value,
                 "testable": ok,
             }
         )
+    counts = list(count_record(qf.calculate_statistics(slice(None), target, data)))
     table = pd.DataFrame.from_records(
         records,
-        columns=["subgroup", "size", "positives", "negatives", "measure", "statistic",
-                 "p_value", "testable"],
-    )  # fmt: skip
+        columns=["subgroup", "size", *counts, "measure", "statistic", "p_value", "testable"],
+    )
     if len(table):
         rejected, corrected, _, _ = multipletests(table["p_value"], alpha=alpha, method=method)
     else:
         rejected, corrected = np.zeros(0, dtype=bool), np.zeros(0)
-    table.insert(7, "p_value_corrected", corrected)
-    table.insert(8, "significant", rejected & table["testable"].to_numpy())
+    after_p = table.columns.get_loc("p_value") + 1
+    table.insert(after_p, "p_value_corrected", corrected)
+    table.insert(after_p + 1, "significant", rejected & table["testable"].to_numpy())
     return table

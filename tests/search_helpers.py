@@ -1,12 +1,22 @@
 """Shared helpers of the quality-function and search tests."""
 
 import itertools
+from importlib.metadata import version
 
 import numpy as np
 import pandas as pd
 import pysubgroup as ps
+import pytest
 
 import subroc_ext
+
+#: Skips a test that compares with pysubgroup's own soft-classifier quality
+#: functions, which pysubgroup 0.8 (the one pip installs on Python >= 3.13) lacks.
+needs_pysubgroup_qfs = pytest.mark.skipif(
+    not hasattr(ps, "ROCAUCQF"),
+    reason=f"pysubgroup {version('pysubgroup')} has no ROCAUCQF/PRAUCQF/ARLQF/permutation_test "
+    "(added in pysubgroup 0.9.0) to compare with",
+)
 
 
 def make_qf(name, mode="worse", weights=(0, 0), positive=1, label="label"):
@@ -45,7 +55,7 @@ EXHAUSTIVE = {
 EVALUATES_ROOT = {"DFS", "SimpleDFS"}
 
 #: The target of every synthetic search.
-TARGET = ps.SoftClassifierTarget("label", "score")
+TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 
 
 def synthetic(seed, n=300, ties="none"):

@@ -5,10 +5,13 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
+import subroc_ext
+from subroc_ext import cli as cli_module
 from subroc_ext.cli import main
 from synthetic import scored_frame
 
@@ -44,15 +47,22 @@ def workdir(tmp_path_factory):
 
 def test_demo(tmp_path):
     out = tmp_path / "demo"
+    out.mkdir()
+    (out / "report.html").write_text("an earlier report")
     process = cli("demo", "--samples", 20, "--quiet", "--out", out, cwd=tmp_path)
     assert process.returncode == 0, process.stderr
     assert process.stderr == ""
-    assert "Top 10 of 100 subgroups" in process.stdout
+    # where the report went, and that it replaced the earlier one
+    assert f"Report: {out.resolve() / 'report.html'} (with subgroups.csv, curves.png); it " \
+           "replaces the report an earlier run wrote there." in process.stdout
+    table = pd.read_csv(out / "subgroups.csv", keep_default_na=False)
+    assert 50 <= len(table) <= 100  # identical covers collapsed into one row
+    assert f"Top 10 of {len(table)} subgroups" in process.stdout
+    assert (table["alternatives"] != "").any()
     assert "roc_auc_validation" in process.stdout and "Whole data: roc_auc 0.9" in process.stdout
     assert "Runtime:" in process.stdout
 
     table = pd.read_csv(out / "subgroups.csv")
-    assert len(table) == 100
     for column in ("description", "quality", "size_search", "ncr_search", "roc_auc_search",
                    "roc_auc_validation", "p_value", "p_value_corrected", "significant"):  # fmt: skip
         assert column in table.columns
@@ -97,6 +107,93 @@ def test_main_in_process_converts_the_positive_label(workdir, tmp_path, capsys):
     assert "is better than on the whole data" in capsys.readouterr().out
 
 
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"subroc-ext {subroc_ext.__version__}"
+
+
+def test_label_values_are_quoted_as_by_the_api(workdir, capsys):
+    """One style for label values: the API's message and the command's agree."""
+    assert main(["run", str(workdir / "strings.csv"), *RUN]) == 2
+    from_cli = capsys.readouterr().err
+    strings = pd.read_csv(workdir / "strings.csv")
+    with pytest.raises(ValueError) as from_api:
+        subroc_ext.find_subgroups(strings, label="y", score="p", progress=False)
+    assert "label column 'y' has values 'no' and 'yes'; pass " in from_cli
+    assert "label column 'y' has values 'no' and 'yes'; pass " in str(from_api.value)
+
+
+def test_min_support_as_a_fraction(workdir, tmp_path, capsys):
+    """--min-support 0.1: a tenth of the 1,000 searched rows."""
+    assert main(["run", str(workdir / "data.csv"), *RUN, "--min-support", "0.1", "--depth", "1",
+                 "--samples", "20", "--top", "5", "--out", str(tmp_path)]) == 0  # fmt: skip
+    capsys.readouterr()
+    table = pd.read_csv(tmp_path / "subgroups.csv")
+    assert (table["size_search"] >= 100).all()
+    assert "min_support" in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+def test_demo_says_where_its_report_goes_and_git_ignores_it(tmp_path, monkeypatch, capsys):
+    """The default directory is in the current one: say so, and keep it out of git."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli_module, "load_adult", stop_here)
+    with pytest.raises(AssertionError, match="stopped"):
+        main(["demo"])
+    assert f"report will be written to {tmp_path.resolve() / 'subroc-ext-demo'}/" in (
+        capsys.readouterr().err
+    )
+    ignored = (Path(__file__).resolve().parents[1] / ".gitignore").read_text().splitlines()
+    assert "subroc-ext-demo/" in ignored and "subroc-ext-report/" in ignored
+
+
+def stop_here(*args, **kwargs):
+    raise AssertionError("stopped: the search would run now")
+
+
+@pytest.mark.parametrize("command", ["run", "demo"])
+def test_unwritable_out_fails_before_the_search(workdir, tmp_path, monkeypatch, capsys, command):
+    """--out that cannot hold files (here: an existing file) fails in a second,
+    not after the search. (A read-only directory would do, but not as root.)"""
+    monkeypatch.setattr(cli_module, "find_subgroups", stop_here)
+    monkeypatch.setattr(cli_module, "load_adult", stop_here)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    arguments = [str(workdir / "data.csv"), *RUN] if command == "run" else ["--quiet"]
+    assert main([command, *arguments, "--out", str(blocker)]) == 2
+    captured = capsys.readouterr()
+    assert f"cannot write the report to '{blocker}'" in captured.err
+    assert len(captured.err.strip().splitlines()) == 1 and captured.out == ""
+
+
+def test_results_are_printed_when_the_report_cannot_be_written(workdir, tmp_path, monkeypatch,
+                                                               capsys):  # fmt: skip
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli_module, "write_report", full_disk)
+    assert main(["run", str(workdir / "data.csv"), *RUN, "--depth", "1", "--samples", "50",
+                 "--out", str(tmp_path)]) == 2  # fmt: skip
+    captured = capsys.readouterr()
+    assert "No space left on device" in captured.err and "cannot write the report" in captured.err
+    assert "region=='east'" in captured.out and "Top 10 of" in captured.out
+    assert "Runtime:" in captured.out and "Report:" not in captured.out
+
+
+def test_collapse_and_max_overlap_options(workdir, tmp_path, capsys):
+    common = [str(workdir / "data.csv"), *RUN, "--depth", "2", "--samples", "20", "--top", "30"]
+    assert main(["run", *common, "--no-collapse", "--out", str(tmp_path / "all")]) == 0
+    assert main(["run", *common, "--max-overlap", "0.2", "--out", str(tmp_path / "diverse")]) == 0
+    capsys.readouterr()
+    every = pd.read_csv(tmp_path / "all" / "subgroups.csv", keep_default_na=False)
+    diverse = pd.read_csv(tmp_path / "diverse" / "subgroups.csv", keep_default_na=False)
+    assert len(every) == 30 and (every["alternatives"] == "").all()
+    assert len(diverse) < 30 and (diverse["overlap"].iloc[1:].astype(float) <= 0.2).all()
+    assert main(["run", *common, "--max-overlap", "2"]) == 2
+    assert "argument --max-overlap: expected a Jaccard index between 0 and 1" in (
+        capsys.readouterr().err
+    )
+
+
 def test_help(capsys):
     assert main(["run", "--help"]) == 0
     out = capsys.readouterr().out
@@ -136,6 +233,10 @@ def test_bad_input_is_one_line_and_exit_code_2(workdir, args, message):
          "argument --samples: expected a positive integer, got 'many'"),
         (["data.csv", *RUN, "--balance-weight", "-1"],
          "argument --balance-weight: expected a finite number >= 0, got '-1'"),
+        (["data.csv", *RUN, "--min-support", "1.5"],
+         "argument --min-support: expected a number of rows (integer >= 0) or a fraction "
+         "strictly between 0 and 1, got '1.5'"),
+        (["data.csv", *RUN, "--min-support", "-3"], "argument --min-support: expected"),
         (["strings.csv", *RUN], "pass --positive-label to say which one is the positive class"),
         (["strings.csv", *RUN, "--positive-label", "maybe"],
          "positive label 'maybe' does not occur in label column 'y'"),

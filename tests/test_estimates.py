@@ -13,7 +13,6 @@ scikit-learn on sampled ones.
 
 import numpy as np
 import pandas as pd
-import pysubgroup as ps
 import pytest
 from sklearn import metrics
 
@@ -25,7 +24,7 @@ COVERS_PER_DATASET = 3
 MODES = ("worse", "better", "both")
 WEIGHTS = [(0, 0), (0, 1), (1, 1), (0.3, 1), (1, 0.3), (0.5, 0.5), (2, 0)]  # (alpha, beta)
 KINDS = {"roc_auc": "score", "pr_auc": "score", "arl": "loss", "attribution_mean": "score"}
-TARGET = ps.SoftClassifierTarget("label", "score")
+TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 # (negative label, positive label): positive label 0, strings, bool, {-1, 1}
 ENCODINGS = [(0, 1), (1, 0), ("ham", "spam"), ("yes", "no"), (False, True), (-1, 1)]
 

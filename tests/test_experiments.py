@@ -1,8 +1,11 @@
 """Smoke runs of every experiment script (``experiments/``), as subprocesses.
 
 Each script runs with ``--smoke`` (a few hundred rows, depth 1-2, few
-randomization samples, no Census: no network) into a temporary directory; the
-test checks the exit status and the expected output files. Without xgboost
+randomization samples, no Census: no network) with its default output
+directory, which for a smoke run is a new temporary directory (here inside
+pytest's ``tmp_path``, through ``TMPDIR``); the test checks the exit status,
+the expected output files, and that no file of the repository was created,
+changed or deleted. Without xgboost
 the scripts fall back to scikit-learn's HistGradientBoostingClassifier, so
 these tests need only the test extra.
 """
@@ -11,9 +14,11 @@ import json
 import os
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import pandas as pd
+import pysubgroup as ps
 import pytest
 
 pytest.importorskip("matplotlib")
@@ -26,37 +31,79 @@ EXPECTED = {
     "table2_runtimes": ["table2_runtimes.csv", "table2_runtimes.md", "table2_speedups.md",
                         "table2_pysubgroup.csv", "table2_pysubgroup.md"],
     "figure2_injection": ["figure2_injection.png", "figure2_injection_roc_auc.png",
-                          "figure2_patterns.csv", "figure2_summary.md", "figure2_injected.md"],
+                          "figure2_patterns.csv", "figure2_summary.md", "figure2_injected.md",
+                          "figure2_recovery.md"],
     "figure3_skew": ["figure3_skew.png", "figure3_skew.csv"],
     "case_study_adult": ["case_study_adult.md", "case_study_adult.csv"],
 }  # fmt: skip
 
 
-def run(module, out, *extra):
-    env = dict(os.environ, MPLBACKEND="Agg")
+#: Directories whose contents may change while the tests run (not outputs).
+SCRATCH = {".git", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache"}
+
+
+def repository_files():
+    """Every file of the checkout (outside caches) with its size and modification time."""
+    files = {}
+    for directory, subdirectories, names in os.walk(ROOT):
+        subdirectories[:] = [d for d in subdirectories if d not in SCRATCH and not d.endswith(".egg-info")]
+        for name in names:
+            path = Path(directory) / name
+            stat = path.stat()
+            files[str(path.relative_to(ROOT))] = (stat.st_size, stat.st_mtime_ns)
+    return files
+
+
+@pytest.fixture
+def repository_unchanged():
+    """Fail if the test creates, changes or deletes a file of the repository."""
+    before = repository_files()
+    yield
+    after = repository_files()
+    changed = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    assert not changed, f"a smoke run wrote into the repository: {changed[:20]}"
+
+
+def run(module, tmp_path, *extra):
+    """Run ``experiments.<module> --smoke`` with temporary files under ``tmp_path``;
+    return its output directory (the one temporary directory it created) and
+    what it printed."""
+    env = dict(os.environ, MPLBACKEND="Agg", TMPDIR=str(tmp_path))
     process = subprocess.run(
-        [sys.executable, "-m", f"experiments.{module}", "--smoke", "--out", str(out), *extra],
+        [sys.executable, "-m", f"experiments.{module}", "--smoke", *extra],
         cwd=ROOT, capture_output=True, text=True, env=env, timeout=300, check=False,
     )  # fmt: skip
     assert process.returncode == 0, f"{module} failed:\n{process.stdout[-3000:]}\n{process.stderr[-3000:]}"
-    return process
+    (out,) = tmp_path.glob("subroc-ext-smoke-*")
+    assert str(out) in process.stdout  # the run says where its outputs are
+    return out, process.stdout
+
+
+#: pysubgroup 0.8 (Python >= 3.13) has no quality functions of its own to time.
+PYSUBGROUP_HAS_QFS = hasattr(ps, "ROCAUCQF")
+PYSUBGROUP_FILES = {"table2_pysubgroup.csv", "table2_pysubgroup.md"}
 
 
 @pytest.mark.parametrize("module", sorted(EXPECTED))
-def test_script_smoke(module, tmp_path):
-    run(module, tmp_path)
-    for name in EXPECTED[module]:
-        path = tmp_path / name
+def test_script_smoke(module, tmp_path, repository_unchanged):
+    out, stdout = run(module, tmp_path)
+    expected = EXPECTED[module]
+    if module == "table2_runtimes" and not PYSUBGROUP_HAS_QFS:
+        assert f"pysubgroup {version('pysubgroup')} has no ROCAUCQF" in stdout
+        assert not any((out / name).exists() for name in PYSUBGROUP_FILES)
+        expected = [name for name in expected if name not in PYSUBGROUP_FILES]
+    for name in expected:
+        path = out / name
         assert path.exists() and path.stat().st_size > 0, f"{module} did not write {name}"
     if module == "table1":
-        table = pd.read_csv(tmp_path / "table1.csv")
+        table = pd.read_csv(out / "table1.csv")
         assert set(table["setting"]) == {"basic", "full"}
         assert set(table["measure"]) == {"roc_auc", "pr_auc", "arl", "attribution_mean"}
         assert "census_kdd" not in set(table["dataset"])  # smoke mode needs no network
         # the basic setting's patterns respect the smoke run's minimum support
         assert (table.loc[table.setting == "basic", "mean_cover"].dropna() >= 10).all()
     if module == "table2_runtimes":
-        table = pd.read_csv(tmp_path / "table2_runtimes.csv")
+        table = pd.read_csv(out / "table2_runtimes.csv")
         # pruning never changes the result and never evaluates more candidates
         assert table["same_result"].all()
         assert (table["on_candidates"] <= table["off_candidates"]).all()
@@ -71,15 +118,36 @@ def test_model_falls_back_without_xgboost(monkeypatch):
     assert common.model_kind("gaussian_nb") == "gaussian_nb"
 
 
-def test_run_all_smoke_only(tmp_path):
-    """run_all runs the selected scripts and records their status."""
-    run_all = subprocess.run(
-        [sys.executable, "-m", "experiments.run_all", "--smoke", "--out", str(tmp_path),
-         "--only", "figure3_skew"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert run_all.returncode == 0, run_all.stdout + run_all.stderr
-    summary = json.loads((tmp_path / "run_all.json").read_text())
+def test_run_all_smoke_only(tmp_path, repository_unchanged):
+    """run_all --smoke runs the selected scripts into a temporary directory and records their status."""
+    out, _ = run("run_all", tmp_path, "--only", "figure3_skew")
+    summary = json.loads((out / "run_all.json").read_text())
     assert [s["script"] for s in summary["scripts"]] == ["figure3_skew"]
     assert summary["scripts"][0]["status"] == 0
-    assert (tmp_path / "figure3_skew.png").exists()
+    assert f"--out {out}" in summary["scripts"][0]["command"]
+    assert (out / "figure3_skew.png").exists()
+
+
+def test_smoke_refuses_the_committed_results():
+    """An explicit --out inside experiments/results/ is refused in smoke mode, before any work."""
+    process = subprocess.run(
+        [sys.executable, "-m", "experiments.figure3_skew", "--smoke", "--out", "experiments/results/smoke"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert process.returncode != 0
+    assert "committed results" in process.stderr
+    assert not (ROOT / "experiments" / "results" / "smoke").exists()
+
+
+def test_median_run_of_repetitions():
+    sys.path.insert(0, str(ROOT))
+    from experiments import common
+    from experiments.table2_runtimes import median_run
+
+    runs = [common.SearchRun([(1.0, "a")], s, c, 7, True) for s, c in ((3.0, 2.0), (1.0, 4.0), (2.0, 3.0))]
+    median = median_run(runs)
+    assert (median.seconds, median.cpu_seconds, median.candidates, median.results) == (2.0, 3.0, 7, [(1.0, "a")])
+    stopped = common.SearchRun([], 9.0, 9.0, 3, False)
+    assert median_run([runs[0], stopped]) is stopped  # a stopped repetition stops the configuration
+    with pytest.raises(RuntimeError, match="different numbers of candidates"):
+        median_run([runs[0], common.SearchRun([], 1.0, 1.0, 8, True)])

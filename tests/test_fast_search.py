@@ -26,7 +26,7 @@ from search_helpers import (
     synthetic,
     with_root,
 )
-from subroc_ext import bitset, cover_kernels, measures
+from subroc_ext import bitset, measures
 from subroc_ext.search import FastSearch
 
 QF_NAMES = ("roc", "pr", "arl", "attribution")

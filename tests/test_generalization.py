@@ -24,7 +24,7 @@ from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 import subroc_ext
 from search_helpers import EVALUATES_ROOT, EXHAUSTIVE
 
-TARGET = ps.SoftClassifierTarget("label", "score")
+TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 QF_NAMES = ("roc", "pr", "arl", "attribution")
 #: (size_weight alpha, balance_weight beta)
 WEIGHTS = [(0, 0), (1, 1), (0.3, 1)]

@@ -5,6 +5,9 @@ Oracles: scikit-learn's ``roc_auc_score``, ``auc(recall, precision)`` of
 from the definitions in SPEC.md.
 """
 
+import warnings
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics
 
-from subroc_ext import kernels
+from subroc_ext import UndefinedMeasureWarning, kernels
 
 N_CASES = 1000
 TOL = 1e-12
@@ -330,21 +333,21 @@ def test_pos_label_zero_flips_the_classes():
 )
 def test_undefined_measures_warn_and_return_nan(kernel, labels, match):
     scores = np.arange(len(labels), dtype=float)
-    with pytest.warns(UserWarning, match=match):
+    with pytest.warns(UndefinedMeasureWarning, match=match):
         value = kernel(labels, scores)
     assert np.isnan(value)
 
 
 @pytest.mark.parametrize("labels", [[1, 1, 1], [0, 0, 0], ["a", "a", "a"]])
 def test_example_attributions_undefined_with_one_class(labels):
-    with pytest.warns(UserWarning, match="example attributions is undefined"):
+    with pytest.warns(UndefinedMeasureWarning, match="example attributions is undefined"):
         values = kernels.example_attributions(labels, [0.1, 0.2, 0.3], pos_label=labels[0])
     assert values.shape == (3,) and np.isnan(values).all()
 
 
 @pytest.mark.parametrize("subset", [np.zeros(4, dtype=bool), [], np.array([], dtype=int)])
 def test_attribution_mean_of_empty_subset_warns(subset):
-    with pytest.warns(UserWarning, match="attribution mean is undefined: the subset is empty"):
+    with pytest.warns(UndefinedMeasureWarning, match="attribution mean is undefined: the subset is empty"):
         value = kernels.attribution_mean_score([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], subset)
     assert np.isnan(value)
 
@@ -362,7 +365,7 @@ def test_pr_auc_and_arl_are_defined_without_negatives():
         ([0, 1], [0.1, 0.2, 0.3], r"inconsistent numbers of samples: \[2, 3\]"),
         ([0, 1, 1], [0.1, np.nan, 0.3], r"'y_score' contains 1 NaN or infinite value\(s\), e.g. at position 1"),
         ([0, 1, 1], [np.inf, 0.2, -np.inf], r"'y_score' contains 2 NaN or infinite"),
-        ([0, 1, 2], [0.1, 0.2, 0.3], r"'y_true' must be binary but has 3 distinct values \(0, 1, 2\)"),
+        ([0, 1, 2], [0.1, 0.2, 0.3], r"'y_true' must be binary but has 3 distinct values \(0, 1 and 2\)"),
         (["a", "b", "c"], [0.1, 0.2, 0.3], r"'y_true' must be binary but has 3 distinct values"),
         ([0, None, 1], [0.1, 0.2, 0.3], r"'y_true' contains 1 missing value"),
         ([0, 2, 2], [0.1, 0.2, 0.3], r"positive label 1 does not occur in label column 'y_true'"),
@@ -372,3 +375,32 @@ def test_pr_auc_and_arl_are_defined_without_negatives():
 def test_invalid_input_raises_naming_the_problem(kernel, labels, scores, match):
     with pytest.raises(ValueError, match=match):
         kernel(labels, scores)
+
+
+def test_undefined_measure_warnings_can_be_filtered_by_class():
+    """A dedicated class (a UserWarning, as before): users silence or escalate it."""
+    assert issubclass(UndefinedMeasureWarning, UserWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UndefinedMeasureWarning)
+        with pytest.raises(UndefinedMeasureWarning, match="ROC AUC is undefined"):
+            kernels.roc_auc_score([1, 1], [0.1, 0.2])
+        assert kernels.roc_auc_score([0, 1], [0.1, 0.2]) == 1.0  # defined: no warning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=UndefinedMeasureWarning)
+        assert np.isnan(kernels.pr_auc_score([0, 0], [0.1, 0.2]))
+    assert caught == []
+
+
+def test_readme_defines_pr_auc_as_computed():
+    """README: PR AUC is the trapezoidal area, not average precision (its example)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    text = " ".join(readme.split())
+    assert "PR AUC** is the trapezoidal area under the precision-recall curve" in text
+    assert "**not** average precision" in text
+    labels, scores = [0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]
+    precision, recall, _ = metrics.precision_recall_curve(labels, scores)
+    assert kernels.pr_auc_score(labels, scores) == pytest.approx(metrics.auc(recall, precision))
+    assert "the PR AUC is 0.792, the average precision 0.833" in text
+    assert round(kernels.pr_auc_score(labels, scores), 3) == 0.792
+    assert round(metrics.average_precision_score(labels, scores), 3) == 0.833

@@ -14,7 +14,7 @@ import pytest
 from sklearn import metrics
 
 from subroc_ext import measures
-from subroc_ext.quality import _SortedDataset
+from subroc_ext.dataset import SortedDataset
 
 TOL = 1e-12
 N_COVERS = 250
@@ -209,7 +209,7 @@ def random_dataset(rng, ties):
 
 def prepared(factory, data):
     """A row-mean measure prepared on ``data`` and its sorted dataset."""
-    dataset = _SortedDataset(data, "y", "s", 1)
+    dataset = SortedDataset(data, "y", "s", 1)
     measure = factory()
     measure.prepare(dataset.cover())
     return measure, dataset
@@ -265,7 +265,7 @@ def test_row_mean_size_aware_bound_is_exact(oracle, name, size_weight, ties):
 
 def test_row_mean_measure_rejects_bad_row_values():
     data = pd.DataFrame({"y": [0, 1, 1], "s": [0.1, 0.5, 0.9]})
-    dataset = _SortedDataset(data, "y", "s", 1)
+    dataset = SortedDataset(data, "y", "s", 1)
     wrong_shape = measures.RowMeanMeasure(lambda y, s: s[:2], kind="loss", name="short")
     with pytest.raises(ValueError, match="'short' returned shape"):
         wrong_shape.prepare(dataset.cover())

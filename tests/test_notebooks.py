@@ -11,6 +11,7 @@ interpreter; then every cell must run without error and the key outputs
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from nbclient import NotebookClient
 import subroc_ext
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-NAMES = ["01_audit_a_model.ipynb", "02_add_a_measure.ipynb"]
+NAMES = ["01_audit_a_model.ipynb", "02_add_a_measure.ipynb", "03_multiclass_and_diagnostics.ipynb"]
 CELL_TIMEOUT = 120
 
 
@@ -116,9 +117,22 @@ def test_audit_a_model(kernel_env, tmp_path, monkeypatch):
 def test_add_a_measure(kernel_env, tmp_path, monkeypatch):
     notebook = run_notebook("02_add_a_measure.ipynb", kernel_env, tmp_path, monkeypatch)
     text = all_text(notebook)
-    # pruned and unpruned searches agree for every valid bound, a wrong one is caught
-    assert text.count("same top-10: True") == 4
-    assert text.count("same top-10: False") == 1
-    assert "violations" in text
+    # pruned and unpruned searches agree for every valid bound; a wrong one is caught
+    # by brute force (its search may or may not miss subgroups, depending on the model)
+    assert text.count("same top-10: True") + text.count("same top-10: False") == 5
+    assert text.count("same top-10: True") >= 4
+    wrong = re.findall(r"violations: (\d+)", text)
+    assert wrong and int(wrong[-1]) > 0
     # find_subgroups tables of the three measures
     assert mime_count(notebook, "text/html") >= 3
+
+
+def test_multiclass_and_diagnostics(kernel_env, tmp_path, monkeypatch):
+    notebook = run_notebook("03_multiclass_and_diagnostics.ipynb", kernel_env, tmp_path, monkeypatch)
+    text = all_text(notebook)
+    assert "AUC_mu of the model on the search split: 0." in text
+    for column in ("auc_mu_validation", "bpsn_auc_search", "background", "sens_spec_drift"):
+        assert column in text
+    # the multi-class, binary, cross-AUC and diagnostics tables; the two plots
+    assert mime_count(notebook, "text/html") >= 4
+    assert mime_count(notebook, "image/png") >= 2

@@ -23,11 +23,14 @@ import subroc_ext
 from subroc_ext import datasets, find_subgroups, make_quality_function, modelling, pipeline
 
 COLUMNS = [
-    "subgroup", "description", "quality",
+    "subgroup", "description", "alternatives", "quality", "overlap", "overlaps_with",
     "size_search", "positives_search", "negatives_search", "ncr_search",
     "roc_auc_search", "pr_auc_search", "arl_search", "attribution_mean_search",
+    "bpsn_auc_search", "bnsp_auc_search",
     "size_validation", "positives_validation", "negatives_validation", "ncr_validation",
     "roc_auc_validation", "pr_auc_validation", "arl_validation", "attribution_mean_validation",
+    "bpsn_auc_validation", "bnsp_auc_validation",
+    "roc_auc_validation_ci_low", "roc_auc_validation_ci_high",
     "statistic", "p_value", "p_value_corrected", "significant", "testable",
 ]  # fmt: skip
 MEASURE_NAMES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
@@ -177,7 +180,7 @@ def test_size_weight_one_ranks_large_subgroups_above_any_plant_sized_one(adult):
     'marital_status == Married-civ-spouse' (about 5,500 rows, quality about
     300), while w * (q - g) <= n * AUC(D) <= 150 for any cover of <= 150 rows."""
     search = adult["search"]
-    target = ps.SoftClassifierTarget("income", "score")
+    target = subroc_ext.SoftClassifierTarget("income", "score")
     qf = make_quality_function(
         "roc_auc", "income", positive_label=">50K", size_weight=1, balance_weight=1,
         generalization_aware=True,
@@ -195,7 +198,7 @@ def test_basic_setting_at_depth_two_ranks_a_two_condition_plant_first(adult):
     reach the plant's specializations, and the plant itself is the worst
     two-condition pattern."""
     search = adult["search"]
-    target = ps.SoftClassifierTarget("income", "score")
+    target = subroc_ext.SoftClassifierTarget("income", "score")
     qf = make_quality_function("roc_auc", "income", positive_label=">50K")
     result = top_two_at_depth_two(search, target, qf)
     assert iou(cover(result[0][1], search), adult["mask"]) == 1.0
@@ -289,6 +292,12 @@ def test_descriptive_columns_equal_direct_computation(table, frames, split):
         expected = brute_measures(labels, scores, mask, attributions)
         for name in MEASURE_NAMES:
             assert row[f"{name}_{split}"] == pytest.approx(expected[name], rel=1e-10, nan_ok=True)
+        # Borkan et al.'s bias AUCs: the rows outside the subgroup are the background
+        for name, positives, negatives in (("bpsn", ~mask, mask), ("bnsp", mask, ~mask)):
+            pos, neg = scores[positives & labels], scores[negatives & ~labels]
+            wins = (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
+            expected_bias = wins.mean() if wins.size else np.nan
+            assert row[f"{name}_auc_{split}"] == pytest.approx(expected_bias, nan_ok=True)
         if split == "validation" and labels[mask].any() and not labels[mask].all():
             auc_value = subroc_ext.roc_auc_score(labels[mask], scores[mask])
             assert row["roc_auc_validation"] == pytest.approx(auc_value)
@@ -301,7 +310,7 @@ def test_quality_and_statistic_equal_direct_computation(table, frames):
     by default); statistic: the raw relative quality AUC(V) - AUC(cover) on
     the validation split."""
     search, validation = frames
-    target = ps.SoftClassifierTarget("y", "s")
+    target = subroc_ext.SoftClassifierTarget("y", "s")
     qf = make_quality_function(
         "roc_auc", "y", positive_label=1, size_weight=1, balance_weight=1, generalization_aware=True
     )
@@ -357,6 +366,14 @@ def test_attrs(table, frames):
         for name in MEASURE_NAMES:
             assert values[f"{name}_{split}"] == pytest.approx(direct[name])
     assert values["attribution_mean_search"] == pytest.approx(values["roc_auc_search"] / 2)
+
+
+def test_pysubgroup_algorithm_gives_the_default_engines_table(frames, table):
+    """find_subgroups searches with FastSearch by default; ps.BestFirstSearch
+    with the same quality function gives the same table."""
+    search, validation = frames
+    other = find_subgroups(search, validation=validation, algorithm=ps.BestFirstSearch(), **SETTINGS)
+    pd.testing.assert_frame_equal(other.drop(columns="subgroup"), table.drop(columns="subgroup"))
 
 
 def test_reproducible_with_the_same_random_state():
@@ -485,7 +502,7 @@ INVALID = {
     "text score": (dict(data=small().assign(s="high")), ValueError, r"score column 's' must be numeric"),
     "string labels without positive_label": (
         dict(data=small().assign(y=np.where(small()["y"] == 1, "yes", "no"))),
-        ValueError, r"label column 'y' has values .*'no'.*'yes'.*pass positive_label"),
+        ValueError, r"label column 'y' has values 'no' and 'yes'; pass positive_label"),
     "unknown positive_label": (dict(positive_label=2), ValueError, r"positive label 2 does not occur"),
     "bad measure": (dict(measure="auc"), ValueError, r"measure must be one of .*got 'auc'"),
     "bad mode": (dict(mode="worst"), ValueError, r"mode must be one of .*got 'worst'"),
@@ -503,7 +520,10 @@ INVALID = {
     "empty validation split": (dict(data=small().iloc[:3], validation=0.1, positive_label=1),
                                ValueError, r"the validation split is empty"),
     "empty validation frame": (dict(validation=small().iloc[:0]), ValueError, r"the validation split is empty"),
-    "validation frame without score": (dict(validation=small().drop(columns="s")), KeyError, r"\['s'\] not found"),
+    "validation frame without score": (dict(validation=small().drop(columns="s")), KeyError,
+                                       r"\['s'\] not found in the validation split"),
+    "validation frame without label": (dict(validation=small().drop(columns="y")), KeyError,
+                                       r"\['y'\] not found in the validation split"),
     "validation frame without attribute": (dict(validation=small().drop(columns="a")),
                                            KeyError, r"validation data lacks column\(s\) \['a'\]"),
     "one class in search split": (dict(data=small().assign(y=0), positive_label=1),
@@ -516,6 +536,17 @@ INVALID = {
     "depth -1": (dict(depth=-1), ValueError, r"depth must be a positive integer, got -1"),
     "depth 1.5": (dict(depth=1.5), ValueError, r"depth must be a positive integer, got 1.5"),
     "result_set_size 0": (dict(result_set_size=0), ValueError, r"result_set_size must be a positive integer, got 0"),
+    "max_overlap 1.5": (dict(max_overlap=1.5), ValueError, r"max_overlap must be None or a number in \[0, 1\], got 1.5"),
+    "max_overlap -0.1": (dict(max_overlap=-0.1), ValueError, r"max_overlap must be .*got -0.1"),
+    "max_overlap text": (dict(max_overlap="high"), ValueError, r"max_overlap must be .*got 'high'"),
+    "nbins 0": (dict(nbins=0), ValueError, r"nbins must be a positive integer .*got 0"),
+    "nbins -2": (dict(nbins=-2), ValueError, r"nbins must be a positive integer .*got -2"),
+    "nbins 2.5": (dict(nbins=2.5), ValueError, r"nbins must be a positive integer .*got 2.5"),
+    "min_support -1": (dict(min_support=-1), ValueError, r"min_support must be a number of rows .*got -1"),
+    "min_support 1.5": (dict(min_support=1.5), ValueError, r"min_support must be .*fraction .*got 1.5"),
+    "min_support 0.0": (dict(min_support=0.0), ValueError, r"min_support must be .*got 0.0"),
+    "min_support True": (dict(min_support=True), ValueError, r"min_support must be .*got True"),
+    "min_support text": (dict(min_support="1%"), ValueError, r"min_support must be .*got '1%'"),
     "not a DataFrame": (dict(data={"y": [0, 1], "s": [0.1, 0.2]}), TypeError, r"data must be a pandas DataFrame"),
 }  # fmt: skip
 
@@ -526,6 +557,107 @@ def test_invalid_input_fails_up_front(no_search, case):
     arguments = {"data": small(), "label": "y", "score": "s", "progress": False, **changes}
     with pytest.raises(error, match=message):
         find_subgroups(arguments.pop("data"), **arguments)
+
+
+def with_copies(frame):
+    """``frame`` with ``b`` a copy of ``a1`` and ``c`` a 0/1 code of ``a0 == 'p'``:
+    several descriptions of the same rows."""
+    return frame.assign(b=frame["a1"], c=(frame["a0"] == "p").astype(int))
+
+
+def test_identical_covers_collapse_into_one_row(frames):
+    search, validation = (with_copies(frame) for frame in frames)
+    settings = {**SETTINGS, "result_set_size": 20}
+    table = find_subgroups(search, validation=validation, **settings)
+    full = find_subgroups(search, validation=validation, collapse_identical=False, **settings)
+    assert table.attrs["collapse_identical"] and not full.attrs["collapse_identical"]
+    covers = {row.description: cover(row.subgroup, search) for row in full.itertuples()}
+    # every description of the uncollapsed table is a row or an alternative of one
+    alternatives = [text.split("; ") for text in table["alternatives"] if text]
+    assert sorted(table["description"].tolist() + sum(alternatives, [])) == sorted(covers)
+    assert len(table) < len(full) and sum(map(len, alternatives)) == len(full) - len(table)
+    names = [{row.description, *row.alternatives.split("; ")} for row in table.itertuples()]
+    assert {"a1=='q'", "b=='q'"} in [n - {""} for n in names]  # a copied column
+    assert {"a0=='p'", "c==1"} in [n - {""} for n in names]  # a 0/1 code of a condition
+    for row in table.itertuples():
+        assert (full["description"] == row.description).any()  # the best-ranked one stays
+        for other in filter(None, row.alternatives.split("; ")):
+            np.testing.assert_array_equal(covers[other], covers[row.description])
+            assert full.index[full["description"] == other][0] > full.index[
+                full["description"] == row.description
+            ][0]
+    distinct = {cover(sg, search).tobytes() for sg in table["subgroup"]}
+    assert len(distinct) == len(table)
+    assert (full["alternatives"] == "").all()
+
+
+@pytest.mark.parametrize("max_overlap", [0.0, 0.2, 0.5])
+def test_max_overlap_keeps_a_diverse_subsequence(frames, max_overlap):
+    search, validation = frames
+    settings = {**SETTINGS, "result_set_size": 20}
+    table = find_subgroups(search, validation=validation, max_overlap=max_overlap, **settings)
+    full = find_subgroups(search, validation=validation, **settings)
+    assert table.attrs["max_overlap"] == max_overlap
+    kept = [full.index[full["description"] == text][0] for text in table["description"]]
+    assert kept == sorted(kept) and kept[0] == 0 and len(kept) < len(full)
+    masks = [cover(sg, search) for sg in table["subgroup"]]
+    for later in range(len(masks)):
+        for earlier in range(later):
+            assert iou(masks[later], masks[earlier]) <= max_overlap
+    # each dropped row overlaps a kept better one too much
+    kept_masks = [cover(full["subgroup"][row], search) for row in kept]
+    for row in set(range(len(full))) - set(kept):
+        mask = cover(full["subgroup"][row], search)
+        assert any(iou(mask, kept_masks[i]) > max_overlap for i, r in enumerate(kept) if r < row)
+    # tested after the filter: as many tests as rows
+    assert table["p_value_corrected"].ge(table["p_value"]).all()
+
+
+def test_overlap_columns_name_the_most_overlapping_better_row(table, frames):
+    search, _ = frames
+    masks = [cover(sg, search) for sg in table["subgroup"]]
+    assert np.isnan(table["overlap"].iloc[0]) and pd.isna(table["overlaps_with"].iloc[0])
+    for row in range(1, len(table)):
+        values = [iou(masks[row], masks[other]) for other in range(row)]
+        assert table["overlap"].iloc[row] == pytest.approx(max(values))
+        assert table["overlaps_with"].iloc[row] == int(np.argmax(values)) + 1
+
+
+def test_roc_auc_confidence_intervals_are_delong_on_the_validation_split(table, frames):
+    """Against a brute-force DeLong computation (pairwise placement values)."""
+    _, validation = frames
+    labels = validation["y"].to_numpy() == 1
+    scores = validation["s"].to_numpy()
+    z = 1.959963984540054
+    for row in table.itertuples():
+        mask = cover(row.subgroup, validation)
+        y, s = labels[mask], scores[mask]
+        psi = (s[y][:, None] > s[~y][None, :]) + 0.5 * (s[y][:, None] == s[~y][None, :])
+        error = np.sqrt(psi.mean(1).var(ddof=1) / y.sum() + psi.mean(0).var(ddof=1) / (~y).sum())
+        assert row.roc_auc_validation == pytest.approx(psi.mean())
+        assert row.roc_auc_validation_ci_low == pytest.approx(max(0, psi.mean() - z * error))
+        assert row.roc_auc_validation_ci_high == pytest.approx(min(1, psi.mean() + z * error))
+
+
+@pytest.mark.parametrize(
+    "fraction, rows, count", [(0.1, 100, 10), (0.01, 12211, 123), (0.5, 3, 2), (1e-9, 10, 1)]
+)
+def test_min_support_fraction_is_a_count_rounded_up(fraction, rows, count):
+    assert pipeline._min_support_count(fraction, rows) == count
+    assert pipeline._min_support_count(np.int64(count), rows) == count
+
+
+def test_min_support_as_a_fraction_of_the_search_rows(frames):
+    """0.1 of the 500 search rows is the count 50: the same table."""
+    search, validation = frames
+    settings = {**SETTINGS, **BASIC, "result_set_size": 8}
+    by_fraction = find_subgroups(search, validation=validation, **{**settings, "min_support": 0.1})
+    by_count = find_subgroups(search, validation=validation, **{**settings, "min_support": 50})
+    assert by_fraction.attrs["min_support"] == 50
+    assert by_fraction["description"].tolist() == by_count["description"].tolist()
+    assert (by_fraction["size_search"] >= 50).all()
+    smaller = find_subgroups(search, validation=validation, **{**settings, "min_support": 20})
+    assert (smaller["size_search"] < 50).any()  # the constraint binds
 
 
 def test_numpy_fraction_is_accepted():

@@ -8,7 +8,12 @@ import pysubgroup as ps
 import pytest
 from sklearn.metrics import precision_recall_curve, roc_auc_score, roc_curve
 
-from subroc_ext import plot_pr_curves, plot_roc_curves, pr_auc_score
+from subroc_ext import (
+    UndefinedMeasureWarning,
+    plot_pr_curves,
+    plot_roc_curves,
+    pr_auc_score,
+)
 
 plt = pytest.importorskip("matplotlib.pyplot")
 
@@ -107,7 +112,7 @@ def test_top_table_names_and_axes(data):
 
 def test_undefined_curve_is_skipped_with_a_warning(data):
     only_negatives = ps.Conjunction([ps.EqualitySelector("y", "neg")])
-    with pytest.warns(UserWarning, match="one class only"):
+    with pytest.warns(UndefinedMeasureWarning, match="one class only"):
         figure = plot_roc_curves([only_negatives, SUBGROUPS[0]], data, label="y", score="p",
                                  positive_label="pos")  # fmt: skip
     assert len(curves(figure)) == 2
@@ -124,3 +129,13 @@ def test_bad_input(data, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(ImportError, match=r"pip install subroc-ext\[plot\]"):
         plot_roc_curves(SUBGROUPS, data, label="y", score="p", positive_label="pos")
+
+
+@pytest.mark.parametrize("plot", [plot_roc_curves, plot_pr_curves])
+def test_the_split_is_named_in_title_and_legend(data, plot):
+    figure = plot(SUBGROUPS, data, label="y", score="p", positive_label="pos", split="validation")
+    axes = figure.axes[0]
+    assert axes.get_title().endswith("curves on the validation split")
+    assert axes.get_legend().get_texts()[1].get_text().startswith("whole validation split (n=400,")
+    unnamed = plot(SUBGROUPS, data, label="y", score="p", positive_label="pos").axes[0]
+    assert "split" not in unnamed.get_title()

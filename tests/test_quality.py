@@ -21,12 +21,12 @@ from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 from threadpoolctl import threadpool_limits
 
 import subroc_ext
-from search_helpers import make_qf
+from search_helpers import make_qf, needs_pysubgroup_qfs
 from subroc_ext import measures
 from subroc_ext.datasets import load_adult, load_german_credit
 from subroc_ext.modelling import fit_and_score, split_parts
 
-TARGET = ps.SoftClassifierTarget("label", "score")
+TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 MODES = ("worse", "better", "both")
 #: (size_weight alpha, balance_weight beta)
 WEIGHTS = [(0, 0), (1, 1), (0.3, 1), (1, 0.3), (2, 0)]
@@ -145,10 +145,11 @@ def test_real_data_is_as_pysubgroup_needs_it(german, adult):
 # ---------------------------------------------------------------------------
 
 #: name -> (pysubgroup class, our class, arguments before the weights)
+#: (None where pysubgroup has no such class: the tests below skip then)
 PYSUBGROUP_QFS = {
-    "roc": (ps.ROCAUCQF, subroc_ext.ROCAUCQF, ()),
-    "pr": (ps.PRAUCQF, subroc_ext.PRAUCQF, (1,)),
-    "arl": (ps.ARLQF, subroc_ext.ARLQF, (1,)),
+    "roc": (getattr(ps, "ROCAUCQF", None), subroc_ext.ROCAUCQF, ()),
+    "pr": (getattr(ps, "PRAUCQF", None), subroc_ext.PRAUCQF, (1,)),
+    "arl": (getattr(ps, "ARLQF", None), subroc_ext.ARLQF, (1,)),
 }
 
 
@@ -162,6 +163,7 @@ def keyword_qf(name, balance, size):
     )  # fmt: skip
 
 
+@needs_pysubgroup_qfs
 @pytest.mark.parametrize("balance_size", [(0, 0), (1, 1)], ids=str)
 @pytest.mark.parametrize("qf_name", PYSUBGROUP_QFS)
 @pytest.mark.parametrize("dataset", ["german", "adult"])
@@ -185,6 +187,7 @@ def test_qualities_match_pysubgroup(real_data, dataset, qf_name, balance_size):
         assert ours.dataset_value == pytest.approx(theirs.dataset_quality, rel=1e-12)
 
 
+@needs_pysubgroup_qfs
 def test_weight_argument_order_matches_pysubgroup(german):
     """Asymmetric weights: balance weight first, then size weight."""
     subgroups = selector_subgroups(german, 10, seed=2)[::4]
@@ -200,6 +203,7 @@ def test_weight_argument_order_matches_pysubgroup(german):
         assert not np.allclose(swapped[np.isfinite(swapped)], expected[np.isfinite(expected)])
 
 
+@needs_pysubgroup_qfs
 def test_optimistic_estimates_match_pysubgroup_without_weights(german):
     """With weights (0, 0) pysubgroup's bounds are those of the paper, as ours
     (German scores have no ties, so pysubgroup's tie-order problem can't show).
@@ -240,6 +244,7 @@ def search(data, qf, dataset, algorithm):
     return top_k(algorithm.execute(task))
 
 
+@needs_pysubgroup_qfs
 @pytest.mark.parametrize("balance_size", [(0, 0), (1, 1)], ids=str)
 @pytest.mark.parametrize("qf_name", PYSUBGROUP_QFS)
 @pytest.mark.parametrize("dataset", ["german", "adult"])
@@ -259,6 +264,7 @@ def test_best_first_search_matches_pysubgroup(real_data, dataset, qf_name, balan
     assert_same_top_k(found, expected, 10)
 
 
+@needs_pysubgroup_qfs
 @pytest.mark.parametrize("dataset", ["german", "adult"])
 def test_pysubgroup_prunes_invalidly_for_arl_with_weights(real_data, dataset):
     """Known pysubgroup 0.9.0 bug, documented: with weights (1, 1) it
@@ -280,6 +286,7 @@ def test_pysubgroup_prunes_invalidly_for_arl_with_weights(real_data, dataset):
     assert_same_top_k(ours, exhaustive, 10)
 
 
+@needs_pysubgroup_qfs
 def test_pysubgroup_is_wrong_on_a_permuted_index_but_ours_is_not(german):
     """Known pysubgroup 0.9.0 bug, documented: it uses index labels as
     positions, so a permuted 0..n-1 index silently changes its qualities
@@ -416,7 +423,7 @@ def test_boolean_labels_work_with_the_default_positive_label(tied, invariance_su
 
 def test_other_column_names(tied, invariance_subgroups):
     renamed = tied.rename(columns={"label": "y true", "score": "p(bad)"})
-    target = ps.SoftClassifierTarget("y true", "p(bad)")
+    target = subroc_ext.SoftClassifierTarget("y true", "p(bad)")
     np.testing.assert_allclose(
         statistics_table(make_qf("pr", "both", (1, 1), label="y true"), renamed,
                          invariance_subgroups, target),
@@ -490,11 +497,11 @@ ERROR_CASES = {
     "default-positive-label-absent": (
         "roc", {}, _set("label", lambda d: np.where(d["label"] == 1, "yes", "no")), ValueError,
         r"positive label 1 does not occur in label column 'label'"),
-    "target-label-column-differs": ("roc", {"target": ps.SoftClassifierTarget("truth", "score")},
+    "target-label-column-differs": ("roc", {"target": subroc_ext.SoftClassifierTarget("truth", "score")},
                                     lambda d: d.assign(truth=d["label"]), ValueError,
                                     r"target's label column 'truth' differs from the quality "
                                     r"function's label column 'label'"),
-    "target-score-column-missing": ("pr", {"target": ps.SoftClassifierTarget("label", "proba")},
+    "target-score-column-missing": ("pr", {"target": subroc_ext.SoftClassifierTarget("label", "proba")},
                                     lambda d: d, KeyError, r"\['proba'\] not found in data"),
 }  # fmt: skip
 
@@ -638,6 +645,31 @@ def test_a_different_dataframe_is_prepared_again(german, tied):
     on_tied = np.array([qf.evaluate(sg, TARGET, tied) for sg in subgroups])
     np.testing.assert_allclose(on_tied, qualities(make_qf("pr", "worse", (1, 1)), tied, subgroups))
     assert not np.allclose(on_tied, on_german, equal_nan=True)
+
+
+def test_a_frame_modified_in_place(german):
+    """Rows added in place are noticed; values changed in place are not (as
+    documented), until calculate_constant_statistics prepares the frame again."""
+    subgroups = selector_subgroups(german, 5, seed=8)
+    data = german.copy()
+    qf = make_qf("roc", "worse", (1, 1))
+    qualities(qf, data, subgroups)
+    for position in range(40):  # setting with enlargement: the same object grows
+        data.loc[10_000 + position] = data.iloc[position]
+    assert len(data) == len(german) + 40 and data["score"].dtype == float
+    fresh = qualities(make_qf("roc", "worse", (1, 1)), data.copy(), subgroups)
+    direct = np.array([qf.evaluate(sg, TARGET, data) for sg in subgroups])
+    np.testing.assert_array_equal(direct, fresh)
+
+    before = np.array([qf.evaluate(sg, TARGET, data) for sg in subgroups])
+    data.loc[:, "score"] = 1 - data["score"]
+    stale = np.array([qf.evaluate(sg, TARGET, data) for sg in subgroups])
+    np.testing.assert_array_equal(stale, before)  # the documented caveat
+    assert "in place" in subroc_ext.SoftClassifierQF.__doc__  # documented
+    qf.calculate_constant_statistics(data, TARGET)
+    flipped = qualities(make_qf("roc", "worse", (1, 1)), data.copy(), subgroups)
+    np.testing.assert_array_equal([qf.evaluate(sg, TARGET, data) for sg in subgroups], flipped)
+    assert not np.allclose(flipped, before, equal_nan=True)
 
 
 def test_quality_definition_on_real_data(german):
@@ -825,7 +857,7 @@ def test_to_dataframe_shows_named_statistics(wrap):
     )
     qf = subroc_ext.ROCAUCQF("y", 1, 1)
     qf = subroc_ext.GeneralizationAwareQF(qf) if wrap else qf
-    target = ps.SoftClassifierTarget("y", "s")
+    target = subroc_ext.SoftClassifierTarget("y", "s")
     task = ps.SubgroupDiscoveryTask(
         data, target, ps.create_selectors(data, ignore=["y", "s"]), qf,
         result_set_size=3, depth=1,
@@ -837,3 +869,20 @@ def test_to_dataframe_shows_named_statistics(wrap):
         cover = row["subgroup"].covers(data)
         assert row["size_sg"] == cover.sum()
         assert row["positives_count"] == data.loc[cover, "y"].sum()
+
+
+def test_our_target_and_pysubgroups_give_the_same_statistics(german):
+    """subroc_ext.SoftClassifierTarget works with pysubgroup 0.8 and 0.9;
+    pysubgroup 0.9.0's own target is accepted where it exists."""
+    ours = subroc_ext.SoftClassifierTarget("label", "score")
+    assert ours.get_attributes() == ("label", "score")
+    assert repr(ours) == "SoftClassifierTarget(label_column='label', prediction_column='score')"
+    assert list(ours.get_target_columns(german).columns) == ["label", "score"]
+    subgroups = selector_subgroups(german, 5, seed=4)[:10]
+    expected = statistics_table(subroc_ext.ROCAUCQF("label", 1, 1), german, subgroups, ours)
+    assert np.isfinite(expected).any()
+    if not hasattr(ps, "SoftClassifierTarget"):
+        pytest.skip("pysubgroup 0.8 has no SoftClassifierTarget of its own")
+    theirs = ps.SoftClassifierTarget("label", "score")
+    found = statistics_table(subroc_ext.ROCAUCQF("label", 1, 1), german, subgroups, theirs)
+    np.testing.assert_array_equal(found, expected)

@@ -323,15 +323,63 @@ ALGORITHMS = {
 }
 
 
+#: Index variants of the representation test: a permutation of 0..n-1, labels
+#: that are not positions, strings, and each label twice.
+INDEXES = {
+    "shuffled": lambda n: np.random.default_rng(5).permutation(n),
+    "offset": lambda n: np.arange(n) + 1000,
+    "string": lambda n: [f"row-{i}" for i in range(n)],
+    "duplicated": lambda n: np.arange(n) // 2,
+}
+REPRESENTATIONS = {
+    "BitSet": ps.BitSetRepresentation,
+    "Set": ps.SetRepresentation,
+    "NumpySet": ps.NumpySetRepresentation,
+}
+
+
+def _top_k(data, algorithm, qf_name):
+    """(quality, description) of the top 8 at depth 2, min support 15."""
+    qf = make_qf(qf_name, "worse", (1, 1))
+    task = ps.SubgroupDiscoveryTask(
+        data, TARGET, ps.create_selectors(data, ignore=["label", "score"]), qf,
+        result_set_size=8, depth=2, constraints=[ps.MinSupportConstraint(15)],
+    )  # fmt: skip
+    return sorted((round(q, 10), str(sg)) for q, sg, _ in algorithm.execute(task).results)
+
+
+@pytest.mark.parametrize("index", INDEXES)
+@pytest.mark.parametrize("representation", REPRESENTATIONS)
+@pytest.mark.parametrize("algorithm", ["DFS", "Apriori"])
+def test_every_representation_on_any_index(algorithm, representation, index):
+    """DFS and Apriori with each representation find, on any index, what
+    BestFirstSearch finds on 0..n-1: covers come from positions, never from
+    index labels (pysubgroup's SetRepresentation mixes the two)."""
+    data = case_data("tied-depth2").reset_index(drop=True)
+    expected = _top_k(data, ps.BestFirstSearch(), "roc")
+    assert len(expected) == 8
+    make = REPRESENTATIONS[representation]
+    search = ps.DFS(make) if algorithm == "DFS" else ps.Apriori(make, use_numba=False)
+    relabelled = data.set_axis(INDEXES[index](len(data)))
+    if (algorithm, representation, index) == ("DFS", "Set", "string"):
+        # pysubgroup itself fails building the empty description: its
+        # Set_Conjunction turns the index labels into an int array.
+        with pytest.raises(ValueError, match="invalid literal for int"):
+            _top_k(relabelled, search, "roc")
+        return
+    assert _top_k(relabelled, search, "roc") == expected
+
+
 
 @pytest.mark.parametrize("algorithm_name", ALGORITHMS)
 @pytest.mark.parametrize("qf_name", QF_NAMES)
 def test_every_algorithm_works(qf_name, algorithm_name):
     data = messy(case_data("tied-depth2"))
     if "-SetRepresentation" in algorithm_name:
-        # pysubgroup's own SetRepresentation takes the empty description's
-        # cover from the index labels, so it needs a 0..n-1 index.
-        data = data.reset_index(drop=True)
+        # pysubgroup's Set_Conjunction cannot hold string index labels (see
+        # test_every_representation_on_any_index); an offset integer index
+        # still tells index labels and positions apart.
+        data = data.set_axis(np.arange(len(data)) + 1000)
     selectors = ps.create_selectors(data, ignore=["label", "score"])
     min_support, k, depth = 25, 8, 2
     qf = make_qf(qf_name, "worse", (1, 1), positive="yes")

@@ -1,0 +1,178 @@
+"""Search and test subgroups of a multi-class model in one call (AUC_mu).
+
+The multi-class counterpart of :func:`subroc_ext.find_subgroups`: the same
+steps (split, search with pysubgroup's BestFirstSearch, randomization test on
+the validation split, one tidy table), with :class:`~subroc_ext.AUCMuQF` as
+the quality function.
+"""
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+
+from ._validation import check_columns, check_mode, check_weights
+from .auc_mu import check_partition_matrix
+from .generalization import GeneralizationAwareQF
+from .multiclass import AUCMuQF, MultiClassTarget
+from .pipeline import split_validation
+from .significance import check_test_settings, randomization_test
+
+__all__ = ["find_multiclass_subgroups", "describe_multiclass_subgroups"]
+
+
+def describe_multiclass_subgroups(subgroups, data, qf, target, *, suffix=""):
+    """Size, class counts and AUC_mu of each subgroup on ``data``.
+
+    Parameters
+    ----------
+    subgroups : list of pysubgroup descriptions
+    data : pandas.DataFrame
+    qf : AUCMuQF
+    target : MultiClassTarget
+    suffix : str, default=''
+        Appended to every column name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``size``, ``count_<class>`` per class and ``auc_mu`` (NaN where a
+        class is absent), one row per subgroup.
+    """
+    qf.calculate_constant_statistics(data, target)
+    records = []
+    for subgroup in subgroups:
+        stats = qf.calculate_statistics(subgroup, target, data)
+        records.append({"size": stats.size_sg, **qf.count_record(stats), "auc_mu": stats.measure})
+    columns = ["size", *(f"count_{c}" for c in qf.classes), "auc_mu"]
+    return pd.DataFrame.from_records(records, columns=columns).add_suffix(suffix)
+
+
+def find_multiclass_subgroups(
+    data,
+    *,
+    label,
+    score_columns,
+    partition_matrix=None,
+    mode="worse",
+    validation=0.5,
+    size_weight=1.0,
+    balance_weight=1.0,
+    generalization_aware=True,
+    depth=2,
+    min_support=20,
+    nbins=5,
+    ignore=(),
+    result_set_size=100,
+    n_samples=10_000,
+    method="fdr_by",
+    alpha=0.05,
+    random_state=None,
+    progress=True,
+):
+    """Find subgroups where a multi-class model's AUC_mu is exceptional, and test them.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Rows with attributes, the true class and one score column per class.
+        When ``validation`` is a DataFrame, ``data`` is the search split.
+    label : str
+        The class column.
+    score_columns : list of str or dict
+        One score column per class, named like the classes or as a mapping
+        ``{class: column}``.
+    partition_matrix : array-like of shape (K, K), optional
+        AUC_mu's partition matrix (default: argmax).
+    mode : {'worse', 'better', 'both'}, default='worse'
+    validation : pandas.DataFrame or float, default=0.5
+        Held-out data for the significance test, or the fraction of ``data``
+        to split off for it.
+    size_weight, balance_weight : float, default=1
+        Exponents of the size and of the K-class balance (min / max class count).
+    generalization_aware : bool, default=True
+    depth, min_support, nbins, ignore, result_set_size
+        Search settings, as in :func:`subroc_ext.find_subgroups`.
+    n_samples, method, alpha
+        Randomization test settings; the null subsets keep every class count.
+    random_state : int, optional
+    progress : bool, default=True
+
+    Returns
+    -------
+    pandas.DataFrame
+        Sorted by ``quality``: ``subgroup``, ``description``, ``quality``,
+        ``size``, ``count_<class>`` and ``auc_mu`` on each split (suffixes
+        ``_search`` and ``_validation``), ``statistic``, ``p_value``,
+        ``p_value_corrected``, ``significant``, ``testable``. ``table.attrs``
+        holds AUC_mu of both whole splits and the settings.
+
+    Examples
+    --------
+    >>> from subroc_ext import datasets, modelling
+    >>> frame = datasets.load_adult_marital_status()                       # doctest: +SKIP
+    >>> train, rest = modelling.split_parts(frame, 2, random_state=0)      # doctest: +SKIP
+    >>> columns, (rest,) = modelling.fit_and_score_multiclass(train, "marital", rest)  # doctest: +SKIP
+    >>> find_multiclass_subgroups(rest, label="marital", score_columns=columns)  # doctest: +SKIP
+    """
+    target = MultiClassTarget(label, score_columns)
+    check_columns(data, [label, *target.score_columns.values(), *ignore])
+    check_mode(mode)
+    check_weights(size_weight, balance_weight)
+    check_partition_matrix(partition_matrix, len(target.score_columns), list(target.score_columns))
+    check_test_settings(n_samples, method, alpha)
+    if not (isinstance(depth, (int, np.integer)) and depth >= 1):
+        raise ValueError(f"depth must be a positive integer, got {depth!r}")
+    if not (isinstance(result_set_size, (int, np.integer)) and result_set_size >= 1):
+        raise ValueError(f"result_set_size must be a positive integer, got {result_set_size!r}")
+    search, held_out = split_validation(data, validation, random_state)
+
+    def make_qf(alpha_, beta_):
+        return AUCMuQF(
+            label, target.score_columns, beta_, alpha_, partition_matrix=partition_matrix, mode=mode
+        )
+
+    qf = make_qf(size_weight, balance_weight)
+    if generalization_aware:
+        qf = GeneralizationAwareQF(qf)
+    statistic_qf = make_qf(0, 0)
+    statistic_qf.calculate_constant_statistics(held_out, target)  # validates the split early
+    excluded = [label, *target.score_columns.values(), *ignore]
+    selectors = ps.create_selectors(search, nbins=nbins, ignore=excluded)
+    task = ps.SubgroupDiscoveryTask(
+        search, target, selectors, qf, result_set_size=result_set_size, depth=depth,
+        constraints=[ps.MinSupportConstraint(min_support)],
+    )  # fmt: skip
+    ranked = sorted(ps.BestFirstSearch().execute(task).results, key=lambda entry: -entry[0])
+    subgroups = [description for _, description, *_ in ranked]
+    tested = randomization_test(
+        subgroups, held_out, statistic_qf, target=target, n_samples=n_samples, method=method,
+        alpha=alpha, random_state=random_state, progress=progress,
+    )  # fmt: skip
+    describer = make_qf(0, 0)
+    table = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "subgroup": subgroups,
+                    "description": [str(sg) for sg in subgroups],
+                    "quality": [quality for quality, *_ in ranked],
+                }
+            ),
+            describe_multiclass_subgroups(subgroups, search, describer, target, suffix="_search"),
+            describe_multiclass_subgroups(subgroups, held_out, describer, target, suffix="_validation"),
+            tested[["statistic", "p_value", "p_value_corrected", "significant", "testable"]],
+        ],
+        axis=1,
+    )
+    describer.calculate_constant_statistics(search, target)
+    table.attrs.update(
+        measure="auc_mu", mode=mode, label=label, score_columns=dict(target.score_columns),
+        size_weight=size_weight, balance_weight=balance_weight,
+        generalization_aware=generalization_aware, depth=depth, min_support=min_support,
+        n_samples=n_samples, method=method, alpha=alpha,
+        dataset_values={
+            "auc_mu_search": describer.dataset_value,
+            "auc_mu_validation": statistic_qf.dataset_value,
+        },
+    )  # fmt: skip
+    return table

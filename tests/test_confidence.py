@@ -1,0 +1,88 @@
+"""Tests of :mod:`subroc_ext.confidence` (DeLong intervals of the ROC AUC).
+
+Oracles: DeLong's placement values by brute-force pairwise counting (not the
+midrank shortcut the module uses), scikit-learn's AUC, and the coverage of
+the interval in a seeded simulation with a known true AUC.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+from sklearn.metrics import roc_auc_score as sklearn_roc_auc
+
+from subroc_ext import UndefinedMeasureWarning
+from subroc_ext.confidence import delong_interval, roc_auc_confidence_interval
+
+
+def brute_force_delong(is_positive, scores, confidence=0.95):
+    """AUC, standard error and interval straight from DeLong's definitions."""
+    positives, negatives = scores[is_positive], scores[~is_positive]
+    psi = (positives[:, None] > negatives[None, :]) + 0.5 * (positives[:, None] == negatives[None, :])
+    v10, v01 = psi.mean(axis=1), psi.mean(axis=0)
+    m, n = len(positives), len(negatives)
+    std_error = np.sqrt(v10.var(ddof=1) / m + v01.var(ddof=1) / n)
+    z = norm.ppf(0.5 + confidence / 2)
+    auc = psi.mean()
+    return auc, std_error, max(0.0, auc - z * std_error), min(1.0, auc + z * std_error)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_matches_brute_force_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(4, 80))
+    is_positive = rng.random(size) < rng.uniform(0.2, 0.8)
+    is_positive[:2], is_positive[2:4] = True, False  # at least two of each class
+    # few distinct scores (many ties) for even seeds, continuous for odd ones
+    scores = rng.integers(0, 4, size).astype(float) if seed % 2 == 0 else rng.normal(size=size)
+    scores += 0.8 * is_positive * rng.random()
+    confidence = (0.95, 0.9, 0.99)[seed % 3]
+    found = roc_auc_confidence_interval(is_positive, scores, pos_label=True, confidence=confidence)
+    expected = brute_force_delong(is_positive, scores, confidence)
+    np.testing.assert_allclose(found, expected, rtol=1e-10, atol=1e-12)
+    assert found.roc_auc == pytest.approx(sklearn_roc_auc(is_positive, scores), rel=1e-12)
+    assert found.low <= found.roc_auc <= found.high
+
+
+def test_invariant_under_monotone_transforms_and_label_encodings():
+    rng = np.random.default_rng(1)
+    labels = rng.integers(0, 2, 200)
+    scores = np.round(rng.random(200) + 0.3 * labels, 2)
+    reference = roc_auc_confidence_interval(labels, scores)
+    np.testing.assert_allclose(roc_auc_confidence_interval(labels, np.exp(3 * scores)), reference)
+    text = np.where(labels == 1, "bad", "good")
+    np.testing.assert_allclose(
+        roc_auc_confidence_interval(text, scores, pos_label="bad"), reference
+    )
+
+
+def test_interval_covers_the_true_auc_about_95_percent_of_the_time():
+    """Binormal scores: positives N(d, 1), negatives N(0, 1), true AUC Phi(d / sqrt 2)."""
+    rng = np.random.default_rng(2)
+    d = 1.0
+    true_auc = norm.cdf(d / np.sqrt(2))
+    covered, repeats = 0, 400
+    labels = np.repeat([True, False], [60, 80])
+    for _ in range(repeats):
+        scores = rng.normal(size=140) + d * labels
+        interval = delong_interval(labels, scores)
+        covered += interval.low <= true_auc <= interval.high
+    assert 0.92 <= covered / repeats <= 0.98
+
+
+def test_undefined_cases():
+    with pytest.warns(UndefinedMeasureWarning, match="ROC AUC is undefined"):
+        interval = roc_auc_confidence_interval([1, 1, 1], [0.1, 0.2, 0.3])
+    assert np.isnan(interval).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        single = roc_auc_confidence_interval([1, 0, 0, 0], [0.9, 0.1, 0.95, 0.3])
+        assert single.roc_auc == pytest.approx(2 / 3) and np.isnan(single[1:]).all()
+        assert np.isnan(delong_interval(np.zeros(3, bool), np.arange(3.0))).all()
+    perfect = roc_auc_confidence_interval([0, 0, 1, 1], [0.1, 0.2, 0.3, 0.4])
+    assert perfect == (1.0, 0.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match=r"confidence must be in \(0, 1\), got 95"):
+        roc_auc_confidence_interval([0, 1], [0.1, 0.2], confidence=95)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        roc_auc_confidence_interval([0, 1, 1], [0.1, 0.2])

@@ -1,0 +1,113 @@
+"""Tests of :mod:`subroc_ext.cross_auc` against brute-force pair counts."""
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+import pytest
+from sklearn import metrics
+
+import subroc_ext
+from subroc_ext.cross_auc import subgroup_bias_aucs
+
+
+def oracle_cross(is_positive, scores, first, second):
+    """Wins and pairs of positives in ``first`` vs negatives in ``second``, pair by pair."""
+    wins = pairs = 0.0
+    for p in np.flatnonzero(first & is_positive):
+        for q in np.flatnonzero(second & ~is_positive):
+            pairs += 1
+            wins += 1.0 if scores[p] > scores[q] else (0.5 if scores[p] == scores[q] else 0.0)
+    return (wins / pairs if pairs else np.nan), pairs
+
+
+def random_frame(rng, n):
+    frame = pd.DataFrame(
+        {
+            "y": np.where(rng.random(n) < 0.4, "bad", "good"),
+            "s": rng.integers(0, 5, n) / 4,  # ties
+            "a": rng.choice(list("pqr"), n),
+            "b": rng.choice(list("uv"), n),
+        },
+        index=rng.permutation(n) + 100,
+    )
+    return frame
+
+
+def test_matrix_matches_brute_force():
+    rng = np.random.default_rng(0)
+    for _ in range(15):
+        frame = random_frame(rng, int(rng.integers(5, 40)))
+        subgroups = [ps.EqualitySelector("a", "p"), ps.Conjunction([ps.EqualitySelector("b", "u")])]
+        result = subroc_ext.cross_auc(subgroups, frame, label="y", score="s", positive_label="bad")
+        is_positive, scores = (frame.y == "bad").to_numpy(), frame.s.to_numpy()
+        masks = [(frame.a == "p").to_numpy(), (frame.b == "u").to_numpy()]
+        groups = masks + [~(masks[0] | masks[1]), np.ones(len(frame), bool)]
+        names = ["a=='p'", "b=='u'", "background", "all"]
+        assert list(result.auc.index) == names and list(result.auc.columns) == names
+        for i, first in enumerate(groups):
+            for j, second in enumerate(groups):
+                auc, pairs = oracle_cross(is_positive, scores, first, second)
+                assert result.pairs.iat[i, j] == pairs
+                if pairs:
+                    assert result.auc.iat[i, j] == pytest.approx(auc, abs=1e-12)
+                else:
+                    assert np.isnan(result.auc.iat[i, j])
+        if 0 < is_positive.sum() < len(frame):
+            assert result.auc.loc["all", "all"] == pytest.approx(metrics.roc_auc_score(is_positive, scores))
+        tidy = result.to_frame()
+        assert len(tidy) == 16 and list(tidy.columns) == ["positives", "negatives", "auc", "pairs"]
+        row = tidy[(tidy.positives == "a=='p'") & (tidy.negatives == "all")].iloc[0]
+        assert row.pairs == result.pairs.loc["a=='p'", "all"]
+
+
+def test_bias_aucs_match_brute_force():
+    rng = np.random.default_rng(1)
+    for _ in range(15):
+        frame = random_frame(rng, int(rng.integers(5, 40)))
+        masks = {"p": (frame.a == "p").to_numpy(), "q-or-u": ((frame.a == "q") | (frame.b == "u")).to_numpy()}
+        table = subgroup_bias_aucs(masks, frame, label="y", score="s", positive_label="bad")
+        is_positive, scores = (frame.y == "bad").to_numpy(), frame.s.to_numpy()
+        assert list(table.subgroup) == ["p", "q-or-u"]
+        for row, mask in zip(table.itertuples(), masks.values()):
+            own, _ = oracle_cross(is_positive, scores, mask, mask)
+            bpsn, bpsn_pairs = oracle_cross(is_positive, scores, ~mask, mask)
+            bnsp, bnsp_pairs = oracle_cross(is_positive, scores, mask, ~mask)
+            np.testing.assert_allclose(
+                [row.subgroup_auc, row.bpsn_auc, row.bnsp_auc], [own, bpsn, bnsp], atol=1e-12
+            )
+            assert (row.bpsn_pairs, row.bnsp_pairs) == (bpsn_pairs, bnsp_pairs)
+
+
+def test_single_subgroup_background_is_its_complement_and_bias_cells():
+    frame = pd.DataFrame({"y": [0, 1, 0, 1, 1, 0], "s": [0.1, 0.2, 0.3, 0.4, 0.3, 0.9], "g": list("aabbba")})
+    result = subroc_ext.cross_auc({"a": frame.g == "a"}, frame, label="y", score="s")
+    bias = subgroup_bias_aucs({"a": frame.g == "a"}, frame, label="y", score="s")
+    assert result.auc.loc["background", "a"] == bias.bpsn_auc[0]
+    assert result.auc.loc["a", "background"] == bias.bnsp_auc[0]
+    # a's positive (0.2) vs b's negative (0.3): 0; b's positives (0.4, 0.3) vs a's negatives (0.1, 0.9): 2/4
+    assert result.auc.loc["a", "background"] == 0.0
+    assert result.auc.loc["background", "a"] == 0.5
+
+
+def test_bad_input():
+    frame = pd.DataFrame({"y": [0, 1], "s": [0.1, np.nan]})
+    with pytest.raises(ValueError, match="'s' contains 1 NaN"):
+        subroc_ext.cross_auc([np.array([True, False])], frame, label="y", score="s")
+    frame = pd.DataFrame({"y": [0, 1], "s": [0.1, 0.2]})
+    with pytest.raises(ValueError, match="covers .* rows, but data has 2"):
+        subroc_ext.cross_auc([np.array([True])], frame, label="y", score="s")
+    with pytest.raises(ValueError, match="reserved"):
+        subroc_ext.cross_auc({"all": np.array([True, False])}, frame, label="y", score="s")
+    with pytest.raises(KeyError, match="'label'"):
+        subroc_ext.cross_auc([], frame, label="label", score="s")
+
+
+def test_heatmap(tmp_path):
+    pytest.importorskip("matplotlib")
+    frame = random_frame(np.random.default_rng(2), 60)
+    result = subroc_ext.cross_auc([ps.EqualitySelector("a", "p")], frame, label="y", score="s", positive_label="bad")
+    figure = subroc_ext.plot_cross_auc(result)
+    texts = [t.get_text() for t in figure.axes[0].texts]
+    assert len(texts) == 9 and texts[-1].startswith(f"{result.auc.loc['all', 'all']:.2f}")
+    figure.savefig(tmp_path / "cross.png")
+    assert (tmp_path / "cross.png").stat().st_size > 1000

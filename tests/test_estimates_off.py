@@ -1,0 +1,130 @@
+"""Quality functions with ``optimistic_estimates = False`` (unpruned timing runs).
+
+Every statistic but the bounds must be the same as with estimates, the bound
+code (the measure's extremes and size-aware bound) must never run, and an
+unpruned experiment search must find what the pruned one finds.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from subroc_ext.generalization import GeneralizationAwareQF
+from subroc_ext.pipeline import make_quality_function
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from synthetic import scored_frame
+
+from experiments import common
+
+MEASURES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
+BOUND_FIELDS = ("raw_bound", "max_weight", "optimistic_estimate")
+
+
+def frame_of(seed, n):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "label": rng.integers(0, 2, n),
+            "score": rng.integers(0, 6, n) / 5,  # ties
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "size": rng.integers(0, 4, n),
+        }
+    )
+
+
+TARGET = ps.SoftClassifierTarget("label", "score")
+
+
+def qf_pair(measure, alpha, beta, frame):
+    qfs = [make_quality_function(measure, "label", size_weight=alpha, balance_weight=beta) for _ in range(2)]
+    qfs[1].optimistic_estimates = False
+    for qf in qfs:
+        qf.calculate_constant_statistics(frame, TARGET)
+    return qfs
+
+
+def forbid_bounds(qf):
+    """Make the measure's bound computations fail loudly."""
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("the optimistic estimate was computed")
+
+    qf.measure.extremes = forbidden
+    qf.measure.size_aware_bound = forbidden
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(4, 60),
+    measure=st.sampled_from(MEASURES),
+    alpha=st.sampled_from([0.0, 0.3, 1.0]),
+    beta=st.sampled_from([0.0, 0.3, 1.0]),
+)
+def test_statistics_without_estimates_equal_those_with(seed, n, measure, alpha, beta):
+    frame = frame_of(seed, n)
+    if frame["label"].nunique() < 2:
+        return
+    with_bounds, without = qf_pair(measure, alpha, beta, frame)
+    forbid_bounds(without)
+    rng = np.random.default_rng(seed)
+    selectors = [ps.EqualitySelector("colour", c) for c in ("red", "green", "blue")]
+    selectors += [ps.EqualitySelector("size", v) for v in range(4)]
+    for _ in range(5):
+        picked = rng.choice(len(selectors), rng.integers(0, 3), replace=False)
+        subgroup = ps.Conjunction([selectors[i] for i in picked])
+        a = with_bounds.calculate_statistics(subgroup, TARGET, frame)
+        b = without.calculate_statistics(subgroup, TARGET, frame)
+        for field in a._fields:
+            if field in BOUND_FIELDS:
+                assert getattr(b, field) == np.inf
+            else:
+                np.testing.assert_equal(getattr(b, field), getattr(a, field), err_msg=field)
+        assert without.optimistic_estimate(subgroup, TARGET, frame) == np.inf
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+def test_the_bound_code_runs_only_with_estimates(measure):
+    frame = frame_of(1, 80)
+    with_bounds, without = qf_pair(measure, 1.0, 0.0, frame)
+    forbid_bounds(with_bounds)
+    forbid_bounds(without)
+    subgroup = ps.Conjunction([ps.EqualitySelector("colour", "red")])
+    without.calculate_statistics(subgroup, TARGET, frame)  # no AssertionError
+    with pytest.raises(AssertionError, match="optimistic estimate was computed"):
+        with_bounds.calculate_statistics(subgroup, TARGET, frame)
+
+
+def test_without_estimates_copies_and_unwraps():
+    qf = make_quality_function("roc_auc", "label", size_weight=1.0)
+    copy = common.without_estimates(qf)
+    assert copy is not qf and copy.optimistic_estimates is False
+    assert qf.optimistic_estimates is True  # the caller's function is untouched
+    aware = common.without_estimates(GeneralizationAwareQF(qf))
+    assert isinstance(aware, GeneralizationAwareQF) and aware.qf.optimistic_estimates is False
+    pysubgroup_qf = ps.ROCAUCQF("label", 1, 1)
+    assert common.without_estimates(pysubgroup_qf) is pysubgroup_qf
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+def test_unpruned_experiment_search_finds_the_same_and_computes_no_estimate(measure):
+    frame = scored_frame(7, n=400)  # the model is no better than chance where region == 'east'
+    target = ps.SoftClassifierTarget("y", "p")
+    selectors = ps.create_selectors(frame, ignore=["y", "p"])
+    kwargs = {"depth": 2, "result_set_size": 5, "min_support": 10}
+    qf = make_quality_function(measure, "y", size_weight=0.3, balance_weight=0.3, mode="both")
+    pruned = common.run_search(frame, target, selectors, qf, **kwargs)
+    qf = make_quality_function(measure, "y", size_weight=0.3, balance_weight=0.3, mode="both")
+    forbid_bounds(qf)  # without_estimates copies qf, sharing its measure
+    unpruned = common.run_search(frame, target, selectors, qf, prune=False, **kwargs)
+    assert [q for q, _ in unpruned.results] == pytest.approx([q for q, _ in pruned.results], abs=1e-12)
+    assert unpruned.candidates >= pruned.candidates
+    assert unpruned.finished and len(unpruned.results) > 0
