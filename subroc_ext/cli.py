@@ -467,8 +467,9 @@ def _run(args):
         return _run_multiclass(args)
     start = time.perf_counter()
     try:
-        if args.jobs is not None:
-            require_distributed("--jobs")
+        for option, value in (("--jobs", args.jobs), ("--scheduler", args.scheduler)):
+            if value is not None:
+                require_distributed(option)  # before any work or output
         data = _read_table(args.data, "data")
         check_columns(data, [args.label, args.score, *args.ignore])
         positive = _positive_label(data[args.label], args.positive_label, args.label)

@@ -85,6 +85,30 @@ def test_randomization_test_on_a_cluster_equals_one_process(client):
         assert expected["size"].nunique() > 5
 
 
+def test_multiclass_randomization_test_on_a_cluster_equals_one_process(client):
+    rng = np.random.default_rng(16)
+    n = 600
+    data = pd.DataFrame({f"a{i}": rng.choice(list("pqrs")[: 2 + i % 3], size=n) for i in range(4)})
+    names = ["low", "mid", "high"]
+    codes = rng.integers(0, 3, n)
+    logits = rng.normal(size=(n, 3))
+    logits[np.arange(n), codes] += 1.5
+    probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    mapping = {name: f"p_{name}" for name in names}
+    for k, name in enumerate(names):
+        data[mapping[name]] = probs[:, k]
+    data["grade"] = np.array(names, dtype=object)[codes]
+    target = subroc_ext.MultiClassTarget("grade", mapping)
+    patterns = [ps.Conjunction([s]) for s in ps.create_selectors(data, ignore=["grade", *mapping.values()])]
+    expected = subroc_ext.randomization_test(patterns, data, subroc_ext.AUCMuQF("grade", mapping),
+                                             target=target, n_samples=200, random_state=3)  # fmt: skip
+    found = subroc_ext.randomization_test(patterns, data, subroc_ext.AUCMuQF("grade", mapping),
+                                          target=target, n_samples=200, random_state=3,
+                                          client=client)  # fmt: skip
+    pd.testing.assert_frame_equal(found, expected)
+    assert "count_mid" in found.columns and found["testable"].all()
+
+
 def test_find_subgroups_on_a_cluster_equals_one_process(client):
     data = synthetic(13, n=1200, ties="some")
     settings_ = dict(label="label", score="score", depth=2, result_set_size=15, n_samples=200,
