@@ -18,8 +18,10 @@ Suites
 ``adult``
     Adult search split of ``bench_search.py`` (12,211 rows, 131 selectors),
     top 10, min support 20; every measure at alpha = beta = 0 and 1, depths 3
-    and 4 with FastSearch; at depth 2 also pysubgroup 0.9.0's own quality
-    classes (ROC AUC, PR AUC, ARL) with BestFirstSearch.
+    and 4 with FastSearch; at depth 2 also ``ps.BestFirstSearch`` with our
+    quality function (the reference) and with pysubgroup 0.9.0's own classes
+    (ROC AUC, PR AUC, ARL; timed, their agreement reported but not required:
+    pysubgroup's ARLQF prunes unsoundly with weights).
 ``scaling``
     The Census search split resampled (with replacement) to 10k, 100k and 1M
     rows: ROC AUC, depth 3, the census settings.
@@ -29,7 +31,7 @@ Examples
 The recorded run (``RESULTS.md``)::
 
     python benchmarks/bench_engine.py --suites census adult scaling --reference-depths 3 4 \\
-        --markdown engine.md
+        --repeat 3 --markdown engine.md
 
 A few seconds, for the test suite::
 
@@ -91,9 +93,12 @@ def run_case(case):
     )  # fmt: skip
     algorithm = subroc_ext.FastSearch() if case["algorithm"] == "fast" else ps.BestFirstSearch()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    cpu, wall = time.process_time(), time.perf_counter()
-    result = algorithm.execute(task)
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    cpu = wall = np.inf
+    for _ in range(case.get("repeat", 1)):  # the best of the repetitions
+        start_cpu, start_wall = time.process_time(), time.perf_counter()
+        result = algorithm.execute(task)
+        cpu = min(cpu, time.process_time() - start_cpu)
+        wall = min(wall, time.perf_counter() - start_wall)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {
         "cpu": cpu,
@@ -180,6 +185,8 @@ def main(argv=None):
                         help="depths at which ps.BestFirstSearch runs too (census suite; "
                              "beyond depth 3 for ROC AUC only)")  # fmt: skip
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per search")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="FastSearch runs per case, the best reported (references run once)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, help="also write the table here")
     parser.add_argument("--smoke", action="store_true", help="tiny Adult sample, a few seconds")
     args = parser.parse_args(argv)
@@ -196,10 +203,14 @@ def main(argv=None):
                 pickle.dump(split, handle)
             return str(path)
 
-        def measure(suite, data, settings, algorithm, qf="ours", reference=None):
+        def measure(suite, data, settings, algorithm, qf="ours", reference=None, check=True):
+            """Run and record one search; compare it with ``reference`` (a failure
+            when ``check``, else only reported)."""
             case = {"data": data, "nbins": 5, "algorithm": algorithm, "qf": qf, **settings}
+            if algorithm == "fast":
+                case["repeat"] = args.repeat
             outcome = spawn(case, args.timeout)
-            row = {"suite": suite, **{k: v for k, v in case.items() if k not in ("data", "nbins")}}
+            row = {"suite": suite, **{k: v for k, v in case.items() if k not in ("data", "nbins", "repeat")}}
             if outcome is None:
                 row["status"] = f"> {args.timeout:.0f} s"
             else:
@@ -208,7 +219,7 @@ def main(argv=None):
                 if reference is not None and reference.get("results") is not None:
                     agree = same_top_k(outcome["results"], reference["results"])
                     row["agrees"] = agree
-                    if not agree:
+                    if not agree and check:
                         disagreements.append(row)
                         print("!!! RESULTS DIFFER", row, flush=True)
                 row["results"] = outcome["results"]
@@ -241,8 +252,13 @@ def main(argv=None):
                     settings = dict(measure=name, alpha=weight, beta=weight,
                                     generalization_aware=False, k=10, min_support=20)  # fmt: skip
                     if name in THEIR_CLASSES:
-                        ref = measure("adult", data, {**settings, "depth": 2}, "best_first", qf="pysubgroup")
-                        measure("adult", data, {**settings, "depth": 2}, "fast", reference=ref)
+                        shallow = {**settings, "depth": 2}
+                        ref = measure("adult", data, shallow, "best_first")
+                        fast = measure("adult", data, shallow, "fast", reference=ref)
+                        # pysubgroup 0.9.0's ARLQF prunes unsoundly with weights
+                        # (RESULTS.md): its agreement is reported, not required
+                        measure("adult", data, shallow, "best_first", qf="pysubgroup",
+                                reference=fast, check=False)  # fmt: skip
                     for depth in args.depths:
                         measure("adult", data, {**settings, "depth": depth}, "fast")
         if "scaling" in args.suites and not args.smoke:
@@ -269,8 +285,8 @@ def _line(row):
         return f"{row['suite']:8} {row['measure']:16} d={row['depth']} {row['algorithm']:10} {row['status']}"
     return (
         f"{row['suite']:8} {row['measure']:16} a=b={row['alpha']} d={row['depth']} "
-        f"{row['algorithm']:10} {row['qf']:10} rows={row['rows']:>9,} cpu={row['cpu']:8.2f}s "
-        f"wall={row['wall']:8.2f}s peak={row['peak_mb']:7.0f}MB agrees={row.get('agrees', '-')}"
+        f"{row['algorithm']:10} {row['qf']:10} rows={row['rows']:>9,} cpu={row['cpu']:9.3f}s "
+        f"wall={row['wall']:9.3f}s peak={row['peak_mb']:7.0f}MB agrees={row.get('agrees', '-')}"
     )
 
 
@@ -282,7 +298,7 @@ def _markdown(rows):
         if row["status"] != "ok":
             lines.append(
                 f"| {row['suite']} | {row['measure']} | {row['alpha']} | {row['depth']} | "
-                f"{row['algorithm']} | {row['qf']} | | {row['status']} | | | | | |"
+                f"{row['algorithm']} | {row['qf']} | | – | {row['status']} (stopped) | | | | |"
             )
             continue
         counted = row.get("counted")
@@ -292,7 +308,7 @@ def _markdown(rows):
             f"| {row['suite']} | {row['measure']} | {row['alpha']} | {row['depth']} | "
             f"{'FastSearch' if row['algorithm'] == 'fast' else 'BestFirstSearch'} | "
             f"{'pysubgroup 0.9.0' if row['qf'] == 'pysubgroup' else 'subroc-ext'} | {row['rows']:,} | "
-            f"{row['cpu']:.2f} | {row['wall']:.2f} | {row['peak_mb']:.0f} "
+            f"{row['cpu']:.3g} | {row['wall']:.3g} | {row['peak_mb']:.0f} "
             f"(+{row['peak_mb'] - row['before_mb']:.0f}) | {work} | {per} | "
             f"{AGREES.get(row.get('agrees'), '')} |"
         )

@@ -27,12 +27,11 @@ def pack(mask):
     numpy.ndarray of uint64, shape (ceil(n / 64),) or (k, ceil(n / 64))
     """
     mask = np.asarray(mask, dtype=bool)
-    n = mask.shape[-1]
-    words = -(-n // 64)
-    padded = np.zeros(mask.shape[:-1] + (words * 64,), dtype=bool)
-    padded[..., :n] = mask
-    packed = np.packbits(padded, axis=-1, bitorder="little")
-    return np.ascontiguousarray(packed).view(np.uint64)
+    n_bytes = 8 * -(-mask.shape[-1] // 64)
+    packed = np.zeros(mask.shape[:-1] + (n_bytes,), dtype=np.uint8)
+    # packbits fills the last byte with zero bits; the rest of the last word stays 0
+    packed[..., : -(-mask.shape[-1] // 8)] = np.packbits(mask, axis=-1, bitorder="little")
+    return packed.view(np.uint64)
 
 
 def unpack(words, n):

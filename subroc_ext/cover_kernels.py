@@ -22,6 +22,12 @@ position, read in O(1) from per-word prefix counts:
 The extreme values over subsets follow SPEC.md and are those of
 :mod:`subroc_ext.measures`, which the tests prove by enumeration.
 
+The randomization test's null distributions come from the same kernels
+(:func:`null_values`): each random subset is drawn class by class as a bitset
+(a partial Fisher-Yates shuffle of the class's rows, or of the rows left out
+when they are fewer) and evaluated like a cover, so a random subset equal to
+a pattern's cover gets exactly the pattern's value.
+
 Measure codes: :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC`, :data:`ROW_MEAN`.
 """
 

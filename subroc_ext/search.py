@@ -195,10 +195,9 @@ class _SearchSpace:
         # first selector index of the attributes after each selector's own
         self.next_start = np.repeat(starts[1:], sizes).astype(np.int64)
         self.n_rows = len(dataset)
-        masks = np.zeros((len(self.selectors), self.n_rows), dtype=bool)
-        for i, selector in enumerate(self.selectors):
-            masks[i] = dataset.selector_mask(selector)
-        self.words = bitset.pack(masks).reshape(len(self.selectors), -1)
+        self.words = np.empty((len(self.selectors), -(-self.n_rows // 64)), dtype=np.uint64)
+        for i, selector in enumerate(self.selectors):  # one mask at a time: 1 bit a row
+            self.words[i] = bitset.pack(dataset.selector_mask(selector))
         self.all_rows = bitset.pack(np.ones(self.n_rows, dtype=bool))
         self.positive_words = bitset.pack(dataset.is_positive)
         self.negative_words = bitset.pack(~dataset.is_positive)
@@ -496,8 +495,8 @@ class _Run:
             quality, estimate = self._generalization_aware(children, stats, best, expandable)
         else:
             quality, estimate = stats.quality, stats.optimistic_estimate
-        for child, q in zip(children, quality):
-            self.offer(q, child)
+        for i in np.flatnonzero(quality > self.threshold()):  # the others cannot enter
+            self.offer(quality[i], children[i])
         if not expandable:
             return
         order = np.argsort(-estimate, kind="stable")
