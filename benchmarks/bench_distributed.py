@@ -59,12 +59,12 @@ sys.path.insert(0, str(HERE))
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import pysubgroup as ps  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
+import pysubgroup as ps
+from threadpoolctl import threadpool_limits
 
-import subroc_ext  # noqa: E402
-from subroc_ext.parallel_search import PILOT_DEPTH, kth_best, plan_parts, search_part  # noqa: E402
-from subroc_ext.search import SearchProblem  # noqa: E402
+import subroc_ext
+from subroc_ext.parallel_search import PILOT_DEPTH, kth_best, plan_parts, search_part
+from subroc_ext.search import SearchProblem
 
 AGREEMENT_OK = "agreement check: OK"
 SCORE = "score"
@@ -201,7 +201,7 @@ def search_suite(args, reference_run, clusters, lines, problems):
     part_tables = {}
     for n_workers, client in clusters.items():
         search = subroc_ext.FastSearch(client=client)
-        found, wall, cpu, workers = timed(lambda: search.execute(task), client)
+        found, wall, cpu, workers = timed(lambda search=search: search.execute(task), client)
         identical = listed(found) == reference
         if not identical:
             problems.append(f"search on {n_workers} worker(s)")
@@ -224,7 +224,7 @@ def search_suite(args, reference_run, clusters, lines, problems):
             lines.append(f"Speed-up, {n_workers} workers vs 1 worker: "
                          f"{walls['1 worker(s)'] / walls[f'{n_workers} worker(s)']:.2f}x wall; vs "
                          f"one process: {walls['one process'] / walls[f'{n_workers} worker(s)']:.2f}x")  # fmt: skip
-    lines.append(f"Work vs one process (candidates counted): " + ", ".join(
+    lines.append("Work vs one process (candidates counted): " + ", ".join(
         f"{r['run']} {r['counted'] / rows[0]['counted']:.3f}x" for r in rows[1:]) + "\n")  # fmt: skip
     for n_workers, parts in part_tables.items():
         shown = parts[["part", "subtrees", "estimated_cost", "start_threshold", "counted",
@@ -248,15 +248,17 @@ def project_search(args, client, task, expected, single, lines):
     shared = client.scatter(problem, broadcast=True, hash=False)
     lines += [
         "### Projection of the search\n",
-        f"For W workers FastSearch forms 4 W parts; here they run on the cluster above, "
+        (f"For W workers FastSearch forms 4 W parts; here they run on the cluster above, "
         f"each from the final k-th best quality ({final:.3f}: a perfectly shared threshold), "
         f"and the first W (which start together) also from the depth-2 pilot's "
         f"({start:.3f}; the pilot: {pilot['cpu_seconds']:.2f} s CPU, run first). Makespan: "
         f"the parts in FastSearch's order on W simulated workers, each part on the first "
-        f"free one (CPU seconds); one process: {single['cpu_s']:.1f} s.\n",
-        "| workers | parts | second-level subtrees | work vs one process | largest part (s) "
-        "| makespan, shared threshold (s) | makespan, first wave from the pilot (s) "
-        "| projected speed-up | parallel efficiency |",
+        f"free one (CPU seconds); one process: {single['cpu_s']:.1f} s.\n"),
+        (
+            "| workers | parts | second-level subtrees | work vs one process | largest part (s) "
+            "| makespan, shared threshold (s) | makespan, first wave from the pilot (s) "
+            "| projected speed-up | parallel efficiency |"
+        ),
         "|---|---|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     for workers in args.project:
@@ -305,7 +307,7 @@ def test_suite(args, reference_run, clusters, lines, problems, project):
     durations = None
     for n_workers, client in clusters.items():
         with distributed.get_task_stream(client) as stream:
-            found, wall, cpu, workers = timed(lambda: run(client), client)
+            found, wall, cpu, workers = timed(lambda client=client: run(client), client)
         identical = found.equals(expected)
         if not identical:
             problems.append(f"randomization test on {n_workers} worker(s)")
@@ -324,9 +326,9 @@ def test_suite(args, reference_run, clusters, lines, problems, project):
                          f"{walls['1 worker(s)'] / walls[f'{n_workers} worker(s)']:.2f}x wall; vs "
                          f"one process: {walls['one process'] / walls[f'{n_workers} worker(s)']:.2f}x\n")  # fmt: skip
     if project and durations:
-        lines += [f"Null distributions on the last cluster: {len(durations)} tasks, "
+        lines += [(f"Null distributions on the last cluster: {len(durations)} tasks, "
                   f"{sum(durations):.1f} s in all, largest {max(durations):.2f} s. Projected "
-                  "(the same tasks on W workers, in submission order):\n",
+                  "(the same tasks on W workers, in submission order):\n"),
                   "| workers | makespan (s) | speed-up vs one worker's total |", "|---|---|---|"]  # fmt: skip
         for workers in project:
             makespan = schedule(durations, workers)
@@ -366,8 +368,8 @@ def main(argv=None):
         args.depth, args.top, args.samples = 3, 20, 300
         args.project = args.project or [8]
 
-    lines = [f"Machine: {os.cpu_count()} cores; load average at the start "
-             f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}.\n"]  # fmt: skip
+    lines = [(f"Machine: {os.cpu_count()} cores; load average at the start "
+             f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}.\n")]  # fmt: skip
     problems = []
     # one process first, while no cluster runs in this process
     searched = search_reference(args) if "search" in args.suites else None

@@ -16,7 +16,6 @@ from pathlib import Path
 import pandas as pd
 
 from . import __version__
-from .cluster import INSTALL, require_distributed
 from ._validation import (
     MODES,
     check_columns,
@@ -24,6 +23,7 @@ from ._validation import (
     positive_mask,
     quoted_values,
 )
+from .cluster import INSTALL, require_distributed
 from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
 from .multiclass_pipeline import find_multiclass_subgroups

@@ -16,7 +16,7 @@ import importlib
 
 import numpy as np
 
-__all__ = ["require_distributed", "check_client", "local_client", "share", "worker_count"]
+__all__ = ["check_client", "local_client", "require_distributed", "share", "worker_count"]
 
 #: What to install for ``client=`` and ``n_jobs=``.
 INSTALL = "pip install 'subroc-ext[dask]'"

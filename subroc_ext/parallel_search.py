@@ -46,7 +46,7 @@ import pandas as pd
 
 from .cluster import require_distributed, share, worker_count
 
-__all__ = ["split_subtrees", "plan_parts", "search_part", "kth_best", "top_k", "search_on_cluster"]
+__all__ = ["kth_best", "plan_parts", "search_on_cluster", "search_part", "split_subtrees", "top_k"]
 
 #: Depth of the search run here first, whose k-th best quality every part
 #: starts from (when the search is deeper).

@@ -28,7 +28,7 @@ from ._progress import progress_bar
 from .cluster import check_client, require_distributed, share
 from .quality import SoftClassifierQF
 
-__all__ = ["randomization_test", "sample_subsets", "check_test_settings", "base_seed", "null_rng"]
+__all__ = ["base_seed", "check_test_settings", "null_rng", "randomization_test", "sample_subsets"]
 
 def sample_subsets(rng, population, size, n_subsets):
     """Uniform random ``size``-subsets of ``range(population)``, one per row.

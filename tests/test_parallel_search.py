@@ -13,14 +13,19 @@ import itertools
 import sys
 
 import numpy as np
-import pysubgroup as ps
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from search_helpers import SCORES, TARGET, make_qf, make_task, synthetic
 
 import subroc_ext
-from search_helpers import SCORES, TARGET, make_qf, make_task, synthetic
-from subroc_ext.parallel_search import kth_best, plan_parts, search_part, split_subtrees, top_k
+from subroc_ext.parallel_search import (
+    kth_best,
+    plan_parts,
+    search_part,
+    split_subtrees,
+    top_k,
+)
 from subroc_ext.search import SearchProblem
 
 # -- without a cluster ----------------------------------------------------------

@@ -26,7 +26,12 @@ from statsmodels.stats.multitest import multipletests
 import subroc_ext
 from subroc_ext import _subsets, measures
 from subroc_ext.measures import Cover
-from subroc_ext.significance import base_seed, null_rng, randomization_test, sample_subsets
+from subroc_ext.significance import (
+    base_seed,
+    null_rng,
+    randomization_test,
+    sample_subsets,
+)
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_significance.py"
 TIES = pytest.mark.parametrize("ties", [True, False], ids=["ties", "continuous"])
