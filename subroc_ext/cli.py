@@ -6,6 +6,7 @@ the command with exit code 2 and one line on stderr that names the problem.
 """
 
 import argparse
+import contextlib
 import math
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from ._validation import (
     positive_mask,
     quoted_values,
 )
+from .cluster import INSTALL, require_distributed
 from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
 from .multiclass_pipeline import find_multiclass_subgroups
@@ -201,6 +203,15 @@ def _parser():
                      help="columns not to use in subgroup descriptions")  # fmt: skip
     run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
                      help="directory for the report")  # fmt: skip
+    cluster = run.add_mutually_exclusive_group()
+    cluster.add_argument("--scheduler", metavar="ADDRESS",
+                         help="run the search and the significance tests on the Dask cluster "
+                              "whose scheduler listens at ADDRESS (e.g. tcp://10.0.0.5:8786; "
+                              f"needs {INSTALL} here and on the workers); the results are the "
+                              "same as on one process")  # fmt: skip
+    cluster.add_argument("--jobs", type=_positive_int, metavar="N",
+                         help="run on N local worker processes (a Dask LocalCluster; needs "
+                              f"{INSTALL})")  # fmt: skip
     _common_arguments(run, "random subsets per significance test (as in the paper; "
                            "fewer run faster but limit the smallest p-value)")  # fmt: skip
     run.set_defaults(handler=_run, samples=10_000)
@@ -432,12 +443,33 @@ def _demo(args):
     return _write_report(table, validation, args, "roc_auc", title, runtime, search)
 
 
+@contextlib.contextmanager
+def _scheduler_client(address):
+    """A Dask client connected to the scheduler at ``address`` (None without one)."""
+    if address is None:
+        yield None
+        return
+    distributed = require_distributed("--scheduler")
+    try:
+        client = distributed.Client(address, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as error:
+        raise ValueError(f"cannot connect to the Dask scheduler at {address!r}: {error}") from None
+    with client:
+        yield client
+
+
 def _run(args):
     """``subroc-ext run``: find and test subgroups in the user's scored data."""
     if args.score_columns is not None:
+        if args.scheduler is not None or args.jobs is not None:
+            return _fail(ValueError("--scheduler and --jobs are not available with "
+                                    "--score-columns (multi-class models) yet"))  # fmt: skip
         return _run_multiclass(args)
     start = time.perf_counter()
     try:
+        for option, value in (("--jobs", args.jobs), ("--scheduler", args.scheduler)):
+            if value is not None:
+                require_distributed(option)  # before any work or output
         data = _read_table(args.data, "data")
         check_columns(data, [args.label, args.score, *args.ignore])
         positive = _positive_label(data[args.label], args.positive_label, args.label)
@@ -447,16 +479,18 @@ def _run(args):
         else:
             search, validation = data, _read_table(args.validation, "validation")
         _check_out(args.out)
-        table = find_subgroups(
-            search, label=args.label, score=args.score, measure=args.measure,
-            positive_label=positive, mode=args.mode, validation=validation,
-            size_weight=args.size_weight, balance_weight=args.balance_weight,
-            generalization_aware=args.generalization_aware, depth=args.depth,
-            min_support=args.min_support, ignore=args.ignore, result_set_size=args.top,
-            collapse_identical=args.collapse_identical, max_overlap=args.max_overlap,
-            n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
-        )  # fmt: skip
-    except _INPUT_ERRORS as error:
+        with _scheduler_client(args.scheduler) as client:
+            table = find_subgroups(
+                search, label=args.label, score=args.score, measure=args.measure,
+                positive_label=positive, mode=args.mode, validation=validation,
+                size_weight=args.size_weight, balance_weight=args.balance_weight,
+                generalization_aware=args.generalization_aware, depth=args.depth,
+                min_support=args.min_support, ignore=args.ignore, result_set_size=args.top,
+                collapse_identical=args.collapse_identical, max_overlap=args.max_overlap,
+                n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
+                client=client, n_jobs=args.jobs,
+            )  # fmt: skip
+    except (*_INPUT_ERRORS, ImportError) as error:
         return _fail(error)
     runtime = time.perf_counter() - start
     title = f"SubROC report: {Path(args.data).name}"

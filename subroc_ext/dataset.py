@@ -65,6 +65,15 @@ class SortedDataset:
     def __len__(self):
         return len(self.order)
 
+    def __getstate__(self):
+        """Pickled without the caches, which are rebuilt on demand (and whose
+        keys, pysubgroup selectors, do not always pickle): what the workers
+        of a cluster receive."""
+        state = self.__dict__.copy()
+        state["_selector_masks"] = {}
+        state["_columns"] = {}
+        return state
+
     def _selector_mask(self, selector):
         mask = self._selector_masks.get(selector)
         if mask is None:

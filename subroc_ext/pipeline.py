@@ -27,6 +27,7 @@ from ._validation import (
     positive_mask,
     quoted_values,
 )
+from .cluster import local_client
 from .confidence import delong_interval
 from .cross_auc import subgroup_bias_aucs
 from .dataset import SortedDataset
@@ -176,13 +177,14 @@ def split_validation(data, validation, random_state=None):
     return data.iloc[np.sort(shuffled[:cut])], data.iloc[np.sort(shuffled[cut:])]
 
 
-def _search(search, target, selectors, qf, depth, min_support, result_set_size, algorithm, progress):
+def _search(search, target, selectors, qf, depth, min_support, result_set_size, algorithm, progress,
+            client):  # fmt: skip
     task = ps.SubgroupDiscoveryTask(
         search, target, selectors, qf, result_set_size=result_set_size, depth=depth,
         constraints=[ps.MinSupportConstraint(min_support)],
     )  # fmt: skip
     if algorithm is None:
-        algorithm = FastSearch(progress=progress)
+        algorithm = FastSearch(progress=progress, client=client)
     return algorithm.execute(task)
 
 
@@ -258,6 +260,8 @@ def find_subgroups(
     random_state=None,
     algorithm=None,
     progress=True,
+    client=None,
+    n_jobs=None,
 ):
     """Find subgroups where a classifier performs exceptionally, and test them.
 
@@ -311,6 +315,13 @@ def find_subgroups(
         which returns the same subgroups much faster.
     progress : bool, default=True
         Show progress bars.
+    client : dask.distributed.Client, optional
+        Run the search (with the default algorithm) and the randomization
+        test on this Dask cluster; the table is the same as without it.
+    n_jobs : int, optional
+        Start a local Dask cluster with this many worker processes for the
+        call (instead of ``client``) and close it afterwards. Both need the
+        optional extra ``dask`` (``pip install 'subroc-ext[dask]'``).
 
     Returns
     -------
@@ -372,30 +383,32 @@ def find_subgroups(
         balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware,
     )  # fmt: skip
     selectors = ps.create_selectors(search, nbins=nbins, ignore=[label, score, *ignore])
-    result = _search(
-        search, target, selectors, qf, depth, min_support, result_set_size, algorithm, progress
-    )
-    ranked = sorted(result.results, key=lambda entry: -entry[0])
-    subgroups = [description for _, description, *_ in ranked]
-    qualities = [quality for quality, *_ in ranked]
-    covers = _diversity.cover_matrix(subgroups, search)
-    alternatives = [[] for _ in subgroups]
-    if collapse_identical:
-        kept, same = _diversity.collapse_identical(covers)
-        alternatives = [[str(subgroups[other]) for other in rows] for rows in same]
-        subgroups, qualities, covers = _take(kept, subgroups, qualities, covers)
-    if max_overlap is not None:
-        kept = _diversity.select_diverse(covers, max_overlap)
-        subgroups, qualities, covers, alternatives = _take(
-            kept, subgroups, qualities, covers, alternatives
-        )
-    overlap, partner = _diversity.overlap_with_better(covers)
+    with local_client(client, n_jobs) as cluster:
+        result = _search(
+            search, target, selectors, qf, depth, min_support, result_set_size, algorithm, progress,
+            cluster,
+        )  # fmt: skip
+        ranked = sorted(result.results, key=lambda entry: -entry[0])
+        subgroups = [description for _, description, *_ in ranked]
+        qualities = [quality for quality, *_ in ranked]
+        covers = _diversity.cover_matrix(subgroups, search)
+        alternatives = [[] for _ in subgroups]
+        if collapse_identical:
+            kept, same = _diversity.collapse_identical(covers)
+            alternatives = [[str(subgroups[other]) for other in rows] for rows in same]
+            subgroups, qualities, covers = _take(kept, subgroups, qualities, covers)
+        if max_overlap is not None:
+            kept = _diversity.select_diverse(covers, max_overlap)
+            subgroups, qualities, covers, alternatives = _take(
+                kept, subgroups, qualities, covers, alternatives
+            )
+        overlap, partner = _diversity.overlap_with_better(covers)
 
-    statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
-    tested = randomization_test(
-        subgroups, held_out, statistic_qf, target=target, n_samples=n_samples, method=method,
-        alpha=alpha, random_state=random_state, progress=progress,
-    )  # fmt: skip
+        statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
+        tested = randomization_test(
+            subgroups, held_out, statistic_qf, target=target, n_samples=n_samples, method=method,
+            alpha=alpha, random_state=random_state, progress=progress, client=cluster,
+        )  # fmt: skip
     table = pd.concat(
         [
             pd.DataFrame(

@@ -44,11 +44,13 @@ import pysubgroup as ps
 from . import bitset, cover_kernels
 from . import measures as _measures
 from ._progress import progress_bar
+from .cluster import check_client
 from .generalization import GeneralizationAwareQF, generalization_aware_quality
+from .parallel_search import search_on_cluster
 from .quality import SoftClassifierQF
 from .weights import max_weight, subgroup_weight
 
-__all__ = ["FastSearch"]
+__all__ = ["FastSearch", "SearchProblem"]
 
 _COMPILED_KINDS = {
     _measures.ROCAUC: cover_kernels.ROC_AUC,
@@ -68,6 +70,14 @@ class FastSearch:
     progress : bool, default=False
         Show a progress bar (evaluated candidates and the current k-th best
         quality) on stderr.
+    client : dask.distributed.Client, optional
+        Run the search on this Dask cluster (optional extra ``dask``): the
+        subtrees of the first-level selectors are grouped into parts of about
+        equal estimated cost, which run on the workers and share the k-th
+        best quality as they finish (:mod:`subroc_ext.parallel_search`). The
+        result is the same as without a client.
+    parts_per_worker : int, default=4
+        With ``client``: parts per worker.
 
     Notes
     -----
@@ -91,33 +101,43 @@ class FastSearch:
     >>> result = subroc_ext.FastSearch().execute(task)       # doctest: +SKIP
     """
 
-    def __init__(self, *, progress=False):
+    def __init__(self, *, progress=False, client=None, parts_per_worker=4):
         self.progress = progress
+        self.client = client
+        self.parts_per_worker = _positive_int(parts_per_worker, "parts_per_worker", "")
         #: Candidates whose class counts were computed in the last run.
         self.candidates_counted = 0
         #: Candidates whose measure was computed in the last run.
         self.candidates_evaluated = 0
+        #: The parts of the last distributed run (a DataFrame, see
+        #: :func:`subroc_ext.parallel_search.search_on_cluster`); None after a
+        #: run in this process.
+        self.parts = None
 
     def execute(self, task):
         """Run ``task``; returns a ``ps.SubgroupDiscoveryResult``."""
-        base, generalization_aware = _quality_function(task.qf)
-        min_support = _min_support(task.constraints)
-        depth, result_set_size = _positive_int(task.depth, "depth"), _positive_int(
-            task.result_set_size, "result_set_size"
-        )
-        task.qf.calculate_constant_statistics(task.data, task.target)
-        space = _SearchSpace(task.search_space, base.dataset)
-        run = _Run(base, space, _evaluator(base, space), depth, result_set_size, min_support,
-                   task.min_quality, generalization_aware)  # fmt: skip
+        if self.client is not None:
+            check_client(self.client)
+        problem = SearchProblem.from_task(task)
+        space = problem.space
         bar = None
         if self.progress:
             bar = progress_bar(iter(()), enabled=True, desc="searching (candidates)")
         try:
-            patterns = run.search(bar)
+            if self.client is None:
+                run = problem.run()
+                patterns = run.search(bar)
+                self.candidates_counted, self.candidates_evaluated = run.counted, run.evaluated
+                self.parts = None
+            else:
+                patterns, self.parts = search_on_cluster(
+                    self.client, problem, self.parts_per_worker, bar
+                )
+                self.candidates_counted = int(self.parts["counted"].sum())
+                self.candidates_evaluated = int(self.parts["evaluated"].sum())
         finally:
             if bar is not None:
                 bar.close()
-        self.candidates_counted, self.candidates_evaluated = run.counted, run.evaluated
         results = []
         for pattern in patterns:
             subgroup = ps.Conjunction([space.selectors[i] for i in pattern])
@@ -151,9 +171,9 @@ def _min_support(constraints):
     return support
 
 
-def _positive_int(value, name):
+def _positive_int(value, name, owner="task."):
     if not (isinstance(value, (int, np.integer)) and value >= 1):
-        raise ValueError(f"task.{name} must be a positive integer, got {value!r}")
+        raise ValueError(f"{owner}{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
@@ -171,6 +191,7 @@ class _SearchSpace:
         self.selectors = [selector for group in groups for selector in group]
         sizes = [len(group) for group in groups]
         starts = np.concatenate(([0], np.cumsum(sizes)))
+        self.group_sizes = np.array(sizes, dtype=np.int64)
         # first selector index of the attributes after each selector's own
         self.next_start = np.repeat(starts[1:], sizes).astype(np.int64)
         self.n_rows = len(dataset)
@@ -181,6 +202,11 @@ class _SearchSpace:
         self.positive_words = bitset.pack(dataset.is_positive)
         self.negative_words = bitset.pack(~dataset.is_positive)
 
+    def __getstate__(self):
+        """Pickled without the selectors (a worker needs only their bitsets;
+        pysubgroup selectors do not always pickle)."""
+        return {**self.__dict__, "selectors": None}
+
     def cover(self, pattern):
         words = self.all_rows.copy()
         for i in pattern:
@@ -189,7 +215,91 @@ class _SearchSpace:
 
     def refinements(self, pattern):
         start = self.next_start[pattern[-1]] if pattern else 0
-        return np.arange(start, len(self.selectors), dtype=np.int64)
+        return np.arange(start, len(self.words), dtype=np.int64)
+
+
+class SearchProblem:
+    """A search prepared once: the quality function (after
+    ``calculate_constant_statistics``), the selectors' bitsets and the task's
+    limits. It pickles, so a cluster's workers can run parts of the search
+    (:mod:`subroc_ext.parallel_search`).
+    """
+
+    def __init__(self, qf, space, depth, result_set_size, min_support, min_quality,
+                 generalization_aware):  # fmt: skip
+        self.qf = qf
+        self.space = space
+        self.depth = depth
+        self.k = result_set_size
+        self.min_support = min_support
+        self.min_quality = min_quality
+        self.generalization_aware = generalization_aware
+
+    @classmethod
+    def from_task(cls, task):
+        """Check ``task`` (a ``ps.SubgroupDiscoveryTask``) and prepare it:
+        ``calculate_constant_statistics`` and the selectors' bitsets."""
+        base, generalization_aware = _quality_function(task.qf)
+        min_support = _min_support(task.constraints)
+        depth, result_set_size = _positive_int(task.depth, "depth"), _positive_int(
+            task.result_set_size, "result_set_size"
+        )
+        task.qf.calculate_constant_statistics(task.data, task.target)
+        space = _SearchSpace(task.search_space, base.dataset)
+        return cls(base, space, depth, result_set_size, min_support, task.min_quality,
+                   generalization_aware)  # fmt: skip
+
+    def run(self, floor=-np.inf, depth=None):
+        """A new search; ``floor``, a quality that at least ``k`` patterns are
+        known to exceed or reach, raises the minimum quality (nothing at or
+        below it can enter the result, and subtrees whose estimate does not
+        exceed it are pruned); ``depth`` lowers the maximum depth."""
+        depth = self.depth if depth is None else min(depth, self.depth)
+        return _Run(self.qf, self.space, _evaluator(self.qf, self.space), depth, self.k,
+                    self.min_support, max(self.min_quality, floor),
+                    self.generalization_aware)  # fmt: skip
+
+    def subtrees(self, parents=((),)):
+        """The subtrees one level below ``parents`` that hold longer patterns,
+        and an estimate of each subtree's cost.
+
+        Parameters
+        ----------
+        parents : sequence of tuple, default=((),)
+            Patterns (selector indices); by default the empty pattern, whose
+            subtrees are those of the first-level selectors.
+
+        Returns
+        -------
+        prefixes : list of tuple
+            ``parent + (selector,)`` for every refinement of every parent
+            that has refinements itself (and room for them below ``depth``).
+        costs : numpy.ndarray of float
+            The number of patterns in each subtree (at most ``depth``
+            selectors, one per attribute, without pruning) times the share of
+            rows its prefix covers (the work per pattern grows with it).
+        """
+        space = self.space
+        sizes = space.group_sizes
+        n_groups = len(sizes)
+        # patterns[g, j]: ways to choose j selectors from the attributes g, g+1, ...
+        patterns = np.zeros((n_groups + 1, self.depth), dtype=float)
+        patterns[:, 0] = 1.0
+        for g in range(n_groups - 1, -1, -1):
+            patterns[g, 1:] = patterns[g + 1, 1:] + sizes[g] * patterns[g + 1, :-1]
+        group_of_next = np.searchsorted(np.cumsum(sizes), space.next_start, side="right")
+        prefixes, costs = [], []
+        for parent in parents:
+            if len(parent) + 2 > self.depth:
+                continue
+            children = space.refinements(parent)
+            children = children[space.next_start[children] < len(space.words)]
+            covers = space.cover(parent) & space.words[children]
+            rows = np.unpackbits(covers.view(np.uint8), axis=1).sum(axis=1)
+            below = patterns[group_of_next[children], : self.depth - len(parent)].sum(axis=1)
+            prefixes += [parent + (int(child),) for child in children]
+            costs.append(below * rows / max(space.n_rows, 1))
+        return prefixes, np.concatenate(costs) if costs else np.zeros(0)
 
 
 def _evaluator(qf, space):
@@ -313,9 +423,20 @@ class _Run:
 
     # -- search ----------------------------------------------------------------
 
-    def search(self, bar):
-        """The patterns of the result (unordered); ``bar`` counts candidates (or None)."""
+    def search(self, bar, prefixes=None):
+        """The patterns of the result (unordered); ``bar`` counts candidates (or None).
+
+        ``prefixes``: search only the subtrees of these patterns (tuples of
+        one or two selectors; every pattern of one selector, and every child
+        of a one-selector prefix of a two-selector prefix, is still evaluated
+        and offered); all subtrees by default.
+        """
         self.bar = bar
+        self.partial = self.owned = None  # patterns whose subtrees are owned in part, or at all
+        if prefixes is not None:
+            whole = set(map(tuple, prefixes))
+            self.partial = {(), *(p[:i] for p in whole for i in range(1, len(p)))} - whole
+            self.owned = whole | self.partial
         queue = []
         self.expand((), np.inf, 0.0 if self.generalization_aware else -np.inf, queue)
         while queue:
@@ -379,6 +500,8 @@ class _Run:
         if not expandable:
             return
         order = np.argsort(-estimate, kind="stable")
+        if self.partial is not None and pattern in self.partial:  # expand owned subtrees only
+            order = [i for i in order if children[i] in self.owned]
         now = child_depth == self.depth - 1
         best_of = self.best_raw if self.generalization_aware else {}
         for i in order:

@@ -25,9 +25,10 @@ from statsmodels.stats.multitest import multipletests, multitest_alias
 
 from . import _subsets
 from ._progress import progress_bar
+from .cluster import check_client, require_distributed, share
 from .quality import SoftClassifierQF
 
-__all__ = ["randomization_test", "sample_subsets", "check_test_settings"]
+__all__ = ["base_seed", "check_test_settings", "null_rng", "randomization_test", "sample_subsets"]
 
 def sample_subsets(rng, population, size, n_subsets):
     """Uniform random ``size``-subsets of ``range(population)``, one per row.
@@ -66,12 +67,89 @@ def sample_subsets(rng, population, size, n_subsets):
     return np.sort(chosen, axis=1).astype(np.intp, copy=False)
 
 
-def _null_distribution(qf, dataset, size, negatives, n_samples, rng, batch_elements):
-    """Raw qualities of ``n_samples`` random subsets with the given class counts."""
+def base_seed(random_state):
+    """The seed from which every null distribution's generator is derived.
+
+    Parameters
+    ----------
+    random_state : None, int or numpy.random.Generator
+        ``None``: fresh entropy from the operating system; an int (>= 0) is
+        the seed itself; a Generator gives one draw (so it advances).
+
+    Returns
+    -------
+    int
+    """
+    if random_state is None:
+        return int(np.random.SeedSequence().entropy)
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**63))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be >= 0, got {random_state}")
+        return int(random_state)
+    raise TypeError(
+        f"random_state must be None, an int or a numpy.random.Generator, got "
+        f"{type(random_state).__name__}"
+    )
+
+
+def null_rng(seed, key):
+    """The generator of the null distribution of ``key``, derived from ``seed``
+    (see :func:`base_seed`).
+
+    ``key`` is what the distribution depends on: ``(size, negatives)``, or
+    the count of every class for an AUCMuQF. Each distribution has its own
+    stream (``numpy.random.SeedSequence`` of ``(seed, *key)``), so a p-value
+    does not depend on which other subgroups are tested, in which order, or
+    on which worker of a cluster.
+    """
+    return np.random.default_rng(np.random.SeedSequence([seed, *(int(n) for n in key)]))
+
+
+def _null_distribution(qf, whole, key, n_samples, seed, batch_elements):
+    """Raw qualities of ``n_samples`` random subsets with the class counts of
+    ``key``: ``(size, negatives)`` of the cover ``whole``, or (``whole`` is
+    None) the class counts of an AUCMuQF."""
+    rng = null_rng(seed, key)
+    if whole is None:
+        return qf.null_raw_qualities(key, n_samples, rng, batch_elements=batch_elements)
+    size, negatives = key
     values = qf.measure.null_values(
-        dataset, size - negatives, negatives, n_samples, rng, batch_elements=batch_elements
+        whole, size - negatives, negatives, n_samples, rng, batch_elements=batch_elements
     )
     return qf.raw_quality(np.asarray(values, dtype=float))
+
+
+def _shared_null_distribution(shared, key, n_samples, seed, batch_elements):
+    """:func:`_null_distribution` on a worker, from the shared ``(qf, whole)``."""
+    qf, whole = shared
+    return _null_distribution(qf, whole, key, n_samples, seed, batch_elements)
+
+
+def _null_distributions(qf, dataset, keys, n_samples, seed, batch_elements, client, progress):
+    """The null distribution of each key, here or on the workers of ``client``."""
+    if client is None:
+        return {
+            key: _null_distribution(qf, dataset, key, n_samples, seed, batch_elements)
+            for key in progress_bar(keys, enabled=progress, desc="testing")
+        }
+    distributed = require_distributed("client")
+    shared = share(client, (qf, dataset))
+    futures = {
+        client.submit(_shared_null_distribution, shared, key, n_samples, seed, batch_elements,
+                      pure=False): key
+        for key in keys
+    }  # fmt: skip
+    nulls = {}
+    try:
+        done = distributed.as_completed(futures)
+        for future in progress_bar(done, enabled=progress, desc="testing", total=len(keys)):
+            nulls[futures[future]] = future.result()
+    finally:
+        client.cancel(list(futures))
+        client.cancel(shared)
+    return nulls
 
 
 def check_test_settings(n_samples, method, alpha):
@@ -114,6 +192,7 @@ def randomization_test(
     random_state=None,
     batch_elements=4_000_000,
     progress=False,
+    client=None,
 ):
     """Test each subgroup's exceptionality on held-out data against random subsets.
 
@@ -138,11 +217,19 @@ def randomization_test(
     alpha : float, default=0.05
         Family-wise error rate or false discovery rate.
     random_state : int or numpy.random.Generator, optional
-        Seed for reproducible p-values.
+        Seed for reproducible p-values. The null distribution of each
+        ``(size, negatives)`` (each tuple of class counts for an AUCMuQF) is
+        drawn from its own generator derived from the seed and that key
+        (:func:`null_rng`), so a subgroup's p-value
+        does not depend on the other subgroups or their order. ``None`` draws
+        fresh entropy once; a Generator gives one seed (and advances).
     batch_elements : int, default=4_000_000
         Upper bound on the number of sampled rows held in memory at once.
     progress : bool, default=False
         Show a progress bar.
+    client : dask.distributed.Client, optional
+        Draw the null distributions on this cluster's workers, one task per
+        key (the validation data is sent to each worker once). The p-values are the same as without it.
 
     Returns
     -------
@@ -168,14 +255,12 @@ def randomization_test(
     descriptions, target = _descriptions_iv(subgroups, target)
     if len(data) == 0:
         raise ValueError("the validation data is empty")
-    rng = np.random.default_rng(random_state)
+    seed = base_seed(random_state)
+    if client is not None:
+        check_client(client)
     qf.calculate_constant_statistics(data, target)
     if multiclass:
-        null_key, count_record = qf.null_key, qf.count_record
-
-        def draw_null(key):
-            return qf.null_raw_qualities(key, n_samples, rng, batch_elements=batch_elements)
-
+        null_key, count_record, whole = qf.null_key, qf.count_record, None
     else:
         whole = qf.dataset.cover()
 
@@ -185,25 +270,21 @@ def randomization_test(
         def count_record(stats):
             return {"positives": stats.positives_count, "negatives": stats.negatives_count}
 
-        def draw_null(key):
-            return _null_distribution(qf, whole, *key, n_samples, rng, batch_elements)
-
-    nulls = {}
+    statistics = [qf.calculate_statistics(d, target, data) for d in descriptions]
+    testable = [bool(np.isfinite(stats.raw_quality)) for stats in statistics]
+    keys = list(dict.fromkeys(null_key(stats) for stats, ok in zip(statistics, testable) if ok))
+    nulls = _null_distributions(qf, whole, keys, n_samples, seed, batch_elements, client, progress)
     records = []
-    for description in progress_bar(descriptions, enabled=progress, desc="testing"):
-        stats = qf.calculate_statistics(description, target, data)
-        testable = bool(np.isfinite(stats.raw_quality))
+    for description, stats, ok in zip(descriptions, statistics, testable):
         p_value = 1.0
-        if testable:
-            key = null_key(stats)
-            if key not in nulls:
-                nulls[key] = draw_null(key)
+        if ok:
             # Null values equal to the statistic count as extreme; they may
             # differ from it in the last bits (sums in another order), by
             # much less than this relative to the measure's magnitude.
             scale = max(abs(stats.measure), abs(qf.dataset_value))
             tolerance = 100 * np.finfo(float).eps * scale
-            extreme = np.count_nonzero(nulls[key] >= stats.raw_quality - tolerance)
+            null = nulls[null_key(stats)]
+            extreme = np.count_nonzero(null >= stats.raw_quality - tolerance)
             p_value = (1 + extreme) / (1 + n_samples)
         records.append(
             {
@@ -213,7 +294,7 @@ def randomization_test(
                 "measure": stats.measure,
                 "statistic": stats.raw_quality,
                 "p_value": p_value,
-                "testable": testable,
+                "testable": ok,
             }
         )
     counts = list(count_record(qf.calculate_statistics(slice(None), target, data)))

@@ -137,3 +137,47 @@ def brute_force_top_k(qf, data, selectors, depth, min_support, k, include_root):
                 found.append((statistics.quality, frozenset(map(str, combination))))
     found.sort(key=lambda item: -item[0])
     return found[:k]
+
+
+# -- distributed search: the same results as one process ----------------------
+
+SCORES = ["roc", "pr", "arl", "attribution"]
+
+
+def make_task(data, qf, depth, min_support, k, min_quality=-np.inf):
+    selectors = ps.create_selectors(data, ignore=["label", "score"])
+    return ps.SubgroupDiscoveryTask(
+        data, TARGET, selectors, qf, result_set_size=k, depth=depth, min_quality=min_quality,
+        constraints=[ps.MinSupportConstraint(min_support)],
+    )  # fmt: skip
+
+
+def listed(result):
+    """(quality, description) of each subgroup, in the result's order."""
+    return [(float(q), str(sg)) for q, sg, _ in result.results]
+
+
+def tie_at_cutoff(task):
+    """Whether the (k+1)-th best quality equals the k-th (which ones are
+    kept then depends on the search order)."""
+    k = task.result_set_size
+    task.result_set_size = k + 1
+    try:
+        qualities = [q for q, *_ in subroc_ext.FastSearch().execute(task).results]
+    finally:
+        task.result_set_size = k
+    return len(qualities) > k and qualities[k] == qualities[k - 1]
+
+
+def assert_identical(found, expected, task):
+    """The same list, or where patterns tie at the k-th quality, the same
+    qualities and the same patterns above the tie."""
+    if tie_at_cutoff(task):
+        assert_same_top_k(
+            [(q, frozenset(d.split(" AND "))) for q, d in found],
+            [(q, frozenset(d.split(" AND "))) for q, d in expected],
+            task.result_set_size,
+        )
+        assert [q for q, _ in found] == [q for q, _ in expected]
+    else:
+        assert found == expected

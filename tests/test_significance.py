@@ -26,7 +26,12 @@ from statsmodels.stats.multitest import multipletests
 import subroc_ext
 from subroc_ext import _subsets, measures
 from subroc_ext.measures import Cover
-from subroc_ext.significance import randomization_test, sample_subsets
+from subroc_ext.significance import (
+    base_seed,
+    null_rng,
+    randomization_test,
+    sample_subsets,
+)
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_significance.py"
 TIES = pytest.mark.parametrize("ties", [True, False], ids=["ties", "continuous"])
@@ -298,13 +303,13 @@ def test_p_value_counts_the_null_values_and_is_never_zero():
     pattern = ps.Conjunction([ps.EqualitySelector("a0", True)])
     qf = subroc_ext.ROCAUCQF("label")
     table = randomization_test([pattern], data, qf, target=TARGET, n_samples=300, random_state=9)
-    # replay: the same generator draws the same null values
+    # replay: the generator of the key (size, negatives) draws the same null values
     qf.calculate_constant_statistics(data, TARGET)
     stats_ = qf.calculate_statistics(pattern, TARGET, data)
     null = qf.raw_quality(
         qf.measure.null_values(
             qf._dataset.cover(), stats_.positives_count, stats_.negatives_count, 300,
-            np.random.default_rng(9),
+            null_rng(9, (stats_.size_sg, stats_.negatives_count)),
         )
     )  # fmt: skip
     count = np.count_nonzero(null >= stats_.raw_quality - 1e-12)
@@ -395,10 +400,50 @@ def test_reproducible_and_accepts_results_and_descriptions():
     pd.testing.assert_frame_equal(first, again)
     descriptions = [description for _, description, *_ in result.results]
     listed = randomization_test(descriptions, data, qf, target=TARGET, n_samples=200,
-                                random_state=np.random.default_rng(3))  # fmt: skip
+                                random_state=3)  # fmt: skip
     pd.testing.assert_frame_equal(first, listed)
     other = randomization_test(result, data, qf, n_samples=200, random_state=4)
     assert not np.array_equal(first["p_value"], other["p_value"])
+    # a Generator gives one base seed: the same generator state, the same table
+    from_generator = randomization_test(result, data, qf, n_samples=200,
+                                        random_state=np.random.default_rng(3))  # fmt: skip
+    pd.testing.assert_frame_equal(
+        from_generator,
+        randomization_test(result, data, qf, n_samples=200, random_state=np.random.default_rng(3)),
+    )
+    assert base_seed(np.random.default_rng(3)) == base_seed(np.random.default_rng(3))
+    # no seed: fresh entropy, drawn once per call
+    assert base_seed(None) != base_seed(None)
+
+
+@pytest.mark.parametrize("name", ["roc_auc", "pr_auc", "arl", "attribution_mean"])
+def test_p_values_do_not_depend_on_the_order_or_the_other_subgroups(name):
+    rng = np.random.default_rng(12)
+    data = planted_data(rng, 1200)
+    patterns = [ps.Conjunction([ps.EqualitySelector("planted", True)]), *attribute_patterns(data)]
+    qf = QUALITY_FUNCTIONS[name]()
+    table = randomization_test(patterns, data, qf, target=TARGET, n_samples=300, random_state=5)
+    assert table["size"].nunique() > 1  # several null distributions
+    order = rng.permutation(len(patterns))
+    shuffled = randomization_test([patterns[i] for i in order], data, qf, target=TARGET,
+                                  n_samples=300, random_state=5)  # fmt: skip
+    columns = ["subgroup", "size", "negatives", "statistic", "p_value", "testable"]
+    pd.testing.assert_frame_equal(
+        shuffled[columns], table[columns].iloc[order].reset_index(drop=True)
+    )
+    # each subgroup alone gets the p-value it has among the others
+    for i in rng.choice(len(patterns), 3, replace=False):
+        alone = randomization_test([patterns[i]], data, qf, target=TARGET, n_samples=300,
+                                   random_state=5)  # fmt: skip
+        assert alone.loc[0, "p_value"] == table.loc[i, "p_value"]
+
+
+@pytest.mark.parametrize("random_state, error", [
+    (-1, ValueError), (1.5, TypeError), ("seed", TypeError), (True, TypeError),
+])  # fmt: skip
+def test_bad_random_state_is_rejected(random_state, error):
+    with pytest.raises(error, match="random_state"):
+        base_seed(random_state)
 
 
 def test_benchmark_smoke_run():

@@ -1,0 +1,232 @@
+"""Tests of the search, the randomization test and ``find_subgroups`` on a
+Dask cluster: a ``LocalCluster`` of two worker processes, one per module
+(skipped without ``dask.distributed``).
+
+* The same results, statistics, tables and p-values as one process, for every
+  measure, with and without weights and generalization awareness.
+* A worker killed in the middle of a search or a test is replaced by Dask and
+  the result is still the same.
+"""
+
+import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+import pytest
+from search_helpers import (
+    SCORES,
+    TARGET,
+    assert_identical,
+    listed,
+    make_qf,
+    make_task,
+    synthetic,
+    tie_at_cutoff,
+)  # fmt: skip
+
+import subroc_ext
+from subroc_ext import measures
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster) as started:  # fmt: skip
+        started.wait_for_workers(2)
+        yield started
+
+
+CASES = [
+    ("roc", (1, 1), True),
+    ("roc", (0, 0), False),
+    ("pr", (1, 1), True),
+    ("arl", (0.5, 1), False),
+    ("attribution", (1, 1), True),
+    ("attribution", (0, 0), True),
+]
+
+
+@pytest.mark.parametrize("score, weights, generalization_aware", CASES)
+def test_search_on_a_cluster_equals_one_process(client, score, weights, generalization_aware):
+    data = synthetic(11, n=800, ties="some")
+    qf = make_qf(score, weights=weights)
+    if generalization_aware:
+        qf = subroc_ext.GeneralizationAwareQF(qf)
+    task = make_task(data, qf, depth=3, min_support=10, k=12)
+    expected = subroc_ext.FastSearch().execute(task)
+    search = subroc_ext.FastSearch(client=client, parts_per_worker=3)
+    found = search.execute(task)
+    assert_identical(listed(found), listed(expected), task)
+    if not tie_at_cutoff(task):
+        for (_, _, ours), (_, _, theirs) in zip(found.results, expected.results):
+            assert ours == theirs  # the same statistics
+    parts = search.parts
+    assert list(parts["part"]) == list(range(-1, 6))  # the depth-2 pilot, then 3 per worker
+    assert parts.loc[0, "worker"] == "client"
+    assert set(parts["worker"].iloc[1:]) <= set(client.scheduler_info()["workers"])
+    assert search.candidates_counted == parts["counted"].sum() > 0
+    assert (parts["start_threshold"].iloc[1:] > -np.inf).all()  # from the pilot's k-th best
+
+
+def test_randomization_test_on_a_cluster_equals_one_process(client):
+    data = synthetic(12, n=900, ties="some")
+    selectors = ps.create_selectors(data, ignore=["label", "score"])
+    patterns = [ps.Conjunction([s]) for s in selectors] + [
+        ps.Conjunction([a, b]) for a, b in itertools.combinations(selectors[:6], 2)
+    ]
+    for score in SCORES:
+        qf = make_qf(score)
+        expected = subroc_ext.randomization_test(patterns, data, qf, target=TARGET,
+                                                 n_samples=300, random_state=4)  # fmt: skip
+        found = subroc_ext.randomization_test(patterns, data, qf, target=TARGET, n_samples=300,
+                                              random_state=4, client=client)  # fmt: skip
+        pd.testing.assert_frame_equal(found, expected)
+        assert expected["size"].nunique() > 5
+
+
+def test_multiclass_randomization_test_on_a_cluster_equals_one_process(client):
+    rng = np.random.default_rng(16)
+    n = 600
+    data = pd.DataFrame({f"a{i}": rng.choice(list("pqrs")[: 2 + i % 3], size=n) for i in range(4)})
+    names = ["low", "mid", "high"]
+    codes = rng.integers(0, 3, n)
+    logits = rng.normal(size=(n, 3))
+    logits[np.arange(n), codes] += 1.5
+    probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    mapping = {name: f"p_{name}" for name in names}
+    for k, name in enumerate(names):
+        data[mapping[name]] = probs[:, k]
+    data["grade"] = np.array(names, dtype=object)[codes]
+    target = subroc_ext.MultiClassTarget("grade", mapping)
+    patterns = [ps.Conjunction([s]) for s in ps.create_selectors(data, ignore=["grade", *mapping.values()])]
+    expected = subroc_ext.randomization_test(patterns, data, subroc_ext.AUCMuQF("grade", mapping),
+                                             target=target, n_samples=200, random_state=3)  # fmt: skip
+    found = subroc_ext.randomization_test(patterns, data, subroc_ext.AUCMuQF("grade", mapping),
+                                          target=target, n_samples=200, random_state=3,
+                                          client=client)  # fmt: skip
+    pd.testing.assert_frame_equal(found, expected)
+    assert "count_mid" in found.columns and found["testable"].all()
+
+
+def test_find_subgroups_on_a_cluster_equals_one_process(client):
+    data = synthetic(13, n=1200, ties="some")
+    settings_ = {"label": "label", "score": "score", "depth": 2, "result_set_size": 15,
+                 "n_samples": 200, "random_state": 2, "progress": False}  # fmt: skip
+    expected = subroc_ext.find_subgroups(data, **settings_)
+    found = subroc_ext.find_subgroups(data, client=client, **settings_)
+    pd.testing.assert_frame_equal(found, expected)
+    with pytest.raises(ValueError, match="client= or n_jobs="):
+        subroc_ext.find_subgroups(data, client=client, n_jobs=2, **settings_)
+    with pytest.raises(ValueError, match="n_jobs must be a positive integer"):
+        subroc_ext.find_subgroups(data, n_jobs=0, **settings_)
+
+
+def test_a_client_must_be_a_dask_client():
+    with pytest.raises(TypeError, match="client must be a dask.distributed.Client"):
+        subroc_ext.FastSearch(client="tcp://127.0.0.1:8786").execute(
+            make_task(synthetic(0, n=100), make_qf("roc"), 2, 1, 3)
+        )
+
+
+class DyingROCAUC(measures.ROCAUC):
+    """ROC AUC (evaluated in Python by the search) whose first call on a
+    worker kills that worker's process, once per marker file."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def _die_once(self):
+        try:
+            distributed.get_worker()
+        except ValueError:
+            return  # in this process
+        try:  # atomic: of workers calling at the same time, only one dies
+            os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return
+        os._exit(1)
+
+    def value(self, cover):
+        self._die_once()
+        return super().value(cover)
+
+    def null_values(self, *args, **kwargs):
+        self._die_once()
+        return super().null_values(*args, **kwargs)
+
+
+def test_a_worker_killed_mid_search_is_retried_with_the_same_result(client, tmp_path):
+    marker = tmp_path / "killed"
+    data = synthetic(14, n=600, ties="some")
+    qf = subroc_ext.GeneralizationAwareQF(
+        subroc_ext.SoftClassifierQF(DyingROCAUC(marker), "label", size_weight=1, balance_weight=1)
+    )
+    task = make_task(data, qf, depth=3, min_support=10, k=10)
+    expected = subroc_ext.FastSearch().execute(task)
+    assert not marker.exists()
+    search = subroc_ext.FastSearch(client=client, parts_per_worker=2)
+    found = search.execute(task)
+    assert marker.exists()  # a worker died evaluating a part
+    assert_identical(listed(found), listed(expected), task)
+    assert len(search.parts) == 1 + 4
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_a_worker_killed_mid_test_is_retried_with_the_same_p_values(client, tmp_path):
+    marker = tmp_path / "killed"
+    data = synthetic(15, n=700)
+    patterns = [ps.Conjunction([s]) for s in ps.create_selectors(data, ignore=["label", "score"])]
+    qf = subroc_ext.SoftClassifierQF(DyingROCAUC(marker), "label")
+    expected = subroc_ext.randomization_test(patterns, data, qf, target=TARGET, n_samples=200,
+                                             random_state=1)  # fmt: skip
+    found = subroc_ext.randomization_test(patterns, data, qf, target=TARGET, n_samples=200,
+                                          random_state=1, client=client)  # fmt: skip
+    assert marker.exists()
+    pd.testing.assert_frame_equal(found, expected)
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_command_line_scheduler_and_jobs_give_the_same_report(client, tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from synthetic import scored_frame
+
+    from subroc_ext.cli import main
+
+    scored_frame(0).to_csv(tmp_path / "data.csv", index=False)
+    arguments = ["run", str(tmp_path / "data.csv"), "--label", "y", "--score", "p", "--quiet",
+                 "--samples", "200", "--depth", "2", "--top", "20"]  # fmt: skip
+    tables = {}
+    for name, extra in [("alone", []), ("scheduler", ["--scheduler", client.scheduler.address]),
+                        ("jobs", ["--jobs", "1"])]:  # fmt: skip
+        assert main([*arguments, *extra, "--out", str(tmp_path / name)]) == 0
+        tables[name] = pd.read_csv(tmp_path / name / "subgroups.csv")
+    assert len(tables["alone"]) == 20
+    pd.testing.assert_frame_equal(tables["scheduler"], tables["alone"])
+    pd.testing.assert_frame_equal(tables["jobs"], tables["alone"])
+    capsys.readouterr()
+    assert main([*arguments, "--jobs", "0"]) == 2
+    assert "--jobs: expected a positive integer" in capsys.readouterr().err
+    assert main([*arguments, "--jobs", "2", "--scheduler", "tcp://x:1"]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_benchmark_smoke_run_agrees(tmp_path):
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_distributed.py"
+    markdown = tmp_path / "distributed.md"
+    process = subprocess.run(
+        [sys.executable, str(script), "--smoke", "--workers", "2", "--markdown", str(markdown)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert "agreement check: OK" in process.stdout
+    report = markdown.read_text()
+    assert "| 2 worker(s) |" in report and "| yes |" in report and "| NO |" not in report
+    assert "### Projection of the search" in report
