@@ -255,9 +255,7 @@ class SearchProblem:
         below it can enter the result, and subtrees whose estimate does not
         exceed it are pruned); ``depth`` lowers the maximum depth."""
         depth = self.depth if depth is None else min(depth, self.depth)
-        return _Run(self.qf, self.space, _evaluator(self.qf, self.space), depth, self.k,
-                    self.min_support, max(self.min_quality, floor),
-                    self.generalization_aware)  # fmt: skip
+        return _Run(self, depth, max(self.min_quality, floor))
 
     def subtrees(self, parents=((),)):
         """The subtrees one level below ``parents`` that hold longer patterns,
@@ -387,16 +385,13 @@ class _PythonEvaluator:
 class _Run:
     """One search: the result heap, the node queue and the generalization memo."""
 
-    def __init__(self, qf, space, evaluator, depth, result_set_size, min_support, min_quality,
-                 generalization_aware):  # fmt: skip
-        self.qf = qf
-        self.space = space
-        self.evaluator = evaluator
+    def __init__(self, problem, depth, min_quality):
+        self.qf, self.space, self.k = problem.qf, problem.space, problem.k
+        self.min_support = problem.min_support
+        self.generalization_aware = problem.generalization_aware
+        self.evaluator = _evaluator(problem.qf, problem.space)
         self.depth = depth
-        self.k = result_set_size
-        self.min_support = min_support
         self.min_quality = min_quality
-        self.generalization_aware = generalization_aware
         self.results = []  # min-heap of (quality, sequence number, pattern)
         self.sequence = itertools.count()
         self.counted = 0
