@@ -299,7 +299,8 @@ class AUCMuQF(StatisticsQualityFunction):
             self.calculate_constant_statistics(data, target)
         return self._projections
 
-    def _selector_mask(self, selector):
+    def selector_mask(self, selector):
+        """Boolean cover of one selector in the data's row order (cached)."""
         mask = self._selector_masks.get(selector)
         if mask is None:
             mask = np.asarray(selector.covers(self._data), dtype=bool)
@@ -317,7 +318,7 @@ class AUCMuQF(StatisticsQualityFunction):
         if isinstance(subgroup, ps.Conjunction) and not hasattr(subgroup, "representation"):
             mask = np.ones(n, dtype=bool)
             for selector in subgroup.selectors:
-                mask = mask & self._selector_mask(selector)
+                mask = mask & self.selector_mask(selector)
             return mask
         if isinstance(subgroup, slice) or hasattr(subgroup, "representation"):
             subgroup = np.arange(n)[subgroup] if isinstance(subgroup, slice) else np.asarray(subgroup)

@@ -1,7 +1,7 @@
 """Search and test subgroups of a multi-class model in one call (AUC_mu).
 
 The multi-class counterpart of :func:`subroc_ext.find_subgroups`: the same
-steps (split, search with pysubgroup's BestFirstSearch, randomization test on
+steps (split, search with :class:`~subroc_ext.FastSearch`, randomization test on
 the validation split, one tidy table), with :class:`~subroc_ext.AUCMuQF` as
 the quality function.
 """
@@ -15,6 +15,7 @@ from .auc_mu import check_partition_matrix
 from .generalization import GeneralizationAwareQF
 from .multiclass import AUCMuQF, MultiClassTarget
 from .pipeline import split_validation
+from .search import FastSearch
 from .significance import check_test_settings, randomization_test
 
 __all__ = ["find_multiclass_subgroups", "describe_multiclass_subgroups"]
@@ -142,7 +143,7 @@ def find_multiclass_subgroups(
         search, target, selectors, qf, result_set_size=result_set_size, depth=depth,
         constraints=[ps.MinSupportConstraint(min_support)],
     )  # fmt: skip
-    ranked = sorted(ps.BestFirstSearch().execute(task).results, key=lambda entry: -entry[0])
+    ranked = sorted(FastSearch(progress=progress).execute(task).results, key=lambda entry: -entry[0])
     subgroups = [description for _, description, *_ in ranked]
     tested = randomization_test(
         subgroups, held_out, statistic_qf, target=target, n_samples=n_samples, method=method,

@@ -47,6 +47,7 @@ from ._progress import progress_bar
 from .cluster import check_client
 from .generalization import GeneralizationAwareQF, generalization_aware_quality
 from .parallel_search import search_on_cluster
+from .multiclass import AUCMuQF
 from .quality import SoftClassifierQF
 from .weights import max_weight, subgroup_weight
 
@@ -82,8 +83,10 @@ class FastSearch:
     Notes
     -----
     Supported tasks: the quality function is a :class:`SoftClassifierQF`
-    (the four built-in classes, or any measure) or a
-    :class:`GeneralizationAwareQF` around one; constraints are
+    (the four built-in classes, or any measure), an
+    :class:`~subroc_ext.AUCMuQF` (multi-class; its own statistics per
+    candidate, no bound from class counts) or a :class:`GeneralizationAwareQF`
+    around one; constraints are
     ``ps.MinSupportConstraint`` only; selectors are any pysubgroup selectors
     (``covers(data)`` and ``attribute_name``). ROC AUC, PR AUC, the average
     ranking loss and row means such as the attribution mean run compiled;
@@ -148,13 +151,13 @@ class FastSearch:
 
 
 def _quality_function(qf):
-    """The SoftClassifierQF that computes the statistics, and whether ``qf`` wraps it."""
+    """The quality function that computes the statistics, and whether ``qf`` wraps it."""
     wrapped = isinstance(qf, GeneralizationAwareQF)
-    if isinstance(qf.qf if wrapped else qf, SoftClassifierQF):
+    if isinstance(qf.qf if wrapped else qf, (SoftClassifierQF, AUCMuQF)):
         return (qf.qf, True) if wrapped else (qf, False)
     raise TypeError(
         f"FastSearch runs subroc-ext quality functions (SoftClassifierQF and its subclasses, "
-        f"or GeneralizationAwareQF around one), not {qf!r}; use a pysubgroup "
+        f"AUCMuQF, or GeneralizationAwareQF around one), not {qf!r}; use a pysubgroup "
         "algorithm such as ps.BestFirstSearch for other quality functions"
     )
 
@@ -181,7 +184,7 @@ class _SearchSpace:
     """Selectors in pysubgroup's refinement order, their bitsets, and the
     first selector of every later attribute (one selector per attribute)."""
 
-    def __init__(self, selectors, dataset):
+    def __init__(self, selectors, n_rows, selector_mask):
         for selector in selectors:
             if not hasattr(selector, "attribute_name") or not hasattr(selector, "covers"):
                 raise TypeError(
@@ -194,13 +197,11 @@ class _SearchSpace:
         self.group_sizes = np.array(sizes, dtype=np.int64)
         # first selector index of the attributes after each selector's own
         self.next_start = np.repeat(starts[1:], sizes).astype(np.int64)
-        self.n_rows = len(dataset)
+        self.n_rows = n_rows
         self.words = np.empty((len(self.selectors), -(-self.n_rows // 64)), dtype=np.uint64)
         for i, selector in enumerate(self.selectors):  # one mask at a time: 1 bit a row
-            self.words[i] = bitset.pack(dataset.selector_mask(selector))
+            self.words[i] = bitset.pack(selector_mask(selector))
         self.all_rows = bitset.pack(np.ones(self.n_rows, dtype=bool))
-        self.positive_words = bitset.pack(dataset.is_positive)
-        self.negative_words = bitset.pack(~dataset.is_positive)
 
     def __getstate__(self):
         """Pickled without the selectors (a worker needs only their bitsets;
@@ -245,7 +246,10 @@ class SearchProblem:
             task.result_set_size, "result_set_size"
         )
         task.qf.calculate_constant_statistics(task.data, task.target)
-        space = _SearchSpace(task.search_space, base.dataset)
+        if isinstance(base, AUCMuQF):  # rows in the data's order
+            space = _SearchSpace(task.search_space, len(task.data), base.selector_mask)
+        else:  # rows in ascending score order
+            space = _SearchSpace(task.search_space, len(base.dataset), base.dataset.selector_mask)
         return cls(base, space, depth, result_set_size, min_support, task.min_quality,
                    generalization_aware)  # fmt: skip
 
@@ -301,18 +305,78 @@ class SearchProblem:
 
 
 def _evaluator(qf, space):
+    if isinstance(qf, AUCMuQF):
+        return _MultiClassEvaluator(qf, space)
     kind = _COMPILED_KINDS.get(type(qf.measure))
     if kind is None:
         return _PythonEvaluator(qf, space)
     return _CompiledEvaluator(qf, space, kind)
 
 
-class _CompiledEvaluator:
+class _BinaryEvaluator:
+    """Statistics of the children of a node for a :class:`SoftClassifierQF`:
+    class counts of all of them (compiled), the bound from counts, then the
+    measure of the survivors (by the subclass) and their statistics."""
+
+    def __init__(self, qf, space):
+        self.qf = qf
+        self.space = space
+        is_positive = qf.dataset.is_positive
+        self.positive_words = bitset.pack(is_positive)
+        self.negative_words = bitset.pack(~is_positive)
+
+    def counts(self, parent, candidates):
+        positives = np.empty(len(candidates), dtype=np.int64)
+        negatives = np.empty(len(candidates), dtype=np.int64)
+        cover_kernels.count_children(
+            parent, self.space.words, candidates, self.positive_words, self.negative_words,
+            positives, negatives,
+        )  # fmt: skip
+        return positives, negatives
+
+    def children(self, parent, candidates, cap, threshold, min_support, expandable):
+        """The candidates that may enter the result or lead to a pattern that
+        may, and their statistics (arrays).
+
+        ``cap`` bounds the raw quality gain of every child (``inf`` if unknown):
+        a child weighing ``w`` cannot exceed ``w * cap``.
+        """
+        qf = self.qf
+        positives, negatives = self.counts(parent, candidates)
+        keep = (positives + negatives >= min_support) & qf.measure.is_defined(positives, negatives)
+        if np.isfinite(cap):
+            alpha, beta = qf.size_weight, qf.balance_weight
+            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
+            if expandable:
+                promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
+            keep &= promising
+        candidates, positives, negatives = candidates[keep], positives[keep], negatives[keep]
+        if not len(candidates):
+            return candidates, None
+        value, lowest, highest = self.measure(parent, candidates)
+        if expandable and qf.size_weight > 0:
+            size_aware = self.size_aware(parent, candidates)
+        else:
+            size_aware = np.full(len(candidates), np.inf)
+        return candidates, qf.statistics_of_counts(
+            positives, negatives, value, lowest, highest, size_aware
+        )
+
+    def raw_quality(self, parent, selector):
+        """``q`` of ``parent AND selector``."""
+        candidates = np.array([selector], dtype=np.int64)
+        positives, negatives = self.counts(parent, candidates)
+        if not self.qf.measure.is_defined(positives, negatives)[0]:
+            return -np.inf
+        value, _, _ = self.measure(parent, candidates)
+        return float(self.qf.raw_quality(value[0]))
+
+
+class _CompiledEvaluator(_BinaryEvaluator):
     """Measure, extremes and size-aware bounds of children from the compiled kernels."""
 
     def __init__(self, qf, space, kind):
-        self.qf = qf
-        self.space = space
+        super().__init__(qf, space)
         self.kind = kind
         self.group_start, self.group_end = cover_kernels.tie_group_bounds(qf.dataset.group_ids)
         if kind == cover_kernels.ROW_MEAN:
@@ -326,9 +390,8 @@ class _CompiledEvaluator:
     def measure(self, parent, candidates):
         count = len(candidates)
         value, lowest, highest = np.empty(count), np.empty(count), np.empty(count)
-        space = self.space
         cover_kernels.measure_children(
-            parent, space.words, candidates, space.positive_words, space.negative_words,
+            parent, self.space.words, candidates, self.positive_words, self.negative_words,
             self.group_start, self.group_end, self.kind, self.row_values, value, lowest, highest,
         )  # fmt: skip
         return value, lowest, highest
@@ -350,12 +413,8 @@ class _CompiledEvaluator:
         return bounds
 
 
-class _PythonEvaluator:
+class _PythonEvaluator(_BinaryEvaluator):
     """Any other measure: its own methods on each child's cover."""
-
-    def __init__(self, qf, space):
-        self.qf = qf
-        self.space = space
 
     def _covers(self, parent, candidates):
         for selector in candidates:
@@ -382,11 +441,51 @@ class _PythonEvaluator:
         )
 
 
+class _MultiClassEvaluator:
+    """Statistics of children for :class:`AUCMuQF`: sizes compiled, then the
+    quality function's own statistics of each child at least the minimum
+    support large (no bound from class counts)."""
+
+    def __init__(self, qf, space):
+        self.qf = qf
+        self.space = space
+        self.nothing = np.zeros_like(space.all_rows)
+
+    def children(self, parent, candidates, cap, threshold, min_support, expandable):
+        sizes = np.empty(len(candidates), dtype=np.int64)
+        unused = np.empty(len(candidates), dtype=np.int64)
+        cover_kernels.count_children(
+            parent, self.space.words, candidates, self.space.all_rows, self.nothing, sizes, unused,
+        )  # fmt: skip
+        candidates = candidates[sizes >= min_support]
+        if not len(candidates):
+            return candidates, None
+        stats = [self._statistics(parent, selector) for selector in candidates]
+        fields = ("weight", "raw_quality", "raw_bound", "max_weight", "quality", "optimistic_estimate")
+        return candidates, _Columns(
+            **{name: np.array([getattr(s, name) for s in stats], dtype=float) for name in fields}
+        )
+
+    def _statistics(self, parent, selector):
+        mask = bitset.unpack(parent & self.space.words[selector], self.space.n_rows)
+        return self.qf.statistics_of_mask(mask)
+
+    def raw_quality(self, parent, selector):
+        return float(self._statistics(parent, selector).raw_quality)
+
+
+class _Columns:
+    """Statistics of several children, one array per field."""
+
+    def __init__(self, **columns):
+        self.__dict__.update(columns)
+
+
 class _Run:
     """One search: the result heap, the node queue and the generalization memo."""
 
     def __init__(self, problem, depth, min_quality):
-        self.qf, self.space, self.k = problem.qf, problem.space, problem.k
+        self.space, self.k = problem.space, problem.k
         self.min_support = problem.min_support
         self.generalization_aware = problem.generalization_aware
         self.evaluator = _evaluator(problem.qf, problem.space)
@@ -448,43 +547,26 @@ class _Run:
         ``best`` is ``max(q, g)`` of the pattern (-inf without generalization
         awareness).
         """
-        qf, space = self.qf, self.space
+        space = self.space
         parent = space.cover(pattern)
         candidates = space.refinements(pattern)
         if not len(candidates):
             return
-        positives = np.empty(len(candidates), dtype=np.int64)
-        negatives = np.empty(len(candidates), dtype=np.int64)
-        cover_kernels.count_children(
-            parent, space.words, candidates, space.positive_words, space.negative_words,
-            positives, negatives,
-        )  # fmt: skip
         self.counted += len(candidates)
         if self.bar is not None:
             self.bar.set_postfix_str(f"k-th best quality {self.threshold():.4g}", refresh=False)
             self.bar.update(len(candidates))
         child_depth = len(pattern) + 1
         expandable = child_depth < self.depth
-        threshold = self.threshold()
-        keep = (positives + negatives >= self.min_support) & qf.measure.is_defined(positives, negatives)
-        if np.isfinite(raw_bound):
-            margin = raw_bound - best if self.generalization_aware else raw_bound
-            cap = max(margin, 0.0)
-            alpha, beta = qf.size_weight, qf.balance_weight
-            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
-            if expandable:
-                promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
-            keep &= promising
-        if not keep.any():
+        # a child's raw quality is at most the parent's raw bound, and (with
+        # generalization awareness) its g at least the parent's max(q, g)
+        cap = max(raw_bound - best if self.generalization_aware else raw_bound, 0.0)
+        candidates, stats = self.evaluator.children(
+            parent, candidates, cap, self.threshold(), self.min_support, expandable
+        )
+        if stats is None:
             return
-        candidates, positives, negatives = candidates[keep], positives[keep], negatives[keep]
-        value, lowest, highest = self.evaluator.measure(parent, candidates)
         self.evaluated += len(candidates)
-        if expandable and qf.size_weight > 0:
-            size_aware = self.evaluator.size_aware(parent, candidates)
-        else:
-            size_aware = np.full(len(candidates), np.inf)
-        stats = qf.statistics_of_counts(positives, negatives, value, lowest, highest, size_aware)
         children = [pattern + (int(c),) for c in candidates]
         if self.generalization_aware:
             quality, estimate = self._generalization_aware(children, stats, best, expandable)
@@ -555,16 +637,4 @@ class _Run:
 
     def _raw_quality(self, pattern):
         """``q`` of one pattern, from its cover."""
-        parent = self.space.cover(pattern[:-1])
-        candidates = np.array(pattern[-1:], dtype=np.int64)
-        positives = np.empty(1, dtype=np.int64)
-        negatives = np.empty(1, dtype=np.int64)
-        space = self.space
-        cover_kernels.count_children(
-            parent, space.words, candidates, space.positive_words, space.negative_words,
-            positives, negatives,
-        )  # fmt: skip
-        if not self.qf.measure.is_defined(positives, negatives)[0]:
-            return -np.inf
-        value, _, _ = self.evaluator.measure(parent, candidates)
-        return float(self.qf.raw_quality(value[0]))
+        return self.evaluator.raw_quality(self.space.cover(pattern[:-1]), pattern[-1])

@@ -172,6 +172,33 @@ def test_every_algorithm_equals_unpruned_search(mode, weights):
     assert {"quality", "subgroup"} <= set(table.columns)
 
 
+@pytest.mark.parametrize("generalization_aware", [False, True])
+@pytest.mark.parametrize("mode, weights", [("worse", (0, 0)), ("worse", (1, 1)), ("both", (0.3, 1)), ("better", (2, 0))])
+def test_fast_search_equals_best_first_search(mode, weights, generalization_aware):
+    """subroc_ext.FastSearch runs AUCMuQF (and GA around it) with the same
+    result as ps.BestFirstSearch, on any index, at depths 2 and 3."""
+    data, mapping = synthetic(seed=1)
+    alpha, beta = weights
+
+    def make():
+        qf = subroc_ext.AUCMuQF("grade", mapping, beta, alpha, mode=mode)
+        return subroc_ext.GeneralizationAwareQF(qf) if generalization_aware else qf
+
+    for depth in (2, 3):
+        expected, reference = top_qualities(ps.BestFirstSearch(), make(), data, mapping, k=12, depth=depth)
+        found, result = top_qualities(subroc_ext.FastSearch(), make(), data, mapping, k=12, depth=depth)
+        assert found == expected  # bit-identical qualities
+        cutoff = expected[-1]
+
+        def untied(res):
+            return {str(sg) for q, sg, _ in res.results if q != cutoff}
+
+        assert untied(result) == untied(reference)
+        assert all(isinstance(stats, subroc_ext.multiclass.MultiClassStatistics if not generalization_aware
+                              else subroc_ext.multiclass.MultiClassGeneralizationAwareStatistics)
+                   for _, _, stats in result.results)  # fmt: skip
+
+
 def test_search_finds_the_planted_subgroup():
     data, mapping = synthetic()
     _, result = top_qualities(ps.BestFirstSearch(), subroc_ext.AUCMuQF("grade", mapping, 1, 1), data, mapping)
