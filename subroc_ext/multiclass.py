@@ -29,7 +29,7 @@ K > 2 it can be loose, because the pairs' extremes need not be reached by
 one common subset.
 
 Use with ``MultiClassTarget(label_column, score_columns)`` and any pysubgroup
-algorithm (BestFirstSearch, DFS, SimpleDFS, Apriori), with
+algorithm (BestFirstSearch, DFS, SimpleDFS, Apriori) or :class:`~subroc_ext.FastSearch`, with
 :class:`~subroc_ext.GeneralizationAwareQF` and with
 :func:`~subroc_ext.randomization_test`, whose null subsets keep the count of
 every class.
