@@ -25,16 +25,21 @@ def bench():
     return module
 
 
-def test_smoke_run_agrees(tmp_path):
+def smoke_run(script, tmp_path):
+    """Run a benchmark script's smoke mode; check it agrees; return its markdown table's lines."""
     markdown = tmp_path / "table.md"
     process = subprocess.run(
-        [sys.executable, str(SCRIPT), "--smoke", "--markdown", str(markdown)],
+        [sys.executable, str(script), "--smoke", "--markdown", str(markdown)],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert process.returncode == 0, process.stdout + process.stderr
     assert "agreement check: OK" in process.stdout
-    assert "RESULTS DIFFER" not in process.stderr
-    table = markdown.read_text().splitlines()
+    assert "RESULTS DIFFER" not in process.stdout + process.stderr
+    return markdown.read_text().splitlines()
+
+
+def test_smoke_run_agrees(tmp_path):
+    table = smoke_run(SCRIPT, tmp_path)
     assert table[0].startswith("| measure | depth |")
     assert len(table) == 2 + 6  # header, rule, 3 measures x depths 1 and 2
     if hasattr(ps, "ROCAUCQF"):
@@ -111,14 +116,7 @@ ENGINE_SCRIPT = SCRIPT.with_name("bench_engine.py")
 
 def test_engine_benchmark_smoke_run_agrees(tmp_path):
     """bench_engine.py: FastSearch and BestFirstSearch, each in its own process."""
-    markdown = tmp_path / "engine.md"
-    process = subprocess.run(
-        [sys.executable, str(ENGINE_SCRIPT), "--smoke", "--markdown", str(markdown)],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert process.returncode == 0, process.stdout + process.stderr
-    assert "agreement check: OK" in process.stdout
-    table = markdown.read_text().splitlines()
+    table = smoke_run(ENGINE_SCRIPT, tmp_path)
     assert "FastSearch" in table[3] and "BestFirstSearch" in table[2]
     assert table[3].endswith("| yes |")
 
