@@ -37,6 +37,7 @@ patterns and all qualities are the same.
 
 import heapq
 import itertools
+from types import SimpleNamespace
 
 import numpy as np
 import pysubgroup as ps
@@ -462,7 +463,7 @@ class _MultiClassEvaluator:
             return candidates, None
         stats = [self._statistics(parent, selector) for selector in candidates]
         fields = ("weight", "raw_quality", "raw_bound", "max_weight", "quality", "optimistic_estimate")
-        return candidates, _Columns(
+        return candidates, SimpleNamespace(  # one array per field
             **{name: np.array([getattr(s, name) for s in stats], dtype=float) for name in fields}
         )
 
@@ -472,13 +473,6 @@ class _MultiClassEvaluator:
 
     def raw_quality(self, parent, selector):
         return float(self._statistics(parent, selector).raw_quality)
-
-
-class _Columns:
-    """Statistics of several children, one array per field."""
-
-    def __init__(self, **columns):
-        self.__dict__.update(columns)
 
 
 class _Run:
