@@ -102,7 +102,7 @@ def search_task(args):
         generalization_aware=True,
     )  # fmt: skip
     return ps.SubgroupDiscoveryTask(
-        frame, ps.SoftClassifierTarget(label, SCORE), selectors, qf, result_set_size=args.top,
+        frame, subroc_ext.SoftClassifierTarget(label, SCORE), selectors, qf, result_set_size=args.top,
         depth=args.depth, constraints=[ps.MinSupportConstraint(args.min_support)],
     )  # fmt: skip
 
@@ -115,7 +115,7 @@ def test_inputs(args):
         from bench_significance import splits
 
         search, validation = splits(0)
-    target = ps.SoftClassifierTarget("label", SCORE)
+    target = subroc_ext.SoftClassifierTarget("label", SCORE)
     selectors = ps.create_selectors(search, nbins=5, ignore=["label", SCORE])
     qf = subroc_ext.GeneralizationAwareQF(subroc_ext.ROCAUCQF("label", 1, 1))
     task = ps.SubgroupDiscoveryTask(search, target, selectors, qf, result_set_size=args.top,
