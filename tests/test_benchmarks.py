@@ -26,7 +26,8 @@ def bench():
 
 
 def smoke_run(script, tmp_path):
-    """Run a benchmark script's smoke mode; check it agrees; return its markdown table's lines."""
+    """Run a benchmark script's smoke mode; check it agrees; return its markdown
+    table's lines and what it printed."""
     markdown = tmp_path / "table.md"
     process = subprocess.run(
         [sys.executable, str(script), "--smoke", "--markdown", str(markdown)],
@@ -35,17 +36,17 @@ def smoke_run(script, tmp_path):
     assert process.returncode == 0, process.stdout + process.stderr
     assert "agreement check: OK" in process.stdout
     assert "RESULTS DIFFER" not in process.stdout + process.stderr
-    return markdown.read_text().splitlines()
+    return markdown.read_text().splitlines(), process.stdout
 
 
 def test_smoke_run_agrees(tmp_path):
-    table = smoke_run(SCRIPT, tmp_path)
+    table, stdout = smoke_run(SCRIPT, tmp_path)
     assert table[0].startswith("| measure | depth |")
     assert len(table) == 2 + 6  # header, rule, 3 measures x depths 1 and 2
     if hasattr(ps, "ROCAUCQF"):
         assert all(line.endswith("| yes | yes |") for line in table[2:])
     else:  # pysubgroup 0.8: nothing to compare with, and the benchmark says so
-        assert f"pysubgroup {version('pysubgroup')} has no ROCAUCQF" in process.stdout
+        assert f"pysubgroup {version('pysubgroup')} has no ROCAUCQF" in stdout
         assert all(line.endswith("| yes | n/a |") for line in table[2:])
 
 
@@ -116,7 +117,7 @@ ENGINE_SCRIPT = SCRIPT.with_name("bench_engine.py")
 
 def test_engine_benchmark_smoke_run_agrees(tmp_path):
     """bench_engine.py: FastSearch and BestFirstSearch, each in its own process."""
-    table = smoke_run(ENGINE_SCRIPT, tmp_path)
+    table, _ = smoke_run(ENGINE_SCRIPT, tmp_path)
     assert "FastSearch" in table[3] and "BestFirstSearch" in table[2]
     assert table[3].endswith("| yes |")
 
