@@ -218,12 +218,7 @@ def search_suite(args, reference_run, clusters, lines, problems):
     table = pd.DataFrame(rows)  # (the search suite)
     lines += [markdown(table, {"wall_s": ".1f", "cpu_s": ".1f", "worker_cpu_s": ".1f",
                                "counted": ",", "evaluated": ",", "imbalance": ".2f"}), ""]  # fmt: skip
-    walls = dict(zip(table["run"], table["wall_s"]))
-    for n_workers in clusters:
-        if n_workers > 1 and "1 worker(s)" in walls:
-            lines.append(f"Speed-up, {n_workers} workers vs 1 worker: "
-                         f"{walls['1 worker(s)'] / walls[f'{n_workers} worker(s)']:.2f}x wall; vs "
-                         f"one process: {walls['one process'] / walls[f'{n_workers} worker(s)']:.2f}x")  # fmt: skip
+    lines += speedups(table, clusters)
     lines.append("Work vs one process (candidates counted): " + ", ".join(
         f"{r['run']} {r['counted'] / rows[0]['counted']:.3f}x" for r in rows[1:]) + "\n")  # fmt: skip
     for n_workers, parts in part_tables.items():
@@ -319,12 +314,7 @@ def test_suite(args, reference_run, clusters, lines, problems, project):
                      for t in tasks]  # fmt: skip
     table = pd.DataFrame(rows)
     lines += [markdown(table, {"wall_s": ".1f", "cpu_s": ".1f", "worker_cpu_s": ".1f"}), ""]
-    walls = dict(zip(table["run"], table["wall_s"]))
-    for n_workers in clusters:
-        if n_workers > 1 and "1 worker(s)" in walls:
-            lines.append(f"Speed-up, {n_workers} workers vs 1 worker: "
-                         f"{walls['1 worker(s)'] / walls[f'{n_workers} worker(s)']:.2f}x wall; vs "
-                         f"one process: {walls['one process'] / walls[f'{n_workers} worker(s)']:.2f}x\n")  # fmt: skip
+    lines += [line + "\n" for line in speedups(table, clusters)]
     if project and durations:
         lines += [(f"Null distributions on the last cluster: {len(durations)} tasks, "
                   f"{sum(durations):.1f} s in all, largest {max(durations):.2f} s. Projected "
@@ -334,6 +324,18 @@ def test_suite(args, reference_run, clusters, lines, problems, project):
             makespan = schedule(durations, workers)
             lines.append(f"| {workers} | {makespan:.2f} | {sum(durations) / makespan:.1f}x |")
         lines.append("")
+
+
+def speedups(table, clusters):
+    """One line per cluster size above 1: its wall-time speed-up over 1 worker
+    and over one process (rows of ``table`` named by ``run``)."""
+    walls = dict(zip(table["run"], table["wall_s"]))
+    return [
+        f"Speed-up, {n} workers vs 1 worker: {walls['1 worker(s)'] / walls[f'{n} worker(s)']:.2f}x "
+        f"wall; vs one process: {walls['one process'] / walls[f'{n} worker(s)']:.2f}x"
+        for n in clusters
+        if n > 1 and "1 worker(s)" in walls
+    ]
 
 
 def markdown(table, formats):
