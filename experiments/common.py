@@ -353,8 +353,7 @@ def run_search(data, target, selectors, qf, *, depth, result_set_size, min_suppo
     counting = CountingQF(qf, prune)
     # FastSearch runs subroc-ext's quality functions only (not the counting
     # wrapper) and counts its evaluated candidates itself; without estimates
-    # (prune=False) it prunes nothing, though its compiled kernel still
-    # computes the measure's extremes.
+    # (prune=False) it prunes nothing and computes no bound.
     task_qf = counting.qf if search == "fast" else counting
     task = ps.SubgroupDiscoveryTask(
         data, target, selectors, task_qf, result_set_size=result_set_size, depth=depth,

@@ -175,7 +175,7 @@ def _pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end):
 @njit(cache=True)
 def measure_children(
     parent, selector_words, candidates, positive_words, negative_words, group_start, group_end,
-    kind, row_values, values, lowest, highest,
+    kind, row_values, with_extremes, values, lowest, highest,
 ):  # fmt: skip
     """The measure and its extremes over subsets on ``parent AND selector``.
 
@@ -189,6 +189,10 @@ def measure_children(
         :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC` or :data:`ROW_MEAN`.
     row_values : float64[n]
         Per-row values for :data:`ROW_MEAN` (ignored otherwise).
+    with_extremes : bool
+        Whether to compute the extremes; without them ``lowest`` and
+        ``highest`` stay NaN and no work is spent on them (a search without
+        pruning).
     values, lowest, highest : float64[K]
         Output: the measure and its lowest and highest value over the
         defined subsets of each child (the caller skips undefined children,
@@ -222,21 +226,28 @@ def measure_children(
                     value = row_values[w * 64 + lowest_bit(x)]
                     x &= x - np.uint64(1)
                     total += value
-                    low = min(low, value)
-                    high = max(high, value)
+                    if with_extremes:
+                        low = min(low, value)
+                        high = max(high, value)
             values[i] = total / (p + n)
-            lowest[i] = low
-            highest[i] = high
+            if with_extremes:
+                lowest[i] = low
+                highest[i] = high
             continue
         if p == 0 or (kind == ROC_AUC and n == 0):
             continue
-        first_pos = _first_row(cpos)
         if kind == PR_AUC:
             values[i] = _pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
         else:
             twice, has_tie = _twice_wins(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
         if kind == ROC_AUC:
             values[i] = (twice / 2) / (p * n)
+        elif kind == ARL:
+            values[i] = (p * n - twice / 2) / p
+        if not with_extremes:
+            continue
+        first_pos = _first_row(cpos)
+        if kind == ROC_AUC:
             last_neg = _last_row(cneg)
             last_pos = _last_row(cpos)
             first_neg = _first_row(cneg)
@@ -254,7 +265,6 @@ def measure_children(
         above = n - count_below(cneg, pre_neg, group_end[first_pos])
         tied = tied_and_above - above
         if kind == ARL:
-            values[i] = (p * n - twice / 2) / p
             lowest[i] = 0.0
             highest[i] = above + 0.5 * tied
         else:

@@ -354,8 +354,8 @@ class _BinaryEvaluator:
         candidates, positives, negatives = candidates[keep], positives[keep], negatives[keep]
         if not len(candidates):
             return candidates, None
-        value, lowest, highest = self.measure(parent, candidates)
-        if expandable and qf.size_weight > 0:
+        value, lowest, highest = self.measure(parent, candidates, qf.optimistic_estimates)
+        if expandable and qf.size_weight > 0 and qf.optimistic_estimates:
             size_aware = self.size_aware(parent, candidates)
         else:
             size_aware = np.full(len(candidates), np.inf)
@@ -369,7 +369,7 @@ class _BinaryEvaluator:
         positives, negatives = self.counts(parent, candidates)
         if not self.qf.measure.is_defined(positives, negatives)[0]:
             return -np.inf
-        value, _, _ = self.measure(parent, candidates)
+        value, _, _ = self.measure(parent, candidates, extremes=False)
         return float(self.qf.raw_quality(value[0]))
 
 
@@ -388,12 +388,13 @@ class _CompiledEvaluator(_BinaryEvaluator):
         else:
             self.row_values = np.zeros(0)
 
-    def measure(self, parent, candidates):
+    def measure(self, parent, candidates, extremes=True):
         count = len(candidates)
         value, lowest, highest = np.empty(count), np.empty(count), np.empty(count)
         cover_kernels.measure_children(
             parent, self.space.words, candidates, self.positive_words, self.negative_words,
-            self.group_start, self.group_end, self.kind, self.row_values, value, lowest, highest,
+            self.group_start, self.group_end, self.kind, self.row_values, extremes,
+            value, lowest, highest,
         )  # fmt: skip
         return value, lowest, highest
 
@@ -422,9 +423,12 @@ class _PythonEvaluator(_BinaryEvaluator):
             mask = bitset.unpack(parent & self.space.words[selector], self.space.n_rows)
             yield self.qf.dataset.cover(mask)
 
-    def measure(self, parent, candidates):
+    def measure(self, parent, candidates, extremes=True):
         measure = self.qf.measure
-        rows = [(measure.value(c), *measure.extremes(c)) for c in self._covers(parent, candidates)]
+        rows = [
+            (measure.value(c), *(measure.extremes(c) if extremes else (np.nan, np.nan)))
+            for c in self._covers(parent, candidates)
+        ]
         value, lowest, highest = np.array(rows, dtype=float).reshape(-1, 3).T
         return value, lowest, highest
 

@@ -72,6 +72,9 @@ def test_compiled_kernels_equal_the_quality_function_bit_for_bit(qf_name, ties):
         candidates = np.arange(len(masks), dtype=np.int64)
         value, lowest, highest = evaluator.measure(parent, candidates)
         size_aware = evaluator.size_aware(parent, candidates)
+        unbounded_value, no_lowest, no_highest = evaluator.measure(parent, candidates, extremes=False)
+        np.testing.assert_array_equal(unbounded_value, value)  # pruning off: the same values,
+        assert np.isnan(no_lowest).all() and np.isnan(no_highest).all()  # no extremes computed
         checked = 0
         for i, mask in enumerate(masks):
             cover = dataset.cover(mask)
@@ -269,6 +272,20 @@ def test_user_measures(measure):
         fast = run(FastSearch(), qf(), data, selectors, **settings_)
         assert fast
         assert_same_top_k(fast, run(ps.BestFirstSearch(), qf(), data, selectors, **settings_), 10)
+        unpruned = qf()
+        _without_bounds((unpruned.qf if ga else unpruned))
+        assert_same_top_k(run(FastSearch(), unpruned, data, selectors, **settings_), fast, 10)
+
+
+def _without_bounds(qf):
+    """Switch ``qf``'s optimistic estimates off and make any bound computation fail."""
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a bound was computed with optimistic_estimates=False")
+
+    qf.optimistic_estimates = False
+    qf.measure.extremes = forbidden
+    qf.measure.size_aware_bound = forbidden
 
 
 class _AtLeast(ps.SelectorBase):
