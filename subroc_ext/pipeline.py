@@ -12,29 +12,23 @@
 
 import math
 import numbers
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import pysubgroup as ps
 
 from . import diversity as _diversity
 from . import measures as _measures
-from ._validation import (
-    check_columns,
-    check_mode,
-    check_weights,
-    finite_scores,
-    positive_mask,
-    quoted_values,
-)
+from . import steps
+from ._validation import check_columns, check_mode, check_weights, finite_scores, positive_mask
 from .cluster import local_client
-from .confidence import delong_interval
-from .cross_auc import subgroup_bias_aucs
-from .dataset import SortedDataset
+from .deprecation import REMOVED_IN
 from .generalization import GeneralizationAwareQF
+from .labels import infer_positive_label
 from .quality import SoftClassifierQF
-from .search import FastSearch
-from .significance import check_test_settings, randomization_test
+from .significance import check_test_settings
+from .steps import MEASURES
 from .target import SoftClassifierTarget
 
 __all__ = [
@@ -44,14 +38,6 @@ __all__ = [
     "describe_subgroups",
     "split_validation",
 ]
-
-#: Built-in measures by name.
-MEASURES = {
-    "roc_auc": _measures.ROCAUC,
-    "pr_auc": _measures.PRAUC,
-    "arl": _measures.AverageRankingLoss,
-    "attribution_mean": _measures.attribution_mean,
-}
 
 
 def _measure(measure):
@@ -88,20 +74,6 @@ def make_quality_function(
         balance_weight=balance_weight, mode=mode,
     )  # fmt: skip
     return GeneralizationAwareQF(qf) if generalization_aware else qf
-
-
-def _default_positive_label(labels, name):
-    distinct = pd.unique(labels.dropna())
-    if len(distinct) > 2:
-        positive_mask(labels, distinct[0], name)  # raises: the labels are not binary
-    values = set(distinct)
-    for candidate in (True, 1):
-        if values <= {0, 1} and candidate in values:
-            return candidate
-    raise ValueError(
-        f"label column {name!r} has values {quoted_values(values)}; pass "
-        "positive_label to say which one is the positive class"
-    )
 
 
 def _check_split(frame, label, score, positive_label, split):
@@ -177,62 +149,15 @@ def split_validation(data, validation, random_state=None):
     return data.iloc[np.sort(shuffled[:cut])], data.iloc[np.sort(shuffled[cut:])]
 
 
-def _search(search, target, selectors, qf, depth, min_support, result_set_size, algorithm, progress,
-            client):  # fmt: skip
-    task = ps.SubgroupDiscoveryTask(
-        search, target, selectors, qf, result_set_size=result_set_size, depth=depth,
-        constraints=[ps.MinSupportConstraint(min_support)],
-    )  # fmt: skip
-    if algorithm is None:
-        algorithm = FastSearch(progress=progress, client=client)
-    return algorithm.execute(task)
-
-
 def describe_subgroups(subgroups, data, target, *, positive_label=1, mode="worse", suffix=""):
-    """Size, class counts and every built-in measure of each subgroup on ``data``.
-
-    Parameters
-    ----------
-    subgroups : list of pysubgroup descriptions
-    data : pandas.DataFrame
-    target : subroc_ext.SoftClassifierTarget
-    positive_label : object, default=1
-    mode : str, default='worse'
-        Only used for the relative qualities, which are not reported here.
-    suffix : str, default=''
-        Appended to every column name (e.g. ``'_validation'``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``size``, ``positives``, ``negatives``, ``ncr`` (negatives /
-        size) and ``roc_auc``, ``pr_auc``, ``arl``, ``attribution_mean``
-        (NaN where undefined), then ``bpsn_auc`` and ``bnsp_auc`` (Borkan et
-        al.'s bias AUCs against the rows outside the subgroup, see
-        :func:`subroc_ext.subgroup_bias_aucs`), one row per subgroup.
-    """
-    dataset = SortedDataset(data, target.label_column, target.prediction_column, positive_label)
-    covers = [dataset.cover(dataset.mask_of(subgroup)) for subgroup in subgroups]
-    columns = {
-        "size": [len(cover.rows) for cover in covers],
-        "positives": [cover.positives for cover in covers],
-        "negatives": [cover.negatives for cover in covers],
-    }
-    for name, measure in _prepared_measures(dataset).items():
-        columns[name] = [
-            measure.value(cover) if measure and measure.is_defined(cover.positives, cover.negatives)
-            else np.nan
-            for cover in covers
-        ]  # fmt: skip
-    table = pd.DataFrame(columns, index=range(len(subgroups)))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        table.insert(3, "ncr", table["negatives"] / table["size"])
-    bias = subgroup_bias_aucs(
-        subgroups, data, label=target.label_column, score=target.prediction_column,
-        positive_label=positive_label,
-    )  # fmt: skip
-    table[["bpsn_auc", "bnsp_auc"]] = bias[["bpsn_auc", "bnsp_auc"]].to_numpy()
-    return table.add_suffix(suffix)
+    """Deprecated: use :func:`subroc_ext.steps.describe` (``mode`` was never used)."""
+    warnings.warn(
+        f"describe_subgroups() is deprecated and will be removed in subroc-ext {REMOVED_IN}; "
+        "use subroc_ext.steps.describe()",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return steps.describe(subgroups, data, target, positive_label=positive_label, suffix=suffix)
 
 
 def find_subgroups(
@@ -274,14 +199,21 @@ def find_subgroups(
         Label and score columns.
     measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean'} or Measure, default='roc_auc'
     positive_label : object, optional
-        The positive class; inferred for {0, 1} and boolean labels.
+        The positive class; inferred only for labels {0, 1}, {-1, 1} and
+        booleans (as ``1`` / ``True``, see
+        :func:`~subroc_ext.labels.infer_positive_label`), otherwise required.
     mode : {'worse', 'better', 'both'}, default='worse'
     validation : pandas.DataFrame or float, default=0.5
         Held-out data for the significance test, or the fraction of ``data``
         to split off for it.
     size_weight, balance_weight : float, default=1
-        Weight exponents alpha and beta (SubROC's full framework: 1 and 1;
-        the basic setting: 0 and 0).
+        Weight exponents alpha and beta of ``w = n^alpha * cb^beta``. The
+        defaults are SubROC's full framework (1 and 1, with
+        ``generalization_aware=True``): without the weights the top patterns
+        are tiny and extremely unbalanced, and without generalization
+        awareness they repeat one exceptional pattern with extra conditions.
+        The drop-in quality functions (:class:`~subroc_ext.ROCAUCQF` etc.)
+        default to 0 and 0 like pysubgroup's, which is SubROC's basic setting.
     generalization_aware : bool, default=True
         Penalise patterns by their best generalization's quality.
     depth : int, default=2
@@ -353,7 +285,7 @@ def find_subgroups(
     if len(data) == 0:
         raise ValueError("data is empty")
     if positive_label is None:
-        positive_label = _default_positive_label(data[label], label)
+        positive_label = infer_positive_label(data[label], label)
     check_mode(mode)
     check_weights(size_weight, balance_weight)
     check_test_settings(n_samples, method, alpha)
@@ -382,61 +314,81 @@ def find_subgroups(
         measure, label, positive_label=positive_label, size_weight=size_weight,
         balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware,
     )  # fmt: skip
-    selectors = ps.create_selectors(search, nbins=nbins, ignore=[label, score, *ignore])
+    statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
     with local_client(client, n_jobs) as cluster:
-        result = _search(
-            search, target, selectors, qf, depth, min_support, result_set_size, algorithm, progress,
-            cluster,
+        found = steps.search(
+            search, qf, target, nbins=nbins, ignore=ignore, depth=depth, min_support=min_support,
+            result_set_size=result_set_size, algorithm=algorithm, progress=progress, client=cluster,
         )  # fmt: skip
-        ranked = sorted(result.results, key=lambda entry: -entry[0])
-        subgroups = [description for _, description, *_ in ranked]
-        qualities = [quality for quality, *_ in ranked]
-        covers = _diversity.cover_matrix(subgroups, search)
-        alternatives = [[] for _ in subgroups]
-        if collapse_identical:
-            kept, same = _diversity.collapse_identical(covers)
-            alternatives = [[str(subgroups[other]) for other in rows] for rows in same]
-            subgroups, qualities, covers = _take(kept, subgroups, qualities, covers)
-        if max_overlap is not None:
-            kept = _diversity.select_diverse(covers, max_overlap)
-            subgroups, qualities, covers, alternatives = _take(
-                kept, subgroups, qualities, covers, alternatives
-            )
-        overlap, partner = _diversity.overlap_with_better(covers)
-
-        statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
-        tested = randomization_test(
-            subgroups, held_out, statistic_qf, target=target, n_samples=n_samples, method=method,
+        kept = _kept_patterns(found, search, collapse_identical, max_overlap)
+        tested = steps.test(
+            kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples, method=method,
             alpha=alpha, random_state=random_state, progress=progress, client=cluster,
         )  # fmt: skip
     table = pd.concat(
         [
             pd.DataFrame(
                 {
-                    "subgroup": subgroups,
-                    "description": [str(sg) for sg in subgroups],
-                    "alternatives": ["; ".join(texts) for texts in alternatives],
-                    "quality": qualities,
-                    "overlap": overlap,
-                    "overlaps_with": pd.array(np.where(partner >= 0, partner + 1, None), dtype="Int64"),
+                    "subgroup": kept.subgroups,
+                    "description": [str(sg) for sg in kept.subgroups],
+                    "alternatives": ["; ".join(texts) for texts in kept.alternatives],
+                    "quality": kept.qualities,
+                    "overlap": kept.overlap,
+                    "overlaps_with": pd.array(
+                        np.where(kept.partner >= 0, kept.partner + 1, None), dtype="Int64"
+                    ),
                 }
             ),
-            describe_subgroups(subgroups, search, target, positive_label=positive_label, suffix="_search"),
-            describe_subgroups(subgroups, held_out, target, positive_label=positive_label, suffix="_validation"),
-            _roc_auc_intervals(subgroups, held_out, label, score, positive_label, "_validation"),
-            tested[["statistic", "p_value", "p_value_corrected", "significant", "testable"]],
+            steps.describe(kept.subgroups, search, target, positive_label=positive_label, suffix="_search"),
+            steps.describe(
+                kept.subgroups, held_out, target, positive_label=positive_label, intervals=True,
+                suffix="_validation",
+            ),  # fmt: skip
+            tested,
         ],
         axis=1,
     )
+    dataset_values = {}
+    for split, frame in (("search", search), ("validation", held_out)):
+        for name, value in steps.dataset_values(frame, target, positive_label).items():
+            dataset_values[f"{name}_{split}"] = value
     table.attrs.update(
         measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
         positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
         generalization_aware=generalization_aware, depth=depth, min_support=min_support,
         collapse_identical=collapse_identical, max_overlap=max_overlap,
-        n_samples=n_samples, method=method, alpha=alpha,
-        dataset_values=_dataset_values(search, held_out, target, positive_label),
+        n_samples=n_samples, method=method, alpha=alpha, dataset_values=dataset_values,
     )  # fmt: skip
     return table
+
+
+@dataclass
+class _Kept:
+    """The patterns left after the redundancy filters, with their overlaps."""
+
+    subgroups: list
+    qualities: list
+    alternatives: list
+    overlap: np.ndarray
+    partner: np.ndarray
+
+
+def _kept_patterns(found, search, collapse_identical, max_overlap):
+    """Collapse identical covers and drop overlapping patterns of a :class:`~subroc_ext.steps.SearchResult`."""
+    subgroups, qualities = found.subgroups, found.qualities
+    covers = _diversity.cover_matrix(subgroups, search)
+    alternatives = [[] for _ in subgroups]
+    if collapse_identical:
+        kept, same = _diversity.collapse_identical(covers)
+        alternatives = [[str(subgroups[other]) for other in rows] for rows in same]
+        subgroups, qualities, covers = _take(kept, subgroups, qualities, covers)
+    if max_overlap is not None:
+        kept = _diversity.select_diverse(covers, max_overlap)
+        subgroups, qualities, covers, alternatives = _take(
+            kept, subgroups, qualities, covers, alternatives
+        )
+    overlap, partner = _diversity.overlap_with_better(covers)
+    return _Kept(subgroups, qualities, alternatives, overlap, partner)
 
 
 def _take(rows, *sequences):
@@ -445,45 +397,3 @@ def _take(rows, *sequences):
         sequence[rows] if isinstance(sequence, np.ndarray) else [sequence[r] for r in rows]
         for sequence in sequences
     )
-
-
-def _roc_auc_intervals(subgroups, data, label, score, positive_label, suffix):
-    """DeLong 95 % interval of each subgroup's ROC AUC on ``data`` (NaN where undefined)."""
-    is_positive = positive_mask(data[label], positive_label, label)
-    scores = finite_scores(data[score], score)
-    intervals = [
-        delong_interval(is_positive[cover], scores[cover])
-        for cover in _diversity.cover_matrix(subgroups, data)
-    ]
-    return pd.DataFrame(
-        {
-            f"roc_auc{suffix}_ci_low": [interval.low for interval in intervals],
-            f"roc_auc{suffix}_ci_high": [interval.high for interval in intervals],
-        },
-        index=range(len(subgroups)),
-    )
-
-
-def _prepared_measures(dataset):
-    """Every built-in measure prepared on ``dataset`` (None where it is undefined there)."""
-    whole = dataset.cover()
-    prepared = {}
-    for name, make in MEASURES.items():
-        measure = make()
-        if measure.dataset_is_defined(whole.positives, whole.negatives):
-            measure.prepare(whole)
-            prepared[name] = measure
-        else:
-            prepared[name] = None
-    return prepared
-
-
-def _dataset_values(search, held_out, target, positive_label):
-    """Each built-in measure on the whole search and validation splits."""
-    values = {}
-    for split, frame in (("search", search), ("validation", held_out)):
-        dataset = SortedDataset(frame, target.label_column, target.prediction_column, positive_label)
-        whole = dataset.cover()
-        for name, measure in _prepared_measures(dataset).items():
-            values[f"{name}_{split}"] = measure.value(whole) if measure else np.nan
-    return values

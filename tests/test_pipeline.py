@@ -20,7 +20,7 @@ from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 from statsmodels.stats.multitest import multipletests
 
 import subroc_ext
-from subroc_ext import datasets, find_subgroups, make_quality_function, modelling, pipeline
+from subroc_ext import datasets, find_subgroups, make_quality_function, modelling, pipeline, steps
 
 COLUMNS = [
     "subgroup", "description", "alternatives", "quality", "overlap", "overlaps_with",
@@ -465,7 +465,7 @@ def no_search(monkeypatch):
     def reached(*args, **kwargs):
         raise AssertionError("input validation must happen before the search")
 
-    monkeypatch.setattr(pipeline, "_search", reached)
+    monkeypatch.setattr(steps, "search", reached)
 
 
 def small(n=200, seed=3):
@@ -692,6 +692,6 @@ def test_test_settings_are_checked_before_the_search(monkeypatch, setting, messa
     def no_search(*args, **kwargs):
         raise AssertionError("the search ran before the settings were checked")
 
-    monkeypatch.setattr(subroc_ext.pipeline, "_search", no_search)
+    monkeypatch.setattr(steps, "search", no_search)
     with pytest.raises(ValueError, match=message):
         subroc_ext.find_subgroups(data, label="y", score="s", progress=False, **setting)
