@@ -21,7 +21,7 @@ import numpy as np
 import pysubgroup as ps
 
 import subroc_ext
-from subroc_ext import datasets, modelling
+from subroc_ext import datasets, modelling, steps
 
 
 def best_of(repeat, function):
@@ -53,21 +53,6 @@ def bench_kernel(n_rows, classes, repeat):
         print(f"| {k} | {n_rows:,} | {ours:.3f} | {pairs:.3f} | {ours / pairs:.2f} |")
 
 
-class _Counting(subroc_ext.AUCMuQF):
-    calls = 0
-
-    def calculate_statistics(self, subgroup, target, data, statistics=None):
-        type(self).calls += 1
-        return super().calculate_statistics(subgroup, target, data, statistics)
-
-
-class _Unpruned(_Counting):
-    def optimistic_estimate(self, subgroup, target, data, statistics=None):
-        if statistics is None:
-            statistics = self.calculate_statistics(subgroup, target, data)
-        return np.full(np.shape(statistics.optimistic_estimate), np.inf)
-
-
 def bench_search(rows, depth, top, samples):
     frame = datasets.load_adult_marital_status()
     if rows:
@@ -82,16 +67,13 @@ def bench_search(rows, depth, top, samples):
     agree = True
     for alpha, beta in [(0, 0), (1, 1)]:
         results = {}
-        for name, cls in (("pruned", _Counting), ("unpruned", _Unpruned)):
-            cls.calls = 0
-            qf = cls("marital", columns, beta, alpha)
-            task = ps.SubgroupDiscoveryTask(
-                search, target, selectors, qf, result_set_size=top, depth=depth,
-                constraints=[ps.MinSupportConstraint(20)],
+        for name, prune in (("pruned", True), ("unpruned", False)):
+            found = steps.search(
+                search, subroc_ext.AUCMuQF("marital", columns, beta, alpha), target,
+                selectors=selectors, depth=depth, min_support=20, result_set_size=top,
+                prune=prune, algorithm=ps.BestFirstSearch(),
             )  # fmt: skip
-            seconds, result = best_of(1, lambda task=task: ps.BestFirstSearch().execute(task))
-            qualities = sorted((q for q, *_ in result.results), reverse=True)
-            results[name] = (seconds, cls.calls, qualities, result)
+            results[name] = (found.seconds, found.candidates, found.qualities, found.subgroups)
         same = np.allclose(results["pruned"][2], results["unpruned"][2], rtol=1e-9, atol=1e-12)
         agree &= same
         print(
@@ -99,7 +81,7 @@ def bench_search(rows, depth, top, samples):
             f"{results['unpruned'][0]:.2f} | {results['unpruned'][1]:,} | {'yes' if same else 'NO'} |"
         )
     seconds, table = best_of(1, lambda: subroc_ext.randomization_test(
-        results["pruned"][3], validation, subroc_ext.AUCMuQF("marital", columns),
+        results["pruned"][3], validation, subroc_ext.AUCMuQF("marital", columns), target=target,
         n_samples=samples, random_state=0,
     ))  # fmt: skip
     print(

@@ -12,8 +12,8 @@ pysubgroup 0.9.0, on the same data and task, and report
   loudly and makes the script exit with status 1,
 * the number of candidates each quality function evaluated (calls of
   ``calculate_statistics``), for ours with optimistic-estimate pruning on and
-  off (off: ``optimistic_estimate`` returns ``+inf``), which also checks that
-  pruning never changes the result.
+  off (off: no estimate is computed, ``subroc_ext.counting.CountingQF``),
+  which also checks that pruning never changes the result.
 
 Examples
 --------
@@ -29,9 +29,7 @@ A few seconds, for the test suite::
 
 import argparse
 import os
-import signal
 import sys
-import time
 from importlib.metadata import version
 
 import numpy as np
@@ -40,6 +38,7 @@ import pysubgroup as ps
 from threadpoolctl import threadpool_limits
 
 import subroc_ext
+from subroc_ext import steps
 from subroc_ext.datasets import TARGETS, load_adult
 from subroc_ext.modelling import fit_and_score, split_parts
 
@@ -64,49 +63,25 @@ AGREEMENT_OK = "agreement check: OK"
 AGREEMENT_FAILED = "agreement check: FAILED"
 
 
-class _NoPruning:
-    """Mixin turning pruning off: every optimistic estimate is ``+inf``."""
-
-    def optimistic_estimate(self, subgroup, target, data, statistics=None):
-        """Unknown bound, so no subtree is ever pruned."""
-        return np.inf
-
-
-class _SearchTimeout(Exception):
-    """Raised by the alarm signal when a search exceeds its time limit."""
-
-
 def make_quality_function(measure, implementation, size_weight, balance_weight):
-    """A fresh quality function that counts its ``calculate_statistics`` calls.
+    """A fresh quality function.
 
     Parameters
     ----------
     measure : {'roc_auc', 'pr_auc', 'arl'}
     implementation : {'ours', 'unpruned', 'pysubgroup'}
-        subroc-ext's class, the same with pruning off, or pysubgroup 0.9.0's.
+        subroc-ext's class (also searched without pruning) or pysubgroup 0.9.0's.
     size_weight, balance_weight : float
         The exponents alpha and beta of the SubROC weight.
 
     Returns
     -------
     pysubgroup.BoundedInterestingnessMeasure
-        With an integer attribute ``candidates`` counting the calls.
     """
     _, ours, theirs, takes_positive_label = MEASURES[measure]
     cls = theirs if implementation == "pysubgroup" else ours
-    if implementation == "unpruned":
-        cls = type(f"Unpruned{cls.__name__}", (_NoPruning, cls), {})
     positive_label = (1,) if takes_positive_label else ()
-    qf = cls(LABEL, *positive_label, balance_weight, size_weight)
-    qf.candidates = 0
-    statistics_of = qf.calculate_statistics
-
-    def counted(*args, **kwargs):
-        qf.candidates += 1
-        return statistics_of(*args, **kwargs)
-
-    qf.calculate_statistics = counted
-    return qf
+    return cls(LABEL, *positive_label, balance_weight, size_weight)
 
 
 def search_split(seed, rows=None):
@@ -138,8 +113,8 @@ def search_split(seed, rows=None):
     return search
 
 
-def run_search(data, selectors, qf, depth, result_set_size, min_support, timeout=None):
-    """Run ``ps.BestFirstSearch`` and time it.
+def run_search(data, selectors, qf, depth, result_set_size, min_support, timeout=None, prune=True):
+    """Run ``ps.BestFirstSearch``, timed and with its candidates counted.
 
     Parameters
     ----------
@@ -152,47 +127,29 @@ def run_search(data, selectors, qf, depth, result_set_size, min_support, timeout
         The task: maximal number of selectors, top-k size, minimal cover size.
     timeout : float, optional
         Stop the search after this many seconds (with ``SIGALRM``).
+    prune : bool, default=True
+        Optimistic-estimate pruning; off, no estimate is computed
+        (:class:`subroc_ext.counting.CountingQF`).
 
     Returns
     -------
-    result : pysubgroup.SubgroupDiscoveryResult or None
-        None if the search was stopped after ``timeout`` seconds.
-    seconds : float
-        Wall time of the search, including the quality function's one-off
-        preparation (``calculate_constant_statistics``).
-    cpu_seconds : float
-        CPU time of this process during the search: unlike the wall time, it
-        hardly grows when other processes compete for the cores.
+    subroc_ext.steps.SearchResult
+        Its ``seconds`` include the quality function's one-off preparation
+        (``calculate_constant_statistics``); its ``cpu_seconds`` hardly grow
+        when other processes compete for the cores.
     """
-    task = ps.SubgroupDiscoveryTask(
-        data, subroc_ext.SoftClassifierTarget(LABEL, SCORE), selectors, qf,
-        result_set_size=result_set_size, depth=depth,
-        constraints=[ps.MinSupportConstraint(min_support)],
+    return steps.search(
+        data, qf, subroc_ext.SoftClassifierTarget(LABEL, SCORE), selectors=selectors,
+        depth=depth, result_set_size=result_set_size, min_support=min_support, prune=prune,
+        algorithm=ps.BestFirstSearch(), timeout=timeout,
     )  # fmt: skip
-    if timeout is not None:
-        signal.signal(signal.SIGALRM, _raise_timeout)
-        signal.setitimer(signal.ITIMER_REAL, timeout)
-    start, cpu_start = time.perf_counter(), time.process_time()
-    try:
-        result = ps.BestFirstSearch().execute(task)
-    except _SearchTimeout:
-        result = None
-    finally:
-        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
-        if timeout is not None:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    return result, seconds, cpu_seconds
-
-
-def _raise_timeout(signum, frame):
-    raise _SearchTimeout
 
 
 def _ranked(result):
     """(quality, selector-set key, text) of each result, best first."""
     rows = [
         (float(quality), frozenset(map(str, description.selectors)), str(description))
-        for quality, description, *_ in result.results
+        for quality, description in zip(result.qualities, result.subgroups)
     ]
     return sorted(rows, key=lambda row: (-row[0], row[2]))
 
@@ -206,7 +163,7 @@ def compare_results(expected, actual):
 
     Parameters
     ----------
-    expected, actual : pysubgroup.SubgroupDiscoveryResult
+    expected, actual : subroc_ext.steps.SearchResult
 
     Returns
     -------
@@ -268,15 +225,16 @@ def _timed_runs(data, selectors, args, measure, implementation, depth, weights):
     times = []
     for _ in range(repeats):
         qf = make_quality_function(measure, implementation, *weights)
-        result, seconds, cpu_seconds = run_search(
-            data, selectors, qf, depth, args.result_set_size, args.min_support, timeout
-        )
-        times.append((seconds, cpu_seconds))
+        result = run_search(
+            data, selectors, qf, depth, args.result_set_size, args.min_support, timeout,
+            prune=implementation != "unpruned",
+        )  # fmt: skip
+        times.append((result.seconds, result.cpu_seconds))
     seconds, cpu_seconds = min(wall for wall, _ in times), min(cpu for _, cpu in times)
-    status = "" if result is not None else f" (stopped after {timeout:g} s)"
+    status = "" if result.finished else f" (stopped after {timeout:g} s)"
     print(f"   {implementation:>10}: {seconds:9.3f} s wall, {cpu_seconds:9.3f} s CPU, "
-          f"{qf.candidates:>8} candidates{status}", flush=True)  # fmt: skip
-    return result, seconds, cpu_seconds, qf.candidates
+          f"{result.candidates:>8} candidates{status}", flush=True)  # fmt: skip
+    return (result if result.finished else None), seconds, cpu_seconds, result.candidates
 
 
 def _seconds(value, stopped=False):

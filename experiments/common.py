@@ -5,13 +5,11 @@ Everything here is deterministic given the seed in the settings.
 """
 
 import argparse
-import copy
 import hashlib
 import json
 import os
 import pickle
 import platform
-import signal
 import tempfile
 import time
 from dataclasses import dataclass
@@ -23,10 +21,9 @@ import pysubgroup as ps
 from threadpoolctl import threadpool_limits
 
 import subroc_ext
-from subroc_ext import modelling
-from subroc_ext.generalization import GeneralizationAwareQF
-from subroc_ext.pipeline import describe_subgroups, make_quality_function
-from subroc_ext.quality import SoftClassifierQF
+from subroc_ext import modelling, steps
+from subroc_ext.diversity import cover_matrix
+from subroc_ext.pipeline import make_quality_function
 
 from . import config, datasets
 
@@ -280,59 +277,6 @@ def _fast_search():
 SEARCH_ALGORITHMS = {"best_first": ps.BestFirstSearch, "fast": _fast_search}
 
 
-def without_estimates(qf):
-    """A copy of ``qf`` that never computes an optimistic estimate.
-
-    subroc-ext's quality functions compute the estimate together with the
-    other statistics (``calculate_statistics``); the copy has
-    ``optimistic_estimates = False``, so an unpruned search does not pay for
-    it (otherwise it would overstate the speed-up of pruning). The quality
-    of every pattern is unchanged. pysubgroup's own quality functions compute
-    theirs only in ``optimistic_estimate``, which :class:`CountingQF` does not
-    call without pruning, so they are returned as they are.
-    """
-    if isinstance(qf, GeneralizationAwareQF):
-        return GeneralizationAwareQF(without_estimates(qf.qf))
-    if isinstance(qf, SoftClassifierQF):
-        qf = copy.copy(qf)
-        qf.optimistic_estimates = False
-    return qf
-
-
-class CountingQF:
-    """Forward a quality function, counting ``calculate_statistics`` calls;
-    ``prune=False`` makes every optimistic estimate ``+inf`` (no pruning)
-    without computing one (see :func:`without_estimates`)."""
-
-    def __init__(self, qf, prune=True):
-        self.qf = qf if prune else without_estimates(qf)
-        self.prune = prune
-        self.candidates = 0
-
-    def calculate_constant_statistics(self, data, target):
-        return self.qf.calculate_constant_statistics(data, target)
-
-    def calculate_statistics(self, subgroup, target, data, statistics=None):
-        self.candidates += 1
-        return self.qf.calculate_statistics(subgroup, target, data, statistics)
-
-    def evaluate(self, subgroup, target, data, statistics=None):
-        return self.qf.evaluate(subgroup, target, data, statistics)
-
-    def optimistic_estimate(self, subgroup, target, data, statistics=None):
-        if not self.prune:
-            return np.inf
-        return self.qf.optimistic_estimate(subgroup, target, data, statistics)
-
-
-class SearchTimeout(Exception):
-    """A search ran out of its time budget."""
-
-
-def _alarm(signum, frame):
-    raise SearchTimeout
-
-
 @dataclass
 class SearchRun:
     results: list  # (quality, description), best first
@@ -345,45 +289,23 @@ class SearchRun:
 def run_search(data, target, selectors, qf, *, depth, result_set_size, min_support,
                min_quality=config.MIN_QUALITY, prune=True, timeout=None, search=config.SEARCH):  # fmt: skip
     """Run the search algorithm named ``search`` (:data:`SEARCH_ALGORITHMS`)
-    on the task; timed, candidates counted, optionally stopped after
-    ``timeout`` seconds (then ``finished=False``, no results). ``prune=False``
-    searches without optimistic-estimate pruning and without computing any
-    estimate."""
-    algorithm = SEARCH_ALGORITHMS[search]()
-    counting = CountingQF(qf, prune)
-    # FastSearch runs subroc-ext's quality functions only (not the counting
-    # wrapper) and counts its evaluated candidates itself; without estimates
-    # (prune=False) it prunes nothing and computes no bound.
-    task_qf = counting.qf if search == "fast" else counting
-    task = ps.SubgroupDiscoveryTask(
-        data, target, selectors, task_qf, result_set_size=result_set_size, depth=depth,
-        constraints=[ps.MinSupportConstraint(min_support)], min_quality=min_quality,
+    on the task (:func:`subroc_ext.steps.search`): timed, candidates
+    counted, optionally stopped after ``timeout`` seconds (then
+    ``finished=False``, no results). ``prune=False`` searches without
+    optimistic-estimate pruning and without computing any estimate."""
+    found = steps.search(
+        data, qf, target, selectors=selectors, depth=depth, min_support=min_support,
+        result_set_size=result_set_size, min_quality=min_quality, prune=prune,
+        algorithm=SEARCH_ALGORITHMS[search](), timeout=timeout,
     )  # fmt: skip
-    if timeout is not None:
-        previous = signal.signal(signal.SIGALRM, _alarm)
-        signal.setitimer(signal.ITIMER_REAL, timeout)
-    start, cpu = time.perf_counter(), time.process_time()
-    finished = True
-    results = []
-    try:
-        result = algorithm.execute(task)
-        results = sorted(((float(q), d) for q, d, *_ in result.results), key=lambda r: -r[0])
-    except SearchTimeout:
-        finished = False
-    finally:
-        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
-        if timeout is not None:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-    candidates = algorithm.candidates_evaluated if search == "fast" else counting.candidates
-    return SearchRun(results, seconds, cpu_seconds, candidates, finished)
+    return SearchRun(
+        list(zip(found.qualities, found.subgroups)), found.seconds, found.cpu_seconds,
+        found.candidates, found.finished,
+    )  # fmt: skip
 
 
-def covers(subgroups, data):
-    """Boolean matrix: row i is subgroup i's cover on ``data``."""
-    if not subgroups:
-        return np.zeros((0, len(data)), dtype=bool)
-    return np.vstack([np.asarray(sg.covers(data), dtype=bool) for sg in subgroups])
+#: Boolean matrix: row i is subgroup i's cover on ``data``.
+covers = cover_matrix
 
 
 def iou(a, b):
@@ -454,16 +376,12 @@ def run_setting(prepared, measure, setting, st, out):
     subgroups = [d for _, d in run.results]
     start = time.perf_counter()
     statistic = make_quality_function(measure, prepared.label, positive_label=prepared.positive)
-    if subgroups:
-        tested = subroc_ext.randomization_test(
-            subgroups, prepared.validation, statistic, target=prepared.target,
-            n_samples=n_samples, method=config.CORRECTION, alpha=config.ALPHA,
-            random_state=st["seed"],
-        )  # fmt: skip
-    else:
-        tested = pd.DataFrame(columns=["statistic", "p_value", "p_value_corrected", "significant", "testable"])
+    tested = steps.test(
+        subgroups, prepared.validation, statistic, prepared.target, n_samples=n_samples,
+        method=config.CORRECTION, alpha=config.ALPHA, random_state=st["seed"],
+    )  # fmt: skip
     test_seconds = time.perf_counter() - start
-    described = describe_subgroups(subgroups, prepared.search, prepared.target, positive_label=prepared.positive)
+    described = steps.describe(subgroups, prepared.search, prepared.target, positive_label=prepared.positive)
     table = pd.concat(
         [
             pd.DataFrame(

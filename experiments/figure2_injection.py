@@ -43,9 +43,9 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 
-import subroc_ext
 from experiments import common, config
-from subroc_ext.pipeline import describe_subgroups, make_quality_function
+from subroc_ext import steps
+from subroc_ext.pipeline import make_quality_function
 
 INJECTION_MEASURES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
 #: IoU from which the injected subgroup counts as found.
@@ -121,8 +121,8 @@ def run(prepared, st):
     for number, (size_class, seed, injected) in enumerate(pick_injected(prepared, st)):
         search, cover = inject(prepared.search, injected)
         validation, _ = inject(prepared.validation, injected)
-        before = describe_subgroups([injected], prepared.search, prepared.target, positive_label=prepared.positive)
-        after = describe_subgroups([injected], search, prepared.target, positive_label=prepared.positive)
+        before = steps.describe([injected], prepared.search, prepared.target, positive_label=prepared.positive)
+        after = steps.describe([injected], search, prepared.target, positive_label=prepared.positive)
         injected_rows.append(
             {
                 "injected": number, "size_class": size_class, "seed": seed, "description": str(injected),
@@ -144,13 +144,11 @@ def run(prepared, st):
                     result_set_size=st["injection_top"], min_support=st["min_support"], search=st["search"],
                 )  # fmt: skip
                 subgroups = [d for _, d in found.results]
-                significant = np.zeros(len(subgroups), dtype=bool)
-                if subgroups:
-                    significant = subroc_ext.randomization_test(
-                        subgroups, validation, statistic, target=prepared.target,
-                        n_samples=st["injection_n_samples"], method=config.CORRECTION,
-                        alpha=config.ALPHA, random_state=seed,
-                    )["significant"].to_numpy(dtype=bool)  # fmt: skip
+                significant = steps.test(
+                    subgroups, validation, statistic, prepared.target,
+                    n_samples=st["injection_n_samples"], method=config.CORRECTION,
+                    alpha=config.ALPHA, random_state=seed,
+                )["significant"].to_numpy(dtype=bool)  # fmt: skip
                 own = qf.calculate_statistics(injected, prepared.target, search).quality
                 qualities = np.array([q for q, _ in found.results])
                 own_rows.append(

@@ -8,15 +8,14 @@ the quality function.
 
 import numpy as np
 import pandas as pd
-import pysubgroup as ps
 
+from . import steps
 from ._validation import check_columns, check_mode, check_weights
 from .auc_mu import check_partition_matrix
 from .generalization import GeneralizationAwareQF
 from .multiclass import AUCMuQF, MultiClassTarget
 from .pipeline import split_validation
-from .search import FastSearch
-from .significance import check_test_settings, randomization_test
+from .significance import check_test_settings
 
 __all__ = ["find_multiclass_subgroups", "describe_multiclass_subgroups"]
 
@@ -137,16 +136,13 @@ def find_multiclass_subgroups(
         qf = GeneralizationAwareQF(qf)
     statistic_qf = make_qf(0, 0)
     statistic_qf.calculate_constant_statistics(held_out, target)  # validates the split early
-    excluded = [label, *target.score_columns.values(), *ignore]
-    selectors = ps.create_selectors(search, nbins=nbins, ignore=excluded)
-    task = ps.SubgroupDiscoveryTask(
-        search, target, selectors, qf, result_set_size=result_set_size, depth=depth,
-        constraints=[ps.MinSupportConstraint(min_support)],
+    found = steps.search(
+        search, qf, target, nbins=nbins, ignore=ignore, depth=depth, min_support=min_support,
+        result_set_size=result_set_size, progress=progress,
     )  # fmt: skip
-    ranked = sorted(FastSearch(progress=progress).execute(task).results, key=lambda entry: -entry[0])
-    subgroups = [description for _, description, *_ in ranked]
-    tested = randomization_test(
-        subgroups, held_out, statistic_qf, target=target, n_samples=n_samples, method=method,
+    subgroups = found.subgroups
+    tested = steps.test(
+        subgroups, held_out, statistic_qf, target, n_samples=n_samples, method=method,
         alpha=alpha, random_state=random_state, progress=progress,
     )  # fmt: skip
     describer = make_qf(0, 0)
@@ -156,12 +152,12 @@ def find_multiclass_subgroups(
                 {
                     "subgroup": subgroups,
                     "description": [str(sg) for sg in subgroups],
-                    "quality": [quality for quality, *_ in ranked],
+                    "quality": found.qualities,
                 }
             ),
             describe_multiclass_subgroups(subgroups, search, describer, target, suffix="_search"),
             describe_multiclass_subgroups(subgroups, held_out, describer, target, suffix="_validation"),
-            tested[["statistic", "p_value", "p_value_corrected", "significant", "testable"]],
+            tested,
         ],
         axis=1,
     )

@@ -153,8 +153,8 @@ def search(
     >>> qf = subroc_ext.make_quality_function("roc_auc", "label")
     >>> found = steps.search(data, qf, subroc_ext.SoftClassifierTarget("label", "score"),
     ...                      depth=1, result_set_size=1)
-    >>> found.subgroups, found.finished
-    ([region=='east'], True)
+    >>> print(found.subgroups[0], found.finished)
+    region=='east' True
     """
     if algorithm is None:
         algorithm = FastSearch(progress=progress, client=client)

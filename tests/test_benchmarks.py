@@ -9,10 +9,11 @@ import subprocess
 import sys
 from importlib.metadata import version
 from pathlib import Path
-from types import SimpleNamespace
 
 import pysubgroup as ps
 import pytest
+
+from subroc_ext.steps import SearchResult
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_search.py"
 
@@ -51,12 +52,10 @@ def test_smoke_run_agrees(tmp_path):
 
 
 def _result(*rows):
-    """A stand-in for a SubgroupDiscoveryResult: (quality, attribute values) rows."""
-    return SimpleNamespace(
-        results=[
-            (quality, ps.Conjunction([ps.EqualitySelector(a, v) for a, v in pairs]), None)
-            for quality, pairs in rows
-        ]
+    """A search result of (quality, attribute values) rows."""
+    return SearchResult(
+        subgroups=[ps.Conjunction([ps.EqualitySelector(a, v) for a, v in pairs]) for _, pairs in rows],
+        qualities=[quality for quality, _ in rows],
     )
 
 
@@ -94,11 +93,11 @@ def test_compare_ignores_selector_order(bench):
     assert bench.compare_results(_result((0.5, both)), _result((0.5, both[::-1]))) == []
 
 
-def test_unpruned_quality_function_never_prunes(bench):
-    qf = bench.make_quality_function("arl", "unpruned", 1, 1)
-    assert isinstance(qf, bench.subroc_ext.ARLQF)
-    assert qf.optimistic_estimate(None, None, None, statistics=object()) == float("inf")
-    assert (qf.size_weight, qf.balance_weight, qf.candidates) == (1, 1, 0)
+def test_unpruned_runs_use_our_quality_function(bench):
+    """'unpruned' is our class, searched with prune=False (CountingQF, tested there)."""
+    qf = bench.make_quality_function("arl", "unpruned", 1, 0.5)
+    assert type(qf) is bench.subroc_ext.ARLQF
+    assert (qf.size_weight, qf.balance_weight, qf.optimistic_estimates) == (1, 0.5, True)
 
 
 def test_check_reports_differences_loudly(bench, capsys):

@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import subroc_ext
-from subroc_ext.generalization import GeneralizationAwareQF
 from subroc_ext.pipeline import make_quality_function
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,18 +101,6 @@ def test_the_bound_code_runs_only_with_estimates(measure):
     without.calculate_statistics(subgroup, TARGET, frame)  # no AssertionError
     with pytest.raises(AssertionError, match="optimistic estimate was computed"):
         with_bounds.calculate_statistics(subgroup, TARGET, frame)
-
-
-def test_without_estimates_copies_and_unwraps():
-    qf = make_quality_function("roc_auc", "label", size_weight=1.0)
-    copy = common.without_estimates(qf)
-    assert copy is not qf and copy.optimistic_estimates is False
-    assert qf.optimistic_estimates is True  # the caller's function is untouched
-    aware = common.without_estimates(GeneralizationAwareQF(qf))
-    assert isinstance(aware, GeneralizationAwareQF) and aware.qf.optimistic_estimates is False
-    if hasattr(ps, "ROCAUCQF"):  # pysubgroup 0.8 (Python >= 3.13) has no quality classes of its own
-        pysubgroup_qf = ps.ROCAUCQF("label", 1, 1)
-        assert common.without_estimates(pysubgroup_qf) is pysubgroup_qf
 
 
 @pytest.mark.parametrize("measure", MEASURES)

@@ -22,6 +22,7 @@ import pytest
 from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 
 import subroc_ext
+from subroc_ext.counting import CountingQF
 from search_helpers import EVALUATES_ROOT, EXHAUSTIVE
 
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
@@ -476,19 +477,12 @@ def test_pruning_saves_work(qf_name, mode, weights):
     candidates (and finds the same top-k)."""
     calls, found = {}, {}
     for pruning in (True, False):
-        cls = subroc_ext.GeneralizationAwareQF if pruning else UnprunedGA
-        counter = {"n": 0}
-
-        class Counting(cls):
-            def calculate_statistics(self, subgroup, target, data, statistics=None, _c=counter):
-                _c["n"] += 1
-                return super().calculate_statistics(subgroup, target, data, statistics)
-
+        counting = CountingQF(subroc_ext.GeneralizationAwareQF(make_plain(qf_name, mode, weights)), pruning)
         found[pruning] = run(
-            ps.BestFirstSearch(), Counting(make_plain(qf_name, mode, weights)),
-            search_data(), search_selectors(), depth=3, min_support=10, k=3,
+            ps.BestFirstSearch(), counting, search_data(), search_selectors(), depth=3,
+            min_support=10, k=3,
         )  # fmt: skip
-        calls[pruning] = counter["n"]
+        calls[pruning] = counting.candidates
     assert_same_top_k(found[True], found[False], 3)
     assert calls[True] < 0.5 * calls[False]
 

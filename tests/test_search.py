@@ -32,6 +32,7 @@ from search_helpers import (
     with_root,
 )
 from subroc_ext import measures
+from subroc_ext.counting import CountingQF
 
 MODES = ("worse", "better", "both")
 #: (size_weight alpha, balance_weight beta)
@@ -103,25 +104,6 @@ def with_class(qf, cls):
 def without_pruning(qf):
     """A copy of ``qf`` whose class never lets pysubgroup prune."""
     return with_class(qf, _unpruned_class(type(qf)))
-
-
-class CountingMixin:
-    """Counts calculate_statistics calls (one per evaluated candidate)."""
-
-    calls = 0
-
-    def calculate_statistics(self, subgroup, target, data, statistics=None):
-        type(self).calls += 1
-        return super().calculate_statistics(subgroup, target, data, statistics)
-
-
-def counting(qf, pruning=True):
-    """A copy of ``qf`` counting its evaluations, optionally never pruning."""
-    base = type(qf) if pruning else _unpruned_class(type(qf))
-    return with_class(qf, type(f"Counting{base.__name__}", (CountingMixin, base), {}))
-
-
-
 
 
 def run_case(algorithm, qf, case, **execute):
@@ -212,12 +194,12 @@ def test_pruning_saves_work(qf_name, mode, weights):
     """The estimates are useful: best-first search with pruning evaluates
     fewer candidates than without (and finds the same result)."""
     case = "untied-depth3"
-    pruned = counting(make_qf(qf_name, mode, weights))
-    unpruned = counting(make_qf(qf_name, mode, weights), pruning=False)
+    pruned = CountingQF(make_qf(qf_name, mode, weights))
+    unpruned = CountingQF(make_qf(qf_name, mode, weights), prune=False)
     pruned_result = run_case(ps.BestFirstSearch(), pruned, case)
     unpruned_result = run_case(ps.BestFirstSearch(), unpruned, case)
     assert_same_top_k(pruned_result, unpruned_result, CASES[case]["k"])
-    assert type(pruned).calls < type(unpruned).calls
+    assert pruned.candidates < unpruned.candidates
 
 
 # ---------------------------------------------------------------------------
@@ -298,10 +280,10 @@ def test_custom_row_mean_measure_prunes():
             measures.brier_score(), "label", size_weight=1, balance_weight=1
         )
 
-    pruned, unpruned = counting(qf()), counting(qf(), pruning=False)
+    pruned, unpruned = CountingQF(qf()), CountingQF(qf(), prune=False)
     results = [run_case(ps.BestFirstSearch(), q, "untied-depth3") for q in (pruned, unpruned)]
     assert_same_top_k(results[0], results[1], CASES["untied-depth3"]["k"])
-    assert type(pruned).calls < type(unpruned).calls
+    assert pruned.candidates < unpruned.candidates
 
 
 # ---------------------------------------------------------------------------
