@@ -16,14 +16,9 @@ from pathlib import Path
 import pandas as pd
 
 from . import __version__
-from ._validation import (
-    MODES,
-    check_columns,
-    finite_scores,
-    positive_mask,
-    quoted_values,
-)
+from ._validation import MODES, check_columns, finite_scores, positive_mask
 from .cluster import INSTALL, require_distributed
+from .labels import infer_positive_label
 from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
 from .multiclass_pipeline import find_multiclass_subgroups
@@ -262,24 +257,15 @@ def _positive_label(labels, text, name):
     """The positive class of ``labels`` given as command-line ``text`` (or None).
 
     The text is converted to the column's type ('1' -> 1 for integers,
-    'true'/'false' for booleans); without it, 0/1 and boolean labels take 1
-    (True). Raises ``ValueError`` unless the column has exactly two values,
-    no missing ones, and the positive label among them.
+    'true'/'false' for booleans); without it, the API's rule applies
+    (:func:`~subroc_ext.labels.infer_positive_label`: 1 or True for {0, 1},
+    {-1, 1} and boolean labels, else an error asking for --positive-label).
+    Raises ``ValueError`` unless the column is binary, without missing
+    values, with the positive label among its values.
     """
-    values = pd.unique(labels.dropna())
-    if len(values) == 1:
-        raise ValueError(
-            f"label column {name!r} must be binary but has only one value, {quoted_values(values)}"
-        )
     if text is None:
-        if len(values) == 2 and not set(values) <= {0, 1}:
-            raise ValueError(
-                f"label column {name!r} has values {quoted_values(values)}; "
-                "pass --positive-label to say which one is the positive class"
-            )
-        positive = True if pd.api.types.is_bool_dtype(labels) else 1
-    else:
-        positive = _convert_label(text, labels, name)
+        return infer_positive_label(labels, name, option="--positive-label")
+    positive = _convert_label(text, labels, name)
     positive_mask(labels, positive, name)
     return positive
 

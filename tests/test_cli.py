@@ -1,4 +1,5 @@
-"""The ``subroc-ext`` command, run in a subprocess as a new user would."""
+"""The ``subroc-ext`` command: through ``main()`` in process, and once as a
+subprocess of the installed console script, as a new user runs it."""
 
 import base64
 import os
@@ -45,22 +46,22 @@ def workdir(tmp_path_factory):
     return path
 
 
-def test_demo(tmp_path):
+def test_demo(tmp_path, capsys):
     out = tmp_path / "demo"
     out.mkdir()
     (out / "report.html").write_text("an earlier report")
-    process = cli("demo", "--samples", 20, "--quiet", "--out", out, cwd=tmp_path)
-    assert process.returncode == 0, process.stderr
-    assert process.stderr == ""
+    assert main(["demo", "--samples", "20", "--quiet", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
     # where the report went, and that it replaced the earlier one
     assert f"Report: {out.resolve() / 'report.html'} (with subgroups.csv, curves.png); it " \
-           "replaces the report an earlier run wrote there." in process.stdout
+           "replaces the report an earlier run wrote there." in captured.out
     table = pd.read_csv(out / "subgroups.csv", keep_default_na=False)
     assert 50 <= len(table) <= 100  # identical covers collapsed into one row
-    assert f"Top 10 of {len(table)} subgroups" in process.stdout
+    assert f"Top 10 of {len(table)} subgroups" in captured.out
     assert (table["alternatives"] != "").any()
-    assert "roc_auc_validation" in process.stdout and "Whole data: roc_auc 0.9" in process.stdout
-    assert "Runtime:" in process.stdout
+    assert "roc_auc_validation" in captured.out and "Whole data: roc_auc 0.9" in captured.out
+    assert "Runtime:" in captured.out
 
     table = pd.read_csv(out / "subgroups.csv")
     for column in ("description", "quality", "size_search", "ncr_search", "roc_auc_search",
@@ -72,11 +73,10 @@ def test_demo(tmp_path):
     assert f"data:image/png;base64,{image}" in (out / "report.html").read_text(encoding="utf-8")
 
 
-def test_run_finds_the_planted_subgroup(workdir, tmp_path):
-    process = cli("run", workdir / "data.csv", "--label", "y", "--score", "p", "--samples", 2000,
-                  "--out", tmp_path, "--quiet", cwd=tmp_path)  # fmt: skip
-    assert process.returncode == 0, process.stderr
-    first_row = process.stdout.split("\n1 ")[1].split("\n")[0]
+def test_run_finds_the_planted_subgroup(workdir, tmp_path, capsys):
+    assert main(["run", str(workdir / "data.csv"), *RUN, "--samples", "2000",
+                 "--out", str(tmp_path)]) == 0  # fmt: skip
+    first_row = capsys.readouterr().out.split("\n1 ")[1].split("\n")[0]
     assert "region=='east'" in first_row and first_row.rstrip().endswith("yes")
     table = pd.read_csv(tmp_path / "subgroups.csv")
     east = table[table["description"] == "region=='east'"].iloc[0]
@@ -85,7 +85,8 @@ def test_run_finds_the_planted_subgroup(workdir, tmp_path):
 
 
 def test_run_with_validation_file_string_labels_and_pr_auc(workdir, tmp_path):
-    """The installed entry point, where available; '--positive-label yes' for text labels."""
+    """The one subprocess test: the installed entry point, where available (else
+    ``python -m subroc_ext.cli``); '--positive-label yes' for text labels."""
     entry_point = shutil.which(
         "subroc-ext", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
     )
@@ -213,19 +214,6 @@ def test_help(capsys):
         (["empty.csv", *RUN], "data file 'empty.csv' is empty"),
         (["data.csv", *RUN, "--validation-fraction", "1.5"],
          "argument --validation-fraction: expected a fraction strictly between 0 and 1, got '1.5'"),
-    ],
-)  # fmt: skip
-def test_bad_input_is_one_line_and_exit_code_2(workdir, args, message):
-    process = cli("run", *args, cwd=workdir)
-    assert process.returncode == 2
-    assert "Traceback" not in process.stderr
-    assert message in process.stderr
-    assert len(process.stderr.strip().splitlines()) == 1 and process.stdout == ""
-
-
-@pytest.mark.parametrize(
-    "args, message",
-    [
         (["data.csv", *RUN, "--ignore", "nope"], "column(s) ['nope'] not found"),
         (["data.csv", "--validation", "gone.csv", *RUN], "validation file 'gone.csv' not found"),
         (["data.csv", *RUN, "--validation-fraction", "0.0001"], "the validation split is empty"),
@@ -249,8 +237,9 @@ def test_bad_input_is_one_line_and_exit_code_2(workdir, args, message):
         (["data.xlsx", *RUN], "data file 'data.xlsx' not found"),
     ],
 )  # fmt: skip
-def test_more_bad_input_in_process(workdir, monkeypatch, capsys, args, message):
-    """The same contract, checked through main() to save interpreter start-ups."""
+def test_bad_input_is_one_line_and_exit_code_2(workdir, monkeypatch, capsys, args, message):
+    """Bad input: exit code 2, one line on stderr naming the problem, nothing on
+    stdout (through main(), in process: an uncaught exception fails the test)."""
     monkeypatch.chdir(workdir)
     assert main(["run", *args]) == 2
     captured = capsys.readouterr()
