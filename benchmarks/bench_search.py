@@ -105,7 +105,7 @@ def search_split(seed, rows=None):
     # One thread: on a busy machine OpenMP's spinning threads make the fit
     # 5-20 times slower (0.6 s vs 3-13 s measured on 2 shared cores).
     with threadpool_limits(1):
-        (search,) = fit_and_score(parts[0], column, positive, parts[1], score_column=SCORE)
+        (search,) = fit_and_score(parts[0], column, positive, parts[1], score=SCORE)
     if rows is not None and rows < len(search):
         search = search.sample(n=rows, random_state=seed)
     search = search.reset_index(drop=True)

@@ -72,7 +72,7 @@ def splits(seed, rows=None):
     parts = split_parts(load_adult(), 4, random_state=seed)
     # One thread: on a busy machine OpenMP's spinning threads slow the fit down.
     with threadpool_limits(1):
-        scored = fit_and_score(parts[0], column, positive, parts[1], parts[2], score_column=SCORE)
+        scored = fit_and_score(parts[0], column, positive, parts[1], parts[2], score=SCORE)
     frames = []
     for frame in scored:
         if rows is not None and rows < len(frame):

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_columns, positive_mask
+from .deprecation import renamed_keywords
 
 __all__ = ["split_parts", "fit_and_score", "fit_and_score_multiclass"]
 
@@ -67,7 +68,8 @@ def _fit_and_predict(train, label, target, to_score, random_state):
     return model.classes_, probabilities
 
 
-def fit_and_score(train, label, positive_label, *to_score, score_column="score", random_state=0):
+@renamed_keywords(score_column="score")
+def fit_and_score(train, label, positive_label, *to_score, score="score", random_state=0):
     """Fit a gradient-boosting classifier on ``train`` and score other frames.
 
     Parameters
@@ -80,9 +82,9 @@ def fit_and_score(train, label, positive_label, *to_score, score_column="score",
         Label value of the positive class.
     *to_score : pandas.DataFrame
         Frames (same columns) to score.
-    score_column : str, default='score'
+    score : str, default='score'
         Name of the added column holding the predicted probability of the
-        positive class.
+        positive class (``score_column`` before 0.2, deprecated).
     random_state : int, default=0
 
     Returns
@@ -94,7 +96,7 @@ def fit_and_score(train, label, positive_label, *to_score, score_column="score",
     target = positive_mask(train[label], positive_label, label)
     _, probabilities = _fit_and_predict(train, label, target, to_score, random_state)
     return [
-        frame.assign(**{score_column: p[:, 1]}) for frame, p in zip(to_score, probabilities)
+        frame.assign(**{score: p[:, 1]}) for frame, p in zip(to_score, probabilities)
     ]
 
 

@@ -275,11 +275,28 @@ def find_subgroups(
 
     Examples
     --------
+    A model that ranks no better than chance in the east:
+
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({"region": rng.choice(["east", "west", "north"], 900),
+    ...                      "label": rng.integers(0, 2, 900)})
+    >>> data["score"] = np.where(data["region"] == "east", rng.random(900),
+    ...                          0.5 * data["label"] + 0.5 * rng.random(900))
+    >>> table = find_subgroups(data, label="label", score="score", depth=1, n_samples=200,
+    ...                        random_state=0, progress=False)
+    >>> table[["description", "roc_auc_validation", "significant"]].head(1).round(2)
+          description  roc_auc_validation  significant
+    0  region=='east'                0.56         True
+
+    On a model of real data (UCI Adult, bundled):
+
     >>> from subroc_ext import datasets, modelling
-    >>> frame = datasets.load_german_credit()                      # doctest: +SKIP
-    >>> train, rest = modelling.split_parts(frame, 2, random_state=0)  # doctest: +SKIP
-    >>> (rest,) = modelling.fit_and_score(train, "class", "bad", rest)  # doctest: +SKIP
-    >>> find_subgroups(rest, label="class", score="score", positive_label="bad")  # doctest: +SKIP
+    >>> frame = datasets.load_adult()                                        # doctest: +SKIP
+    >>> train, search, validation, _ = modelling.split_parts(frame, 4, random_state=0)  # doctest: +SKIP
+    >>> search, validation = modelling.fit_and_score(train, "income", ">50K", search, validation)  # doctest: +SKIP
+    >>> find_subgroups(search, label="income", score="score", positive_label=">50K",
+    ...                validation=validation)                                # doctest: +SKIP
     """
     check_columns(data, [label, score, *ignore])
     if len(data) == 0:

@@ -82,9 +82,17 @@ def test_fit_and_score_returns_probabilities(german_scored):
 def test_fit_and_score_several_frames_and_column_name(german_scored):
     test, scored = german_scored
     train = load_german_credit().drop(index=test.index)
-    first, second = fit_and_score(train, "class", "bad", test, test.iloc[:10], score_column="p")
+    first, second = fit_and_score(train, "class", "bad", test, test.iloc[:10], score="p")
     np.testing.assert_allclose(first["p"], scored["score"])
     np.testing.assert_allclose(second["p"], scored["score"].iloc[:10])
+
+
+def test_fit_and_score_old_keyword_warns_and_gives_the_same(german_scored):
+    test, scored = german_scored
+    train = load_german_credit().drop(index=test.index)
+    with pytest.warns(FutureWarning, match="'score_column' is deprecated .* use 'score'"):
+        (old,) = fit_and_score(train, "class", "bad", test, score_column="p")
+    pd.testing.assert_series_equal(old["p"], scored["score"], check_names=False)
 
 
 def test_fit_and_score_handles_categories_and_unseen_values():

@@ -695,3 +695,15 @@ def test_test_settings_are_checked_before_the_search(monkeypatch, setting, messa
     monkeypatch.setattr(steps, "search", no_search)
     with pytest.raises(ValueError, match=message):
         subroc_ext.find_subgroups(data, label="y", score="s", progress=False, **setting)
+
+
+def test_describe_subgroups_is_deprecated_for_steps_describe():
+    """The old name warns (FutureWarning) and returns the same table."""
+    data = small(300)
+    target = subroc_ext.SoftClassifierTarget("y", "s")
+    subgroups = [ps.Conjunction([ps.EqualitySelector("a", value)]) for value in "xyz"]
+    expected = steps.describe(subgroups, data, target, suffix="_search")
+    with pytest.warns(FutureWarning, match=r"describe_subgroups\(\) is deprecated .*steps\.describe"):
+        old = pipeline.describe_subgroups(subgroups, data, target, mode="better", suffix="_search")
+    pd.testing.assert_frame_equal(old, expected)
+    assert expected["size_search"].sum() == 300
