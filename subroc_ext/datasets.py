@@ -1,4 +1,5 @@
-"""Real tabular datasets for demos, tests and experiments, all available offline.
+"""Demo helper (not part of the SubROC method): real tabular datasets for
+demos, tests and experiments, all available offline.
 
 =====================  ==========================================================
 loader                 source

@@ -1,4 +1,5 @@
-"""A quick model for demos, benchmarks and experiments.
+"""Demo helper (not part of the SubROC method): a quick model for demos,
+benchmarks and experiments.
 
 SubROC audits a classifier on data the model has not seen. These helpers split
 a dataset into equal random parts (the paper uses four: training, search,

@@ -61,6 +61,10 @@ def make_quality_function(
         Label column.
     positive_label : object, default=1
     size_weight, balance_weight : float, default=0
+        Weight exponents alpha and beta. The defaults (0, 0, no generalization
+        awareness) are those of the drop-in quality functions and of
+        pysubgroup, SubROC's basic setting; :func:`find_subgroups` defaults to
+        the full framework (1, 1, generalization-aware).
     mode : {'worse', 'better', 'both'}, default='worse'
     generalization_aware : bool, default=False
         Wrap the function in :class:`~subroc_ext.GeneralizationAwareQF`.
