@@ -537,7 +537,7 @@ def test_bad_input_gives_a_clear_error(case):
 def test_bad_arguments_give_a_clear_error(arguments, error, message):
     arguments = {"measure": measures.ROCAUC(), **arguments}
     with pytest.raises(error, match=message):
-        subroc_ext.SoftClassifierQF(label_column="label", **arguments)
+        subroc_ext.SoftClassifierQF(label="label", **arguments)
 
 
 def test_pysubgroup_style_constructors_reject_bad_weights_and_modes():
