@@ -117,16 +117,17 @@ def check_weights(size_weight, balance_weight):
     return float(size_weight), float(balance_weight)
 
 
-def check_binary_arrays(y_true, y_score, pos_label):
-    """Validate a ``(y_true, y_score)`` pair and return (positive mask, scores)."""
+def check_binary_arrays(y_true, y_score, pos_label, names=("y_true", "y_score")):
+    """Validate a ``(labels, scores)`` pair and return (positive mask, scores);
+    errors call the two arguments ``names``."""
     y_true = pd.Series(np.asarray(y_true))
     if y_true.ndim != 1 or np.ndim(y_score) != 1:
-        raise ValueError("y_true and y_score must be one-dimensional")
+        raise ValueError(f"{names[0]} and {names[1]} must be one-dimensional")
     if len(y_true) != len(y_score):
         raise ValueError(
             "Found input variables with inconsistent numbers of samples: "
             f"[{len(y_true)}, {len(y_score)}]"
         )
-    return positive_mask(y_true, pos_label, "y_true"), finite_scores(
-        np.asarray(y_score), "y_score"
+    return positive_mask(y_true, pos_label, names[0]), finite_scores(
+        np.asarray(y_score), names[1]
     )

@@ -43,9 +43,9 @@ def renamed_keywords(**renames):
                 if old not in kwargs:
                     continue
                 if new in kwargs:
-                    raise TypeError(f"{function.__name__}() got both {old!r} (deprecated) and {new!r}")
+                    raise TypeError(f"{function.__qualname__}() got both {old!r} (deprecated) and {new!r}")
                 warnings.warn(
-                    f"{function.__name__}(): {old!r} is deprecated and will be removed in "
+                    f"{function.__qualname__}(): {old!r} is deprecated and will be removed in "
                     f"subroc-ext {REMOVED_IN}; use {new!r}",
                     FutureWarning,
                     stacklevel=2,

@@ -13,6 +13,11 @@ and ``q(T) <= R(S)``, the wrapped function's raw bound, so
 ``W_max(S) * (R(S) - G(S))`` (or 0 when negative) bounds ``phi_ga(T)``.
 The optimistic estimate is the larger of that and ``phi_ga(S)`` itself,
 because pysubgroup's DFS tests the estimate before it evaluates a pattern.
+References
+----------
+.. [1] T. Siegl, K. Coskun, B. Hiller, A. Mirzaei, F. Lemmerich and M. Becker,
+   "SubROC: AUC-based discovery of exceptional subgroup performance for binary
+   classifiers", 2025 (generalization-aware quality and its optimistic estimate).
 """
 
 from itertools import combinations

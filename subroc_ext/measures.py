@@ -1,28 +1,36 @@
 """Performance measures as pluggable objects: the extension point of subroc-ext.
 
-A :class:`Measure` knows how to compute its value on a subgroup's
-:class:`Cover` (rows presorted by score, with their tie counts), when it is
-defined, and - for pruning - the lowest and highest value it can take on any
-subset of a cover. Quality functions (:mod:`subroc_ext.quality`) add the
-reference value, direction (``mode``), weights and optimistic estimates on top,
-so a new measure gets all of that for free.
+A :class:`Measure` evaluates: its value on a subgroup's :class:`Cover` (rows
+presorted by score, with their tie counts), when it is defined, and - for
+pruning - the lowest and highest value it can take on any subset of a cover.
+Everything else is built on top, in one module per idea:
+:mod:`subroc_ext.quality` adds the reference value, direction (``mode``) and
+weights, :mod:`subroc_ext.bounds` the optimistic estimates, and
+:mod:`subroc_ext.null_sampling` the null distributions of the randomization
+test. So a new measure gets all of that from one class.
 
 Three ways to bring a measure:
 
-* :class:`KernelMeasure` wraps a plain function ``kernel(y_true, y_score)``
+* :class:`KernelMeasure` wraps a plain function ``kernel(label, score)``
   and, optionally, functions giving its extreme values over subsets. Without
   them the quality function simply does not prune.
 * :class:`RowMeanMeasure` wraps a per-row value (a loss such as the squared
   error of the Brier score): its exact, size-aware bound comes for free.
 * Subclass :class:`Measure` for full control (the built-ins do).
+
+References
+----------
+.. [1] T. Siegl, K. Coskun, B. Hiller, A. Mirzaei, F. Lemmerich and M. Becker,
+   "SubROC: AUC-based discovery of exceptional subgroup performance for binary
+   classifiers", 2025 (the measures, their extremes over subsets: Lemmas 1-4).
 """
 
+import copy
 from typing import Callable
 
 import numpy as np
 
-from . import bitset, cover_kernels, kernels
-from ._subsets import class_tables, random_positions
+from . import bitset, bounds, cover_kernels, kernels
 
 __all__ = [
     "Cover",
@@ -34,6 +42,7 @@ __all__ = [
     "KernelMeasure",
     "attribution_mean",
     "brier_score",
+    "compiled_kind",
 ]
 
 
@@ -42,20 +51,6 @@ def _check_kind(kind):
     if kind not in ("score", "loss"):
         raise ValueError(f"kind must be 'score' or 'loss', got {kind!r}")
     return kind
-
-
-def _compiled_null_values(kind, dataset, positives, negatives, n_samples, rng, row_values=None):
-    """Null values of a built-in measure from the compiled sampler
-    (:func:`subroc_ext.cover_kernels.null_values`), seeded from ``rng``."""
-    positions = np.arange(len(dataset.rows), dtype=np.int64)
-    group_start, group_end = cover_kernels.tie_group_bounds(dataset.group_ids)
-    out = np.empty(n_samples)
-    cover_kernels.null_values(
-        kind, int(rng.integers(2**63)), positions[dataset.is_positive],
-        positions[~dataset.is_positive], int(positives), int(negatives), group_start, group_end,
-        np.zeros(0) if row_values is None else np.ascontiguousarray(row_values, dtype=float), out,
-    )  # fmt: skip
-    return out
 
 
 class Cover:
@@ -110,9 +105,20 @@ class Measure:
     """Base class of a binary-classifier performance measure.
 
     Subclasses set the class attributes and implement :meth:`value`; they
-    may override :meth:`extremes` (enables pruning), :meth:`prepare` (work
-    done once per dataset) and :meth:`size_aware_bound` (a bound that already
-    includes the size weight).
+    may override :meth:`extremes` (enables pruning) and :meth:`prepare`
+    (work done once per dataset, returned as a new measure).
+
+    Three more methods are hooks for speed only, with correct defaults that
+    live in the module of their idea; override them in the subclass, so that
+    the measure still is one class:
+
+    * :meth:`size_aware_bound`: a bound that already includes the size
+      weight (:mod:`subroc_ext.bounds`; default: none);
+    * :meth:`batch_values`: the measure on many subsets at once
+      (:mod:`subroc_ext.null_sampling`; default: :meth:`value` on each);
+    * :meth:`null_values`: a whole null distribution of the randomization
+      test (:mod:`subroc_ext.null_sampling`; default: random subsets
+      evaluated by :meth:`batch_values`, compiled for the built-ins).
 
     Attributes
     ----------
@@ -123,6 +129,17 @@ class Measure:
     min_positives, min_negatives : int
         The measure is defined on a subset with at least this many positives
         and negatives (and at least one row).
+
+    Examples
+    --------
+    >>> class Accuracy(Measure):
+    ...     name = "accuracy"
+    ...     def value(self, cover):
+    ...         return float(np.mean((cover.scores >= 0.5) == cover.is_positive))
+    ...     def extremes(self, cover):
+    ...         return 0.0, 1.0
+    >>> Accuracy().value(Cover.from_arrays([True, False, True], [0.9, 0.6, 0.2]))
+    0.3333333333333333
     """
 
     name = "measure"
@@ -131,7 +148,14 @@ class Measure:
     min_negatives = 0
 
     def prepare(self, cover):
-        """Precompute whatever depends on the whole dataset ``cover`` (default: nothing)."""
+        """This measure ready for the dataset ``cover`` (the whole data).
+
+        Returns a measure to evaluate covers of that dataset with; ``self``
+        is never changed. The default has nothing to precompute and returns
+        ``self``; :class:`RowMeanMeasure` returns a copy holding the per-row
+        values.
+        """
+        return self
 
     def value(self, cover):
         """The measure on ``cover`` (defined there)."""
@@ -145,74 +169,44 @@ class Measure:
         return -np.inf, np.inf
 
     def size_aware_bound(self, cover, reference, sign, size_weight):
-        """An upper bound on ``|T|^size_weight * sign * (value(T) - reference)``
-        over defined subsets ``T``, or ``inf`` if the measure has none (default)."""
+        """Hook: an upper bound on ``|T|^size_weight * sign * (value(T) - reference)``
+        over defined subsets ``T`` of ``cover``; ``inf`` (none) by default.
+
+        Read by :func:`subroc_ext.bounds.size_aware_bound`.
+        """
         return np.inf
 
     def batch_values(self, dataset, positions):
-        """The measure on many subsets at once (used for null distributions).
+        """Hook: the measure on many subsets of ``dataset`` at once.
 
         Parameters
         ----------
         dataset : Cover
-            The whole dataset the positions index into (after :meth:`prepare`).
+            The whole dataset the positions index into (this measure is
+            prepared on it).
         positions : numpy.ndarray of int, shape (n_subsets, subset_size)
             Each row holds one subset's positions in ``dataset``, ascending.
 
         Returns
         -------
         numpy.ndarray of float, shape (n_subsets,)
-            The default evaluates one subset after another.
+            By default :func:`subroc_ext.null_sampling.values_one_by_one`.
         """
-        return np.array(
-            [
-                self.value(
-                    Cover(
-                        dataset.is_positive[rows], dataset.all_scores,
-                        dataset.group_ids[rows], dataset.rows[rows],
-                    )  # fmt: skip
-                )
-                for rows in positions
-            ]
-        )
+        from .null_sampling import values_one_by_one  # it builds on this module
+
+        return values_one_by_one(self, dataset, positions)
 
     def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
-        """The measure on random subsets of ``dataset`` with fixed class counts.
+        """Hook: the measure on random subsets of ``dataset`` with fixed class counts.
 
-        This is the null distribution of the randomization test
-        (:func:`subroc_ext.significance.randomization_test`).
-
-        Parameters
-        ----------
-        dataset : Cover
-            The whole dataset (after :meth:`prepare`).
-        positives, negatives : int
-            Class counts of every subset; the measure must be defined there.
-        n_samples : int
-            Number of subsets. Each is drawn uniformly at random among the
-            subsets of ``dataset`` with these class counts, independently of
-            the others.
-        rng : numpy.random.Generator
-            Source of randomness (the values are reproducible from its state).
-        batch_elements : int, default=4_000_000
-            Rough upper bound on the number of array elements held at once.
-
-        Returns
-        -------
-        numpy.ndarray of float, shape (n_samples,)
-
-        Notes
-        -----
-        The default draws each batch of subsets as dataset positions and
-        evaluates it with :meth:`batch_values`, so a measure that vectorizes
-        :meth:`batch_values` is fast here too. The built-in measures override
-        this method with a compiled sampler that evaluates each subset as a
-        bitset (:func:`subroc_ext.cover_kernels.null_values`).
+        By default :func:`subroc_ext.null_sampling.sample_null_values`; see
+        :func:`subroc_ext.null_sampling.null_values` for the parameters.
         """
-        tables = class_tables(self, dataset)
-        batches = random_positions(tables, positives, negatives, n_samples, rng, batch_elements)
-        values = [np.asarray(self.batch_values(dataset, positions), dtype=float) for positions in batches]
-        return np.concatenate(values) if values else np.zeros(0)
+        from .null_sampling import sample_null_values  # it builds on this module
+
+        return sample_null_values(
+            self, dataset, positives, negatives, n_samples, rng, batch_elements=batch_elements
+        )
 
     def is_defined(self, positives, negatives):
         """Whether the measure is defined on a set with these class counts (vectorized)."""
@@ -231,7 +225,20 @@ class Measure:
 
 
 class ROCAUC(Measure):
-    """Area under the ROC curve (ties count one half)."""
+    """Area under the ROC curve (ties count one half).
+
+    References
+    ----------
+    .. [1] T. Fawcett, "An introduction to ROC analysis", Pattern Recognition
+       Letters 27(8), 861-874, 2006.
+    .. [2] Siegl et al., SubROC, 2025: the extremes over subsets.
+
+    Examples
+    --------
+    >>> cover = Cover.from_arrays([False, True, False, True], [0.1, 0.35, 0.4, 0.8])
+    >>> ROCAUC().value(cover), ROCAUC().extremes(cover)
+    (0.75, (0.0, 1.0))
+    """
 
     name = "roc_auc"
     min_positives = 1
@@ -239,9 +246,6 @@ class ROCAUC(Measure):
 
     def value(self, cover):
         return kernels.roc_auc_from_counts(cover.counts)
-
-    def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
-        return _compiled_null_values(cover_kernels.ROC_AUC, dataset, positives, negatives, n_samples, rng)
 
     def extremes(self, cover):
         """0 if a positive is scored strictly below a negative, else 1/2 if a
@@ -260,16 +264,26 @@ class ROCAUC(Measure):
 
 
 class PRAUC(Measure):
-    """Area under the linearly interpolated precision-recall curve."""
+    """Area under the linearly interpolated precision-recall curve.
+
+    References
+    ----------
+    .. [1] J. Davis and M. Goadrich, "The relationship between precision-recall
+       and ROC curves", ICML 2006.
+    .. [2] Siegl et al., SubROC, 2025: the lowest value over subsets (Lemma 4).
+
+    Examples
+    --------
+    >>> cover = Cover.from_arrays([False, True, False, True], [0.1, 0.35, 0.4, 0.8])
+    >>> round(PRAUC().value(cover), 4), PRAUC().extremes(cover)
+    (0.7917, (0.25, 1.0))
+    """
 
     name = "pr_auc"
     min_positives = 1
 
     def value(self, cover):
         return kernels.pr_auc_from_counts(cover.counts)
-
-    def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
-        return _compiled_null_values(cover_kernels.PR_AUC, dataset, positives, negatives, n_samples, rng)
 
     def extremes(self, cover):
         """Lowest: the lowest-scored positive with every negative scored at or
@@ -286,7 +300,20 @@ class PRAUC(Measure):
 
 
 class AverageRankingLoss(Measure):
-    """SCaPE average ranking loss (a loss: lower is better)."""
+    """SCaPE average ranking loss (a loss: lower is better).
+
+    References
+    ----------
+    .. [1] W. Duivesteijn and J. Thaele, "Understanding where your classifier
+       does (not) work - the SCaPE model class for EMM", ICDM 2014.
+    .. [2] Siegl et al., SubROC, 2025: ties counting one half; the extremes.
+
+    Examples
+    --------
+    >>> cover = Cover.from_arrays([False, True, False, True], [0.1, 0.35, 0.4, 0.8])
+    >>> AverageRankingLoss().value(cover), AverageRankingLoss().extremes(cover)
+    (0.5, (0.0, 1.0))
+    """
 
     name = "arl"
     kind = "loss"
@@ -294,9 +321,6 @@ class AverageRankingLoss(Measure):
 
     def value(self, cover):
         return kernels.arl_from_counts(cover.counts)
-
-    def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
-        return _compiled_null_values(cover_kernels.ARL, dataset, positives, negatives, n_samples, rng)
 
     def extremes(self, cover):
         """Lowest: 0 (positives alone); highest: the largest penalty of one
@@ -317,7 +341,7 @@ class RowMeanMeasure(Measure):
     Parameters
     ----------
     row_values : callable
-        ``row_values(y_true, y_score) -> array`` of one value per row, given
+        ``row_values(label, score) -> array`` of one value per row, given
         the whole dataset's labels (bool, True = positive) and scores.
     kind : {'score', 'loss'}
         Whether higher values mean better performance.
@@ -329,6 +353,9 @@ class RowMeanMeasure(Measure):
     Examples
     --------
     >>> brier = RowMeanMeasure(lambda y, s: (s - y) ** 2, kind="loss", name="brier")
+    >>> whole = Cover.from_arrays([True, False], [0.8, 0.4])
+    >>> round(brier.prepare(whole).value(whole), 3)
+    0.1
     """
 
     def __init__(self, row_values, *, kind, name, needs_both_classes=False):
@@ -347,6 +374,7 @@ class RowMeanMeasure(Measure):
         return positives + negatives >= 1
 
     def prepare(self, cover):
+        """A copy of this measure holding the per-row values of the dataset ``cover``."""
         values = np.asarray(self.row_values(cover.is_positive, cover.scores), dtype=float)
         if values.shape != cover.scores.shape:
             raise ValueError(
@@ -355,12 +383,19 @@ class RowMeanMeasure(Measure):
             )
         if not np.all(np.isfinite(values)):
             raise ValueError(f"row_values of measure {self.name!r} returned NaN or inf")
-        self._values = np.empty_like(values)
-        self._values[cover.rows] = values
-        self._value_order = np.argsort(self._values, kind="stable")
-        self._ascending_values = self._values[self._value_order]
+        prepared = copy.copy(self)
+        prepared._values = np.empty_like(values)
+        prepared._values[cover.rows] = values
+        prepared._value_order = np.argsort(prepared._values, kind="stable")
+        prepared._ascending_values = prepared._values[prepared._value_order]
+        return prepared
 
     def _covered(self, cover):
+        if self._values is None:
+            raise RuntimeError(
+                f"measure {self.name!r} has no per-row values yet: evaluate the measure "
+                "returned by prepare(whole_dataset_cover)"
+            )
         return self._values[cover.rows]
 
     def value(self, cover):
@@ -368,30 +403,23 @@ class RowMeanMeasure(Measure):
         values = self._covered(cover)
         return float(np.cumsum(values)[-1] / len(values))
 
-    def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
-        return _compiled_null_values(
-            cover_kernels.ROW_MEAN, dataset, positives, negatives, n_samples, rng,
-            row_values=self._values[dataset.rows],
-        )  # fmt: skip
-
     def extremes(self, cover):
         values = self._covered(cover)
         return float(values.min()), float(values.max())
 
     def size_aware_bound(self, cover, reference, sign, size_weight):
-        """``max_k k^alpha * (mean of the k largest sign*values - sign*reference)``."""
+        """Exact: ``max_k k^alpha * (mean of the k largest sign*values - sign*reference)``
+        (:func:`subroc_ext.bounds.row_mean_size_aware_bound`)."""
         covered = np.zeros(len(self._values), dtype=bool)
         covered[cover.rows] = True
-        return float(
-            cover_kernels.row_mean_size_aware_bound(
-                bitset.pack(covered), self._value_order, self._ascending_values,
-                float(reference), float(sign), float(size_weight),
-            )  # fmt: skip
+        return bounds.row_mean_size_aware_bound(
+            self, bitset.pack(covered), reference, (sign,), size_weight
         )
 
     @property
     def prepared_values(self):
-        """Per-row values of the prepared dataset, in its (score) order."""
+        """Per-row values of the prepared dataset, in its (score) order (None
+        before :meth:`prepare`)."""
         return self._values
 
     @property
@@ -414,18 +442,25 @@ class KernelMeasure(Measure):
     Parameters
     ----------
     kernel : callable
-        ``kernel(y_true, y_score) -> float`` on a subset's rows sorted by
-        ascending score, ``y_true`` boolean (True = positive).
+        ``kernel(label, score) -> float`` on a subset's rows sorted by
+        ascending score, ``label`` boolean (True = positive).
     kind : {'score', 'loss'}
         Whether higher values mean better performance.
     name : str
         Short identifier.
     lowest, highest : callable, optional
-        ``f(y_true, y_score) -> float`` giving the lowest (highest) value of
+        ``f(label, score) -> float`` giving the lowest (highest) value of
         the measure on any defined subset of the given rows. They must be
         valid bounds; without them there is no pruning in that direction.
     min_positives, min_negatives : int, default=0
         The measure is defined on subsets with at least this many of each class.
+
+    Examples
+    --------
+    >>> tpr = KernelMeasure(lambda y, s: np.mean(s[y] >= 0.5), kind="score", name="tpr",
+    ...                     min_positives=1)
+    >>> tpr.value(Cover.from_arrays([True, True, False], [0.9, 0.3, 0.6]))
+    0.5
     """
 
     def __init__(
@@ -486,3 +521,30 @@ def brier_score():
     return RowMeanMeasure(
         lambda is_positive, scores: (scores - is_positive) ** 2, kind="loss", name="brier"
     )
+
+
+_COMPILED_KINDS = {
+    ROCAUC: cover_kernels.ROC_AUC,
+    AverageRankingLoss: cover_kernels.ARL,
+    PRAUC: cover_kernels.PR_AUC,
+    RowMeanMeasure: cover_kernels.ROW_MEAN,
+}
+
+
+def compiled_kind(measure):
+    """The :mod:`~subroc_ext.cover_kernels` code that evaluates ``measure`` on
+    bitsets (the search engine's kernels and the compiled null sampler), or
+    None.
+
+    Only the built-in classes themselves have one: a subclass may change
+    :meth:`Measure.value` or :meth:`Measure.extremes`, so it is evaluated
+    through its own methods.
+
+    Examples
+    --------
+    >>> compiled_kind(ROCAUC()) == cover_kernels.ROC_AUC
+    True
+    >>> compiled_kind(KernelMeasure(len, kind="score", name="size")) is None
+    True
+    """
+    return _COMPILED_KINDS.get(type(measure))

@@ -53,7 +53,7 @@ from .multiclass_weights import (
     multiclass_weight,
 )
 from .quality import StatisticsByName, StatisticsQualityFunction
-from .significance import sample_subsets
+from .subsets import sample_subsets
 
 __all__ = [
     "MultiClassTarget",
@@ -194,7 +194,7 @@ def sample_class_rows(rng, codes, counts, n_samples):
         class's rows left out of the subset (``left_out`` True). The
         complement of a uniform ``r``-subset is a uniform subset of the
         rest, and each class is drawn independently
-        (:func:`subroc_ext.significance.sample_subsets`), so every subset
+        (:func:`subroc_ext.subsets.sample_subsets`), so every subset
         with these class counts is equally likely.
     """
     draws = []

@@ -1,8 +1,9 @@
 """ROC and precision-recall curves of the whole data and of its top subgroups.
 
-The curves are computed here from tie-aware class counts, exactly as
-scikit-learn's ``roc_curve(..., drop_intermediate=False)`` and
-``precision_recall_curve``: one point per distinct score, so tied scores give
+The curves come from :func:`subroc_ext.kernels.roc_curve_from_counts` and
+:func:`~subroc_ext.kernels.pr_curve_from_counts`, exactly as scikit-learn's
+``roc_curve(..., drop_intermediate=False)`` and ``precision_recall_curve``:
+one point per distinct score, so tied scores give
 a straight segment and the area under the drawn curve is the tie-aware AUC
 that the quality functions use. matplotlib (``pip install subroc-ext[plot]``)
 is imported only when a plot is drawn.
@@ -17,7 +18,13 @@ import pandas as pd
 
 from ._validation import check_columns, finite_scores, positive_mask
 from .exceptions import UndefinedMeasureWarning
-from .kernels import pr_auc_from_counts, roc_auc_from_counts, sort_by_score, tie_counts
+from .kernels import (
+    pr_auc_from_counts,
+    pr_curve_from_counts,
+    roc_auc_from_counts,
+    roc_curve_from_counts,
+    score_tie_counts,
+)
 
 __all__ = [
     "plot_roc_curves",
@@ -45,32 +52,20 @@ def _pyplot():
     return plt
 
 
-def _cumulative_counts(is_positive, scores):
-    """Cumulative true and false positives with each distinct score as the
-    threshold, from the highest score down, and the tie counts."""
-    order, group_ids = sort_by_score(scores)
-    counts = tie_counts(is_positive[order], group_ids)
-    return np.cumsum(counts.positives[::-1]), np.cumsum(counts.negatives[::-1]), counts
-
-
 def _roc_curve(is_positive, scores):
     """``(fpr, tpr, auc)``: the ROC curve from (0, 0), or None without both classes."""
-    true_pos, false_pos, counts = _cumulative_counts(is_positive, scores)
-    if len(true_pos) == 0 or true_pos[-1] == 0 or false_pos[-1] == 0:
+    counts = score_tie_counts(is_positive, scores)
+    if counts.positives.sum() == 0 or counts.negatives.sum() == 0:
         return None
-    fpr = np.concatenate(([0.0], false_pos / false_pos[-1]))
-    tpr = np.concatenate(([0.0], true_pos / true_pos[-1]))
-    return fpr, tpr, roc_auc_from_counts(counts)
+    return (*roc_curve_from_counts(counts), roc_auc_from_counts(counts))
 
 
 def _pr_curve(is_positive, scores):
     """``(recall, precision, auc)``: the PR curve from (0, 1), or None without positives."""
-    true_pos, false_pos, counts = _cumulative_counts(is_positive, scores)
-    if len(true_pos) == 0 or true_pos[-1] == 0:
+    counts = score_tie_counts(is_positive, scores)
+    if counts.positives.sum() == 0:
         return None
-    recall = np.concatenate(([0.0], true_pos / true_pos[-1]))
-    precision = np.concatenate(([1.0], true_pos / (true_pos + false_pos)))
-    return recall, precision, pr_auc_from_counts(counts)
+    return (*pr_curve_from_counts(counts), pr_auc_from_counts(counts))
 
 
 def _subgroups_iv(subgroups, top, names):

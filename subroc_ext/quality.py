@@ -14,19 +14,21 @@ classes of the same name (same positional and keyword arguments, same
 qualities) that sort the data once per search and evaluate each candidate
 with a few vectorized operations.
 
-Use them with ``subroc_ext.SoftClassifierTarget(label_column, prediction_column)``.
+Use them with ``subroc_ext.SoftClassifierTarget(label, score)``.
 """
 
-import copy
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 import pysubgroup as ps
 
+from . import bounds
 from . import measures as _measures
 from ._validation import check_mode, check_weights
 from .dataset import SortedDataset
-from .weights import max_weight, min_weight, subgroup_weight
+from .deprecation import REMOVED_IN, renamed_keywords
+from .weights import subgroup_weight
 
 __all__ = [
     "SubgroupStatistics",
@@ -75,7 +77,9 @@ class SubgroupStatistics(StatisticsByName, _SubgroupStatisticsFields):
     size_sg, positives_count, negatives_count : int
         Cover size and class counts.
     measure : float
-        The performance measure on the cover (NaN where undefined).
+        The performance measure's value on the cover (NaN where undefined).
+        The field keeps its 0.1 name: result tables and user code read it
+        by name and position.
     raw_quality : float
         Unweighted relative quality ``q`` (``-inf`` where undefined).
     weight : float
@@ -124,9 +128,10 @@ class SoftClassifierQF(StatisticsQualityFunction):
     Parameters
     ----------
     measure : subroc_ext.measures.Measure
-        The performance measure.
-    label_column : str
-        Column of the true labels.
+        The performance measure (never changed: the quality function
+        evaluates the measure returned by its ``prepare``).
+    label : str
+        Column of the true labels (``label_column`` is a deprecated alias).
     positive_label : object, default=1
         Label value of the positive class (honoured by measure and bound).
     size_weight : float, default=0
@@ -144,11 +149,16 @@ class SoftClassifierQF(StatisticsQualityFunction):
         size-aware bound are then never computed, and ``raw_bound``,
         ``max_weight`` and ``optimistic_estimate`` are ``inf`` (nothing is
         pruned); every other statistic is unchanged.
+    dataset_value : float
+        The measure on the whole data (None before
+        :meth:`calculate_constant_statistics`).
+    prepared_measure : Measure
+        The measure prepared on the data (None before).
 
     Notes
     -----
-    The prediction column comes from the target,
-    ``subroc_ext.SoftClassifierTarget(label_column, prediction_column)``. The data is
+    The score column comes from the target,
+    ``subroc_ext.SoftClassifierTarget(label, score)``. The data is
     sorted by score once in :meth:`calculate_constant_statistics` (and again
     whenever a different DataFrame, or one with a different number of rows,
     is passed), so any index works.
@@ -159,14 +169,36 @@ class SoftClassifierQF(StatisticsQualityFunction):
     does when it starts, or pass a copy: a direct :meth:`evaluate` would use
     the data as it was. (Checking every value on each call would cost as
     much as the evaluation itself.)
+
+    References
+    ----------
+    .. [1] T. Siegl, K. Coskun, B. Hiller, A. Mirzaei, F. Lemmerich and M. Becker,
+       "SubROC: AUC-based discovery of exceptional subgroup performance for binary
+       classifiers", 2025 (relative measures, the weight, optimistic estimates).
+
+    Examples
+    --------
+    >>> import pandas as pd, pysubgroup as ps, subroc_ext
+    >>> from subroc_ext.measures import ROCAUC
+    >>> data = pd.DataFrame({"label": [0, 1, 0, 1], "score": [0.1, 0.35, 0.4, 0.8],
+    ...                      "group": ["a", "a", "a", "b"]})
+    >>> qf = SoftClassifierQF(ROCAUC(), "label")
+    >>> target = subroc_ext.SoftClassifierTarget("label", "score")
+    >>> qf.calculate_constant_statistics(data, target)
+    >>> qf.dataset_value
+    0.75
+    >>> stats = qf.calculate_statistics(ps.EqualitySelector("group", "a"), target, data)
+    >>> stats.measure, stats.quality
+    (0.5, 0.25)
     """
 
     optimistic_estimates = True
 
+    @renamed_keywords(label_column="label")
     def __init__(
         self,
         measure,
-        label_column,
+        label,
         *,
         positive_label=1,
         size_weight=0.0,
@@ -177,37 +209,56 @@ class SoftClassifierQF(StatisticsQualityFunction):
             raise TypeError(
                 f"measure must be a subroc_ext.measures.Measure, got {type(measure).__name__}"
             )
-        # A private copy: measures may keep per-dataset state from prepare().
-        self.measure = copy.copy(measure)
-        self.label_column = label_column
+        self.measure = measure
+        self.label = label
         self.positive_label = positive_label
         self.size_weight, self.balance_weight = check_weights(size_weight, balance_weight)
         self.mode = check_mode(mode)
         self.dataset_value = None
+        self.prepared_measure = None
         self._dataset = None
+
+    @property
+    def label_column(self):
+        """Deprecated alias of :attr:`label` (removed in subroc-ext 0.3)."""
+        warnings.warn(
+            f"SoftClassifierQF.label_column is deprecated and will be removed in subroc-ext "
+            f"{REMOVED_IN}; use SoftClassifierQF.label",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.label
 
     # -- preparation ---------------------------------------------------------
 
     def calculate_constant_statistics(self, data, target):
         """Sort ``data`` by score, validate it, and compute the measure on it."""
-        target_label = getattr(target, "label_column", self.label_column)
-        if target_label != self.label_column:
+        target_label = getattr(target, "label_column", self.label)
+        if target_label != self.label:
             raise ValueError(
                 f"the target's label column {target_label!r} differs from the quality "
-                f"function's label column {self.label_column!r}"
+                f"function's label column {self.label!r}"
             )
-        dataset = SortedDataset(
-            data, self.label_column, target.prediction_column, self.positive_label
-        )
+        dataset = SortedDataset(data, self.label, target.prediction_column, self.positive_label)
         whole = dataset.cover()
         if not self.measure.dataset_is_defined(whole.positives, whole.negatives):
             raise ValueError(
                 f"{self.measure.name} is undefined on this data: label column "
-                f"{self.label_column!r} has {whole.positives} positive(s) (label "
+                f"{self.label!r} has {whole.positives} positive(s) (label "
                 f"{self.positive_label!r}) and {whole.negatives} negative(s)"
             )
-        self.measure.prepare(whole)
-        self.dataset_value = self.measure.value(whole)
+        prepared = self.measure.prepare(whole)
+        if prepared is None:  # a measure written for 0.1, which prepared itself in place
+            warnings.warn(
+                f"{type(self.measure).__name__}.prepare() returned None; since subroc-ext 0.2 "
+                f"it returns the prepared measure (preparing in place stops working in "
+                f"{REMOVED_IN})",
+                FutureWarning,
+                stacklevel=2,
+            )
+            prepared = self.measure
+        self.prepared_measure = prepared
+        self.dataset_value = prepared.value(whole)
         self._dataset = dataset
 
     @property
@@ -221,7 +272,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
             dataset is None
             or dataset.data is not data
             or len(dataset) != len(data)
-            or dataset.columns != (self.label_column, target.prediction_column)
+            or dataset.columns != (self.label, target.prediction_column)
         ):
             self.calculate_constant_statistics(data, target)
         return self._dataset
@@ -236,45 +287,32 @@ class SoftClassifierQF(StatisticsQualityFunction):
 
     # -- the quality and its bound ------------------------------------------
 
+    def signs(self):
+        """Signs ``s`` such that ``q = max over s of s * (m(S) - m(D))``
+        (:func:`subroc_ext.bounds.signs` of the measure's kind and the mode)."""
+        return bounds.signs(self.measure.kind, self.mode)
+
     def raw_quality(self, value):
         """Unweighted relative quality ``q`` of a measure value (vectorized)."""
         difference = np.subtract(value, self.dataset_value)
         if self.mode == "both":
             return np.abs(difference)
-        if (self.measure.kind == "score") == (self.mode == "worse"):
-            return -difference
-        return difference
-
-    def _raw_bound(self, lowest, highest):
-        """Largest ``q`` over values in ``[lowest, highest]`` (vectorized)."""
-        from_lowest = np.subtract(self.dataset_value, lowest)
-        from_highest = np.subtract(highest, self.dataset_value)
-        if self.mode == "both":
-            return np.maximum(from_lowest, from_highest)
-        if (self.measure.kind == "score") == (self.mode == "worse"):
-            return from_lowest
-        return from_highest
-
-    def signs(self):
-        """Signs ``s`` such that ``q = max over s of s * (m(S) - m(D))``."""
-        if self.mode == "both":
-            return (1, -1)
-        return (-1,) if (self.measure.kind == "score") == (self.mode == "worse") else (1,)
+        return -difference if self.signs() == (-1,) else difference
 
     def statistics_of_cover(self, cover):
         """:class:`SubgroupStatistics` of a :class:`~subroc_ext.measures.Cover`."""
+        measure = self.prepared_measure
         positives, negatives = cover.positives, cover.negatives
         value = lowest = highest = np.nan
         size_aware = np.inf
-        if self.measure.is_defined(positives, negatives):
-            value = self.measure.value(cover)
-        if self.optimistic_estimates and self.measure.is_defined(positives, negatives):
-            lowest, highest = self.measure.extremes(cover)
-            if self.size_weight > 0:
-                size_aware = max(
-                    self.measure.size_aware_bound(cover, self.dataset_value, sign, self.size_weight)
-                    for sign in self.signs()
-                )
+        if measure.is_defined(positives, negatives):
+            value = measure.value(cover)
+            if self.optimistic_estimates:
+                lowest, highest = measure.extremes(cover)
+                if self.size_weight > 0:
+                    size_aware = bounds.size_aware_bound(
+                        measure, cover, self.dataset_value, self.signs(), self.size_weight
+                    )
         stats = self.statistics_of_counts(
             np.array([positives]), np.array([negatives]), np.array([value]),
             np.array([lowest]), np.array([highest]), np.array([size_aware]),
@@ -295,62 +333,42 @@ class SoftClassifierQF(StatisticsQualityFunction):
             The measure on each cover and its lowest and highest value over the
             cover's defined subsets (anything where the measure is undefined).
         size_aware : numpy.ndarray of float
-            The measure's size-aware bound, the larger over :meth:`signs`
-            (``inf`` where it has none; only read when ``size_weight > 0``).
+            :func:`subroc_ext.bounds.size_aware_bound` of each cover (``inf``
+            where unknown; only read when ``size_weight > 0``).
 
         Returns
         -------
         SubgroupStatistics
             With array fields; the search engine and :meth:`statistics_of_cover`
-            both compute statistics here, so they agree to the last bit.
-
-        Notes
-        -----
-        The measure's size-aware bound (``max_k k^alpha * ...``, attribution
-        mean and other row means) is clipped at 0 when ``balance_weight > 0``:
-        single rows then weigh 0 and score 0, so a negative size-aware bound is
-        not valid - contrary to SPEC.md's "stays valid with beta > 0". The
-        exhaustive tests in ``tests/test_estimates.py`` fail without the clip
-        (labels [0, 1, 0, 1], scores [0, 1, 2, 3], cover = rows 0 and 3).
+            both compute statistics here, so they agree to the last bit. The
+            bounds come from :func:`subroc_ext.bounds.raw_bound` and
+            :func:`subroc_ext.bounds.optimistic_estimate`.
         """
         defined = self.measure.is_defined(positives, negatives)
         weight = subgroup_weight(positives, negatives, self.size_weight, self.balance_weight)
         with np.errstate(invalid="ignore"):
             raw_quality = np.where(defined, self.raw_quality(value), -np.inf)
             quality = np.where(defined, weight * raw_quality, -np.inf)
-        if self.optimistic_estimates:
-            raw_bound, largest_weight, estimate = self._estimates(
-                defined, positives, negatives, lowest, highest, size_aware
-            )
-        else:
-            raw_bound = largest_weight = estimate = np.full(np.shape(quality), np.inf)
+            if self.optimistic_estimates:
+                raw_bound = np.where(
+                    defined, bounds.raw_bound(lowest, highest, self.dataset_value, self.signs()), -np.inf
+                )
+                needs_both = self.measure.min_positives >= 1 and self.measure.min_negatives >= 1
+                largest_weight, estimate = bounds.optimistic_estimate(
+                    defined, positives, negatives, raw_bound, size_aware,
+                    self.size_weight, self.balance_weight, needs_both,
+                )  # fmt: skip
+            else:
+                raw_bound = largest_weight = estimate = np.full(np.shape(quality), np.inf)
         return SubgroupStatistics(
             positives + negatives, positives, negatives, np.where(defined, value, np.nan),
             raw_quality, weight, quality, raw_bound, largest_weight, estimate,
         )  # fmt: skip
 
-    def _estimates(self, defined, positives, negatives, lowest, highest, size_aware):
-        """``raw_bound``, ``max_weight`` and ``optimistic_estimate`` of
-        :meth:`statistics_of_counts` (arrays)."""
-        alpha, beta = self.size_weight, self.balance_weight
-        with np.errstate(invalid="ignore"):
-            raw_bound = np.where(defined, self._raw_bound(lowest, highest), -np.inf)
-            # Definedness only grows with the cover: no subset of an undefined one is defined.
-            largest_weight = np.where(defined, max_weight(positives, negatives, alpha, beta), 0.0)
-            from_largest = np.where(largest_weight > 0, largest_weight * raw_bound, 0.0)
-            # q < 0 everywhere: the lightest subset is the least negative.
-            needs_both = self.measure.min_positives >= 1 and self.measure.min_negatives >= 1
-            from_lightest = raw_bound * min_weight(positives, negatives, alpha, beta, needs_both)
-            estimate = np.where(raw_bound >= 0, from_largest, from_lightest)
-            if alpha > 0:
-                estimate = np.minimum(estimate, np.maximum(size_aware, 0.0) if beta > 0 else size_aware)
-            estimate = np.where(defined, estimate, -np.inf)
-        return raw_bound, largest_weight, estimate
-
     def __repr__(self):
         return (
-            f"{type(self).__name__}(measure={self.measure!r}, label_column="
-            f"{self.label_column!r}, positive_label={self.positive_label!r}, "
+            f"{type(self).__name__}(measure={self.measure!r}, label="
+            f"{self.label!r}, positive_label={self.positive_label!r}, "
             f"size_weight={self.size_weight}, balance_weight={self.balance_weight}, "
             f"mode={self.mode!r})"
         )

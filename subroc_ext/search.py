@@ -42,25 +42,17 @@ from types import SimpleNamespace
 import numpy as np
 import pysubgroup as ps
 
-from . import bitset, cover_kernels
-from . import measures as _measures
+from . import bitset, bounds, cover_kernels
 from ._progress import progress_bar
 from .cluster import check_client
 from .generalization import GeneralizationAwareQF, generalization_aware_quality
 from .parallel_search import search_on_cluster
+from .measures import compiled_kind
 from .multiclass import AUCMuQF
 from .quality import SoftClassifierQF
 from .weights import max_weight, subgroup_weight
 
 __all__ = ["FastSearch", "SearchProblem"]
-
-_COMPILED_KINDS = {
-    _measures.ROCAUC: cover_kernels.ROC_AUC,
-    _measures.AverageRankingLoss: cover_kernels.ARL,
-    _measures.PRAUC: cover_kernels.PR_AUC,
-    _measures.RowMeanMeasure: cover_kernels.ROW_MEAN,
-}
-
 
 class FastSearch:
     """Exhaustive search with pruning for subroc-ext quality functions.
@@ -308,7 +300,7 @@ class SearchProblem:
 def _evaluator(qf, space):
     if isinstance(qf, AUCMuQF):
         return _MultiClassEvaluator(qf, space)
-    kind = _COMPILED_KINDS.get(type(qf.measure))
+    kind = compiled_kind(qf.prepared_measure)
     if kind is None:
         return _PythonEvaluator(qf, space)
     return _CompiledEvaluator(qf, space, kind)
@@ -381,10 +373,7 @@ class _CompiledEvaluator(_BinaryEvaluator):
         self.kind = kind
         self.group_start, self.group_end = cover_kernels.tie_group_bounds(qf.dataset.group_ids)
         if kind == cover_kernels.ROW_MEAN:
-            measure = qf.measure
-            self.row_values = np.ascontiguousarray(measure.prepared_values, dtype=float)
-            self.value_order = measure.value_order.astype(np.int64)
-            self.ascending_values = np.ascontiguousarray(measure.ascending_values, dtype=float)
+            self.row_values = np.ascontiguousarray(qf.prepared_measure.prepared_values, dtype=float)
         else:
             self.row_values = np.zeros(0)
 
@@ -402,17 +391,16 @@ class _CompiledEvaluator(_BinaryEvaluator):
         if self.kind != cover_kernels.ROW_MEAN:
             return np.full(len(candidates), np.inf)
         qf = self.qf
-        bounds = np.empty(len(candidates))
-        for i, selector in enumerate(candidates):
-            child = parent & self.space.words[selector]
-            bounds[i] = max(
-                cover_kernels.row_mean_size_aware_bound(
-                    child, self.value_order, self.ascending_values, qf.dataset_value,
-                    float(sign), float(qf.size_weight),
+        return np.array(
+            [
+                bounds.row_mean_size_aware_bound(
+                    qf.prepared_measure, parent & self.space.words[selector], qf.dataset_value,
+                    qf.signs(), qf.size_weight,
                 )  # fmt: skip
-                for sign in qf.signs()
-            )
-        return bounds
+                for selector in candidates
+            ],
+            dtype=float,
+        )
 
 
 class _PythonEvaluator(_BinaryEvaluator):
@@ -424,7 +412,7 @@ class _PythonEvaluator(_BinaryEvaluator):
             yield self.qf.dataset.cover(mask)
 
     def measure(self, parent, candidates, extremes=True):
-        measure = self.qf.measure
+        measure = self.qf.prepared_measure
         rows = [
             (measure.value(c), *(measure.extremes(c) if extremes else (np.nan, np.nan)))
             for c in self._covers(parent, candidates)
@@ -436,9 +424,8 @@ class _PythonEvaluator(_BinaryEvaluator):
         qf = self.qf
         return np.array(
             [
-                max(
-                    qf.measure.size_aware_bound(cover, qf.dataset_value, sign, qf.size_weight)
-                    for sign in qf.signs()
+                bounds.size_aware_bound(
+                    qf.prepared_measure, cover, qf.dataset_value, qf.signs(), qf.size_weight
                 )
                 for cover in self._covers(parent, candidates)
             ],

@@ -8,14 +8,18 @@ any number of samples ``B`` and never 0. All p-values are then corrected
 together (Benjamini-Yekutieli by default).
 
 The null distribution depends only on ``(size, negatives)``; it is cached by
-that key and drawn in vectorized, memory-bounded batches by the measure's
-:meth:`~subroc_ext.measures.Measure.null_values`. Each sample is a uniformly
-random subset with those class counts and its statistic is computed exactly
-(ties included). ROC AUC and the average ranking loss count positive-negative
-pairs from the rows drawn of each class, or from the rows left out when those
-are fewer (the pairs of the subset follow by linearity), so a sample costs
-about ``min(n, |V| - n)`` operations plus a few cheap passes over the
-classes; PR AUC evaluates sorted random positions; per-row means only sum.
+that key and drawn by :func:`subroc_ext.null_sampling.null_values` (compiled
+for the built-in measures, memory-bounded batches for the others). Each
+sample is a uniformly random subset with those class counts and its statistic
+is computed exactly (ties included).
+
+References
+----------
+.. [1] T. Siegl, K. Coskun, B. Hiller, A. Mirzaei, F. Lemmerich and M. Becker,
+   "SubROC: AUC-based discovery of exceptional subgroup performance for binary
+   classifiers", 2025 (the randomization test).
+.. [2] B. Phipson and G. K. Smyth, "Permutation p-values should never be zero",
+   Statistical Applications in Genetics and Molecular Biology 9(1), 2010.
 """
 
 import numpy as np
@@ -23,49 +27,13 @@ import pandas as pd
 import pysubgroup as ps
 from statsmodels.stats.multitest import multipletests, multitest_alias
 
-from . import _subsets
 from ._progress import progress_bar
 from .cluster import check_client, require_distributed, share
+from .null_sampling import null_values
 from .quality import SoftClassifierQF
+from .subsets import sample_subsets  # public here since 0.1
 
 __all__ = ["base_seed", "check_test_settings", "null_rng", "randomization_test", "sample_subsets"]
-
-def sample_subsets(rng, population, size, n_subsets):
-    """Uniform random ``size``-subsets of ``range(population)``, one per row.
-
-    Parameters
-    ----------
-    rng : numpy.random.Generator
-    population : int
-        Number of items to choose from.
-    size : int
-        Items per subset (``0 <= size <= population``).
-    n_subsets : int
-        Number of subsets (rows), drawn independently.
-
-    Returns
-    -------
-    numpy.ndarray of int, shape (n_subsets, size)
-        Each row sorted ascending, without repeated items.
-
-    Notes
-    -----
-    Up to half the population, values are drawn with replacement and each
-    row keeps its first ``size`` distinct ones; beyond, the items left out
-    are drawn that way. The procedure treats all items alike, so every
-    ``size``-subset is equally likely. This is the sampler behind
-    :meth:`subroc_ext.measures.Measure.null_values`, applied to each class.
-    """
-    if not 0 <= size <= population:
-        raise ValueError(f"size must be between 0 and population={population}, got {size}")
-    if 2 * size > population:
-        marks = np.zeros((n_subsets, population), dtype=np.uint8)
-        _subsets._distinct_marks(rng, population, population - size, marks)
-        return np.nonzero(marks == 0)[1].reshape(n_subsets, size)
-    marks = np.zeros((n_subsets, population), dtype=_subsets._values_dtype(size))
-    chosen = _subsets._distinct_values(rng, population, size, marks)
-    return np.sort(chosen, axis=1).astype(np.intp, copy=False)
-
 
 def base_seed(random_state):
     """The seed from which every null distribution's generator is derived.
@@ -115,8 +83,9 @@ def _null_distribution(qf, whole, key, n_samples, seed, batch_elements):
     if whole is None:
         return qf.null_raw_qualities(key, n_samples, rng, batch_elements=batch_elements)
     size, negatives = key
-    values = qf.measure.null_values(
-        whole, size - negatives, negatives, n_samples, rng, batch_elements=batch_elements
+    values = null_values(
+        qf.prepared_measure, whole, size - negatives, negatives, n_samples, rng,
+        batch_elements=batch_elements,
     )
     return qf.raw_quality(np.asarray(values, dtype=float))
 

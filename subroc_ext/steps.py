@@ -191,8 +191,7 @@ def _prepared_measures(dataset):
     for name, make in MEASURES.items():
         measure = make()
         if measure.dataset_is_defined(whole.positives, whole.negatives):
-            measure.prepare(whole)
-            prepared[name] = measure
+            prepared[name] = measure.prepare(whole)
         else:
             prepared[name] = None
     return prepared

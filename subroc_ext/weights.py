@@ -5,6 +5,11 @@ absent) and ``0 ** 0 == 1``, so ``beta = 0`` switches the balance term off.
 The bounds give the largest and smallest weight that any subset of a cover
 with ``P`` positives and ``N`` negatives can have; the optimistic estimates
 multiply them with bounds on the raw quality.
+References
+----------
+.. [1] T. Siegl, K. Coskun, B. Hiller, A. Mirzaei, F. Lemmerich and M. Becker,
+   "SubROC: AUC-based discovery of exceptional subgroup performance for binary
+   classifiers", 2025 (the weight and its bounds).
 """
 
 import math
@@ -26,7 +31,13 @@ def class_balance(positives, negatives):
 
 def subgroup_weight(positives, negatives, size_weight, balance_weight):
     """``(P + N)^size_weight * class_balance^balance_weight`` with ``0^0 = 1``
-    (vectorized; plain Python arithmetic for scalar counts)."""
+    (vectorized; plain Python arithmetic for scalar counts).
+
+    Examples
+    --------
+    >>> subgroup_weight(2, 8, 1.0, 1.0)
+    2.5
+    """
     if isinstance(positives, int) and isinstance(negatives, int):
         larger = max(positives, negatives)
         balance = min(positives, negatives) / larger if larger else 0.0
@@ -46,6 +57,11 @@ def max_weight(positives, negatives, size_weight, balance_weight):
     class the smaller one should be as large as possible, and over the larger
     class the log-weight has no interior maximum. Without one of the classes
     every subset weighs ``0`` when ``beta > 0`` and at most ``n^alpha`` else.
+
+    Examples
+    --------
+    >>> max_weight(2, 8, 1.0, 1.0)
+    4.0
     """
     a = np.minimum(positives, negatives).astype(float)
     b = np.maximum(positives, negatives).astype(float)

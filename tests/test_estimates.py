@@ -139,7 +139,7 @@ def prepared_qf(name, test_case, alpha, beta, mode):
 
 def statistics(qf, mask):
     """The quality function's statistics of the rows ``mask`` selects."""
-    return qf.statistics_of_cover(qf._dataset.cover(qf._dataset.mask_of(mask)))
+    return qf.statistics_of_cover(qf.dataset.cover(qf.dataset.mask_of(mask)))
 
 
 # --------------------------------------------------------------------------

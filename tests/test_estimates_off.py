@@ -57,8 +57,9 @@ def forbid_bounds(qf):
     def forbidden(*args, **kwargs):
         raise AssertionError("the optimistic estimate was computed")
 
-    qf.measure.extremes = forbidden
-    qf.measure.size_aware_bound = forbidden
+    for measure in (qf.measure, qf.prepared_measure):  # the one evaluated, once prepared
+        if measure is not None:
+            measure.extremes = measure.size_aware_bound = forbidden
 
 
 @settings(max_examples=60, deadline=None)

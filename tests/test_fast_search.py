@@ -26,7 +26,7 @@ from search_helpers import (
     synthetic,
     with_root,
 )
-from subroc_ext import bitset, measures
+from subroc_ext import bitset, bounds, measures
 from subroc_ext.search import FastSearch
 
 QF_NAMES = ("roc", "pr", "arl", "attribution")
@@ -81,11 +81,11 @@ def test_compiled_kernels_equal_the_quality_function_bit_for_bit(qf_name, ties):
             if not qf.measure.is_defined(cover.positives, cover.negatives):
                 continue
             checked += 1
-            assert value[i] == qf.measure.value(cover)
-            assert (lowest[i], highest[i]) == qf.measure.extremes(cover)
-            expected = max(
-                qf.measure.size_aware_bound(cover, qf.dataset_value, sign, qf.size_weight)
-                for sign in qf.signs()
+            measure = qf.prepared_measure
+            assert value[i] == measure.value(cover)
+            assert (lowest[i], highest[i]) == measure.extremes(cover)
+            expected = bounds.size_aware_bound(
+                measure, cover, qf.dataset_value, qf.signs(), qf.size_weight
             )
             assert size_aware[i] == expected
         assert checked >= 40
@@ -284,8 +284,9 @@ def _without_bounds(qf):
         raise AssertionError("a bound was computed with optimistic_estimates=False")
 
     qf.optimistic_estimates = False
-    qf.measure.extremes = forbidden
-    qf.measure.size_aware_bound = forbidden
+    for measure in (qf.measure, qf.prepared_measure):  # prepared_measure: None before a search
+        if measure is not None:
+            measure.extremes = measure.size_aware_bound = forbidden
 
 
 class _AtLeast(ps.SelectorBase):

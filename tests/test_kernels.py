@@ -268,10 +268,10 @@ ENCODINGS = {
     "zero_one": (lambda p: p.astype(int), {}),
     "bool": (lambda p: p, {}),
     "minus_plus_one": (lambda p: np.where(p, 1, -1), {}),
-    "strings": (lambda p: np.where(p, "spam", "ham"), {"pos_label": "spam"}),
-    "pos_label_zero": (lambda p: np.where(p, 0, 1), {"pos_label": 0}),
-    "pos_label_minus_one": (lambda p: np.where(p, -1, 1), {"pos_label": -1}),
-    "list_of_strings": (lambda p: list(np.where(p, "yes", "no")), {"pos_label": "yes"}),
+    "strings": (lambda p: np.where(p, "spam", "ham"), {"positive_label": "spam"}),
+    "positive_label_zero": (lambda p: np.where(p, 0, 1), {"positive_label": 0}),
+    "positive_label_minus_one": (lambda p: np.where(p, -1, 1), {"positive_label": -1}),
+    "list_of_strings": (lambda p: list(np.where(p, "yes", "no")), {"positive_label": "yes"}),
     "series_with_index": (lambda p: pd.Series(p.astype(int), index=np.arange(len(p))[::-1] * 3), {}),
 }
 
@@ -303,12 +303,12 @@ def test_label_encodings(encoding):
         )
 
 
-def test_pos_label_zero_flips_the_classes():
+def test_positive_label_zero_flips_the_classes():
     rng = np.random.default_rng(601)
     for _ in range(100):
         is_positive, scores = random_case(rng, ties=True)
         labels = is_positive.astype(int)
-        assert kernels.roc_auc_score(labels, scores, pos_label=0) == pytest.approx(
+        assert kernels.roc_auc_score(labels, scores, positive_label=0) == pytest.approx(
             1 - kernels.roc_auc_score(labels, scores), abs=TOL
         )
 
@@ -341,7 +341,7 @@ def test_undefined_measures_warn_and_return_nan(kernel, labels, match):
 @pytest.mark.parametrize("labels", [[1, 1, 1], [0, 0, 0], ["a", "a", "a"]])
 def test_example_attributions_undefined_with_one_class(labels):
     with pytest.warns(UndefinedMeasureWarning, match="example attributions is undefined"):
-        values = kernels.example_attributions(labels, [0.1, 0.2, 0.3], pos_label=labels[0])
+        values = kernels.example_attributions(labels, [0.1, 0.2, 0.3], positive_label=labels[0])
     assert values.shape == (3,) and np.isnan(values).all()
 
 
@@ -363,13 +363,13 @@ def test_pr_auc_and_arl_are_defined_without_negatives():
     [
         ([0, 1, 1], [0.1, 0.2], r"inconsistent numbers of samples: \[3, 2\]"),
         ([0, 1], [0.1, 0.2, 0.3], r"inconsistent numbers of samples: \[2, 3\]"),
-        ([0, 1, 1], [0.1, np.nan, 0.3], r"'y_score' contains 1 NaN or infinite value\(s\), e.g. at position 1"),
-        ([0, 1, 1], [np.inf, 0.2, -np.inf], r"'y_score' contains 2 NaN or infinite"),
-        ([0, 1, 2], [0.1, 0.2, 0.3], r"'y_true' must be binary but has 3 distinct values \(0, 1 and 2\)"),
-        (["a", "b", "c"], [0.1, 0.2, 0.3], r"'y_true' must be binary but has 3 distinct values"),
-        ([0, None, 1], [0.1, 0.2, 0.3], r"'y_true' contains 1 missing value"),
-        ([0, 2, 2], [0.1, 0.2, 0.3], r"positive label 1 does not occur in label column 'y_true'"),
-        ([0, 1, 1], ["a", "b", "c"], r"'y_score' must be numeric"),
+        ([0, 1, 1], [0.1, np.nan, 0.3], r"'score' contains 1 NaN or infinite value\(s\), e.g. at position 1"),
+        ([0, 1, 1], [np.inf, 0.2, -np.inf], r"'score' contains 2 NaN or infinite"),
+        ([0, 1, 2], [0.1, 0.2, 0.3], r"'label' must be binary but has 3 distinct values \(0, 1 and 2\)"),
+        (["a", "b", "c"], [0.1, 0.2, 0.3], r"'label' must be binary but has 3 distinct values"),
+        ([0, None, 1], [0.1, 0.2, 0.3], r"'label' contains 1 missing value"),
+        ([0, 2, 2], [0.1, 0.2, 0.3], r"positive label 1 does not occur in label column 'label'"),
+        ([0, 1, 1], ["a", "b", "c"], r"'score' must be numeric"),
     ],
 )
 def test_invalid_input_raises_naming_the_problem(kernel, labels, scores, match):
@@ -404,3 +404,53 @@ def test_readme_defines_pr_auc_as_computed():
     assert "the PR AUC is 0.792, the average precision 0.833" in text
     assert round(kernels.pr_auc_score(labels, scores), 3) == 0.792
     assert round(metrics.average_precision_score(labels, scores), 3) == 0.833
+
+
+# --------------------------------------------------------------------------
+# curves
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_curves_match_sklearn(ties):
+    rng = np.random.default_rng(707)
+    for _ in range(200):
+        is_positive, scores = random_case(rng, ties)
+        labels = is_positive.astype(int)
+        fpr, tpr, thresholds = kernels.roc_curve(labels, scores)
+        expected = metrics.roc_curve(labels, scores, drop_intermediate=False)
+        for got, want in zip((fpr, tpr, thresholds), expected):
+            np.testing.assert_allclose(got, want, atol=TOL)
+        recall, precision, pr_thresholds = kernels.pr_curve(labels, scores)
+        want_precision, want_recall, want_thresholds = metrics.precision_recall_curve(labels, scores)
+        np.testing.assert_allclose(recall, want_recall[::-1], atol=TOL)
+        np.testing.assert_allclose(precision, want_precision[::-1], atol=TOL)
+        np.testing.assert_array_equal(pr_thresholds[1:], want_thresholds[::-1])
+        # each AUC is the trapezoidal area under its curve
+        assert metrics.auc(fpr, tpr) == pytest.approx(kernels.roc_auc_score(labels, scores), abs=TOL)
+        assert metrics.auc(recall, precision) == pytest.approx(
+            kernels.pr_auc_score(labels, scores), abs=TOL
+        )
+
+
+def test_curves_need_their_classes():
+    with pytest.raises(ValueError, match="both classes"):
+        kernels.roc_curve([1, 1], [0.1, 0.2])
+    with pytest.raises(ValueError, match="a positive"):
+        kernels.pr_curve([0, 0], [0.1, 0.2])
+
+
+# --------------------------------------------------------------------------
+# deprecated keyword names (removed in 0.3)
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kernel", PUBLIC_KERNELS + (kernels.roc_curve, kernels.pr_curve))
+@pytest.mark.parametrize("old, new", [("y_true", "label"), ("y_score", "score"), ("pos_label", "positive_label")])
+def test_old_keyword_names_warn_and_give_the_same_result(kernel, old, new):
+    arguments = {"label": ["no", "yes", "yes", "no"], "score": [0.1, 0.7, 0.3, 0.5], "positive_label": "yes"}
+    expected = kernel(**arguments)
+    arguments[old] = arguments.pop(new)
+    with pytest.warns(FutureWarning, match=f"'{old}' is deprecated.*use '{new}'"):
+        got = kernel(**arguments)
+    np.testing.assert_equal(got, expected)

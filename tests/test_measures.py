@@ -210,8 +210,7 @@ def random_dataset(rng, ties):
 def prepared(factory, data):
     """A row-mean measure prepared on ``data`` and its sorted dataset."""
     dataset = SortedDataset(data, "y", "s", 1)
-    measure = factory()
-    measure.prepare(dataset.cover())
+    measure = factory().prepare(dataset.cover())
     return measure, dataset
 
 

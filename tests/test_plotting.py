@@ -84,7 +84,7 @@ def test_pr_points_are_sklearns(data):
         y, p = data["y"].to_numpy()[mask], data["p"].to_numpy()[mask]
         precision, recall, _ = precision_recall_curve(y, p, pos_label="pos")
         np.testing.assert_allclose(line.get_xydata(), np.column_stack([recall, precision])[::-1])
-        assert f"PR AUC {pr_auc_score(y, p, pos_label='pos'):.3f}" in line.get_label()
+        assert f"PR AUC {pr_auc_score(y, p, positive_label='pos'):.3f}" in line.get_label()
 
 
 def test_index_does_not_matter(data):

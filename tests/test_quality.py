@@ -537,7 +537,7 @@ def test_bad_input_gives_a_clear_error(case):
 def test_bad_arguments_give_a_clear_error(arguments, error, message):
     arguments = {"measure": measures.ROCAUC(), **arguments}
     with pytest.raises(error, match=message):
-        subroc_ext.SoftClassifierQF(label_column="label", **arguments)
+        subroc_ext.SoftClassifierQF(label="label", **arguments)
 
 
 def test_pysubgroup_style_constructors_reject_bad_weights_and_modes():
@@ -886,3 +886,43 @@ def test_our_target_and_pysubgroups_give_the_same_statistics(german):
     theirs = ps.SoftClassifierTarget("label", "score")
     found = statistics_table(subroc_ext.ROCAUCQF("label", 1, 1), german, subgroups, theirs)
     np.testing.assert_array_equal(found, expected)
+
+
+def test_old_label_column_keyword_and_attribute_warn_and_agree():
+    """``label_column`` (0.1) is ``label`` until subroc-ext 0.3."""
+    frame = pd.DataFrame({"label": [0, 1, 0, 1], "score": [0.1, 0.35, 0.4, 0.8]})
+    target = subroc_ext.SoftClassifierTarget("label", "score")
+    new = subroc_ext.SoftClassifierQF(measures.ROCAUC(), "label", size_weight=1)
+    with pytest.warns(FutureWarning, match="'label_column' is deprecated.*use 'label'"):
+        old = subroc_ext.SoftClassifierQF(measures.ROCAUC(), label_column="label", size_weight=1)
+    with pytest.warns(FutureWarning, match="label_column is deprecated"):
+        assert old.label_column == "label"
+    mask = np.array([True, True, True, False])
+    assert old.calculate_statistics(mask, target, frame) == new.calculate_statistics(mask, target, frame)
+
+
+def test_prepare_leaves_the_measure_unchanged():
+    """The quality function evaluates the measure that ``prepare`` returns."""
+    frame = pd.DataFrame({"label": [0, 1, 0, 1], "score": [0.1, 0.35, 0.4, 0.8]})
+    brier = measures.brier_score()
+    qf = subroc_ext.SoftClassifierQF(brier, "label")
+    qf.calculate_constant_statistics(frame, subroc_ext.SoftClassifierTarget("label", "score"))
+    assert qf.measure is brier and brier.prepared_values is None
+    assert qf.prepared_measure.prepared_values.tolist() == pytest.approx([0.01, 0.4225, 0.16, 0.04])
+
+
+def test_a_measure_that_prepares_in_place_still_works_with_a_warning():
+    class InPlace(measures.Measure):  # written for 0.1: prepare() changes self, returns None
+        name = "mean_score"
+
+        def prepare(self, cover):
+            self.offset = cover.scores.mean()
+
+        def value(self, cover):
+            return float(cover.scores.mean() - self.offset)
+
+    frame = pd.DataFrame({"label": [0, 1, 0, 1], "score": [0.1, 0.35, 0.4, 0.8]})
+    qf = subroc_ext.SoftClassifierQF(InPlace(), "label")
+    with pytest.warns(FutureWarning, match="prepare\\(\\) returned None"):
+        qf.calculate_constant_statistics(frame, subroc_ext.SoftClassifierTarget("label", "score"))
+    assert qf.dataset_value == 0.0

@@ -1,18 +1,38 @@
-"""Uniform random subsets with fixed class counts, for null distributions.
+"""Uniform random subsets in vectorized NumPy batches.
 
 The randomization test (:mod:`subroc_ext.significance`) compares a pattern with
 many random subsets of the validation data that have the pattern's numbers of
-positives and negatives. These helpers draw such subsets fast and exactly:
+positives and negatives. These functions draw such subsets fast and exactly:
 each class's rows are drawn separately, as the drawn rows or as the left-out
 complement (whichever is smaller), with procedures that treat all rows alike,
-so every subset is equally likely. The measures in :mod:`subroc_ext.measures`
-use them in ``Measure.null_values``. Class 0 is negative, class 1 positive.
+so every subset is equally likely. :mod:`subroc_ext.null_sampling` uses
+:func:`random_positions` for measures without a compiled sampler, and
+:class:`~subroc_ext.AUCMuQF` uses :func:`sample_subsets` per class. Class 0 is
+negative, class 1 positive.
+
+Performance knobs
+-----------------
+The numeric constants below only trade speed for memory; none affects which
+subsets are drawn with which probability (the tests check uniformity for
+several settings of each regime):
+
+* ``_CACHE_BYTES``: per-batch working arrays are sized to stay in a core's cache.
+* ``_DENSE_SHARE``: a class is drawn by byte masks once a draw takes at least
+  this share of it (:func:`_distinct_marks`), else by drawing values.
+* In :func:`_fill`, ``1.25 * missing + 2`` candidates per missing cell per
+  round and at most ``4096`` per row: few rounds, small arrays.
+* In :func:`_distinct_values`, about four standard deviations more draws than
+  needed, so the top-up of :func:`_fill` is rare.
 """
 
 import numpy as np
 
+__all__ = ["ClassTables", "random_positions", "sample_subsets"]
+
 # Bytes of per-batch working arrays that should stay in a core's cache.
 _CACHE_BYTES = 1 << 20
+# Share of a population from which a draw marks cells densely (byte masks).
+_DENSE_SHARE = 1 / 8
 
 
 def _random_bytes(rng, shape):
@@ -20,24 +40,6 @@ def _random_bytes(rng, shape):
     count = int(np.prod(shape))
     raw = rng.bit_generator.random_raw(-(-count // 8)).view(np.uint8)
     return raw[:count].reshape(shape)
-
-
-class _Scratch:
-    """Reusable work arrays. Fresh large arrays cost page faults (the
-    allocator hands freed memory back to the system); reusing a few buffers
-    across batches avoids most of them."""
-
-    def __init__(self):
-        self._buffers = {}
-
-    def __call__(self, name, shape, dtype):
-        """A C-contiguous array of this shape and dtype (contents arbitrary)."""
-        dtype = np.dtype(dtype)
-        count = int(np.prod(shape))
-        buffer = self._buffers.get(name)
-        if buffer is None or buffer.dtype != dtype or buffer.size < count:
-            buffer = self._buffers[name] = np.empty(count, dtype=dtype)
-        return buffer[:count].reshape(shape)
 
 
 def _fill(rng, population, marks, missing, free_share=0.5):
@@ -94,7 +96,7 @@ def _fill(rng, population, marks, missing, free_share=0.5):
     return cells[np.argsort(cells // population, kind="stable")]
 
 
-def _distinct_values(rng, population, size, marks, scratch=None):
+def _distinct_values(rng, population, size, marks):
     """``size`` distinct uniform values of ``range(population)`` per row.
 
     ``marks`` is a zeroed integer buffer of shape (rows, population) whose
@@ -111,32 +113,22 @@ def _distinct_values(rng, population, size, marks, scratch=None):
     rows = marks.shape[0]
     if size == 0:
         return np.zeros((rows, 0), dtype=np.intp)
-    scratch = _Scratch() if scratch is None else scratch
     # Enough draws for about four standard deviations more distinct values than needed.
     share = min(0.99, (size + 4 * np.sqrt(size * size / (2 * population)) + 4) / population)
     count = int(min(np.iinfo(marks.dtype).max - 1, max(size, np.ceil(-population * np.log1p(-share)))))
     draws = rng.integers(0, population, (rows, count))
-    cells = scratch("cells", (rows, count), np.intp)
-    np.add(draws, (np.arange(rows) * population)[:, None], out=cells)
+    cells = draws + (np.arange(rows) * population)[:, None]
     flat = marks.reshape(-1)
     ids = np.arange(1, count + 1, dtype=marks.dtype)
     flat[cells] = ids
-    read = scratch("read", (rows, count), marks.dtype)
-    np.take(flat, cells, out=read, mode="clip")
-    won = scratch("won", (rows, count), bool)
-    np.equal(read, ids, out=won)
-    rank = scratch("rank", (rows, count), np.int32)
-    np.cumsum(won, axis=1, dtype=np.int32, out=rank)
-    keep = scratch("keep", (rows, count), bool)
-    np.less_equal(rank, size, out=keep)
-    keep &= won
+    won = np.take(flat, cells) == ids
+    rank = np.cumsum(won, axis=1, dtype=np.int32)
+    keep = (rank <= size) & won
     if count > size:
         flat[cells[won & ~keep]] = 0
     found = np.minimum(rank[:, -1], size)
     if (found == size).all():
-        values = scratch("values", (rows, size), draws.dtype)
-        np.compress(keep.reshape(-1), draws.reshape(-1), out=values.reshape(-1))
-        return values
+        return draws[keep].reshape(rows, size)
     values = np.empty((rows, size), dtype=np.intp)
     values.reshape(-1)[np.repeat(np.arange(rows) * size, found) + rank[keep] - 1] = draws[keep]
     short = size - found
@@ -159,7 +151,7 @@ def _distinct_marks(rng, population, size, marks):
     rows = marks.shape[0]
     if size == 0:
         return
-    if 8 * size >= population:
+    if size >= _DENSE_SHARE * population:
         spread = np.sqrt(size * (1 - size / population))
         threshold = np.uint8(max(0, np.floor(256 * (size - spread) / population)))
         np.less(_random_bytes(rng, marks.shape), threshold, out=marks.view(bool))
@@ -191,22 +183,18 @@ def _batch_rows(n_samples, row_bytes, row_elements, batch_elements):
 
 
 class ClassTables:
-    """The rows of each class of a dataset: class ``c`` has ``size[c]`` rows,
-    at dataset positions ``rows[c]`` (ascending, hence by score)."""
+    """The rows of each class: class ``c`` has ``size[c]`` rows, at dataset
+    positions ``rows[c]`` (ascending, hence by score).
 
-    def __init__(self, dataset):
-        is_positive = dataset.is_positive
+    Parameters
+    ----------
+    is_positive : numpy.ndarray of bool
+        Labels of the dataset's rows.
+    """
+
+    def __init__(self, is_positive):
         self.rows = (np.flatnonzero(~is_positive), np.flatnonzero(is_positive))
         self.size = (len(self.rows[0]), len(self.rows[1]))
-
-
-def class_tables(holder, dataset):
-    """The :class:`ClassTables` of ``dataset``, cached on ``holder``."""
-    cached = getattr(holder, "_class_tables_cache", None)
-    if cached is None or cached[0] is not dataset:
-        cached = (dataset, ClassTables(dataset))
-        holder._class_tables_cache = cached
-    return cached[1]
 
 
 def _drawn(tables, positives, negatives):
@@ -220,6 +208,18 @@ def _drawn(tables, positives, negatives):
 
 def random_positions(tables, positives, negatives, n_samples, rng, batch_elements):
     """Batches of uniformly random subsets with the given class counts.
+
+    Parameters
+    ----------
+    tables : ClassTables
+        The rows of each class.
+    positives, negatives : int
+        Class counts of every subset.
+    n_samples : int
+        Number of subsets, drawn independently.
+    rng : numpy.random.Generator
+    batch_elements : int
+        Rough upper bound on the number of array elements held at once.
 
     Yields
     ------
@@ -249,3 +249,46 @@ def random_positions(tables, positives, negatives, n_samples, rng, batch_element
             column += wanted[c]
         picked.sort(axis=1, kind="stable")
         yield picked
+
+
+def sample_subsets(rng, population, size, n_subsets):
+    """Uniform random ``size``-subsets of ``range(population)``, one per row.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    population : int
+        Number of items to choose from.
+    size : int
+        Items per subset (``0 <= size <= population``).
+    n_subsets : int
+        Number of subsets (rows), drawn independently.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_subsets, size)
+        Each row sorted ascending, without repeated items.
+
+    Notes
+    -----
+    Up to half the population, values are drawn with replacement and each
+    row keeps its first ``size`` distinct ones; beyond, the items left out
+    are drawn that way. The procedure treats all items alike, so every
+    ``size``-subset is equally likely. :func:`random_positions` applies it to
+    each class.
+
+    Examples
+    --------
+    >>> rows = sample_subsets(np.random.default_rng(0), 10, 3, 2)
+    >>> rows.shape, bool((np.diff(rows, axis=1) > 0).all())
+    ((2, 3), True)
+    """
+    if not 0 <= size <= population:
+        raise ValueError(f"size must be between 0 and population={population}, got {size}")
+    if 2 * size > population:
+        marks = np.zeros((n_subsets, population), dtype=np.uint8)
+        _distinct_marks(rng, population, population - size, marks)
+        return np.nonzero(marks == 0)[1].reshape(n_subsets, size)
+    marks = np.zeros((n_subsets, population), dtype=_values_dtype(size))
+    chosen = _distinct_values(rng, population, size, marks)
+    return np.sort(chosen, axis=1).astype(np.intp, copy=False)

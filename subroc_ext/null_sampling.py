@@ -1,0 +1,154 @@
+"""Null distributions: a measure on random subsets with fixed class counts.
+
+The randomization test (:mod:`subroc_ext.significance`) compares a pattern's
+statistic with the measure on many subsets of the validation data drawn
+uniformly at random among those with the pattern's numbers of positives and
+negatives. :func:`null_values` draws them through the measure's
+:meth:`~subroc_ext.measures.Measure.null_values` hook, whose default
+(:func:`sample_null_values`) goes by measure type:
+
+* a built-in measure (:func:`subroc_ext.measures.compiled_kind`): the
+  compiled sampler (:func:`subroc_ext.cover_kernels.null_values`), which
+  draws each subset as a bitset and evaluates it with the search engine's
+  kernels, so a random subset equal to a pattern's cover gets exactly the
+  pattern's value;
+* any other measure: batches of random dataset positions
+  (:func:`subroc_ext.subsets.random_positions`) evaluated by the measure's
+  :meth:`~subroc_ext.measures.Measure.batch_values` hook (by default
+  :func:`values_one_by_one`).
+
+:func:`reference_null_values` is the same distribution in ten plain lines:
+the oracle the tests compare every sampler with.
+"""
+
+import numpy as np
+
+from . import cover_kernels
+from .measures import Cover, RowMeanMeasure, compiled_kind
+from .subsets import ClassTables, random_positions
+
+__all__ = ["null_values", "sample_null_values", "values_one_by_one", "reference_null_values"]
+
+
+def null_values(measure, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
+    """The measure on random subsets of ``dataset`` with fixed class counts.
+
+    Parameters
+    ----------
+    measure : Measure
+        Prepared on ``dataset`` (:meth:`Measure.prepare`).
+    dataset : Cover
+        The whole dataset.
+    positives, negatives : int
+        Class counts of every subset; the measure must be defined there.
+    n_samples : int
+        Number of subsets. Each is drawn uniformly at random among the
+        subsets of ``dataset`` with these class counts, independently of
+        the others.
+    rng : numpy.random.Generator
+        Source of randomness (the values are reproducible from its state).
+    batch_elements : int, default=4_000_000
+        Rough upper bound on the number of array elements held at once.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n_samples,)
+        From the measure's :meth:`~subroc_ext.measures.Measure.null_values`
+        hook (by default :func:`sample_null_values`).
+
+    Examples
+    --------
+    >>> from subroc_ext.measures import ROCAUC
+    >>> whole = Cover.from_arrays([True, False] * 5, np.arange(10.0))
+    >>> values = null_values(ROCAUC(), whole, 3, 3, 1000, np.random.default_rng(0))
+    >>> values.shape, bool(((values >= 0) & (values <= 1)).all())
+    ((1000,), True)
+    """
+    values = measure.null_values(
+        dataset, positives, negatives, n_samples, rng, batch_elements=batch_elements
+    )
+    return np.asarray(values, dtype=float)
+
+
+def sample_null_values(measure, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
+    """The default of :meth:`~subroc_ext.measures.Measure.null_values`.
+
+    The compiled sampler for a built-in measure
+    (:func:`subroc_ext.measures.compiled_kind`), else batches of random
+    positions evaluated by the measure's ``batch_values``. Parameters as in
+    :func:`null_values`.
+    """
+    kind = compiled_kind(measure)
+    if kind is not None:
+        return _compiled_null_values(kind, measure, dataset, positives, negatives, n_samples, rng)
+    tables = ClassTables(dataset.is_positive)
+    batches = random_positions(tables, positives, negatives, n_samples, rng, batch_elements)
+    values = [np.asarray(measure.batch_values(dataset, positions), dtype=float) for positions in batches]
+    return np.concatenate(values) if values else np.zeros(0)
+
+
+def _compiled_null_values(kind, measure, dataset, positives, negatives, n_samples, rng):
+    """:func:`subroc_ext.cover_kernels.null_values`, seeded from ``rng``."""
+    positions = np.arange(len(dataset.rows), dtype=np.int64)
+    group_start, group_end = cover_kernels.tie_group_bounds(dataset.group_ids)
+    row_values = np.zeros(0)
+    if isinstance(measure, RowMeanMeasure):
+        row_values = np.ascontiguousarray(measure.prepared_values[dataset.rows], dtype=float)
+    out = np.empty(n_samples)
+    cover_kernels.null_values(
+        kind, int(rng.integers(2**63)), positions[dataset.is_positive],
+        positions[~dataset.is_positive], int(positives), int(negatives), group_start, group_end,
+        row_values, out,
+    )  # fmt: skip
+    return out
+
+
+def values_one_by_one(measure, dataset, positions):
+    """The default of :meth:`~subroc_ext.measures.Measure.batch_values`:
+    :meth:`~subroc_ext.measures.Measure.value` on one subset after another.
+
+    Parameters
+    ----------
+    measure : Measure
+        Prepared on ``dataset``.
+    dataset : Cover
+        The whole dataset the positions index into.
+    positions : numpy.ndarray of int, shape (n_subsets, subset_size)
+        Each row holds one subset's positions in ``dataset``, ascending.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n_subsets,)
+    """
+    return np.array([measure.value(_sub_cover(dataset, rows)) for rows in positions], dtype=float)
+
+
+def _sub_cover(dataset, rows):
+    """The :class:`Cover` of the rows at ``rows`` (ascending positions) of ``dataset``."""
+    return Cover(dataset.is_positive[rows], dataset.all_scores, dataset.group_ids[rows], dataset.rows[rows])
+
+
+def reference_null_values(measure, dataset, positives, negatives, n_samples, rng):
+    """:func:`null_values` in plain NumPy, one subset at a time: the test oracle.
+
+    Draws ``positives`` of the positive rows and ``negatives`` of the negative
+    rows without replacement and evaluates the measure on them. Slow, but
+    obviously right; a sampler of your own should match its distribution.
+
+    Examples
+    --------
+    >>> from subroc_ext.measures import ROCAUC
+    >>> whole = Cover.from_arrays([True, False] * 5, np.arange(10.0))
+    >>> reference_null_values(ROCAUC(), whole, 5, 5, 2, np.random.default_rng(0)).tolist()  # all rows
+    [0.4, 0.4]
+    """
+    positive_rows = np.flatnonzero(dataset.is_positive)
+    negative_rows = np.flatnonzero(~dataset.is_positive)
+    values = np.empty(n_samples)
+    for sample in range(n_samples):
+        rows = np.sort(np.concatenate((
+            rng.choice(positive_rows, positives, replace=False),
+            rng.choice(negative_rows, negatives, replace=False),
+        )))  # fmt: skip
+        values[sample] = measure.value(_sub_cover(dataset, rows))
+    return values
