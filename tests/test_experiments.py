@@ -35,6 +35,7 @@ EXPECTED = {
                           "figure2_recovery.md"],
     "figure3_skew": ["figure3_skew.png", "figure3_skew.csv"],
     "case_study_adult": ["case_study_adult.md", "case_study_adult.csv"],
+    "table5_basic_tested": ["table5.csv", "table5.md", "table5_vs_paper.md"],
 }  # fmt: skip
 
 
@@ -102,6 +103,11 @@ def test_script_smoke(module, tmp_path, repository_unchanged):
         assert "census_kdd" not in set(table["dataset"])  # smoke mode needs no network
         # the basic setting's patterns respect the smoke run's minimum support
         assert (table.loc[table.setting == "basic", "mean_cover"].dropna() >= 10).all()
+    if module == "table5_basic_tested":
+        table = pd.read_csv(out / "table5.csv")
+        assert (table["setting"] == "basic_tested").all()
+        for reported, significant, found in table["significant"].str.split("/"):
+            assert int(reported) == min(int(significant), 5) and int(significant) <= int(found) <= 20
     if module == "table2_runtimes":
         table = pd.read_csv(out / "table2_runtimes.csv")
         # pruning never changes the result and never evaluates more candidates
