@@ -21,6 +21,7 @@ import numpy as np
 from scipy.stats import norm, rankdata
 
 from ._validation import check_binary_arrays
+from .deprecation import renamed_keywords
 from .exceptions import UndefinedMeasureWarning
 
 __all__ = ["ROCAUCInterval", "roc_auc_confidence_interval", "delong_interval"]
@@ -76,16 +77,17 @@ def delong_interval(is_positive, scores, confidence=0.95):
     return ROCAUCInterval(auc, std_error, max(0.0, auc - half_width), min(1.0, auc + half_width))
 
 
-def roc_auc_confidence_interval(y_true, y_score, *, pos_label=1, confidence=0.95):
+@renamed_keywords(y_true="label", y_score="score", pos_label="positive_label")
+def roc_auc_confidence_interval(label, score, *, positive_label=1, confidence=0.95):
     """ROC AUC with DeLong's standard error and confidence interval (tie-aware).
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
+    label : array-like of shape (n_samples,)
         Binary labels in any encoding.
-    y_score : array-like of shape (n_samples,)
+    score : array-like of shape (n_samples,)
         Scores, higher meaning more likely positive.
-    pos_label : object, default=1
+    positive_label : object, default=1
         The label of the positive class.
     confidence : float, default=0.95
         Coverage of the two-sided normal interval, in (0, 1).
@@ -114,10 +116,10 @@ def roc_auc_confidence_interval(y_true, y_score, *, pos_label=1, confidence=0.95
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    is_positive, scores = check_binary_arrays(y_true, y_score, pos_label)
+    is_positive, scores = check_binary_arrays(label, score, positive_label, names=("label", "score"))
     if is_positive.all() or not is_positive.any():
         warnings.warn(
-            "ROC AUC is undefined: y_true holds only one class; returning NaN",
+            "ROC AUC is undefined: label holds only one class; returning NaN",
             UndefinedMeasureWarning, stacklevel=2,
         )  # fmt: skip
         return _UNDEFINED

@@ -58,6 +58,7 @@ from scipy.special import ndtr
 from ._validation import check_columns, finite_scores, positive_mask
 from .covers import subgroup_covers
 from .cross_auc import cross_pair_counts
+from .kernels import roc_curve
 
 __all__ = [
     "DEFAULT_GRID",
@@ -142,13 +143,11 @@ def shift_robustness(positives, negatives, kind, grid=DEFAULT_GRID, *, rng=None,
 def youden_threshold(is_positive, scores):
     """The score ``tau`` maximising sensitivity + specificity - 1 for ``s >= tau``
     (the highest on ties)."""
-    thresholds = np.unique(scores)[::-1]
-    positives, negatives = scores[is_positive], scores[~is_positive]
-    if len(positives) == 0 or len(negatives) == 0:
+    if is_positive.all() or not is_positive.any():
         raise ValueError("the Youden threshold needs both classes in the search split")
-    sensitivity = np.searchsorted(np.sort(-positives), -thresholds, side="right") / len(positives)
-    false_positive = np.searchsorted(np.sort(-negatives), -thresholds, side="right") / len(negatives)
-    return float(thresholds[np.argmax(sensitivity - false_positive)])
+    false_positive, sensitivity, thresholds = roc_curve(is_positive, scores, positive_label=True)
+    # the first point (threshold inf, nothing predicted positive) is no candidate
+    return float(thresholds[1:][np.argmax(sensitivity[1:] - false_positive[1:])])
 
 
 def _sens_spec(is_positive, scores, threshold):
