@@ -25,9 +25,9 @@ from search_helpers import (
     listed,
     make_qf,
     make_task,
-    synthetic,
     tie_at_cutoff,
 )  # fmt: skip
+from synthetic import scored_frame
 
 import subroc_ext
 from subroc_ext import measures
@@ -56,10 +56,8 @@ CASES = [
 
 @pytest.mark.parametrize("score, weights, generalization_aware", CASES)
 def test_search_on_a_cluster_equals_one_process(client, score, weights, generalization_aware):
-    data = synthetic(11, n=800, ties="some")
-    qf = make_qf(score, weights=weights)
-    if generalization_aware:
-        qf = subroc_ext.GeneralizationAwareQF(qf)
+    data = scored_frame(11, 800, attributes=6, ties="some")
+    qf = make_qf(score, weights=weights, generalization_aware=generalization_aware)
     task = make_task(data, qf, depth=3, min_support=10, k=12)
     expected = subroc_ext.FastSearch().execute(task)
     search = subroc_ext.FastSearch(client=client, parts_per_worker=3)
@@ -77,7 +75,7 @@ def test_search_on_a_cluster_equals_one_process(client, score, weights, generali
 
 
 def test_randomization_test_on_a_cluster_equals_one_process(client):
-    data = synthetic(12, n=900, ties="some")
+    data = scored_frame(12, 900, attributes=6, ties="some")
     selectors = ps.create_selectors(data, ignore=["label", "score"])
     patterns = [ps.Conjunction([s]) for s in selectors] + [
         ps.Conjunction([a, b]) for a, b in itertools.combinations(selectors[:6], 2)
@@ -117,7 +115,7 @@ def test_multiclass_randomization_test_on_a_cluster_equals_one_process(client):
 
 
 def test_find_subgroups_on_a_cluster_equals_one_process(client):
-    data = synthetic(13, n=1200, ties="some")
+    data = scored_frame(13, 1200, attributes=6, ties="some")
     settings_ = {"label": "label", "score": "score", "depth": 2, "result_set_size": 15,
                  "n_samples": 200, "random_state": 2, "progress": False}  # fmt: skip
     expected = subroc_ext.find_subgroups(data, **settings_)
@@ -132,7 +130,7 @@ def test_find_subgroups_on_a_cluster_equals_one_process(client):
 def test_a_client_must_be_a_dask_client():
     with pytest.raises(TypeError, match="client must be a dask.distributed.Client"):
         subroc_ext.FastSearch(client="tcp://127.0.0.1:8786").execute(
-            make_task(synthetic(0, n=100), make_qf("roc"), 2, 1, 3)
+            make_task(scored_frame(0, 100, attributes=6), make_qf("roc"), 2, 1, 3)
         )
 
 
@@ -165,7 +163,7 @@ class DyingROCAUC(measures.ROCAUC):
 
 def test_a_worker_killed_mid_search_is_retried_with_the_same_result(client, tmp_path):
     marker = tmp_path / "killed"
-    data = synthetic(14, n=600, ties="some")
+    data = scored_frame(14, 600, attributes=6, ties="some")
     qf = subroc_ext.GeneralizationAwareQF(
         subroc_ext.SoftClassifierQF(DyingROCAUC(marker), "label", size_weight=1, balance_weight=1)
     )
@@ -182,7 +180,7 @@ def test_a_worker_killed_mid_search_is_retried_with_the_same_result(client, tmp_
 
 def test_a_worker_killed_mid_test_is_retried_with_the_same_p_values(client, tmp_path):
     marker = tmp_path / "killed"
-    data = synthetic(15, n=700)
+    data = scored_frame(15, 700, attributes=6)
     patterns = [ps.Conjunction([s]) for s in ps.create_selectors(data, ignore=["label", "score"])]
     qf = subroc_ext.SoftClassifierQF(DyingROCAUC(marker), "label")
     expected = subroc_ext.randomization_test(patterns, data, qf, target=TARGET, n_samples=200,
@@ -196,8 +194,6 @@ def test_a_worker_killed_mid_test_is_retried_with_the_same_p_values(client, tmp_
 
 def test_command_line_scheduler_and_jobs_give_the_same_report(client, tmp_path, capsys):
     pytest.importorskip("matplotlib")
-    from synthetic import scored_frame
-
     from subroc_ext.cli import main
 
     scored_frame(0).to_csv(tmp_path / "data.csv", index=False)

@@ -9,19 +9,18 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pysubgroup as ps
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import subroc_ext
+from search_helpers import make_qf
 from subroc_ext.generalization import GeneralizationAwareQF
-from subroc_ext.pipeline import make_quality_function
+from synthetic import scored_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from synthetic import scored_frame
 
 from experiments import common
 
@@ -30,22 +29,17 @@ BOUND_FIELDS = ("raw_bound", "max_weight", "optimistic_estimate")
 
 
 def frame_of(seed, n):
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame(
-        {
-            "label": rng.integers(0, 2, n),
-            "score": rng.integers(0, 6, n) / 5,  # ties
-            "colour": rng.choice(["red", "green", "blue"], n),
-            "size": rng.integers(0, 4, n),
-        }
-    )
+    """Three attributes ``a0..a2`` (2, 3 and 4 values) and tied scores."""
+    return scored_frame(seed, n, attributes=3, ties="some")
 
 
+#: Every value of every attribute of :func:`frame_of`, present or not (empty covers too).
+SELECTORS = [ps.EqualitySelector(f"a{i}", value) for i in range(3) for value in "pqrs"[: 2 + i]]
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 
 
 def qf_pair(measure, alpha, beta, frame):
-    qfs = [make_quality_function(measure, "label", size_weight=alpha, balance_weight=beta) for _ in range(2)]
+    qfs = [make_qf(measure, "worse", (alpha, beta)) for _ in range(2)]
     qfs[1].optimistic_estimates = False
     for qf in qfs:
         qf.calculate_constant_statistics(frame, TARGET)
@@ -77,11 +71,9 @@ def test_statistics_without_estimates_equal_those_with(seed, n, measure, alpha, 
     with_bounds, without = qf_pair(measure, alpha, beta, frame)
     forbid_bounds(without)
     rng = np.random.default_rng(seed)
-    selectors = [ps.EqualitySelector("colour", c) for c in ("red", "green", "blue")]
-    selectors += [ps.EqualitySelector("size", v) for v in range(4)]
     for _ in range(5):
-        picked = rng.choice(len(selectors), rng.integers(0, 3), replace=False)
-        subgroup = ps.Conjunction([selectors[i] for i in picked])
+        picked = rng.choice(len(SELECTORS), rng.integers(0, 3), replace=False)
+        subgroup = ps.Conjunction([SELECTORS[i] for i in picked])
         a = with_bounds.calculate_statistics(subgroup, TARGET, frame)
         b = without.calculate_statistics(subgroup, TARGET, frame)
         for field in a._fields:
@@ -98,14 +90,14 @@ def test_the_bound_code_runs_only_with_estimates(measure):
     with_bounds, without = qf_pair(measure, 1.0, 0.0, frame)
     forbid_bounds(with_bounds)
     forbid_bounds(without)
-    subgroup = ps.Conjunction([ps.EqualitySelector("colour", "red")])
+    subgroup = ps.Conjunction([ps.EqualitySelector("a0", "p")])
     without.calculate_statistics(subgroup, TARGET, frame)  # no AssertionError
     with pytest.raises(AssertionError, match="optimistic estimate was computed"):
         with_bounds.calculate_statistics(subgroup, TARGET, frame)
 
 
 def test_without_estimates_copies_and_unwraps():
-    qf = make_quality_function("roc_auc", "label", size_weight=1.0)
+    qf = make_qf("roc_auc", weights=(1.0, 0))
     copy = common.without_estimates(qf)
     assert copy is not qf and copy.optimistic_estimates is False
     assert qf.optimistic_estimates is True  # the caller's function is untouched
@@ -122,9 +114,9 @@ def test_unpruned_experiment_search_finds_the_same_and_computes_no_estimate(meas
     target = subroc_ext.SoftClassifierTarget("y", "p")
     selectors = ps.create_selectors(frame, ignore=["y", "p"])
     kwargs = {"depth": 2, "result_set_size": 5, "min_support": 10}
-    qf = make_quality_function(measure, "y", size_weight=0.3, balance_weight=0.3, mode="both")
+    qf = make_qf(measure, "both", (0.3, 0.3), label="y")
     pruned = common.run_search(frame, target, selectors, qf, **kwargs)
-    qf = make_quality_function(measure, "y", size_weight=0.3, balance_weight=0.3, mode="both")
+    qf = make_qf(measure, "both", (0.3, 0.3), label="y")
     forbid_bounds(qf)  # without_estimates copies qf, sharing its measure
     unpruned = common.run_search(frame, target, selectors, qf, prune=False, **kwargs)
     assert [q for q, _ in unpruned.results] == pytest.approx([q for q, _ in pruned.results], abs=1e-12)
@@ -140,7 +132,7 @@ def test_the_fast_search_switch_finds_what_best_first_finds(measure):
     kwargs = {"depth": 2, "result_set_size": 5, "min_support": 10}
     runs = {
         (search, prune): common.run_search(
-            frame, target, selectors, make_quality_function(measure, "y", size_weight=0.3, mode="both"),
+            frame, target, selectors, make_qf(measure, "both", (0.3, 0), label="y"),
             search=search, prune=prune, **kwargs,
         )
         for search in ("best_first", "fast")
