@@ -8,10 +8,9 @@ Dask cluster: a ``LocalCluster`` of two worker processes, one per module
   the result is still the same.
 """
 
+import importlib.util
 import itertools
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +32,8 @@ import subroc_ext
 from subroc_ext import measures
 
 distributed = pytest.importorskip("distributed")
+
+BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_distributed.py"
 
 
 @pytest.fixture(scope="module")
@@ -214,15 +215,16 @@ def test_command_line_scheduler_and_jobs_give_the_same_report(client, tmp_path, 
     assert "not allowed with argument" in capsys.readouterr().err
 
 
-def test_benchmark_smoke_run_agrees(tmp_path):
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_distributed.py"
+def test_benchmark_smoke_run_agrees(tmp_path, capsys):
+    """benchmarks/bench_distributed.py --smoke, run in this process (its main)."""
+    spec = importlib.util.spec_from_file_location("bench_distributed", BENCHMARK)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
     markdown = tmp_path / "distributed.md"
-    process = subprocess.run(
-        [sys.executable, str(script), "--smoke", "--workers", "2", "--markdown", str(markdown)],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert process.returncode == 0, process.stdout + process.stderr
-    assert "agreement check: OK" in process.stdout
+    status = bench.main(["--smoke", "--workers", "2", "--markdown", str(markdown)])
+    printed = capsys.readouterr()
+    assert status == 0, printed.out + printed.err
+    assert "agreement check: OK" in printed.out
     report = markdown.read_text()
     assert "| 2 worker(s) |" in report and "| yes |" in report and "| NO |" not in report
     assert "### Projection of the search" in report
