@@ -1,6 +1,7 @@
 """Tests of the search, the randomization test and ``find_subgroups`` on a
-Dask cluster: a ``LocalCluster`` of two worker processes, one per module
-(skipped without ``dask.distributed``).
+Dask cluster: a ``LocalCluster`` of two worker processes, one per module,
+shared with the smoke run of benchmarks/bench_distributed.py (skipped without
+``dask.distributed``).
 
 * The same results, statistics, tables and p-values as one process, for every
   measure, with and without weights and generalization awareness.
@@ -37,12 +38,28 @@ BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_distribu
 
 
 @pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-    ) as cluster, distributed.Client(cluster) as started:  # fmt: skip
-        started.wait_for_workers(2)
-        yield started
+def bench():
+    """benchmarks/bench_distributed.py, imported."""
+    spec = importlib.util.spec_from_file_location("bench_distributed", BENCHMARK)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def cluster_and_client(bench):
+    """One LocalCluster of two worker processes for the module, started (and
+    warmed up with a find_subgroups run on it) by the benchmark's own
+    ``start_cluster``, which :func:`test_benchmark_smoke_run_agrees` then
+    reuses rather than starting a second cluster."""
+    cluster, started, _ = bench.start_cluster(2)
+    with cluster, started:
+        yield cluster, started
+
+
+@pytest.fixture
+def client(cluster_and_client):
+    return cluster_and_client[1]
 
 
 CASES = [
@@ -215,11 +232,19 @@ def test_command_line_scheduler_and_jobs_give_the_same_report(client, tmp_path, 
     assert "not allowed with argument" in capsys.readouterr().err
 
 
-def test_benchmark_smoke_run_agrees(tmp_path, capsys):
-    """benchmarks/bench_distributed.py --smoke, run in this process (its main)."""
-    spec = importlib.util.spec_from_file_location("bench_distributed", BENCHMARK)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+def test_benchmark_smoke_run_agrees(bench, cluster_and_client, tmp_path, capsys, monkeypatch):
+    """benchmarks/bench_distributed.py --smoke, run in this process (its main)
+    on the module's cluster (started by the benchmark's start_cluster)."""
+    cluster, client = cluster_and_client
+    for started in (cluster, client):  # the module closes them, not the benchmark
+        monkeypatch.setattr(started, "close", lambda *args, **kwargs: None)
+
+    def start_cluster(n_workers):
+        assert n_workers == 2
+        client.wait_for_workers(2, timeout=60)
+        return cluster, client, 0.0
+
+    monkeypatch.setattr(bench, "start_cluster", start_cluster)
     markdown = tmp_path / "distributed.md"
     status = bench.main(["--smoke", "--workers", "2", "--markdown", str(markdown)])
     printed = capsys.readouterr()
