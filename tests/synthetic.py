@@ -1,4 +1,5 @@
-"""Synthetic scored data for the tests: one generator, :func:`scored_frame`.
+"""Synthetic scored data for the tests: one generator for binary labels,
+:func:`scored_frame`, and one for K classes, :func:`multiclass_frame`.
 
 Every test that needs a data set with a binary label and a classifier's score
 draws it here, seeded, so that the data of a test can be named by its
@@ -10,7 +11,7 @@ of a frame that exists already (to check that a result does not depend on it).
 import numpy as np
 import pandas as pd
 
-__all__ = ["INDEXES", "messy", "scored_frame"]
+__all__ = ["INDEXES", "messy", "multiclass_frame", "scored_frame"]
 
 #: Index variants, from the number of rows: 0..n-1, a permutation of it,
 #: labels that are not positions, strings, and each label twice.
@@ -137,3 +138,31 @@ def messy(data, label="label"):
     shuffled = data.sample(frac=1.0, random_state=7)
     shuffled.index = [f"row-{i}" for i in shuffled.index]
     return shuffled.assign(**{label: np.where(shuffled[label] == 1, "yes", "no")})
+
+
+def multiclass_frame(seed=0, n=240, n_classes=3):
+    """Categorical attributes ``a0..a3`` (2-4 values), a label ``grade``
+    (``low``, ``mid``, ``high``, the first ``n_classes``), one probability
+    column ``p_<class>`` per class, and an index ``1000 + n - 1, ..., 1000``.
+    The model is wrong (logits negated) where ``a0 == 'p'``.
+
+    Returns
+    -------
+    (pandas.DataFrame, dict)
+        The frame and the mapping of class to score column.
+    """
+    rng = np.random.default_rng(seed)
+    data = pd.DataFrame({f"a{i}": rng.choice(list("pqrs")[: 2 + i % 3], size=n) for i in range(4)})
+    codes = rng.integers(0, n_classes, n)
+    logits = rng.normal(size=(n, n_classes))
+    logits[np.arange(n), codes] += 1.5
+    wrong = (data["a0"] == "p").to_numpy()
+    logits[wrong] = -logits[wrong]
+    probs = np.exp(np.round(logits, 1))
+    probs /= probs.sum(axis=1, keepdims=True)
+    names = ["low", "mid", "high"][:n_classes]
+    for k, name in enumerate(names):
+        data[f"p_{name}"] = probs[:, k]
+    data["grade"] = np.array(names, dtype=object)[codes]
+    data.index = np.arange(n)[::-1] + 1000
+    return data, {name: f"p_{name}" for name in names}

@@ -27,7 +27,7 @@ from search_helpers import (
     make_task,
     tie_at_cutoff,
 )  # fmt: skip
-from synthetic import scored_frame
+from synthetic import multiclass_frame, scored_frame
 
 import subroc_ext
 from subroc_ext import measures
@@ -109,18 +109,7 @@ def test_randomization_test_on_a_cluster_equals_one_process(client):
 
 
 def test_multiclass_randomization_test_on_a_cluster_equals_one_process(client):
-    rng = np.random.default_rng(16)
-    n = 600
-    data = pd.DataFrame({f"a{i}": rng.choice(list("pqrs")[: 2 + i % 3], size=n) for i in range(4)})
-    names = ["low", "mid", "high"]
-    codes = rng.integers(0, 3, n)
-    logits = rng.normal(size=(n, 3))
-    logits[np.arange(n), codes] += 1.5
-    probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
-    mapping = {name: f"p_{name}" for name in names}
-    for k, name in enumerate(names):
-        data[mapping[name]] = probs[:, k]
-    data["grade"] = np.array(names, dtype=object)[codes]
+    data, mapping = multiclass_frame(16, n=600)
     target = subroc_ext.MultiClassTarget("grade", mapping)
     patterns = [ps.Conjunction([s]) for s in ps.create_selectors(data, ignore=["grade", *mapping.values()])]
     expected = subroc_ext.randomization_test(patterns, data, subroc_ext.AUCMuQF("grade", mapping),

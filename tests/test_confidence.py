@@ -78,10 +78,11 @@ def test_undefined_cases():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         single = roc_auc_confidence_interval([1, 0, 0, 0], [0.9, 0.1, 0.95, 0.3])
-        assert single.roc_auc == pytest.approx(2 / 3) and np.isnan(single[1:]).all()
+        assert single.roc_auc == pytest.approx(2 / 3)
+        assert np.isnan([single.std_error, single.low, single.high]).all()
         assert np.isnan(delong_interval(np.zeros(3, bool), np.arange(3.0))).all()
     perfect = roc_auc_confidence_interval([0, 0, 1, 1], [0.1, 0.2, 0.3, 0.4])
-    assert perfect == (1.0, 0.0, 1.0, 1.0)
+    assert (perfect.roc_auc, perfect.std_error, perfect.low, perfect.high) == (1.0, 0.0, 1.0, 1.0)
     with pytest.raises(ValueError, match=r"confidence must be in \(0, 1\), got 95"):
         roc_auc_confidence_interval([0, 1], [0.1, 0.2], confidence=95)
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
