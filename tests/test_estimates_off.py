@@ -15,12 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import subroc_ext
-from search_helpers import make_qf
 from subroc_ext.generalization import GeneralizationAwareQF
-from synthetic import scored_frame
+from subroc_ext.pipeline import make_quality_function
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from search_helpers import make_qf
+from synthetic import scored_frame
 
 from experiments import common
 
@@ -97,7 +98,7 @@ def test_the_bound_code_runs_only_with_estimates(measure):
 
 
 def test_without_estimates_copies_and_unwraps():
-    qf = make_qf("roc_auc", weights=(1.0, 0))
+    qf = make_quality_function("roc_auc", "label", size_weight=1.0)
     copy = common.without_estimates(qf)
     assert copy is not qf and copy.optimistic_estimates is False
     assert qf.optimistic_estimates is True  # the caller's function is untouched
@@ -114,9 +115,9 @@ def test_unpruned_experiment_search_finds_the_same_and_computes_no_estimate(meas
     target = subroc_ext.SoftClassifierTarget("y", "p")
     selectors = ps.create_selectors(frame, ignore=["y", "p"])
     kwargs = {"depth": 2, "result_set_size": 5, "min_support": 10}
-    qf = make_qf(measure, "both", (0.3, 0.3), label="y")
+    qf = make_quality_function(measure, "y", size_weight=0.3, balance_weight=0.3, mode="both")
     pruned = common.run_search(frame, target, selectors, qf, **kwargs)
-    qf = make_qf(measure, "both", (0.3, 0.3), label="y")
+    qf = make_quality_function(measure, "y", size_weight=0.3, balance_weight=0.3, mode="both")
     forbid_bounds(qf)  # without_estimates copies qf, sharing its measure
     unpruned = common.run_search(frame, target, selectors, qf, prune=False, **kwargs)
     assert [q for q, _ in unpruned.results] == pytest.approx([q for q, _ in pruned.results], abs=1e-12)
@@ -132,7 +133,7 @@ def test_the_fast_search_switch_finds_what_best_first_finds(measure):
     kwargs = {"depth": 2, "result_set_size": 5, "min_support": 10}
     runs = {
         (search, prune): common.run_search(
-            frame, target, selectors, make_qf(measure, "both", (0.3, 0), label="y"),
+            frame, target, selectors, make_quality_function(measure, "y", size_weight=0.3, mode="both"),
             search=search, prune=prune, **kwargs,
         )
         for search in ("best_first", "fast")
