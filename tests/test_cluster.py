@@ -39,11 +39,18 @@ BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_distribu
 
 @pytest.fixture(scope="module")
 def bench():
-    """benchmarks/bench_distributed.py, imported."""
-    spec = importlib.util.spec_from_file_location("bench_distributed", BENCHMARK)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """benchmarks/bench_distributed.py, imported. Importing it sets a default
+    ``OMP_NUM_THREADS=1`` (for the worker processes it starts); that setting
+    lasts for this module only."""
+    with pytest.MonkeyPatch.context() as patch:
+        if "OMP_NUM_THREADS" in os.environ:
+            patch.setenv("OMP_NUM_THREADS", os.environ["OMP_NUM_THREADS"])
+        else:
+            patch.delenv("OMP_NUM_THREADS", raising=False)
+        spec = importlib.util.spec_from_file_location("bench_distributed", BENCHMARK)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield module
 
 
 @pytest.fixture(scope="module")

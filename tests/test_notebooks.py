@@ -77,7 +77,9 @@ def executed(request, tmp_path_factory):
     selected = sorted({
         item.callspec.params["name"]
         for item in request.session.items
-        if item.module is request.module and item.originalname == "test_notebook_runs"
+        if isinstance(item, pytest.Function)
+        and item.module is request.module
+        and item.originalname == "test_notebook_runs"
     })  # fmt: skip
     env = kernel_env(tmp_path_factory.mktemp("jupyter"))
 
