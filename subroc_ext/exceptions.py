@@ -17,8 +17,8 @@ class UndefinedMeasureWarning(UserWarning):
     nan
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("error", UndefinedMeasureWarning)
-    ...     roc_auc_confidence_interval([1, 1], [0.2, 0.7])
+    ...     roc_auc_confidence_interval([1, 1], [0.2, 0.7])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    subroc_ext.exceptions.UndefinedMeasureWarning: ROC AUC is undefined: y_true holds only one class; returning NaN
+    subroc_ext.exceptions.UndefinedMeasureWarning: ROC AUC is undefined: ... holds only one class; returning NaN
     """
