@@ -78,6 +78,17 @@ def check_partition_matrix(partition_matrix, n_classes, classes=None):
     Returns
     -------
     numpy.ndarray of float, shape (K, K)
+
+    Examples
+    --------
+    >>> check_partition_matrix(None, 3)
+    array([[0., 1., 1.],
+           [1., 0., 1.],
+           [1., 1., 0.]])
+    >>> costs = pd.DataFrame([[0, 2], [1, 0]], index=["no", "yes"], columns=["no", "yes"])
+    >>> check_partition_matrix(costs, 2, classes=["yes", "no"])
+    array([[0., 1.],
+           [2., 0.]])
     """
     if partition_matrix is None:
         return np.ones((n_classes, n_classes)) - np.eye(n_classes)
@@ -134,6 +145,13 @@ def check_multiclass_arrays(labels, scores, classes=None, *, label_name="labels"
         Column index of each row's class.
     values : numpy.ndarray of float, shape (n, K)
     classes : list
+
+    Examples
+    --------
+    >>> scores = pd.DataFrame({"low": [0.7, 0.2, 0.1], "high": [0.3, 0.8, 0.9]})
+    >>> codes, values, classes = check_multiclass_arrays(["low", "high", "high"], scores)
+    >>> codes.tolist(), values.shape, classes
+    ([0, 1, 1], (3, 2), ['low', 'high'])
     """
     if isinstance(scores, pd.DataFrame):
         names = list(scores.columns)
@@ -205,6 +223,22 @@ class PairProjections:
     so rows whose projections are equal floats tie exactly. A subset of the
     rows is a boolean mask in the original row order; each pair's AUC is then
     the ROC AUC of the masked, presorted rows.
+
+    Examples
+    --------
+    >>> codes = np.array([0, 1, 2, 0, 1, 2])
+    >>> scores = np.eye(3)[[0, 1, 2, 1, 0, 2]]  # rows 3 and 4 swap classes 0 and 1
+    >>> projections = PairProjections(codes, scores, check_partition_matrix(None, 3))
+    >>> projections.pairs
+    [(0, 1), (0, 2), (1, 2)]
+
+    Of the pairs of a class-0 and a class-1 row, one is ordered right, two tie
+    and one is ordered wrong: ``S(0, 1) = (1 + 1/2 + 1/2 + 0) / 4``.
+
+    >>> projections.pair_aucs().tolist(), round(float(projections.value()), 4)
+    ([0.5, 1.0, 1.0], 0.8333)
+    >>> float(projections.value(np.array([True, True, True, False, False, True])))
+    1.0
     """
 
     def __init__(self, codes, scores, partition_matrix):

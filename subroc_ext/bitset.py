@@ -25,6 +25,15 @@ def pack(mask):
     Returns
     -------
     numpy.ndarray of uint64, shape (ceil(n / 64),) or (k, ceil(n / 64))
+
+    Examples
+    --------
+    Rows 1, 2 and 4 are bits 1, 2 and 4 of the first word (2 + 4 + 16):
+
+    >>> pack([False, True, True, False, True])
+    array([22], dtype=uint64)
+    >>> pack(np.ones((2, 65), dtype=bool)).shape
+    (2, 2)
     """
     mask = np.asarray(mask, dtype=bool)
     n_bytes = 8 * -(-mask.shape[-1] // 64)
@@ -35,14 +44,21 @@ def pack(mask):
 
 
 def unpack(words, n):
-    """The boolean mask of ``n`` rows held by bitset ``words`` (inverse of :func:`pack`)."""
+    """The boolean mask of ``n`` rows held by bitset ``words`` (inverse of :func:`pack`).
+
+    Examples
+    --------
+    >>> unpack(pack([False, True, True, False, True]), 5)
+    array([False,  True,  True, False,  True])
+    """
     as_bytes = np.ascontiguousarray(words, dtype=np.uint64).view(np.uint8)
     return np.unpackbits(as_bytes, bitorder="little")[:n].astype(bool)
 
 
 @intrinsic
 def popcount(typingctx, word):
-    """Number of set bits of a uint64 (compiled to one instruction)."""
+    """Number of set bits of a uint64 (compiled to one instruction; callable
+    from compiled code only)."""
     signature = types.uint64(types.uint64)
 
     def codegen(context, builder, sig, args):
@@ -73,19 +89,41 @@ def _leading_zeros(typingctx, word):
 
 @njit(cache=True, inline="always")
 def lowest_bit(word):
-    """Index (0-63) of the lowest set bit of a nonzero word."""
+    """Index (0-63) of the lowest set bit of a nonzero word.
+
+    Examples
+    --------
+    >>> int(lowest_bit(pack([False, True, True, False, True])[0]))
+    1
+    """
     return np.int64(_trailing_zeros(word))
 
 
 @njit(cache=True, inline="always")
 def highest_bit(word):
-    """Index (0-63) of the highest set bit of a nonzero word."""
+    """Index (0-63) of the highest set bit of a nonzero word.
+
+    Examples
+    --------
+    >>> int(highest_bit(pack([False, True, True, False, True])[0]))
+    4
+    """
     return np.int64(63 - _leading_zeros(word))
 
 
 @njit(cache=True)
 def prefix_counts(words, out):
-    """``out[w]`` = set bits in ``words[:w]`` (``out`` has ``len(words) + 1`` entries)."""
+    """``out[w]`` = set bits in ``words[:w]`` (``out`` has ``len(words) + 1`` entries).
+
+    Returns the number of set bits of all words.
+
+    Examples
+    --------
+    >>> words = pack(np.arange(130) % 2 == 0)  # rows 0, 2, ..., 128: 32 + 32 + 1
+    >>> out = np.empty(len(words) + 1, dtype=np.int64)
+    >>> int(prefix_counts(words, out)), out.tolist()
+    (65, [0, 32, 64, 65])
+    """
     total = np.int64(0)
     for w in range(len(words)):
         out[w] = total
@@ -96,7 +134,16 @@ def prefix_counts(words, out):
 
 @njit(cache=True, inline="always")
 def count_below(words, prefix, row):
-    """Set bits of ``words`` at positions ``< row``, given its :func:`prefix_counts`."""
+    """Set bits of ``words`` at positions ``< row``, given its :func:`prefix_counts`.
+
+    Examples
+    --------
+    >>> words = pack(np.arange(130) % 2 == 0)
+    >>> prefix = np.empty(len(words) + 1, dtype=np.int64)
+    >>> _ = prefix_counts(words, prefix)
+    >>> int(count_below(words, prefix, 0)), int(count_below(words, prefix, 5)), int(count_below(words, prefix, 129))
+    (0, 3, 65)
+    """
     word = row >> 6
     bit = row & 63
     if bit == 0:

@@ -56,6 +56,15 @@ def delong_interval(is_positive, scores, confidence=0.95):
     ROCAUCInterval
         All NaN without a positive or a negative; the AUC with NaN bounds
         with fewer than two of either (no variance estimate).
+
+    Examples
+    --------
+    >>> is_positive = np.array([False, False, True, True, False, True])
+    >>> interval = delong_interval(is_positive, np.array([0.1, 0.4, 0.35, 0.8, 0.2, 0.9]))
+    >>> round(interval.roc_auc, 4), round(interval.std_error, 4)
+    (0.8889, 0.1571)
+    >>> delong_interval(np.array([False, True, True]), np.array([0.1, 0.5, 0.3]))
+    ROCAUCInterval(roc_auc=1.0, std_error=nan, low=nan, high=nan)
     """
     is_positive = np.asarray(is_positive, dtype=bool)
     scores = np.asarray(scores, dtype=float)

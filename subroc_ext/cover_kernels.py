@@ -62,6 +62,14 @@ def tie_group_bounds(group_ids):
     Returns
     -------
     (numpy.ndarray of int64, numpy.ndarray of int64)
+
+    Examples
+    --------
+    Scores 0.1, 0.4, 0.4, 0.4, 0.9 (sorted): rows 1-3 are one tie group.
+
+    >>> starts, ends = tie_group_bounds(np.array([0, 1, 1, 1, 2]))
+    >>> starts.tolist(), ends.tolist()
+    ([0, 1, 1, 1, 4], [1, 4, 4, 4, 5])
     """
     n = len(group_ids)
     changes = np.flatnonzero(np.diff(group_ids)) + 1
@@ -87,6 +95,18 @@ def count_children(parent, selector_words, candidates, positive_words, negative_
         The two classes.
     positives, negatives : int64[K]
         Output: class counts of each child.
+
+    Examples
+    --------
+    >>> from subroc_ext.bitset import pack
+    >>> is_positive = np.array([True, False, True, False, True])
+    >>> selectors = pack(np.array([[True, True, True, False, False],
+    ...                            [False, False, True, True, True]]))
+    >>> positives, negatives = np.empty(2, np.int64), np.empty(2, np.int64)
+    >>> count_children(pack(np.ones(5, bool)), selectors, np.array([0, 1]),
+    ...                pack(is_positive), pack(~is_positive), positives, negatives)
+    >>> positives.tolist(), negatives.tolist()
+    ([2, 2], [1, 1])
     """
     words = np.flatnonzero(parent)
     for i in range(len(candidates)):

@@ -10,6 +10,15 @@ class UndefinedMeasureWarning(UserWarning):
     ``UndefinedMetricWarning``, it can be silenced or turned into an error:
 
     >>> import warnings
-    >>> from subroc_ext import UndefinedMeasureWarning
-    >>> warnings.simplefilter("ignore", UndefinedMeasureWarning)
+    >>> from subroc_ext import UndefinedMeasureWarning, roc_auc_confidence_interval
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", UndefinedMeasureWarning)
+    ...     roc_auc_confidence_interval([1, 1], [0.2, 0.7]).roc_auc
+    nan
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error", UndefinedMeasureWarning)
+    ...     roc_auc_confidence_interval([1, 1], [0.2, 0.7])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    subroc_ext.exceptions.UndefinedMeasureWarning: ROC AUC is undefined: ... holds only one class; returning NaN
     """

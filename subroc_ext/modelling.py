@@ -52,20 +52,20 @@ def _fit_and_predict(train, label, target, to_score, random_state):
 
     features = _features(train, label)
     # One OpenMP thread: on a busy machine more threads spin-wait and make
-    # the fit many times slower, and the data here is small.
+    # the fit and the predictions many times slower, and the data here is small.
     with threadpool_limits(limits=1):
         model = HistGradientBoostingClassifier(
             categorical_features="from_dtype", random_state=random_state
         ).fit(features, target)
-    probabilities = []
-    for frame in to_score:
-        other = _features(frame, label)
-        for column in features.columns:
-            if isinstance(features[column].dtype, pd.CategoricalDtype):
-                categories = features[column].cat.categories
-                known = other[column].astype(object).where(other[column].isin(categories))
-                other[column] = pd.Categorical(known, categories=categories)
-        probabilities.append(model.predict_proba(other))
+        probabilities = []
+        for frame in to_score:
+            other = _features(frame, label)
+            for column in features.columns:
+                if isinstance(features[column].dtype, pd.CategoricalDtype):
+                    categories = features[column].cat.categories
+                    known = other[column].astype(object).where(other[column].isin(categories))
+                    other[column] = pd.Categorical(known, categories=categories)
+            probabilities.append(model.predict_proba(other))
     return model.classes_, probabilities
 
 

@@ -91,6 +91,11 @@ class MultiClassTarget:
     score_columns : list of str or dict
         One score column per class: a list of columns named like the classes
         they score, or a mapping ``{class label: column}``.
+
+    Examples
+    --------
+    >>> MultiClassTarget("grade", {"low": "p_low", "high": "p_high"})
+    MultiClassTarget('grade', {'low': 'p_low', 'high': 'p_high'})
     """
 
     statistic_types = ()
@@ -196,6 +201,17 @@ def sample_class_rows(rng, codes, counts, n_samples):
         rest, and each class is drawn independently
         (:func:`subroc_ext.subsets.sample_subsets`), so every subset
         with these class counts is equally likely.
+
+    Examples
+    --------
+    One of the three class-0 rows (drawn) and both class-1 rows (none left
+    out), four times:
+
+    >>> draws = sample_class_rows(np.random.default_rng(0), np.array([0, 0, 0, 1, 1]), (1, 2), 4)
+    >>> [(rows.shape, left_out) for rows, left_out in draws]
+    [((4, 1), False), ((4, 0), True)]
+    >>> set(draws[0][0].ravel()) <= {0, 1, 2}
+    True
     """
     draws = []
     for k, count in enumerate(counts):
@@ -229,9 +245,22 @@ class AUCMuQF(StatisticsQualityFunction):
 
     Examples
     --------
-    >>> import pysubgroup as ps, subroc_ext
+    >>> import pandas as pd, pysubgroup as ps, subroc_ext
     >>> qf = subroc_ext.AUCMuQF("y", ["a", "b", "c"], 1, 1)
     >>> target = subroc_ext.MultiClassTarget("y", ["a", "b", "c"])
+
+    The model confuses classes a and b in group ``g == 'y'``:
+
+    >>> data = pd.DataFrame({
+    ...     "g": list("xxxyyy"), "y": list("abcabc"),
+    ...     "a": [.8, .1, .1, .1, .8, .1], "b": [.1, .8, .1, .8, .1, .1], "c": [.1, .1, .8, .1, .1, .8],
+    ... })
+    >>> qf.calculate_constant_statistics(data, target)
+    >>> round(qf.dataset_value, 4)
+    0.8333
+    >>> statistics = qf.calculate_statistics(ps.Conjunction([ps.EqualitySelector("g", "y")]), target, data)
+    >>> statistics.class_counts, round(statistics.measure, 4), round(statistics.quality, 4)
+    ((1, 1, 1), 0.6667, 0.5)
 
     References
     ----------

@@ -44,7 +44,15 @@ __all__ = [
 
 
 def multiclass_balance(counts):
-    """``min c_k / max c_k`` over the last axis, 0 when a class is absent (vectorized)."""
+    """``min c_k / max c_k`` over the last axis, 0 when a class is absent (vectorized).
+
+    Examples
+    --------
+    >>> multiclass_balance([2, 4, 8])
+    0.25
+    >>> multiclass_balance([[3, 3], [0, 5]])
+    array([1., 0.])
+    """
     counts = np.asarray(counts, dtype=float)
     largest = counts.max(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -53,7 +61,13 @@ def multiclass_balance(counts):
 
 
 def multiclass_weight(counts, size_weight, balance_weight):
-    """``n^alpha * cb_K^beta`` with ``0^0 = 1`` (vectorized over leading axes)."""
+    """``n^alpha * cb_K^beta`` with ``0^0 = 1`` (vectorized over leading axes).
+
+    Examples
+    --------
+    >>> multiclass_weight([2, 4], 1, 1)  # 6 rows, balance 2 / 4
+    3.0
+    """
     counts = np.asarray(counts, dtype=float)
     weight = np.power(counts.sum(axis=-1), size_weight) * np.power(
         multiclass_balance(counts), balance_weight
@@ -65,6 +79,16 @@ def multiclass_max_weight(counts, size_weight, balance_weight):
     """Largest weight of a subset with every class present, for a cover with these counts.
 
     Returns 0 when a class is absent from the cover (no such subset).
+
+    Examples
+    --------
+    For K = 2 this is SPEC's ``max((2a)^alpha, (a + b)^alpha * (a / b)^beta)``
+    = max(4, 3) for counts (2, 4):
+
+    >>> multiclass_max_weight([2, 4], 1, 1)
+    4.0
+    >>> multiclass_max_weight([0, 4], 1, 1)
+    0.0
     """
     counts = np.asarray(counts, dtype=np.int64)
     smallest = int(counts.min())
@@ -78,7 +102,16 @@ def multiclass_max_weight(counts, size_weight, balance_weight):
 
 
 def multiclass_min_weight(counts, size_weight, balance_weight):
-    """Smallest weight of a subset with every class present (0 when there is none)."""
+    """Smallest weight of a subset with every class present (0 when there is none).
+
+    Examples
+    --------
+    Of the subsets of counts (2, 4) with both classes, (1, 4) weighs least,
+    ``5 * (1 / 4)``:
+
+    >>> multiclass_min_weight([2, 4], 1, 1)
+    1.25
+    """
     counts = np.asarray(counts, dtype=np.int64)
     n_classes = len(counts)
     if counts.min() == 0:

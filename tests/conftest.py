@@ -1,14 +1,19 @@
-"""Brute-force oracles shared by the measure and estimate tests.
+"""Fixtures shared by the test modules.
 
-They evaluate a measure on *every* subset of a small cover at once, straight
+* ``oracle``: brute-force oracles shared by the measure and estimate tests.
+  They evaluate a measure on *every* subset of a small cover at once, straight
 from the definitions in SPEC.md (pairwise counting, one precision-recall point
 per threshold), and use nothing from :mod:`subroc_ext`.
+* ``audit_analysis``: one ``find_subgroups`` analysis with a validation split,
+  shared by the report tests.
 """
 
 import types
 
 import numpy as np
 import pytest
+
+from synthetic import scored_frame
 
 
 def all_subsets(size):
@@ -86,3 +91,18 @@ def oracle():
         subset_measures=subset_measures,
         attributions=attributions,
     )
+
+
+@pytest.fixture(scope="session")
+def audit_analysis():
+    """``find_subgroups`` on synthetic audit data (the model is no better than
+    chance where ``region == 'east'``), tested on a validation split whose
+    index is not 0..n-1: namespace of ``search``, ``validation`` and ``table``
+    (treat them as read-only; copy before changing)."""
+    from subroc_ext import find_subgroups
+
+    search, validation = scored_frame(0, n=1500), scored_frame(1, n=1500)
+    validation.index = np.arange(len(validation))[::-1] * 2  # any index works
+    table = find_subgroups(search, label="y", score="p", validation=validation, n_samples=200,
+                           result_set_size=10, random_state=0, progress=False)  # fmt: skip
+    return types.SimpleNamespace(search=search, validation=validation, table=table)

@@ -4,7 +4,6 @@ import itertools
 from importlib.metadata import version
 
 import numpy as np
-import pandas as pd
 import pysubgroup as ps
 import pytest
 
@@ -19,21 +18,42 @@ needs_pysubgroup_qfs = pytest.mark.skipif(
 )
 
 
-def make_qf(name, mode="worse", weights=(0, 0), positive=1, label="label"):
-    """One of the four built-in quality functions, from pysubgroup-style arguments.
+#: Short names of the built-in measures, and their names in
+#: :func:`subroc_ext.make_quality_function`.
+MEASURE_NAMES = {"roc": "roc_auc", "pr": "pr_auc", "arl": "arl", "attribution": "attribution_mean"}
 
-    ``name`` is 'roc', 'pr', 'arl' or 'attribution'; ``weights`` is
-    ``(size_weight, balance_weight)``.
+
+def make_qf(name, mode="worse", weights=(0, 0), positive=1, label="label", *,
+            generalization_aware=False):  # fmt: skip
+    """One of the four built-in quality functions, built with its class's
+    pysubgroup-style constructor (the quality-function factory of the tests).
+
+    Parameters
+    ----------
+    name : str
+        'roc', 'pr', 'arl' or 'attribution' (or the long measure names
+        'roc_auc', 'pr_auc', 'attribution_mean').
+    mode : {'worse', 'better', 'both'}
+    weights : tuple
+        ``(size_weight, balance_weight)``, i.e. (alpha, beta).
+    positive, label
+        The positive label value and the label column.
+    generalization_aware : bool
+        Wrap the function in :class:`subroc_ext.GeneralizationAwareQF`.
     """
+    name = {long: short for short, long in MEASURE_NAMES.items()}.get(name, name)
     size, balance = weights
     if name == "roc":
-        return subroc_ext.ROCAUCQF(label, balance, size, positive_label_value=positive, mode=mode)
-    cls = {
-        "pr": subroc_ext.PRAUCQF,
-        "arl": subroc_ext.ARLQF,
-        "attribution": subroc_ext.AttributionMeanQF,
-    }[name]
-    return cls(label, positive, balance, size, mode=mode)
+        qf = subroc_ext.ROCAUCQF(label, balance, size, positive_label_value=positive, mode=mode)
+    else:
+        cls = {
+            "pr": subroc_ext.PRAUCQF,
+            "arl": subroc_ext.ARLQF,
+            "attribution": subroc_ext.AttributionMeanQF,
+        }[name]
+        qf = cls(label, positive, balance, size, mode=mode)
+    assert (qf.size_weight, qf.balance_weight, qf.mode) == (size, balance, mode)
+    return subroc_ext.GeneralizationAwareQF(qf) if generalization_aware else qf
 
 
 def apriori(vectorized):
@@ -56,31 +76,6 @@ EVALUATES_ROOT = {"DFS", "SimpleDFS"}
 
 #: The target of every synthetic search.
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
-
-
-def synthetic(seed, n=300, ties="none"):
-    """Six categorical attributes (2-4 values), a 0/1 label and a score of a
-    classifier that fails on a planted subgroup and is noisy on another.
-
-    ``ties``: 'none' (continuous scores), 'some' (rounded to 0.1) or 'heavy'
-    (three distinct scores).
-    """
-    rng = np.random.default_rng(seed)
-    data = pd.DataFrame({f"a{i}": rng.choice(list("pqrs")[: 2 + i % 3], size=n) for i in range(6)})
-    label = rng.random(n) < 0.25 + 0.25 * (data["a2"] == "p").to_numpy()
-    signal = rng.normal(size=n) + 1.5 * label
-    swapped = ((data["a0"] == "p") & (data["a1"] == "q")).to_numpy()
-    signal[swapped] = -signal[swapped]
-    noisy = (data["a3"] == "r").to_numpy()
-    signal[noisy] = rng.normal(size=noisy.sum())
-    score = 1.0 / (1.0 + np.exp(-signal))
-    if ties == "some":
-        score = np.round(score, 1)
-    elif ties == "heavy":
-        score = np.digitize(score, [0.4, 0.6]) / 2.0
-    data["label"] = label.astype(int)
-    data["score"] = score
-    return data
 
 
 def run(algorithm, qf, data, selectors, *, depth, min_support, k, min_quality=-np.inf, **execute):
@@ -117,13 +112,6 @@ def assert_same_top_k(found, expected, k):
             return {d for _, d in items}
 
     assert untied(found) == untied(expected)
-
-
-def messy(data):
-    """Rows shuffled, a string index, labels 'yes'/'no'."""
-    shuffled = data.sample(frac=1.0, random_state=7)
-    shuffled.index = [f"row-{i}" for i in shuffled.index]
-    return shuffled.assign(label=np.where(shuffled["label"] == 1, "yes", "no"))
 
 
 def brute_force_top_k(qf, data, selectors, depth, min_support, k, include_root):

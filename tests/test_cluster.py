@@ -1,6 +1,7 @@
 """Tests of the search, the randomization test and ``find_subgroups`` on a
-Dask cluster: a ``LocalCluster`` of two worker processes, one per module
-(skipped without ``dask.distributed``).
+Dask cluster: a ``LocalCluster`` of two worker processes, one per module,
+shared with the smoke run of benchmarks/bench_distributed.py (skipped without
+``dask.distributed``).
 
 * The same results, statistics, tables and p-values as one process, for every
   measure, with and without weights and generalization awareness.
@@ -8,10 +9,9 @@ Dask cluster: a ``LocalCluster`` of two worker processes, one per module
   the result is still the same.
 """
 
+import importlib.util
 import itertools
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,23 +25,48 @@ from search_helpers import (
     listed,
     make_qf,
     make_task,
-    synthetic,
     tie_at_cutoff,
 )  # fmt: skip
+from synthetic import multiclass_frame, scored_frame
 
 import subroc_ext
 from subroc_ext import measures
 
 distributed = pytest.importorskip("distributed")
 
+BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_distributed.py"
+
 
 @pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-    ) as cluster, distributed.Client(cluster) as started:  # fmt: skip
-        started.wait_for_workers(2)
-        yield started
+def bench():
+    """benchmarks/bench_distributed.py, imported. Importing it sets a default
+    ``OMP_NUM_THREADS=1`` (for the worker processes it starts); that setting
+    lasts for this module only."""
+    with pytest.MonkeyPatch.context() as patch:
+        if "OMP_NUM_THREADS" in os.environ:
+            patch.setenv("OMP_NUM_THREADS", os.environ["OMP_NUM_THREADS"])
+        else:
+            patch.delenv("OMP_NUM_THREADS", raising=False)
+        spec = importlib.util.spec_from_file_location("bench_distributed", BENCHMARK)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield module
+
+
+@pytest.fixture(scope="module")
+def cluster_and_client(bench):
+    """One LocalCluster of two worker processes for the module, started (and
+    warmed up with a find_subgroups run on it) by the benchmark's own
+    ``start_cluster``, which :func:`test_benchmark_smoke_run_agrees` then
+    reuses rather than starting a second cluster."""
+    cluster, started, _ = bench.start_cluster(2)
+    with cluster, started:
+        yield cluster, started
+
+
+@pytest.fixture
+def client(cluster_and_client):
+    return cluster_and_client[1]
 
 
 CASES = [
@@ -56,10 +81,8 @@ CASES = [
 
 @pytest.mark.parametrize("score, weights, generalization_aware", CASES)
 def test_search_on_a_cluster_equals_one_process(client, score, weights, generalization_aware):
-    data = synthetic(11, n=800, ties="some")
-    qf = make_qf(score, weights=weights)
-    if generalization_aware:
-        qf = subroc_ext.GeneralizationAwareQF(qf)
+    data = scored_frame(11, 800, attributes=6, ties="some")
+    qf = make_qf(score, weights=weights, generalization_aware=generalization_aware)
     task = make_task(data, qf, depth=3, min_support=10, k=12)
     expected = subroc_ext.FastSearch().execute(task)
     search = subroc_ext.FastSearch(client=client, parts_per_worker=3)
@@ -77,7 +100,7 @@ def test_search_on_a_cluster_equals_one_process(client, score, weights, generali
 
 
 def test_randomization_test_on_a_cluster_equals_one_process(client):
-    data = synthetic(12, n=900, ties="some")
+    data = scored_frame(12, 900, attributes=6, ties="some")
     selectors = ps.create_selectors(data, ignore=["label", "score"])
     patterns = [ps.Conjunction([s]) for s in selectors] + [
         ps.Conjunction([a, b]) for a, b in itertools.combinations(selectors[:6], 2)
@@ -93,18 +116,7 @@ def test_randomization_test_on_a_cluster_equals_one_process(client):
 
 
 def test_multiclass_randomization_test_on_a_cluster_equals_one_process(client):
-    rng = np.random.default_rng(16)
-    n = 600
-    data = pd.DataFrame({f"a{i}": rng.choice(list("pqrs")[: 2 + i % 3], size=n) for i in range(4)})
-    names = ["low", "mid", "high"]
-    codes = rng.integers(0, 3, n)
-    logits = rng.normal(size=(n, 3))
-    logits[np.arange(n), codes] += 1.5
-    probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
-    mapping = {name: f"p_{name}" for name in names}
-    for k, name in enumerate(names):
-        data[mapping[name]] = probs[:, k]
-    data["grade"] = np.array(names, dtype=object)[codes]
+    data, mapping = multiclass_frame(16, n=600)
     target = subroc_ext.MultiClassTarget("grade", mapping)
     patterns = [ps.Conjunction([s]) for s in ps.create_selectors(data, ignore=["grade", *mapping.values()])]
     expected = subroc_ext.randomization_test(patterns, data, subroc_ext.AUCMuQF("grade", mapping),
@@ -117,7 +129,7 @@ def test_multiclass_randomization_test_on_a_cluster_equals_one_process(client):
 
 
 def test_find_subgroups_on_a_cluster_equals_one_process(client):
-    data = synthetic(13, n=1200, ties="some")
+    data = scored_frame(13, 1200, attributes=6, ties="some")
     settings_ = {"label": "label", "score": "score", "depth": 2, "result_set_size": 15,
                  "n_samples": 200, "random_state": 2, "progress": False}  # fmt: skip
     expected = subroc_ext.find_subgroups(data, **settings_)
@@ -132,7 +144,7 @@ def test_find_subgroups_on_a_cluster_equals_one_process(client):
 def test_a_client_must_be_a_dask_client():
     with pytest.raises(TypeError, match="client must be a dask.distributed.Client"):
         subroc_ext.FastSearch(client="tcp://127.0.0.1:8786").execute(
-            make_task(synthetic(0, n=100), make_qf("roc"), 2, 1, 3)
+            make_task(scored_frame(0, 100, attributes=6), make_qf("roc"), 2, 1, 3)
         )
 
 
@@ -165,7 +177,7 @@ class DyingROCAUC(measures.ROCAUC):
 
 def test_a_worker_killed_mid_search_is_retried_with_the_same_result(client, tmp_path):
     marker = tmp_path / "killed"
-    data = synthetic(14, n=600, ties="some")
+    data = scored_frame(14, 600, attributes=6, ties="some")
     qf = subroc_ext.GeneralizationAwareQF(
         subroc_ext.SoftClassifierQF(DyingROCAUC(marker), "label", size_weight=1, balance_weight=1)
     )
@@ -182,7 +194,7 @@ def test_a_worker_killed_mid_search_is_retried_with_the_same_result(client, tmp_
 
 def test_a_worker_killed_mid_test_is_retried_with_the_same_p_values(client, tmp_path):
     marker = tmp_path / "killed"
-    data = synthetic(15, n=700)
+    data = scored_frame(15, 700, attributes=6)
     patterns = [ps.Conjunction([s]) for s in ps.create_selectors(data, ignore=["label", "score"])]
     qf = subroc_ext.SoftClassifierQF(DyingROCAUC(marker), "label")
     expected = subroc_ext.randomization_test(patterns, data, qf, target=TARGET, n_samples=200,
@@ -196,8 +208,6 @@ def test_a_worker_killed_mid_test_is_retried_with_the_same_p_values(client, tmp_
 
 def test_command_line_scheduler_and_jobs_give_the_same_report(client, tmp_path, capsys):
     pytest.importorskip("matplotlib")
-    from synthetic import scored_frame
-
     from subroc_ext.cli import main
 
     scored_frame(0).to_csv(tmp_path / "data.csv", index=False)
@@ -218,15 +228,24 @@ def test_command_line_scheduler_and_jobs_give_the_same_report(client, tmp_path, 
     assert "not allowed with argument" in capsys.readouterr().err
 
 
-def test_benchmark_smoke_run_agrees(tmp_path):
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_distributed.py"
+def test_benchmark_smoke_run_agrees(bench, cluster_and_client, tmp_path, capsys, monkeypatch):
+    """benchmarks/bench_distributed.py --smoke, run in this process (its main)
+    on the module's cluster (started by the benchmark's start_cluster)."""
+    cluster, client = cluster_and_client
+    for started in (cluster, client):  # the module closes them, not the benchmark
+        monkeypatch.setattr(started, "close", lambda *args, **kwargs: None)
+
+    def start_cluster(n_workers):
+        assert n_workers == 2
+        client.wait_for_workers(2, timeout=60)
+        return cluster, client, 0.0
+
+    monkeypatch.setattr(bench, "start_cluster", start_cluster)
     markdown = tmp_path / "distributed.md"
-    process = subprocess.run(
-        [sys.executable, str(script), "--smoke", "--workers", "2", "--markdown", str(markdown)],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert process.returncode == 0, process.stdout + process.stderr
-    assert "agreement check: OK" in process.stdout
+    status = bench.main(["--smoke", "--workers", "2", "--markdown", str(markdown)])
+    printed = capsys.readouterr()
+    assert status == 0, printed.out + printed.err
+    assert "agreement check: OK" in printed.out
     report = markdown.read_text()
     assert "| 2 worker(s) |" in report and "| yes |" in report and "| NO |" not in report
     assert "### Projection of the search" in report

@@ -38,7 +38,7 @@ def test_matches_brute_force_with_ties(seed):
     scores = rng.integers(0, 4, size).astype(float) if seed % 2 == 0 else rng.normal(size=size)
     scores += 0.8 * is_positive * rng.random()
     confidence = (0.95, 0.9, 0.99)[seed % 3]
-    found = roc_auc_confidence_interval(is_positive, scores, pos_label=True, confidence=confidence)
+    found = roc_auc_confidence_interval(is_positive, scores, positive_label=True, confidence=confidence)
     expected = brute_force_delong(is_positive, scores, confidence)
     np.testing.assert_allclose(found, expected, rtol=1e-10, atol=1e-12)
     assert found.roc_auc == pytest.approx(sklearn_roc_auc(is_positive, scores), rel=1e-12)
@@ -53,7 +53,7 @@ def test_invariant_under_monotone_transforms_and_label_encodings():
     np.testing.assert_allclose(roc_auc_confidence_interval(labels, np.exp(3 * scores)), reference)
     text = np.where(labels == 1, "bad", "good")
     np.testing.assert_allclose(
-        roc_auc_confidence_interval(text, scores, pos_label="bad"), reference
+        roc_auc_confidence_interval(text, scores, positive_label="bad"), reference
     )
 
 
@@ -78,11 +78,20 @@ def test_undefined_cases():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         single = roc_auc_confidence_interval([1, 0, 0, 0], [0.9, 0.1, 0.95, 0.3])
-        assert single.roc_auc == pytest.approx(2 / 3) and np.isnan(single[1:]).all()
+        assert single.roc_auc == pytest.approx(2 / 3)
+        assert np.isnan([single.std_error, single.low, single.high]).all()
         assert np.isnan(delong_interval(np.zeros(3, bool), np.arange(3.0))).all()
     perfect = roc_auc_confidence_interval([0, 0, 1, 1], [0.1, 0.2, 0.3, 0.4])
-    assert perfect == (1.0, 0.0, 1.0, 1.0)
+    assert (perfect.roc_auc, perfect.std_error, perfect.low, perfect.high) == (1.0, 0.0, 1.0, 1.0)
     with pytest.raises(ValueError, match=r"confidence must be in \(0, 1\), got 95"):
         roc_auc_confidence_interval([0, 1], [0.1, 0.2], confidence=95)
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         roc_auc_confidence_interval([0, 1, 1], [0.1, 0.2])
+
+
+def test_old_keyword_names_still_work_with_a_warning():
+    labels, scores = ["bad", "good", "bad", "good"], [0.9, 0.2, 0.6, 0.4]
+    expected = roc_auc_confidence_interval(labels, scores, positive_label="bad")
+    with pytest.warns(FutureWarning, match="'pos_label' is deprecated.*use 'positive_label'"):
+        old = roc_auc_confidence_interval(y_true=labels, y_score=scores, pos_label="bad")
+    assert old == expected and expected.roc_auc == 1.0

@@ -8,6 +8,7 @@ from sklearn import metrics
 
 import subroc_ext
 from subroc_ext.cross_auc import subgroup_bias_aucs
+from synthetic import scored_frame
 
 
 def oracle_cross(is_positive, scores, first, second):
@@ -20,29 +21,22 @@ def oracle_cross(is_positive, scores, first, second):
     return (wins / pairs if pairs else np.nan), pairs
 
 
-def random_frame(rng, n):
-    frame = pd.DataFrame(
-        {
-            "y": np.where(rng.random(n) < 0.4, "bad", "good"),
-            "s": rng.integers(0, 5, n) / 4,  # ties
-            "a": rng.choice(list("pqr"), n),
-            "b": rng.choice(list("uv"), n),
-        },
-        index=rng.permutation(n) + 100,
-    )
-    return frame
+def random_frame(seed, n):
+    """Few distinct scores (ties), labels 'bad'/'good', attributes ``a0``
+    (p, q) and ``a1`` (p, q, r), and a permuted index."""
+    return scored_frame(seed, n, attributes=2, ties="heavy", labels=("bad", "good"), index="permuted",
+                        label="y", score="s")  # fmt: skip
 
 
 def test_matrix_matches_brute_force():
-    rng = np.random.default_rng(0)
-    for _ in range(15):
-        frame = random_frame(rng, int(rng.integers(5, 40)))
-        subgroups = [ps.EqualitySelector("a", "p"), ps.Conjunction([ps.EqualitySelector("b", "u")])]
+    for seed in range(15):
+        frame = random_frame(seed, 5 + 2 * seed)
+        subgroups = [ps.EqualitySelector("a0", "p"), ps.Conjunction([ps.EqualitySelector("a1", "q")])]
         result = subroc_ext.cross_auc(subgroups, frame, label="y", score="s", positive_label="bad")
         is_positive, scores = (frame.y == "bad").to_numpy(), frame.s.to_numpy()
-        masks = [(frame.a == "p").to_numpy(), (frame.b == "u").to_numpy()]
+        masks = [(frame.a0 == "p").to_numpy(), (frame.a1 == "q").to_numpy()]
         groups = masks + [~(masks[0] | masks[1]), np.ones(len(frame), bool)]
-        names = ["a=='p'", "b=='u'", "background", "all"]
+        names = ["a0=='p'", "a1=='q'", "background", "all"]
         assert list(result.auc.index) == names and list(result.auc.columns) == names
         for i, first in enumerate(groups):
             for j, second in enumerate(groups):
@@ -56,18 +50,17 @@ def test_matrix_matches_brute_force():
             assert result.auc.loc["all", "all"] == pytest.approx(metrics.roc_auc_score(is_positive, scores))
         tidy = result.to_frame()
         assert len(tidy) == 16 and list(tidy.columns) == ["positives", "negatives", "auc", "pairs"]
-        row = tidy[(tidy.positives == "a=='p'") & (tidy.negatives == "all")].iloc[0]
-        assert row.pairs == result.pairs.loc["a=='p'", "all"]
+        row = tidy[(tidy.positives == "a0=='p'") & (tidy.negatives == "all")].iloc[0]
+        assert row.pairs == result.pairs.loc["a0=='p'", "all"]
 
 
 def test_bias_aucs_match_brute_force():
-    rng = np.random.default_rng(1)
-    for _ in range(15):
-        frame = random_frame(rng, int(rng.integers(5, 40)))
-        masks = {"p": (frame.a == "p").to_numpy(), "q-or-u": ((frame.a == "q") | (frame.b == "u")).to_numpy()}
+    for seed in range(15):
+        frame = random_frame(100 + seed, 40 - 2 * seed)
+        masks = {"p": (frame.a0 == "p").to_numpy(), "q-or-r": ((frame.a0 == "q") | (frame.a1 == "r")).to_numpy()}
         table = subgroup_bias_aucs(masks, frame, label="y", score="s", positive_label="bad")
         is_positive, scores = (frame.y == "bad").to_numpy(), frame.s.to_numpy()
-        assert list(table.subgroup) == ["p", "q-or-u"]
+        assert list(table.subgroup) == ["p", "q-or-r"]
         for row, mask in zip(table.itertuples(), masks.values()):
             own, _ = oracle_cross(is_positive, scores, mask, mask)
             bpsn, bpsn_pairs = oracle_cross(is_positive, scores, ~mask, mask)
@@ -104,8 +97,8 @@ def test_bad_input():
 
 def test_heatmap(tmp_path):
     pytest.importorskip("matplotlib")
-    frame = random_frame(np.random.default_rng(2), 60)
-    result = subroc_ext.cross_auc([ps.EqualitySelector("a", "p")], frame, label="y", score="s", positive_label="bad")
+    frame = random_frame(2, 60)
+    result = subroc_ext.cross_auc([ps.EqualitySelector("a0", "p")], frame, label="y", score="s", positive_label="bad")
     figure = subroc_ext.plot_cross_auc(result)
     texts = [t.get_text() for t in figure.axes[0].texts]
     assert len(texts) == 9 and texts[-1].startswith(f"{result.auc.loc['all', 'all']:.2f}")

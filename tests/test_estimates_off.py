@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pysubgroup as ps
 import pytest
 from hypothesis import given, settings
@@ -20,6 +19,7 @@ from subroc_ext.pipeline import make_quality_function
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from search_helpers import make_qf
 from synthetic import scored_frame
 
 from experiments import common
@@ -29,22 +29,17 @@ BOUND_FIELDS = ("raw_bound", "max_weight", "optimistic_estimate")
 
 
 def frame_of(seed, n):
-    rng = np.random.default_rng(seed)
-    return pd.DataFrame(
-        {
-            "label": rng.integers(0, 2, n),
-            "score": rng.integers(0, 6, n) / 5,  # ties
-            "colour": rng.choice(["red", "green", "blue"], n),
-            "size": rng.integers(0, 4, n),
-        }
-    )
+    """Three attributes ``a0..a2`` (2, 3 and 4 values) and tied scores."""
+    return scored_frame(seed, n, attributes=3, ties="some")
 
 
+#: Every value of every attribute of :func:`frame_of`, present or not (empty covers too).
+SELECTORS = [ps.EqualitySelector(f"a{i}", value) for i in range(3) for value in "pqrs"[: 2 + i]]
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 
 
 def qf_pair(measure, alpha, beta, frame):
-    qfs = [make_quality_function(measure, "label", size_weight=alpha, balance_weight=beta) for _ in range(2)]
+    qfs = [make_qf(measure, "worse", (alpha, beta)) for _ in range(2)]
     qfs[1].optimistic_estimates = False
     for qf in qfs:
         qf.calculate_constant_statistics(frame, TARGET)
@@ -77,11 +72,9 @@ def test_statistics_without_estimates_equal_those_with(seed, n, measure, alpha, 
     with_bounds, without = qf_pair(measure, alpha, beta, frame)
     forbid_bounds(without)
     rng = np.random.default_rng(seed)
-    selectors = [ps.EqualitySelector("colour", c) for c in ("red", "green", "blue")]
-    selectors += [ps.EqualitySelector("size", v) for v in range(4)]
     for _ in range(5):
-        picked = rng.choice(len(selectors), rng.integers(0, 3), replace=False)
-        subgroup = ps.Conjunction([selectors[i] for i in picked])
+        picked = rng.choice(len(SELECTORS), rng.integers(0, 3), replace=False)
+        subgroup = ps.Conjunction([SELECTORS[i] for i in picked])
         a = with_bounds.calculate_statistics(subgroup, TARGET, frame)
         b = without.calculate_statistics(subgroup, TARGET, frame)
         for field in a._fields:
@@ -98,7 +91,7 @@ def test_the_bound_code_runs_only_with_estimates(measure):
     with_bounds, without = qf_pair(measure, 1.0, 0.0, frame)
     forbid_bounds(with_bounds)
     forbid_bounds(without)
-    subgroup = ps.Conjunction([ps.EqualitySelector("colour", "red")])
+    subgroup = ps.Conjunction([ps.EqualitySelector("a0", "p")])
     without.calculate_statistics(subgroup, TARGET, frame)  # no AssertionError
     with pytest.raises(AssertionError, match="optimistic estimate was computed"):
         with_bounds.calculate_statistics(subgroup, TARGET, frame)

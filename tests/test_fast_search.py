@@ -16,16 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import subroc_ext
-from search_helpers import (
-    TARGET,
-    assert_same_top_k,
-    brute_force_top_k,
-    make_qf,
-    messy,
-    run,
-    synthetic,
-    with_root,
-)
+from search_helpers import TARGET, assert_same_top_k, brute_force_top_k, make_qf, run, with_root
+from synthetic import messy, scored_frame
 from subroc_ext import bitset, bounds, measures
 from subroc_ext.search import FastSearch
 
@@ -50,18 +42,14 @@ def test_pack_unpack_round_trip(values):
     np.testing.assert_array_equal(prefix, [mask[: 64 * w].sum() for w in range(len(words) + 1)])
 
 
-def _qf_of(name, mode, weights):
-    return make_qf(name, mode, weights)
-
-
 @pytest.mark.parametrize("ties", ["none", "some", "heavy"])
 @pytest.mark.parametrize("qf_name", QF_NAMES)
 def test_compiled_kernels_equal_the_quality_function_bit_for_bit(qf_name, ties):
     """Measure, extremes and size-aware bound of random covers: the engine's
     kernels give exactly the floats of the quality function's own path."""
-    data = synthetic(5, n=157, ties=ties)  # not a multiple of 64 rows
+    data = scored_frame(5, 157, attributes=6, ties=ties)  # not a multiple of 64 rows
     for mode in ("worse", "better", "both"):
-        qf = _qf_of(qf_name, mode, (1, 0.3))
+        qf = make_qf(qf_name, mode, (1, 0.3))
         qf.calculate_constant_statistics(data, TARGET)
         dataset = qf.dataset
         rng = np.random.default_rng(0)
@@ -126,12 +114,12 @@ def test_kernels_iterate_the_smaller_class_correctly():
 
 
 def _task_data(seed, ties, index):
-    data = synthetic(seed, n=240, ties=ties)
+    """Search data with a numeric column ``num``; index 'messy' shuffles the
+    rows and gives them string labels."""
+    data = scored_frame(seed, 240, attributes=6, ties=ties, index="range" if index == "messy" else index)
     data["num"] = np.random.default_rng(seed).normal(size=len(data)).round(1)
     if index == "messy":
         data = messy(data).assign(label=lambda f: (f["label"] == "yes").astype(int))
-    elif index == "duplicated":
-        data.index = np.repeat(np.arange(len(data) // 2), 2)
     return data
 
 
@@ -140,11 +128,6 @@ def _selectors(data, negated):
     if negated:  # (pysubgroup 0.9.0 cannot print a negated IntervalSelector)
         selectors += [ps.NegatedSelector(s) for s in selectors if s.attribute_name in ("a0", "a4")]
     return selectors
-
-
-def _qf(name, mode, weights, generalization_aware):
-    qf = make_qf(name, mode, weights)
-    return subroc_ext.GeneralizationAwareQF(qf) if generalization_aware else qf
 
 
 @given(
@@ -170,7 +153,7 @@ def test_fast_search_equals_best_first_search_and_dfs(
     settings_ = {"depth": depth, "min_support": min_support, "k": k}
 
     def qf():
-        return _qf(name, mode, (alpha, beta), generalization_aware)
+        return make_qf(name, mode, (alpha, beta), generalization_aware=generalization_aware)
 
     fast = run(FastSearch(), qf(), data, selectors, **settings_)
     best_first = run(ps.BestFirstSearch(), qf(), data, selectors, **settings_)
@@ -190,11 +173,11 @@ def test_fast_search_equals_brute_force(qf_name, generalization_aware):
     selectors = _selectors(data, negated=False)
     for weights in [(0, 0), (1, 1), (2, 0.3)]:
         fast = run(
-            FastSearch(), _qf(qf_name, "both", weights, generalization_aware), data, selectors,
+            FastSearch(), make_qf(qf_name, "both", weights, generalization_aware=generalization_aware), data, selectors,
             depth=3, min_support=10, k=15,
         )  # fmt: skip
         expected = brute_force_top_k(
-            _qf(qf_name, "both", weights, generalization_aware), data, selectors, depth=3,
+            make_qf(qf_name, "both", weights, generalization_aware=generalization_aware), data, selectors, depth=3,
             min_support=10, k=15, include_root=False,
         )  # fmt: skip
         assert_same_top_k(fast, expected, 15)
@@ -202,7 +185,7 @@ def test_fast_search_equals_brute_force(qf_name, generalization_aware):
 
 def test_tied_qualities_keep_the_top_and_the_cut_off():
     """Heavily tied scores and weights 0: many patterns share the best quality."""
-    data = synthetic(2, n=200, ties="heavy")
+    data = scored_frame(2, 200, attributes=6, ties="heavy")
     selectors = _selectors(data, negated=False)
     fast = run(FastSearch(), make_qf("roc"), data, selectors, depth=3, min_support=2, k=10)
     best_first = run(ps.BestFirstSearch(), make_qf("roc"), data, selectors, depth=3, min_support=2, k=10)
@@ -212,7 +195,7 @@ def test_tied_qualities_keep_the_top_and_the_cut_off():
 
 
 def test_min_quality_is_honoured():
-    data = synthetic(0)
+    data = scored_frame(0, 300, attributes=6)
     selectors = _selectors(data, negated=False)
     for min_quality in (0.0, 0.05):
         settings_ = {"depth": 2, "min_support": 5, "k": 50, "min_quality": min_quality}
@@ -353,7 +336,7 @@ def test_result_is_a_pysubgroup_result_with_our_statistics():
 
 
 def test_progress_bar_on_and_off(capsys):
-    data = synthetic(0)
+    data = scored_frame(0, 300, attributes=6)
     selectors = _selectors(data, negated=False)
     for progress in (False, True):
         search = FastSearch(progress=progress)
@@ -364,7 +347,7 @@ def test_progress_bar_on_and_off(capsys):
 
 
 def test_pruning_skips_work():
-    data = synthetic(0)
+    data = scored_frame(0, 300, attributes=6)
     selectors = _selectors(data, negated=False)
     search = FastSearch()
     run(search, make_qf("roc", "worse", (1, 1)), data, selectors, depth=3, min_support=5, k=5)
@@ -384,7 +367,7 @@ def test_interrupt_propagates_and_closes_the_bar(capsys):
     qf = subroc_ext.SoftClassifierQF(
         subroc_ext.KernelMeasure(kernel, kind="score", name="mean"), "label"
     )
-    data = synthetic(0)
+    data = scored_frame(0, 300, attributes=6)
     with pytest.raises(KeyboardInterrupt):
         run(FastSearch(progress=True), qf, data, _selectors(data, False), depth=2, min_support=1, k=5)
 
@@ -400,7 +383,7 @@ def test_interrupt_propagates_and_closes_the_bar(capsys):
     ],
 )
 def test_unsupported_tasks_are_rejected_by_name(change, message):
-    data = synthetic(0)
+    data = scored_frame(0, 300, attributes=6)
     task = ps.SubgroupDiscoveryTask(
         data, TARGET, _selectors(data, False), make_qf("roc"), result_set_size=5, depth=2,
     )  # fmt: skip

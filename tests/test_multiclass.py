@@ -15,6 +15,7 @@ import pytest
 import subroc_ext
 from multiclass_oracles import random_partition_matrix, subset_auc_mu
 from search_helpers import EVALUATES_ROOT, EXHAUSTIVE
+from synthetic import multiclass_frame
 from subroc_ext.auc_mu import PairProjections, check_partition_matrix
 from subroc_ext.multiclass import sample_class_rows
 
@@ -106,25 +107,6 @@ def test_quality_of_every_subset_matches_oracle():
 # ---------------------------------------------------------------------------
 
 
-def synthetic(seed=0, n=240, n_classes=3):
-    """Categorical attributes and a 3-class model that is wrong where a0 == 'p'."""
-    rng = np.random.default_rng(seed)
-    data = pd.DataFrame({f"a{i}": rng.choice(list("pqrs")[: 2 + i % 3], size=n) for i in range(4)})
-    codes = rng.integers(0, n_classes, n)
-    logits = rng.normal(size=(n, n_classes))
-    logits[np.arange(n), codes] += 1.5
-    wrong = (data["a0"] == "p").to_numpy()
-    logits[wrong] = -logits[wrong]
-    probs = np.exp(np.round(logits, 1))
-    probs /= probs.sum(axis=1, keepdims=True)
-    names = ["low", "mid", "high"][:n_classes]
-    for k, name in enumerate(names):
-        data[f"p_{name}"] = probs[:, k]
-    data["grade"] = np.array(names, dtype=object)[codes]
-    data.index = np.arange(n)[::-1] + 1000
-    return data, {name: f"p_{name}" for name in names}
-
-
 def unpruned(qf):
     """``qf`` with an estimate of +inf: pysubgroup never prunes."""
 
@@ -152,7 +134,7 @@ def top_qualities(algorithm, qf, data, mapping, k=8, depth=2):
 
 @pytest.mark.parametrize("mode, weights", [("worse", (0, 0)), ("worse", (1, 1)), ("both", (0.3, 1)), ("better", (2, 0))])
 def test_every_algorithm_equals_unpruned_search(mode, weights):
-    data, mapping = synthetic()
+    data, mapping = multiclass_frame()
     alpha, beta = weights
 
     def make():
@@ -177,7 +159,7 @@ def test_every_algorithm_equals_unpruned_search(mode, weights):
 def test_fast_search_equals_best_first_search(mode, weights, generalization_aware):
     """subroc_ext.FastSearch runs AUCMuQF (and GA around it) with the same
     result as ps.BestFirstSearch, on any index, at depths 2 and 3."""
-    data, mapping = synthetic(seed=1)
+    data, mapping = multiclass_frame(seed=1)
     alpha, beta = weights
 
     def make():
@@ -200,7 +182,7 @@ def test_fast_search_equals_best_first_search(mode, weights, generalization_awar
 
 
 def test_search_finds_the_planted_subgroup():
-    data, mapping = synthetic()
+    data, mapping = multiclass_frame()
     _, result = top_qualities(ps.BestFirstSearch(), subroc_ext.AUCMuQF("grade", mapping, 1, 1), data, mapping)
     best = result.results[0][1]
     assert str(best) == "a0=='p'"
@@ -214,7 +196,7 @@ def test_search_finds_the_planted_subgroup():
 
 
 def test_generalization_aware_matches_definition_and_search():
-    data, mapping = synthetic(seed=3)
+    data, mapping = multiclass_frame(seed=3)
     target = subroc_ext.MultiClassTarget("grade", mapping)
     qf = subroc_ext.AUCMuQF("grade", mapping, 1, 1)
     ga = subroc_ext.GeneralizationAwareQF(subroc_ext.AUCMuQF("grade", mapping, 1, 1))
@@ -290,7 +272,7 @@ def test_batch_values_equal_one_at_a_time(ties):
 
 
 def test_randomization_test_keeps_every_class_count():
-    data, mapping = synthetic(seed=1, n=400)
+    data, mapping = multiclass_frame(seed=1, n=400)
     search, validation = data.iloc[:200], data.iloc[200:]
     qf = subroc_ext.AUCMuQF("grade", mapping, 1, 1)
     _, result = top_qualities(ps.BestFirstSearch(), qf, search, mapping, k=5)
@@ -334,7 +316,7 @@ def test_randomization_test_keeps_every_class_count():
     ],
 )
 def test_bad_input_is_reported(change, make_qf, error, message):
-    data, mapping = synthetic()
+    data, mapping = multiclass_frame()
     qf = make_qf(mapping) if make_qf else subroc_ext.AUCMuQF("grade", mapping)
     with pytest.raises(error, match=message):
         qf.calculate_constant_statistics(change(data), subroc_ext.MultiClassTarget("grade", mapping))

@@ -7,8 +7,13 @@ neither a missing spec in a fresh virtual environment nor a user-wide spec
 for another Python can get in the way. A first, injected cell checks the
 interpreter; then every cell must run without error and the key outputs
 (tables, plots, checked claims) must be there.
+
+The notebooks (those the test run selects) are executed at the same time,
+each in its own kernel, by one event loop: a kernel computes while the others
+wait, so the slowest notebook, not the sum of all, sets the wall time.
 """
 
+import asyncio
 import json
 import os
 import re
@@ -26,10 +31,8 @@ NAMES = ["01_audit_a_model.ipynb", "02_add_a_measure.ipynb", "03_multiclass_and_
 CELL_TIMEOUT = 120
 
 
-@pytest.fixture(scope="module")
-def kernel_env(tmp_path_factory):
+def kernel_env(jupyter_dir):
     """Environment in which kernel ``python3`` is this interpreter."""
-    jupyter_dir = tmp_path_factory.mktemp("jupyter")
     spec_dir = jupyter_dir / "kernels" / "python3"
     spec_dir.mkdir(parents=True)
     spec = {
@@ -50,23 +53,46 @@ def kernel_env(tmp_path_factory):
     }
 
 
-def run_notebook(name, kernel_env, workdir, monkeypatch):
+async def run_notebook(name, workdir):
     """Execute a notebook (plus an interpreter check up front) and return it."""
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
     check = nbformat.v4.new_code_cell("import sys\nprint(repr(sys.executable), repr(sys.prefix))")
     notebook.cells.insert(0, check)
-    for key, value in kernel_env.items():
-        monkeypatch.setenv(key, value)
     client = NotebookClient(
         notebook,
         kernel_name="python3",
         timeout=CELL_TIMEOUT,
         resources={"metadata": {"path": str(workdir)}},
     )
-    client.execute()
+    await client.async_execute()
     assert outputs_text(notebook.cells[0]).strip() == f"{sys.executable!r} {sys.prefix!r}"
     del notebook.cells[0]
     return notebook
+
+
+@pytest.fixture(scope="module")
+def executed(request, tmp_path_factory):
+    """The notebooks of the selected tests of :func:`test_notebook_runs`, run
+    concurrently: name -> executed notebook (or the exception it raised)."""
+    selected = sorted({
+        item.callspec.params["name"]
+        for item in request.session.items
+        if isinstance(item, pytest.Function)
+        and item.module is request.module
+        and item.originalname == "test_notebook_runs"
+    })  # fmt: skip
+    env = kernel_env(tmp_path_factory.mktemp("jupyter"))
+
+    async def run_all():
+        return await asyncio.gather(
+            *(run_notebook(name, tmp_path_factory.mktemp(name.split("_")[0])) for name in selected),
+            return_exceptions=True,
+        )
+
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in env.items():
+            patch.setenv(key, value)
+        return dict(zip(selected, asyncio.run(run_all())))
 
 
 def outputs_text(cell):
@@ -103,8 +129,7 @@ def test_notebook_is_stored_without_outputs(name):
             assert cell.outputs == [] and cell.execution_count is None, cell.source[:60]
 
 
-def test_audit_a_model(kernel_env, tmp_path, monkeypatch):
-    notebook = run_notebook("01_audit_a_model.ipynb", kernel_env, tmp_path, monkeypatch)
+def check_audit_a_model(notebook):
     text = all_text(notebook)
     assert "ROC AUC of the model on the search split: 0.9" in text
     # the basic, full, comparison, pysubgroup and randomization-test tables
@@ -114,8 +139,7 @@ def test_audit_a_model(kernel_env, tmp_path, monkeypatch):
     assert mime_count(notebook, "image/png") >= 1  # the ROC curves
 
 
-def test_add_a_measure(kernel_env, tmp_path, monkeypatch):
-    notebook = run_notebook("02_add_a_measure.ipynb", kernel_env, tmp_path, monkeypatch)
+def check_add_a_measure(notebook):
     text = all_text(notebook)
     # pruned and unpruned searches agree for every valid bound; a wrong one is caught
     # by brute force (its search may or may not miss subgroups, depending on the model)
@@ -127,8 +151,7 @@ def test_add_a_measure(kernel_env, tmp_path, monkeypatch):
     assert mime_count(notebook, "text/html") >= 3
 
 
-def test_multiclass_and_diagnostics(kernel_env, tmp_path, monkeypatch):
-    notebook = run_notebook("03_multiclass_and_diagnostics.ipynb", kernel_env, tmp_path, monkeypatch)
+def check_multiclass_and_diagnostics(notebook):
     text = all_text(notebook)
     assert "AUC_mu of the model on the search split: 0." in text
     for column in ("auc_mu_validation", "bpsn_auc_search", "background", "sens_spec_drift"):
@@ -136,3 +159,23 @@ def test_multiclass_and_diagnostics(kernel_env, tmp_path, monkeypatch):
     # the multi-class, binary, cross-AUC and diagnostics tables; the two plots
     assert mime_count(notebook, "text/html") >= 4
     assert mime_count(notebook, "image/png") >= 2
+
+
+#: What each notebook must show once it has run.
+CHECKS = {
+    "01_audit_a_model.ipynb": check_audit_a_model,
+    "02_add_a_measure.ipynb": check_add_a_measure,
+    "03_multiclass_and_diagnostics.ipynb": check_multiclass_and_diagnostics,
+}
+
+
+def test_every_notebook_is_checked():
+    assert sorted(CHECKS) == sorted(NAMES) == sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebook_runs(executed, name):
+    notebook = executed[name]
+    if isinstance(notebook, BaseException):
+        raise notebook
+    CHECKS[name](notebook)

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from search_helpers import SCORES, TARGET, make_qf, make_task, synthetic
+from search_helpers import SCORES, TARGET, make_qf, make_task
+from synthetic import scored_frame
 
 import subroc_ext
 from subroc_ext.parallel_search import (
@@ -47,10 +48,8 @@ from subroc_ext.search import SearchProblem
 def test_parts_merged_equal_the_single_process_search(
     seed, score, weights, generalization_aware, depth, min_support, k, ties, n_parts, pilot
 ):
-    data = synthetic(seed, n=200, ties=ties)
-    qf = make_qf(score, weights=weights)
-    if generalization_aware:
-        qf = subroc_ext.GeneralizationAwareQF(qf)
+    data = scored_frame(seed, 200, attributes=6, ties=ties)
+    qf = make_qf(score, weights=weights, generalization_aware=generalization_aware)
     task = make_task(data, qf, depth, min_support, k)
     problem = SearchProblem.from_task(task)
     single = problem.run()
@@ -91,7 +90,7 @@ def patterns_below(space, prefix, extra):
 
 
 def test_subtrees_count_their_patterns_and_cover_each_once():
-    data = synthetic(3, n=300)
+    data = scored_frame(3, 300, attributes=6)
     problem = SearchProblem.from_task(make_task(data, make_qf("roc"), depth=4, min_support=1, k=5))
     space = problem.space
     prefixes, costs = problem.subtrees()
@@ -143,7 +142,7 @@ def test_split_subtrees_is_a_balanced_partition(costs, n_parts):
 
 
 def test_plan_parts_splits_the_largest_subtrees():
-    data = synthetic(4, n=400)
+    data = scored_frame(4, 400, attributes=6)
     problem = SearchProblem.from_task(make_task(data, make_qf("roc"), depth=3, min_support=1, k=5))
     prefixes, costs = problem.subtrees()
     assert plan_parts(problem, 1) == [(sorted(prefixes), pytest.approx(costs.sum()))]
@@ -169,10 +168,10 @@ def test_kth_best_and_top_k():
 
 @pytest.mark.parametrize("call", [
     lambda: subroc_ext.FastSearch(client=object()).execute(
-        make_task(synthetic(0, n=100), make_qf("roc"), 2, 1, 3)),
-    lambda: subroc_ext.randomization_test([], synthetic(0, n=100), make_qf("roc"), target=TARGET,
+        make_task(scored_frame(0, 100, attributes=6), make_qf("roc"), 2, 1, 3)),
+    lambda: subroc_ext.randomization_test([], scored_frame(0, 100, attributes=6), make_qf("roc"), target=TARGET,
                                           client=object()),
-    lambda: subroc_ext.find_subgroups(synthetic(0, n=200), label="label", score="score",
+    lambda: subroc_ext.find_subgroups(scored_frame(0, 200, attributes=6), label="label", score="score",
                                       n_jobs=2, progress=False),
 ])  # fmt: skip
 def test_without_dask_client_and_n_jobs_name_the_extra(monkeypatch, call):
@@ -185,7 +184,7 @@ def test_without_dask_client_and_n_jobs_name_the_extra(monkeypatch, call):
 def test_without_dask_the_command_line_names_the_extra(monkeypatch, tmp_path, capsys, option):
     from subroc_ext.cli import main
 
-    synthetic(0, n=200).to_csv(tmp_path / "data.csv", index=False)
+    scored_frame(0, 200, attributes=6).to_csv(tmp_path / "data.csv", index=False)
     monkeypatch.setitem(sys.modules, "distributed", None)
     arguments = ["run", str(tmp_path / "data.csv"), "--label", "label", "--score", "score",
                  "--quiet", "--out", str(tmp_path / "out"), *option]  # fmt: skip

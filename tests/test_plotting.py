@@ -14,6 +14,7 @@ from subroc_ext import (
     plot_roc_curves,
     pr_auc_score,
 )
+from synthetic import scored_frame
 
 plt = pytest.importorskip("matplotlib.pyplot")
 
@@ -26,25 +27,14 @@ def close_figures():
 
 @pytest.fixture
 def data():
-    """Tied scores and a shuffled, non-default index (covers must go by position)."""
-    rng = np.random.default_rng(7)
-    n = 400
-    frame = pd.DataFrame(
-        {
-            "colour": rng.choice(["red", "green", "blue"], n),
-            "size": rng.integers(0, 10, n),
-            "y": rng.choice(["pos", "neg"], n, p=[0.4, 0.6]),
-        },
-        index=rng.permutation(n) * 3 + 1000,
-    )
-    frame["p"] = np.round(0.3 * (frame["y"] == "pos") + rng.random(n), 1)
-    return frame
+    """Tied scores, labels 'pos'/'neg' and a permuted index (covers must go by position)."""
+    return scored_frame(7, n=400, ties="some", labels=("pos", "neg"), index="permuted")
 
 
 SUBGROUPS = [
-    ps.Conjunction([ps.EqualitySelector("colour", "red")]),
-    ps.Conjunction([ps.IntervalSelector("size", 5, 10)]),
-    ps.Conjunction([ps.EqualitySelector("colour", "blue"), ps.IntervalSelector("size", 0, 5)]),
+    ps.Conjunction([ps.EqualitySelector("region", "east")]),
+    ps.Conjunction([ps.IntervalSelector("age", 40, 60)]),
+    ps.Conjunction([ps.EqualitySelector("region", "north"), ps.IntervalSelector("age", 18, 40)]),
 ]
 
 

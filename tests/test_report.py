@@ -2,23 +2,17 @@
 
 import base64
 
-import numpy as np
 import pandas as pd
 import pytest
 
-from subroc_ext import find_subgroups, report, write_report
-from synthetic import scored_frame
+from subroc_ext import report, write_report
 
 pytest.importorskip("matplotlib")
 
 
-@pytest.fixture(scope="module")
-def analysis():
-    search, validation = scored_frame(0, n=1500), scored_frame(1, n=1500)
-    validation.index = np.arange(len(validation))[::-1] * 2  # any index works
-    table = find_subgroups(search, label="y", score="p", validation=validation, n_samples=200,
-                           result_set_size=10, random_state=0, progress=False)  # fmt: skip
-    return table, validation
+@pytest.fixture
+def analysis(audit_analysis):
+    return audit_analysis.table, audit_analysis.validation
 
 
 def test_files(analysis, tmp_path):

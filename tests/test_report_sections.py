@@ -3,19 +3,15 @@
 import numpy as np
 import pytest
 
-from subroc_ext import cross_auc, find_subgroups, write_report
+from subroc_ext import cross_auc, write_report
 from subroc_ext.report_sections import cross_auc_section
-from synthetic import scored_frame
 
 pytest.importorskip("matplotlib")
 
 
-@pytest.fixture(scope="module")
-def analysis():
-    search, validation = scored_frame(0, n=1200), scored_frame(1, n=1200)
-    table = find_subgroups(search, label="y", score="p", validation=validation, n_samples=100,
-                           result_set_size=6, random_state=0, progress=False)  # fmt: skip
-    return table, validation
+@pytest.fixture
+def analysis(audit_analysis):
+    return audit_analysis.table, audit_analysis.validation
 
 
 def test_section_shows_the_top_subgroups(analysis):
@@ -41,10 +37,8 @@ def test_report_includes_section_and_bias_columns(analysis, tmp_path):
     assert np.isfinite(first["bnsp_auc_validation"])
 
 
-def test_diagnostics_section_with_the_search_split(tmp_path):
-    search, validation = scored_frame(0, n=1200), scored_frame(1, n=1200)
-    table = find_subgroups(search, label="y", score="p", validation=validation, n_samples=50,
-                           result_set_size=4, random_state=0, progress=False)  # fmt: skip
+def test_diagnostics_section_with_the_search_split(audit_analysis, tmp_path):
+    search, validation, table = audit_analysis.search, audit_analysis.validation, audit_analysis.table
     page = write_report(table, validation, tmp_path, label="y", score="p", top=3,
                         search=search).html.read_text()  # fmt: skip
     assert "Will it hold on new data? (top 3 subgroups)" in page
