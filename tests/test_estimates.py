@@ -17,6 +17,7 @@ import pytest
 from sklearn import metrics
 
 import subroc_ext
+from search_helpers import make_qf
 
 TOL = 1e-9
 N_DATASETS = 40
@@ -27,22 +28,6 @@ KINDS = {"roc_auc": "score", "pr_auc": "score", "arl": "loss", "attribution_mean
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 # (negative label, positive label): positive label 0, strings, bool, {-1, 1}
 ENCODINGS = [(0, 1), (1, 0), ("ham", "spam"), ("yes", "no"), (False, True), (-1, 1)]
-
-
-def make_qf(name, positive_label, alpha, beta, mode):
-    """The built-in quality function of measure ``name``."""
-    weights = {"subgroup_class_balance_weight": beta, "subgroup_size_weight": alpha}
-    if name == "roc_auc":
-        qf = subroc_ext.ROCAUCQF("label", positive_label_value=positive_label, mode=mode, **weights)
-    else:
-        qf_class = {
-            "pr_auc": subroc_ext.PRAUCQF,
-            "arl": subroc_ext.ARLQF,
-            "attribution_mean": subroc_ext.AttributionMeanQF,
-        }[name]
-        qf = qf_class("label", positive_label, mode=mode, **weights)
-    assert (qf.size_weight, qf.balance_weight, qf.mode) == (alpha, beta, mode)
-    return qf
 
 
 def oracle_quality(values, positives, negatives, reference, kind, mode, alpha, beta):
@@ -131,7 +116,7 @@ def case(oracle, seed, n_covers=COVERS_PER_DATASET, max_cover=12):
 
 def prepared_qf(name, test_case, alpha, beta, mode):
     """A quality function prepared on the case's data."""
-    qf = make_qf(name, test_case.positive_label, alpha, beta, mode)
+    qf = make_qf(name, mode, (alpha, beta), test_case.positive_label)
     qf.calculate_constant_statistics(test_case.data, TARGET)
     assert qf.dataset_value == pytest.approx(test_case.reference[name], abs=1e-12)
     return qf
@@ -248,7 +233,7 @@ def test_subset_quality_against_sklearn(name, mode):
         )
         reference = sklearn_measure(name, is_positive, scores, attributions)
         for alpha, beta in WEIGHTS:
-            qf = make_qf(name, "pos", alpha, beta, mode)
+            qf = make_qf(name, mode, (alpha, beta), "pos")
             qf.calculate_constant_statistics(data, TARGET)
             for _ in range(6):
                 subset = rng.random(size) < rng.uniform(0.2, 0.9)
@@ -339,7 +324,7 @@ def test_estimate_ignores_the_order_of_tied_rows(oracle, name, alpha, beta):
             qf = prepared_qf(name, test_case, alpha, beta, mode)
             permutation = rng.permutation(len(test_case.data))
             shuffled = test_case.data.iloc[permutation]
-            shuffled_qf = make_qf(name, test_case.positive_label, alpha, beta, mode)
+            shuffled_qf = make_qf(name, mode, (alpha, beta), test_case.positive_label)
             shuffled_qf.calculate_constant_statistics(shuffled, TARGET)
             for mask, _, _ in test_case.covers:
                 expected = statistics(qf, mask).optimistic_estimate
