@@ -25,6 +25,7 @@ from search_helpers import make_qf, needs_pysubgroup_qfs
 from subroc_ext import measures
 from subroc_ext.datasets import load_adult, load_german_credit
 from subroc_ext.modelling import fit_and_score, split_parts
+from subroc_ext.quality import SubgroupStatistics
 
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 MODES = ("worse", "better", "both")
@@ -36,11 +37,10 @@ QF_NAMES = ("roc", "pr", "arl", "attribution")
 
 
 def statistics_table(qf, data, subgroups, target=TARGET):
-    """The statistics of each subgroup as rows of a float array."""
+    """The statistics of each subgroup: one row per subgroup, one float column per field."""
     qf.calculate_constant_statistics(data, target)
-    return np.array(
-        [tuple(qf.calculate_statistics(sg, target, data)) for sg in subgroups], dtype=float
-    )
+    rows = [qf.calculate_statistics(sg, target, data) for sg in subgroups]
+    return pd.DataFrame(rows, columns=SubgroupStatistics._fields, dtype=float)
 
 
 def qualities(qf, data, subgroups, target=TARGET):
@@ -350,7 +350,7 @@ def test_any_index_gives_the_same_statistics(tied, invariance_subgroups, qf_name
     other = INDEX_VARIANTS[variant](tied)
     for mode, weights in SETTINGS:
         expected = statistics_table(make_qf(qf_name, mode, weights), tied, invariance_subgroups)
-        assert np.isfinite(expected[:, 6]).sum() > 0.5 * len(invariance_subgroups)
+        assert np.isfinite(expected["quality"]).sum() > 0.5 * len(invariance_subgroups)
         found = statistics_table(make_qf(qf_name, mode, weights), other, invariance_subgroups)
         np.testing.assert_allclose(found, expected, rtol=1e-9, atol=1e-12, equal_nan=True)
 
@@ -406,9 +406,9 @@ def test_any_label_encoding_gives_the_same_statistics(
             found_flipped, expected_flipped, rtol=1e-9, atol=1e-12, equal_nan=True
         )
         if mode != "both":  # (flipping ROC AUC's classes negates q, so |q| stays)
-            # quality (column 6) and optimistic estimate (column 9) really change
-            for column in (6, 9):
-                assert not np.allclose(found_flipped[:, column], found[:, column], equal_nan=True)
+            # the quality and the optimistic estimate really change
+            for column in ("quality", "optimistic_estimate"):
+                assert not np.allclose(found_flipped[column], found[column], equal_nan=True)
 
 
 def test_boolean_labels_work_with_the_default_positive_label(tied, invariance_subgroups):
@@ -785,11 +785,11 @@ def test_sklearn_kernel_measure_equals_the_built_in_roc_auc(messy_german):
         built_in = make_qf("roc", mode, weights, positive="bad")
         custom_table = statistics_table(custom, messy_german, subgroups)
         built_in_table = statistics_table(built_in, messy_german, subgroups)
-        # size, counts, measure, raw quality, weight, quality: equal
-        np.testing.assert_allclose(custom_table[:, :7], built_in_table[:, :7], rtol=1e-9,
+        equal = ["size_sg", "positives_count", "negatives_count", "measure", "raw_quality", "weight", "quality"]
+        np.testing.assert_allclose(custom_table[equal], built_in_table[equal], rtol=1e-9,
                                    atol=1e-12, equal_nan=True)  # fmt: skip
         # the trivial extremes 0 and 1 give looser (but valid) bounds
-        assert np.all(custom_table[:, 9] >= built_in_table[:, 9] - 1e-12)
+        assert np.all(custom_table["optimistic_estimate"] >= built_in_table["optimistic_estimate"] - 1e-12)
 
 
 # ---------------------------------------------------------------------------
@@ -831,8 +831,8 @@ def test_optimistic_estimate_bounds_the_quality_of_every_subset(qf_name, mode):
             else:
                 qf = make_qf(qf_name, mode, weights)
             qf.calculate_constant_statistics(data, TARGET)
-            table = np.array([tuple(qf.calculate_statistics(c, TARGET, data)) for c in covers])
-            quality, estimate = table[:, 6], table[:, 9]
+            table = statistics_table(qf, data, covers)
+            quality, estimate = table["quality"].to_numpy(), table["optimistic_estimate"].to_numpy()
             assert not np.isnan(estimate).any()
             best = quality.copy()  # best[m] = max quality over subsets of m
             for bit in range(n):
@@ -880,7 +880,7 @@ def test_our_target_and_pysubgroups_give_the_same_statistics(german):
     assert list(ours.get_target_columns(german).columns) == ["label", "score"]
     subgroups = selector_subgroups(german, 5, seed=4)[:10]
     expected = statistics_table(subroc_ext.ROCAUCQF("label", 1, 1), german, subgroups, ours)
-    assert np.isfinite(expected).any()
+    assert np.isfinite(expected.to_numpy()).any()
     if not hasattr(ps, "SoftClassifierTarget"):
         pytest.skip("pysubgroup 0.8 has no SoftClassifierTarget of its own")
     theirs = ps.SoftClassifierTarget("label", "score")
