@@ -6,6 +6,9 @@ from the definitions in SPEC.md (pairwise counting, one precision-recall point
 per threshold), and use nothing from :mod:`subroc_ext`.
 * ``audit_analysis``: one ``find_subgroups`` analysis with a validation split,
   shared by the report tests.
+
+Hooks: the notebooks of test_notebooks.py start in the background as soon as
+the tests are collected, and the session waits for them at its end.
 """
 
 import types
@@ -14,6 +17,21 @@ import numpy as np
 import pytest
 
 from synthetic import scored_frame
+
+
+def _notebook_modules(session):
+    return {item.module for item in session.items
+            if isinstance(item, pytest.Function) and hasattr(item.module, "start_notebooks")}  # fmt: skip
+
+
+def pytest_collection_finish(session):
+    for module in _notebook_modules(session):
+        module.start_notebooks(session.items)
+
+
+def pytest_sessionfinish(session):
+    for module in _notebook_modules(session):
+        module.finish_notebooks()
 
 
 def all_subsets(size):

@@ -1,12 +1,13 @@
 """Tests of benchmarks/bench_search.py: its smoke mode runs, its check bites.
 
 The benchmark itself is a script, not a timed test; here it only has to run
-end to end on a tiny problem and report that all results agree.
+end to end on a tiny problem and report that all results agree. The smoke
+runs call the script's ``main(argv)`` in this process (what its ``__main__``
+guard calls, minus an interpreter start); bench_engine.py still runs each
+search as a ``python bench_engine.py --run-case`` subprocess, its entry point.
 """
 
 import importlib.util
-import subprocess
-import sys
 from importlib.metadata import version
 from pathlib import Path
 
@@ -18,30 +19,33 @@ from subroc_ext.steps import SearchResult
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_search.py"
 
 
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_search", SCRIPT)
+def load(script):
+    """A benchmark script, imported (it is not a package module)."""
+    spec = importlib.util.spec_from_file_location(script.stem, script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-def smoke_run(script, tmp_path):
-    """Run a benchmark script's smoke mode; check it agrees; return its markdown
-    table's lines and what it printed."""
+@pytest.fixture(scope="module")
+def bench():
+    return load(SCRIPT)
+
+
+def smoke_run(module, tmp_path, capsys):
+    """Run a benchmark script's smoke mode (its ``main``, in this process);
+    check it agrees; return its markdown table's lines and what it printed."""
     markdown = tmp_path / "table.md"
-    process = subprocess.run(
-        [sys.executable, str(script), "--smoke", "--markdown", str(markdown)],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert process.returncode == 0, process.stdout + process.stderr
-    assert "agreement check: OK" in process.stdout
-    assert "RESULTS DIFFER" not in process.stdout + process.stderr
-    return markdown.read_text().splitlines(), process.stdout
+    status = module.main(["--smoke", "--markdown", str(markdown)])
+    printed = capsys.readouterr()
+    assert status == 0, printed.out + printed.err
+    assert "agreement check: OK" in printed.out
+    assert "RESULTS DIFFER" not in printed.out + printed.err
+    return markdown.read_text().splitlines(), printed.out
 
 
-def test_smoke_run_agrees(tmp_path):
-    table, stdout = smoke_run(SCRIPT, tmp_path)
+def test_smoke_run_agrees(bench, tmp_path, capsys):
+    table, stdout = smoke_run(bench, tmp_path, capsys)
     assert table[0].startswith("| measure | depth |")
     assert len(table) == 2 + 6  # header, rule, 3 measures x depths 1 and 2
     if hasattr(ps, "ROCAUCQF"):
@@ -114,17 +118,15 @@ def test_check_reports_differences_loudly(bench, capsys):
 ENGINE_SCRIPT = SCRIPT.with_name("bench_engine.py")
 
 
-def test_engine_benchmark_smoke_run_agrees(tmp_path):
+def test_engine_benchmark_smoke_run_agrees(tmp_path, capsys):
     """bench_engine.py: FastSearch and BestFirstSearch, each in its own process."""
-    table, _ = smoke_run(ENGINE_SCRIPT, tmp_path)
+    table, _ = smoke_run(load(ENGINE_SCRIPT), tmp_path, capsys)
     assert "FastSearch" in table[3] and "BestFirstSearch" in table[2]
     assert table[3].endswith("| yes |")
 
 
 def test_engine_benchmark_comparison_bites():
-    spec = importlib.util.spec_from_file_location("bench_engine", ENGINE_SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load(ENGINE_SCRIPT)
     top = [(3.0, ["a"]), (2.0, ["b"]), (1.0, ["c"]), (1.0, ["d"])]
     assert module.same_top_k(top, [(3.0, ["a"]), (2.0, ["b"]), (1.0, ["d"]), (1.0, ["c"])])
     assert module.same_top_k(top, [(3.0, ["a"]), (2.0, ["b"]), (1.0, ["c"]), (1.0, ["e"])])

@@ -1,19 +1,23 @@
-"""Smoke runs of every experiment script (``experiments/``), as subprocesses.
+"""Smoke runs of every experiment script (``experiments/``).
 
 Each script runs with ``--smoke`` (a few hundred rows, depth 1-2, few
 randomization samples, no Census: no network) with its default output
 directory, which for a smoke run is a new temporary directory (here inside
-pytest's ``tmp_path``, through ``TMPDIR``); the test checks the exit status,
-the expected output files, and that no file of the repository was created,
-changed or deleted. Without xgboost
+pytest's ``tmp_path``, through ``TMPDIR`` and ``tempfile.tempdir``); the test
+checks the exit status, the expected output files, and that no file of the
+repository was created, changed or deleted. The scripts run in this process
+(their ``main(argv)``: no interpreter start and no imports per script); the
+``python -m experiments.<script>`` entry point is exercised by ``run_all``,
+which starts each script as a subprocess. Without xgboost
 the scripts fall back to scikit-learn's HistGradientBoostingClassifier, so
 these tests need only the test extra.
 """
 
+import importlib
 import json
 import os
-import subprocess
 import sys
+import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
@@ -65,19 +69,32 @@ def repository_unchanged():
     assert not changed, f"a smoke run wrote into the repository: {changed[:20]}"
 
 
-def run(module, tmp_path, *extra):
-    """Run ``experiments.<module> --smoke`` with temporary files under ``tmp_path``;
-    return its output directory (the one temporary directory it created) and
-    what it printed."""
-    env = dict(os.environ, MPLBACKEND="Agg", TMPDIR=str(tmp_path))
-    process = subprocess.run(
-        [sys.executable, "-m", f"experiments.{module}", "--smoke", *extra],
-        cwd=ROOT, capture_output=True, text=True, env=env, timeout=300, check=False,
-    )  # fmt: skip
-    assert process.returncode == 0, f"{module} failed:\n{process.stdout[-3000:]}\n{process.stderr[-3000:]}"
+def run(module, tmp_path, monkeypatch, capsys, *extra):
+    """Run ``experiments.<module> --smoke`` in this process, with temporary
+    files under ``tmp_path``; return its output directory (the one temporary
+    directory it created) and what it printed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    monkeypatch.syspath_prepend(str(ROOT))
+    monkeypatch.chdir(ROOT)  # as ``python -m`` from the checkout
+    monkeypatch.setenv("MPLBACKEND", "Agg")  # for the subprocesses of run_all
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    common = importlib.import_module("experiments.common")
+    monkeypatch.setattr(common, "_PREPARED", {})  # no model shared with an earlier run
+    script = importlib.import_module(f"experiments.{module}")
+    try:
+        status = script.main(["--smoke", *extra])
+    finally:
+        plt.close("all")
+    stdout = capsys.readouterr().out
+    assert not status, f"{module} failed:\n{stdout[-3000:]}"
     (out,) = tmp_path.glob("subroc-ext-smoke-*")
-    assert str(out) in process.stdout  # the run says where its outputs are
-    return out, process.stdout
+    assert str(out) in stdout  # the run says where its outputs are
+    return out, stdout
 
 
 #: pysubgroup 0.8 (Python >= 3.13) has no quality functions of its own to time.
@@ -86,8 +103,8 @@ PYSUBGROUP_FILES = {"table2_pysubgroup.csv", "table2_pysubgroup.md"}
 
 
 @pytest.mark.parametrize("module", sorted(EXPECTED))
-def test_script_smoke(module, tmp_path, repository_unchanged):
-    out, stdout = run(module, tmp_path)
+def test_script_smoke(module, tmp_path, monkeypatch, capsys, repository_unchanged):
+    out, stdout = run(module, tmp_path, monkeypatch, capsys)
     expected = EXPECTED[module]
     if module == "table2_runtimes" and not PYSUBGROUP_HAS_QFS:
         assert f"pysubgroup {version('pysubgroup')} has no ROCAUCQF" in stdout
@@ -124,9 +141,10 @@ def test_model_falls_back_without_xgboost(monkeypatch):
     assert common.model_kind("gaussian_nb") == "gaussian_nb"
 
 
-def test_run_all_smoke_only(tmp_path, repository_unchanged):
-    """run_all --smoke runs the selected scripts into a temporary directory and records their status."""
-    out, _ = run("run_all", tmp_path, "--only", "figure3_skew")
+def test_run_all_smoke_only(tmp_path, monkeypatch, capsys, repository_unchanged):
+    """run_all --smoke runs the selected scripts (as ``python -m experiments.<script>``
+    subprocesses) into a temporary directory and records their status."""
+    out, _ = run("run_all", tmp_path, monkeypatch, capsys, "--only", "figure3_skew")
     summary = json.loads((out / "run_all.json").read_text())
     assert [s["script"] for s in summary["scripts"]] == ["figure3_skew"]
     assert summary["scripts"][0]["status"] == 0
@@ -134,14 +152,17 @@ def test_run_all_smoke_only(tmp_path, repository_unchanged):
     assert (out / "figure3_skew.png").exists()
 
 
-def test_smoke_refuses_the_committed_results():
+def test_smoke_refuses_the_committed_results(monkeypatch):
     """An explicit --out inside experiments/results/ is refused in smoke mode, before any work."""
-    process = subprocess.run(
-        [sys.executable, "-m", "experiments.figure3_skew", "--smoke", "--out", "experiments/results/smoke"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert process.returncode != 0
-    assert "committed results" in process.stderr
+    monkeypatch.syspath_prepend(str(ROOT))
+    monkeypatch.chdir(ROOT)  # the relative --out below is the committed results' directory
+    from experiments import figure3_skew
+
+    monkeypatch.setattr(figure3_skew, "compute", lambda st: pytest.fail("the run started"))
+    # SystemExit with a message: ``python -m`` prints it to stderr and exits with status 1
+    with pytest.raises(SystemExit, match="committed results") as refused:
+        figure3_skew.main(["--smoke", "--out", "experiments/results/smoke"])
+    assert refused.value.code not in (0, None)
     assert not (ROOT / "experiments" / "results" / "smoke").exists()
 
 

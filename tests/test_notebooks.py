@@ -10,14 +10,23 @@ interpreter; then every cell must run without error and the key outputs
 
 The notebooks (those the test run selects) are executed at the same time,
 each in its own kernel, by one event loop: a kernel computes while the others
-wait, so the slowest notebook, not the sum of all, sets the wall time.
+wait, so the slowest notebook, not the sum of all, sets the wall time. That
+loop runs in a background thread started as soon as the tests are collected
+(``pytest_collection_finish`` in conftest.py calls :func:`start_notebooks`):
+the kernels, separate processes, compute while the tests before these run,
+and :func:`executed` only collects what they did. The kernels' environment
+is set while they start (before any test runs) and then restored.
 """
 
 import asyncio
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 import nbformat
@@ -53,8 +62,9 @@ def kernel_env(jupyter_dir):
     }
 
 
-async def run_notebook(name, workdir):
-    """Execute a notebook (plus an interpreter check up front) and return it."""
+async def run_notebook(name, workdir, started):
+    """Execute a notebook (plus an interpreter check up front) and return it;
+    ``started()`` is called once its kernel is ready (or it failed before)."""
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
     check = nbformat.v4.new_code_cell("import sys\nprint(repr(sys.executable), repr(sys.prefix))")
     notebook.cells.insert(0, check)
@@ -63,36 +73,101 @@ async def run_notebook(name, workdir):
         kernel_name="python3",
         timeout=CELL_TIMEOUT,
         resources={"metadata": {"path": str(workdir)}},
+        on_notebook_start=lambda notebook: started(),
     )
-    await client.async_execute()
+    try:
+        await client.async_execute()
+    finally:
+        started()  # (a second call does nothing)
     assert outputs_text(notebook.cells[0]).strip() == f"{sys.executable!r} {sys.prefix!r}"
     del notebook.cells[0]
     return notebook
 
 
-@pytest.fixture(scope="module")
-def executed(request, tmp_path_factory):
-    """The notebooks of the selected tests of :func:`test_notebook_runs`, run
-    concurrently: name -> executed notebook (or the exception it raised)."""
-    selected = sorted({
+def selected_notebooks(items):
+    """The notebooks of the selected tests of :func:`test_notebook_runs`."""
+    return sorted({
         item.callspec.params["name"]
-        for item in request.session.items
+        for item in items
         if isinstance(item, pytest.Function)
-        and item.module is request.module
+        and item.module.__name__ == __name__
         and item.originalname == "test_notebook_runs"
     })  # fmt: skip
-    env = kernel_env(tmp_path_factory.mktemp("jupyter"))
+
+
+#: name -> executed notebook (or the exception it raised), once the
+#: background run has finished; None before :func:`start_notebooks`.
+_RUN = None
+#: The background run's temporary directory (kernel spec, working directories).
+_ROOT = None
+
+
+def start_notebooks(items):
+    """Start the notebooks of the selected tests in a background thread (once).
+
+    Returns when every kernel is ready (or has failed to start), so the
+    environment they need is set only while no test runs."""
+    global _RUN, _ROOT
+    if _RUN is not None:
+        return
+    _RUN = Future()
+    names = selected_notebooks(items)
+    if not names:
+        _RUN.set_result({})
+        return
+    root = _ROOT = Path(tempfile.mkdtemp(prefix="subroc-ext-notebooks-"))
+    env = kernel_env(root / "jupyter")
+    ready = threading.Semaphore(0)
+
+    def once():
+        done = threading.Event()
+
+        def started():
+            if not done.is_set():
+                done.set()
+                ready.release()
+
+        return started
 
     async def run_all():
         return await asyncio.gather(
-            *(run_notebook(name, tmp_path_factory.mktemp(name.split("_")[0])) for name in selected),
+            *(run_notebook(name, root / name.split("_")[0], once()) for name in names),
             return_exceptions=True,
         )
 
+    def run():
+        try:
+            _RUN.set_result(dict(zip(names, asyncio.run(run_all()))))
+        except BaseException as error:  # noqa: BLE001 (reported by the tests)
+            _RUN.set_result({name: error for name in names})
+            for _ in names:
+                ready.release()
+
+    for name in names:
+        (root / name.split("_")[0]).mkdir()
     with pytest.MonkeyPatch.context() as patch:
         for key, value in env.items():
             patch.setenv(key, value)
-        return dict(zip(selected, asyncio.run(run_all())))
+        threading.Thread(target=run, name="notebooks", daemon=True).start()
+        for _ in names:
+            ready.acquire()
+
+
+def finish_notebooks():
+    """Wait for the background run (its kernels shut down); see conftest.py."""
+    if _RUN is not None:
+        _RUN.result()
+    if _ROOT is not None:
+        shutil.rmtree(_ROOT, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def executed(request):
+    """The notebooks of the selected tests of :func:`test_notebook_runs`, run
+    concurrently in the background: name -> executed notebook (or the
+    exception it raised)."""
+    start_notebooks(request.session.items)  # (if conftest.py has not already)
+    return _RUN.result()
 
 
 def outputs_text(cell):

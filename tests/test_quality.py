@@ -342,14 +342,34 @@ INDEX_VARIANTS = {
 SETTINGS = [("worse", (0, 0)), ("both", (1, 1)), ("better", (1, 0.3))]
 
 
+@pytest.fixture(scope="module")
+def reference_tables(tied, invariance_subgroups):
+    """``statistics_table`` of each measure and setting on ``tied`` (0/1 labels,
+    positive 1) and on its flipped labels: the expected values of the index and
+    label-encoding tests, computed once for the module rather than once per
+    variant. Keyed by ``(qf_name, mode, weights, flipped)``; each call gets a copy."""
+    cache = {}
+
+    def table(qf_name, mode, weights, flipped=False):
+        key = (qf_name, mode, weights, flipped)
+        if key not in cache:
+            data = tied.assign(label=1 - tied["label"].to_numpy()) if flipped else tied
+            cache[key] = statistics_table(make_qf(qf_name, mode, weights), data, invariance_subgroups)
+        return cache[key].copy()
+
+    return table
+
+
 @pytest.mark.parametrize("variant", INDEX_VARIANTS)
 @pytest.mark.parametrize("qf_name", QF_NAMES)
-def test_any_index_gives_the_same_statistics(tied, invariance_subgroups, qf_name, variant):
+def test_any_index_gives_the_same_statistics(
+    tied, invariance_subgroups, reference_tables, qf_name, variant
+):
     """Qualities, measures and optimistic estimates do not depend on the
     index, nor on the order of the rows (of tied rows, too)."""
     other = INDEX_VARIANTS[variant](tied)
     for mode, weights in SETTINGS:
-        expected = statistics_table(make_qf(qf_name, mode, weights), tied, invariance_subgroups)
+        expected = reference_tables(qf_name, mode, weights)
         assert np.isfinite(expected["quality"]).sum() > 0.5 * len(invariance_subgroups)
         found = statistics_table(make_qf(qf_name, mode, weights), other, invariance_subgroups)
         np.testing.assert_allclose(found, expected, rtol=1e-9, atol=1e-12, equal_nan=True)
@@ -380,7 +400,7 @@ LABEL_ENCODINGS = {
 @pytest.mark.parametrize("encoding", LABEL_ENCODINGS)
 @pytest.mark.parametrize("qf_name", QF_NAMES)
 def test_any_label_encoding_gives_the_same_statistics(
-    tied, invariance_subgroups, qf_name, encoding
+    tied, invariance_subgroups, reference_tables, qf_name, encoding
 ):
     """Statistics with the encoded labels equal those with 0/1 labels; and
     naming the other value positive gives those of the flipped labels, so the
@@ -388,17 +408,14 @@ def test_any_label_encoding_gives_the_same_statistics(
     encode, positive, negative = LABEL_ENCODINGS[encoding]
     y = tied["label"].to_numpy()
     encoded = tied.assign(label=encode(y))
-    flipped = tied.assign(label=1 - y)
     for mode, weights in SETTINGS:
-        expected = statistics_table(make_qf(qf_name, mode, weights), tied, invariance_subgroups)
+        expected = reference_tables(qf_name, mode, weights)
         found = statistics_table(
             make_qf(qf_name, mode, weights, positive=positive), encoded, invariance_subgroups
         )
         np.testing.assert_allclose(found, expected, rtol=1e-9, atol=1e-12, equal_nan=True)
 
-        expected_flipped = statistics_table(
-            make_qf(qf_name, mode, weights), flipped, invariance_subgroups
-        )
+        expected_flipped = reference_tables(qf_name, mode, weights, flipped=True)
         found_flipped = statistics_table(
             make_qf(qf_name, mode, weights, positive=negative), encoded, invariance_subgroups
         )
