@@ -8,9 +8,12 @@ per threshold), and use nothing from :mod:`subroc_ext`.
   shared by the report tests.
 
 Hooks: the notebooks of test_notebooks.py start in the background as soon as
-the tests are collected, and the session waits for them at its end.
+the tests are collected (in one process; with pytest-xdist workers, when the
+worker running test_notebooks.py needs them), and the session waits for them
+at its end.
 """
 
+import os
 import types
 
 import numpy as np
@@ -25,6 +28,10 @@ def _notebook_modules(session):
 
 
 def pytest_collection_finish(session):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # every pytest-xdist worker collects every test: the worker that runs
+        # test_notebooks.py starts the notebooks from its fixture instead
+        return
     for module in _notebook_modules(session):
         module.start_notebooks(session.items)
 
