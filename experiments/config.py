@@ -69,7 +69,9 @@ DATASETS = {
     # Census's search split has 49,881 rows and 445 selectors. With
     # pysubgroup's BestFirstSearch depth 4 takes 8 minutes a search, so run
     # Table 1 on Census with --search fast (subroc_ext.FastSearch: 30-40 s).
-    # Table 2 at depth 2 only (unpruned depth 3 would take hours). See RESULTS.md.
+    # Table 2: depth 2 only with BestFirstSearch (unpruned depth 3 would take
+    # hours); with --search fast --runtime-depths 3 4 the paper's depths run in
+    # about an hour (3 repetitions). See RESULTS.md.
     "census_kdd": DatasetConfig(
         "census_kdd", "income", "-50000", ignore=("instance_weight",), depth=4,
         runtime_depths=(2,),
