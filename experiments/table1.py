@@ -61,7 +61,8 @@ def summarize(outcome, setting, st):
     }
 
 
-def _pair(ours, paper, digits=2):
+def ours_and_paper(ours, paper, digits=2):
+    """``ours (paper)`` for a table cell; just ``ours`` where ``paper`` is None."""
     text = common._format(ours, digits) if not isinstance(ours, str) else ours
     if paper is None:
         return text
@@ -89,16 +90,16 @@ def versus_paper(summary):
             {
                 "dataset": dataset,
                 "measure": config.MEASURE_NAMES[measure],
-                "cover b": _pair(b.mean_cover, p("cover", 0)),
-                "cover f": _pair(f.mean_cover, p("cover", 1)),
-                "NCR b": _pair(b.mean_ncr, p("ncr", 0)),
-                "NCR f": _pair(f.mean_ncr, p("ncr", 1)),
-                "IoU b": _pair(b.mean_iou, p("iou", 0)),
-                "IoU f": _pair(f.mean_iou, p("iou", 1)),
-                "exc. b": _pair(b.mean_exceptionality_search, p("exceptionality", 0)),
-                "exc. f": _pair(f.mean_exceptionality_search, p("exceptionality", 1)),
-                "signif. b": _pair(b.significant, p("significant", 0)),
-                "signif. f": _pair(f.significant, p("significant", 1)),
+                "cover b": ours_and_paper(b.mean_cover, p("cover", 0)),
+                "cover f": ours_and_paper(f.mean_cover, p("cover", 1)),
+                "NCR b": ours_and_paper(b.mean_ncr, p("ncr", 0)),
+                "NCR f": ours_and_paper(f.mean_ncr, p("ncr", 1)),
+                "IoU b": ours_and_paper(b.mean_iou, p("iou", 0)),
+                "IoU f": ours_and_paper(f.mean_iou, p("iou", 1)),
+                "exc. b": ours_and_paper(b.mean_exceptionality_search, p("exceptionality", 0)),
+                "exc. f": ours_and_paper(f.mean_exceptionality_search, p("exceptionality", 1)),
+                "signif. b": ours_and_paper(b.significant, p("significant", 0)),
+                "signif. f": ours_and_paper(f.significant, p("significant", 1)),
             }
         )
     return pd.DataFrame(rows)

@@ -23,32 +23,26 @@ if __package__ in (None, ""):
 import pandas as pd
 
 from experiments import common, config, datasets
-from experiments.table1 import summarize
+from experiments.table1 import ours_and_paper, summarize
 
 SETTING = "basic_tested"
-
-
-def _pair(ours, paper, digits=2):
-    text = ours if isinstance(ours, str) else common._format(ours, digits)
-    if paper is None:
-        return f"{text} (-)"
-    return f"{text} ({paper if isinstance(paper, str) else common._format(float(paper), digits)})"
 
 
 def versus_paper(summary):
     """Ours (paper) per statistic, one row per dataset and measure."""
     rows = []
     for _, ours in summary.iterrows():
-        paper = config.PAPER_TABLE5.get((ours.dataset, ours.measure), (None,) * 5)
+        paper = ["-" if value is None else value  # the paper reports nothing there
+                 for value in config.PAPER_TABLE5.get((ours.dataset, ours.measure), (None,) * 5)]  # fmt: skip
         rows.append(
             {
                 "dataset": ours.dataset,
                 "measure": config.MEASURE_NAMES[ours.measure],
-                "exceptionality": _pair(ours.mean_exceptionality_search, paper[0]),
-                "IoU": _pair(ours.mean_iou, paper[1]),
-                "cover": _pair(ours.mean_cover, paper[2], digits=1),
-                "NCR": _pair(ours.mean_ncr, paper[3]),
-                "reported/significant/found": _pair(ours.significant, paper[4]),
+                "exceptionality": ours_and_paper(ours.mean_exceptionality_search, paper[0]),
+                "IoU": ours_and_paper(ours.mean_iou, paper[1]),
+                "cover": ours_and_paper(ours.mean_cover, paper[2], digits=1),
+                "NCR": ours_and_paper(ours.mean_ncr, paper[3]),
+                "reported/significant/found": ours_and_paper(ours.significant, paper[4]),
                 "exceptionality (evaluation)": common._format(ours.mean_exceptionality_evaluation, 2),
             }
         )
