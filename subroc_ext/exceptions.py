@@ -1,6 +1,6 @@
 """Warnings of subroc-ext, as classes users can filter."""
 
-__all__ = ["UndefinedMeasureWarning"]
+__all__ = ["LowPowerWarning", "UndefinedMeasureWarning"]
 
 
 class UndefinedMeasureWarning(UserWarning):
@@ -21,4 +21,14 @@ class UndefinedMeasureWarning(UserWarning):
     Traceback (most recent call last):
     ...
     subroc_ext.exceptions.UndefinedMeasureWarning: ROC AUC is undefined: ... holds only one class; returning NaN
+    """
+
+
+class LowPowerWarning(UserWarning):
+    """The randomization test's settings cannot make any subgroup significant.
+
+    Its smallest p-value is ``1 / (1 + n_samples)``; after correcting for
+    many tests it can still be above ``alpha`` (see
+    :func:`subroc_ext.significance.smallest_corrected_p_value`). The message
+    names the setting that fixes it.
     """

@@ -3,9 +3,15 @@
 Each pattern is re-evaluated on held-out (validation) data, and its raw
 relative quality ``q`` (the test statistic) is compared with that of random
 subsets of the validation data with the same size and the same number of
-negatives. The empirical p-value ``(1 + #{q_b >= q}) / (1 + B)`` is valid at
-any number of samples ``B`` and never 0. All p-values are then corrected
-together (Benjamini-Yekutieli by default).
+negatives. With a fixed number of samples ``B`` the empirical p-value
+``(1 + #{q_b >= q}) / (1 + B)`` is valid and never 0. By default
+(``n_samples='adaptive'``) the null values are drawn in rounds and each
+pattern stops as soon as its corrected decision is known
+(:mod:`subroc_ext.sequential`: Besag-Clifford p-values, valid too). All
+p-values are then corrected together (Benjamini-Yekutieli by default).
+Before drawing, :func:`smallest_corrected_p_value` checks that the settings
+can make a pattern significant at all and warns (:class:`LowPowerWarning`)
+if not.
 
 The null distribution depends only on ``(size, negatives)``; it is cached by
 that key and drawn by :func:`subroc_ext.null_sampling.null_values` (compiled
@@ -22,6 +28,10 @@ References
    Statistical Applications in Genetics and Molecular Biology 9(1), 2010.
 """
 
+import contextlib
+import math
+import warnings
+
 import numpy as np
 import pandas as pd
 import pysubgroup as ps
@@ -29,11 +39,24 @@ from statsmodels.stats.multitest import multipletests, multitest_alias
 
 from ._progress import progress_bar
 from .cluster import check_client, require_distributed, share
+from .exceptions import LowPowerWarning
 from .null_sampling import null_values
 from .quality import SoftClassifierQF
+from .sequential import SequentialPValues
 from .subsets import sample_subsets  # public here since 0.1
 
-__all__ = ["base_seed", "check_test_settings", "null_rng", "randomization_test", "sample_subsets"]
+__all__ = [
+    "base_seed",
+    "check_test_settings",
+    "null_rng",
+    "randomization_test",
+    "sample_subsets",
+    "smallest_corrected_p_value",
+]
+
+#: Null values per key in the first round of the adaptive test; each later
+#: round doubles the key's total.
+FIRST_ROUND = 128
 
 def base_seed(random_state):
     """The seed from which every null distribution's generator is derived.
@@ -62,7 +85,7 @@ def base_seed(random_state):
     )
 
 
-def null_rng(seed, key):
+def null_rng(seed, key, batch=None):
     """The generator of the null distribution of ``key``, derived from ``seed``
     (see :func:`base_seed`).
 
@@ -70,16 +93,22 @@ def null_rng(seed, key):
     the count of every class for an AUCMuQF. Each distribution has its own
     stream (``numpy.random.SeedSequence`` of ``(seed, *key)``), so a p-value
     does not depend on which other subgroups are tested, in which order, or
-    on which worker of a cluster.
+    on which worker of a cluster. The adaptive test draws round ``batch`` of
+    a key from that sequence's child number ``batch``
+    (``SeedSequence.spawn``), so its values do not depend on the rounds
+    either.
     """
-    return np.random.default_rng(np.random.SeedSequence([seed, *(int(n) for n in key)]))
+    sequence = np.random.SeedSequence([seed, *(int(n) for n in key)])
+    if batch is not None:
+        sequence = np.random.SeedSequence(sequence.entropy, spawn_key=(int(batch),))
+    return np.random.default_rng(sequence)
 
 
-def _null_distribution(qf, whole, key, n_samples, seed, batch_elements):
+def _null_distribution(qf, whole, key, n_samples, seed, batch_elements, batch=None):
     """Raw qualities of ``n_samples`` random subsets with the class counts of
     ``key``: ``(size, negatives)`` of the cover ``whole``, or (``whole`` is
-    None) the class counts of an AUCMuQF."""
-    rng = null_rng(seed, key)
+    None) the class counts of an AUCMuQF; from :func:`null_rng` of ``batch``."""
+    rng = null_rng(seed, key, batch)
     if whole is None:
         return qf.null_raw_qualities(key, n_samples, rng, batch_elements=batch_elements)
     size, negatives = key
@@ -90,46 +119,165 @@ def _null_distribution(qf, whole, key, n_samples, seed, batch_elements):
     return qf.raw_quality(np.asarray(values, dtype=float))
 
 
-def _shared_null_distribution(shared, key, n_samples, seed, batch_elements):
+def _shared_null_distribution(shared, key, n_samples, seed, batch_elements, batch):
     """:func:`_null_distribution` on a worker, from the shared ``(qf, whole)``."""
     qf, whole = shared
-    return _null_distribution(qf, whole, key, n_samples, seed, batch_elements)
+    return _null_distribution(qf, whole, key, n_samples, seed, batch_elements, batch)
 
 
-def _null_distributions(qf, dataset, keys, n_samples, seed, batch_elements, client, progress):
-    """The null distribution of each key, here or on the workers of ``client``."""
+@contextlib.contextmanager
+def _shared_data(client, qf, whole):
+    """``(qf, whole)`` sent to every worker of ``client`` once (None without one)."""
+    if client is None:
+        yield None
+        return
+    require_distributed("client")
+    shared = share(client, (qf, whole))
+    try:
+        yield shared
+    finally:
+        client.cancel(shared)
+
+
+def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, progress, batch=None):
+    """The null values of each key of ``draws`` (``{key: number of values}``),
+    here or on the workers of ``client``."""
     if client is None:
         return {
-            key: _null_distribution(qf, dataset, key, n_samples, seed, batch_elements)
-            for key in progress_bar(keys, enabled=progress, desc="testing")
+            key: _null_distribution(qf, whole, key, n, seed, batch_elements, batch)
+            for key, n in progress_bar(draws.items(), enabled=progress, desc="testing")
         }
     distributed = require_distributed("client")
-    shared = share(client, (qf, dataset))
     futures = {
-        client.submit(_shared_null_distribution, shared, key, n_samples, seed, batch_elements,
+        client.submit(_shared_null_distribution, shared, key, n, seed, batch_elements, batch,
                       pure=False): key
-        for key in keys
+        for key, n in draws.items()
     }  # fmt: skip
     nulls = {}
     try:
         done = distributed.as_completed(futures)
-        for future in progress_bar(done, enabled=progress, desc="testing", total=len(keys)):
+        for future in progress_bar(done, enabled=progress, desc="testing", total=len(draws)):
             nulls[futures[future]] = future.result()
     finally:
         client.cancel(list(futures))
-        client.cancel(shared)
     return nulls
 
 
-def check_test_settings(n_samples, method, alpha):
+def _round_sizes(max_samples):
+    """Values per key in each round of the adaptive test: the totals double
+    from :data:`FIRST_ROUND` up to ``max_samples``."""
+    sizes, total = [], 0
+    while total < max_samples:
+        sizes.append(min(max_samples, max(FIRST_ROUND, 2 * total)) - total)
+        total += sizes[-1]
+    return sizes
+
+
+def _fixed_p_values(draw, keys, statistics, tolerances, n_samples):
+    """``(1 + #{null >= statistic}) / (1 + n_samples)`` of each pattern."""
+    nulls = draw({key: n_samples for key in dict.fromkeys(keys)}, None)
+    extreme = [
+        np.count_nonzero(nulls[key] >= statistic - tolerance)
+        for key, statistic, tolerance in zip(keys, statistics, tolerances)
+    ]  # fmt: skip
+    return (1 + np.array(extreme, dtype=float)) / (1 + n_samples), np.full(len(keys), n_samples)
+
+
+def _adaptive_p_values(draw, keys, statistics, tolerances, max_samples, exceedances, method, alpha,
+                       untestable):  # fmt: skip
+    """Sequential p-values (:class:`~subroc_ext.sequential.SequentialPValues`)
+    drawn in rounds; a key is drawn while one of its patterns is undecided."""
+    state = SequentialPValues(len(keys), exceedances=exceedances, max_samples=max_samples)
+    patterns_of = {}
+    for pattern, key in enumerate(keys):
+        patterns_of.setdefault(key, []).append(pattern)
+    stopped = np.zeros(len(keys), dtype=bool)
+    for batch, size in enumerate(_round_sizes(max_samples)):
+        active = [key for key, patterns in patterns_of.items() if not stopped[patterns].all()]
+        if not active:
+            break
+        nulls = draw({key: size for key in active}, batch)
+        for key in active:
+            for pattern in patterns_of[key]:
+                if not stopped[pattern]:
+                    state.add(pattern, nulls[key] >= statistics[pattern] - tolerances[pattern])
+        stopped |= state.decided(method, alpha, untestable=untestable)
+    return state.p_values(), state.drawn
+
+
+def smallest_corrected_p_value(n_tests, n_samples, method):
+    """The smallest corrected p-value a randomization test can give.
+
+    The smallest p-value of a test with at most ``n_samples`` null values is
+    ``1 / (1 + n_samples)``; the smallest corrected one is that of a lone
+    pattern at this value among ``n_tests - 1`` with p = 1. With the
+    Benjamini-Yekutieli correction it is ``n_tests * H(n_tests) / (1 +
+    n_samples)`` (``H`` the harmonic number), so ``n_samples >= n_tests *
+    H(n_tests) / alpha - 1`` is needed for any pattern to be significant.
+
+    Parameters
+    ----------
+    n_tests : int
+        Patterns tested together.
+    n_samples : int
+        Null values per pattern at most (``max_samples`` of the adaptive test).
+    method : str
+        A ``statsmodels.stats.multitest.multipletests`` method.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(smallest_corrected_p_value(100, 10_000, "fdr_by"), 4)
+    0.0519
+    >>> round(smallest_corrected_p_value(100, 1_000_000, "fdr_by"), 6)
+    0.000519
+    """
+    if n_tests < 1:
+        return np.nan
+    p_values = np.ones(n_tests)
+    p_values[0] = 1 / (1 + n_samples)
+    return float(multipletests(p_values, method=method)[1][0])
+
+
+def _check_power(n_tests, n_samples, adaptive, method, alpha):
+    """Warn in one line (:class:`LowPowerWarning`) when no pattern can be significant."""
+    smallest = smallest_corrected_p_value(n_tests, n_samples, method)
+    if not smallest > alpha:
+        return
+    needed = math.ceil(smallest * (1 + n_samples) / alpha) - 1  # exact for linear corrections
+    while smallest_corrected_p_value(n_tests, needed, method) > alpha:
+        needed += max(1, needed // 100)
+    setting = "max_samples" if adaptive else "n_samples"
+    fix = f"max_samples >= {needed:,}" if adaptive else f"n_samples='adaptive' or n_samples >= {needed:,}"
+    warnings.warn(
+        f"no subgroup can be significant: with {n_tests} tests and {setting}={n_samples:,} the "
+        f"smallest {method}-corrected p-value is {smallest:.3g} > alpha={alpha}; use {fix}, or "
+        "test fewer subgroups",
+        LowPowerWarning,
+        stacklevel=3,
+    )
+
+
+def _is_count(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
+
+
+def check_test_settings(n_samples, method, alpha, max_samples=1_000_000, exceedances=10):
     """Raise ``ValueError`` unless the randomization test's settings are usable."""
     if method not in multitest_alias:  # statsmodels' own table of names and aliases
         raise ValueError(
             f"method must be one of statsmodels' multipletests methods "
             f"{sorted(multitest_alias)}, got {method!r}"
         )
-    if not (isinstance(n_samples, (int, np.integer)) and n_samples >= 1):
-        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+    if not (_is_count(n_samples) or (isinstance(n_samples, str) and n_samples == "adaptive")):
+        raise ValueError(f"n_samples must be 'adaptive' or a positive integer, got {n_samples!r}")
+    if not _is_count(max_samples):
+        raise ValueError(f"max_samples must be a positive integer, got {max_samples!r}")
+    if not _is_count(exceedances):
+        raise ValueError(f"exceedances must be a positive integer, got {exceedances!r}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
 
@@ -155,7 +303,9 @@ def randomization_test(
     qf,
     *,
     target=None,
-    n_samples=10_000,
+    n_samples="adaptive",
+    max_samples=1_000_000,
+    exceedances=10,
     method="fdr_by",
     alpha=0.05,
     random_state=None,
@@ -178,13 +328,27 @@ def randomization_test(
     target : subroc_ext.SoftClassifierTarget, optional
         Label and prediction columns; taken from ``subgroups.task`` when it
         is a pysubgroup result.
-    n_samples : int, default=10_000
-        Random subsets per distinct ``(size, negatives)``.
+    n_samples : 'adaptive' or int, default='adaptive'
+        ``'adaptive'``: random subsets are drawn in rounds (128 per
+        ``(size, negatives)``, then doubling the total) and each pattern
+        stops once its corrected decision is known or ``exceedances`` null
+        values reached its statistic (:mod:`subroc_ext.sequential`), at most
+        ``max_samples``. An int: that many random subsets per distinct
+        ``(size, negatives)`` and ``p = (1 + #{q_b >= q}) / (1 + n_samples)``,
+        as before 0.3 (whose default was 10,000).
+    max_samples : int, default=1_000_000
+        The cap of the adaptive test: its smallest p-value is
+        ``1 / (1 + max_samples)``.
+    exceedances : int, default=10
+        ``h`` of the Besag-Clifford p-value ``h / L`` of the adaptive test.
     method : str, default='fdr_by'
         Multiple-testing correction, any method of
-        ``statsmodels.stats.multitest.multipletests``.
+        ``statsmodels.stats.multitest.multipletests``. The adaptive test
+        needs a monotone one (all step-up and step-down methods are).
     alpha : float, default=0.05
-        Family-wise error rate or false discovery rate.
+        Family-wise error rate or false discovery rate. A
+        :class:`~subroc_ext.LowPowerWarning` says when the settings cannot
+        reach it (:func:`smallest_corrected_p_value`).
     random_state : int or numpy.random.Generator, optional
         Seed for reproducible p-values. The null distribution of each
         ``(size, negatives)`` (each tuple of class counts for an AUCMuQF) is
@@ -206,9 +370,13 @@ def randomization_test(
         One row per subgroup, in input order: ``subgroup`` (description),
         ``size``, ``positives``, ``negatives`` (for an AUCMuQF one
         ``count_<class>`` column per class instead), ``measure`` (on ``data``),
-        ``statistic``, ``p_value``, ``p_value_corrected``, ``significant``
-        and ``testable`` (False where the measure is undefined on the
-        subgroup's validation cover; such rows get p = 1).
+        ``statistic``, ``p_value``, ``p_value_corrected``, ``significant``,
+        ``testable`` (False where the measure is undefined on the
+        subgroup's validation cover; such rows get p = 1) and
+        ``null_samples`` (the random subsets the p-value counted; 0 where
+        untestable). ``table.attrs['null_samples_drawn']`` is the number of
+        random subsets drawn in all (a distribution serves every pattern of
+        its ``(size, negatives)``).
 
     Examples
     --------
@@ -220,7 +388,7 @@ def randomization_test(
         raise TypeError(
             f"qf must be a subroc_ext SoftClassifierQF or AUCMuQF, got {type(qf).__name__}"
         )
-    check_test_settings(n_samples, method, alpha)
+    check_test_settings(n_samples, method, alpha, max_samples, exceedances)
     descriptions, target = _descriptions_iv(subgroups, target)
     if len(data) == 0:
         raise ValueError("the validation data is empty")
@@ -240,42 +408,62 @@ def randomization_test(
             return {"positives": stats.positives_count, "negatives": stats.negatives_count}
 
     statistics = [qf.calculate_statistics(d, target, data) for d in descriptions]
-    testable = [bool(np.isfinite(stats.raw_quality)) for stats in statistics]
-    keys = list(dict.fromkeys(null_key(stats) for stats, ok in zip(statistics, testable) if ok))
-    nulls = _null_distributions(qf, whole, keys, n_samples, seed, batch_elements, client, progress)
-    records = []
-    for description, stats, ok in zip(descriptions, statistics, testable):
-        p_value = 1.0
-        if ok:
-            # Null values equal to the statistic count as extreme; they may
-            # differ from it in the last bits (sums in another order), by
-            # much less than this relative to the measure's magnitude.
-            scale = max(abs(stats.measure), abs(qf.dataset_value))
-            tolerance = 100 * np.finfo(float).eps * scale
-            null = nulls[null_key(stats)]
-            extreme = np.count_nonzero(null >= stats.raw_quality - tolerance)
-            p_value = (1 + extreme) / (1 + n_samples)
-        records.append(
-            {
-                "subgroup": description,
-                "size": stats.size_sg,
-                **count_record(stats),
-                "measure": stats.measure,
-                "statistic": stats.raw_quality,
-                "p_value": p_value,
-                "testable": ok,
-            }
-        )
+    testable = np.array([bool(np.isfinite(stats.raw_quality)) for stats in statistics], dtype=bool)
+    tested = [stats for stats, ok in zip(statistics, testable) if ok]
+    keys = [null_key(stats) for stats in tested]
+    values = np.array([stats.raw_quality for stats in tested], dtype=float)
+    # Null values equal to the statistic count as extreme; they may differ
+    # from it in the last bits (sums in another order), by much less than
+    # this relative to the measure's magnitude.
+    tolerances = np.array(
+        [100 * np.finfo(float).eps * max(abs(s.measure), abs(qf.dataset_value)) for s in tested]
+    )
+    adaptive = isinstance(n_samples, str)
+    _check_power(len(descriptions), max_samples if adaptive else n_samples, adaptive, method, alpha)
+    drawn = {}
+
+    with _shared_data(client, qf, whole) as shared:
+
+        def draw(sizes, batch):
+            for key, n in sizes.items():
+                drawn[key] = drawn.get(key, 0) + n
+            return _null_distributions(
+                qf, whole, sizes, seed, batch_elements, client, shared, progress, batch
+            )
+
+        if adaptive:
+            p_tested, used = _adaptive_p_values(
+                draw, keys, values, tolerances, max_samples, exceedances, method, alpha,
+                untestable=int((~testable).sum()),
+            )  # fmt: skip
+        else:
+            p_tested, used = _fixed_p_values(draw, keys, values, tolerances, n_samples)
+    p_values = np.ones(len(descriptions))
+    p_values[testable] = p_tested
+    null_samples = np.zeros(len(descriptions), dtype=np.int64)
+    null_samples[testable] = used
+    records = [
+        {
+            "subgroup": description,
+            "size": stats.size_sg,
+            **count_record(stats),
+            "measure": stats.measure,
+            "statistic": stats.raw_quality,
+        }
+        for description, stats in zip(descriptions, statistics)
+    ]
     counts = list(count_record(qf.calculate_statistics(slice(None), target, data)))
     table = pd.DataFrame.from_records(
-        records,
-        columns=["subgroup", "size", *counts, "measure", "statistic", "p_value", "testable"],
+        records, columns=["subgroup", "size", *counts, "measure", "statistic"]
     )
+    table["p_value"] = p_values
     if len(table):
-        rejected, corrected, _, _ = multipletests(table["p_value"], alpha=alpha, method=method)
+        rejected, corrected, _, _ = multipletests(p_values, alpha=alpha, method=method)
     else:
         rejected, corrected = np.zeros(0, dtype=bool), np.zeros(0)
-    after_p = table.columns.get_loc("p_value") + 1
-    table.insert(after_p, "p_value_corrected", corrected)
-    table.insert(after_p + 1, "significant", rejected & table["testable"].to_numpy())
+    table["p_value_corrected"] = corrected
+    table["significant"] = rejected & testable
+    table["testable"] = testable
+    table["null_samples"] = null_samples
+    table.attrs["null_samples_drawn"] = int(sum(drawn.values()))
     return table

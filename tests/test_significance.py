@@ -141,7 +141,7 @@ def test_corrected_p_values_are_statsmodels(method):
     np.testing.assert_array_equal(table["significant"], rejected)
     assert list(table.columns) == [
         "subgroup", "size", "positives", "negatives", "measure", "statistic", "p_value",
-        "p_value_corrected", "significant", "testable",
+        "p_value_corrected", "significant", "testable", "null_samples",
     ]  # fmt: skip
 
 
@@ -167,8 +167,11 @@ def test_untestable_patterns_get_p_one():
         ({"method": "fdr_xx"}, "method must be one of"),
         ({"alpha": 0.0}, "alpha must be in"),
         ({"alpha": 1.5}, "alpha must be in"),
-        ({"n_samples": 0}, "n_samples must be a positive integer"),
-        ({"n_samples": 10.5}, "n_samples must be a positive integer"),
+        ({"n_samples": 0}, "n_samples must be 'adaptive' or a positive integer"),
+        ({"n_samples": 10.5}, "n_samples must be 'adaptive' or a positive integer"),
+        ({"n_samples": "auto"}, "n_samples must be 'adaptive' or a positive integer"),
+        ({"max_samples": 0}, "max_samples must be a positive integer"),
+        ({"exceedances": 2.5}, "exceedances must be a positive integer"),
     ],
 )
 def test_bad_arguments_raise(kwargs, message):
