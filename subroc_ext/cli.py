@@ -97,6 +97,10 @@ def _number(convert, kind, check):
 
 
 _positive_int = _number(int, "a positive integer", lambda v: v >= 1)
+_samples = _number(
+    lambda text: text if text == "adaptive" else int(text), "'adaptive' or a positive integer",
+    lambda v: v == "adaptive" or v >= 1,
+)
 _weight = _number(float, "a finite number >= 0", lambda v: math.isfinite(v) and v >= 0)
 _fraction = _number(float, "a fraction strictly between 0 and 1", lambda v: 0 < v < 1)
 _overlap = _number(float, "a Jaccard index between 0 and 1", lambda v: 0 <= v <= 1)
@@ -117,9 +121,15 @@ def _column_list(text):
     return columns
 
 
+_SAMPLES_HELP = (
+    "random subsets per significance test: 'adaptive' draws until each subgroup's decision is "
+    "known (up to 1,000,000), a number draws that many (the paper used 10,000)"
+)
+
+
 def _common_arguments(parser, samples_help):
     """Options shared by ``demo`` and ``run``."""
-    parser.add_argument("--samples", type=_positive_int, metavar="N", help=samples_help)
+    parser.add_argument("--samples", type=_samples, metavar="N", help=samples_help)
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="seed of the data split(s) and the randomization test")  # fmt: skip
     parser.add_argument("--quiet", action="store_true",
@@ -138,9 +148,8 @@ def _parser():
     )  # fmt: skip
     demo.add_argument("--out", default="subroc-ext-demo", metavar="DIR",
                       help="directory for the report")  # fmt: skip
-    _common_arguments(demo, "random subsets per significance test (10,000 as in the "
-                            "paper; fewer make the demo faster)")  # fmt: skip
-    demo.set_defaults(handler=_demo, samples=10_000)
+    _common_arguments(demo, _SAMPLES_HELP)
+    demo.set_defaults(handler=_demo, samples="adaptive")
 
     run = commands.add_parser(
         "run", help="find and test subgroups in your own scored data",
@@ -207,9 +216,8 @@ def _parser():
     cluster.add_argument("--jobs", type=_positive_int, metavar="N",
                          help="run on N local worker processes (a Dask LocalCluster; needs "
                               f"{INSTALL})")  # fmt: skip
-    _common_arguments(run, "random subsets per significance test (as in the paper; "
-                           "fewer run faster but limit the smallest p-value)")  # fmt: skip
-    run.set_defaults(handler=_run, samples=10_000)
+    _common_arguments(run, _SAMPLES_HELP)
+    run.set_defaults(handler=_run, samples="adaptive")
     return parser
 
 
@@ -305,11 +313,21 @@ def _fail(error):
     return 2
 
 
+def _bound(value):
+    return "-" if pd.isna(value) else f"{value:.3f}"
+
+
 def _format_results(table, measure, shown=_PRINTED):
     """The top ``shown`` rows of a ``find_subgroups`` table as aligned text."""
     columns = ["description", "size_search", "ncr_search", f"{measure}_search",
-               f"{measure}_validation", "p_value_corrected", "significant"]  # fmt: skip
+               f"{measure}_validation", "delta", "p_value_corrected", "significant"]  # fmt: skip
     top = table[[c for c in columns if c in table.columns]].head(shown)
+    if "delta" in top.columns:  # the effect with its simultaneous interval, in one column
+        top = top.assign(delta=[
+            "-" if pd.isna(delta) else
+            f"{delta:.3f} [{_bound(low)}, {_bound(high)}]"
+            for delta, low, high in table[["delta", "delta_ci_low", "delta_ci_high"]].head(shown).to_numpy()
+        ])  # fmt: skip
     top.index = range(1, len(top) + 1)
     width = max([len("description"), *map(len, top["description"])])
 
@@ -325,6 +343,7 @@ def _format_results(table, measure, shown=_PRINTED):
             f"{measure}_validation": number(".3f"),
             "p_value_corrected": number(".2g"),
             "significant": lambda flag: "yes" if flag else "no",
+            "delta": str,
         },
         justify="left",
     )
@@ -356,10 +375,25 @@ def _print_results(table, measure, n_search, n_validation, runtime):
     )
     print(
         f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
-        f"({attrs['method']}-corrected p <= {attrs['alpha']}, {attrs['n_samples']:,} "
-        "random subsets per test)."
+        f"({attrs['method']}-corrected p <= {attrs['alpha']}, {_samples_text(attrs)})."
     )
+    if len(table) and "delta" in table.columns:
+        print(
+            f"delta: the {measure} on the subgroup's validation rows minus on all of them, "
+            f"positive = {attrs['mode']}; [{1 - attrs['alpha']:.0%} intervals, simultaneous "
+            "over all rows]"
+        )
     print(f"Runtime: {runtime:.1f} s.")
+
+
+def _samples_text(attrs):
+    """How many random subsets the test drew, for the summary line."""
+    if attrs["n_samples"] == "adaptive":
+        return (
+            f"adaptive: {attrs.get('null_samples_drawn', 0):,} random subsets drawn in all, "
+            f"at most {attrs['max_samples']:,} per test"
+        )
+    return f"{attrs['n_samples']:,} random subsets per test"
 
 
 def _check_out(out):

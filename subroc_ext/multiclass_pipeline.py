@@ -63,7 +63,8 @@ def find_multiclass_subgroups(
     nbins=5,
     ignore=(),
     result_set_size=100,
-    n_samples=10_000,
+    n_samples="adaptive",
+    max_samples=1_000_000,
     method="fdr_by",
     alpha=0.05,
     random_state=None,
@@ -92,8 +93,9 @@ def find_multiclass_subgroups(
     generalization_aware : bool, default=True
     depth, min_support, nbins, ignore, result_set_size
         Search settings, as in :func:`subroc_ext.find_subgroups`.
-    n_samples, method, alpha
-        Randomization test settings; the null subsets keep every class count.
+    n_samples, max_samples, method, alpha
+        Randomization test settings, as in :func:`subroc_ext.find_subgroups`;
+        the null subsets keep every class count.
     random_state : int, optional
     progress : bool, default=True
 
@@ -119,7 +121,7 @@ def find_multiclass_subgroups(
     check_mode(mode)
     check_weights(size_weight, balance_weight)
     check_partition_matrix(partition_matrix, len(target.score_columns), list(target.score_columns))
-    check_test_settings(n_samples, method, alpha)
+    check_test_settings(n_samples, method, alpha, max_samples)
     if not (isinstance(depth, (int, np.integer)) and depth >= 1):
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
     if not (isinstance(result_set_size, (int, np.integer)) and result_set_size >= 1):
@@ -142,8 +144,8 @@ def find_multiclass_subgroups(
     )  # fmt: skip
     subgroups = found.subgroups
     tested = steps.test(
-        subgroups, held_out, statistic_qf, target, n_samples=n_samples, method=method,
-        alpha=alpha, random_state=random_state, progress=progress,
+        subgroups, held_out, statistic_qf, target, n_samples=n_samples, max_samples=max_samples,
+        method=method, alpha=alpha, random_state=random_state, progress=progress,
     )  # fmt: skip
     describer = make_qf(0, 0)
     table = pd.concat(
@@ -166,7 +168,8 @@ def find_multiclass_subgroups(
         measure="auc_mu", mode=mode, label=label, score_columns=dict(target.score_columns),
         size_weight=size_weight, balance_weight=balance_weight,
         generalization_aware=generalization_aware, depth=depth, min_support=min_support,
-        n_samples=n_samples, method=method, alpha=alpha,
+        n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
+        null_samples_drawn=tested.attrs.get("null_samples_drawn", 0),
         dataset_values={
             "auc_mu_search": describer.dataset_value,
             "auc_mu_validation": statistic_qf.dataset_value,

@@ -183,7 +183,8 @@ def find_subgroups(
     result_set_size=100,
     collapse_identical=True,
     max_overlap=None,
-    n_samples=10_000,
+    n_samples="adaptive",
+    max_samples=1_000_000,
     method="fdr_by",
     alpha=0.05,
     random_state=None,
@@ -238,8 +239,13 @@ def find_subgroups(
         Keep a diverse set: drop each pattern whose cover on the search split
         has a Jaccard index above ``max_overlap`` (in [0, 1]) with a
         better-ranked kept one, before the test (fewer tests, more power).
-    n_samples : int, default=10_000
-        Random subsets per null distribution.
+    n_samples : 'adaptive' or int, default='adaptive'
+        Random subsets per null distribution: drawn until each pattern's
+        corrected decision is known (at most ``max_samples``), or this many
+        (the default before 0.3 was 10,000); see
+        :func:`~subroc_ext.randomization_test`.
+    max_samples : int, default=1_000_000
+        The cap of the adaptive test.
     method : str, default='fdr_by'
         Multiple-testing correction (statsmodels ``multipletests``).
     alpha : float, default=0.05
@@ -274,7 +280,13 @@ def find_subgroups(
         DeLong 95 % confidence interval, see
         :func:`~subroc_ext.roc_auc_confidence_interval`), ``statistic`` (the
         test statistic on the validation split), ``p_value``,
-        ``p_value_corrected``, ``significant``, ``testable``. ``table.attrs``
+        ``p_value_corrected``, ``significant``, ``testable``,
+        ``null_samples`` (random subsets behind the p-value), ``delta`` (the
+        effect: the measure on the subgroup's validation rows minus on the
+        whole validation split, positive in the direction of ``mode``) and
+        ``delta_ci_low``, ``delta_ci_high`` (its confidence interval at
+        ``1 - alpha``, simultaneous over all rows, see
+        :func:`~subroc_ext.effects.effect_intervals`). ``table.attrs``
         holds the dataset values of the measures and the settings.
 
     Examples
@@ -309,7 +321,7 @@ def find_subgroups(
         positive_label = infer_positive_label(data[label], label)
     check_mode(mode)
     check_weights(size_weight, balance_weight)
-    check_test_settings(n_samples, method, alpha)
+    check_test_settings(n_samples, method, alpha, max_samples)
     search, held_out = split_validation(data, validation, random_state)
     _check_split(search, label, score, positive_label, "search")
     _check_split(held_out, label, score, positive_label, "validation")
@@ -343,8 +355,9 @@ def find_subgroups(
         )  # fmt: skip
         kept = _kept_patterns(found, search, collapse_identical, max_overlap)
         tested = steps.test(
-            kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples, method=method,
-            alpha=alpha, random_state=random_state, progress=progress, client=cluster,
+            kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
+            max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
+            progress=progress, client=cluster,
         )  # fmt: skip
     table = pd.concat(
         [
@@ -378,7 +391,8 @@ def find_subgroups(
         positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
         generalization_aware=generalization_aware, depth=depth, min_support=min_support,
         collapse_identical=collapse_identical, max_overlap=max_overlap,
-        n_samples=n_samples, method=method, alpha=alpha, dataset_values=dataset_values,
+        n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
+        null_samples_drawn=tested.attrs.get("null_samples_drawn", 0), dataset_values=dataset_values,
     )  # fmt: skip
     return table
 

@@ -6,7 +6,8 @@
 * :func:`describe`: size, class counts and every built-in measure of each
   pattern on a split, one tidy row per pattern;
 * :func:`test`: the randomization test of each pattern on the validation
-  split, corrected for multiple testing.
+  split, corrected for multiple testing, and its effect with an interval
+  simultaneous over the patterns (:func:`~subroc_ext.effects.effect_intervals`).
 
 ``find_subgroups`` is these three steps plus input validation and the
 redundancy filters; experiments and benchmarks call the steps directly.
@@ -28,8 +29,10 @@ from .counting import CountingQF
 from .cross_auc import subgroup_bias_aucs
 from .dataset import SortedDataset
 from .diversity import cover_matrix
+from .effects import EFFECT_COLUMNS, effect_intervals
+from .quality import SoftClassifierQF
 from .search import FastSearch
-from .significance import randomization_test
+from .significance import base_seed, randomization_test
 
 __all__ = ["MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test"]
 
@@ -42,7 +45,10 @@ MEASURES = {
 }
 
 #: The columns of :func:`test`'s table.
-TEST_COLUMNS = ["statistic", "p_value", "p_value_corrected", "significant", "testable"]
+TEST_COLUMNS = [
+    "statistic", "p_value", "p_value_corrected", "significant", "testable", "null_samples",
+    *EFFECT_COLUMNS,
+]  # fmt: skip
 
 
 @dataclass
@@ -299,12 +305,13 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     return table
 
 
-def test(subgroups, data, quality_function, target, *, n_samples=10_000, method="fdr_by",
-         alpha=0.05, random_state=None, progress=False, client=None):  # fmt: skip
-    """The randomization test of each subgroup on ``data``, corrected.
+def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max_samples=1_000_000,
+         method="fdr_by", alpha=0.05, random_state=None, progress=False, client=None):  # fmt: skip
+    """The randomization test of each subgroup on ``data``, corrected, and its effect.
 
-    A thin step over :func:`~subroc_ext.randomization_test` that also takes
-    an empty list of subgroups.
+    A thin step over :func:`~subroc_ext.randomization_test` and
+    :func:`~subroc_ext.effects.effect_intervals` (at confidence ``1 -
+    alpha``) that also takes an empty list of subgroups.
 
     Parameters
     ----------
@@ -314,15 +321,18 @@ def test(subgroups, data, quality_function, target, *, n_samples=10_000, method=
     quality_function : SoftClassifierQF or AUCMuQF
         Defines the statistic (its measure and mode; weights are not used).
     target : SoftClassifierTarget or MultiClassTarget
-    n_samples, method, alpha, random_state, progress, client
+    n_samples, max_samples, method, alpha, random_state, progress, client
         As in :func:`~subroc_ext.randomization_test`.
 
     Returns
     -------
     pandas.DataFrame
         The :data:`TEST_COLUMNS` (``statistic``, ``p_value``,
-        ``p_value_corrected``, ``significant``, ``testable``), one row per
-        subgroup in input order.
+        ``p_value_corrected``, ``significant``, ``testable``,
+        ``null_samples``, ``delta``, ``delta_ci_low``, ``delta_ci_high``),
+        one row per subgroup in input order; for an AUCMuQF without the
+        effects (not implemented yet). ``attrs['null_samples_drawn']`` as in
+        :func:`~subroc_ext.randomization_test`.
 
     Examples
     --------
@@ -342,14 +352,22 @@ def test(subgroups, data, quality_function, target, *, n_samples=10_000, method=
     True
     """
     if not len(subgroups):
-        return pd.DataFrame({column: [] for column in TEST_COLUMNS}).astype(
-            {"statistic": float, "p_value": float, "p_value_corrected": float,
-             "significant": bool, "testable": bool}
-        )  # fmt: skip
+        empty = pd.DataFrame({column: [] for column in TEST_COLUMNS}).astype(float)
+        empty = empty.astype({"significant": bool, "testable": bool, "null_samples": np.int64})
+        empty.attrs["null_samples_drawn"] = 0
+        return empty
+    seed = base_seed(random_state)
     tested = randomization_test(
-        subgroups, data, quality_function, target=target, n_samples=n_samples, method=method,
-        alpha=alpha, random_state=random_state, progress=progress, client=client,
+        subgroups, data, quality_function, target=target, n_samples=n_samples,
+        max_samples=max_samples, method=method, alpha=alpha, random_state=seed,
+        progress=progress, client=client,
     )  # fmt: skip
+    if not isinstance(quality_function, SoftClassifierQF):  # AUC_mu: no effects yet
+        return tested[[column for column in TEST_COLUMNS if column not in EFFECT_COLUMNS]]
+    effects = effect_intervals(
+        subgroups, data, quality_function, target, confidence=1 - alpha, random_state=seed
+    )
+    tested[EFFECT_COLUMNS] = effects.to_numpy()
     return tested[TEST_COLUMNS]
 
 

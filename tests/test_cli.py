@@ -50,7 +50,8 @@ def test_demo(tmp_path, capsys):
     out = tmp_path / "demo"
     out.mkdir()
     (out / "report.html").write_text("an earlier report")
-    assert main(["demo", "--samples", "20", "--quiet", "--out", str(out)]) == 0
+    with pytest.warns(subroc_ext.LowPowerWarning, match="use n_samples='adaptive' or n_samples >= "):
+        assert main(["demo", "--samples", "20", "--quiet", "--out", str(out)]) == 0
     captured = capsys.readouterr()
     assert captured.err == ""
     # where the report went, and that it replaced the earlier one
@@ -218,7 +219,7 @@ def test_help(capsys):
         (["data.csv", "--validation", "gone.csv", *RUN], "validation file 'gone.csv' not found"),
         (["data.csv", *RUN, "--validation-fraction", "0.0001"], "the validation split is empty"),
         (["data.csv", *RUN, "--samples", "many"],
-         "argument --samples: expected a positive integer, got 'many'"),
+         "argument --samples: expected 'adaptive' or a positive integer, got 'many'"),
         (["data.csv", *RUN, "--balance-weight", "-1"],
          "argument --balance-weight: expected a finite number >= 0, got '-1'"),
         (["data.csv", *RUN, "--min-support", "1.5"],

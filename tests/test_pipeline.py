@@ -31,7 +31,8 @@ COLUMNS = [
     "roc_auc_validation", "pr_auc_validation", "arl_validation", "attribution_mean_validation",
     "bpsn_auc_validation", "bnsp_auc_validation",
     "roc_auc_validation_ci_low", "roc_auc_validation_ci_high",
-    "statistic", "p_value", "p_value_corrected", "significant", "testable",
+    "statistic", "p_value", "p_value_corrected", "significant", "testable", "null_samples",
+    "delta", "delta_ci_low", "delta_ci_high",
 ]  # fmt: skip
 MEASURE_NAMES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
 BASIC = dict(size_weight=0, balance_weight=0, generalization_aware=False)
@@ -677,7 +678,8 @@ def test_valid_input_reaches_the_search(no_search):
 @pytest.mark.parametrize(
     "setting, message",
     [
-        ({"n_samples": 0}, "n_samples must be a positive integer"),
+        ({"n_samples": 0}, "n_samples must be 'adaptive' or a positive integer"),
+        ({"max_samples": 0}, "max_samples must be a positive integer"),
         ({"method": "bogus"}, "method must be one of"),
         ({"alpha": 1.5}, r"alpha must be in \(0, 1\)"),
     ],
