@@ -63,6 +63,8 @@ EFFECT_COLUMNS = ["delta", "delta_ci_low", "delta_ci_high"]
 
 # Normal vectors drawn for the critical value of the DeLong intervals.
 _NORMAL_DRAWS = 20_000
+# Points of the whole split's logit interval where the ROC AUC effects' bounds are searched.
+_WHOLE_GRID = 41
 
 
 def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstrap=1000,
@@ -127,14 +129,14 @@ def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstra
     for j in np.flatnonzero(defined):
         difference[j] = measure.value(dataset.cover(masks[j])) - qf.dataset_value
     if compiled_kind(measure) == cover_kernels.ROC_AUC:
-        error, critical = _delong_errors(dataset, masks, defined, confidence, rng)
+        low, high = _delong_intervals(dataset, masks, defined, confidence, rng)
     else:
-        error, critical = _bootstrap_errors(qf, dataset, masks, difference, confidence, n_bootstrap, rng)
+        low, high = _bootstrap_intervals(qf, dataset, masks, difference, confidence, n_bootstrap, rng)
     if qf.mode == "both":
         sign = np.where(difference < 0, -1.0, 1.0)
     else:
         sign = np.full(len(subgroups), float(qf.signs()[0]))
-    ends = sign * (difference - critical * error), sign * (difference + critical * error)
+    ends = sign * low, sign * high
     return pd.DataFrame(
         {"delta": sign * difference, "delta_ci_low": np.fmin(*ends), "delta_ci_high": np.fmax(*ends)},
         index=range(len(subgroups)),
@@ -142,8 +144,8 @@ def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstra
 
 
 def _auc_influence(is_positive, group_ids, mask):
-    """Per-row first-order terms of the ROC AUC of the rows in ``mask`` (zero
-    elsewhere): the AUC minus its expectation is about their sum."""
+    """The ROC AUC of the rows in ``mask`` and how much it changes when each
+    row is left out (exactly; zero outside the mask): the jackknife's terms."""
     n_groups = int(group_ids[-1]) + 1
     positive, negative = is_positive & mask, ~is_positive & mask
     m, n = positive.sum(), negative.sum()
@@ -154,39 +156,67 @@ def _auc_influence(is_positive, group_ids, mask):
     outscoring = (positive_counts[::-1].cumsum()[::-1] - 0.5 * positive_counts) / m
     auc = positive_counts @ outscored / m
     terms = np.zeros(len(mask))
-    terms[positive] = (outscored[group_ids[positive]] - auc) / m
-    terms[negative] = (outscoring[group_ids[negative]] - auc) / n
-    return terms
+    terms[positive] = (auc - outscored[group_ids[positive]]) / (m - 1)
+    terms[negative] = (auc - outscoring[group_ids[negative]]) / (n - 1)
+    return auc, terms
 
 
-def _delong_errors(dataset, masks, defined, confidence, rng):
-    """Standard errors of the effects and the max-t critical value, from
-    DeLong's structural components over the shared rows."""
+def _logit(auc, positives, negatives):
+    """logit of an AUC kept half a pair away from 0 and 1, and its derivative."""
+    margin = 0.5 / (positives * negatives)
+    auc = np.clip(auc, margin, 1 - margin)
+    return np.log(auc / (1 - auc)), 1 / (auc * (1 - auc))
+
+
+def _expit(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _delong_intervals(dataset, masks, defined, confidence, rng):
+    """Simultaneous intervals of ``m(S) - m(V)`` for the ROC AUC (see the module notes)."""
     is_positive, group_ids = dataset.is_positive, dataset.group_ids
     positives = (masks & is_positive).sum(axis=1)
     negatives = masks.sum(axis=1) - positives
     estimable = defined & (positives >= 2) & (negatives >= 2)
-    error = np.full(len(masks), np.nan)
+    low, high = np.full(len(masks), np.nan), np.full(len(masks), np.nan)
     if not estimable.any():
-        return error, np.nan
-    whole = _auc_influence(is_positive, group_ids, np.ones(len(dataset), dtype=bool))
-    terms = np.array([_auc_influence(is_positive, group_ids, mask) - whole for mask in masks[estimable]]).T
+        return low, high
+    everything = np.ones(len(dataset), dtype=bool)
+    whole_auc, whole_terms = _auc_influence(is_positive, group_ids, everything)
+    whole_logit, whole_slope = _logit(whole_auc, is_positive.sum(), (~is_positive).sum())
+    logits, terms = [], []
+    for mask, m, n in zip(masks[estimable], positives[estimable], negatives[estimable]):
+        auc, influence = _auc_influence(is_positive, group_ids, mask)
+        logit, slope = _logit(auc, m, n)
+        logits.append(logit - whole_logit)
+        terms.append(slope * influence - whole_slope * whole_terms)
+    terms.append(whole_slope * whole_terms)  # the last coordinate: the whole split's logit
+    terms = np.array(terms).T
     covariance = np.zeros((len(terms.T), len(terms.T)))
-    for members in (is_positive, ~is_positive):  # classes sampled separately
+    for members in (is_positive, ~is_positive):  # jackknife within each class (mean change 0)
         block = terms[members]
-        covariance += len(block) / (len(block) - 1) * (block.T @ block)
-    error[estimable] = np.sqrt(np.diag(covariance))
-    scale = error[estimable]
-    correlation = covariance / np.outer(scale, scale)
+        covariance += (len(block) - 1) / len(block) * (block.T @ block)
+    error = np.sqrt(np.diag(covariance))
+    critical = _max_t_critical(covariance / np.outer(error, error), confidence, rng)
+    # the box of all coordinates mapped back: each difference at every whole-split logit in it
+    whole = whole_logit + critical * error[-1] * np.linspace(-1, 1, _WHOLE_GRID)
+    difference, error = np.array(logits)[:, None], error[:-1, None]
+    low[estimable] = (_expit(whole + difference - critical * error) - _expit(whole)).min(axis=1)
+    high[estimable] = (_expit(whole + difference + critical * error) - _expit(whole)).max(axis=1)
+    return low, high
+
+
+def _max_t_critical(correlation, confidence, rng):
+    """The ``confidence`` quantile of ``max_j |Z_j|``, ``Z`` standard normal with this correlation."""
     eigenvalues, eigenvectors = np.linalg.eigh(correlation)
     root = eigenvectors * np.sqrt(np.clip(eigenvalues, 0, None))
-    largest = np.abs(rng.standard_normal((_NORMAL_DRAWS, len(scale))) @ root.T).max(axis=1)
-    return error, float(np.quantile(largest, confidence))
+    largest = np.abs(rng.standard_normal((_NORMAL_DRAWS, len(correlation))) @ root.T).max(axis=1)
+    return float(np.quantile(largest, confidence))
 
 
-def _bootstrap_errors(qf, dataset, masks, difference, confidence, n_bootstrap, rng):
-    """Bootstrap standard errors of the effects and the max-t critical value
-    (classes resampled separately)."""
+def _bootstrap_intervals(qf, dataset, masks, difference, confidence, n_bootstrap, rng):
+    """Simultaneous intervals of ``m(S) - m(V)`` from a class-stratified
+    bootstrap: max-t with the bootstrap standard errors."""
     is_positive, scores, group_ids = dataset.is_positive, dataset.scores, dataset.group_ids
     classes = np.flatnonzero(is_positive), np.flatnonzero(~is_positive)
     replicates = np.full((n_bootstrap, len(masks)), np.nan)
@@ -208,7 +238,8 @@ def _bootstrap_errors(qf, dataset, masks, difference, confidence, n_bootstrap, r
     usable = np.isfinite(error) & (error > 0) & (np.isfinite(replicates).sum(axis=0) >= 2)
     error = np.where(usable, error, np.nan)
     if not usable.any():
-        return error, np.nan
+        return error, error
     deviation = np.abs(replicates[:, usable] - difference[usable]) / error[usable]
     largest = np.nanmax(np.where(np.isnan(deviation), -np.inf, deviation), axis=1)
-    return error, float(np.quantile(largest, confidence))
+    critical = float(np.quantile(largest, confidence))
+    return difference - critical * error, difference + critical * error
