@@ -115,6 +115,21 @@ def test_randomization_test_on_a_cluster_equals_one_process(client):
         assert expected["size"].nunique() > 5
 
 
+def test_adaptive_randomization_test_on_a_cluster_equals_one_process(client):
+    data = scored_frame(12, 900, attributes=6, ties="some")
+    data.loc[data["a0"] == data["a0"].iloc[0], "score"] = 0.5  # a finding: every row tied
+    selectors = ps.create_selectors(data, ignore=["label", "score"])
+    patterns = [ps.Conjunction([s]) for s in selectors]
+    qf = make_qf("roc")
+    expected = subroc_ext.randomization_test(patterns, data, qf, target=TARGET, random_state=4)
+    found = subroc_ext.randomization_test(patterns, data, qf, target=TARGET, random_state=4,
+                                          client=client)  # fmt: skip
+    pd.testing.assert_frame_equal(found, expected)
+    assert found.attrs == expected.attrs
+    assert expected["null_samples"].max() > 4 * 128  # several rounds
+    assert expected["significant"].any() and not expected["significant"].all()
+
+
 def test_multiclass_randomization_test_on_a_cluster_equals_one_process(client):
     data, mapping = multiclass_frame(16, n=600)
     target = subroc_ext.MultiClassTarget("grade", mapping)
