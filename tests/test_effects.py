@@ -1,0 +1,178 @@
+"""Tests of :mod:`subroc_ext.effects`: effect sizes with simultaneous intervals.
+
+* ``delta`` is the measure on the subgroup minus on the whole split, oriented
+  as the mode; NaN where undefined.
+* The ROC AUC's jackknife terms are exact delete-one changes (sklearn); the
+  max-t critical value is the known one for independent coordinates; the
+  DeLong intervals agree with the bootstrap ones.
+* Seeded simulation: the simultaneous intervals cover the true effects (from
+  a sample of a million rows) in at least the nominal share of validation
+  splits - a small version always, 500 searches with ``-m slow``.
+"""
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+import pytest
+from scipy import stats
+from sklearn.metrics import roc_auc_score
+
+import subroc_ext
+from subroc_ext import measures, steps
+from subroc_ext.effects import _auc_influence, _max_t_critical, effect_intervals
+
+TARGET = subroc_ext.SoftClassifierTarget("label", "score")
+
+
+def draw(rng, n):
+    """A model that is worse where a0 holds and better where a1 and a2 do; a4 is noise."""
+    a = {f"a{i}": rng.random(n) < p for i, p in enumerate([0.2, 0.4, 0.5, 0.3, 0.1])}
+    label = rng.random(n) < 0.3 + 0.2 * a["a3"]
+    strength = 1.5 - 1.0 * a["a0"] + 0.6 * (a["a1"] & a["a2"])
+    score = 1 / (1 + np.exp(-(strength * (2 * label - 1) + rng.normal(size=n))))
+    return pd.DataFrame({"label": label.astype(int), "score": score, **a})
+
+
+SELECTORS = [ps.EqualitySelector(f"a{i}", v) for i in range(5) for v in (True, False)]
+PATTERNS = [ps.Conjunction([s]) for s in SELECTORS] + [
+    ps.Conjunction([SELECTORS[2], SELECTORS[4]]),
+    ps.Conjunction([SELECTORS[0], SELECTORS[6]]),
+]
+
+
+def true_effects(patterns, big):
+    """ROC AUC effects (mode 'better') of ``patterns`` on the large sample ``big``."""
+    whole = roc_auc_score(big["label"], big["score"])
+    return np.array([
+        roc_auc_score(big.loc[covered, "label"], big.loc[covered, "score"]) - whole
+        for covered in (pattern.covers(big) for pattern in patterns)
+    ])  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def truth():
+    """True ROC AUC effects of PATTERNS, from a million rows."""
+    return true_effects(PATTERNS, draw(np.random.default_rng(0), 1_000_000))
+
+
+@pytest.mark.parametrize("name", list(steps.MEASURES))
+@pytest.mark.parametrize("mode", ["worse", "better", "both"])
+def test_delta_is_the_difference_to_the_whole_split_oriented_as_the_mode(name, mode):
+    data = draw(np.random.default_rng(1), 800)
+    patterns = [*PATTERNS[:4], ps.Conjunction([ps.EqualitySelector("label", 1)])]  # one class only
+    qf = subroc_ext.make_quality_function(name, "label", mode=mode)
+    effects = effect_intervals(patterns, data, qf, TARGET, n_bootstrap=30, random_state=0)
+    difference = steps.describe(patterns, data, TARGET)[name] - steps.dataset_values(data, TARGET)[name]
+    kind = steps.MEASURES[name]().kind
+    if mode == "both":
+        expected = difference.abs()
+    else:
+        expected = difference * (1 if (mode == "worse") == (kind == "loss") else -1)
+    np.testing.assert_allclose(effects["delta"], expected, rtol=1e-12, atol=1e-15)
+    finite = effects["delta"].notna()
+    assert (effects.loc[finite, "delta_ci_low"] <= effects.loc[finite, "delta"]).all()
+    assert (effects.loc[finite, "delta"] <= effects.loc[finite, "delta_ci_high"]).all()
+    if name == "roc_auc":  # undefined without negatives
+        assert effects.iloc[-1].isna().all()
+
+
+def test_mode_both_mirrors_the_interval_of_a_negative_difference():
+    data = draw(np.random.default_rng(2), 1000)
+    worse, better, both = (
+        effect_intervals(PATTERNS, data, subroc_ext.ROCAUCQF("label", mode=mode), TARGET,
+                         random_state=0)
+        for mode in ("worse", "better", "both")
+    )  # fmt: skip
+    np.testing.assert_allclose(better[["delta", "delta_ci_high"]], -worse[["delta", "delta_ci_low"]])
+    up = better["delta"] >= 0
+    pd.testing.assert_frame_equal(both[up], better[up])
+    pd.testing.assert_frame_equal(both[~up], worse[~up])
+
+
+def test_auc_jackknife_terms_are_exact_delete_one_changes():
+    rng = np.random.default_rng(3)
+    scores = rng.integers(0, 6, 120) / 5  # many ties
+    is_positive = rng.random(120) < 0.4
+    order = np.argsort(scores, kind="stable")
+    scores, is_positive = scores[order], is_positive[order]
+    group_ids = np.unique(scores, return_inverse=True)[1]
+    mask = rng.random(120) < 0.5
+    auc, terms = _auc_influence(is_positive, group_ids, mask)
+    assert auc == pytest.approx(roc_auc_score(is_positive[mask], scores[mask]))
+    for row in range(120):
+        kept = mask.copy()
+        kept[row] = False
+        assert roc_auc_score(is_positive[kept], scores[kept]) - auc == pytest.approx(terms[row], abs=1e-12)
+
+
+def test_max_t_critical_value_of_independent_coordinates():
+    rng = np.random.default_rng(4)
+    assert _max_t_critical(np.eye(1), 0.95, rng) == pytest.approx(stats.norm.ppf(0.975), abs=0.03)
+    # max of k independent |Z|: P(|Z| <= c)^k = 0.95
+    expected = stats.norm.ppf(0.5 + 0.95 ** (1 / 10) / 2)
+    assert _max_t_critical(np.eye(10), 0.95, rng) == pytest.approx(expected, abs=0.04)
+    # identical coordinates are one
+    assert _max_t_critical(np.ones((5, 5)), 0.95, rng) == pytest.approx(stats.norm.ppf(0.975), abs=0.03)
+
+
+class BootstrappedROCAUC(measures.ROCAUC):
+    """ROC AUC evaluated as a user measure: its effects come from the bootstrap."""
+
+
+def test_delong_and_bootstrap_intervals_agree():
+    data = draw(np.random.default_rng(5), 3000)
+    delong = effect_intervals(PATTERNS, data, subroc_ext.ROCAUCQF("label"), TARGET, random_state=0)
+    qf = subroc_ext.SoftClassifierQF(BootstrappedROCAUC(), "label")
+    boot = effect_intervals(PATTERNS, data, qf, TARGET, n_bootstrap=400, random_state=0)
+    np.testing.assert_allclose(boot["delta"], delong["delta"])
+    widths = [frame["delta_ci_high"] - frame["delta_ci_low"] for frame in (delong, boot)]
+    # the DeLong intervals are wider, as they also hold the whole split's AUC in a box
+    assert ((widths[1] < widths[0]) & (widths[1] > 0.5 * widths[0])).all()
+
+
+def coverage(truth, repetitions, n_rows, seed):
+    """Share of validation splits where every interval covers its true effect."""
+    covered = 0
+    for repetition in range(repetitions):
+        data = draw(np.random.default_rng([seed, repetition]), n_rows)
+        effects = effect_intervals(PATTERNS, data, subroc_ext.ROCAUCQF("label", mode="better"),
+                                   TARGET, random_state=repetition)  # fmt: skip
+        covered += bool(((effects["delta_ci_low"] <= truth) & (truth <= effects["delta_ci_high"])).all())
+    return covered
+
+
+def test_simultaneous_intervals_cover_the_true_effects(truth):
+    covered = coverage(truth, 100, 2000, seed=10)
+    assert covered >= stats.binom.ppf(0.005, 100, 0.95)  # 88 of 100
+
+
+@pytest.mark.slow
+def test_simultaneous_intervals_cover_the_true_effects_of_500_searches():
+    """500 searches on fresh data: the top 10 subgroups of each (depth 2), their
+    true effects from a million rows."""
+    big = draw(np.random.default_rng(0), 1_000_000)
+    known = {}
+    covered = 0
+    for search in range(500):
+        data = draw(np.random.default_rng([20, search]), 4000)
+        found = steps.search(data.iloc[:2000], subroc_ext.ROCAUCQF("label", mode="worse"), TARGET,
+                             depth=2, min_support=50, result_set_size=10)  # fmt: skip
+        validation = data.iloc[2000:]
+        effects = effect_intervals(found.subgroups, validation, subroc_ext.ROCAUCQF("label"), TARGET,
+                                   random_state=search)  # fmt: skip
+        missing = [s for s in found.subgroups if str(s) not in known]
+        known.update({str(s): -v for s, v in zip(missing, true_effects(missing, big))})
+        truth = np.array([known[str(s)] for s in found.subgroups])
+        covered += bool(((effects["delta_ci_low"] <= truth) & (truth <= effects["delta_ci_high"])).all())
+    assert stats.binomtest(covered, 500, 0.95, alternative="less").pvalue > 0.01, covered
+
+
+def test_bad_arguments_raise():
+    data = draw(np.random.default_rng(6), 200)
+    qf = subroc_ext.ROCAUCQF("label")
+    with pytest.raises(ValueError, match="confidence must be in"):
+        effect_intervals(PATTERNS, data, qf, TARGET, confidence=1.0)
+    with pytest.raises(ValueError, match="n_bootstrap must be an integer >= 2"):
+        effect_intervals(PATTERNS, data, qf, TARGET, n_bootstrap=1)
+    with pytest.raises(TypeError, match="qf must be a subroc_ext SoftClassifierQF"):
+        effect_intervals(PATTERNS, data, object(), TARGET)
