@@ -16,25 +16,33 @@ The intervals are **simultaneous** (max-t): with probability at least
 ``confidence`` every reported interval covers its true effect, so they stay
 valid whichever subgroups a reader then looks at (those the test found
 significant, the largest effects, ...). The subgroups themselves were chosen
-on the search split, independent of ``V``. Each interval is
+on the search split, independent of ``V``. Each interval is (about)
 ``delta ± c * se``; ``c`` is the ``confidence`` quantile of ``max_j |delta_j
 - true_j| / se_j`` over the subgroups, estimated from their joint
 distribution:
 
-* **ROC AUC: DeLong's structural components** [1]_. The AUC of any set of
-  rows is, to first order, a sum of per-row terms (a positive's share of
-  the set's negatives it outscores, a negative's share of positives
-  outscoring it, ties one half, centred and scaled by the class count). The
-  effect of ``S`` is the difference of the terms of ``S ∩ V`` and of ``V``
-  over the rows they share, so the covariance of all effects comes from one
-  matrix product; ``c`` from normal vectors with that correlation. For one
-  subgroup alone this is DeLong's variance.
+* **ROC AUC: DeLong's structural components** [1]_, on the logit scale.
+  Leaving one row out changes the AUC of a set of rows by an exact amount
+  (from the row's placement value: the share of the set's negatives a
+  positive outscores, or of its positives outscoring a negative, ties one
+  half), and the class-stratified jackknife [4]_ turns these changes into the
+  covariance of all the AUCs at once - over the rows they share, since
+  ``S ∩ V ⊂ V``. The coordinates are the differences ``logit m(S ∩ V) -
+  logit m(V)`` and ``logit m(V)`` itself (the logit tames the skew of AUCs
+  near 1 in small subgroups); ``c`` is the max-t critical value of normal
+  vectors with their correlation, and each interval is the range of ``m(S)
+  - m(V)`` over the box of all coordinates ``± c`` standard errors (so also
+  over the whole split's AUC: slightly conservative).
 * **Any other measure: a class-stratified bootstrap** of ``V`` [2]_ (the
   positives and the negatives resampled separately, as the measures condition
   on the class counts), each replicate recomputing ``m(S ∩ V*)`` and
   ``m(V*)`` - the measure prepared on ``V*``, so per-row values such as the
   attributions are recomputed too. ``se`` is the bootstrap standard error,
   ``c`` the quantile of the replicates' largest studentized deviation.
+  In the seeded simulation of ``tests/test_effects.py`` the ROC AUC's
+  intervals covered all true effects in 95-96 % of validation splits; the
+  bootstrap ones, which are symmetric, in 87-91 % (PR AUC, ARL, attribution
+  mean with 300-1,000 replicates): treat them as approximate.
 
 References
 ----------
@@ -46,6 +54,9 @@ References
 .. [3] T. Hothorn, F. Bretz and P. Westfall, "Simultaneous inference in
    general parametric models", Biometrical Journal 50(3), 346-363, 2008
    (max-t simultaneous intervals).
+.. [4] B. Efron and C. Stein, "The jackknife estimate of variance", Annals
+   of Statistics 9(3), 586-596, 1981 (the jackknife does not underestimate
+   the variance of such statistics).
 """
 
 import numpy as np
