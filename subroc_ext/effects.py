@@ -119,7 +119,7 @@ def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstra
     ...                            subroc_ext.SoftClassifierTarget("label", "score"), random_state=0)
     >>> effects.round(2)  # east's AUC is 0.25 below the whole data's
        delta  delta_ci_low  delta_ci_high
-    0   0.25          0.23           0.28
+    0   0.25          0.22           0.29
     """
     if not isinstance(qf, SoftClassifierQF):
         raise TypeError(f"qf must be a subroc_ext SoftClassifierQF, got {type(qf).__name__}")
