@@ -25,10 +25,12 @@ class UndefinedMeasureWarning(UserWarning):
 
 
 class LowPowerWarning(UserWarning):
-    """The randomization test's settings cannot make any subgroup significant.
+    """The randomization test's settings cannot make a lone finding significant.
 
     Its smallest p-value is ``1 / (1 + n_samples)``; after correcting for
     many tests it can still be above ``alpha`` (see
-    :func:`subroc_ext.significance.smallest_corrected_p_value`). The message
-    names the setting that fixes it.
+    :func:`subroc_ext.significance.smallest_corrected_p_value`): then a
+    subgroup can be significant only together with many others (with the
+    Benjamini-Hochberg or -Yekutieli corrections), or not at all (e.g.
+    Bonferroni). The message names the setting that fixes it.
     """

@@ -243,7 +243,8 @@ def smallest_corrected_p_value(n_tests, n_samples, method):
 
 
 def _check_power(n_tests, n_samples, adaptive, method, alpha):
-    """Warn in one line (:class:`LowPowerWarning`) when no pattern can be significant."""
+    """Warn in one line (:class:`LowPowerWarning`) when a pattern cannot be
+    significant alone (with BH or BY it can still be, among many findings)."""
     smallest = smallest_corrected_p_value(n_tests, n_samples, method)
     if not smallest > alpha:
         return
@@ -253,9 +254,9 @@ def _check_power(n_tests, n_samples, adaptive, method, alpha):
     setting = "max_samples" if adaptive else "n_samples"
     fix = f"max_samples >= {needed:,}" if adaptive else f"n_samples='adaptive' or n_samples >= {needed:,}"
     warnings.warn(
-        f"no subgroup can be significant: with {n_tests} tests and {setting}={n_samples:,} the "
-        f"smallest {method}-corrected p-value is {smallest:.3g} > alpha={alpha}; use {fix}, or "
-        "test fewer subgroups",
+        f"a lone finding cannot be significant: with {n_tests} tests and {setting}={n_samples:,} "
+        f"the smallest {method}-corrected p-value is {smallest:.3g} > alpha={alpha}; use {fix}, "
+        "or test fewer subgroups",
         LowPowerWarning,
         stacklevel=3,
     )
