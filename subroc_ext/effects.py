@@ -78,7 +78,7 @@ _NORMAL_DRAWS = 20_000
 _WHOLE_GRID = 41
 
 
-def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstrap=1000,
+def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstrap=500,
                      random_state=None):  # fmt: skip
     """Each subgroup's effect on ``data`` with simultaneous confidence intervals.
 
@@ -92,7 +92,7 @@ def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstra
     target : SoftClassifierTarget
     confidence : float, default=0.95
         Probability that all intervals cover their true effects at once.
-    n_bootstrap : int, default=1000
+    n_bootstrap : int, default=500
         Bootstrap replicates for measures other than ROC AUC.
     random_state : None, int or numpy.random.Generator
         Seeds the bootstrap or the normal draws (see
