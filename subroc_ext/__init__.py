@@ -23,6 +23,7 @@ from .multiclass_pipeline import find_multiclass_subgroups
 from .pipeline import find_subgroups, make_quality_function
 from .plotting import (
     plot_cross_auc,
+    plot_forest,
     plot_generalization_diagnostics,
     plot_pr_curves,
     plot_roc_curves,
@@ -57,6 +58,7 @@ __all__ = [
     "make_quality_function",
     "plot_roc_curves",
     "plot_pr_curves",
+    "plot_forest",
     "write_report",
     "Measure",
     "KernelMeasure",

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_columns, finite_scores, positive_mask
+from .conditions import readable_description
 from .exceptions import UndefinedMeasureWarning
 from .kernels import (
     pr_auc_from_counts,
@@ -27,6 +28,7 @@ from .kernels import (
 )
 
 __all__ = [
+    "plot_forest",
     "plot_roc_curves",
     "plot_pr_curves",
     "plot_cross_auc",
@@ -346,4 +348,142 @@ def plot_generalization_diagnostics(table, *, top=5, axes=None):
         ax.set_yticks(positions, [str(name) for name in rows["subgroup"]])
         ax.grid(alpha=0.3)
         ax.legend(fontsize="x-small", loc="best")
+    return figure
+
+
+def _shortened(text, width):
+    """``text`` cut to ``width`` characters with an ellipsis (figures show the full
+    description in the report's table)."""
+    text = str(text)
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def _forest_columns(table, value, interval, size):
+    """The value, interval and size columns of :func:`plot_forest`, checked."""
+    if value is None:
+        if "measure" not in table.attrs:
+            raise ValueError(
+                "value is needed: the table's attrs name no measure (pass e.g. "
+                "value='roc_auc_validation')"
+            )
+        value = f"{table.attrs['measure']}_validation"
+    if interval is None:
+        default = (f"{value}_ci_low", f"{value}_ci_high")
+        interval = default if set(default) <= set(table.columns) else ()
+    if size is None:
+        split = value.rsplit("_", 1)[-1]
+        size = f"size_{split}" if f"size_{split}" in table.columns else None
+    interval = tuple(interval)
+    if len(interval) not in (0, 2):
+        raise ValueError(f"interval must be two column names (low, high) or None, got {interval!r}")
+    check_columns(table, [value, *interval, *([size] if size else []), "description"])
+    return value, interval, size
+
+
+def plot_forest(
+    table, *, value=None, interval=None, reference=None, size=None, n_rows=None, top=20, ax=None,
+    label_width=48,
+):
+    """Forest plot: each subgroup's measure with its interval against the whole data's.
+
+    One row per subgroup, best first: a dot at the subgroup's value (filled
+    when the table marks it ``significant``, hollow otherwise), a line over
+    its interval, a dashed vertical line at the whole data's value; the
+    subgroup's size (and share of the rows) on the right. Like fairlearn's
+    ``MetricFrame.plot`` and TensorFlow Model Analysis' slicing views: a
+    metric per group with its uncertainty at a glance.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table of :func:`~subroc_ext.find_subgroups` (or
+        :func:`~subroc_ext.find_multiclass_subgroups`), best first.
+    value : str, optional
+        Column plotted; default ``'<measure>_validation'`` with the measure
+        of ``table.attrs``.
+    interval : pair of str, optional
+        Columns of the interval's low and high end; default
+        ``('<value>_ci_low', '<value>_ci_high')`` when the table has them
+        (e.g. DeLong's intervals of ``roc_auc_validation``), else no interval.
+        Any pair of columns works (e.g. ``('delta_ci_low', 'delta_ci_high')``
+        with ``value='delta'`` and ``reference=0``).
+    reference : float, optional
+        The whole data's value, drawn as a dashed line; default
+        ``table.attrs['dataset_values'][value]`` when present.
+    size : str, optional
+        Column of subgroup sizes shown on the right; default
+        ``'size_<split>'`` of the value's split.
+    n_rows : int, optional
+        Rows of that split: with it each size is also shown as a share.
+    top : int or None, default=20
+        Plot the first ``top`` subgroups (all when None).
+    ax : matplotlib.axes.Axes, optional
+        Draw into these axes; a new figure sized to the rows otherwise
+        (9.6 inches wide: 960 pixels at the report's 100 dpi).
+    label_width : int, default=48
+        Descriptions longer than this many characters are shortened with an
+        ellipsis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> table = subroc_ext.find_subgroups(search, label="y", score="p", validation=held_out)  # doctest: +SKIP
+    >>> subroc_ext.plot_forest(table).savefig("forest.png")  # doctest: +SKIP
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
+    if top is not None and not (isinstance(top, (int, np.integer)) and top >= 1):
+        raise ValueError(f"top must be a positive integer or None, got {top!r}")
+    value, interval, size = _forest_columns(table, value, interval, size)
+    if reference is None:
+        reference = table.attrs.get("dataset_values", {}).get(value)
+    rows = table if top is None else table.head(top)
+    n = len(rows)
+    plt = _pyplot()
+    if ax is None:
+        figure, ax = plt.subplots(figsize=(9.6, 1.3 + 0.27 * max(n, 1)), layout="constrained")
+    else:
+        figure = ax.figure
+    y = np.arange(n)[::-1]
+    values = rows[value].to_numpy(dtype=float)
+    significant = (
+        rows["significant"].to_numpy(dtype=bool) if "significant" in rows.columns else np.zeros(n, bool)
+    )
+    colors = np.where(significant, "tab:red", "0.45")
+    if interval:
+        low, high = (rows[c].to_numpy(dtype=float) for c in interval)
+        ax.hlines(y, low, high, colors=colors, linewidth=1.6, alpha=0.8)
+    handles = []
+    if reference is not None and np.isfinite(reference):
+        handles.append(ax.axvline(reference, color="0.25", linestyle="--", linewidth=1,
+                                  label=f"whole data {reference:.3f}"))  # fmt: skip
+    for flag, color, fill, text in ((True, "tab:red", "full", "significant"),
+                                    (False, "0.45", "none", "not significant")):  # fmt: skip
+        chosen = significant == flag
+        handles.append(
+            ax.plot(values[chosen], y[chosen], "o", color=color, fillstyle=fill, markersize=6,
+                    label=text)[0]  # fmt: skip
+        )
+    descriptions = rows["subgroup"] if "subgroup" in rows.columns else rows["description"]
+    names = [
+        f"#{rank} {_shortened(readable_description(d), label_width)}"
+        for rank, d in enumerate(descriptions, 1)
+    ]
+    ax.set_yticks(y, names, fontsize="small")
+    ax.set_ylim(-0.7, n - 0.3)
+    if size is not None:
+        sizes = rows[size].to_numpy(dtype=float)
+        shares = [f" ({s / n_rows:.0%})" if n_rows else "" for s in sizes]
+        right = ax.twinx()
+        right.set_ylim(ax.get_ylim())
+        right.set_yticks(y, [f"n={s:,.0f}{share}" for s, share in zip(sizes, shares)], fontsize="small")
+        right.tick_params(length=0)
+    ax.grid(axis="x", alpha=0.3)
+    title = value if not interval else f"{value} with its interval ({interval[0]} to {interval[1]})"
+    ax.set_xlabel(title, fontsize="small")
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=len(handles),
+              fontsize="small", frameon=False, borderaxespad=0.2)  # fmt: skip
     return figure
