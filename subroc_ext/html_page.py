@@ -179,8 +179,10 @@ def format_p_value(p):
     """
     if p is None or p is pd.NA or (isinstance(p, float) and math.isnan(p)):
         return "–"
-    return np.format_float_positional(float(p), precision=2, unique=False, fractional=False,
-                                      trim="k")  # fmt: skip
+    rounded = float(f"{float(p):.2g}")
+    if rounded == 0:
+        return "0"
+    return f"{rounded:.{max(1, 1 - math.floor(math.log10(rounded)))}f}"
 
 
 def conditions_html(subgroup):

@@ -36,7 +36,7 @@ from .operating_point import RATE_COLUMNS, threshold_rates
 from .plotting import plot_forest, plot_pr_curves, plot_roc_curves
 from .report_sections import cross_auc_section, diagnostics_section
 
-__all__ = ["ReportFiles", "result_columns", "forest_section", "write_report"]
+__all__ = ["ReportFiles", "forest_section", "result_columns", "settings_html", "write_report"]
 
 #: Rows of the forest plot shown at once; the full plot is one click away.
 FOREST_ROWS = 20
