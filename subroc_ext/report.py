@@ -19,6 +19,7 @@ import pandas as pd
 from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from ._validation import finite_scores, positive_mask
+from .conditions import readable_description
 from .diagnostics import youden_threshold
 from .html_page import (
     Column,
@@ -148,8 +149,10 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
                help="the subgroup: rows meeting every condition"),
         Column(f"size_{split}", f"size ({split})", _size_cell(f"size_{split}", n_rows),
                help=f"rows of the {split} split in the subgroup (and their share)"),
-        Column(value, f"{measure} ({split}) [95% CI]", _value_cell(value, interval),
-               help=f"{measure} on the {split} split, with its 95% confidence interval"),
+        Column(value, f"{measure} ({split})" + (" [interval]" if interval else ""),
+               _value_cell(value, interval),
+               help=f"{measure} on the {split} split" + (
+                   f", with its interval ({interval[0]} to {interval[1]})" if interval else "")),
         Column("delta", "Δ whole data", _delta_cell(value, reference),
                help=f"{measure} of the subgroup minus that of the whole {split} split "
                     f"({reference:.3f})"),
@@ -365,6 +368,7 @@ def write_report(
     figure = plot(
         table, data, label=label, score=score, positive_label=positive_label, top=top, split=split,
         max_overlap=CURVE_MAX_OVERLAP,
+        names=[readable_description(sg) for sg in table["subgroup"]] if "subgroup" in table else None,
     )  # fmt: skip
     import matplotlib.pyplot as plt  # imported by the plot function above
 

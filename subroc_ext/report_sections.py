@@ -40,7 +40,7 @@ def cross_auc_section(table, data, *, label, score, positive_label=1, top=5):
     if "subgroup" not in table.columns or len(table) == 0:
         return ""
     rows = table.head(top)
-    subgroups = dict(zip(rows["description"], rows["subgroup"]))
+    subgroups = {readable_description(sg): sg for sg in rows["subgroup"]}
     cross = cross_auc(subgroups, data, label=label, score=score, positive_label=positive_label)
     return f"""<p class="note">The top {len(rows)} subgroups.</p>
 {embedded_png(plot_cross_auc(cross), "cross AUC heatmap")}
@@ -77,7 +77,7 @@ def diagnostics_section(table, search, validation, *, label, score, positive_lab
         return ""
     rows = table.head(top)
     diagnostics = generalization_diagnostics(
-        dict(zip(rows["description"], rows["subgroup"])), search, validation, label=label,
+        {readable_description(sg): sg for sg in rows["subgroup"]}, search, validation, label=label,
         score=score, positive_label=positive_label, random_state=0,
     )  # fmt: skip
     columns = {"bias_robustness_search": "bias robustness, search",
@@ -93,8 +93,7 @@ def diagnostics_section(table, search, validation, *, label, score, positive_lab
     for _, record in diagnostics.iterrows():
         name = str(record["subgroup"])
         cells = "".join(f"<td>{record[c]:.3f}</td>" for c in columns)
-        body.append(f'<tr><td class="text" title="{html.escape(name)}">'
-                    f"{html.escape(readable_description(name))}</td>{cells}</tr>")  # fmt: skip
+        body.append(f'<tr><td class="text">{html.escape(name)}</td>{cells}</tr>')
     shown = (
         f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
