@@ -29,6 +29,10 @@ from .plotting import (
     plot_roc_curves,
 )
 from .report import write_report
+from .multiclass_report import write_multiclass_report
+from .notebook import SubgroupsAccessor  # registers the table.subroc accessor
+from .covers import subgroup_membership
+from .operating_point import threshold_rates
 from .search import FastSearch
 from .significance import randomization_test
 from .target import SoftClassifierTarget
@@ -60,6 +64,9 @@ __all__ = [
     "plot_pr_curves",
     "plot_forest",
     "write_report",
+    "write_multiclass_report",
+    "subgroup_membership",
+    "threshold_rates",
     "Measure",
     "KernelMeasure",
     "RowMeanMeasure",

@@ -22,6 +22,7 @@ import pandas as pd
 from .conditions import condition_texts
 
 __all__ = [
+    "CELL_STYLE",
     "Column",
     "conditions_html",
     "Section",
@@ -34,6 +35,14 @@ __all__ = [
     "render_page",
     "subgroups_table",
 ]
+
+#: Styles of the cells' pieces (condition chips, intervals): classes only, so that a
+#: notebook can use them without restyling its own tables.
+CELL_STYLE = """
+.cond { display: inline-block; white-space: nowrap; background: #eef2f7; border-radius: 3px;
+        padding: 0 0.3em; margin: 0.05em 0.3em 0.05em 0; }
+.ci { color: #666; font-size: 0.9em; }
+"""
 
 #: Resolution of every embedded figure: a figure w inches wide is 100 w pixels on the page.
 DPI = 100
@@ -59,16 +68,13 @@ img { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
 .results td { white-space: nowrap; }
 .results td.text { white-space: normal; min-width: 16em; }
 .results tr.significant td { background: #fff1c2; }
-.cond { display: inline-block; white-space: nowrap; background: #eef2f7; border-radius: 3px;
-        padding: 0 0.3em; margin: 0.05em 0.3em 0.05em 0; }
 .also { color: #555; font-size: 0.9em; }
 .controls { display: flex; gap: 1.5em; align-items: center; flex-wrap: wrap; }
 .controls input[type=search] { width: 20em; padding: 0.2em; }
 details.columns { font-size: 0.9em; }
 details.columns label { display: inline-block; margin-right: 1em; white-space: nowrap; }
-.ci { color: #666; font-size: 0.9em; }
 table.heatmap td { text-align: center; min-width: 4.5em; }
-"""
+""" + CELL_STYLE
 
 #: Sorting (click a header; again to reverse), filtering and the column chooser
 #: of every ``div.results`` on the page.
