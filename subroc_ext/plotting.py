@@ -537,8 +537,8 @@ def plot_forest(
         right.set_yticks(y, [f"n={s:,.0f}{share}" for s, share in zip(sizes, shares)], fontsize="small")
         right.tick_params(length=0)
     ax.grid(axis="x", alpha=0.3)
-    title = value if not interval else f"{value} with its interval ({interval[0]} to {interval[1]})"
-    ax.set_xlabel(title, fontsize="small")
+    ax.set_xlabel(value if not interval else f"{value} (line: {interval[0]} to {interval[1]})",
+                  fontsize="small")  # fmt: skip
     ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=len(handles),
               fontsize="small", frameon=False, borderaxespad=0.2)  # fmt: skip
     return figure
