@@ -7,6 +7,7 @@ own labels) are shown as their ``str``, which is their label.
 """
 
 import math
+import re
 
 import pysubgroup as ps
 
@@ -40,6 +41,35 @@ def _selector_text(selector):
     return str(selector)
 
 
+#: pysubgroup's written selectors (``str`` of a selector) and their readable form.
+_NUMBER = r"([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|inf))"
+_WRITTEN = (
+    (re.compile(rf"^(.*\S): \[{_NUMBER}:{_NUMBER}\[$"), "{1} ≤ {0} < {2}"),
+    (re.compile(r"^(.*\S)=='(.*)'$"), "{0} = {1}"),
+    (re.compile(r"^(.*\S)==(\S.*)$"), "{0} = {1}"),
+    (re.compile(rf"^(.*\S)>={_NUMBER}$"), "{0} ≥ {1}"),
+    (re.compile(rf"^(.*\S)<{_NUMBER}$"), "{0} < {1}"),
+    (re.compile(r"^(.*\S)\.isnull\(\)$"), "{0} is missing"),
+)
+
+
+def _written_text(text):
+    """A selector as pysubgroup writes it (``a=='x'``, ``b: [1:2[``), made readable."""
+    for pattern, form in _WRITTEN:
+        match = pattern.match(text)
+        if match:
+            return form.format(*(_number_text(group) for group in match.groups()))
+    return text
+
+
+def _number_text(text):
+    """A written bound as :func:`_number` writes it (``2.50`` -> ``2.5``); other text as is."""
+    try:
+        return _number(float(text))
+    except ValueError:
+        return text
+
+
 def condition_texts(subgroup):
     """The conditions of a subgroup, each as readable text.
 
@@ -47,7 +77,9 @@ def condition_texts(subgroup):
     ----------
     subgroup : pysubgroup description or str
         A ``ps.Conjunction`` (or anything with ``selectors``), or a
-        description already written out (split at its ``' AND '``).
+        description already written out by pysubgroup (split at its
+        ``' AND '``; its equality and interval conditions made readable, the
+        rest kept as written).
 
     Returns
     -------
@@ -64,7 +96,7 @@ def condition_texts(subgroup):
     if hasattr(subgroup, "selectors"):
         return [_selector_text(selector) for selector in subgroup.selectors]
     text = str(subgroup)
-    return [] if text in ("", "Dataset") else text.split(" AND ")
+    return [] if text in ("", "Dataset") else [_written_text(part) for part in text.split(" AND ")]
 
 
 def readable_description(subgroup, separator=" & "):

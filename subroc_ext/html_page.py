@@ -74,6 +74,7 @@ img { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
 details.columns { font-size: 0.9em; }
 details.columns label { display: inline-block; margin-right: 1em; white-space: nowrap; }
 table.heatmap td { text-align: center; min-width: 4.5em; }
+table.heatmap td.text { text-align: left; }
 """ + CELL_STYLE
 
 #: Sorting (click a header; again to reverse), filtering and the column chooser
@@ -239,6 +240,9 @@ def html_table(header, rows, *, text_columns=1):
 def heatmap_table(frame, *, tooltips=None, fmt="{:.3f}", vmin=0.0, vmax=1.0):
     """A DataFrame of values in [vmin, vmax] as a table of coloured cells.
 
+    The index names the rows (conditions joined by ``' & '`` are shown as
+    one chip each).
+
     Colours follow matplotlib's ``RdYlGn`` map (red low, green high) as in
     :func:`~subroc_ext.plot_cross_auc`; ``tooltips`` (a frame of the same
     shape) are shown on hover, so that the cells stay short.
@@ -249,7 +253,8 @@ def heatmap_table(frame, *, tooltips=None, fmt="{:.3f}", vmin=0.0, vmax=1.0):
     head = '<th class="text"></th>' + "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     body = []
     for i, (name, values) in enumerate(frame.iterrows()):
-        cells = [f'<td class="text">{conditions_html(name)}</td>']
+        chips = "".join(f'<span class="cond">{html.escape(part)}</span>' for part in str(name).split(" & "))
+        cells = [f'<td class="text">{chips}</td>']
         for j, value in enumerate(values):
             tip = "" if tooltips is None else f' title="{html.escape(str(tooltips.iat[i, j]))}"'
             if pd.isna(value):

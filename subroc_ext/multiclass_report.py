@@ -18,6 +18,7 @@ import pandas as pd
 
 from ._validation import check_columns
 from .auc_mu import PairProjections, check_multiclass_arrays, check_partition_matrix
+from .conditions import readable_description
 from .covers import subgroup_covers
 from .measures import ROCAUC
 from .html_page import Section, heatmap_table, render_page, subgroups_table
@@ -101,7 +102,8 @@ def class_pair_section(table, data, *, label, score_columns, partition_matrix=No
         return ""
     rows = table.head(top)
     auc, pairs = class_pair_aucs(
-        dict(zip(rows["description"], rows["subgroup"])), data, label=label,
+        {f"#{rank} {readable_description(sg)}": sg for rank, sg in enumerate(rows["subgroup"], 1)},
+        data, label=label,
         score_columns=score_columns, partition_matrix=partition_matrix,
     )  # fmt: skip
     auc = auc.rename(index={"all": "whole data"})

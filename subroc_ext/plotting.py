@@ -299,6 +299,11 @@ def plot_pr_curves(
     )
 
 
+def _wrapped(name, width):
+    """A group name with one condition per line, each at most ``width`` characters."""
+    return "\n".join(_shortened(part, width) for part in readable_description(name).split(" & "))
+
+
 def _compact_count(count):
     """``1,234,567`` as ``1.2M``: a pair count that fits into a heatmap cell."""
     for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
@@ -307,7 +312,7 @@ def _compact_count(count):
     return f"{count:,.0f}"
 
 
-def plot_cross_auc(cross, *, ax=None, annotate=True, label_width=32):
+def plot_cross_auc(cross, *, ax=None, annotate=True, label_width=40):
     """Heatmap of cross AUCs (rows: positives' group, columns: negatives' group).
 
     Parameters
@@ -320,9 +325,9 @@ def plot_cross_auc(cross, *, ax=None, annotate=True, label_width=32):
     annotate : bool, default=True
         Write each AUC (and the number of pairs, when known, as e.g.
         ``12.3k``) into its cell.
-    label_width : int, default=32
-        Group names longer than this many characters are shortened with an
-        ellipsis.
+    label_width : int, default=40
+        Group names are written one condition a line, each shortened to this
+        many characters with an ellipsis.
 
     Returns
     -------
@@ -331,19 +336,19 @@ def plot_cross_auc(cross, *, ax=None, annotate=True, label_width=32):
     auc = getattr(cross, "auc", cross)
     pairs = getattr(cross, "pairs", None)
     plt = _pyplot()
-    names = [_shortened(readable_description(name), label_width) for name in auc.columns]
+    names = [_wrapped(name, label_width) for name in auc.columns]
     if ax is None:
         # 0.85 inch a cell (two short lines of text) plus room for the labels
         side = 0.85 * len(auc.columns)
-        margin = 0.5 + 0.075 * max((len(n) for n in names), default=0)
+        margin = 0.5 + 0.075 * max((len(line) for n in names for line in n.split("\n")), default=0)
         figure, ax = plt.subplots(figsize=(side + margin + 1.4, side + margin + 0.4),
                                   layout="constrained")  # fmt: skip
     else:
         figure = ax.figure
     image = ax.imshow(np.ma.masked_invalid(auc.to_numpy(dtype=float)), cmap="RdYlGn", vmin=0, vmax=1)
     ax.set_xticks(range(len(auc.columns)), names, rotation=40, ha="right", fontsize="small")
-    ax.set_yticks(range(len(auc.index)), [_shortened(readable_description(i), label_width)
-                                          for i in auc.index], fontsize="small")  # fmt: skip
+    ax.set_yticks(range(len(auc.index)), [_wrapped(i, label_width) for i in auc.index],
+                  fontsize="small")  # fmt: skip
     ax.set(xlabel="negatives of", ylabel="positives of", title="Cross AUC")
     if annotate:
         for (row, column), value in np.ndenumerate(auc.to_numpy(dtype=float)):
@@ -368,8 +373,9 @@ def plot_generalization_diagnostics(table, *, top=5, axes=None, label_width=40):
         Where to draw; a new figure otherwise (10 inches wide, its height
         grows with the rows, the legends below the plots).
     label_width : int, default=40
-        Subgroup names longer than this many characters are shortened with an
-        ellipsis (the report's table next to the figure has them in full).
+        Subgroup names are written one condition a line, each shortened to
+        this many characters with an ellipsis (the report's table next to the
+        figure has them in full).
 
     Returns
     -------
@@ -378,7 +384,7 @@ def plot_generalization_diagnostics(table, *, top=5, axes=None, label_width=40):
     plt = _pyplot()
     rows = table.iloc[: top + 1]
     if axes is None:
-        figure, axes = plt.subplots(1, 2, figsize=(10, 2.2 + 0.4 * len(rows)), sharey=True,
+        figure, axes = plt.subplots(1, 2, figsize=(10, 2.2 + 0.55 * len(rows)), sharey=True,
                                     layout="constrained")  # fmt: skip
     figure = axes[0].figure
     positions = np.arange(len(rows))[::-1]
@@ -396,7 +402,7 @@ def plot_generalization_diagnostics(table, *, top=5, axes=None, label_width=40):
                 fillstyle=fill, color=f"C{offset + 2}", label=f"{name}, {split}",
             )  # fmt: skip
     axes[1].set(title="Robustness (Roberts et al.)")
-    names = [_shortened(readable_description(name), label_width) for name in rows["subgroup"]]
+    names = [_wrapped(name, label_width) for name in rows["subgroup"]]
     axes[0].set_yticks(positions, names, fontsize="small")
     axes[0].set_ylim(-0.6, len(rows) - 0.4)
     for ax in axes:
@@ -437,7 +443,7 @@ def _forest_columns(table, value, interval, size):
 
 def plot_forest(
     table, *, value=None, interval=None, reference=None, size=None, n_rows=None, top=20, ax=None,
-    label_width=48,
+    label_width=72,
 ):
     """Forest plot: each subgroup's measure with its interval against the whole data's.
 
@@ -474,8 +480,8 @@ def plot_forest(
         Plot the first ``top`` subgroups (all when None).
     ax : matplotlib.axes.Axes, optional
         Draw into these axes; a new figure sized to the rows otherwise
-        (9.6 inches wide: 960 pixels at the report's 100 dpi).
-    label_width : int, default=48
+        (12 inches wide: 1,200 pixels at the report's 100 dpi).
+    label_width : int, default=72
         Descriptions longer than this many characters are shortened with an
         ellipsis.
 
@@ -499,7 +505,7 @@ def plot_forest(
     n = len(rows)
     plt = _pyplot()
     if ax is None:
-        figure, ax = plt.subplots(figsize=(9.6, 1.3 + 0.27 * max(n, 1)), layout="constrained")
+        figure, ax = plt.subplots(figsize=(12, 1.3 + 0.27 * max(n, 1)), layout="constrained")
     else:
         figure = ax.figure
     y = np.arange(n)[::-1]

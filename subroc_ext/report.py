@@ -69,7 +69,8 @@ def _description_cell(record):
     text = conditions_html(subgroup)
     alternatives = record.get("alternatives") or ""
     if alternatives:
-        text += f'<div class="also">same rows: {html.escape(alternatives)}</div>'
+        text += '<div class="also">same rows: ' + "; ".join(
+            html.escape(readable_description(a)) for a in alternatives.split("; ")) + "</div>"
     return text, None
 
 
@@ -86,7 +87,7 @@ def _value_cell(value, interval):
     """The measure with its interval underneath (sorts by the measure)."""
 
     def cell(record):
-        shown = format_number(record[value])
+        shown = "–" if pd.isna(record[value]) else f"{record[value]:.3f}"
         if interval and not pd.isna(record[interval[0]]):
             low, high = record[interval[0]], record[interval[1]]
             shown += f' <span class="ci">[{low:.3f}, {high:.3f}]</span>'
@@ -204,10 +205,13 @@ def forest_section(table, *, n_rows=None, value=None, interval=None, reference=N
     if len(table) > FOREST_ROWS:
         everything = embedded_png(plot_forest(table, top=None, **settings), "forest plot of all subgroups")
         rest = f"<details><summary>All {len(table):,} subgroups</summary>{everything}</details>"
+    column = value or f"{table.attrs.get('measure')}_validation"
+    has_interval = bool(interval) or {f"{column}_ci_low", f"{column}_ci_high"} <= set(table.columns)
+    line = " with its interval (line)" if has_interval else ""
     return f"""{top}{rest}
-<p class="note">Each row is a subgroup, best first: its measure on the validation split (dot)
-with its 95% interval (line); filled red dots are significant. The dashed line is the whole
-split's value; on the right, each subgroup's size.</p>"""
+<p class="note">Each row is a subgroup, best first: its <code>{html.escape(column)}</code>
+(dot){line}; filled red dots are significant. The dashed line is the whole split's value; on
+the right, each subgroup's size (and share of the rows).</p>"""
 
 
 def settings_html(attrs, runtime=None):
@@ -220,7 +224,7 @@ def settings_html(attrs, runtime=None):
     ]
     if runtime is not None:
         rows.append(["runtime", f"{runtime:.1f} s"])
-    settings = html_table(["setting", "value"], rows) if rows else '<p class="note">No settings recorded.</p>'
+    settings = html_table(["setting", "value"], rows, text_columns=2) if rows else '<p class="note">No settings recorded.</p>'
     values = attrs.get("dataset_values", {})
     if not values:
         return settings

@@ -40,7 +40,7 @@ def cross_auc_section(table, data, *, label, score, positive_label=1, top=5):
     if "subgroup" not in table.columns or len(table) == 0:
         return ""
     rows = table.head(top)
-    subgroups = {readable_description(sg): sg for sg in rows["subgroup"]}
+    subgroups = {f"#{rank} {readable_description(sg)}": sg for rank, sg in enumerate(rows["subgroup"], 1)}
     cross = cross_auc(subgroups, data, label=label, score=score, positive_label=positive_label)
     return f"""<p class="note">The top {len(rows)} subgroups.</p>
 {embedded_png(plot_cross_auc(cross), "cross AUC heatmap")}
@@ -77,7 +77,8 @@ def diagnostics_section(table, search, validation, *, label, score, positive_lab
         return ""
     rows = table.head(top)
     diagnostics = generalization_diagnostics(
-        {readable_description(sg): sg for sg in rows["subgroup"]}, search, validation, label=label,
+        {f"#{rank} {readable_description(sg)}": sg for rank, sg in enumerate(rows["subgroup"], 1)},
+        search, validation, label=label,
         score=score, positive_label=positive_label, random_state=0,
     )  # fmt: skip
     columns = {"bias_robustness_search": "bias robustness, search",

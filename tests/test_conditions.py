@@ -23,7 +23,16 @@ def test_each_selector_kind_reads_as_its_cover():
 
 
 def test_written_descriptions_and_the_whole_data():
-    assert condition_texts("a=='x' AND b>=3") == ["a=='x'", "b>=3"]
+    assert condition_texts("a=='x' AND b>=3 AND c: [1:2.5[ AND d<0 AND e==True AND f.isnull()") == [
+        "a = x", "b ≥ 3", "1 ≤ c < 2.5", "d < 0", "e = True", "f is missing",
+    ]  # fmt: skip
+    assert condition_texts("#1 anything else") == ["#1 anything else"]
+    # readable text stays as it is: written out twice is written out once
+    for readable in ("0 ≤ capital_gain < 114", "income = <=50K", "age ≥ 51"):
+        assert condition_texts(readable) == [readable]
+    # written the same as from the selectors themselves
+    subgroup = ps.Conjunction([ps.EqualitySelector("a", "x"), ps.IntervalSelector("c", 1, 2.5)])
+    assert condition_texts(str(subgroup)) == condition_texts(subgroup)
     assert readable_description(ps.Conjunction([])) == "whole data"
     assert readable_description("Dataset") == "whole data"
     two = ps.Conjunction([ps.EqualitySelector("a", "x"), ps.IntervalSelector("b", 1, 2)])

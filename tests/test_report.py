@@ -118,7 +118,7 @@ def test_alternatives_are_listed_under_their_row(analysis, tmp_path):
     page = write_report(table, validation, tmp_path, label="y", score="p").html.read_text(
         encoding="utf-8"
     )
-    assert '<div class="also">same rows: a==&#x27;&lt;x&gt;&#x27;; b==1</div>' in page
+    assert '<div class="also">same rows: a = &lt;x&gt;; b = 1</div>' in page
     assert '<span class="cond">region = east</span>' in page
 
 
