@@ -304,10 +304,9 @@ def subgroups_table(table, columns, *, interactive=True, rows=None):
             css = ' class="text"' if column.text else ""
             sort = "" if value is None else f' data-value="{float(value)!r}"'
             cells.append(f'<td data-col="{column.key}"{css}{sort}>{text}</td>')
-        searchable = " ".join(
-            [str(record.get("description", "")), str(record.get("alternatives") or "")]
-            + condition_texts(record.get("subgroup", record.get("description", "")))
-        ).lower()
+        parts = [record.get("description"), record.get("alternatives"),
+                 *condition_texts(record.get("subgroup", record.get("description", "")))]  # fmt: skip
+        searchable = " ".join(part for part in parts if isinstance(part, str) and part).lower()
         row_class = ' class="significant"' if bool(record.get("significant", False)) else ""
         body.append(f'<tr{row_class} data-text="{html.escape(searchable)}">{"".join(cells)}</tr>')
     grid = (

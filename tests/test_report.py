@@ -90,12 +90,6 @@ def test_forest_plot_comes_first(analysis, tmp_path):
     assert 'alt="forest plot"' in page.split('<section id="subgroups"')[0]
 
 
-def test_one_p_value_format():
-    assert [report.format_p_value(p) for p in (9.999e-05, 0.0005726, 0.0027, 0.5, 1.0)] == [
-        "0.00010", "0.00057", "0.0027", "0.50", "1.0",
-    ]  # fmt: skip
-
-
 def test_rates_at_the_youden_threshold_of_the_search_split(audit_analysis, tmp_path):
     from subroc_ext.diagnostics import youden_threshold
     from subroc_ext.operating_point import threshold_rates
