@@ -43,6 +43,12 @@ class SubgroupsAccessor:
             )
         self._table = table
 
+    def __repr__(self):
+        return (
+            f"<{len(self._table)} subgroups by {self._table.attrs['measure']}: shown as a forest "
+            "plot and a compact table in Jupyter>"
+        )
+
     def forest(self, **settings):
         """The forest plot (:func:`~subroc_ext.plot_forest`) of the table."""
         return plot_forest(self._table, **settings)
