@@ -31,6 +31,7 @@ __all__ = [
     "format_p_value",
     "heatmap_table",
     "html_table",
+    "name_chips",
     "png_image",
     "render_page",
     "subgroups_table",
@@ -58,6 +59,7 @@ th, td { border-bottom: 1px solid #ddd; padding: 0.3em 0.5em; text-align: right;
          vertical-align: top; }
 th { background: #f3f3f3; vertical-align: bottom; }
 td.text, th.text { text-align: left; }
+td.text { min-width: 12em; }
 img { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
 .note { color: #555; font-size: 0.9em; max-width: 60em; }
 .scroll { overflow-x: auto; max-width: 100%; }
@@ -199,6 +201,11 @@ def conditions_html(subgroup):
     )
 
 
+def name_chips(name):
+    """A readable group name (conditions joined by ``' & '``) as one chip per condition."""
+    return "".join(f'<span class="cond">{html.escape(part)}</span>' for part in str(name).split(" & "))
+
+
 def embedded_png(figure, alt):
     """The figure as an ``<img>`` of a base64 PNG at :data:`DPI` (the figure is closed).
 
@@ -253,8 +260,7 @@ def heatmap_table(frame, *, tooltips=None, fmt="{:.3f}", vmin=0.0, vmax=1.0):
     head = '<th class="text"></th>' + "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     body = []
     for i, (name, values) in enumerate(frame.iterrows()):
-        chips = "".join(f'<span class="cond">{html.escape(part)}</span>' for part in str(name).split(" & "))
-        cells = [f'<td class="text">{chips}</td>']
+        cells = [f'<td class="text">{name_chips(name)}</td>']
         for j, value in enumerate(values):
             tip = "" if tooltips is None else f' title="{html.escape(str(tooltips.iat[i, j]))}"'
             if pd.isna(value):

@@ -11,7 +11,7 @@ import html
 from .conditions import readable_description
 from .cross_auc import cross_auc
 from .diagnostics import generalization_diagnostics
-from .html_page import embedded_png
+from .html_page import embedded_png, name_chips
 from .plotting import plot_cross_auc, plot_generalization_diagnostics
 
 __all__ = ["cross_auc_section", "diagnostics_section"]
@@ -94,7 +94,7 @@ def diagnostics_section(table, search, validation, *, label, score, positive_lab
     for _, record in diagnostics.iterrows():
         name = str(record["subgroup"])
         cells = "".join(f"<td>{record[c]:.3f}</td>" for c in columns)
-        body.append(f'<tr><td class="text">{html.escape(name)}</td>{cells}</tr>')
+        body.append(f'<tr><td class="text">{name_chips(name)}</td>{cells}</tr>')
     shown = (
         f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table></div>"
