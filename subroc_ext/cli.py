@@ -204,6 +204,11 @@ def _parser():
                           "index above J (0-1) before testing, for a diverse result")  # fmt: skip
     run.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
                      help="columns not to use in subgroup descriptions")  # fmt: skip
+    run.add_argument("--threshold", type=_number(float, "a finite number", math.isfinite),
+                     metavar="T",
+                     help="operating point of the report's false-positive rate, false-negative "
+                          "rate and precision per subgroup (score >= T predicts positive; "
+                          "default: the Youden threshold of the search split)")  # fmt: skip
     run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
                      help="directory for the report")  # fmt: skip
     cluster = run.add_mutually_exclusive_group()
@@ -413,7 +418,7 @@ def _write_report(table, data, args, measure, title, runtime, search=None):
             files = write_report(
                 table, data, out, label=table.attrs["label"], score=table.attrs["score"],
                 positive_label=table.attrs["positive_label"], measure=measure, title=title,
-                runtime=runtime, search=search,
+                runtime=runtime, search=search, threshold=getattr(args, "threshold", None),
             )  # fmt: skip
         rows = _export_rows(table, {"search": search, "validation": data}, out) if args.export_rows else None
     except OSError as error:

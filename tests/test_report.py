@@ -129,3 +129,30 @@ def test_methods_are_named_from_statsmodels_table(analysis, tmp_path, method, na
         encoding="utf-8"
     )
     assert name in " ".join(page.split())
+
+
+def test_cli_threshold_and_rows(tmp_path, capsys):
+    from subroc_ext.cli import main
+    from subroc_ext.operating_point import threshold_rates
+    from synthetic import scored_frame
+
+    data = scored_frame(0)
+    data.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "out"
+    code = main(["run", str(tmp_path / "data.csv"), "--label", "y", "--score", "p", "--quiet",
+                 "--samples", "50", "--top", "5", "--threshold", "0.3", "--export-rows",
+                 "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "At the threshold 0.3 (score ≥ threshold predicts positive; the user's threshold)" in page
+    rows = pd.read_csv(out / "rows.csv")
+    table = pd.read_csv(out / "subgroups.csv")
+    assert sorted(rows["row"]) == list(range(len(data))) and set(rows["split"]) == {"search", "validation"}
+    whole = threshold_rates([], data.iloc[rows.loc[rows["split"] == "validation", "row"]], label="y",
+                            score="p", threshold=0.3)  # fmt: skip
+    assert f"false-positive rate of {whole['false_positive_rate'][0]:.3f}" in page
+    # each subgroup's column marks exactly its rows (the size on each split)
+    for split in ("search", "validation"):
+        counted = rows[rows["split"] == split][list(table["description"])].sum().to_numpy()
+        assert counted.tolist() == table[f"size_{split}"].tolist()
+    assert main(["run", str(tmp_path / "data.csv"), "--label", "y", "--score", "p", "--threshold", "nan"]) == 2
