@@ -17,8 +17,9 @@ class PlainProgress:
     """Plain progress lines for a stream that is not a terminal.
 
     The subset of tqdm's interface our loops use (iteration, ``update``,
-    ``set_postfix_str``, ``close``), writing ``desc: n[/total] in s[; postfix]``
-    every ``interval`` seconds and once on ``close``.
+    ``set_postfix_str``, ``close``), writing ``desc: n[/total] in s[, about
+    s left][; postfix]`` every ``interval`` seconds and once on ``close``; the
+    time left is extrapolated from the rate so far when the total is known.
 
     Parameters
     ----------
@@ -66,9 +67,13 @@ class PlainProgress:
             self._write(time.monotonic())
 
     def _write(self, now):
+        elapsed = now - self.start
         count = f"{self.n:,}" if self.total is None else f"{self.n:,}/{self.total:,}"
+        left = ""
+        if self.total and 0 < self.n < self.total:
+            left = f", about {elapsed / self.n * (self.total - self.n):.0f} s left"
         postfix = f"; {self.postfix}" if self.postfix else ""
-        print(f"{self.desc}: {count} in {now - self.start:.1f} s{postfix}", file=self.stream, flush=True)
+        print(f"{self.desc}: {count} in {elapsed:.1f} s{left}{postfix}", file=self.stream, flush=True)
 
 
 def _interactive(stream):

@@ -46,3 +46,16 @@ def test_not_a_terminal_gives_plain_lines(monkeypatch):
 def test_search_status_never_shows_minus_infinity():
     assert search_status(3, 100, -np.inf) == "3 of 100 results found"
     assert search_status(100, 100, 0.51234) == "k-th best quality 0.5123"
+
+
+def test_time_left_when_the_total_is_known(monkeypatch):
+    clock = iter([0.0, 10.0, 10.0, 40.0])  # start; two updates; close
+    monkeypatch.setattr(_progress.time, "monotonic", lambda: next(clock))
+    stream = io.StringIO()
+    bar = PlainProgress(iter(()), desc="testing", total=4, stream=stream, interval=5.0)
+    bar.update(1)  # 1 of 4 after 10 s: 30 s left
+    bar.update(3)
+    bar.close()
+    assert stream.getvalue().splitlines() == [
+        "testing: 1/4 in 10.0 s, about 30 s left", "testing: 4/4 in 40.0 s",
+    ]  # fmt: skip
