@@ -1,0 +1,263 @@
+"""Tests of :func:`subroc_ext.check_measure`.
+
+* Every built-in measure passes, with exact extremes where SPEC.md claims
+  them (ROC AUC, PR AUC, ARL, the row means).
+* Each check catches a measure broken in its way (a bound too low in one
+  mode, a NaN bound, a size-aware bound too low, ``batch_values`` or
+  ``null_values`` that disagree with ``value``, an undefined value, a
+  ``prepare`` that changes the measure, a method that raises), reported and
+  not raised, on the smallest cover.
+* The counterexample it reports is checked independently: the subset's value
+  recomputed by hand, the claimed bound by calling the measure on the cover.
+"""
+
+import numpy as np
+import pytest
+from sklearn.metrics import balanced_accuracy_score
+
+import subroc_ext
+from subroc_ext import measures
+from subroc_ext.measure_check import MODES, WEIGHTS
+
+BUILT_IN = {
+    "roc_auc": measures.ROCAUC,
+    "pr_auc": measures.PRAUC,
+    "arl": measures.AverageRankingLoss,
+    "attribution_mean": measures.attribution_mean,
+    "brier": measures.brier_score,
+}
+
+
+class BalancedAccuracy(measures.Measure):
+    """The README's example before issue 22: ``extremes`` adds NumPy booleans
+    (``np.True_ + np.True_`` is ``True``), so its highest value is 1/2 where
+    it should be 1."""
+
+    name, kind = "balanced_accuracy", "score"
+    min_positives = min_negatives = 1
+
+    def value(self, cover):
+        hit = cover.scores >= 0.5
+        return (hit[cover.is_positive].mean() + (~hit[~cover.is_positive]).mean()) / 2
+
+    def extremes(self, cover):
+        hit = cover.scores >= 0.5
+        hits_positive, hits_negative = hit[cover.is_positive], ~hit[~cover.is_positive]
+        return ((hits_positive.all() + hits_negative.all()) / 2,
+                (hits_positive.any() + hits_negative.any()) / 2)  # fmt: skip
+
+
+class FixedBalancedAccuracy(BalancedAccuracy):
+    def extremes(self, cover):
+        hit = cover.scores >= 0.5
+        hits_positive, hits_negative = hit[cover.is_positive], ~hit[~cover.is_positive]
+        return ((int(hits_positive.all()) + int(hits_negative.all())) / 2,
+                (int(hits_positive.any()) + int(hits_negative.any())) / 2)  # fmt: skip
+
+
+def checks_of(report):
+    return {(violation.check, violation.mode) for violation in report.violations}
+
+
+@pytest.mark.parametrize("name", list(BUILT_IN))
+def test_every_built_in_measure_passes_with_exact_extremes(name):
+    report = subroc_ext.check_measure(BUILT_IN[name](), tight=True)
+    assert report.ok, repr(report)
+    assert report.tight_lowest == report.tight_highest == 1.0
+    assert report.datasets == 40 and report.covers > 4000 and report.pairs > 90_000
+
+
+def test_the_readme_balanced_accuracy_bound_is_invalid_in_mode_better():
+    report = subroc_ext.check_measure(BalancedAccuracy())
+    assert not report.ok
+    # invalid highest: "better" and "both" lose results; "worse" is only loose
+    assert checks_of(report) == {("extremes", None)} | {
+        ("optimistic_estimate", mode) for mode in ("better", "both")
+    }
+    estimates = [v for v in report.violations if v.check == "optimistic_estimate"]
+    assert {v.weights for v in estimates if v.mode == "better"} == {
+        tuple(map(float, pair)) for pair in WEIGHTS
+    }
+    [extremes] = [v for v in report.violations if v.check == "extremes"]
+    assert extremes.detail.startswith("highest")
+    # the counterexample, checked independently: one positive scored >= 0.5
+    # and one negative below it (the smallest possible cover) ...
+    assert len(extremes.labels) == 2 and sorted(extremes.labels) == [0, 1]
+    labels, scores = np.array(extremes.labels, bool), np.array(extremes.scores)
+    assert (scores[labels] >= 0.5).all() and (scores[~labels] < 0.5).all()
+    subset = list(extremes.subset)
+    reached = balanced_accuracy_score(labels[subset], scores[subset] >= 0.5)
+    assert extremes.reached == reached == 1.0
+    cover = measures.Cover.from_arrays(labels, scores)
+    assert extremes.claimed == BalancedAccuracy().extremes(cover)[1] == 0.5
+    assert "highest is below the value of a subset" in repr(report)
+    assert "claimed 0.5, reached 1.0" in repr(report)
+
+
+def test_the_fixed_balanced_accuracy_passes_with_exact_extremes():
+    report = subroc_ext.check_measure(FixedBalancedAccuracy(), tight=True)
+    assert report.ok, repr(report)
+    assert "ok" in repr(report).splitlines()[0]
+
+
+def test_value_as_its_own_bound_is_caught_where_it_loses_results():
+    """The classic mistake of notebook 02: the value on the cover as both extremes."""
+
+    def tpr(y, s):
+        return np.mean(s[y] >= 0.5)
+
+    wrong = measures.KernelMeasure(tpr, kind="score", name="tpr", min_positives=1,
+                                   lowest=tpr, highest=tpr)  # fmt: skip
+    report = subroc_ext.check_measure(wrong, weights=[(0, 0)])
+    assert checks_of(report) == {("extremes", None)} | {("optimistic_estimate", m) for m in MODES}
+    for violation in report.violations:  # the smallest such cover: two positives
+        assert sorted(violation.labels) == [1, 1]
+
+
+class NaNBound(measures.ROCAUC):
+    def extremes(self, cover):
+        return np.nan, 1.0
+
+
+class LowSizeAwareBound(measures.RowMeanMeasure):
+    """The attribution mean with SPEC's unclipped size-aware bound halved."""
+
+    def __init__(self):
+        template = measures.attribution_mean()
+        super().__init__(template.row_values, kind="score", name="low", needs_both_classes=True)
+
+    def size_aware_bound(self, cover, reference, sign, size_weight):
+        return super().size_aware_bound(cover, reference, sign, size_weight) - 0.01
+
+
+class OffBatchValues(measures.ROCAUC):
+    def batch_values(self, dataset, positions):
+        return measures.Measure.batch_values(self, dataset, positions) + 1e-6
+
+
+class FixedNullValues(measures.ROCAUC):
+    """Always the same subset: the lowest-scored rows of each class."""
+
+    def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=0):
+        rows = np.sort(np.concatenate([np.flatnonzero(dataset.is_positive)[:positives],
+                                       np.flatnonzero(~dataset.is_positive)[:negatives]]))  # fmt: skip
+        return np.array([measures.Measure.batch_values(self, dataset, rows[None])[0]] * n_samples)
+
+
+class WrongCountNullValues(measures.ROCAUC):
+    """Random subsets, but one negative too many."""
+
+    def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=0):
+        return super().null_values(dataset, positives, negatives + 1, n_samples, rng)
+
+
+class InPlacePrepare(measures.RowMeanMeasure):
+    """Prepares itself (subroc-ext 0.1 style) and returns itself."""
+
+    def __init__(self):
+        super().__init__(lambda y, s: (s - y) ** 2, kind="loss", name="brier")
+
+    def prepare(self, cover):
+        self.__dict__.update(vars(super().prepare(cover)))
+        return self
+
+
+class ReturnsNone(InPlacePrepare):
+    """Prepares itself and returns None (deprecated since subroc-ext 0.2)."""
+
+    def prepare(self, cover):
+        super().prepare(cover)
+
+
+class FailsOnTies(measures.ROCAUC):
+    def value(self, cover):
+        if len(np.unique(cover.scores)) < len(cover.scores):
+            raise ZeroDivisionError("no ties please")
+        return super().value(cover)
+
+
+@pytest.mark.parametrize(
+    "measure, check, detail",
+    [
+        (NaNBound(), "extremes", "lowest is NaN"),
+        (LowSizeAwareBound(), "size_aware_bound", "sign="),
+        (OffBatchValues(), "batch_values", "differs from value"),
+        (FixedNullValues(), "null_values", "mean of the draws"),
+        (WrongCountNullValues(), "null_values", "a value that no subset"),
+        (InPlacePrepare(), "prepare", "changed the measure itself"),
+        (ReturnsNone(), "prepare", "returned None"),
+        (FailsOnTies(), "error", "value raised ZeroDivisionError: no ties please"),
+        (measures.KernelMeasure(lambda y, s: np.mean(s[y]), kind="score", name="no_minimum"),
+         "value", "is not finite"),
+    ],
+    ids=lambda value: type(value).__name__ if isinstance(value, measures.Measure) else None,
+)  # fmt: skip
+def test_each_check_catches_its_mistake_without_raising(measure, check, detail):
+    with np.errstate(invalid="ignore"), pytest.warns() if check == "value" else _nothing():
+        report = subroc_ext.check_measure(measure, n_datasets=12)
+    assert not report.ok
+    assert any(v.check == check and detail in v.detail for v in report.violations), repr(report)
+    assert detail in repr(report)
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_a_mean_of_the_null_values_is_not_a_false_alarm():
+    """The compiled and the batch null samplers of the built-ins pass on many
+    seeds: the five-standard-error rule is not a coin flip."""
+    for seed in range(5):
+        report = subroc_ext.check_measure(measures.PRAUC(), random_state=seed, n_datasets=20,
+                                          weights=[(0, 0)], null_samples=1000)  # fmt: skip
+        assert report.ok, repr(report)
+
+
+def test_a_prepared_measure_that_changes_later_is_caught():
+    class SharedValues(measures.RowMeanMeasure):
+        """Copies itself, but the copies share one per-row array."""
+
+        shared = np.zeros(20)
+
+        def __init__(self):
+            super().__init__(lambda y, s: s, kind="score", name="shared")
+
+        def prepare(self, cover):
+            prepared = super().prepare(cover)
+            SharedValues.shared[: len(cover.rows)] = prepared._values
+            prepared._values = SharedValues.shared[: len(cover.rows)]
+            return prepared
+
+    report = subroc_ext.check_measure(SharedValues(), n_datasets=6, weights=[(0, 0)],
+                                      null_samples=0)  # fmt: skip
+    assert ("prepare", None) in checks_of(report)
+    assert any("prepared earlier changed" in v.detail for v in report.violations)
+
+
+@pytest.mark.parametrize(
+    "arguments, error, match",
+    [
+        (dict(measure=len), TypeError, "measure must be a subroc_ext.Measure, got builtin"),
+        (dict(max_rows=15), ValueError, "max_rows must be between 4 and 14, got 15"),
+        (dict(n_datasets=0), ValueError, "n_datasets must be at least 1, got 0"),
+        (dict(modes=["worst"]), ValueError, "mode"),
+        (dict(weights=[(-1, 0)]), ValueError, "weight"),
+        (dict(weights=[]), ValueError, "at least one"),
+    ],
+)
+def test_settings_are_validated_with_one_message(arguments, error, match):
+    arguments = {"measure": measures.ROCAUC(), **arguments}
+    with pytest.raises(error, match=match):
+        subroc_ext.check_measure(**arguments)
+
+
+def test_the_report_is_reproducible_and_the_same_for_a_generator():
+    first = subroc_ext.check_measure(BalancedAccuracy(), n_datasets=8)
+    again = subroc_ext.check_measure(BalancedAccuracy(), n_datasets=8)
+    generator = subroc_ext.check_measure(BalancedAccuracy(), n_datasets=8,
+                                         random_state=np.random.default_rng(0))  # fmt: skip
+    assert first.violations == again.violations == generator.violations
