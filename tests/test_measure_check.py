@@ -9,7 +9,14 @@
   not raised, on the smallest cover.
 * The counterexample it reports is checked independently: the subset's value
   recomputed by hand, the claimed bound by calling the measure on the cover.
+* Every measure the README and notebook 02 show passes in every mode (the
+  code taken from the documents themselves), except those shown as mistakes.
 """
+
+import ast
+import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -261,3 +268,81 @@ def test_the_report_is_reproducible_and_the_same_for_a_generator():
     generator = subroc_ext.check_measure(BalancedAccuracy(), n_datasets=8,
                                          random_state=np.random.default_rng(0))  # fmt: skip
     assert first.violations == again.violations == generator.violations
+
+
+# --------------------------------------------------------------------------
+# every measure the documentation shows
+# --------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_blocks():
+    """The README's Python code blocks that mention a measure."""
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    return [block for block in blocks if "Measure" in block]
+
+
+def notebook_blocks():
+    """The code cells of notebook 02."""
+    notebook = json.loads((ROOT / "notebooks" / "02_add_a_measure.ipynb").read_text())
+    return ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
+
+
+def _defines_measure(statement, namespace):
+    """Whether ``statement`` is ``name = SomeMeasure(...)`` (a Measure class)."""
+    if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call)):
+        return False
+    try:
+        callee = eval(compile(ast.Expression(statement.value.func), "<docs>", "eval"), namespace)
+    except NameError:
+        return False
+    return isinstance(callee, type) and issubclass(callee, measures.Measure)
+
+
+def doc_measures(blocks):
+    """The measures the code ``blocks`` define, by name: every ``name =
+    Measure(...)`` and every Measure subclass that takes no argument (and has
+    no such instance). Only imports, definitions and those assignments run,
+    in order; what needs the example's data (searches, tables) is skipped."""
+    namespace, classes = {}, []
+    for block in blocks:
+        for statement in ast.parse(block).body:
+            definition = isinstance(
+                statement, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
+            )
+            if definition or _defines_measure(statement, namespace):
+                exec(compile(ast.Module([statement], []), "<docs>", "exec"), namespace)
+            if isinstance(statement, ast.ClassDef):
+                classes.append(statement.name)
+    found = {name: value for name, value in namespace.items()
+             if isinstance(value, measures.Measure)}  # fmt: skip
+    instantiated = {type(value) for value in found.values()}
+    for name in classes:
+        cls = namespace[name]
+        if issubclass(cls, measures.Measure) and cls not in instantiated:
+            try:
+                found[f"{name}()"] = cls()
+            except TypeError:  # needs arguments: shown only through its instances
+                pass
+    return found
+
+
+DOC_MEASURES = {
+    **{f"README: {name}": measure for name, measure in doc_measures(readme_blocks()).items()},
+    **{f"notebook 02: {name}": measure for name, measure in doc_measures(notebook_blocks()).items()},
+}
+
+
+def test_the_docs_show_the_measures_we_expect():
+    assert {"README: brier", "README: accuracy", "README: BalancedAccuracy()"} <= set(DOC_MEASURES)
+    assert {"notebook 02: brier", "notebook 02: tpr", "notebook 02: balanced_accuracy",
+            "notebook 02: tpr_wrong", "notebook 02: BrokenBalancedAccuracy()"} <= set(DOC_MEASURES)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(DOC_MEASURES))
+def test_every_measure_in_the_docs_passes_check_measure_in_every_mode(name):
+    """All but those the docs show as mistakes ('wrong', 'broken'), which fail."""
+    report = subroc_ext.check_measure(DOC_MEASURES[name], n_datasets=20)
+    shown_as_mistake = "wrong" in name.lower() or "broken" in name.lower()
+    assert report.ok != shown_as_mistake, repr(report)
