@@ -46,6 +46,11 @@ _TARGET = SoftClassifierTarget("label", "score")
 _TOLERANCE = 1e-9  # relative to the magnitude of the numbers compared
 
 
+def _short(number):
+    """A number with six significant digits, for reading (``1.0``, ``-0.133333``)."""
+    return repr(float(f"{number:.6g}"))
+
+
 @dataclass(frozen=True)
 class Violation:
     """One broken promise of a measure, shown on the smallest cover found.
@@ -97,7 +102,7 @@ class Violation:
             text += f"\n    cover labels={list(self.labels)} scores={[float(s) for s in self.scores]}"
             if self.subset is not None:
                 text += f", subset rows={list(self.subset)}"
-            text += f": claimed {self.claimed!r}, reached {self.reached!r}"
+            text += f": claimed {_short(self.claimed)}, reached {_short(self.reached)}"
         return text
 
 
@@ -235,7 +240,7 @@ def check_measure(
     (False, ['extremes', 'optimistic_estimate'])
     >>> print(report.violations[0])  # doctest: +NORMALIZE_WHITESPACE
     extremes: highest is below the value of a subset
-        cover labels=[0, 1] scores=[0.0, 1.0], subset rows=[0, 1]: claimed 0.5, reached 1.0
+        cover labels=[0, 1] scores=[0.0, 0.75], subset rows=[0, 1]: claimed 0.5, reached 1.0
     """
     if not isinstance(measure, _measures.Measure):
         raise TypeError(f"measure must be a subroc_ext.Measure, got {type(measure).__name__}")
@@ -246,12 +251,14 @@ def check_measure(
     weights = [check_weights(*pair) for pair in weights]
     if not modes or not weights:
         raise ValueError("modes and weights must each name at least one setting")
-    rng = np.random.default_rng(random_state)
+    # one stream for the datasets, one for the null draws: the datasets do
+    # not depend on the other settings
+    data_rng, null_rng = np.random.default_rng(random_state).spawn(2)
     state = _snapshot(measure)
-    checker = _Checker(measure, modes, weights, tight, null_samples, rng)
+    checker = _Checker(measure, modes, weights, tight, null_samples, null_rng)
     previous = None
     for index in range(n_datasets):
-        labels, scores = _random_dataset(rng, index, max_rows)
+        labels, scores = _random_dataset(data_rng, index, max_rows)
         checked = checker.check_dataset(labels, scores)
         if previous is not None:
             checker.check_still_prepared(*previous)
@@ -307,7 +314,10 @@ def _same(a, b):
 
 
 def _close(claimed, reached):
-    return abs(claimed - reached) <= _TOLERANCE * max(1.0, abs(claimed), abs(reached))
+    """``claimed`` equals ``reached`` up to rounding, element-wise (NaN never does)."""
+    with np.errstate(invalid="ignore"):
+        scale = np.maximum(1.0, np.maximum(np.abs(claimed), np.abs(reached)))
+        return (claimed == reached) | (np.abs(claimed - reached) <= _TOLERANCE * scale)
 
 
 def _exceeds(reached, claimed):
@@ -342,29 +352,39 @@ def _count_over_subsets(flags, size):
     return counts
 
 
-class _Dataset:
-    """One random dataset: the measure prepared on it, and its value,
-    extremes and class counts on every subset (indexed by subset code)."""
+class _Reported(Exception):
+    """A method of the measure raised on some covers; reported already."""
 
-    def __init__(self, labels, scores, prepared):
+
+class _Dataset:
+    """One random dataset: its class counts on every subset (indexed by
+    subset code) and, once :meth:`prepare` ran, the prepared measure and the
+    covers on which it is defined."""
+
+    def __init__(self, labels, scores):
         self.labels, self.scores = labels, scores
         self.size = len(labels)
         self.frame = pd.DataFrame({"label": labels, "score": scores})
         self.sorted = SortedDataset(self.frame, "label", "score", True)  # rows already in order
         self.whole = self.sorted.cover()
-        self.prepared = prepared
         masks = np.vstack([np.zeros((1, self.size), bool), all_subsets(self.size)])
         self.masks = masks
         self.positives = masks.sum(1, where=labels, initial=0)
         self.negatives = masks.sum(1) - self.positives
         self.sizes = masks.sum(1)
-        self.defined = np.asarray(prepared.is_defined(self.positives, self.negatives), bool)
-        self.covers = {code: self.sorted.cover(masks[code]) for code in np.flatnonzero(self.defined)}
         # smallest covers first, so that the first violation found is the smallest
         self.order = np.lexsort((np.arange(len(masks)), self.sizes))
+        self.prepared, self.defined, self.covers = None, None, {}
 
-    def rows(self, code):
-        return tuple(int(i) for i in np.flatnonzero(self.masks[code]))
+    def prepare(self, prepared):
+        """Use the measure ``prepared`` on this dataset."""
+        self.prepared = prepared
+        self.defined = np.asarray(prepared.is_defined(self.positives, self.negatives), bool)
+        self.covers = {code: self.sorted.cover(self.masks[code]) for code in np.flatnonzero(self.defined)}
+
+    def first(self, flags):
+        """The smallest flagged code (as a list of at most one)."""
+        return list(self.order[flags[self.order]][:1])
 
     def violation(self, check, detail, cover, subset, claimed, reached, **setting):
         rows = np.flatnonzero(self.masks[cover])
@@ -393,8 +413,11 @@ class _Checker:
         self.datasets = self.covers = self.pairs = 0
         self.tight_counts = np.zeros(2)
 
-    def report(self, violation):
-        key = (violation.check, violation.detail, violation.mode, violation.weights)
+    def report(self, violation, kind=None):
+        """Keep ``violation`` if it is the first or smallest of its kind (by
+        default its check, detail, mode and weights)."""
+        kind = violation.detail if kind is None else kind
+        key = (violation.check, kind, violation.mode, violation.weights)
         known = self.found.get(key)
         if known is None or len(violation.labels) < len(known.labels):
             self.found[key] = violation
@@ -415,38 +438,59 @@ class _Checker:
     def check_dataset(self, labels, scores):
         """Every check on one dataset; returns what :meth:`check_still_prepared`
         needs later (None if the measure cannot be used on it)."""
+        data = _Dataset(labels, scores)
+        if not self.measure.dataset_is_defined(data.whole.positives, data.whole.negatives):
+            return None
         stage = "prepare"
         try:
-            whole = SortedDataset(pd.DataFrame({"label": labels, "score": scores}), "label", "score", True)
-            whole = whole.cover()
-            if not self.measure.dataset_is_defined(whole.positives, whole.negatives):
-                return None
-            prepared = self.measure.prepare(whole)
+            prepared = self.measure.prepare(data.whole)
             if prepared is None:
                 self.report(Violation("prepare", "returned None; it must return the prepared measure"))
                 prepared = self.measure
-            data = _Dataset(labels, scores, prepared)
+            data.prepare(prepared)
             self.datasets += 1
+            values = self._per_cover(data, "value", prepared.value)
             stage = "value"
-            values = self._values(data)
+            reference = prepared.value(data.whole)
+            self._check_values(data, values)
             stage = "batch_values"
             self._check_batch_values(data, values)
             stage = "null_values"
             self._check_null_values(data, values)
-            stage = "extremes"
             lowest, highest = self._check_extremes(data, values)
-            stage = "size_aware_bound"
-            reference = prepared.value(data.whole)
             size_aware = self._check_size_aware(data, values, reference)
             stage = "the quality function"
             self._check_estimates(data, values, lowest, highest, size_aware)
             return prepared, data.whole, reference
+        except _Reported:
+            return None
         except Exception as error:  # the measure's own code failed: report, go on
-            self.report(Violation(
+            self.report(data.violation(
                 "error", f"{stage} raised {type(error).__name__}: {error}",
-                labels=tuple(int(v) for v in labels), scores=tuple(float(v) for v in scores),
+                len(data.masks) - 1, None, np.nan, np.nan,
             ))  # fmt: skip
             return None
+
+    def _per_cover(self, data, method, evaluate, width=1):
+        """``evaluate(cover)`` on every defined cover, as an array over codes
+        (NaN elsewhere, and where it raised: reported on the smallest cover)."""
+        results = np.full((len(data.masks), width), np.nan)
+        raised = False
+        for code in data.order:
+            cover = data.covers.get(code)
+            if cover is None:
+                continue
+            try:
+                results[code] = np.asarray(evaluate(cover), dtype=float).reshape(width)
+            except Exception as error:
+                raised = True
+                self.report(data.violation(
+                    "error", f"{method} raised {type(error).__name__}: {error}",
+                    code, None, np.nan, np.nan,
+                ), kind=f"{method} raised {type(error).__name__}")  # fmt: skip
+        if raised:  # the other checks of this dataset would only repeat it
+            raise _Reported
+        return results[:, 0] if width == 1 else results.T
 
     def check_still_prepared(self, prepared, whole, reference):
         """A measure prepared before still gives its value after more preparations."""
@@ -462,18 +506,13 @@ class _Checker:
                 scores=tuple(float(v) for v in whole.scores), claimed=reference, reached=again,
             ))  # fmt: skip
 
-    def _values(self, data):
-        """``value`` on every defined subset (NaN elsewhere), checked finite."""
-        values = np.full(len(data.masks), np.nan)
-        for code, cover in data.covers.items():
-            values[code] = data.prepared.value(cover)
-        bad = data.defined & ~np.isfinite(values)
-        for code in data.order[bad[data.order]][:1]:
+    def _check_values(self, data, values):
+        """``value`` is finite on every defined subset."""
+        for code in data.first(data.defined & ~np.isfinite(values)):
             self.report(data.violation(
                 "value", "is not finite on a subset where the measure is defined (is_defined, "
                 "min_positives, min_negatives)", code, code, np.nan, values[code],
             ))  # fmt: skip
-        return values
 
     def _check_batch_values(self, data, values):
         positions = data.whole.rows
@@ -500,17 +539,17 @@ class _Checker:
         if not self.null_samples:
             return
         full = len(data.masks) - 1
-        pairs = {(int(data.positives[c]), int(data.negatives[c])) for c in data.covers if c != full}
-        for positives, negatives in sorted(pairs)[:: max(1, len(pairs) // 2)][:2]:
+        pairs = sorted({(int(data.positives[c]), int(data.negatives[c])) for c in data.covers if c != full})
+        for index in self.rng.permutation(len(pairs))[:2]:  # two class-count pairs per dataset
+            positives, negatives = pairs[index]
             exact = values[(data.positives == positives) & (data.negatives == negatives) & data.defined]
-            drawn = data.prepared.null_values(
-                data.whole, positives, negatives, self.null_samples, np.random.default_rng(self.rng.integers(2**63))
-            )
+            rng = np.random.default_rng(self.rng.integers(2**63))
+            drawn = data.prepared.null_values(data.whole, positives, negatives, self.null_samples, rng)
             drawn = np.asarray(drawn, dtype=float)
             detail = f"positives={positives}, negatives={negatives}: "
             if drawn.shape != (self.null_samples,):
                 self.report(data.violation("null_values", detail + f"returned shape {drawn.shape}",
-                                           full, None, self.null_samples, np.nan))  # fmt: skip
+                                           full, None, self.null_samples, np.nan), kind="shape")  # fmt: skip
                 continue
             distance = np.abs(drawn[:, None] - exact[None, :]).min(1)
             outside = distance > _TOLERANCE * np.maximum(1.0, np.abs(drawn))
@@ -518,7 +557,7 @@ class _Checker:
                 self.report(data.violation(
                     "null_values", detail + "a value that no subset with these class counts has",
                     full, None, np.nan, drawn[outside][0],
-                ))  # fmt: skip
+                ), kind="outside")  # fmt: skip
                 continue
             error = 5 * exact.std() / np.sqrt(self.null_samples)
             if abs(drawn.mean() - exact.mean()) > error + _TOLERANCE * max(1.0, abs(exact.mean())):
@@ -526,13 +565,11 @@ class _Checker:
                     "null_values", detail + "mean of the draws is more than five standard errors "
                     "from the mean over all such subsets (not uniform?)",
                     full, None, exact.mean(), drawn.mean(),
-                ))  # fmt: skip
+                ), kind="mean")  # fmt: skip
 
     def _check_extremes(self, data, values):
-        lowest = np.full(len(data.masks), np.nan)
-        highest = np.full(len(data.masks), np.nan)
-        for code, cover in data.covers.items():
-            lowest[code], highest[code] = (float(v) for v in data.prepared.extremes(cover))
+        """``extremes`` of every cover against every subset; returns them."""
+        lowest, highest = self._per_cover(data, "extremes", data.prepared.extremes, width=2)
         defined = data.defined
         self.covers += int(defined.sum())
         self.pairs += int(_count_over_subsets(defined, data.size)[defined].sum())
@@ -540,18 +577,17 @@ class _Checker:
             best, where = _max_over_subsets(np.where(defined, sign * values, -np.inf), data.size)
             reached = sign * best
             bad = defined & _exceeds(best, sign * claimed)
-            for code in data.order[bad[data.order]][:1]:
-                relation = "above the value" if side == "lowest" else "below the value"
+            for code in data.first(bad):
+                relation = "above" if side == "lowest" else "below"
                 self.report(data.violation(
-                    "extremes", f"{side} is {relation} of a subset" if not np.isnan(claimed[code])
-                    else f"{side} is NaN (a NaN bound prunes everything)",
+                    "extremes", f"{side} is {relation} the value of a subset"
+                    if not np.isnan(claimed[code]) else f"{side} is NaN (a NaN bound prunes everything)",
                     code, where[code], claimed[code], reached[code],
                 ))  # fmt: skip
-            exact = defined & np.array([_close(c, r) for c, r in zip(claimed, reached)])
+            exact = defined & _close(claimed, reached)
             self.tight_counts[side == "highest"] += exact.sum()
             if self.tight:
-                loose = defined & ~exact & ~bad
-                for code in data.order[loose[data.order]][:1]:
+                for code in data.first(defined & ~exact & ~bad):
                     self.report(data.violation(
                         "extremes", f"{side} is not reached by any subset (tight=True)",
                         code, where[code], claimed[code], reached[code],
@@ -563,16 +599,17 @@ class _Checker:
         bounds = {}
         for alpha in sorted({alpha for alpha, _ in self.weights if alpha > 0}):
             for sign in (1, -1):
-                claimed = np.full(len(data.masks), -np.inf)
-                for code, cover in data.covers.items():
-                    claimed[code] = float(data.prepared.size_aware_bound(cover, reference, sign, alpha))
+                claimed = self._per_cover(
+                    data, "size_aware_bound",
+                    lambda cover: data.prepared.size_aware_bound(cover, reference, sign, alpha),
+                )  # fmt: skip
                 with np.errstate(invalid="ignore"):
                     weighted = data.sizes**alpha * sign * (values - reference)
                 best, where = _max_over_subsets(np.where(data.defined, weighted, -np.inf), data.size)
                 bad = data.defined & _exceeds(best, claimed)
-                for code in data.order[bad[data.order]][:1]:
+                for code in data.first(bad):
                     self.report(data.violation(
-                        "size_aware_bound", f"sign={sign}, size_weight={alpha}: below "
+                        "size_aware_bound", f"sign={sign}, size_weight={alpha:g}: below "
                         "|T|**size_weight * sign * (value(T) - reference) of a subset T",
                         code, where[code], claimed[code], best[code],
                     ))  # fmt: skip
@@ -598,7 +635,7 @@ class _Checker:
                 best, where = _max_over_subsets(np.asarray(stats.quality, dtype=float), data.size)
                 estimate = np.asarray(stats.optimistic_estimate, dtype=float)
                 bad = data.defined & _exceeds(best, estimate)
-                for code in data.order[bad[data.order]][:1]:
+                for code in data.first(bad):
                     self.report(data.violation(
                         "optimistic_estimate", "below the quality of a subset: pruning loses it",
                         code, where[code], estimate[code], best[code],
