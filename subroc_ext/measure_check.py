@@ -99,7 +99,8 @@ class Violation:
             where += f" (mode={self.mode!r}, size_weight={alpha:g}, balance_weight={beta:g})"
         text = f"{where}: {self.detail}"
         if self.labels:
-            text += f"\n    cover labels={list(self.labels)} scores={[float(s) for s in self.scores]}"
+            scores = [float(score) for score in self.scores]
+            text += f"\n    cover labels={list(self.labels)} scores={scores}"
             if self.subset is not None:
                 text += f", subset rows={list(self.subset)}"
             text += f": claimed {_short(self.claimed)}, reached {_short(self.reached)}"
@@ -235,7 +236,8 @@ def check_measure(
     ...         hit = cover.scores >= 0.5
     ...         pos, neg = hit[cover.is_positive], ~hit[~cover.is_positive]
     ...         return (pos.all() + neg.all()) / 2, (pos.any() + neg.any()) / 2
-    >>> report = subroc_ext.check_measure(Broken(), n_datasets=4, modes=["better"], weights=[(0, 0)])
+    >>> report = subroc_ext.check_measure(Broken(), n_datasets=4, modes=["better"],
+    ...                                   weights=[(0, 0)])
     >>> report.ok, sorted({v.check for v in report.violations})
     (False, ['extremes', 'optimistic_estimate'])
     >>> print(report.violations[0])  # doctest: +NORMALIZE_WHITESPACE
@@ -264,7 +266,9 @@ def check_measure(
             checker.check_still_prepared(*previous)
         previous = checked or previous
     if state is not None and not _same(state, _snapshot(measure)):
-        checker.report(Violation("prepare", "changed the measure itself; it must return a prepared copy"))
+        checker.report(
+            Violation("prepare", "changed the measure itself; it must return a prepared copy")
+        )
     return checker.result()
 
 
@@ -322,7 +326,8 @@ def _close(claimed, reached):
 
 def _exceeds(reached, claimed):
     """``reached`` above ``claimed`` beyond rounding, element-wise (NaN claims exceed)."""
-    scale = np.maximum(1.0, np.maximum(np.abs(np.nan_to_num(claimed)), np.abs(np.nan_to_num(reached))))
+    magnitude = np.maximum(np.abs(np.nan_to_num(claimed)), np.abs(np.nan_to_num(reached)))
+    scale = np.maximum(1.0, magnitude)
     with np.errstate(invalid="ignore"):
         return np.isnan(claimed) | (reached > claimed + _TOLERANCE * scale)
 
@@ -380,7 +385,9 @@ class _Dataset:
         """Use the measure ``prepared`` on this dataset."""
         self.prepared = prepared
         self.defined = np.asarray(prepared.is_defined(self.positives, self.negatives), bool)
-        self.covers = {code: self.sorted.cover(self.masks[code]) for code in np.flatnonzero(self.defined)}
+        self.covers = {
+            code: self.sorted.cover(self.masks[code]) for code in np.flatnonzero(self.defined)
+        }
 
     def first(self, flags):
         """The smallest flagged code (as a list of at most one)."""
@@ -445,7 +452,9 @@ class _Checker:
         try:
             prepared = self.measure.prepare(data.whole)
             if prepared is None:
-                self.report(Violation("prepare", "returned None; it must return the prepared measure"))
+                self.report(
+                    Violation("prepare", "returned None; it must return the prepared measure")
+                )
                 prepared = self.measure
             data.prepare(prepared)
             self.datasets += 1
@@ -539,17 +548,24 @@ class _Checker:
         if not self.null_samples:
             return
         full = len(data.masks) - 1
-        pairs = sorted({(int(data.positives[c]), int(data.negatives[c])) for c in data.covers if c != full})
+        pairs = sorted(
+            {(int(data.positives[c]), int(data.negatives[c])) for c in data.covers if c != full}
+        )
         for index in self.rng.permutation(len(pairs))[:2]:  # two class-count pairs per dataset
             positives, negatives = pairs[index]
-            exact = values[(data.positives == positives) & (data.negatives == negatives) & data.defined]
+            with_counts = (data.positives == positives) & (data.negatives == negatives)
+            exact = values[with_counts & data.defined]
             rng = np.random.default_rng(self.rng.integers(2**63))
-            drawn = data.prepared.null_values(data.whole, positives, negatives, self.null_samples, rng)
+            drawn = data.prepared.null_values(
+                data.whole, positives, negatives, self.null_samples, rng
+            )
             drawn = np.asarray(drawn, dtype=float)
             detail = f"positives={positives}, negatives={negatives}: "
             if drawn.shape != (self.null_samples,):
-                self.report(data.violation("null_values", detail + f"returned shape {drawn.shape}",
-                                           full, None, self.null_samples, np.nan), kind="shape")  # fmt: skip
+                self.report(data.violation(
+                    "null_values", detail + f"returned shape {drawn.shape}",
+                    full, None, self.null_samples, np.nan,
+                ), kind="shape")  # fmt: skip
                 continue
             distance = np.abs(drawn[:, None] - exact[None, :]).min(1)
             outside = distance > _TOLERANCE * np.maximum(1.0, np.abs(drawn))
@@ -579,9 +595,11 @@ class _Checker:
             bad = defined & _exceeds(best, sign * claimed)
             for code in data.first(bad):
                 relation = "above" if side == "lowest" else "below"
+                problem = f"is {relation} the value of a subset"
+                if np.isnan(claimed[code]):
+                    problem = "is NaN (a NaN bound prunes everything)"
                 self.report(data.violation(
-                    "extremes", f"{side} is {relation} the value of a subset"
-                    if not np.isnan(claimed[code]) else f"{side} is NaN (a NaN bound prunes everything)",
+                    "extremes", f"{side} {problem}",
                     code, where[code], claimed[code], reached[code],
                 ))  # fmt: skip
             exact = defined & _close(claimed, reached)
@@ -605,14 +623,17 @@ class _Checker:
                 )  # fmt: skip
                 with np.errstate(invalid="ignore"):
                     weighted = data.sizes**alpha * sign * (values - reference)
-                best, where = _max_over_subsets(np.where(data.defined, weighted, -np.inf), data.size)
+                weighted = np.where(data.defined, weighted, -np.inf)
+                best, where = _max_over_subsets(weighted, data.size)
                 bad = data.defined & _exceeds(best, claimed)
                 for code in data.first(bad):
+                    problem = "below |T|**size_weight * sign * (value(T) - reference) of a subset T"
+                    if np.isnan(claimed[code]):
+                        problem = "is NaN (a NaN bound prunes everything)"
                     self.report(data.violation(
-                        "size_aware_bound", f"sign={sign}, size_weight={alpha:g}: below "
-                        "|T|**size_weight * sign * (value(T) - reference) of a subset T",
+                        "size_aware_bound", f"sign={sign}, size_weight={alpha:g}: {problem}",
                         code, where[code], claimed[code], best[code],
-                    ))  # fmt: skip
+                    ), kind=f"sign={sign}, size_weight={alpha:g}")  # fmt: skip
                 bounds[sign, alpha] = claimed
         return bounds
 
@@ -621,8 +642,10 @@ class _Checker:
         of every subset, per mode and weights."""
         for mode in self.modes:
             for alpha, beta in self.weights:
-                qf = SoftClassifierQF(self.measure, "label", positive_label=True,
-                                      size_weight=alpha, balance_weight=beta, mode=mode)  # fmt: skip
+                qf = SoftClassifierQF(
+                    self.measure, "label", positive_label=True,
+                    size_weight=alpha, balance_weight=beta, mode=mode,
+                )  # fmt: skip
                 with warnings.catch_warnings():  # prepare returning None is reported above
                     warnings.simplefilter("ignore", FutureWarning)
                     qf.calculate_constant_statistics(data.frame, _TARGET)
