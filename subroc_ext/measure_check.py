@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from . import measures as _measures
-from ._validation import check_mode, check_weights
+from ._validation import MODES, check_mode, check_weights
 from .dataset import SortedDataset
 from .quality import SoftClassifierQF
 from .subsets import all_subsets
@@ -37,8 +37,6 @@ from .target import SoftClassifierTarget
 
 __all__ = ["check_measure", "MeasureCheck", "Violation", "MODES", "WEIGHTS"]
 
-#: The modes checked by default: all of them.
-MODES = ("worse", "better", "both")
 #: The (size_weight alpha, balance_weight beta) pairs checked by default.
 WEIGHTS = ((0, 0), (0, 1), (1, 1), (0.3, 1), (1, 0.3), (0.5, 0.5), (2, 0))
 
@@ -198,7 +196,7 @@ def check_measure(
         Random datasets; each has up to ``2**max_rows`` covers.
     max_rows : int, default=9
         Largest dataset, 4 to 14 rows (the time grows as ``2**max_rows``).
-    modes : sequence of {'worse', 'better', 'both'}, default all
+    modes : sequence of {'worse', 'better', 'both'}, default all (:data:`MODES`)
     weights : sequence of (size_weight, balance_weight), default :data:`WEIGHTS`
     tight : bool, default=False
         Also report ``extremes`` that no subset reaches (for measures that
