@@ -601,7 +601,7 @@ class _Checker:
                     code, where[code], claimed[code], reached[code],
                 ))  # fmt: skip
             exact = defined & _close(claimed, reached)
-            self.tight_counts[side == "highest"] += exact.sum()
+            self.tight_counts[int(side == "highest")] += exact.sum()
             if self.tight:
                 for code in data.first(defined & ~exact & ~bad):
                     self.report(data.violation(

@@ -169,6 +169,18 @@ class InPlacePrepare(measures.RowMeanMeasure):
         return self
 
 
+class RowOrderARL(measures.AverageRankingLoss):
+    """pysubgroup 0.9.0's kind of ARL bound: the lowest positive's penalty
+    from the negatives after it in row order, so a negative tied with it but
+    sorted before it is missed (SPEC: wrong in 111 of 877 random covers)."""
+
+    def extremes(self, cover):
+        lowest_positive = np.flatnonzero(cover.is_positive)[0]
+        after = ~cover.is_positive[lowest_positive + 1 :]
+        tied = cover.scores[lowest_positive + 1 :] == cover.scores[lowest_positive]
+        return 0.0, float(after.sum() - 0.5 * (after & tied).sum())
+
+
 class ReturnsNone(InPlacePrepare):
     """Prepares itself and returns None (deprecated since subroc-ext 0.2)."""
 
@@ -187,6 +199,7 @@ class FailsOnTies(measures.ROCAUC):
     "measure, check, detail",
     [
         (NaNBound(), "extremes", "lowest is NaN"),
+        (RowOrderARL(), "extremes", "highest is below the value of a subset"),
         (LowSizeAwareBound(), "size_aware_bound", "sign="),
         (OffBatchValues(), "batch_values", "differs from value"),
         (FixedNullValues(), "null_values", "mean of the draws"),
@@ -346,3 +359,17 @@ def test_every_measure_in_the_docs_passes_check_measure_in_every_mode(name):
     report = subroc_ext.check_measure(DOC_MEASURES[name], n_datasets=20)
     shown_as_mistake = "wrong" in name.lower() or "broken" in name.lower()
     assert report.ok != shown_as_mistake, repr(report)
+
+
+def test_tightness_is_counted_per_side():
+    """The row-order ARL bound keeps the exact lowest value (0) but not the
+    highest; the README's balanced accuracy loses both, the highest more often
+    (wrong whenever a positive and a negative are both hit, loose lowest only
+    when all are)."""
+    arl = subroc_ext.check_measure(RowOrderARL(), weights=[(0, 0)], null_samples=0)
+    assert arl.tight_lowest == 1.0 > arl.tight_highest > 0.5
+    balanced = subroc_ext.check_measure(BalancedAccuracy(), weights=[(0, 0)], null_samples=0)
+    assert 1.0 > balanced.tight_lowest > balanced.tight_highest > 0.0
+    assert f"{balanced.tight_lowest:.0%} (lowest) and {balanced.tight_highest:.0%} (highest)" in repr(
+        balanced
+    )
