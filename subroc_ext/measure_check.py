@@ -254,7 +254,6 @@ def check_measure(
     # one stream for the datasets, one for the null draws: the datasets do
     # not depend on the other settings
     data_rng, null_rng = np.random.default_rng(random_state).spawn(2)
-    state = _snapshot(measure)
     checker = _Checker(measure, modes, weights, tight, null_samples, null_rng)
     previous = None
     for index in range(n_datasets):
@@ -263,10 +262,6 @@ def check_measure(
         if previous is not None:
             checker.check_still_prepared(*previous)
         previous = checked or previous
-    if state is not None and not _same(state, _snapshot(measure)):
-        checker.report(
-            Violation("prepare", "changed the measure itself; it must return a prepared copy")
-        )
     return checker.result()
 
 
@@ -448,7 +443,13 @@ class _Checker:
             return None
         stage = "prepare"
         try:
+            before = _snapshot(self.measure)
             prepared = self.measure.prepare(data.whole)
+            if before is not None and not _same(before, _snapshot(self.measure)):
+                self.report(data.violation(
+                    "prepare", "changed the measure itself; it must return a prepared copy",
+                    len(data.masks) - 1, None, np.nan, np.nan,
+                ), kind="changed")  # fmt: skip
             if prepared is None:
                 self.report(
                     Violation("prepare", "returned None; it must return the prepared measure")
