@@ -340,7 +340,8 @@ class AUCMuQF(StatisticsQualityFunction):
         selector object: pysubgroup keeps one object per description, and
         such an object pickles only once (its ``__getnewargs_ex__`` deletes
         what it needs), so a quality function holding selectors could be
-        sent to a cluster only once.
+        sent to a cluster only once. pysubgroup's selectors are equal exactly
+        when their descriptions are.
         """
         key = repr(selector)
         mask = self._selector_masks.get(key)
