@@ -42,6 +42,7 @@ WEIGHTS = ((0, 0), (0, 1), (1, 1), (0.3, 1), (1, 0.3), (0.5, 0.5), (2, 0))
 
 _TARGET = SoftClassifierTarget("label", "score")
 _TOLERANCE = 1e-9  # relative to the magnitude of the numbers compared
+_SHOWN = 8  # violations a report's repr lists
 
 
 def _short(number):
@@ -145,7 +146,10 @@ class MeasureCheck:
             f"{self.covers:,} covers, {self.pairs:,} (cover, subset) pairs; extremes exact on "
             f"{self.tight_lowest:.0%} (lowest) and {self.tight_highest:.0%} (highest) of covers)"
         ]
-        lines += [f"  {violation}".replace("\n", "\n  ") for violation in self.violations]
+        shown = self.violations[:_SHOWN]
+        lines += [f"  {violation}".replace("\n", "\n  ") for violation in shown]
+        if len(self.violations) > _SHOWN:
+            lines.append(f"  ... and {len(self.violations) - _SHOWN} more in .violations")
         return "\n".join(lines)
 
 

@@ -99,6 +99,10 @@ def test_the_readme_balanced_accuracy_bound_is_invalid_in_mode_better():
     assert extremes.claimed == BalancedAccuracy().extremes(cover)[1] == 0.5
     assert "highest is below the value of a subset" in repr(report)
     assert "claimed 0.5, reached 1.0" in repr(report)
+    # a readable repr: a summary line, two lines per violation, at most eight
+    lines = repr(report).splitlines()
+    assert len(report.violations) == 1 + 2 * len(WEIGHTS)
+    assert len(lines) == 1 + 2 * 8 + 1 and lines[-1] == f"  ... and {len(report.violations) - 8} more in .violations"
 
 
 def test_the_fixed_balanced_accuracy_passes_with_exact_extremes():
