@@ -102,7 +102,8 @@ def test_the_readme_balanced_accuracy_bound_is_invalid_in_mode_better():
     # a readable repr: a summary line, two lines per violation, at most eight
     lines = repr(report).splitlines()
     assert len(report.violations) == 1 + 2 * len(WEIGHTS)
-    assert len(lines) == 1 + 2 * 8 + 1 and lines[-1] == f"  ... and {len(report.violations) - 8} more in .violations"
+    assert len(lines) == 1 + 2 * 8 + 1
+    assert lines[-1] == f"  ... and {len(report.violations) - 8} more in .violations"
 
 
 def test_the_fixed_balanced_accuracy_passes_with_exact_extremes():
