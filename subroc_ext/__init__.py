@@ -18,16 +18,22 @@ from .cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
 from .diagnostics import generalization_diagnostics
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
+from .measure_check import MeasureCheck, check_measure
 from .multiclass import AUCMuQF, MultiClassTarget
 from .multiclass_pipeline import find_multiclass_subgroups
 from .pipeline import find_subgroups, make_quality_function
 from .plotting import (
     plot_cross_auc,
+    plot_forest,
     plot_generalization_diagnostics,
     plot_pr_curves,
     plot_roc_curves,
 )
 from .report import write_report
+from .multiclass_report import write_multiclass_report
+from .notebook import SubgroupsAccessor  # registers the table.subroc accessor
+from .covers import subgroup_membership
+from .operating_point import threshold_rates
 from .search import FastSearch
 from .significance import randomization_test
 from .target import SoftClassifierTarget
@@ -57,10 +63,16 @@ __all__ = [
     "make_quality_function",
     "plot_roc_curves",
     "plot_pr_curves",
+    "plot_forest",
     "write_report",
+    "write_multiclass_report",
+    "subgroup_membership",
+    "threshold_rates",
     "Measure",
     "KernelMeasure",
     "RowMeanMeasure",
+    "check_measure",
+    "MeasureCheck",
     "roc_auc_score",
     "pr_auc_score",
     "average_ranking_loss",
