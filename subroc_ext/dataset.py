@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 
+from . import bitset
 from ._validation import check_columns, finite_scores, positive_mask
 from .kernels import sort_by_score
 from .measures import Cover
@@ -60,6 +61,7 @@ class SortedDataset:
         self.is_positive = is_positive[self.order]
         self.scores = scores[self.order]
         self._selector_masks = {}
+        self._selector_words = {}
         self._columns = {}
 
     def __len__(self):
@@ -71,6 +73,7 @@ class SortedDataset:
         of a cluster receive."""
         state = self.__dict__.copy()
         state["_selector_masks"] = {}
+        state["_selector_words"] = {}
         state["_columns"] = {}
         return state
 
@@ -157,6 +160,25 @@ class SortedDataset:
                 mask = mask & self._selector_mask(selector)
             return mask
         return np.asarray(subgroup.covers(self.data), dtype=bool)[self.order]
+
+    def words_of(self, subgroup):
+        """The cover of ``subgroup`` as bitset words over the score-sorted rows
+        (:mod:`subroc_ext.bitset`; what :meth:`mask_of` gives, packed).
+
+        A plain ``ps.Conjunction`` (what BestFirstSearch, SimpleDFS and
+        BeamSearch pass) is the AND of its selectors' cached words, without
+        a boolean mask; anything else is packed from :meth:`mask_of`.
+        """
+        if type(subgroup) is not ps.Conjunction:
+            return bitset.pack(self.mask_of(subgroup))
+        words = None
+        for selector in subgroup.selectors:
+            selector_words = self._selector_words.get(selector)
+            if selector_words is None:
+                selector_words = bitset.pack(self.selector_mask(selector))
+                self._selector_words[selector] = selector_words
+            words = selector_words if words is None else words & selector_words
+        return bitset.pack(np.ones(len(self), dtype=bool)) if words is None else words
 
     def cover(self, mask=None):
         """The :class:`~subroc_ext.measures.Cover` of a sorted mask (all rows if None)."""
