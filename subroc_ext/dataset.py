@@ -23,7 +23,7 @@ __all__ = ["SortedDataset"]
 def _factorize(column):
     """Integer codes (-1 for missing) and the distinct values of a column, as
     an object array so that ``categories == value`` compares like pysubgroup."""
-    codes, uniques = pd.factorize(column.to_numpy(), use_na_sentinel=True)
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)  # on the Series: 3x faster for Arrow strings
     return codes, np.asarray(uniques, dtype=object)
 
 
@@ -112,16 +112,24 @@ class SortedDataset:
         return np.asarray(selector.covers(self.data), dtype=bool)
 
     def _numeric_column(self, name):
-        column = self.data[name]
-        if not pd.api.types.is_numeric_dtype(column) or isinstance(column.dtype, pd.SparseDtype):
-            return None
-        return self._column_cache(("numeric", name), column.to_numpy)
+        def values():
+            column = self.data[name]
+            if not pd.api.types.is_numeric_dtype(column) or isinstance(column.dtype, pd.SparseDtype):
+                return None
+            return column.to_numpy()
+
+        return self._column_cache(("numeric", name), values)
 
     def _factorized_column(self, name):
-        column = self.data[name]
-        if isinstance(column.dtype, pd.SparseDtype):
-            return None, None
-        return self._column_cache(("factorized", name), lambda: _factorize(column))
+        def codes_and_categories():
+            column = self.data[name]
+            if isinstance(column.dtype, pd.SparseDtype):
+                return None, None
+            return _factorize(column)
+
+        # a column is read from the DataFrame once: ``data[name]`` costs
+        # 0.1-1 ms in pandas 3, more than the mask of a selector
+        return self._column_cache(("factorized", name), codes_and_categories)
 
     def _column_cache(self, key, compute):
         if key not in self._columns:
