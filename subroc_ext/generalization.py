@@ -91,9 +91,10 @@ def generalization_aware_quality(weight, raw_quality, raw_bound, max_weight, gen
     if not any(isinstance(argument, np.ndarray) and argument.ndim for argument in arguments):
         return generalization_aware_kernel(*map(float, arguments))
     arrays = np.broadcast_arrays(*(np.asarray(argument, dtype=float) for argument in arguments))
+    shape = arrays[0].shape
     out = np.empty((2, arrays[0].size))
-    _generalization_aware_arrays(*(array.ravel() for array in arrays), out)
-    return out[0].reshape(arrays[0].shape), out[1].reshape(arrays[0].shape)
+    _generalization_aware_arrays(*(np.array(array).ravel() for array in arrays), out)  # copies: writeable
+    return out[0].reshape(shape), out[1].reshape(shape)
 
 
 class _GeneralizationAwareFields(NamedTuple):
