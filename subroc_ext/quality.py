@@ -479,8 +479,8 @@ class SoftClassifierQF(StatisticsQualityFunction):
         directions = self.signs()
         measure = self.measure
         return (
-            float(self.dataset_value), -1 in directions, 1 in directions, self.size_weight,
-            self.balance_weight, measure.min_positives >= 1 and measure.min_negatives >= 1,
+            float(self.dataset_value), -1 in directions, 1 in directions, float(self.size_weight),
+            float(self.balance_weight), measure.min_positives >= 1 and measure.min_negatives >= 1,
             bool(self.optimistic_estimates),
         )  # fmt: skip
 
