@@ -26,7 +26,6 @@ from typing import NamedTuple
 import numpy as np
 import pysubgroup as ps
 
-from .multiclass import AUCMuQF
 from .quality import SoftClassifierQF, StatisticsByName, StatisticsQualityFunction
 
 __all__ = [
@@ -101,12 +100,12 @@ class GeneralizationAwareStatistics(StatisticsByName, _GeneralizationAwareFields
 
 
 class GeneralizationAwareQF(StatisticsQualityFunction):
-    """Generalization-aware wrapper of a :class:`~subroc_ext.SoftClassifierQF`
-    or an :class:`~subroc_ext.AUCMuQF`.
+    """Generalization-aware wrapper of a :class:`~subroc_ext.SoftClassifierQF`,
+    an :class:`~subroc_ext.AUCMuQF` or a :class:`~subroc_ext.ComparisonQF`.
 
     Parameters
     ----------
-    qf : SoftClassifierQF or AUCMuQF
+    qf : SoftClassifierQF, AUCMuQF or ComparisonQF
         The quality function to wrap; its measure, mode and weights are used
         (its statistics carry ``raw_quality``, ``raw_bound``, ``weight`` and
         ``max_weight``).
@@ -118,9 +117,10 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
     """
 
     def __init__(self, qf):
-        if not isinstance(qf, (SoftClassifierQF, AUCMuQF)):
+        if not isinstance(qf, SoftClassifierQF) and not hasattr(qf, "generalization_aware_statistics"):
             raise TypeError(
-                f"qf must be a subroc_ext SoftClassifierQF or AUCMuQF, got {type(qf).__name__}"
+                f"qf must be a subroc_ext SoftClassifierQF, AUCMuQF or ComparisonQF, got "
+                f"{type(qf).__name__}"
             )
         self.qf = qf
         self._best_raw = {}
@@ -176,7 +176,7 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
         quality, estimate = generalization_aware_quality(
             stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight, generalization
         )
-        if isinstance(self.qf, AUCMuQF):
+        if hasattr(self.qf, "generalization_aware_statistics"):  # AUCMuQF, ComparisonQF
             return self.qf.generalization_aware_statistics(
                 stats, generalization, float(quality), float(estimate)
             )
