@@ -18,7 +18,7 @@ import numpy as np
 from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
 
-__all__ = ["adult_two_models", "adult_drift", "LABEL", "POSITIVE", "DROPPED", "SHIFTED"]
+__all__ = ["two_models", "adult_two_models", "adult_drift", "LABEL", "POSITIVE", "DROPPED", "SHIFTED"]
 
 #: Adult's label column and positive class.
 LABEL, POSITIVE = "income", ">50K"
@@ -28,11 +28,16 @@ DROPPED = ("relationship", "marital_status")
 SHIFTED = ("capital_gain", "capital_loss")
 
 
-def adult_two_models(random_state=0):
-    """Adult's search and validation quarters scored by two models.
+def two_models(frame, label, positive_label, dropped, random_state=0):
+    """Search and validation quarters of ``frame`` scored by two models.
 
     Parameters
     ----------
+    frame : pandas.DataFrame
+    label : str
+    positive_label : object
+    dropped : sequence of str
+        Columns the new model is trained without.
     random_state : int, default=0
         Seeds the split into quarters (train, search, validation, evaluation)
         and both models.
@@ -41,8 +46,21 @@ def adult_two_models(random_state=0):
     -------
     (pandas.DataFrame, pandas.DataFrame)
         Search and validation rows with the columns ``baseline`` (the
-        gradient-boosting model on every column) and ``new`` (the same learner
-        without :data:`DROPPED`).
+        gradient-boosting model of :func:`~subroc_ext.modelling.fit_and_score`
+        on every column) and ``new`` (the same learner without ``dropped``).
+    """
+    train, search, validation, _ = split_parts(frame, 4, random_state=random_state)
+    search, validation = fit_and_score(
+        train, label, positive_label, search, validation, score="baseline", random_state=random_state
+    )
+    without = [part.drop(columns=list(dropped)) for part in (train, search, validation)]
+    scored = fit_and_score(without[0], label, positive_label, *without[1:], score="new",
+                           random_state=random_state)  # fmt: skip
+    return tuple(part.assign(new=s["new"]) for part, s in zip((search, validation), scored))
+
+
+def adult_two_models(random_state=0):
+    """:func:`two_models` of Adult, the new model without :data:`DROPPED`.
 
     Examples
     --------
@@ -50,14 +68,7 @@ def adult_two_models(random_state=0):
     >>> find_regressions(search, label=LABEL, score="new", baseline="baseline",
     ...                  positive_label=POSITIVE, validation=validation)  # doctest: +SKIP
     """
-    train, search, validation, _ = split_parts(load_adult(), 4, random_state=random_state)
-    search, validation = fit_and_score(
-        train, LABEL, POSITIVE, search, validation, score="baseline", random_state=random_state
-    )
-    without = [frame.drop(columns=list(DROPPED)) for frame in (train, search, validation)]
-    scored = fit_and_score(*without[:1], LABEL, POSITIVE, *without[1:], score="new",
-                           random_state=random_state)  # fmt: skip
-    return tuple(frame.assign(new=s["new"]) for frame, s in zip((search, validation), scored))
+    return two_models(load_adult(), LABEL, POSITIVE, DROPPED, random_state)
 
 
 def adult_drift(random_state=0):
