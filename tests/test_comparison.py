@@ -19,7 +19,7 @@ import pytest
 from sklearn import metrics
 
 import subroc_ext
-from search_helpers import assert_same_top_k
+from search_helpers import EVALUATES_ROOT, EXHAUSTIVE, assert_same_top_k, with_root
 from subroc_ext import FastSearch
 from subroc_ext.comparison import ComparisonQF, ComparisonTarget, DriftTarget
 from subroc_ext.measures import KernelMeasure, brier_score
@@ -408,3 +408,20 @@ def test_pruning_skips_work_and_drift_min_support_applies_to_both_periods():
     for _, subgroup, stats in found.results:
         assert min(stats.baseline_positives + stats.baseline_negatives,
                    stats.positives_count + stats.negatives_count) == stats.size_sg >= 40  # fmt: skip
+
+
+@pytest.mark.parametrize("algorithm", ["DFS", "Apriori", "Apriori-unvectorized", "SimpleDFS"])
+def test_pysubgroups_other_algorithms_agree(algorithm):
+    """DFS and Apriori pass bitset descriptions (and vectorized Apriori stacked
+    statistics): the same top-k as FastSearch, paired and unpaired."""
+    data = comparison_frame(5, "some")
+    selectors = ps.create_selectors(data, nbins=3, ignore=["label", "score", "old", "period"])
+    for target in TARGETS.values():
+        def qf():
+            return ComparisonQF(MEASURES["pr_auc"](), "label", size_weight=0.5, balance_weight=1)
+
+        fast = run_search(FastSearch(), qf(), target, data, selectors, 2, 10, 10)
+        other = run_search(EXHAUSTIVE[algorithm](), qf(), target, data, selectors, 2, 10, 10)
+        if algorithm in EVALUATES_ROOT:
+            fast = with_root(fast, 10)
+        assert_same_top_k(other, fast, 10)
