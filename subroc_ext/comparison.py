@@ -38,11 +38,13 @@ both measures are defined (paired), and for every pair of subsets
 specializations can reach), ``s * (d_B(T) - d_A(T))`` is at most
 ``max over T of s * d_B(T) + max over T of -s * d_A(T)``, each from that
 side's extremes over subsets (:meth:`Measure.extremes`,
-:func:`subroc_ext.bounds.raw_bound`). This is SPEC's bound; it is loose
-(the two extremes need not come from one subset) and valid for every
-measure, mode and weight, with the weight rules of
-:func:`subroc_ext.bounds.optimistic_estimate` (the weight counts of every
-subset are at most the cover's). ``tests/test_comparison.py`` proves it by
+:func:`subroc_ext.bounds.raw_bound`). This is SPEC's bound, valid for every
+measure, mode and weight. The two extremes need not come from one subset,
+but for ROC AUC (``mode='worse'``, no weights) they do whenever the cover
+holds a positive scored above a negative by A and below it by B: that pair
+alone reaches it, so no tighter raw bound exists there. Weights follow the
+rules of :func:`subroc_ext.bounds.optimistic_estimate` (the weight counts of
+every subset are at most the cover's). ``tests/test_comparison.py`` proves it by
 enumerating every subset (pair of subsets) of small covers, ties included.
 
 References

@@ -103,6 +103,7 @@ def paired_case(seed):
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("mode", MODES)
 def test_paired_estimate_bounds_every_subset_and_quality_is_the_definition(oracle, name, mode):
+    n_tight = []
     for seed in range(N_CASES):
         data, is_positive, new, old, rows = paired_case(seed)
         masks = oracle.all_subsets(len(rows))
@@ -133,6 +134,22 @@ def test_paired_estimate_bounds_every_subset_and_quality_is_the_definition(oracl
             else:
                 assert stats.quality == -np.inf, context
             assert stats.size_sg == len(rows)
+            if (name, mode, alpha, beta) == ("roc_auc", "worse", 0, 0) and discordant_pair(
+                is_positive[rows], old[rows], new[rows]
+            ):
+                # a positive above a negative for the baseline and below it for
+                # the new model: that pair alone reaches the bound (1 - 0), so
+                # no tighter raw bound exists for ROC AUC
+                assert stats.optimistic_estimate == pytest.approx(qualities.max(), abs=TOL)
+                n_tight.append(seed)
+    if (name, mode) == ("roc_auc", "worse"):
+        assert len(n_tight) >= 3
+
+
+def discordant_pair(is_positive, old, new):
+    above_old = old[is_positive][:, None] > old[~is_positive][None, :]
+    below_new = new[is_positive][:, None] < new[~is_positive][None, :]
+    return bool((above_old & below_new).any())
 
 
 def test_paired_quality_of_every_subset_is_the_definition(oracle):
