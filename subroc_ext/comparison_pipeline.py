@@ -169,6 +169,8 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
         method=method, alpha=alpha, dataset_values=dataset_values,
     )  # fmt: skip
+    if not isinstance(target, DriftTarget):
+        table.attrs["baseline"] = target.baseline_column
     return table
 
 
@@ -231,8 +233,8 @@ def find_regressions(
         (``roc_auc_baseline_search``, ...) on both splits, and the test's
         ``statistic`` (``Δ`` on the validation split), ``p_value``,
         ``p_value_corrected``, ``significant``, ``testable``.
-        ``table.attrs`` holds the settings and each model's measure on both
-        splits.
+        ``table.attrs`` holds the settings, each model's measure on both
+        splits and ``baseline`` (the baseline's column).
 
     Examples
     --------
