@@ -57,7 +57,6 @@ References
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 import pysubgroup as ps
 
 from . import bounds
