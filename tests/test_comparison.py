@@ -442,3 +442,17 @@ def test_pysubgroups_other_algorithms_agree(algorithm):
         if algorithm in EVALUATES_ROOT:
             fast = with_root(fast, 10)
         assert_same_top_k(other, fast, 10)
+
+
+def test_pickles_any_number_of_times_after_a_search():
+    """pysubgroup selectors pickle only once: the selector cache is not pickled."""
+    import pickle
+
+    data = comparison_frame(1)
+    selectors = ps.create_selectors(data, nbins=3, ignore=["label", "score", "old", "period"])
+    for target in TARGETS.values():
+        qf = subroc_ext.GeneralizationAwareQF(ComparisonQF(MEASURES["roc_auc"](), "label"))
+        expected = run_search(ps.BestFirstSearch(), qf, target, data, selectors, 2, 10, 5)
+        for _ in range(3):
+            qf = pickle.loads(pickle.dumps(qf))
+        assert run_search(FastSearch(), qf, target, data, selectors, 2, 10, 5) == expected
