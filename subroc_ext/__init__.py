@@ -14,6 +14,8 @@ from .kernels import (
 from .confidence import ROCAUCInterval, roc_auc_confidence_interval
 from .exceptions import LowPowerWarning, UndefinedMeasureWarning
 from .auc_mu import auc_mu_score
+from .comparison import ComparisonQF, ComparisonTarget, DriftTarget
+from .comparison_pipeline import find_drift, find_regressions
 from .cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
 from .diagnostics import generalization_diagnostics
 from .generalization import GeneralizationAwareQF
@@ -86,6 +88,11 @@ __all__ = [
     "AUCMuQF",
     "MultiClassTarget",
     "find_multiclass_subgroups",
+    "ComparisonQF",
+    "ComparisonTarget",
+    "DriftTarget",
+    "find_regressions",
+    "find_drift",
     "CrossAUC",
     "cross_auc",
     "subgroup_bias_aucs",

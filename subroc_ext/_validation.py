@@ -14,6 +14,7 @@ __all__ = [
     "finite_scores",
     "check_mode",
     "check_weights",
+    "check_search_settings",
     "check_binary_arrays",
     "quoted_values",
 ]
@@ -115,6 +116,18 @@ def check_weights(size_weight, balance_weight):
         if not (np.isfinite(value) and value >= 0):
             raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     return float(size_weight), float(balance_weight)
+
+
+def check_search_settings(depth, result_set_size, nbins):
+    """Raise ``ValueError`` unless the search's depth, result set size and
+    number of quantile bins are positive integers."""
+    for name, value, what in (
+        ("depth", depth, ""),
+        ("result_set_size", result_set_size, ""),
+        ("nbins", nbins, " (quantile bins per numeric column)"),
+    ):
+        if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1):
+            raise ValueError(f"{name} must be a positive integer{what}, got {value!r}")
 
 
 def check_binary_arrays(y_true, y_score, pos_label, names=("y_true", "y_score")):

@@ -1,7 +1,9 @@
 """The ``subroc-ext`` command: ``subroc-ext demo`` and ``subroc-ext run DATA``.
 
 Both find the subgroups where a classifier performs exceptionally, print the
-best ones as a table and write a report (CSV, PNG and HTML). Bad input ends
+best ones as a table and write a report (CSV, PNG and HTML). ``subroc-ext
+compare DATA`` (two models) and ``subroc-ext drift REFERENCE CURRENT`` (two
+periods) find where a ranking got worse and write the table (CSV). Bad input ends
 the command with exit code 2 and one line on stderr that names the problem.
 """
 
@@ -19,6 +21,7 @@ import pandas as pd
 from . import __version__
 from ._validation import MODES, check_columns, finite_scores, positive_mask
 from .cluster import INSTALL, require_distributed
+from .comparison_pipeline import find_drift, find_regressions
 from .labels import infer_positive_label
 from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
@@ -231,6 +234,7 @@ def _parser():
                               f"{INSTALL})")  # fmt: skip
     _common_arguments(run, _SAMPLES_HELP)
     run.set_defaults(handler=_run, samples="adaptive")
+    _comparison_parsers(commands)
     return parser
 
 
@@ -591,6 +595,143 @@ def _run_multiclass(args):
     print(f"Runtime: {runtime:.1f} s.")
     title = f"SubROC multi-class report: {Path(args.data).name}"
     return _write_report(table, validation, args, "auc_mu", title, runtime, search)
+
+
+# -- comparisons: `subroc-ext compare` and `subroc-ext drift` ---------------------
+
+_COMPARE_DESCRIPTION = """\
+Search DATA (one row per example: attributes, true label and two models'
+scores) for subgroups where the new model (--score) falls behind the baseline
+(--baseline) more than on the whole data, test each on held-out rows (random
+subsets with the subgroup's size and class counts, both models evaluated on
+each), print the best and write subgroups.csv to --out.
+
+example:
+  subroc-ext compare scored.csv --label y --score new --baseline old --out compare/
+"""
+_DRIFT_DESCRIPTION = """\
+Search a REFERENCE and a CURRENT period (the same columns: attributes, true
+label and the model's score) for subgroups where the model's ranking degraded
+from the reference to the current period more than on the whole data, test
+each on held-out rows of both periods, print the best and write
+subgroups.csv to --out.
+
+example:
+  subroc-ext drift january.csv june.csv --label y --score p --out drift/
+"""
+
+
+def _comparison_parsers(commands):
+    """The ``compare`` and ``drift`` commands (options as those of ``run``)."""
+    for name, description, handler in (
+        ("compare", _COMPARE_DESCRIPTION, _compare),
+        ("drift", _DRIFT_DESCRIPTION, _drift),
+    ):
+        parser = commands.add_parser(
+            name, description=description, formatter_class=_Formatter,
+            help="where does a new model fall behind the old one?" if name == "compare"
+            else "where did a model degrade from a reference to a current period?",
+        )  # fmt: skip
+        if name == "compare":
+            parser.add_argument("data", metavar="DATA", help="CSV or Parquet file")
+            parser.add_argument("--baseline", required=True, metavar="COL",
+                                help="column of the baseline (old) model's scores")  # fmt: skip
+        else:
+            parser.add_argument("reference", metavar="REFERENCE", help="the reference period")
+            parser.add_argument("current", metavar="CURRENT", help="the current period")
+        parser.add_argument("--label", required=True, metavar="COL", help="column of true labels")
+        parser.add_argument("--score", required=True, metavar="COL",
+                            help="column of (the new model's) scores")  # fmt: skip
+        parser.add_argument("--positive-label", metavar="V",
+                            help="positive class (needed unless labels are 0/1 or true/false)")
+        parser.add_argument("--validation-fraction", type=_fraction, default=0.5, metavar="F",
+                            help="share of the rows (of each period) held out for the test")
+        parser.add_argument("--measure", choices=sorted(MEASURES), default="roc_auc")
+        parser.add_argument("--mode", choices=MODES, default="worse")
+        parser.add_argument("--size-weight", type=_weight, default=1.0, metavar="A")
+        parser.add_argument("--balance-weight", type=_weight, default=1.0, metavar="B")
+        parser.add_argument("--no-generalization-awareness", dest="generalization_aware",
+                            action="store_false")  # fmt: skip
+        parser.add_argument("--depth", type=_positive_int, default=2, metavar="D")
+        parser.add_argument("--min-support", type=_support, default=20, metavar="M",
+                            help="minimum rows of a subgroup (in each period), or a share")
+        parser.add_argument("--top", type=_positive_int, default=100, metavar="K")
+        parser.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL")
+        parser.add_argument("--out", default=f"subroc-ext-{name}", metavar="DIR")
+        _common_arguments(parser, "random subsets per significance test")
+        parser.set_defaults(handler=handler, samples=10_000)
+
+
+def _comparison_settings(args):
+    """The keyword arguments ``compare`` and ``drift`` pass on unchanged."""
+    return dict(
+        label=args.label, score=args.score, measure=args.measure, mode=args.mode,
+        validation=args.validation_fraction, size_weight=args.size_weight,
+        balance_weight=args.balance_weight, generalization_aware=args.generalization_aware,
+        depth=args.depth, min_support=args.min_support, ignore=args.ignore,
+        result_set_size=args.top, n_samples=args.samples, random_state=args.seed,
+        progress=not args.quiet,
+    )  # fmt: skip
+
+
+def _compare(args):
+    """``subroc-ext compare DATA``: where a new model falls behind the baseline."""
+    start = time.perf_counter()
+    try:
+        data = _read_table(args.data, "data")
+        check_columns(data, [args.label])
+        positive = _positive_label(data[args.label], args.positive_label, args.label)
+        _check_out(args.out)
+        table = find_regressions(data, baseline=args.baseline, positive_label=positive,
+                                 **_comparison_settings(args))  # fmt: skip
+    except _INPUT_ERRORS as error:
+        return _fail(error)
+    return _finish_comparison(table, args, ("baseline", "new"), start)
+
+
+def _drift(args):
+    """``subroc-ext drift REFERENCE CURRENT``: where a model degraded over time."""
+    start = time.perf_counter()
+    try:
+        reference = _read_table(args.reference, "reference")
+        current = _read_table(args.current, "current")
+        check_columns(reference, [args.label], what="the reference data")
+        positive = _positive_label(reference[args.label], args.positive_label, args.label)
+        _check_out(args.out)
+        table = find_drift(reference, current, positive_label=positive, **_comparison_settings(args))
+    except _INPUT_ERRORS as error:
+        return _fail(error)
+    return _finish_comparison(table, args, ("reference", "current"), start)
+
+
+def _finish_comparison(table, args, sides, start):
+    """Print the top subgroups of a comparison and write subgroups.csv."""
+    measure, whole = table.attrs["measure"], table.attrs["dataset_values"]
+    suffix = "" if sides[0] == "baseline" else "_current"
+    old = f"{measure}_{'baseline' if sides[0] == 'baseline' else 'reference'}_validation"
+    shown = {"description": "description", "delta_search": "delta (search)",
+             old: f"{sides[0]} (validation)", f"{measure}{suffix}_validation": f"{sides[1]} (validation)",
+             "delta_validation": "delta (validation)", "p_value_corrected": "p (corrected)",
+             "significant": "significant"}  # fmt: skip
+    top = table[list(shown)].head(_PRINTED).rename(columns=shown)
+    top.index = range(1, len(top) + 1)
+    print(f"Top {len(top)} of {len(table)} subgroups where the {measure} of the {sides[1]} "
+          f"{'model' if sides[0] == 'baseline' else 'period'} changed most ({args.mode}) "
+          f"relative to the {sides[0]}:\n")  # fmt: skip
+    width = max([len("description"), *map(len, top["description"])])
+    print(top.to_string(float_format=lambda v: f"{v:.3g}", justify="left",
+                        formatters={"description": lambda text: text.ljust(width)}))  # fmt: skip
+    print("\nWhole data: " + ", ".join(f"{key} {value:.3f}" for key, value in whole.items()) + ".")
+    print(f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
+          f"({table.attrs['method']}-corrected p <= {table.attrs['alpha']}).")  # fmt: skip
+    path = Path(args.out) / "subgroups.csv"
+    try:
+        table.drop(columns="subgroup").to_csv(path, index=False)
+    except OSError as error:
+        print(f"{PROG}: error: cannot write '{path}': {error}", file=sys.stderr)
+        return 2
+    print(f"Runtime: {time.perf_counter() - start:.1f} s. Table: {path}.")
+    return 0
 
 
 def main(argv=None):

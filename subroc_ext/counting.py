@@ -9,6 +9,7 @@ import copy
 
 import numpy as np
 
+from .comparison import ComparisonQF
 from .generalization import GeneralizationAwareQF
 from .quality import SoftClassifierQF
 
@@ -44,7 +45,7 @@ def without_estimates(qf):
     """
     if isinstance(qf, GeneralizationAwareQF):
         return GeneralizationAwareQF(without_estimates(qf.qf))
-    if isinstance(qf, SoftClassifierQF):
+    if isinstance(qf, (SoftClassifierQF, ComparisonQF)):
         qf = copy.copy(qf)
         qf.optimistic_estimates = False
     return qf

@@ -27,7 +27,6 @@ import numpy as np
 import pysubgroup as ps
 from numba import njit
 
-from .multiclass import AUCMuQF
 from .quality import SoftClassifierQF, StatisticsByName, StatisticsQualityFunction
 
 __all__ = [
@@ -145,12 +144,12 @@ def _pattern_key(selectors):
 
 
 class GeneralizationAwareQF(StatisticsQualityFunction):
-    """Generalization-aware wrapper of a :class:`~subroc_ext.SoftClassifierQF`
-    or an :class:`~subroc_ext.AUCMuQF`.
+    """Generalization-aware wrapper of a :class:`~subroc_ext.SoftClassifierQF`,
+    an :class:`~subroc_ext.AUCMuQF` or a :class:`~subroc_ext.ComparisonQF`.
 
     Parameters
     ----------
-    qf : SoftClassifierQF or AUCMuQF
+    qf : SoftClassifierQF, AUCMuQF or ComparisonQF
         The quality function to wrap; its measure, mode and weights are used
         (its statistics carry ``raw_quality``, ``raw_bound``, ``weight`` and
         ``max_weight``).
@@ -162,9 +161,10 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
     """
 
     def __init__(self, qf):
-        if not isinstance(qf, (SoftClassifierQF, AUCMuQF)):
+        if not isinstance(qf, SoftClassifierQF) and not hasattr(qf, "generalization_aware_statistics"):
             raise TypeError(
-                f"qf must be a subroc_ext SoftClassifierQF or AUCMuQF, got {type(qf).__name__}"
+                f"qf must be a subroc_ext SoftClassifierQF, AUCMuQF or ComparisonQF, got "
+                f"{type(qf).__name__}"
             )
         self.qf = qf
         self._best_raw = {}
@@ -221,7 +221,7 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
             float(stats.weight), float(stats.raw_quality), float(stats.raw_bound),
             float(stats.max_weight), float(generalization),
         )  # fmt: skip
-        if isinstance(self.qf, AUCMuQF):
+        if hasattr(self.qf, "generalization_aware_statistics"):  # AUCMuQF, ComparisonQF
             return self.qf.generalization_aware_statistics(
                 stats, generalization, float(quality), float(estimate)
             )

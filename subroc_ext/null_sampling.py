@@ -27,7 +27,13 @@ from . import cover_kernels
 from .measures import Cover, RowMeanMeasure, compiled_kind
 from .subsets import ClassTables, random_positions
 
-__all__ = ["null_values", "sample_null_values", "values_one_by_one", "reference_null_values"]
+__all__ = [
+    "null_values",
+    "paired_null_values",
+    "sample_null_values",
+    "values_one_by_one",
+    "reference_null_values",
+]
 
 
 def null_values(measure, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
@@ -87,20 +93,94 @@ def sample_null_values(measure, dataset, positives, negatives, n_samples, rng, *
     return np.concatenate(values) if values else np.zeros(0)
 
 
-def _compiled_null_values(kind, measure, dataset, positives, negatives, n_samples, rng):
-    """:func:`subroc_ext.cover_kernels.null_values`, seeded from ``rng``."""
-    positions = np.arange(len(dataset.rows), dtype=np.int64)
+def _compiled_null_values(kind, measure, dataset, positives, negatives, n_samples, rng, pools=None):
+    """:func:`subroc_ext.cover_kernels.null_values`, seeded from ``rng``.
+
+    ``pools``: the positive and the negative rows (positions in ``dataset``)
+    to draw from, in the order the draws index them; by default ascending.
+    """
+    if pools is None:
+        positions = np.arange(len(dataset.rows), dtype=np.int64)
+        pools = positions[dataset.is_positive], positions[~dataset.is_positive]
     group_start, group_end = cover_kernels.tie_group_bounds(dataset.group_ids)
     row_values = np.zeros(0)
     if isinstance(measure, RowMeanMeasure):
         row_values = np.ascontiguousarray(measure.prepared_values[dataset.rows], dtype=float)
     out = np.empty(n_samples)
     cover_kernels.null_values(
-        kind, int(rng.integers(2**63)), positions[dataset.is_positive],
-        positions[~dataset.is_positive], int(positives), int(negatives), group_start, group_end,
-        row_values, out,
+        kind, int(rng.integers(2**63)), *pools, int(positives), int(negatives), group_start,
+        group_end, row_values, out,
     )  # fmt: skip
     return out
+
+
+def paired_null_values(measures, datasets, first_positions, positives, negatives, n_samples, rng,
+                       *, batch_elements=4_000_000):  # fmt: skip
+    """Two rankings of the same rows on the same random subsets with fixed class counts.
+
+    The null distribution of the paired comparison (a new model against a
+    baseline on the same rows): each random subset of the rows is evaluated
+    with both models' scores.
+
+    Parameters
+    ----------
+    measures : (Measure, Measure)
+        The measure prepared on each dataset.
+    datasets : (Cover, Cover)
+        The same rows sorted by the first and by the second model's score.
+    first_positions : numpy.ndarray of int
+        For each position in ``datasets[1]``, the position of that row in
+        ``datasets[0]``.
+    positives, negatives, n_samples, rng, batch_elements
+        As in :func:`null_values`.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The measure on each subset for the first and for the second dataset.
+
+    Notes
+    -----
+    Built-in measures: the compiled sampler runs once per dataset from one
+    seed, with the pools of the first dataset the rows of those of the
+    second in the same order; its draws depend only on the seed and on
+    indices into the pools, so both runs draw the same rows. Other measures:
+    :func:`subroc_ext.subsets.random_positions` in the second dataset,
+    mapped to the first, evaluated by each measure's ``batch_values``.
+
+    Examples
+    --------
+    >>> from subroc_ext.measures import ROCAUC
+    >>> labels = np.array([True, False] * 4)
+    >>> new, old = Cover.from_arrays(labels, np.arange(8.0)), Cover.from_arrays(labels, -np.arange(8.0))
+    >>> first = np.arange(8)[::-1]  # the row at new position i is at old position 7 - i
+    >>> a, b = paired_null_values((ROCAUC(), ROCAUC()), (old, new), first, 2, 2, 100,
+    ...                           np.random.default_rng(0))
+    >>> bool(np.allclose(a + b, 1.0))  # reversed scores: AUC and 1 - AUC on every subset
+    True
+    """
+    first, second = datasets
+    first_positions = np.asarray(first_positions, dtype=np.int64)
+    kind = compiled_kind(measures[1])
+    if kind is not None and compiled_kind(measures[0]) == kind:
+        positions = np.arange(len(second.rows), dtype=np.int64)
+        pools = positions[second.is_positive], positions[~second.is_positive]
+        seed = int(rng.integers(2**63))  # one generator state per run: the same draws
+        mapped = tuple(first_positions[pool] for pool in pools)
+        return tuple(
+            _compiled_null_values(
+                kind, measure, dataset, positives, negatives, n_samples,
+                np.random.default_rng(seed), rows,
+            )  # fmt: skip
+            for measure, dataset, rows in ((measures[0], first, mapped), (measures[1], second, pools))
+        )
+    tables = ClassTables(second.is_positive)
+    values = ([], [])
+    for positions in random_positions(tables, positives, negatives, n_samples, rng, batch_elements):
+        mapped = np.sort(first_positions[positions], axis=1)
+        values[0].append(np.asarray(measures[0].batch_values(first, mapped), dtype=float))
+        values[1].append(np.asarray(measures[1].batch_values(second, positions), dtype=float))
+    return tuple(np.concatenate(v) if v else np.zeros(0) for v in values)
 
 
 def values_one_by_one(measure, dataset, positions):

@@ -37,6 +37,8 @@ __all__ = [
     "make_quality_function",
     "describe_subgroups",
     "split_validation",
+    "min_support_count",
+    "kept_patterns",
 ]
 
 
@@ -94,7 +96,7 @@ def _check_split(frame, label, score, positive_label, split):
             )
 
 
-def _min_support_count(min_support, n_rows):
+def min_support_count(min_support, n_rows):
     """A minimum support given as a count or a fraction of ``n_rows``, as a count.
 
     Parameters
@@ -336,7 +338,7 @@ def find_subgroups(
         raise ValueError(
             f"nbins must be a positive integer (quantile bins per numeric column), got {nbins!r}"
         )
-    min_support = _min_support_count(min_support, len(search))
+    min_support = min_support_count(min_support, len(search))
     if max_overlap is not None and not (
         isinstance(max_overlap, numbers.Real) and 0 <= max_overlap <= 1
     ):
@@ -353,7 +355,7 @@ def find_subgroups(
             search, qf, target, nbins=nbins, ignore=ignore, depth=depth, min_support=min_support,
             result_set_size=result_set_size, algorithm=algorithm, progress=progress, client=cluster,
         )  # fmt: skip
-        kept = _kept_patterns(found, search, collapse_identical, max_overlap)
+        kept = kept_patterns(found, search, collapse_identical, max_overlap)
         tested = steps.test(
             kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
             max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
@@ -408,8 +410,11 @@ class _Kept:
     partner: np.ndarray
 
 
-def _kept_patterns(found, search, collapse_identical, max_overlap):
-    """Collapse identical covers and drop overlapping patterns of a :class:`~subroc_ext.steps.SearchResult`."""
+def kept_patterns(found, search, collapse_identical, max_overlap):
+    """Collapse identical covers and drop overlapping patterns of a
+    :class:`~subroc_ext.steps.SearchResult` (the redundancy filters of
+    :func:`find_subgroups`, also those of :func:`~subroc_ext.find_regressions`
+    and :func:`~subroc_ext.find_drift`), by their covers on ``search``."""
     subgroups, qualities = found.subgroups, found.qualities
     covers = _diversity.cover_matrix(subgroups, search)
     alternatives = [[] for _ in subgroups]

@@ -45,6 +45,7 @@ import pysubgroup as ps
 from . import bitset, bounds, cover_kernels
 from ._progress import progress_bar, search_status
 from .cluster import check_client
+from .comparison import ComparisonQF
 from .generalization import GeneralizationAwareQF, generalization_aware_quality
 from .parallel_search import search_on_cluster
 from .measures import compiled_kind
@@ -146,11 +147,11 @@ class FastSearch:
 def _quality_function(qf):
     """The quality function that computes the statistics, and whether ``qf`` wraps it."""
     wrapped = isinstance(qf, GeneralizationAwareQF)
-    if isinstance(qf.qf if wrapped else qf, (SoftClassifierQF, AUCMuQF)):
+    if isinstance(qf.qf if wrapped else qf, (SoftClassifierQF, AUCMuQF, ComparisonQF)):
         return (qf.qf, True) if wrapped else (qf, False)
     raise TypeError(
         f"FastSearch runs subroc-ext quality functions (SoftClassifierQF and its subclasses, "
-        f"AUCMuQF, or GeneralizationAwareQF around one), not {qf!r}; use a pysubgroup "
+        f"AUCMuQF, ComparisonQF, or GeneralizationAwareQF around one), not {qf!r}; use a pysubgroup "
         "algorithm such as ps.BestFirstSearch for other quality functions"
     )
 
@@ -241,6 +242,8 @@ class SearchProblem:
         task.qf.calculate_constant_statistics(task.data, task.target)
         if isinstance(base, AUCMuQF):  # rows in the data's order
             space = _SearchSpace(task.search_space, len(task.data), base.selector_mask)
+        elif isinstance(base, ComparisonQF):  # rows in the comparison's canonical order
+            space = _SearchSpace(task.search_space, len(base.sides), base.selector_mask)
         else:  # rows in ascending score order
             space = _SearchSpace(task.search_space, len(base.dataset), base.dataset.selector_mask)
         return cls(base, space, depth, result_set_size, min_support, task.min_quality,
@@ -300,10 +303,22 @@ class SearchProblem:
 def _evaluator(qf, space):
     if isinstance(qf, AUCMuQF):
         return _MultiClassEvaluator(qf, space)
+    if isinstance(qf, ComparisonQF):
+        return _ComparisonEvaluator(qf, space)
     kind = compiled_kind(qf.prepared_measure)
     if kind is None:
         return _PythonEvaluator(qf, space)
     return _CompiledEvaluator(qf, space, kind)
+
+
+def _class_counts(parent, words, candidates, positive_words, negative_words):
+    """Positives and negatives of ``parent AND selector`` for each candidate (compiled)."""
+    positives = np.empty(len(candidates), dtype=np.int64)
+    negatives = np.empty(len(candidates), dtype=np.int64)
+    cover_kernels.count_children(
+        parent, words, candidates, positive_words, negative_words, positives, negatives
+    )
+    return positives, negatives
 
 
 class _BinaryEvaluator:
@@ -319,13 +334,9 @@ class _BinaryEvaluator:
         self.negative_words = bitset.pack(~is_positive)
 
     def counts(self, parent, candidates):
-        positives = np.empty(len(candidates), dtype=np.int64)
-        negatives = np.empty(len(candidates), dtype=np.int64)
-        cover_kernels.count_children(
-            parent, self.space.words, candidates, self.positive_words, self.negative_words,
-            positives, negatives,
-        )  # fmt: skip
-        return positives, negatives
+        return _class_counts(
+            parent, self.space.words, candidates, self.positive_words, self.negative_words
+        )
 
     def children(self, parent, candidates, cap, threshold, min_support, expandable):
         """The candidates that may enter the result or lead to a pattern that
@@ -431,6 +442,129 @@ class _PythonEvaluator(_BinaryEvaluator):
             ],
             dtype=float,
         )
+
+
+class _ComparisonEvaluator:
+    """Statistics of the children of a node for a :class:`ComparisonQF`: class
+    counts of both sides (compiled), the bound from counts, then each side's
+    measure on the survivors and their statistics
+    (:meth:`ComparisonQF.statistics_of_counts`).
+
+    The built-in measures run compiled on one view per side: unpaired, both
+    periods share the search space's bitsets (the reference's rows, then the
+    current's, each in score order) and each side reads only its own rows
+    through its class words; paired, the new model's side is the search
+    space itself and the baseline's a copy of every selector's bitset in the
+    baseline's score order (a parent is permuted once per node). Any other
+    measure is evaluated by its own methods on each side's cover.
+    """
+
+    def __init__(self, qf, space):
+        self.qf = qf
+        self.space = space
+        sides = qf.sides
+        self.class_words = []
+        for dataset, index in zip(sides.datasets, sides.indices):
+            positive = np.zeros(len(sides), dtype=bool)
+            positive[index[dataset.is_positive]] = True
+            negative = np.zeros(len(sides), dtype=bool)
+            negative[index[~dataset.is_positive]] = True
+            self.class_words.append((bitset.pack(positive), bitset.pack(negative)))
+        kinds = {compiled_kind(measure) for measure in qf.prepared_measures}
+        self.kind = kinds.pop() if len(kinds) == 1 else None
+        self.views = None if self.kind is None else self._compiled_views()
+
+    def _compiled_views(self):
+        """Per side: (selector words, parent mapping, class words, group
+        bounds, row values) for :func:`cover_kernels.measure_children`."""
+        sides, measures = self.qf.sides, self.qf.prepared_measures
+
+        def row_values(measures):
+            if self.kind != cover_kernels.ROW_MEAN:
+                return np.zeros(0)
+            return np.ascontiguousarray(np.concatenate([m.prepared_values for m in measures]), dtype=float)
+
+        if not sides.paired:
+            offset = sides.datasets[0].group_ids[-1] + 1
+            group_ids = np.concatenate([sides.datasets[0].group_ids, sides.datasets[1].group_ids + offset])
+            shared = (*cover_kernels.tie_group_bounds(group_ids), row_values(measures))
+            return [(self.space.words, None, words, *shared) for words in self.class_words]
+        baseline, new = sides.datasets
+        to_baseline = sides.indices[0]  # canonical position of each baseline-ordered row
+        words = np.stack([
+            bitset.pack(bitset.unpack(selector, len(sides))[to_baseline]) for selector in self.space.words
+        ]) if len(self.space.words) else self.space.words  # fmt: skip
+        return [
+            (words, to_baseline, (bitset.pack(baseline.is_positive), bitset.pack(~baseline.is_positive)),
+             *cover_kernels.tie_group_bounds(baseline.group_ids), row_values(measures[:1])),
+            (self.space.words, None, self.class_words[1],
+             *cover_kernels.tie_group_bounds(new.group_ids), row_values(measures[1:])),
+        ]  # fmt: skip
+
+    def counts(self, parent, candidates):
+        """``[(positives, negatives)]`` of each side's part of every child."""
+        return [_class_counts(parent, self.space.words, candidates, *words) for words in self.class_words]
+
+    def measure(self, parent, candidates, extremes=True):
+        """``[(value, lowest, highest)]`` of each side on every child (arrays)."""
+        if self.views is None:
+            return self._measure_in_python(parent, candidates, extremes)
+        measured = []
+        for words, mapping, (positive, negative), start, end, values in self.views:
+            view_parent = parent if mapping is None else bitset.pack(
+                bitset.unpack(parent, self.space.n_rows)[mapping]
+            )  # fmt: skip
+            out = [np.empty(len(candidates)) for _ in range(3)]
+            cover_kernels.measure_children(
+                view_parent, words, candidates, positive, negative, start, end, self.kind, values,
+                extremes, *out,
+            )  # fmt: skip
+            measured.append(out)
+        return measured
+
+    def _measure_in_python(self, parent, candidates, extremes):
+        rows = []
+        for selector in candidates:
+            mask = bitset.unpack(parent & self.space.words[selector], self.space.n_rows)
+            row = []
+            for measure, cover in zip(self.qf.prepared_measures, self.qf.sides.covers(mask)):
+                defined = measure.is_defined(cover.positives, cover.negatives)
+                value = measure.value(cover) if defined else np.nan
+                low, high = measure.extremes(cover) if defined and extremes else (np.nan, np.nan)
+                row.append((value, low, high))
+            rows.append(row)
+        table = np.array(rows, dtype=float).reshape(-1, 2, 3)
+        return [[table[:, side, column] for column in range(3)] for side in range(2)]
+
+    def children(self, parent, candidates, cap, threshold, min_support, expandable):
+        """As :meth:`_BinaryEvaluator.children`; the minimum support applies to each side."""
+        qf = self.qf
+        (pa, na), (pb, nb) = self.counts(parent, candidates)
+        measure = qf.measure
+        keep = (np.minimum(pa + na, pb + nb) >= min_support) & measure.is_defined(pa, na)
+        keep &= measure.is_defined(pb, nb)
+        if np.isfinite(cap):
+            alpha, beta = qf.size_weight, qf.balance_weight
+            positives, negatives = qf.weight_counts((pa, na), (pb, nb))
+            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
+            if expandable:
+                promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
+            keep &= promising
+        candidates, pa, na, pb, nb = (x[keep] for x in (candidates, pa, na, pb, nb))
+        if not len(candidates):
+            return candidates, None
+        side_a, side_b = self.measure(parent, candidates, qf.optimistic_estimates)
+        return candidates, qf.statistics_of_counts((pa, na, *side_a), (pb, nb, *side_b))
+
+    def raw_quality(self, parent, selector):
+        """``q`` of ``parent AND selector``."""
+        candidates = np.array([selector], dtype=np.int64)
+        (pa, na), (pb, nb) = self.counts(parent, candidates)
+        measure = self.qf.measure
+        if not (measure.is_defined(pa, na)[0] and measure.is_defined(pb, nb)[0]):
+            return -np.inf
+        (value_a, _, _), (value_b, _, _) = self.measure(parent, candidates, extremes=False)
+        return float(self.qf.raw_quality(value_a[0], value_b[0]))
 
 
 class _MultiClassEvaluator:

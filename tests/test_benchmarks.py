@@ -133,3 +133,11 @@ def test_engine_benchmark_comparison_bites():
     assert not module.same_top_k(top, [(3.0, ["a"]), (2.0, ["x"]), (1.0, ["c"]), (1.0, ["d"])])
     assert not module.same_top_k(top, [(3.0, ["a"]), (2.5, ["b"]), (1.0, ["c"]), (1.0, ["d"])])
     assert not module.same_top_k(top, top[:3])
+
+
+def test_comparison_benchmark_runs(capsys):
+    """benchmarks/bench_comparison.py on 3,000 Adult rows at depth 2."""
+    load(SCRIPT.parent / "bench_comparison.py").main(["--rows", "3000", "--depths", "2"])
+    printed = capsys.readouterr().out
+    lines = printed.split("vs single")[1].strip().splitlines()
+    assert [line.split()[1] for line in lines] == ["single", "paired", "single", "unpaired"]

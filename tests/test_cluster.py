@@ -192,6 +192,25 @@ def test_find_subgroups_on_a_cluster_equals_one_process(client):
         subroc_ext.find_subgroups(data, n_jobs=0, **settings_)
 
 
+@pytest.mark.parametrize("drift", [False, True])
+def test_comparisons_on_a_cluster_equal_one_process(client, drift):
+    """find_regressions / find_drift: the search (FastSearch on the workers)
+    and the paired / unpaired randomization test give the same table."""
+    data = scored_frame(6, n=1200)
+    data["old"] = np.random.default_rng(6).random(len(data)) * 0.3 + 0.7 * (data["y"] == 1)
+    settings = {"label": "y", "score": "p", "depth": 2, "result_set_size": 10, "n_samples": 300,
+                "random_state": 0, "progress": False}  # fmt: skip
+    if drift:
+        def find(**extra):
+            return subroc_ext.find_drift(data.iloc[:500], data.iloc[500:], **settings, **extra)
+    else:
+        def find(**extra):
+            return subroc_ext.find_regressions(data, baseline="old", **settings, **extra)
+    alone, on_cluster = find(), find(client=client)
+    pd.testing.assert_frame_equal(alone.drop(columns="subgroup"), on_cluster.drop(columns="subgroup"))
+    assert len(alone) == 10
+
+
 def test_a_client_must_be_a_dask_client():
     with pytest.raises(TypeError, match="client must be a dask.distributed.Client"):
         subroc_ext.FastSearch(client="tcp://127.0.0.1:8786").execute(

@@ -1,0 +1,71 @@
+"""Tests of ``subroc-ext compare`` and ``subroc-ext drift``: the printed
+table and subgroups.csv are those of :func:`subroc_ext.find_regressions` /
+:func:`subroc_ext.find_drift` with the same settings, and bad input ends
+with exit code 2 and one line naming the problem."""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_comparison_pipeline import regression_data, scored_rows
+
+import subroc_ext
+from subroc_ext.cli import main
+
+SETTINGS = {"depth": 2, "result_set_size": 15, "n_samples": 300, "random_state": 3, "progress": False}
+OPTIONS = ["--depth", "2", "--top", "15", "--samples", "300", "--seed", "3", "--quiet"]
+
+
+def read_back(path):
+    return pd.read_csv(path, float_precision="round_trip", keep_default_na=False, na_values=[""])
+
+
+def api_table(table):
+    """The API's table as subgroups.csv holds it."""
+    return table.drop(columns="subgroup").reset_index(drop=True)
+
+
+def test_compare_writes_the_api_table(tmp_path, capsys):
+    data = regression_data(5, n=1500)
+    data.to_csv(tmp_path / "scored.csv", index=False)
+    out = tmp_path / "out"
+    code = main(["compare", str(tmp_path / "scored.csv"), "--label", "y", "--score", "new",
+                 "--baseline", "old", "--out", str(out), *OPTIONS])  # fmt: skip
+    assert code == 0
+    expected = subroc_ext.find_regressions(data, label="y", score="new", baseline="old", **SETTINGS)
+    found = read_back(out / "subgroups.csv")
+    pd.testing.assert_frame_equal(found[["description", "quality", "p_value"]],
+                                  api_table(expected)[["description", "quality", "p_value"]])  # fmt: skip
+    printed = capsys.readouterr().out
+    assert re.search(r"\n1 +region=='south' ", printed) and "baseline (validation)" in printed
+
+
+def test_drift_writes_the_api_table(tmp_path, capsys):
+    rng = np.random.default_rng(8)
+    reference, current = scored_rows(rng, 1500, False), scored_rows(rng, 1200, True)
+    reference.to_csv(tmp_path / "ref.csv", index=False)
+    current.to_csv(tmp_path / "cur.csv", index=False)
+    code = main(["drift", str(tmp_path / "ref.csv"), str(tmp_path / "cur.csv"), "--label", "y",
+                 "--score", "p", "--out", str(tmp_path), *OPTIONS])  # fmt: skip
+    assert code == 0
+    expected = subroc_ext.find_drift(reference, current, label="y", score="p", **SETTINGS)
+    found = read_back(tmp_path / "subgroups.csv")
+    pd.testing.assert_frame_equal(found[["description", "quality", "statistic"]],
+                                  api_table(expected)[["description", "quality", "statistic"]])  # fmt: skip
+    assert "current (validation)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["compare", "{data}", "--label", "y", "--score", "new", "--baseline", "nope"], "['nope'] not found"),
+    (["compare", "{data}", "--label", "y", "--score", "new", "--baseline", "new"], "must be different"),
+    (["drift", "{data}", "{missing}", "--label", "y", "--score", "new"], "not found"),
+    (["drift", "{data}", "{data}", "--label", "y", "--score", "new", "--positive-label", "7"],
+     "7"),
+])  # fmt: skip
+def test_bad_input_is_one_line(tmp_path, capsys, argv, message):
+    regression_data(6, n=200).to_csv(tmp_path / "d.csv", index=False)
+    argv = [a.format(data=tmp_path / "d.csv", missing=tmp_path / "x.csv") for a in argv]
+    assert main([*argv, "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("subroc-ext: error:") and message in error and error.count("\n") == 1
