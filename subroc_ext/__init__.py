@@ -29,6 +29,8 @@ from .plotting import (
 )
 from .report import write_report
 from .search import FastSearch
+from .search_space import SearchSpace, SearchSpaceWarning, make_search_space
+from .validated import ValidatedData, validate_data
 from .significance import randomization_test
 from .target import SoftClassifierTarget
 from .quality import (
@@ -52,6 +54,11 @@ __all__ = [
     "SoftClassifierTarget",
     "GeneralizationAwareQF",
     "FastSearch",
+    "make_search_space",
+    "SearchSpace",
+    "SearchSpaceWarning",
+    "validate_data",
+    "ValidatedData",
     "randomization_test",
     "find_subgroups",
     "make_quality_function",

@@ -41,7 +41,7 @@ from ._validation import check_columns, finite_scores, positive_mask
 from .covers import subgroup_covers
 from .kernels import sort_by_score
 
-__all__ = ["CrossAUC", "cross_auc", "cross_pair_counts", "subgroup_bias_aucs"]
+__all__ = ["CrossAUC", "bias_aucs_of_masks", "cross_auc", "cross_pair_counts", "subgroup_bias_aucs"]
 
 BACKGROUND, ALL = "background", "all"
 
@@ -191,16 +191,31 @@ def subgroup_bias_aucs(subgroups, data, *, label, score, positive_label=1):
     """
     is_positive, scores = _labels_and_scores(data, label, score, positive_label)
     names, masks = subgroup_covers(subgroups, data)
+    return pd.DataFrame({"subgroup": names, **bias_aucs_of_masks(is_positive, scores, masks)})
+
+
+def bias_aucs_of_masks(is_positive, scores, masks):
+    """The columns of :func:`subgroup_bias_aucs` (without ``subgroup``) from arrays.
+
+    Parameters
+    ----------
+    is_positive : numpy.ndarray of bool, shape (n,)
+    scores : numpy.ndarray of float, shape (n,)
+    masks : numpy.ndarray of bool, shape (k, n)
+        The subgroups' covers, in the rows' order.
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        ``subgroup_auc``, ``bpsn_auc``, ``bnsp_auc``, ``bpsn_pairs``, ``bnsp_pairs``.
+    """
     groups = np.vstack([masks, ~masks])
     wins, pairs = cross_pair_counts(is_positive, scores, groups, groups)
-    inside, outside = np.arange(len(names)), np.arange(len(names)) + len(names)
-    return pd.DataFrame(
-        {
-            "subgroup": names,
-            "subgroup_auc": _ratio(wins[inside, inside], pairs[inside, inside]),
-            "bpsn_auc": _ratio(wins[outside, inside], pairs[outside, inside]),
-            "bnsp_auc": _ratio(wins[inside, outside], pairs[inside, outside]),
-            "bpsn_pairs": pairs[outside, inside].astype(np.int64),
-            "bnsp_pairs": pairs[inside, outside].astype(np.int64),
-        }
-    )
+    inside, outside = np.arange(len(masks)), np.arange(len(masks)) + len(masks)
+    return {
+        "subgroup_auc": _ratio(wins[inside, inside], pairs[inside, inside]),
+        "bpsn_auc": _ratio(wins[outside, inside], pairs[outside, inside]),
+        "bnsp_auc": _ratio(wins[inside, outside], pairs[inside, outside]),
+        "bpsn_pairs": pairs[outside, inside].astype(np.int64),
+        "bnsp_pairs": pairs[inside, outside].astype(np.int64),
+    }

@@ -48,6 +48,8 @@ class SortedDataset:
         Tie-group id of each sorted row.
     is_positive, scores : numpy.ndarray
         Labels (bool) and scores of the sorted rows.
+    data, columns, positive_label
+        The frame, ``(label_column, score_column)`` and the positive label.
     """
 
     def __init__(self, data, label_column, score_column, positive_label):
@@ -56,6 +58,7 @@ class SortedDataset:
         scores = finite_scores(data[score_column], score_column)
         self.data = data
         self.columns = (label_column, score_column)
+        self.positive_label = positive_label
         self.order, self.group_ids = sort_by_score(scores)
         self.is_positive = is_positive[self.order]
         self.scores = scores[self.order]
@@ -106,6 +109,12 @@ class SortedDataset:
                     return codes == -1
                 found = np.flatnonzero(categories == value)
                 return codes == found[0] if len(found) else np.zeros(len(codes), dtype=bool)
+        elif hasattr(selector, "mask_of_values"):  # a search_space.Condition
+            name = selector.attribute_name
+            values = self._column_cache(
+                (selector.values_kind, name), lambda: selector.column_values(self.data[name])
+            )
+            return selector.mask_of_values(values)
         return np.asarray(selector.covers(self.data), dtype=bool)
 
     def _numeric_column(self, name):

@@ -40,6 +40,13 @@ __all__ = [
 ]
 
 
+class _Columns(NamedTuple):
+    """The label and prediction columns, as a pysubgroup target names them."""
+
+    label_column: str
+    prediction_column: str
+
+
 class StatisticsByName:
     """Mixin for statistics namedtuples: also index fields by name
     (``stats["size_sg"]``), as pysubgroup's ``to_table``/``to_dataframe`` do."""
@@ -217,6 +224,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         self.dataset_value = None
         self.prepared_measure = None
         self._dataset = None
+        self._bound = None
 
     @property
     def label_column(self):
@@ -239,7 +247,13 @@ class SoftClassifierQF(StatisticsQualityFunction):
                 f"the target's label column {target_label!r} differs from the quality "
                 f"function's label column {self.label!r}"
             )
-        dataset = SortedDataset(data, self.label, target.prediction_column, self.positive_label)
+        dataset = self._bound
+        if not (
+            dataset is not None
+            and dataset.data is data
+            and dataset.columns == (self.label, target.prediction_column)
+        ):
+            dataset = SortedDataset(data, self.label, target.prediction_column, self.positive_label)
         whole = dataset.cover()
         if not self.measure.dataset_is_defined(whole.positives, whole.negatives):
             raise ValueError(
@@ -260,6 +274,24 @@ class SoftClassifierQF(StatisticsQualityFunction):
         self.prepared_measure = prepared
         self.dataset_value = prepared.value(whole)
         self._dataset = dataset
+
+    def use_dataset(self, dataset):
+        """Prepare on a :class:`~subroc_ext.dataset.SortedDataset` sorted already.
+
+        Later ``calculate_constant_statistics(dataset.data, target)`` calls
+        (every search and test makes one) reuse it instead of checking and
+        sorting the frame again; so do not change that frame in place
+        afterwards. Returns ``self``.
+        """
+        if dataset.positive_label != self.positive_label or dataset.columns[0] != self.label:
+            raise ValueError(
+                f"the dataset's label column {dataset.columns[0]!r} and positive label "
+                f"{dataset.positive_label!r} differ from the quality function's "
+                f"({self.label!r}, {self.positive_label!r})"
+            )
+        self._bound = dataset
+        self.calculate_constant_statistics(dataset.data, _Columns(*dataset.columns))
+        return self
 
     @property
     def dataset(self):
