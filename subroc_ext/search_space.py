@@ -589,6 +589,8 @@ def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=Fa
         if conditions:
             by_kind[kind].append(conditions)
             used[name] = kind
+        else:
+            left_out[name] = f"no cut-point with nbins={nbins}"
     selectors = tuple(c for kind in by_kind.values() for conditions in kind for c in conditions)
     if warn and left_out:
         listed = "; ".join(f"{name!r} ({why})" for name, why in left_out.items())

@@ -162,7 +162,7 @@ def validate_data(
     (10, 10, ["g=='a'", "g=='b'"])
     """
     data = as_frame(data)
-    if not isinstance(validation, (numbers.Real, pd.DataFrame)):
+    if hasattr(validation, "to_pandas") and not isinstance(validation, pd.DataFrame):
         validation = as_frame(validation, "validation")
     ignore = tuple(ignore)
     check_columns(data, [label, score, *ignore])
