@@ -196,6 +196,12 @@ def _parser():
                           "index above J (0-1) before testing, for a diverse result")  # fmt: skip
     run.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
                      help="columns not to use in subgroup descriptions")  # fmt: skip
+    run.add_argument("--bins-only", dest="thresholds", action="store_false",
+                     help="numeric columns as quantile bins only, no thresholds (the SubROC "
+                          "paper's search space, pysubgroup's create_selectors)")  # fmt: skip
+    run.add_argument("--keep-ids", action="store_true",
+                     help="keep ID-like columns (all or nearly all values distinct) in the "
+                          "search space")  # fmt: skip
     run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
                      help="directory for the report")  # fmt: skip
     cluster = run.add_mutually_exclusive_group()
@@ -471,7 +477,8 @@ def _run(args):
                 positive_label=positive, mode=args.mode, validation=validation,
                 size_weight=args.size_weight, balance_weight=args.balance_weight,
                 generalization_aware=args.generalization_aware, depth=args.depth,
-                min_support=args.min_support, ignore=args.ignore, result_set_size=args.top,
+                min_support=args.min_support, ignore=args.ignore, thresholds=args.thresholds,
+                keep_ids=args.keep_ids, result_set_size=args.top,
                 collapse_identical=args.collapse_identical, max_overlap=args.max_overlap,
                 n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
                 client=client, n_jobs=args.jobs,
@@ -504,8 +511,8 @@ def _run_multiclass(args):
             validation=validation, size_weight=args.size_weight,
             balance_weight=args.balance_weight, generalization_aware=args.generalization_aware,
             depth=args.depth, min_support=args.min_support, ignore=args.ignore,
-            result_set_size=args.top, n_samples=args.samples, random_state=args.seed,
-            progress=not args.quiet,
+            thresholds=args.thresholds, keep_ids=args.keep_ids, result_set_size=args.top,
+            n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
         )  # fmt: skip
     except _INPUT_ERRORS as error:
         return _fail(error)
