@@ -11,6 +11,7 @@ import math
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -556,7 +557,14 @@ def main(argv=None):
         args = _parser().parse_args(argv)
     except SystemExit as stop:  # --help, or a usage error already printed
         return stop.code
-    return args.handler(args)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return args.handler(args)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one line on stderr (columns left out of the search space, ...)."""
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
 if __name__ == "__main__":

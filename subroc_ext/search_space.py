@@ -583,7 +583,7 @@ def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=Fa
             continue
         reason = None if keep_ids else _id_like(name, column, kind, distinct, present)
         if reason:
-            left_out[name] = reason + " (keep_ids=True keeps it)"
+            left_out[name] = reason
             continue
         conditions = _column_conditions(name, column, kind, nbins, thresholds)
         if conditions:
@@ -594,5 +594,9 @@ def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=Fa
     selectors = tuple(c for kind in by_kind.values() for conditions in kind for c in conditions)
     if warn and left_out:
         listed = "; ".join(f"{name!r} ({why})" for name, why in left_out.items())
-        warnings.warn(f"columns left out of the search space: {listed}", SearchSpaceWarning, stacklevel=2)
+        hint = (" - keep_ids=True (--keep-ids) keeps ID-like columns"
+                if any(why.startswith("ID-like") for why in left_out.values()) else "")  # fmt: skip
+        warnings.warn(
+            f"columns left out of the search space: {listed}{hint}", SearchSpaceWarning, stacklevel=2
+        )
     return SearchSpace(selectors, used, left_out)
