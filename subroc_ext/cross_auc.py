@@ -78,7 +78,7 @@ class CrossAUC:
         )
 
 
-def cross_pair_counts(is_positive, scores, positive_groups, negative_groups):
+def cross_pair_counts(is_positive, scores, positive_groups, negative_groups, *, group_ids=None):
     """Correctly ordered pairs (ties 1/2) and pair counts of every cross.
 
     Parameters
@@ -87,12 +87,18 @@ def cross_pair_counts(is_positive, scores, positive_groups, negative_groups):
     scores : numpy.ndarray of float, shape (n,)
     positive_groups, negative_groups : numpy.ndarray of bool, shape (g, n) and (h, n)
         Group memberships of the rows (groups may overlap).
+    group_ids : numpy.ndarray of int, shape (n,), optional
+        The rows' tie-group ids when they are in ascending score order
+        already (``SortedDataset.group_ids``): then they are not sorted again.
 
     Returns
     -------
     wins, pairs : numpy.ndarray of float, shape (g, h)
     """
-    order, group_ids = sort_by_score(scores)
+    if group_ids is None:
+        order, group_ids = sort_by_score(scores)
+    else:
+        order = np.arange(len(group_ids))
     positive = is_positive[order]
     takers = positive_groups[:, order] & positive
     givers = (negative_groups[:, order] & ~positive).astype(np.int64)
@@ -194,7 +200,7 @@ def subgroup_bias_aucs(subgroups, data, *, label, score, positive_label=1):
     return pd.DataFrame({"subgroup": names, **bias_aucs_of_masks(is_positive, scores, masks)})
 
 
-def bias_aucs_of_masks(is_positive, scores, masks):
+def bias_aucs_of_masks(is_positive, scores, masks, *, group_ids=None):
     """The columns of :func:`subgroup_bias_aucs` (without ``subgroup``) from arrays.
 
     Parameters
@@ -203,6 +209,8 @@ def bias_aucs_of_masks(is_positive, scores, masks):
     scores : numpy.ndarray of float, shape (n,)
     masks : numpy.ndarray of bool, shape (k, n)
         The subgroups' covers, in the rows' order.
+    group_ids : numpy.ndarray of int, optional
+        As in :func:`cross_pair_counts` (rows sorted by score already).
 
     Returns
     -------
@@ -210,7 +218,7 @@ def bias_aucs_of_masks(is_positive, scores, masks):
         ``subgroup_auc``, ``bpsn_auc``, ``bnsp_auc``, ``bpsn_pairs``, ``bnsp_pairs``.
     """
     groups = np.vstack([masks, ~masks])
-    wins, pairs = cross_pair_counts(is_positive, scores, groups, groups)
+    wins, pairs = cross_pair_counts(is_positive, scores, groups, groups, group_ids=group_ids)
     inside, outside = np.arange(len(masks)), np.arange(len(masks)) + len(masks)
     return {
         "subgroup_auc": _ratio(wins[inside, inside], pairs[inside, inside]),

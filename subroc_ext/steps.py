@@ -314,7 +314,7 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     table = pd.DataFrame(columns, index=range(len(subgroups)))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])
-    bias = bias_aucs_of_masks(dataset.is_positive, dataset.scores, masks)
+    bias = bias_aucs_of_masks(dataset.is_positive, dataset.scores, masks, group_ids=dataset.group_ids)
     table["bpsn_auc"], table["bnsp_auc"] = bias["bpsn_auc"], bias["bnsp_auc"]
     table = table.add_suffix(suffix)
     if intervals:
