@@ -111,7 +111,7 @@ class SortedDataset:
                 return codes == found[0] if len(found) else np.zeros(len(codes), dtype=bool)
         elif hasattr(selector, "mask_of_values"):  # a search_space.Condition
             name = selector.attribute_name
-            values = self._column_cache(
+            values = self.cached(
                 (selector.values_kind, name), lambda: selector.column_values(self.data[name])
             )
             return selector.mask_of_values(values)
@@ -121,15 +121,17 @@ class SortedDataset:
         column = self.data[name]
         if not pd.api.types.is_numeric_dtype(column) or isinstance(column.dtype, pd.SparseDtype):
             return None
-        return self._column_cache(("numeric", name), column.to_numpy)
+        return self.cached(("numeric", name), column.to_numpy)
 
     def _factorized_column(self, name):
         column = self.data[name]
         if isinstance(column.dtype, pd.SparseDtype):
             return None, None
-        return self._column_cache(("factorized", name), lambda: _factorize(column))
+        return self.cached(("factorized", name), lambda: _factorize(column))
 
-    def _column_cache(self, key, compute):
+    def cached(self, key, compute):
+        """``compute()``, computed once per dataset and ``key`` (columns converted
+        for covers, the measures prepared on the whole data, ...)."""
         if key not in self._columns:
             self._columns[key] = compute()
         return self._columns[key]

@@ -206,7 +206,12 @@ def search(
 
 
 def _prepared_measures(dataset):
-    """Every built-in measure prepared on ``dataset`` (None where it is undefined there)."""
+    """Every built-in measure prepared on ``dataset`` (None where it is undefined
+    there), once per dataset."""
+    return dataset.cached(("prepared measures",), lambda: _prepare_measures(dataset))
+
+
+def _prepare_measures(dataset):
     whole = dataset.cover()
     prepared = {}
     for name, make in MEASURES.items():
