@@ -65,6 +65,7 @@ def find_multiclass_subgroups(
     ignore=(),
     thresholds=True,
     keep_ids=False,
+    min_quality=0.0,
     result_set_size=100,
     n_samples=10_000,
     method="fdr_by",
@@ -93,8 +94,9 @@ def find_multiclass_subgroups(
     size_weight, balance_weight : float, default=1
         Exponents of the size and of the K-class balance (min / max class count).
     generalization_aware : bool, default=True
-    depth, min_support, nbins, ignore, thresholds, keep_ids, result_set_size
-        Search settings and search space, as in :func:`subroc_ext.find_subgroups`.
+    depth, min_support, nbins, ignore, thresholds, keep_ids, min_quality, result_set_size
+        Search settings and search space, as in :func:`subroc_ext.find_subgroups`
+        (only patterns of quality above ``min_quality``, default 0).
     n_samples, method, alpha
         Randomization test settings; the null subsets keep every class count.
     random_state : int, numpy.random.Generator or None, default=0
@@ -149,7 +151,7 @@ def find_multiclass_subgroups(
     )  # fmt: skip
     found = steps.search(
         search, qf, target, selectors=space, depth=depth, min_support=min_support,
-        result_set_size=result_set_size, progress=progress,
+        result_set_size=result_set_size, min_quality=min_quality, progress=progress,
     )  # fmt: skip
     subgroups = found.subgroups
     tested = steps.test(

@@ -282,6 +282,12 @@ def _frames(draw):
         "all_nan": lambda: pd.Series(np.full(n, np.nan)),
         "date_text": lambda: pd.Series(pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.integers(0, 900, n), unit="D")).dt.strftime("%Y-%m-%d").mask(holes),
         "ids": lambda: pd.Series([f"id{i}" for i in range(n)]),
+        "Float64": lambda: pd.Series(pd.array(rng.normal(size=n).round(1), dtype="Float64")).mask(holes),
+        "float32": lambda: pd.Series(rng.normal(size=n).astype(np.float32)),
+        "uint8": lambda: pd.Series(rng.integers(0, 255, n).astype(np.uint8)),
+        "period": lambda: pd.Series(pd.period_range("2020-01", periods=n, freq="M")[rng.integers(0, 5, n)]),
+        "interval": lambda: pd.Series(pd.cut(rng.normal(size=n), 3)),
+        "sparse": lambda: pd.Series(pd.arrays.SparseArray(rng.integers(0, 3, n) * 1.0, fill_value=0.0)),
     }
     kinds = draw(st.lists(st.sampled_from(sorted(makers)), min_size=len(names), max_size=len(names)))
     frame = pd.DataFrame({name: makers[kind]().to_numpy() if kind in ("mixed",) else makers[kind]().reset_index(drop=True)
