@@ -159,7 +159,12 @@ class ValueCondition(Condition):
     values_kind = "codes"
 
     def __init__(self, attribute_name, value, label=None):
-        quoted = f"'{value}'" if isinstance(value, (str, bytes)) else str(value)
+        if isinstance(value, (str, bytes)):
+            quoted = f"'{value}'"
+        elif isinstance(value, float) and value.is_integer():  # grade==4, not grade==4.0
+            quoted = str(int(value))
+        else:
+            quoted = str(value)
         super().__init__(attribute_name, label or f"{attribute_name}=={quoted}")
         self.attribute_value = value
 
