@@ -334,3 +334,32 @@ def test_any_frame_runs_through_find_subgroups(frame):
     assert (table["quality"] > 0).all()
     assert table["description"].is_unique
     assert (table["size_search"] < len(frame)).all()
+
+
+def test_command_line_search_space_options(tmp_path, capsys):
+    """``--bins-only`` gives pysubgroup's bins; ``--keep-ids`` keeps an ID column;
+    the left-out columns are named in one warning line."""
+    from subroc_ext.cli import main
+
+    frame = scored_frame(4, 600).assign(customer_id=lambda f: np.arange(len(f)) + 5000)
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    common = ["run", str(path), "--label", "y", "--score", "p", "--depth", "1", "--samples", "20", "--quiet"]
+    assert main([*common, "--out", str(tmp_path / "default")]) == 0
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "subroc-ext: warning: columns left out of the search space: 'customer_id' (ID-like: 300 "
+        "distinct values in 300 rows, named like a key) - keep_ids=True (--keep-ids) keeps ID-like columns"
+    ]
+    assert main([*common, "--bins-only", "--keep-ids", "--min-support", "1", "--top", "1000",
+                 "--out", str(tmp_path / "bins")]) == 0  # fmt: skip
+    assert capsys.readouterr().err == ""
+    default = set(pd.read_csv(tmp_path / "default" / "subgroups.csv")["description"])
+    bins = set(pd.read_csv(tmp_path / "bins" / "subgroups.csv")["description"])
+    search, _ = subroc_ext.validated.split_validation(pd.read_csv(path), 0.5, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SearchSpaceWarning)
+        default_space = set(_labels(make_search_space(search, ignore=["y", "p"])))
+    bins_space = set(_labels(make_search_space(search, ignore=["y", "p"], thresholds=False, keep_ids=True)))
+    assert default <= default_space and not default <= bins_space
+    assert bins <= bins_space and any(d.startswith("customer_id") or " customer_id " in d for d in bins)
