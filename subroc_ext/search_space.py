@@ -256,12 +256,11 @@ def comparable_values(column, domain):
         return numbers, ~np.isnan(numbers)
     if domain == "datetime":
         column = _as_datetime(column)
-        present = column.notna().to_numpy(dtype=bool)
         if isinstance(column.dtype, pd.DatetimeTZDtype):
             column = column.dt.tz_convert("UTC").dt.tz_localize(None)
-        return column.to_numpy(dtype="datetime64[ns]").view(np.int64), present
+    column = column.dt.as_unit("ns")  # raises where a value is out of range (numpy would wrap)
     present = column.notna().to_numpy(dtype=bool)
-    return column.to_numpy(dtype="timedelta64[ns]").view(np.int64), present
+    return column.to_numpy(dtype=f"{column.dtype}").view(np.int64), present
 
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
@@ -368,9 +367,9 @@ def _kind(column):
     if pd.api.types.is_numeric_dtype(dtype):
         return "number"
     if pd.api.types.is_datetime64_any_dtype(dtype):
-        return "datetime"
+        return _in_range(column, "datetime")
     if pd.api.types.is_timedelta64_dtype(dtype):
-        return "timedelta"
+        return _in_range(column, "timedelta")
     if isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
         return "nominal"
     present = column.dropna()
@@ -382,10 +381,19 @@ def _kind(column):
     if len(present) and all(isinstance(v, str) and _ISO_DATE.match(v) for v in present):
         try:
             _as_datetime(column)
-            return "datetime"
-        except (ValueError, TypeError, OverflowError):
-            pass
+        except (ValueError, TypeError, OverflowError):  # e.g. 2021-02-30: not dates after all
+            return "nominal"
+        return _in_range(column, "datetime")
     return "nominal"
+
+
+def _in_range(column, domain):
+    """``domain``, or why its values cannot be compared in nanoseconds."""
+    try:
+        comparable_values(column, domain)
+    except (ValueError, OverflowError):  # pandas' OutOfBoundsDatetime is a ValueError
+        return "times outside the years 1677-2262" if domain == "datetime" else "durations beyond 292 years"
+    return domain
 
 
 def _id_like(name, column, kind, distinct, present):
@@ -493,8 +501,7 @@ def _value_conditions(name, values):
 
 def _range_conditions(name, numbers, distinct_numbers, domain, nbins, thresholds, tz):
     cuts = _cut_points(numbers.astype(float) if domain == "number" else numbers, nbins)
-    if domain != "number":
-        cuts = [int(c) for c in cuts]
+    cuts = [c for c in cuts if np.isfinite(c)] if domain == "number" else [int(c) for c in cuts]
     if thresholds:  # a cut at the minimum would give an empty and an everything condition
         cuts = [c for c in cuts if c > distinct_numbers[0]]
     points, texts = [], []

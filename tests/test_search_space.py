@@ -180,6 +180,23 @@ def test_time_columns_compare_on_the_time_axis():
     assert any(" days" in label for label in labels if label.startswith("wait"))
 
 
+def test_odd_values_never_crash_and_are_never_silent():
+    """Infinities are values like others; dates numpy would wrap around are
+    left out with a reason; strings that only look like dates stay strings."""
+    frame = pd.DataFrame({
+        "inf": np.r_[np.inf, -np.inf, np.arange(38.0)],
+        "ancient": ["1500-01-01", "2020-05-01"] * 20,
+        "ancient_dt": pd.to_datetime(pd.Series(["1500-01-01", "1600-01-01"] * 20)).astype("datetime64[s]"),
+        "not_a_date": ["2021-02-30", "2021-01-01"] * 20,
+    })  # fmt: skip
+    with pytest.warns(SearchSpaceWarning, match="'ancient' .times outside the years 1677-2262.; 'ancient_dt'"):
+        space = make_search_space(frame)
+    assert set(space.used) == {"inf", "not_a_date"}
+    assert "not_a_date=='2021-02-30'" in _labels(space)
+    covers = _covers(space, frame)
+    np.testing.assert_array_equal(covers["inf >= 31"], frame["inf"].to_numpy() >= 31)
+
+
 def test_sorted_dataset_masks_equal_covers_on_any_index():
     frame = _frame_pysubgroup_handles(2)
     frame["t"] = pd.date_range("2020-01-01", periods=len(frame), freq="h", tz="UTC")
