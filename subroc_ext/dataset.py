@@ -63,7 +63,7 @@ class SortedDataset:
         self.is_positive = is_positive[self.order]
         self.scores = scores[self.order]
         self._selector_masks = {}
-        self._columns = {}
+        self._cache = {}
 
     def __len__(self):
         return len(self.order)
@@ -74,7 +74,7 @@ class SortedDataset:
         of a cluster receive."""
         state = self.__dict__.copy()
         state["_selector_masks"] = {}
-        state["_columns"] = {}
+        state["_cache"] = {}
         return state
 
     def _selector_mask(self, selector):
@@ -132,9 +132,9 @@ class SortedDataset:
     def cached(self, key, compute):
         """``compute()``, computed once per dataset and ``key`` (columns converted
         for covers, the measures prepared on the whole data, ...)."""
-        if key not in self._columns:
-            self._columns[key] = compute()
-        return self._columns[key]
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
 
     def mask_of(self, subgroup):
         """Boolean cover of ``subgroup`` over the score-sorted rows.
