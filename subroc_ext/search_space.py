@@ -53,7 +53,9 @@ covers from the column converted once (:meth:`Condition.column_values`).
 """
 
 import math
+import os
 import re
+import sys
 import warnings
 from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, Decimal
@@ -529,6 +531,16 @@ def _range_conditions(name, numbers, distinct_numbers, domain, nbins, thresholds
     return conditions
 
 
+def _caller_stacklevel():
+    """The ``stacklevel`` of the first caller outside subroc-ext (the user's line,
+    whether they called this module, ``find_subgroups`` or the command line)."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == package:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=False, warn=True):
     """The conditions on every attribute column of ``frame``.
 
@@ -609,6 +621,7 @@ def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=Fa
         hint = (" - keep_ids=True (--keep-ids) keeps ID-like columns"
                 if any(why.startswith("ID-like") for why in left_out.values()) else "")  # fmt: skip
         warnings.warn(
-            f"columns left out of the search space: {listed}{hint}", SearchSpaceWarning, stacklevel=2
-        )
+            f"columns left out of the search space: {listed}{hint}", SearchSpaceWarning,
+            stacklevel=_caller_stacklevel(),
+        )  # fmt: skip
     return SearchSpace(selectors, used, left_out)
