@@ -26,19 +26,18 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import subroc_ext
-from subroc_ext import SearchSpaceWarning, UndefinedMeasureWarning, make_search_space
+from subroc_ext import SearchSpaceWarning, UndefinedMeasureWarning, datasets, make_search_space
 from subroc_ext.cli import main
 
 STATSMODELS = Path(resources.files("statsmodels")) / "datasets"
-SKLEARN = Path(resources.files("sklearn")) / "datasets" / "data"
 PYSUBGROUP = Path(resources.files("pysubgroup")) / "data"
 MATPLOTLIB = Path(resources.files("matplotlib")) / "mpl-data" / "sample_data"
 
 
 def _sklearn(name):
-    from sklearn import datasets
+    import sklearn.datasets
 
-    return getattr(datasets, f"load_{name}")(as_frame=True).frame
+    return getattr(sklearn.datasets, f"load_{name}")(as_frame=True).frame
 
 
 def _credit_g():
@@ -68,7 +67,7 @@ TABLES = {
     "credit_g": _credit_g,
     "stocks": lambda: pd.read_csv(MATPLOTLIB / "Stocks.csv", comment="#", parse_dates=["Date"]),
     "msft": lambda: pd.read_csv(MATPLOTLIB / "msft.csv"),
-    "adult": subroc_ext.datasets.load_adult,
+    "adult": datasets.load_adult,
 }
 
 

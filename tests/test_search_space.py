@@ -13,6 +13,7 @@ from search_helpers import TARGET, assert_same_top_k, brute_force_top_k, make_qf
 from synthetic import scored_frame
 
 import subroc_ext
+from subroc_ext import datasets
 from subroc_ext.dataset import SortedDataset
 from subroc_ext.search_space import (
     MissingCondition,
@@ -84,11 +85,16 @@ def _frame_pysubgroup_handles(seed):
     return frame
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", [0, 1, 2, "adult"])
 def test_bins_only_space_has_pysubgroups_covers(seed):
-    """``thresholds=False``: the conditions of ``ps.create_selectors`` (same rows)."""
-    frame = _frame_pysubgroup_handles(seed)
-    ignore = ["label", "score"]
+    """``thresholds=False``: the conditions of ``ps.create_selectors`` (same
+    rows), also on the experiments' Adult data."""
+    if seed == "adult":
+        frame = datasets.load_adult().sample(3000, random_state=0)
+        ignore = ["income"]
+    else:
+        frame = _frame_pysubgroup_handles(seed)
+        ignore = ["label", "score"]
     ours = sorted(map(tuple, np.array(list(_covers(make_search_space(frame, ignore=ignore, thresholds=False), frame).values()))))
     theirs = ps.create_selectors(frame, nbins=5, ignore=ignore)
     theirs = sorted(tuple(np.asarray(s.covers(frame), dtype=bool)) for s in theirs)
