@@ -14,6 +14,7 @@ import time
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import __version__
@@ -24,6 +25,8 @@ from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
 from .multiclass_pipeline import find_multiclass_subgroups
 from .pipeline import MEASURES, find_subgroups, split_validation
+from .covers import subgroup_membership
+from .multiclass_report import write_multiclass_report
 from .report import write_report
 
 __all__ = ["main"]
@@ -125,6 +128,11 @@ def _common_arguments(parser, samples_help):
                         help="seed of the data split(s) and the randomization test")  # fmt: skip
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bars or status messages on stderr")  # fmt: skip
+    parser.add_argument("--export-rows", action="store_true",
+                        help="also write rows.csv to the report directory: for every row of "
+                             "the search and validation splits (split, row = its 0-based "
+                             "position in its file) a 0/1 column per subgroup, named by its "
+                             "description, in the order of subgroups.csv")  # fmt: skip
 
 
 def _parser():
@@ -203,6 +211,11 @@ def _parser():
     run.add_argument("--keep-ids", action="store_true",
                      help="keep ID-like columns (all or nearly all values distinct) in the "
                           "search space")  # fmt: skip
+    run.add_argument("--threshold", type=_number(float, "a finite number", math.isfinite),
+                     metavar="T",
+                     help="operating point of the report's false-positive rate, false-negative "
+                          "rate and precision per subgroup (score >= T predicts positive; "
+                          "default: the Youden threshold of the search split)")  # fmt: skip
     run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
                      help="directory for the report")  # fmt: skip
     cluster = run.add_mutually_exclusive_group()
@@ -384,24 +397,43 @@ def _check_out(out):
     return path
 
 
+def _export_rows(table, splits, out):
+    """``rows.csv`` in ``out``: split, row and one 0/1 column per subgroup; its path."""
+    parts = []
+    for name, frame in splits.items():
+        membership = subgroup_membership(table, frame).astype(np.int8)
+        membership.insert(0, "row", frame.index)
+        membership.insert(0, "split", name)
+        parts.append(membership)
+    path = Path(out) / "rows.csv"
+    pd.concat(parts).to_csv(path, index=False)
+    return path
+
+
 def _write_report(table, data, args, measure, title, runtime, search=None):
-    """Write the report and say where; return the exit code (2 if writing failed).
+    """Write the report (and rows.csv with --export-rows) and say where; return the
+    exit code (2 if writing failed).
 
     The results are printed before, so a failure here loses nothing.
     """
     out = Path(args.out).resolve()
     replaced = (out / "report.html").exists()
     try:
-        files = write_report(
-            table, data, out, label=table.attrs["label"], score=table.attrs["score"],
-            positive_label=table.attrs["positive_label"], measure=measure, title=title,
-            runtime=runtime, search=search,
-        )  # fmt: skip
+        if "score_columns" in table.attrs:
+            files = write_multiclass_report(table, data, out, title=title, runtime=runtime)
+        else:
+            files = write_report(
+                table, data, out, label=table.attrs["label"], score=table.attrs["score"],
+                positive_label=table.attrs["positive_label"], measure=measure, title=title,
+                runtime=runtime, search=search, threshold=getattr(args, "threshold", None),
+            )  # fmt: skip
+        rows = _export_rows(table, {"search": search, "validation": data}, out) if args.export_rows else None
     except OSError as error:
         print(f"{PROG}: error: cannot write the report to '{args.out}': {error}", file=sys.stderr)
         return 2
+    written = ", ".join(path.name for path in (*files[:-1], rows) if path is not None)
     print(
-        f"Report: {files.html} (with {files.csv.name}, {files.png.name})"
+        f"Report: {files.html} (with {written})"
         + ("; it replaces the report an earlier run wrote there." if replaced else ".")
     )
     return 0
@@ -495,8 +527,8 @@ def _run(args):
 def _run_multiclass(args):
     """``subroc-ext run --score-columns a,b,c``: AUC_mu subgroups of a multi-class model.
 
-    Prints the top subgroups and writes them to ``subgroups.csv`` in --out
-    (the HTML report and curves are for binary models).
+    Prints the top subgroups and writes the multi-class report (``subgroups.csv``
+    and ``report.html``) to --out.
     """
     start = time.perf_counter()
     try:
@@ -507,6 +539,7 @@ def _run_multiclass(args):
             search, validation = split_validation(data, args.validation_fraction, args.seed)
         else:
             search, validation = data, _read_table(args.validation, "validation")
+        _check_out(args.out)
         table = find_multiclass_subgroups(
             search, label=args.label, score_columns=args.score_columns, mode=args.mode,
             validation=validation, size_weight=args.size_weight,
@@ -529,15 +562,9 @@ def _run_multiclass(args):
         f"{whole['auc_mu_validation']:.3f} (validation). "
         f"{int(table['significant'].sum())} of {len(table)} subgroups significant."
     )
-    path = Path(args.out) / "subgroups.csv"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        table.drop(columns="subgroup").to_csv(path, index=False)
-    except OSError as error:
-        print(f"{PROG}: error: cannot write '{path}': {error}", file=sys.stderr)
-        return 2
-    print(f"Runtime: {runtime:.1f} s. Table: {path}.")
-    return 0
+    print(f"Runtime: {runtime:.1f} s.")
+    title = f"SubROC multi-class report: {Path(args.data).name}"
+    return _write_report(table, validation, args, "auc_mu", title, runtime, search)
 
 
 def main(argv=None):
