@@ -386,3 +386,12 @@ def test_command_line_search_space_options(tmp_path, capsys):
     bins_space = set(_labels(make_search_space(search, ignore=["y", "p"], thresholds=False, keep_ids=True)))
     assert default <= default_space and not default <= bins_space
     assert bins <= bins_space and any(d.startswith("customer_id") or " customer_id " in d for d in bins)
+
+
+def test_the_report_writes_the_conditions_in_its_notation():
+    from subroc_ext.conditions import condition_texts
+
+    frame = pd.DataFrame({"g": ["a", "b", None] * 5, "x": np.arange(15.0), "k": [1.0, 2.0, 3.0] * 5})
+    texts = condition_texts(ps.Conjunction(list(make_search_space(frame, nbins=3))))
+    assert texts == ["g is missing", "g = a", "g = b", "g is not missing", "x < 5", "x ≥ 5", "x < 10",
+                     "x ≥ 10", "5 ≤ x < 10", "k = 1", "k = 2", "k = 3"]  # fmt: skip
