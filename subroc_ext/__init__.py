@@ -37,6 +37,8 @@ from .notebook import SubgroupsAccessor  # registers the table.subroc accessor
 from .covers import subgroup_membership
 from .operating_point import threshold_rates
 from .search import FastSearch
+from .search_space import SearchSpace, SearchSpaceWarning, make_search_space
+from .validated import ValidatedData, validate_data
 from .significance import randomization_test
 from .target import SoftClassifierTarget
 from .quality import (
@@ -60,6 +62,11 @@ __all__ = [
     "SoftClassifierTarget",
     "GeneralizationAwareQF",
     "FastSearch",
+    "make_search_space",
+    "SearchSpace",
+    "SearchSpaceWarning",
+    "validate_data",
+    "ValidatedData",
     "randomization_test",
     "find_subgroups",
     "make_quality_function",

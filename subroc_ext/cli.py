@@ -13,6 +13,7 @@ import math
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -216,6 +217,12 @@ def _parser():
                           "index above J (0-1) before testing, for a diverse result")  # fmt: skip
     run.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
                      help="columns not to use in subgroup descriptions")  # fmt: skip
+    run.add_argument("--bins-only", dest="thresholds", action="store_false",
+                     help="numeric columns as quantile bins only, no thresholds (the SubROC "
+                          "paper's search space, pysubgroup's create_selectors)")  # fmt: skip
+    run.add_argument("--keep-ids", action="store_true",
+                     help="keep ID-like columns (all or nearly all values distinct) in the "
+                          "search space")  # fmt: skip
     run.add_argument("--threshold", type=_number(float, "a finite number", math.isfinite),
                      metavar="T",
                      help="operating point of the report's false-positive rate, false-negative "
@@ -541,7 +548,8 @@ def _run(args):
                 positive_label=positive, mode=args.mode, validation=validation,
                 size_weight=args.size_weight, balance_weight=args.balance_weight,
                 generalization_aware=args.generalization_aware, depth=args.depth,
-                min_support=args.min_support, ignore=args.ignore, result_set_size=args.top,
+                min_support=args.min_support, ignore=args.ignore, thresholds=args.thresholds,
+                keep_ids=args.keep_ids, result_set_size=args.top,
                 collapse_identical=args.collapse_identical, max_overlap=args.max_overlap,
                 n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
                 client=client, n_jobs=args.jobs,
@@ -575,8 +583,8 @@ def _run_multiclass(args):
             validation=validation, size_weight=args.size_weight,
             balance_weight=args.balance_weight, generalization_aware=args.generalization_aware,
             depth=args.depth, min_support=args.min_support, ignore=args.ignore,
-            result_set_size=args.top, n_samples=args.samples, random_state=args.seed,
-            progress=not args.quiet,
+            thresholds=args.thresholds, keep_ids=args.keep_ids, result_set_size=args.top,
+            n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
         )  # fmt: skip
     except _INPUT_ERRORS as error:
         return _fail(error)
@@ -751,7 +759,14 @@ def main(argv=None):
         args = _parser().parse_args(argv)
     except SystemExit as stop:  # --help, or a usage error already printed
         return stop.code
-    return args.handler(args)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return args.handler(args)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one line on stderr (columns left out of the search space, ...)."""
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 pysubgroup writes ``capital_gain: [0:114[ AND marital_status=='Married-civ-spouse'``;
 reports show ``0 ≤ capital_gain < 114`` and ``marital_status = Married-civ-spouse``,
-one condition at a time. Selectors of other kinds (a search space with its
+one condition at a time; the conditions of :func:`~subroc_ext.make_search_space`
+likewise (``age ≥ 38``, ``region = east``). Selectors of other kinds (a search space with its
 own labels) are shown as their ``str``, which is their label.
 """
 
@@ -10,6 +11,8 @@ import math
 import re
 
 import pysubgroup as ps
+
+from .search_space import RangeCondition, ValueCondition
 
 __all__ = ["condition_texts", "readable_description"]
 
@@ -38,6 +41,12 @@ def _selector_text(selector):
         return f"{selector.attribute_name} = {value}"
     if isinstance(selector, ps.NegatedSelector):
         return f"not ({_selector_text(selector._selector)})"
+    if isinstance(selector, ValueCondition):  # subroc_ext.make_search_space's, as EqualitySelector
+        value = selector.attribute_value
+        shown = int(value) if isinstance(value, float) and value.is_integer() else value
+        return f"{selector.attribute_name} = {shown}"
+    if isinstance(selector, RangeCondition):  # its label, with this notation's signs
+        return str(selector).replace(" >= ", " ≥ ").replace(" <= ", " ≤ ")
     return str(selector)
 
 

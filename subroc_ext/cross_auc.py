@@ -41,7 +41,7 @@ from ._validation import check_columns, finite_scores, positive_mask
 from .covers import subgroup_covers
 from .kernels import sort_by_score
 
-__all__ = ["CrossAUC", "cross_auc", "cross_pair_counts", "subgroup_bias_aucs"]
+__all__ = ["CrossAUC", "bias_aucs_of_masks", "cross_auc", "cross_pair_counts", "subgroup_bias_aucs"]
 
 BACKGROUND, ALL = "background", "all"
 
@@ -78,7 +78,7 @@ class CrossAUC:
         )
 
 
-def cross_pair_counts(is_positive, scores, positive_groups, negative_groups):
+def cross_pair_counts(is_positive, scores, positive_groups, negative_groups, *, group_ids=None):
     """Correctly ordered pairs (ties 1/2) and pair counts of every cross.
 
     Parameters
@@ -87,12 +87,18 @@ def cross_pair_counts(is_positive, scores, positive_groups, negative_groups):
     scores : numpy.ndarray of float, shape (n,)
     positive_groups, negative_groups : numpy.ndarray of bool, shape (g, n) and (h, n)
         Group memberships of the rows (groups may overlap).
+    group_ids : numpy.ndarray of int, shape (n,), optional
+        The rows' tie-group ids when they are in ascending score order
+        already (``SortedDataset.group_ids``): then they are not sorted again.
 
     Returns
     -------
     wins, pairs : numpy.ndarray of float, shape (g, h)
     """
-    order, group_ids = sort_by_score(scores)
+    if group_ids is None:
+        order, group_ids = sort_by_score(scores)
+    else:
+        order = np.arange(len(group_ids))
     positive = is_positive[order]
     takers = positive_groups[:, order] & positive
     givers = (negative_groups[:, order] & ~positive).astype(np.int64)
@@ -191,16 +197,33 @@ def subgroup_bias_aucs(subgroups, data, *, label, score, positive_label=1):
     """
     is_positive, scores = _labels_and_scores(data, label, score, positive_label)
     names, masks = subgroup_covers(subgroups, data)
+    return pd.DataFrame({"subgroup": names, **bias_aucs_of_masks(is_positive, scores, masks)})
+
+
+def bias_aucs_of_masks(is_positive, scores, masks, *, group_ids=None):
+    """The columns of :func:`subgroup_bias_aucs` (without ``subgroup``) from arrays.
+
+    Parameters
+    ----------
+    is_positive : numpy.ndarray of bool, shape (n,)
+    scores : numpy.ndarray of float, shape (n,)
+    masks : numpy.ndarray of bool, shape (k, n)
+        The subgroups' covers, in the rows' order.
+    group_ids : numpy.ndarray of int, optional
+        As in :func:`cross_pair_counts` (rows sorted by score already).
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        ``subgroup_auc``, ``bpsn_auc``, ``bnsp_auc``, ``bpsn_pairs``, ``bnsp_pairs``.
+    """
     groups = np.vstack([masks, ~masks])
-    wins, pairs = cross_pair_counts(is_positive, scores, groups, groups)
-    inside, outside = np.arange(len(names)), np.arange(len(names)) + len(names)
-    return pd.DataFrame(
-        {
-            "subgroup": names,
-            "subgroup_auc": _ratio(wins[inside, inside], pairs[inside, inside]),
-            "bpsn_auc": _ratio(wins[outside, inside], pairs[outside, inside]),
-            "bnsp_auc": _ratio(wins[inside, outside], pairs[inside, outside]),
-            "bpsn_pairs": pairs[outside, inside].astype(np.int64),
-            "bnsp_pairs": pairs[inside, outside].astype(np.int64),
-        }
-    )
+    wins, pairs = cross_pair_counts(is_positive, scores, groups, groups, group_ids=group_ids)
+    inside, outside = np.arange(len(masks)), np.arange(len(masks)) + len(masks)
+    return {
+        "subgroup_auc": _ratio(wins[inside, inside], pairs[inside, inside]),
+        "bpsn_auc": _ratio(wins[outside, inside], pairs[outside, inside]),
+        "bnsp_auc": _ratio(wins[inside, outside], pairs[inside, outside]),
+        "bpsn_pairs": pairs[outside, inside].astype(np.int64),
+        "bnsp_pairs": pairs[inside, outside].astype(np.int64),
+    }

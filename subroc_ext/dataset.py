@@ -49,6 +49,8 @@ class SortedDataset:
         Tie-group id of each sorted row.
     is_positive, scores : numpy.ndarray
         Labels (bool) and scores of the sorted rows.
+    data, columns, positive_label
+        The frame, ``(label_column, score_column)`` and the positive label.
     """
 
     def __init__(self, data, label_column, score_column, positive_label):
@@ -57,12 +59,13 @@ class SortedDataset:
         scores = finite_scores(data[score_column], score_column)
         self.data = data
         self.columns = (label_column, score_column)
+        self.positive_label = positive_label
         self.order, self.group_ids = sort_by_score(scores)
         self.is_positive = is_positive[self.order]
         self.scores = scores[self.order]
         self._selector_masks = {}
         self._selector_words = {}
-        self._columns = {}
+        self._cache = {}
 
     def __len__(self):
         return len(self.order)
@@ -74,7 +77,7 @@ class SortedDataset:
         state = self.__dict__.copy()
         state["_selector_masks"] = {}
         state["_selector_words"] = {}
-        state["_columns"] = {}
+        state["_cache"] = {}
         return state
 
     def _selector_mask(self, selector):
@@ -109,6 +112,12 @@ class SortedDataset:
                     return codes == -1
                 found = np.flatnonzero(categories == value)
                 return codes == found[0] if len(found) else np.zeros(len(codes), dtype=bool)
+        elif hasattr(selector, "mask_of_values"):  # a search_space.Condition
+            name = selector.attribute_name
+            values = self.cached(
+                (selector.values_kind, name), lambda: selector.column_values(self.data[name])
+            )
+            return selector.mask_of_values(values)
         return np.asarray(selector.covers(self.data), dtype=bool)
 
     def _numeric_column(self, name):
@@ -118,7 +127,7 @@ class SortedDataset:
                 return None
             return column.to_numpy()
 
-        return self._column_cache(("numeric", name), values)
+        return self.cached(("numeric", name), values)
 
     def _factorized_column(self, name):
         def codes_and_categories():
@@ -129,12 +138,14 @@ class SortedDataset:
 
         # a column is read from the DataFrame once: ``data[name]`` costs
         # 0.1-1 ms in pandas 3, more than the mask of a selector
-        return self._column_cache(("factorized", name), codes_and_categories)
+        return self.cached(("factorized", name), codes_and_categories)
 
-    def _column_cache(self, key, compute):
-        if key not in self._columns:
-            self._columns[key] = compute()
-        return self._columns[key]
+    def cached(self, key, compute):
+        """``compute()``, computed once per dataset and ``key`` (columns converted
+        for covers, the measures prepared on the whole data, ...)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
 
     def mask_of(self, subgroup):
         """Boolean cover of ``subgroup`` over the score-sorted rows.

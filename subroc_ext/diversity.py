@@ -26,7 +26,9 @@ def cover_matrix(subgroups, data):
     Parameters
     ----------
     subgroups : sequence of pysubgroup descriptions
-    data : pandas.DataFrame
+    data : pandas.DataFrame or SortedDataset
+        For a :class:`~subroc_ext.dataset.SortedDataset` the columns are its
+        rows in score order (covers from its cached selector masks).
 
     Returns
     -------
@@ -34,7 +36,10 @@ def cover_matrix(subgroups, data):
     """
     covers = np.zeros((len(subgroups), len(data)), dtype=bool)
     for row, subgroup in enumerate(subgroups):
-        covers[row] = np.asarray(subgroup.covers(data), dtype=bool)
+        if hasattr(data, "mask_of"):
+            covers[row] = data.mask_of(subgroup)
+        else:
+            covers[row] = np.asarray(subgroup.covers(data), dtype=bool)
     return covers
 
 

@@ -14,7 +14,8 @@ from ._validation import check_columns, check_mode, check_weights
 from .auc_mu import check_partition_matrix
 from .generalization import GeneralizationAwareQF
 from .multiclass import AUCMuQF, MultiClassTarget
-from .pipeline import split_validation
+from .search_space import make_search_space
+from .validated import as_frame, split_validation
 from .significance import check_test_settings
 
 __all__ = ["find_multiclass_subgroups", "describe_multiclass_subgroups"]
@@ -62,12 +63,15 @@ def find_multiclass_subgroups(
     min_support=20,
     nbins=5,
     ignore=(),
+    thresholds=True,
+    keep_ids=False,
+    min_quality=0.0,
     result_set_size=100,
     n_samples="adaptive",
     max_samples=1_000_000,
     method="fdr_by",
     alpha=0.05,
-    random_state=None,
+    random_state=0,
     progress=True,
 ):
     """Find subgroups where a multi-class model's AUC_mu is exceptional, and test them.
@@ -91,12 +95,13 @@ def find_multiclass_subgroups(
     size_weight, balance_weight : float, default=1
         Exponents of the size and of the K-class balance (min / max class count).
     generalization_aware : bool, default=True
-    depth, min_support, nbins, ignore, result_set_size
-        Search settings, as in :func:`subroc_ext.find_subgroups`.
+    depth, min_support, nbins, ignore, thresholds, keep_ids, min_quality, result_set_size
+        Search settings and search space, as in :func:`subroc_ext.find_subgroups`
+        (only patterns of quality above ``min_quality``, default 0).
     n_samples, max_samples, method, alpha
-        Randomization test settings, as in :func:`subroc_ext.find_subgroups`;
-        the null subsets keep every class count.
-    random_state : int, optional
+        Randomization test settings, as in :func:`subroc_ext.find_subgroups`; the null subsets keep every class count.
+    random_state : int, numpy.random.Generator or None, default=0
+        Seeds the split and the test, as in :func:`subroc_ext.find_subgroups`.
     progress : bool, default=True
 
     Returns
@@ -116,6 +121,9 @@ def find_multiclass_subgroups(
     >>> columns, (rest,) = modelling.fit_and_score_multiclass(train, "marital", rest)  # doctest: +SKIP
     >>> find_multiclass_subgroups(rest, label="marital", score_columns=columns)  # doctest: +SKIP
     """
+    data = as_frame(data)
+    if hasattr(validation, "to_pandas") and not isinstance(validation, pd.DataFrame):
+        validation = as_frame(validation, "validation")
     target = MultiClassTarget(label, score_columns)
     check_columns(data, [label, *target.score_columns.values(), *ignore])
     check_mode(mode)
@@ -138,9 +146,13 @@ def find_multiclass_subgroups(
         qf = GeneralizationAwareQF(qf)
     statistic_qf = make_qf(0, 0)
     statistic_qf.calculate_constant_statistics(held_out, target)  # validates the split early
+    space = make_search_space(
+        search, ignore=[label, *target.score_columns.values(), *ignore], nbins=nbins,
+        thresholds=thresholds, keep_ids=keep_ids,
+    )  # fmt: skip
     found = steps.search(
-        search, qf, target, nbins=nbins, ignore=ignore, depth=depth, min_support=min_support,
-        result_set_size=result_set_size, progress=progress,
+        search, qf, target, selectors=space, depth=depth, min_support=min_support,
+        result_set_size=result_set_size, min_quality=min_quality, progress=progress,
     )  # fmt: skip
     subgroups = found.subgroups
     tested = steps.test(

@@ -1,13 +1,16 @@
 """The whole SubROC framework in one call: :func:`find_subgroups`.
 
-1. split off held-out validation data (or take the one given),
-2. build the search space (numeric columns binned, label and score excluded),
+1. check the input once and split off held-out validation data (or take the
+   one given), each split sorted by score once (:mod:`subroc_ext.validated`),
+2. build the search space (:mod:`subroc_ext.search_space`),
 3. search the top patterns with a weighted, generalization-aware quality
    function and exact optimistic-estimate pruning (:class:`~subroc_ext.FastSearch`,
    or any pysubgroup algorithm),
 4. test every pattern on the validation data against random subsets of the
    same size and class balance, correcting for multiple testing,
-5. return one tidy row per pattern with its performance on both splits.
+5. return one tidy row per pattern with its performance on both splits: only
+   real findings (quality above ``min_quality``, by default 0), never the
+   whole split.
 """
 
 import math
@@ -21,15 +24,14 @@ import pandas as pd
 from . import diversity as _diversity
 from . import measures as _measures
 from . import steps
-from ._validation import check_columns, check_mode, check_weights, finite_scores, positive_mask
+from ._validation import check_mode, check_weights
 from .cluster import local_client
 from .deprecation import REMOVED_IN
 from .generalization import GeneralizationAwareQF
-from .labels import infer_positive_label
 from .quality import SoftClassifierQF
 from .significance import check_test_settings
 from .steps import MEASURES
-from .target import SoftClassifierTarget
+from .validated import split_validation, validate_data
 
 __all__ = [
     "MEASURES",
@@ -82,20 +84,6 @@ def make_quality_function(
     return GeneralizationAwareQF(qf) if generalization_aware else qf
 
 
-def _check_split(frame, label, score, positive_label, split):
-    if len(frame) == 0:
-        raise ValueError(f"the {split} split is empty")
-    check_columns(frame, [label, score], what=f"the {split} split")
-    is_positive = positive_mask(frame[label], positive_label, label)
-    finite_scores(frame[score], score)
-    for present, kind in ((is_positive.any(), "positives"), ((~is_positive).any(), "negatives")):
-        if not present:
-            raise ValueError(
-                f"the {split} split has no {kind} in label column {label!r} (positive label "
-                f"{positive_label!r}); the measures need both classes"
-            )
-
-
 def min_support_count(min_support, n_rows):
     """A minimum support given as a count or a fraction of ``n_rows``, as a count.
 
@@ -122,37 +110,6 @@ def min_support_count(min_support, n_rows):
         "min_support must be a number of rows (an integer >= 0) or a fraction of the "
         f"search rows in (0, 1), got {min_support!r}"
     )
-
-
-def split_validation(data, validation, random_state=None):
-    """Split ``data`` into search and validation parts.
-
-    Parameters
-    ----------
-    data : pandas.DataFrame
-    validation : pandas.DataFrame or float
-        A held-out frame (then ``data`` is returned whole as the search
-        part) or the fraction of ``data`` to hold out at random.
-    random_state : int or numpy.random.Generator, optional
-
-    Returns
-    -------
-    (pandas.DataFrame, pandas.DataFrame)
-        The search and validation parts, rows in their original order.
-    """
-    if isinstance(validation, pd.DataFrame):
-        return data, validation
-    if not (
-        isinstance(validation, numbers.Real)
-        and not isinstance(validation, bool)
-        and 0 < validation < 1
-    ):
-        raise ValueError(
-            f"validation must be a DataFrame or a fraction in (0, 1), got {validation!r}"
-        )
-    shuffled = np.random.default_rng(random_state).permutation(len(data))
-    cut = int(round(len(data) * (1 - validation)))
-    return data.iloc[np.sort(shuffled[:cut])], data.iloc[np.sort(shuffled[cut:])]
 
 
 def describe_subgroups(subgroups, data, target, *, positive_label=1, mode="worse", suffix=""):
@@ -182,6 +139,10 @@ def find_subgroups(
     min_support=20,
     nbins=5,
     ignore=(),
+    thresholds=True,
+    keep_ids=False,
+    selectors=None,
+    min_quality=0.0,
     result_set_size=100,
     collapse_identical=True,
     max_overlap=None,
@@ -189,7 +150,7 @@ def find_subgroups(
     max_samples=1_000_000,
     method="fdr_by",
     alpha=0.05,
-    random_state=None,
+    random_state=0,
     algorithm=None,
     progress=True,
     client=None,
@@ -199,9 +160,9 @@ def find_subgroups(
 
     Parameters
     ----------
-    data : pandas.DataFrame
+    data : pandas.DataFrame, polars.DataFrame or pyarrow.Table
         Rows with attributes, a binary label and the model's score. When
-        ``validation`` is a DataFrame, ``data`` is the search split.
+        ``validation`` is a table, ``data`` is the search split.
     label, score : str
         Label and score columns.
     measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean'} or Measure, default='roc_auc'
@@ -232,6 +193,21 @@ def find_subgroups(
         Quantile bins per numeric column (a positive integer).
     ignore : sequence of str, default=()
         Further columns not to use in patterns.
+    thresholds : bool, default=True
+        Numeric and time columns give thresholds (``age < 38``,
+        ``age >= 38``) and bins; ``False``: the SubROC paper's bins-only
+        space (pysubgroup's ``create_selectors``). See
+        :func:`~subroc_ext.make_search_space`.
+    keep_ids : bool, default=False
+        Keep ID-like columns in the search space.
+    selectors : sequence of pysubgroup selectors, optional
+        Search these conditions instead (``nbins``, ``thresholds`` and
+        ``keep_ids`` are then not used).
+    min_quality : float, default=0
+        Report only patterns of quality above this: by default those where
+        the model really is worse (better) than on the whole split, and
+        with weights, of non-zero weight. ``-numpy.inf`` keeps every pattern
+        of the top ``result_set_size``, as the paper's protocol does.
     result_set_size : int, default=100
         Number of patterns to search; at most this many are tested.
     collapse_identical : bool, default=True
@@ -251,8 +227,10 @@ def find_subgroups(
     method : str, default='fdr_by'
         Multiple-testing correction (statsmodels ``multipletests``).
     alpha : float, default=0.05
-    random_state : int, optional
-        Seeds the validation split and the randomization test.
+    random_state : int, numpy.random.Generator or None, default=0
+        Seeds the validation split and the randomization test (the same
+        table on every call, as the command line's ``--seed 0``); pass
+        another integer for another draw, or None for fresh entropy.
     algorithm : object, optional
         The search algorithm, anything with pysubgroup's ``execute(task)``
         (e.g. ``ps.BestFirstSearch()``); by default :class:`~subroc_ext.FastSearch`,
@@ -289,7 +267,13 @@ def find_subgroups(
         ``delta_ci_low``, ``delta_ci_high`` (its confidence interval at
         ``1 - alpha``, simultaneous over all rows, see
         :func:`~subroc_ext.effects.effect_intervals`). ``table.attrs``
-        holds the dataset values of the measures and the settings.
+        holds the dataset values of the measures, the settings,
+        ``search_space`` (``conditions``: how many; ``left_out``: the
+        columns without conditions and why) and ``counts``:
+        ``candidates`` (patterns the search evaluated), ``found`` (of the
+        top ``result_set_size``, those of quality above ``min_quality``),
+        ``rows`` (after merging identical covers and the overlap filter:
+        the table's rows) and ``significant``.
 
     Examples
     --------
@@ -316,35 +300,29 @@ def find_subgroups(
     >>> find_subgroups(search, label="income", score="score", positive_label=">50K",
     ...                validation=validation)                                # doctest: +SKIP
     """
-    check_columns(data, [label, score, *ignore])
-    if len(data) == 0:
-        raise ValueError("data is empty")
-    if positive_label is None:
-        positive_label = infer_positive_label(data[label], label)
     check_mode(mode)
     check_weights(size_weight, balance_weight)
     check_test_settings(n_samples, method, alpha, max_samples)
-    search, held_out = split_validation(data, validation, random_state)
-    _check_split(search, label, score, positive_label, "search")
-    _check_split(held_out, label, score, positive_label, "validation")
-    missing = [c for c in search.columns if c not in held_out.columns and c not in ignore]
-    if missing:
-        raise KeyError(f"validation data lacks column(s) {missing!r} of the search data")
     if not (isinstance(depth, (int, np.integer)) and depth >= 1):
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
     if not (isinstance(result_set_size, (int, np.integer)) and result_set_size >= 1):
         raise ValueError(f"result_set_size must be a positive integer, got {result_set_size!r}")
-    if not (isinstance(nbins, (int, np.integer)) and not isinstance(nbins, bool) and nbins >= 1):
-        raise ValueError(
-            f"nbins must be a positive integer (quantile bins per numeric column), got {nbins!r}"
-        )
-    min_support = min_support_count(min_support, len(search))
+    if not (isinstance(min_quality, numbers.Real) and not np.isnan(min_quality)):
+        raise ValueError(f"min_quality must be a number (or -inf), got {min_quality!r}")
     if max_overlap is not None and not (
         isinstance(max_overlap, numbers.Real) and 0 <= max_overlap <= 1
     ):
         raise ValueError(f"max_overlap must be None or a number in [0, 1], got {max_overlap!r}")
+    checked = validate_data(
+        data, label=label, score=score, positive_label=positive_label, validation=validation,
+        random_state=random_state, ignore=ignore, nbins=nbins, thresholds=thresholds,
+        keep_ids=keep_ids, selectors=selectors,
+    )  # fmt: skip
+    positive_label = checked.positive_label
+    search, held_out = checked.search, checked.validation
+    min_support = min_support_count(min_support, len(search))
 
-    target = SoftClassifierTarget(label, score)
+    target = checked.target
     qf = make_quality_function(
         measure, label, positive_label=positive_label, size_weight=size_weight,
         balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware,
@@ -352,8 +330,9 @@ def find_subgroups(
     statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
     with local_client(client, n_jobs) as cluster:
         found = steps.search(
-            search, qf, target, nbins=nbins, ignore=ignore, depth=depth, min_support=min_support,
-            result_set_size=result_set_size, algorithm=algorithm, progress=progress, client=cluster,
+            search, qf, target, selectors=checked.space, depth=depth, min_support=min_support,
+            result_set_size=result_set_size, min_quality=min_quality, algorithm=algorithm,
+            progress=progress, client=cluster,
         )  # fmt: skip
         kept = kept_patterns(found, search, collapse_identical, max_overlap)
         tested = steps.test(
@@ -385,8 +364,8 @@ def find_subgroups(
         axis=1,
     )
     dataset_values = {}
-    for split, frame in (("search", search), ("validation", held_out)):
-        for name, value in steps.dataset_values(frame, target, positive_label).items():
+    for split, dataset in (("search", search), ("validation", held_out)):
+        for name, value in steps.dataset_values(dataset, target).items():
             dataset_values[f"{name}_{split}"] = value
     table.attrs.update(
         measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
@@ -395,6 +374,12 @@ def find_subgroups(
         collapse_identical=collapse_identical, max_overlap=max_overlap,
         n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
         null_samples_drawn=tested.attrs.get("null_samples_drawn", 0), dataset_values=dataset_values,
+        min_quality=min_quality, thresholds=thresholds, nbins=nbins,
+        search_space={"conditions": len(checked.space), "left_out": dict(checked.space.left_out)},
+        counts={
+            "candidates": found.candidates, "found": len(found.subgroups), "rows": len(table),
+            "significant": int(table["significant"].sum()),
+        },
     )  # fmt: skip
     return table
 
@@ -417,6 +402,8 @@ def kept_patterns(found, search, collapse_identical, max_overlap):
     and :func:`~subroc_ext.find_drift`), by their covers on ``search``."""
     subgroups, qualities = found.subgroups, found.qualities
     covers = _diversity.cover_matrix(subgroups, search)
+    # the whole split is no subgroup (a user's selector may cover every row)
+    subgroups, qualities, covers = _take(np.flatnonzero(~covers.all(axis=1)), subgroups, qualities, covers)
     alternatives = [[] for _ in subgroups]
     if collapse_identical:
         kept, same = _diversity.collapse_identical(covers)

@@ -181,6 +181,12 @@ def _cover_statistics(
     )  # fmt: skip
 
 
+class _Columns(NamedTuple):
+    """The label and prediction columns, as a pysubgroup target names them."""
+
+    label_column: str
+    prediction_column: str
+
 
 class StatisticsByName:
     """Mixin for statistics namedtuples: also index fields by name
@@ -360,6 +366,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         self.prepared_measure = None
         self._dataset = None
         self._kernel_data = None
+        self._bound = None
 
     @property
     def label_column(self):
@@ -382,7 +389,13 @@ class SoftClassifierQF(StatisticsQualityFunction):
                 f"the target's label column {target_label!r} differs from the quality "
                 f"function's label column {self.label!r}"
             )
-        dataset = SortedDataset(data, self.label, target.prediction_column, self.positive_label)
+        dataset = self._bound
+        if not (
+            dataset is not None
+            and dataset.data is data
+            and dataset.columns == (self.label, target.prediction_column)
+        ):
+            dataset = SortedDataset(data, self.label, target.prediction_column, self.positive_label)
         whole = dataset.cover()
         if not self.measure.dataset_is_defined(whole.positives, whole.negatives):
             raise ValueError(
@@ -422,6 +435,24 @@ class SoftClassifierQF(StatisticsQualityFunction):
             *cover_kernels.tie_group_bounds(dataset.group_ids), kind, row_values, value_order,
             ascending_values, prepared.min_positives, prepared.min_negatives,
         )  # fmt: skip
+
+    def use_dataset(self, dataset):
+        """Prepare on a :class:`~subroc_ext.dataset.SortedDataset` sorted already.
+
+        Later ``calculate_constant_statistics(dataset.data, target)`` calls
+        (every search and test makes one) reuse it instead of checking and
+        sorting the frame again; so do not change that frame in place
+        afterwards. Returns ``self``.
+        """
+        if dataset.positive_label != self.positive_label or dataset.columns[0] != self.label:
+            raise ValueError(
+                f"the dataset's label column {dataset.columns[0]!r} and positive label "
+                f"{dataset.positive_label!r} differ from the quality function's "
+                f"({self.label!r}, {self.positive_label!r})"
+            )
+        self._bound = dataset
+        self.calculate_constant_statistics(dataset.data, _Columns(*dataset.columns))
+        return self
 
     @property
     def dataset(self):

@@ -23,15 +23,15 @@ import pandas as pd
 import pysubgroup as ps
 
 from . import measures as _measures
-from ._validation import finite_scores, positive_mask
 from .confidence import delong_interval
 from .counting import CountingQF
-from .cross_auc import subgroup_bias_aucs
+from .cross_auc import bias_aucs_of_masks
 from .dataset import SortedDataset
 from .diversity import cover_matrix
 from .effects import EFFECT_COLUMNS, effect_intervals
 from .quality import SoftClassifierQF
 from .search import FastSearch
+from .search_space import make_search_space
 from .significance import base_seed, randomization_test
 
 __all__ = ["MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test"]
@@ -103,6 +103,24 @@ def _time_limit(seconds):
         signal.signal(signal.SIGALRM, previous)
 
 
+def _sorted(data, target, positive_label):
+    """``data`` as a :class:`~subroc_ext.dataset.SortedDataset` (sorted once, or as given)."""
+    if isinstance(data, SortedDataset):
+        return data
+    return SortedDataset(data, target.label_column, target.prediction_column, positive_label)
+
+
+def _use_dataset(quality_function, data):
+    """Let the quality function inside any wrappers reuse a sorted split."""
+    if not isinstance(data, SortedDataset):
+        return
+    inner = quality_function
+    while hasattr(inner, "qf"):  # GeneralizationAwareQF, CountingQF
+        inner = inner.qf
+    if hasattr(inner, "use_dataset"):
+        inner.use_dataset(data)
+
+
 def search(
     data, quality_function, target, *, selectors=None, nbins=5, ignore=(), depth=2,
     min_support=20, result_set_size=100, min_quality=-np.inf, prune=True, algorithm=None,
@@ -112,15 +130,16 @@ def search(
 
     Parameters
     ----------
-    data : pandas.DataFrame
-        The search split.
+    data : pandas.DataFrame or SortedDataset
+        The search split (a :class:`~subroc_ext.dataset.SortedDataset`, e.g.
+        ``ValidatedData.search``, is used as sorted).
     quality_function : pysubgroup quality function
         E.g. from :func:`~subroc_ext.make_quality_function`.
     target : SoftClassifierTarget or MultiClassTarget
         The label and score column(s).
     selectors : list of pysubgroup selectors, optional
-        The search space; by default every column except the target's and
-        ``ignore``, numeric ones cut into ``nbins`` quantile bins.
+        The search space; by default :func:`~subroc_ext.make_search_space`
+        of every column except the target's and ``ignore``.
     nbins : int, default=5
     ignore : sequence of str, default=()
     depth : int, default=2
@@ -164,9 +183,12 @@ def search(
     """
     if algorithm is None:
         algorithm = FastSearch(progress=progress, client=client)
+    _use_dataset(quality_function, data)
+    data = data.data if isinstance(data, SortedDataset) else data
     if selectors is None:
         excluded = [*target.get_target_columns(data.iloc[:0]).columns, *ignore]
-        selectors = ps.create_selectors(data, nbins=nbins, ignore=excluded)
+        selectors = make_search_space(data, nbins=nbins, ignore=excluded)
+    selectors = list(selectors)
     counting = CountingQF(quality_function, prune)
     # FastSearch runs subroc-ext's quality functions only (not the wrapper)
     # and counts its evaluated candidates itself.
@@ -191,7 +213,12 @@ def search(
 
 
 def _prepared_measures(dataset):
-    """Every built-in measure prepared on ``dataset`` (None where it is undefined there)."""
+    """Every built-in measure prepared on ``dataset`` (None where it is undefined
+    there), once per dataset."""
+    return dataset.cached(("prepared measures",), lambda: _prepare_measures(dataset))
+
+
+def _prepare_measures(dataset):
     whole = dataset.cover()
     prepared = {}
     for name, make in MEASURES.items():
@@ -208,16 +235,17 @@ def dataset_values(data, target, positive_label=1):
 
     Parameters
     ----------
-    data : pandas.DataFrame
+    data : pandas.DataFrame or SortedDataset
     target : SoftClassifierTarget
     positive_label : object, default=1
+        Not used for a SortedDataset (sorted with its own).
 
     Returns
     -------
     dict
         ``{measure name: value}``.
     """
-    dataset = SortedDataset(data, target.label_column, target.prediction_column, positive_label)
+    dataset = _sorted(data, target, positive_label)
     whole = dataset.cover()
     return {
         name: measure.value(whole) if measure else np.nan
@@ -225,11 +253,9 @@ def dataset_values(data, target, positive_label=1):
     }
 
 
-def _roc_auc_intervals(subgroups, data, label, score, positive_label):
-    """DeLong 95 % interval of each subgroup's ROC AUC on ``data`` (NaN where undefined)."""
-    is_positive = positive_mask(data[label], positive_label, label)
-    scores = finite_scores(data[score], score)
-    intervals = [delong_interval(is_positive[cover], scores[cover]) for cover in cover_matrix(subgroups, data)]
+def _roc_auc_intervals(dataset, masks):
+    """DeLong 95 % interval of each cover's ROC AUC (NaN where undefined)."""
+    intervals = [delong_interval(dataset.is_positive[mask], dataset.scores[mask]) for mask in masks]
     return {
         "roc_auc_ci_low": [interval.low for interval in intervals],
         "roc_auc_ci_high": [interval.high for interval in intervals],
@@ -242,9 +268,11 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     Parameters
     ----------
     subgroups : list of pysubgroup descriptions
-    data : pandas.DataFrame
+    data : pandas.DataFrame or SortedDataset
+        A SortedDataset (e.g. ``ValidatedData.validation``) is used as sorted.
     target : SoftClassifierTarget
     positive_label : object, default=1
+        Not used for a SortedDataset.
     intervals : bool, default=False
         Add the DeLong 95 % confidence interval of the ROC AUC
         (``roc_auc_ci_low``, ``roc_auc_ci_high``, see
@@ -279,9 +307,11 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
        size  roc_auc
     0   179      0.5
     """
-    label, score = target.label_column, target.prediction_column
-    dataset = SortedDataset(data, label, score, positive_label)
-    covers = [dataset.cover(dataset.mask_of(subgroup)) for subgroup in subgroups]
+    dataset = _sorted(data, target, positive_label)
+    masks = np.array([dataset.mask_of(subgroup) for subgroup in subgroups], dtype=bool).reshape(
+        len(subgroups), len(dataset)
+    )
+    covers = [dataset.cover(mask) for mask in masks]
     columns = {
         "size": [len(cover.rows) for cover in covers],
         "positives": [cover.positives for cover in covers],
@@ -296,11 +326,11 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     table = pd.DataFrame(columns, index=range(len(subgroups)))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])
-    bias = subgroup_bias_aucs(subgroups, data, label=label, score=score, positive_label=positive_label)
-    table[["bpsn_auc", "bnsp_auc"]] = bias[["bpsn_auc", "bnsp_auc"]].to_numpy()
+    bias = bias_aucs_of_masks(dataset.is_positive, dataset.scores, masks, group_ids=dataset.group_ids)
+    table["bpsn_auc"], table["bnsp_auc"] = bias["bpsn_auc"], bias["bnsp_auc"]
     table = table.add_suffix(suffix)
     if intervals:
-        for name, values in _roc_auc_intervals(subgroups, data, label, score, positive_label).items():
+        for name, values in _roc_auc_intervals(dataset, masks).items():
             table[name.replace("roc_auc", f"roc_auc{suffix}")] = values
     return table
 
@@ -316,8 +346,8 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
     Parameters
     ----------
     subgroups : list of pysubgroup descriptions
-    data : pandas.DataFrame
-        The validation split.
+    data : pandas.DataFrame or SortedDataset
+        The validation split (a SortedDataset is used as sorted).
     quality_function : SoftClassifierQF or AUCMuQF
         Defines the statistic (its measure and mode; weights are not used).
     target : SoftClassifierTarget or MultiClassTarget
@@ -357,6 +387,8 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
         empty.attrs["null_samples_drawn"] = 0
         return empty
     seed = base_seed(random_state)
+    _use_dataset(quality_function, data)
+    data = data.data if isinstance(data, SortedDataset) else data
     tested = randomization_test(
         subgroups, data, quality_function, target=target, n_samples=n_samples,
         max_samples=max_samples, method=method, alpha=alpha, random_state=seed,

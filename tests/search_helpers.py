@@ -115,11 +115,14 @@ def assert_same_top_k(found, expected, k):
 
 
 def brute_force_top_k(qf, data, selectors, depth, min_support, k, include_root):
-    """Top-k by evaluating every conjunction of distinct selectors."""
+    """Top-k by evaluating every conjunction of selectors of distinct attributes
+    (pysubgroup's search space: at most one condition per attribute)."""
     qf.calculate_constant_statistics(data, TARGET)
     found = []
     for size in range(0 if include_root else 1, depth + 1):
         for combination in itertools.combinations(selectors, size):
+            if len({selector.attribute_name for selector in combination}) < size:
+                continue
             statistics = qf.calculate_statistics(ps.Conjunction(list(combination)), TARGET, data)
             if statistics.size_sg >= min_support and statistics.quality > -np.inf:
                 found.append((statistics.quality, frozenset(map(str, combination))))

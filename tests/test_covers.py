@@ -18,10 +18,12 @@ def test_membership_of_a_table_keeps_the_row_ids(audit_analysis):
         expected = np.ones(len(validation), dtype=bool)
         for selector in subgroup.selectors:  # independently of pysubgroup's covers
             column = validation[selector.attribute_name].to_numpy()
-            if isinstance(selector, ps.EqualitySelector):
+            if hasattr(selector, "attribute_value"):  # ps.EqualitySelector, search_space.ValueCondition
                 expected &= column == selector.attribute_value
-            else:
-                expected &= (column >= selector.lower_bound) & (column < selector.upper_bound)
+            else:  # an interval; search_space.RangeCondition's open ends are None
+                low = -np.inf if selector.lower_bound is None else selector.lower_bound
+                high = np.inf if selector.upper_bound is None else selector.upper_bound
+                expected &= (column >= low) & (column < high)
         np.testing.assert_array_equal(rows[description].to_numpy(), expected)
 
 

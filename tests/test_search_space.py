@@ -1,0 +1,401 @@
+"""The search space: every column type, exact labels, pysubgroup's bins-only
+space, missing values, ID-like and constant columns, and the search on it."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from search_helpers import TARGET, assert_same_top_k, brute_force_top_k, make_qf, run
+from synthetic import scored_frame
+
+import subroc_ext
+from subroc_ext import datasets
+from subroc_ext.dataset import SortedDataset
+from subroc_ext.search_space import (
+    MissingCondition,
+    RangeCondition,
+    SearchSpaceWarning,
+    ValueCondition,
+    make_search_space,
+)
+
+
+def _labels(space):
+    return [str(c) for c in space]
+
+
+def _covers(space, frame):
+    return {str(c): np.asarray(c.covers(frame), dtype=bool) for c in space}
+
+
+def test_breast_cancer_labels_are_unique_exact_and_readable():
+    """The table that crashed the CLI (two bins printed alike)."""
+    from sklearn.datasets import load_breast_cancer
+
+    frame = load_breast_cancer(as_frame=True).frame
+    space = make_search_space(frame, ignore=["target"])
+    labels = _labels(space)
+    assert len(set(labels)) == len(labels)
+    assert "0.0096 <= concave points error < 0.0124" in labels  # not [0.01:0.01[
+    for condition in space:
+        assert isinstance(condition, RangeCondition)
+        values = frame[condition.attribute_name].to_numpy()
+        # the printed numbers are the condition: re-parse them from the label
+        text = str(condition)
+        if " <= " in text:
+            low, rest = text.split(" <= ", 1)
+            expected = (values >= float(low)) & (values < float(rest.rsplit(" < ", 1)[1]))
+        elif " >= " in text:
+            expected = values >= float(text.rsplit(" >= ", 1)[1])
+        else:
+            expected = values < float(text.rsplit(" < ", 1)[1])
+        np.testing.assert_array_equal(condition.covers(frame), expected)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_shortened_cut_points_select_the_same_rows_as_pysubgroups(seed):
+    """``x < 0.0099`` covers on the data what pysubgroup's exact cut-point covers."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"x": rng.lognormal(size=300) * 10.0 ** rng.integers(-4, 5),
+                          "n": rng.integers(-50, 50, 300)})  # fmt: skip
+    for name in frame:
+        cuts = ps.equal_frequency_discretization(frame, name, 5)
+        ours = [c for c in make_search_space(frame[[name]], nbins=5) if c.upper_bound is not None
+                and c.lower_bound is None]  # fmt: skip
+        theirs = [c for c in cuts if c > frame[name].min()]
+        assert len(ours) == len(theirs)
+        for condition, cut in zip(ours, theirs):
+            np.testing.assert_array_equal(condition.covers(frame), frame[name].to_numpy() < cut)
+            assert condition.upper_bound <= cut
+
+
+def _frame_pysubgroup_handles(seed):
+    frame = scored_frame(seed, 300, attributes=4, ties="some")
+    rng = np.random.default_rng(seed)
+    frame["num"] = rng.normal(size=len(frame)).round(2)
+    frame.loc[rng.random(len(frame)) < 0.1, "num"] = np.nan
+    frame["few"] = rng.integers(0, 3, len(frame))
+    frame["flag"] = rng.random(len(frame)) < 0.3
+    frame["word"] = rng.choice(["x", "y", "z"], len(frame)).astype(object)
+    frame.loc[rng.random(len(frame)) < 0.1, "word"] = np.nan
+    return frame
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, "adult"])
+def test_bins_only_space_has_pysubgroups_covers(seed):
+    """``thresholds=False``: the conditions of ``ps.create_selectors`` (same
+    rows), also on the experiments' Adult data."""
+    if seed == "adult":
+        frame = datasets.load_adult().sample(3000, random_state=0)
+        ignore = ["income"]
+    else:
+        frame = _frame_pysubgroup_handles(seed)
+        ignore = ["label", "score"]
+    ours = sorted(map(tuple, np.array(list(_covers(make_search_space(frame, ignore=ignore, thresholds=False), frame).values()))))
+    theirs = ps.create_selectors(frame, nbins=5, ignore=ignore)
+    theirs = sorted(tuple(np.asarray(s.covers(frame), dtype=bool)) for s in theirs)
+    assert ours == theirs
+
+
+def test_missing_values_get_conditions_like_pysubgroups_nan_selector():
+    """pysubgroup's ``EqualitySelector(attr, nan)`` covers NaN and None rows;
+    ours cover NA and NaT too, and ``is not missing`` is the complement."""
+    frame = pd.DataFrame({
+        "f": [1.0, np.nan, 3.0, 4.0] * 10,
+        "o": pd.Series(["a", None, np.nan, "b"] * 10, dtype=object),
+        "i": pd.array([1, None, 3, 4] * 10, dtype="Int64"),
+        "b": pd.array([True, None, False, True] * 10, dtype="boolean"),
+        "t": pd.to_datetime(["2020-01-01", None, "2021-01-01", "2022-01-01"] * 10),
+    })  # fmt: skip
+    covers = _covers(make_search_space(frame), frame)
+    for name in frame:
+        expected = frame[name].isna().to_numpy()
+        np.testing.assert_array_equal(covers[f"{name} is missing"], expected)
+        np.testing.assert_array_equal(covers[f"{name} is not missing"], ~expected)
+    for name in ("f", "o"):
+        np.testing.assert_array_equal(ps.EqualitySelector(name, np.nan).covers(frame), frame[name].isna())
+
+
+def test_one_value_and_missing_gives_no_is_not_missing():
+    """``x is not missing`` would be ``x=='a'`` again."""
+    frame = pd.DataFrame({"x": ["a", None] * 5})
+    assert _labels(make_search_space(frame)) == ["x is missing", "x=='a'"]
+
+
+def test_id_like_and_constant_columns_are_left_out_with_one_warning():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({
+        "customer_id": rng.permutation(100) * 7 + 10_000,  # a key: named like one
+        "row": np.arange(100) + 1,                          # runs like a row number
+        "name": [f"person {i}" for i in range(100)],         # distinct strings
+        "income": rng.normal(50_000, 10_000, 100).round(),  # a measurement: kept
+        "year": np.arange(1900, 2000),                       # time: kept
+        "same": 3,
+        "empty": np.nan,
+        "z": rng.complex128 if False else rng.normal(size=100) + 1j,
+        "g": rng.choice(["a", "b"], 100),
+    })  # fmt: skip
+    with pytest.warns(SearchSpaceWarning) as caught:
+        space = make_search_space(frame)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    for name in ("customer_id", "row", "name", "same", "empty", "z"):
+        assert repr(name) in message
+        assert name in space.left_out
+    assert set(space.used) == {"income", "year", "g"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SearchSpaceWarning)
+        kept = make_search_space(frame, keep_ids=True, ignore=["z"])
+    assert {"customer_id", "row", "name"} <= set(kept.used)
+    assert "z" not in kept.left_out  # ignored columns are not reported
+
+
+def test_time_columns_compare_on_the_time_axis():
+    rng = np.random.default_rng(1)
+    stamps = pd.Series(pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.integers(0, 10**8, 200), unit="s"))
+    frame = pd.DataFrame({
+        "naive": stamps,
+        "aware": stamps.dt.tz_localize("UTC").dt.tz_convert("America/New_York"),
+        "text": stamps.dt.strftime("%Y-%m-%d"),
+        "wait": pd.to_timedelta(rng.integers(0, 10**6, 200), unit="s"),
+    })  # fmt: skip
+    space = make_search_space(frame)
+    assert set(space.used) == {"naive", "aware", "text", "wait"}
+    for condition in space:
+        column = frame[condition.attribute_name]
+        if condition.attribute_name == "text":
+            column = pd.to_datetime(column)
+        low, high = condition.lower_bound, condition.upper_bound
+        low = None if low is None else (pd.Timestamp(low, tz="UTC") if condition.domain == "datetime" else pd.Timedelta(low))
+        high = None if high is None else (pd.Timestamp(high, tz="UTC") if condition.domain == "datetime" else pd.Timedelta(high))
+        if condition.domain == "datetime" and column.dt.tz is None:
+            low, high = (None if b is None else b.tz_localize(None) for b in (low, high))
+        expected = np.ones(len(frame), dtype=bool)
+        if low is not None:
+            expected &= (column >= low).to_numpy()
+        if high is not None:
+            expected &= (column < high).to_numpy()
+        np.testing.assert_array_equal(condition.covers(frame), expected)
+    labels = _labels(space)
+    assert any(label.startswith("naive < 20") for label in labels)
+    assert all(label.endswith(("EST", "EDT")) for label in labels if label.startswith("aware <"))
+    assert any(" days" in label for label in labels if label.startswith("wait"))
+
+
+def test_odd_values_never_crash_and_are_never_silent():
+    """Infinities are values like others; dates numpy would wrap around are
+    left out with a reason; strings that only look like dates stay strings."""
+    frame = pd.DataFrame({
+        "inf": np.r_[np.inf, -np.inf, np.arange(38.0)],
+        "ancient": ["1500-01-01", "2020-05-01"] * 20,
+        "ancient_dt": pd.to_datetime(pd.Series(["1500-01-01", "1600-01-01"] * 20)).astype("datetime64[s]"),
+        "not_a_date": ["2021-02-30", "2021-01-01"] * 20,
+    })  # fmt: skip
+    with pytest.warns(SearchSpaceWarning, match="'ancient' .times outside the years 1677-2262.; 'ancient_dt'"):
+        space = make_search_space(frame)
+    assert set(space.used) == {"inf", "not_a_date"}
+    assert "not_a_date=='2021-02-30'" in _labels(space)
+    covers = _covers(space, frame)
+    np.testing.assert_array_equal(covers["inf >= 31"], frame["inf"].to_numpy() >= 31)
+
+
+def test_sorted_dataset_masks_equal_covers_on_any_index():
+    frame = _frame_pysubgroup_handles(2)
+    frame["t"] = pd.date_range("2020-01-01", periods=len(frame), freq="h", tz="UTC")
+    frame["i"] = pd.array(np.where(np.arange(len(frame)) % 7 == 0, None, np.arange(len(frame)) % 11), dtype="Int64")
+    frame.index = [f"r{i}" for i in np.random.default_rng(0).permutation(len(frame))]
+    dataset = SortedDataset(frame, "label", "score", 1)
+    space = make_search_space(frame, ignore=["label", "score"])
+    kinds = {type(c) for c in space}
+    assert kinds == {ValueCondition, RangeCondition, MissingCondition}
+    for condition in space:
+        np.testing.assert_array_equal(
+            dataset.selector_mask(condition), np.asarray(condition.covers(frame))[dataset.order]
+        )
+
+
+def _search_frame(seed):
+    frame = _frame_pysubgroup_handles(seed).iloc[:160]
+    return frame, list(make_search_space(frame, ignore=["label", "score"], nbins=3))
+
+
+@given(
+    name=st.sampled_from(["roc", "pr", "arl", "attribution"]),
+    mode=st.sampled_from(["worse", "better", "both"]),
+    weights=st.sampled_from([(0, 0), (1, 1), (0.5, 2)]),
+    generalization_aware=st.booleans(),
+    depth=st.integers(1, 2),
+    k=st.sampled_from([1, 5, 20]),
+    seed=st.integers(0, 2),
+)
+@settings(max_examples=40, derandomize=True, deadline=None)
+def test_fast_search_equals_best_first_search_with_thresholds_and_missing(
+    name, mode, weights, generalization_aware, depth, k, seed
+):
+    frame, selectors = _search_frame(seed)
+    assert any(isinstance(s, MissingCondition) for s in selectors)
+
+    def qf():
+        return make_qf(name, mode, weights, generalization_aware=generalization_aware)
+
+    fast = run(subroc_ext.FastSearch(), qf(), frame, selectors, depth=depth, min_support=10, k=k)
+    best_first = run(ps.BestFirstSearch(), qf(), frame, selectors, depth=depth, min_support=10, k=k)
+    assert_same_top_k(fast, best_first, k)
+    assert [q for q, _ in fast] == [q for q, _ in best_first]
+
+
+@pytest.mark.parametrize("name", ["roc", "arl"])
+def test_fast_search_equals_brute_force_with_thresholds_and_missing(name):
+    frame, selectors = _search_frame(0)
+    for weights in [(0, 0), (1, 1)]:
+        fast = run(subroc_ext.FastSearch(), make_qf(name, "both", weights), frame, selectors,
+                   depth=2, min_support=10, k=15)  # fmt: skip
+        expected = brute_force_top_k(make_qf(name, "both", weights), frame, selectors, 2, 10, 15, False)
+        assert_same_top_k(fast, expected, 15)
+
+
+def test_every_pysubgroup_algorithm_runs_on_it():
+    frame, selectors = _search_frame(1)
+    expected = run(ps.BestFirstSearch(), make_qf("roc", weights=(1, 1)), frame, selectors, depth=2, min_support=10, k=5)
+    for algorithm in (ps.DFS(), ps.SimpleDFS(), ps.Apriori(use_numba=False), ps.DFS(ps.BitSetRepresentation)):
+        found = run(algorithm, make_qf("roc", weights=(1, 1)), frame, selectors, depth=2, min_support=10, k=5)
+        assert [q for q, _ in found if q != 0] == [q for q, _ in expected if q != 0]
+
+
+def test_conditions_pickle_and_do_not_rename_pysubgroup_selectors():
+    import pickle
+
+    frame = pd.DataFrame({"g": ["a", "b"] * 5, "x": np.arange(10.0)})
+    theirs = ps.EqualitySelector("g", "a")
+    space = make_search_space(frame, nbins=2)
+    assert str(theirs) == "g=='a'" and space[0] == theirs
+    for condition in space:
+        copy = pickle.loads(pickle.dumps(condition))
+        assert copy == condition and str(copy) == str(condition)
+        np.testing.assert_array_equal(copy.covers(frame), condition.covers(frame))
+
+
+# -- every dtype --------------------------------------------------------------
+
+_NAMES = st.sampled_from(["a", "b c", "größe", "x_1", "名前", "price ($)", "0"])
+
+
+@st.composite
+def _frames(draw):
+    n = draw(st.integers(12, 60))
+    rng = np.random.default_rng(draw(st.integers(0, 10**6)))
+    names = draw(st.lists(_NAMES, min_size=1, max_size=4, unique=True))
+    holes = rng.random(n) < draw(st.sampled_from([0.0, 0.2, 1.0]))
+    makers = {
+        "float": lambda: pd.Series(rng.normal(size=n)).mask(holes),
+        "int": lambda: pd.Series(rng.integers(0, draw(st.sampled_from([2, 5, 1000])), n)),
+        "Int64": lambda: pd.Series(pd.array(rng.integers(0, 9, n), dtype="Int64")).mask(holes),
+        "boolean": lambda: pd.Series(pd.array(rng.random(n) < 0.5, dtype="boolean")).mask(holes),
+        "bool": lambda: pd.Series(rng.random(n) < 0.5),
+        "string": lambda: pd.Series(rng.choice(["x", "y", "ü z"], n), dtype="string").mask(holes),
+        "category": lambda: pd.Series(pd.Categorical(rng.choice(["p", "q"], n), categories=["p", "q", "unused"])).mask(holes),
+        "datetime": lambda: pd.Series(pd.to_datetime("2000-01-01") + pd.to_timedelta(rng.integers(0, 10**9, n), unit="s")).mask(holes),
+        "datetime_tz": lambda: pd.Series(pd.to_datetime("2000-01-01", utc=True) + pd.to_timedelta(rng.integers(0, 10**9, n), unit="s")).dt.tz_convert("Europe/Berlin").mask(holes),
+        "timedelta": lambda: pd.Series(pd.to_timedelta(rng.integers(0, 10**6, n), unit="s")).mask(holes),
+        "mixed": lambda: pd.Series(rng.choice(np.array([1, "1", 2.5, True, None, "a"], dtype=object), n)),
+        "all_nan": lambda: pd.Series(np.full(n, np.nan)),
+        "date_text": lambda: pd.Series(pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.integers(0, 900, n), unit="D")).dt.strftime("%Y-%m-%d").mask(holes),
+        "ids": lambda: pd.Series([f"id{i}" for i in range(n)]),
+        "Float64": lambda: pd.Series(pd.array(rng.normal(size=n).round(1), dtype="Float64")).mask(holes),
+        "float32": lambda: pd.Series(rng.normal(size=n).astype(np.float32)),
+        "uint8": lambda: pd.Series(rng.integers(0, 255, n).astype(np.uint8)),
+        "period": lambda: pd.Series(pd.period_range("2020-01", periods=n, freq="M")[rng.integers(0, 5, n)]),
+        "interval": lambda: pd.Series(pd.cut(rng.normal(size=n), 3)),
+        "sparse": lambda: pd.Series(pd.arrays.SparseArray(rng.integers(0, 3, n) * 1.0, fill_value=0.0)),
+    }
+    kinds = draw(st.lists(st.sampled_from(sorted(makers)), min_size=len(names), max_size=len(names)))
+    frame = pd.DataFrame({name: makers[kind]().to_numpy() if kind in ("mixed",) else makers[kind]().reset_index(drop=True)
+                          for name, kind in zip(names, kinds)})  # fmt: skip
+    frame["label"] = rng.integers(0, 2, n)
+    frame.loc[:1, "label"] = [0, 1]
+    frame["score"] = rng.random(n)
+    return frame
+
+
+@given(frame=_frames(), thresholds=st.booleans(), nbins=st.integers(1, 6))
+@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_any_frame_gives_a_valid_space(frame, thresholds, nbins):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SearchSpaceWarning)
+        space = make_search_space(frame, ignore=["label", "score"], nbins=nbins, thresholds=thresholds)
+    labels = _labels(space)
+    assert len(set(labels)) == len(labels)
+    assert set(space.used) | set(space.left_out) == set(frame.columns) - {"label", "score"}
+    dataset = SortedDataset(frame, "label", "score", 1)
+    for condition in space:
+        cover = np.asarray(condition.covers(frame))
+        assert cover.dtype == bool and cover.shape == (len(frame),)
+        np.testing.assert_array_equal(dataset.selector_mask(condition), cover[dataset.order])
+        if thresholds:  # no condition selects every row (the whole split is no subgroup)
+            assert not cover.all(), condition
+    for name in space.used:
+        if frame[name].isna().any():
+            assert f"{name} is missing" in labels
+
+
+@given(frame=_frames())
+@settings(max_examples=12, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_any_frame_runs_through_find_subgroups(frame):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SearchSpaceWarning)
+        warnings.simplefilter("ignore", subroc_ext.UndefinedMeasureWarning)
+        try:
+            table = subroc_ext.find_subgroups(frame, label="label", score="score", depth=2, min_support=3,
+                                              n_samples=20, progress=False, validation=frame)  # fmt: skip
+        except ValueError as error:  # a refused input: one line naming the problem
+            assert "\n" not in str(error)
+            return
+    assert (table["quality"] > 0).all()
+    assert table["description"].is_unique
+    assert (table["size_search"] < len(frame)).all()
+
+
+def test_command_line_search_space_options(tmp_path, capsys):
+    """``--bins-only`` gives pysubgroup's bins; ``--keep-ids`` keeps an ID column;
+    the left-out columns are named in one warning line."""
+    from subroc_ext.cli import main
+
+    frame = scored_frame(4, 600).assign(customer_id=lambda f: np.arange(len(f)) + 5000)
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    common = ["run", str(path), "--label", "y", "--score", "p", "--depth", "1", "--samples", "20", "--quiet"]
+    assert main([*common, "--out", str(tmp_path / "default")]) == 0
+    # the power warning of the 20-sample test is another line, not the search space's
+    def search_space_lines():
+        lines = capsys.readouterr().err.strip().splitlines()
+        return [line for line in lines if "lone finding cannot be significant" not in line]
+
+    assert search_space_lines() == [
+        "subroc-ext: warning: columns left out of the search space: 'customer_id' (ID-like: 300 "
+        "distinct values in 300 rows, named like a key) - keep_ids=True (--keep-ids) keeps ID-like columns"
+    ]
+    assert main([*common, "--bins-only", "--keep-ids", "--min-support", "1", "--top", "1000",
+                 "--out", str(tmp_path / "bins")]) == 0  # fmt: skip
+    assert search_space_lines() == []
+    default = set(pd.read_csv(tmp_path / "default" / "subgroups.csv")["description"])
+    bins = set(pd.read_csv(tmp_path / "bins" / "subgroups.csv")["description"])
+    search, _ = subroc_ext.validated.split_validation(pd.read_csv(path), 0.5, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SearchSpaceWarning)
+        default_space = set(_labels(make_search_space(search, ignore=["y", "p"])))
+    bins_space = set(_labels(make_search_space(search, ignore=["y", "p"], thresholds=False, keep_ids=True)))
+    assert default <= default_space and not default <= bins_space
+    assert bins <= bins_space and any(d.startswith("customer_id") or " customer_id " in d for d in bins)
+
+
+def test_the_report_writes_the_conditions_in_its_notation():
+    from subroc_ext.conditions import condition_texts
+
+    frame = pd.DataFrame({"g": ["a", "b", None] * 5, "x": np.arange(15.0), "k": [1.0, 2.0, 3.0] * 5})
+    texts = condition_texts(ps.Conjunction(list(make_search_space(frame, nbins=3))))
+    assert texts == ["g is missing", "g = a", "g = b", "g is not missing", "x < 5", "x ≥ 5", "x < 10",
+                     "x ≥ 10", "5 ≤ x < 10", "k = 1", "k = 2", "k = 3"]  # fmt: skip

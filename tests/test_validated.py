@@ -1,0 +1,109 @@
+"""The validated data object: checked and sorted once, other table libraries,
+only real findings, seeded by default."""
+
+import sys
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+import pytest
+from synthetic import scored_frame
+
+import subroc_ext
+from subroc_ext import _validation, dataset, kernels, steps
+from subroc_ext.validated import validate_data
+
+FRAME = scored_frame(3, 800)
+ARGS = {"label": "y", "score": "p", "depth": 2, "n_samples": 50, "progress": False}
+
+
+def _count_calls(function, *args, **kwargs):
+    """Calls of the label/score checks and of the sorting during ``function``."""
+    watched = {
+        _validation.positive_mask.__code__: "positive_mask",
+        _validation.finite_scores.__code__: "finite_scores",
+        dataset.SortedDataset.__init__.__code__: "SortedDataset",
+    }
+    counts = Counter()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code in watched:
+            counts[watched[frame.f_code]] += 1
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        result = function(*args, **kwargs)
+    finally:
+        sys.setprofile(previous)
+    return result, counts
+
+
+def test_find_subgroups_checks_and_sorts_each_split_once():
+    """Before the validated data object: 11 label checks, 11 score checks and
+    6 sorted datasets per call."""
+    table, counts = _count_calls(subroc_ext.find_subgroups, FRAME, **ARGS)
+    assert len(table)
+    assert counts == {"positive_mask": 2, "finite_scores": 2, "SortedDataset": 2}
+
+
+def test_steps_take_the_sorted_splits_and_plain_frames_alike():
+    checked = validate_data(FRAME, label="y", score="p")
+    qf = subroc_ext.make_quality_function("roc_auc", "y", size_weight=1, balance_weight=1)
+    found, counts = _count_calls(steps.search, checked.search, qf, checked.target, selectors=checked.space)
+    assert counts == {}  # nothing checked or sorted again
+    plain = steps.search(checked.search.data, subroc_ext.make_quality_function(
+        "roc_auc", "y", size_weight=1, balance_weight=1), checked.target)  # fmt: skip
+    assert plain.subgroups == found.subgroups and plain.qualities == found.qualities
+    described, counts = _count_calls(steps.describe, found.subgroups, checked.validation, checked.target)
+    assert counts == {}
+    pd.testing.assert_frame_equal(
+        described, steps.describe(found.subgroups, checked.validation.data, checked.target)
+    )
+
+
+def test_only_real_findings_and_never_the_whole_split():
+    everything = subroc_ext.find_subgroups(FRAME, min_quality=-np.inf, **ARGS)
+    real = subroc_ext.find_subgroups(FRAME, **ARGS)
+    assert (everything["quality"] <= 0).any() and (real["quality"] > 0).all()
+    assert list(real["description"]) == [d for d, q in zip(everything["description"], everything["quality"]) if q > 0]
+    counts = real.attrs["counts"]
+    assert counts["rows"] == len(real) and counts["found"] >= counts["rows"]
+    assert counts["significant"] == real["significant"].sum()
+    # a user's selector covering every row is no subgroup
+    every_row = ps.IntervalSelector("age", -np.inf, np.inf)
+    table = subroc_ext.find_subgroups(FRAME, selectors=[every_row, ps.EqualitySelector("region", "east")],
+                                      min_quality=-np.inf, depth=1, **{k: v for k, v in ARGS.items() if k != "depth"})  # fmt: skip
+    assert list(table["description"]) == ["region=='east'"]
+
+
+def test_seeded_by_default():
+    first, second = (subroc_ext.find_subgroups(FRAME, **ARGS) for _ in range(2))
+    pd.testing.assert_frame_equal(first.drop(columns="subgroup"), second.drop(columns="subgroup"))
+    other = subroc_ext.find_subgroups(FRAME, random_state=1, **ARGS)
+    assert not first["p_value"].equals(other["p_value"]) or len(first) != len(other)
+
+
+@pytest.mark.parametrize("library", ["pyarrow", "polars"])
+def test_pyarrow_and_polars_tables(library):
+    module = pytest.importorskip(library)
+    expected = subroc_ext.find_subgroups(FRAME, **ARGS)
+    table = module.Table.from_pandas(FRAME) if library == "pyarrow" else module.from_pandas(FRAME)
+    found = subroc_ext.find_subgroups(table, **ARGS)
+    pd.testing.assert_frame_equal(expected.drop(columns="subgroup"), found.drop(columns="subgroup"))
+
+
+def test_other_input_is_refused_in_one_line():
+    with pytest.raises(TypeError, match="data must be a pandas DataFrame .* got list"):
+        subroc_ext.find_subgroups([[1, 2]], **ARGS)
+    with pytest.raises(ValueError, match="min_quality must be a number"):
+        subroc_ext.find_subgroups(FRAME, min_quality=np.nan, **ARGS)
+    with pytest.raises(ValueError, match="column names must be unique; repeated: \\['age'\\]"):
+        subroc_ext.find_subgroups(pd.concat([FRAME, FRAME[["age"]]], axis=1), **ARGS)
+
+
+def test_use_dataset_refuses_another_label():
+    checked = validate_data(FRAME, label="y", score="p")
+    with pytest.raises(ValueError, match="positive label"):
+        subroc_ext.ROCAUCQF("y", positive_label_value=0).use_dataset(checked.search)
