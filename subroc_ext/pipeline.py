@@ -13,7 +13,6 @@
 import math
 import numbers
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -24,6 +23,7 @@ from . import steps
 from ._validation import check_columns, check_mode, check_weights, finite_scores, positive_mask
 from .cluster import local_client
 from .deprecation import REMOVED_IN
+from .exceptions import InterruptedTest
 from .generalization import GeneralizationAwareQF
 from .labels import infer_positive_label
 from .quality import SoftClassifierQF
@@ -94,7 +94,7 @@ def _check_split(frame, label, score, positive_label, split):
             )
 
 
-def _min_support_count(min_support, n_rows):
+def min_support_count(min_support, n_rows):
     """A minimum support given as a count or a fraction of ``n_rows``, as a count.
 
     Parameters
@@ -277,6 +277,12 @@ def find_subgroups(
         ``p_value_corrected``, ``significant``, ``testable``. ``table.attrs``
         holds the dataset values of the measures and the settings.
 
+    Raises
+    ------
+    InterruptedTest
+        Ctrl-C during the significance test (a ``KeyboardInterrupt``): its
+        ``table`` holds the searched patterns, untested.
+
     Examples
     --------
     A model that ranks no better than chance in the east:
@@ -324,11 +330,8 @@ def find_subgroups(
         raise ValueError(
             f"nbins must be a positive integer (quantile bins per numeric column), got {nbins!r}"
         )
-    min_support = _min_support_count(min_support, len(search))
-    if max_overlap is not None and not (
-        isinstance(max_overlap, numbers.Real) and 0 <= max_overlap <= 1
-    ):
-        raise ValueError(f"max_overlap must be None or a number in [0, 1], got {max_overlap!r}")
+    min_support = min_support_count(min_support, len(search))
+    _diversity.check_max_overlap(max_overlap)
 
     target = SoftClassifierTarget(label, score)
     qf = make_quality_function(
@@ -341,31 +344,26 @@ def find_subgroups(
             search, qf, target, nbins=nbins, ignore=ignore, depth=depth, min_support=min_support,
             result_set_size=result_set_size, algorithm=algorithm, progress=progress, client=cluster,
         )  # fmt: skip
-        kept = _kept_patterns(found, search, collapse_identical, max_overlap)
-        tested = steps.test(
-            kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples, method=method,
-            alpha=alpha, random_state=random_state, progress=progress, client=cluster,
+        kept = _diversity.keep_patterns(
+            found.subgroups, found.qualities, search, collapse=collapse_identical,
+            max_overlap=max_overlap,
         )  # fmt: skip
+        try:
+            tested = steps.test(
+                kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples, method=method,
+                alpha=alpha, random_state=random_state, progress=progress, client=cluster,
+            )  # fmt: skip
+        except KeyboardInterrupt:  # keep the searched patterns, untested
+            tested = None
     table = pd.concat(
         [
-            pd.DataFrame(
-                {
-                    "subgroup": kept.subgroups,
-                    "description": [str(sg) for sg in kept.subgroups],
-                    "alternatives": ["; ".join(texts) for texts in kept.alternatives],
-                    "quality": kept.qualities,
-                    "overlap": kept.overlap,
-                    "overlaps_with": pd.array(
-                        np.where(kept.partner >= 0, kept.partner + 1, None), dtype="Int64"
-                    ),
-                }
-            ),
+            kept.frame(),
             steps.describe(kept.subgroups, search, target, positive_label=positive_label, suffix="_search"),
             steps.describe(
                 kept.subgroups, held_out, target, positive_label=positive_label, intervals=True,
                 suffix="_validation",
             ),  # fmt: skip
-            tested,
+            steps.untested(len(kept.subgroups)) if tested is None else tested,
         ],
         axis=1,
     )
@@ -380,41 +378,6 @@ def find_subgroups(
         collapse_identical=collapse_identical, max_overlap=max_overlap,
         n_samples=n_samples, method=method, alpha=alpha, dataset_values=dataset_values,
     )  # fmt: skip
+    if tested is None:
+        raise InterruptedTest(table)
     return table
-
-
-@dataclass
-class _Kept:
-    """The patterns left after the redundancy filters, with their overlaps."""
-
-    subgroups: list
-    qualities: list
-    alternatives: list
-    overlap: np.ndarray
-    partner: np.ndarray
-
-
-def _kept_patterns(found, search, collapse_identical, max_overlap):
-    """Collapse identical covers and drop overlapping patterns of a :class:`~subroc_ext.steps.SearchResult`."""
-    subgroups, qualities = found.subgroups, found.qualities
-    covers = _diversity.cover_matrix(subgroups, search)
-    alternatives = [[] for _ in subgroups]
-    if collapse_identical:
-        kept, same = _diversity.collapse_identical(covers)
-        alternatives = [[str(subgroups[other]) for other in rows] for rows in same]
-        subgroups, qualities, covers = _take(kept, subgroups, qualities, covers)
-    if max_overlap is not None:
-        kept = _diversity.select_diverse(covers, max_overlap)
-        subgroups, qualities, covers, alternatives = _take(
-            kept, subgroups, qualities, covers, alternatives
-        )
-    overlap, partner = _diversity.overlap_with_better(covers)
-    return _Kept(subgroups, qualities, alternatives, overlap, partner)
-
-
-def _take(rows, *sequences):
-    """Keep ``rows`` of each list or array in ``sequences``."""
-    return tuple(
-        sequence[rows] if isinstance(sequence, np.ndarray) else [sequence[r] for r in rows]
-        for sequence in sequences
-    )

@@ -31,7 +31,7 @@ from .diversity import cover_matrix
 from .search import FastSearch
 from .significance import randomization_test
 
-__all__ = ["MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test"]
+__all__ = ["MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test", "untested"]
 
 #: Built-in measures by name.
 MEASURES = {
@@ -354,3 +354,24 @@ def test(subgroups, data, quality_function, target, *, n_samples=10_000, method=
 
 
 test.__test__ = False  # a pipeline step, not a pytest test
+
+
+def untested(n_subgroups):
+    """The :data:`TEST_COLUMNS` of ``n_subgroups`` patterns that were not tested.
+
+    The test statistic and p-values are NaN, ``significant`` and ``testable``
+    missing (``pd.NA``): unknown, not ``False``.
+
+    Examples
+    --------
+    >>> from subroc_ext import steps
+    >>> steps.untested(1)
+       statistic  p_value  p_value_corrected  significant  testable
+    0        NaN      NaN                NaN         <NA>      <NA>
+    """
+    return pd.DataFrame(
+        {
+            **{column: np.full(n_subgroups, np.nan) for column in TEST_COLUMNS[:3]},
+            **{column: pd.array([pd.NA] * n_subgroups, dtype="boolean") for column in TEST_COLUMNS[3:]},
+        }
+    )

@@ -53,7 +53,7 @@ def table(scored):
 def test_table_columns_and_values(table, scored):
     counts = [f"count_{c}" for c in CLASSES]
     assert list(table.columns) == [
-        "subgroup", "description", "quality",
+        "subgroup", "description", "alternatives", "quality", "overlap", "overlaps_with",
         "size_search", *(f"{c}_search" for c in counts), "auc_mu_search",
         "size_validation", *(f"{c}_validation" for c in counts), "auc_mu_validation",
         "statistic", "p_value", "p_value_corrected", "significant", "testable",
@@ -87,7 +87,8 @@ def test_cli_score_columns(scored, tmp_path, capsys):
     ])  # fmt: skip
     printed = capsys.readouterr()
     assert code == 0, printed.err
-    assert "Top 5 of 5 subgroups by AUC_mu" in printed.out and "auc_mu_validation" in printed.out
+    assert "Top 5 of 5 subgroups where the auc_mu is worse than on the whole data" in printed.out
+    assert "auc_mu_validation" in printed.out
     written = pd.read_csv(tmp_path / "out" / "subgroups.csv")
     assert len(written) == 5 and "count_married_search" in written.columns
 

@@ -643,8 +643,8 @@ def test_roc_auc_confidence_intervals_are_delong_on_the_validation_split(table, 
     "fraction, rows, count", [(0.1, 100, 10), (0.01, 12211, 123), (0.5, 3, 2), (1e-9, 10, 1)]
 )
 def test_min_support_fraction_is_a_count_rounded_up(fraction, rows, count):
-    assert pipeline._min_support_count(fraction, rows) == count
-    assert pipeline._min_support_count(np.int64(count), rows) == count
+    assert pipeline.min_support_count(fraction, rows) == count
+    assert pipeline.min_support_count(np.int64(count), rows) == count
 
 
 def test_min_support_as_a_fraction_of_the_search_rows(frames):
