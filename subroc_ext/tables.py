@@ -73,7 +73,7 @@ def _read_parquet(path, encoding, name):
 
 def _read_text(path, sep, encoding, name):
     try:
-        frame = pd.read_csv(path, sep=sep, encoding=encoding)
+        frame = pd.read_csv(path, sep=sep, encoding=encoding, float_precision="round_trip")
     except pd.errors.EmptyDataError:
         raise ValueError(f"{name} is empty") from None
     except LookupError:
@@ -115,7 +115,9 @@ def read_table(path, what="data", *, sep=None, encoding=None):
     Returns
     -------
     pandas.DataFrame
-        At least one row.
+        At least one row. Numbers in text are read exactly as Python writes
+        them (``float_precision='round_trip'``): scores tied in the file stay
+        tied, untied ones untied.
 
     Raises
     ------

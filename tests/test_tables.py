@@ -3,6 +3,7 @@ written, and each problem one message naming the file and what to do."""
 
 import gzip
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -118,3 +119,11 @@ def test_parse_separator(text, expected):
 def test_parse_separator_refuses_other_text(text):
     with pytest.raises(ValueError, match=r"expected one character \(or \\t or tab\)"):
         parse_separator(text)
+
+
+def test_text_numbers_are_read_exactly(tmp_path):
+    """Scores written by Python come back bit for bit (pandas' default parser
+    may change the last digit, which breaks or makes ties)."""
+    scores = pd.DataFrame({"p": np.random.default_rng(0).random(2000) / 3})
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    np.testing.assert_array_equal(read_table(tmp_path / "scores.csv")["p"], scores["p"])
