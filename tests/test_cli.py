@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -389,3 +390,59 @@ def test_bad_input_is_one_line_and_exit_code_2(workdir, monkeypatch, capsys, arg
     captured = capsys.readouterr()
     assert message in captured.err
     assert len(captured.err.strip().splitlines()) == 1 and captured.out == ""
+
+
+@pytest.fixture(scope="module")
+def csv_result(workdir, tmp_path_factory):
+    """subgroups.csv of a quick run on data.csv, and the options it used."""
+    options = [*RUN, "--depth", "1", "--samples", "20", "--top", "10"]
+    out = tmp_path_factory.mktemp("csv-result")
+    assert main(["run", str(workdir / "data.csv"), *options, "--out", str(out)]) == 0
+    return pd.read_csv(out / "subgroups.csv"), options
+
+
+@pytest.mark.parametrize(
+    "name, write, sep",
+    [
+        ("data.tsv", lambda frame, path: frame.to_csv(path, sep="\t", index=False), []),
+        ("data.csv", lambda frame, path: frame.to_csv(path, sep=";", index=False), ["--sep", ";"]),
+        ("data.txt", lambda frame, path: frame.to_csv(path, sep="\t", index=False), ["--sep", "\\t"]),
+        ("data.parquet", lambda frame, path: frame.to_parquet(path), []),
+    ],
+)  # fmt: skip
+def test_every_format_gives_the_same_result(workdir, csv_result, tmp_path, capsys, name, write,
+                                            sep):  # fmt: skip
+    if name.endswith(".parquet"):
+        pytest.importorskip("pyarrow")
+    expected, options = csv_result
+    write(pd.read_csv(workdir / "data.csv"), tmp_path / name)
+    assert main(["run", str(tmp_path / name), *options, *sep, "--out", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "out" / "subgroups.csv"), expected)
+
+
+def test_semicolon_file_without_sep_says_what_to_pass(workdir, tmp_path, capsys):
+    """The issue's semicolon file: one line naming the separator to pass, not
+    'available columns: ['year;age;...']'."""
+    pd.read_csv(workdir / "data.csv").to_csv(tmp_path / "data.csv", sep=";", index=False)
+    assert main(["run", str(tmp_path / "data.csv"), *RUN]) == 2
+    assert capsys.readouterr().err == (
+        f"subroc-ext: error: data file '{tmp_path / 'data.csv'}' has one column, "
+        "'region;age;plan;y;p': its fields look separated by ';', not ','; pass --sep ';'\n"
+    )
+
+
+def test_nbins_and_the_seed_reach_the_api(workdir, tmp_path, capsys):
+    """--nbins 3 and the default seed: the table of find_subgroups(nbins=3,
+    random_state=0), whose numeric conditions use 3 quantile bins of age."""
+    assert main(["run", str(workdir / "data.csv"), *RUN, "--depth", "1", "--samples", "30",
+                 "--nbins", "3", "--no-collapse", "--mode", "both", "--out", str(tmp_path)]) == 0  # fmt: skip
+    capsys.readouterr()
+    written = pd.read_csv(tmp_path / "subgroups.csv", keep_default_na=False)
+    expected = subroc_ext.find_subgroups(
+        pd.read_csv(workdir / "data.csv"), label="y", score="p", depth=1, n_samples=30, nbins=3,
+        collapse_identical=False, mode="both", random_state=0, progress=False,
+    ).drop(columns="subgroup")  # fmt: skip
+    assert written["description"].tolist() == expected["description"].tolist()
+    np.testing.assert_allclose(written["p_value"].astype(float), expected["p_value"])
+    assert written["description"].str.startswith("age").sum() == 3
