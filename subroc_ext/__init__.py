@@ -12,7 +12,7 @@ from .kernels import (
     roc_auc_score,
 )
 from .confidence import ROCAUCInterval, roc_auc_confidence_interval
-from .exceptions import UndefinedMeasureWarning
+from .exceptions import InterruptedTest, UndefinedMeasureWarning
 from .auc_mu import auc_mu_score
 from .cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
 from .diagnostics import generalization_diagnostics
@@ -66,6 +66,7 @@ __all__ = [
     "average_ranking_loss",
     "example_attributions",
     "attribution_mean_score",
+    "InterruptedTest",
     "UndefinedMeasureWarning",
     "roc_auc_confidence_interval",
     "ROCAUCInterval",
