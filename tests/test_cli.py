@@ -19,6 +19,7 @@ import subroc_ext
 from subroc_ext import cli as cli_module
 from subroc_ext import steps
 from subroc_ext.cli import main
+from subroc_ext.pipeline import split_validation
 from synthetic import scored_frame
 
 pytest.importorskip("matplotlib")
@@ -446,3 +447,25 @@ def test_nbins_and_the_seed_reach_the_api(workdir, tmp_path, capsys):
     assert written["description"].tolist() == expected["description"].tolist()
     np.testing.assert_allclose(written["p_value"].astype(float), expected["p_value"])
     assert written["description"].str.startswith("age").sum() == 3
+
+
+@pytest.mark.parametrize(
+    "options, reason",
+    [
+        (["--min-support", "0.6"], "every condition covers fewer rows than the minimum support of "
+                                   "600 (the largest, {largest}, covers {size}); lower --min-support"),
+        (["--ignore", "region", "age", "plan"], "no column is left to describe subgroups with "
+                                                "(every column is the label, a score or --ignore'd)"),
+    ],
+)  # fmt: skip
+def test_empty_result_says_why(workdir, tmp_path, capsys, options, reason):
+    """Nothing found: the reason, with the largest condition counted here from
+    the search split; an empty subgroups.csv and the report still written."""
+    assert main(["run", str(workdir / "data.csv"), *RUN, *options, "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    search, _ = split_validation(pd.read_csv(workdir / "data.csv"), 0.5, 0)
+    counts = pd.concat([search[column].value_counts().rename(lambda v, c=column: f"{c}=='{v}'")
+                        for column in ("region", "plan")])  # fmt: skip
+    reason = reason.format(largest=counts.idxmax(), size=counts.max())
+    assert out.startswith(f"No subgroup found in the 1,000 searched rows: {reason}.\n")
+    assert len(pd.read_csv(tmp_path / "subgroups.csv")) == 0 and (tmp_path / "report.html").is_file()
