@@ -155,6 +155,7 @@ def _score_columns(text):
 
 
 def _separator(text):
+    """An argparse type: a field separator (see :func:`~subroc_ext.tables.parse_separator`)."""
     try:
         return parse_separator(text)
     except ValueError as error:
@@ -424,12 +425,15 @@ def _comparison(mode):
     }.get(mode, "differs from the whole data")  # fmt: skip
 
 
-def _why_empty(table, search, measure, excluded, nbins):
+def _why_empty(table, search, measure, space):
     """Why a search found nothing, in one sentence: no condition is left, every
-    condition is smaller than the minimum support, or none is exceptional."""
+    condition is smaller than the minimum support, or none is exceptional.
+
+    ``space`` holds the keywords the search space was made with (``nbins``,
+    ``ignore``: the label, score and ignored columns)."""
     attrs = table.attrs
     min_support = attrs["min_support"]
-    selectors = ps.create_selectors(search, nbins=nbins, ignore=excluded)
+    selectors = ps.create_selectors(search, **space)
     if not selectors:
         return (
             "no column is left to describe subgroups with (every column is the label, a "
@@ -517,9 +521,10 @@ def _write_failed(error):
     print(f"{PROG}: error: cannot write '{error.filename}': {error.strerror or error}", file=sys.stderr)
 
 
-def _finish(args, table, *, measure, search, validation, start, excluded, report=None, note=None):
+def _finish(args, table, *, measure, search, validation, start, space, report=None, note=None):
     """Write the files, then print the results; return the exit code.
 
+    ``space`` is the search space's keywords (for :func:`_why_empty`);
     ``report(folder, runtime)`` writes the report's files into ``folder``
     (after ``subgroups.csv``); ``note`` is printed after the results.
     """
@@ -531,7 +536,7 @@ def _finish(args, table, *, measure, search, validation, start, excluded, report
     )
     _print_results(
         table, measure, len(search), len(validation), runtime,
-        lambda: _why_empty(table, search, measure, excluded, args.nbins),
+        lambda: _why_empty(table, search, measure, space),
     )  # fmt: skip
     if note:
         print(note)
@@ -607,7 +612,7 @@ def _demo(args):
 
     return _finish(
         args, table, measure="roc_auc", search=search, validation=validation, start=start,
-        excluded=["income", "score"], report=report,
+        space={"nbins": 5, "ignore": ["income", "score"]}, report=report,
         note=f"(of the runtime, loading and model training took {trained - start:.1f} s)",
     )  # fmt: skip
 
@@ -673,7 +678,8 @@ def _run(args):
 
     return _finish(
         args, table, measure=measure, search=search, validation=validation, start=start,
-        excluded=[args.label, args.score, *args.ignore], report=report,
+        space={"nbins": args.nbins, "ignore": [args.label, args.score, *args.ignore]},
+        report=report,
     )  # fmt: skip
 
 
@@ -714,7 +720,7 @@ def _run_multiclass(args):
         return _fail(error)
     return _finish(
         args, table, measure="auc_mu", search=search, validation=validation, start=start,
-        excluded=[args.label, *columns, *args.ignore],
+        space={"nbins": args.nbins, "ignore": [args.label, *columns, *args.ignore]},
     )  # fmt: skip
 
 
