@@ -274,6 +274,9 @@ def test_ctrl_c_during_the_test_keeps_the_searched_subgroups(workdir, tmp_path):
         subroc_ext_command("run", workdir / "data.csv", "--label", "y", "--score", "p",
                            "--samples", 1_000_000, "--out", out),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # as typed in a terminal: a command started in the background of a
+        # script (CI) inherits SIGINT ignored, and Python then never sees it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     seen = b""
     try:
