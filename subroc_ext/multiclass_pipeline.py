@@ -113,10 +113,11 @@ def find_multiclass_subgroups(
     pandas.DataFrame
         Sorted by ``quality``: ``subgroup``, ``description``,
         ``alternatives``, ``quality``, ``overlap``, ``overlaps_with`` (as in
-        :func:`subroc_ext.find_subgroups`), ``size``, ``count_<class>`` and ``auc_mu`` on each split (suffixes
-        ``_search`` and ``_validation``), ``statistic``, ``p_value``,
-        ``p_value_corrected``, ``significant``, ``testable``. ``table.attrs``
-        holds AUC_mu of both whole splits and the settings.
+        :func:`subroc_ext.find_subgroups`), ``size``, ``count_<class>`` and
+        ``auc_mu`` on each split (suffixes ``_search`` and ``_validation``),
+        ``statistic``, ``p_value``, ``p_value_corrected``, ``significant``,
+        ``testable``. ``table.attrs`` holds AUC_mu of both whole splits and
+        the settings.
 
     Raises
     ------
