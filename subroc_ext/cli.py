@@ -700,8 +700,12 @@ def _run_multiclass(args):
         columns = list(args.score_columns.values() if isinstance(args.score_columns, dict)
                        else args.score_columns)  # fmt: skip
         check_columns(data, [args.label, *columns, *args.ignore])
-        score_columns = _class_columns(data[args.label], args.score_columns, args.label)
         search, validation = _split(data, args)
+        check_columns(validation, [args.label, *columns], what="the validation data")
+        labels = data[args.label] if args.validation is None else pd.concat(
+            [data[args.label], validation[args.label]], ignore_index=True
+        )  # fmt: skip
+        score_columns = _class_columns(labels, args.score_columns, args.label)
         _check_out(args.out)
         with _scheduler_client(args.scheduler) as client:
             table = find_multiclass_subgroups(

@@ -277,3 +277,18 @@ def test_cli_empty_multiclass_result_says_why(graded, graded_csv, tmp_path, caps
         "lower --min-support."
     )
     assert "Empty DataFrame" not in out and len(pd.read_csv(tmp_path / "subgroups.csv")) == 0
+
+
+def test_cli_unknown_class_in_the_validation_file(graded, tmp_path, capsys):
+    """A class only the --validation file has: the command's advice, not the API's."""
+    frame, _ = graded
+    frame.iloc[:1000].to_csv(tmp_path / "search.csv", index=False)
+    frame.iloc[1000:].assign(grade=frame["grade"].iloc[1000:].replace("mid", "medium")).to_csv(
+        tmp_path / "validation.csv", index=False
+    )
+    assert main(["run", str(tmp_path / "search.csv"), "--validation", str(tmp_path / "validation.csv"),
+                 *GRADED_RUN]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert err == ("subroc-ext: error: label column 'grade' has value(s) 'medium' that no score "
+                   "column scores (classes ['low', 'mid', 'high']); name the class each column "
+                   "scores: --score-columns high=COLUMN,low=COLUMN,medium=COLUMN,mid=COLUMN\n")  # fmt: skip
