@@ -500,17 +500,20 @@ def _write_outputs(table, out, report=None):
 
     Returns
     -------
-    (object, OSError or None)
-        What ``report`` returned (None without it), and the error that
-        stopped the writing (its ``filename`` is the file that failed).
+    (list of str, OSError or None)
+        The names of the files written, in order, and the error that stopped
+        the writing (its ``filename`` is the file that failed).
     """
-    written = None
+    written = []
     try:
         with atomic_path(out / "subgroups.csv") as part:
             table.drop(columns="subgroup", errors="ignore").to_csv(part, index=False)
+        written.append("subgroups.csv")
         if report is not None:
             with atomic_directory(out) as folder:
-                written = report(folder)
+                report(folder)
+                names = sorted(path.name for path in folder.iterdir())
+            written += [name for name in names if name not in written]
     except OSError as error:
         return written, error
     return written, None
@@ -531,7 +534,7 @@ def _finish(args, table, *, measure, search, validation, start, space, report=No
     out = Path(args.out)
     replaced = report is not None and (out / "report.html").exists()
     runtime = time.perf_counter() - start
-    files, error = _write_outputs(
+    written, error = _write_outputs(
         table, out, None if report is None else lambda folder: report(folder, runtime)
     )
     _print_results(
@@ -543,13 +546,14 @@ def _finish(args, table, *, measure, search, validation, start, space, report=No
     if error is not None:
         _write_failed(error)
         return _FAILED
-    if files is None:
-        print(f"Table: {(out / 'subgroups.csv').resolve()}.")
-    else:
+    if "report.html" in written:
+        others = ", ".join(name for name in written if name != "report.html")
         print(
-            f"Report: {(out / files.html.name).resolve()} (with {files.csv.name}, {files.png.name})"
+            f"Report: {(out / 'report.html').resolve()} (with {others})"
             + ("; it replaces the report an earlier run wrote there." if replaced else ".")
         )
+    else:
+        print(f"Table: {(out / 'subgroups.csv').resolve()}.")
     return 0
 
 
