@@ -18,6 +18,7 @@ from .cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
 from .diagnostics import generalization_diagnostics
 from .generalization import GeneralizationAwareQF
 from .measures import KernelMeasure, Measure, RowMeanMeasure
+from .measure_check import MeasureCheck, check_measure
 from .multiclass import AUCMuQF, MultiClassTarget
 from .multiclass_pipeline import find_multiclass_subgroups
 from .pipeline import find_subgroups, make_quality_function
@@ -61,6 +62,8 @@ __all__ = [
     "Measure",
     "KernelMeasure",
     "RowMeanMeasure",
+    "check_measure",
+    "MeasureCheck",
     "roc_auc_score",
     "pr_auc_score",
     "average_ranking_loss",

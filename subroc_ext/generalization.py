@@ -100,6 +100,17 @@ class GeneralizationAwareStatistics(StatisticsByName, _GeneralizationAwareFields
     __slots__ = ()
 
 
+def _pattern_key(selectors):
+    """The memo key of a pattern: its selectors' descriptions, as a set.
+
+    Not the selector objects: pysubgroup keeps one object per description,
+    and such an object pickles only once, so a memo holding selectors could
+    be sent to a cluster only once. pysubgroup's selectors are equal exactly
+    when their descriptions are.
+    """
+    return frozenset(repr(selector) for selector in selectors)
+
+
 class GeneralizationAwareQF(StatisticsQualityFunction):
     """Generalization-aware wrapper of a :class:`~subroc_ext.SoftClassifierQF`
     or an :class:`~subroc_ext.AUCMuQF`.
@@ -142,7 +153,7 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
 
     def _best_raw_quality(self, selectors, target, data):
         """``max(q(X), g(X))`` for the pattern with these selectors (memoized)."""
-        key = frozenset(selectors)
+        key = _pattern_key(selectors)
         if key not in self._best_raw:
             if not key:
                 best = 0.0
@@ -169,7 +180,7 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
         if selectors:
             generalization = self._generalization_quality(selectors, target, data)
             self._best_raw.setdefault(
-                frozenset(selectors), max(stats.raw_quality, generalization)
+                _pattern_key(selectors), max(stats.raw_quality, generalization)
             )
         else:  # the empty pattern (or a plain mask) has no proper generalization
             generalization = 0.0

@@ -18,6 +18,9 @@ Three ways to bring a measure:
   error of the Brier score): its exact, size-aware bound comes for free.
 * Subclass :class:`Measure` for full control (the built-ins do).
 
+Whichever way: :func:`subroc_ext.check_measure` checks the bounds and hooks
+of a new measure against its value on every subset of small data.
+
 References
 ----------
 .. [1] T. Siegl, K. Coskun, B. Hiller, A. Mirzaei, F. Lemmerich and M. Becker,

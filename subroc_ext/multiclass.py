@@ -334,12 +334,26 @@ class AUCMuQF(StatisticsQualityFunction):
             self.calculate_constant_statistics(data, target)
         return self._projections
 
+    def __getstate__(self):
+        """Pickled without the selector cover cache, rebuilt on demand: what
+        the workers of a cluster receive."""
+        return {**self.__dict__, "_selector_masks": {}}
+
     def selector_mask(self, selector):
-        """Boolean cover of one selector in the data's row order (cached)."""
-        mask = self._selector_masks.get(selector)
+        """Boolean cover of one selector in the data's row order (cached).
+
+        The cache is keyed by the selector's description, never by the
+        selector object: pysubgroup keeps one object per description, and
+        such an object pickles only once (its ``__getnewargs_ex__`` deletes
+        what it needs), so a quality function holding selectors could be
+        sent to a cluster only once. pysubgroup's selectors are equal exactly
+        when their descriptions are.
+        """
+        key = repr(selector)
+        mask = self._selector_masks.get(key)
         if mask is None:
             mask = np.asarray(selector.covers(self._data), dtype=bool)
-            self._selector_masks[selector] = mask
+            self._selector_masks[key] = mask
         return mask
 
     def mask_of(self, subgroup):

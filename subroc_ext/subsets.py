@@ -8,7 +8,8 @@ complement (whichever is smaller), with procedures that treat all rows alike,
 so every subset is equally likely. :mod:`subroc_ext.null_sampling` uses
 :func:`random_positions` for measures without a compiled sampler, and
 :class:`~subroc_ext.AUCMuQF` uses :func:`sample_subsets` per class. Class 0 is
-negative, class 1 positive.
+negative, class 1 positive. :func:`all_subsets` enumerates every subset of a
+few rows instead (:func:`subroc_ext.check_measure` and the exhaustive tests).
 
 Performance knobs
 -----------------
@@ -27,7 +28,7 @@ several settings of each regime):
 
 import numpy as np
 
-__all__ = ["ClassTables", "random_positions", "sample_subsets"]
+__all__ = ["ClassTables", "all_subsets", "random_positions", "sample_subsets"]
 
 # Bytes of per-batch working arrays that should stay in a core's cache.
 _CACHE_BYTES = 1 << 20
@@ -292,3 +293,20 @@ def sample_subsets(rng, population, size, n_subsets):
     marks = np.zeros((n_subsets, population), dtype=_values_dtype(size))
     chosen = _distinct_values(rng, population, size, marks)
     return np.sort(chosen, axis=1).astype(np.intp, copy=False)
+
+
+def all_subsets(size):
+    """Every non-empty subset of ``size`` items, as a boolean matrix.
+
+    Row ``code - 1`` is the subset whose items are the set bits of ``code``
+    (item ``i`` is bit ``i``), for ``code = 1, ..., 2**size - 1``; so the
+    whole set is the last row, and a subset's code is smaller than that of
+    any proper superset.
+
+    Examples
+    --------
+    >>> all_subsets(2).astype(int).tolist()
+    [[1, 0], [0, 1], [1, 1]]
+    """
+    codes = np.arange(1, 2**size)
+    return ((codes[:, None] >> np.arange(size)) & 1).astype(bool)

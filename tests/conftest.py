@@ -3,7 +3,8 @@
 * ``oracle``: brute-force oracles shared by the measure and estimate tests.
   They evaluate a measure on *every* subset of a small cover at once, straight
 from the definitions in SPEC.md (pairwise counting, one precision-recall point
-per threshold), and use nothing from :mod:`subroc_ext`.
+per threshold), and use nothing from :mod:`subroc_ext` but its enumeration of
+the subsets (:func:`subroc_ext.subsets.all_subsets`).
 * ``audit_analysis``: one ``find_subgroups`` analysis with a validation split,
   shared by the report tests.
 
@@ -23,6 +24,8 @@ import numpy as np
 import pytest
 
 from synthetic import scored_frame
+
+from subroc_ext.subsets import all_subsets
 
 
 def _notebook_modules(session):
@@ -55,12 +58,6 @@ def pytest_collection_finish(session):
 def pytest_sessionfinish(session):
     for module in _notebook_modules(session):
         module.finish_notebooks()
-
-
-def all_subsets(size):
-    """Boolean matrix whose rows are the ``2**size - 1`` non-empty subsets of ``size`` items."""
-    codes = np.arange(1, 2**size)
-    return ((codes[:, None] >> np.arange(size)) & 1).astype(bool)
 
 
 def pair_wins(scores):

@@ -128,6 +128,42 @@ def test_multiclass_randomization_test_on_a_cluster_equals_one_process(client):
     assert "count_mid" in found.columns and found["testable"].all()
 
 
+@pytest.mark.parametrize("generalization_aware", [False, True])
+def test_multiclass_search_twice_then_test_on_a_cluster_equal_one_process(client, generalization_aware):
+    """The README's workflow on one AUCMuQF: a distributed search, the same
+    search again, then a distributed test of its result. pysubgroup's
+    selectors pickle only once (one object per description), so a quality
+    function that keyed a cache by selector objects failed on the second
+    call ('Could not serialize object of type AUCMuQF')."""
+    data, mapping = multiclass_frame(17, n=500)
+    target = subroc_ext.MultiClassTarget("grade", mapping)
+
+    def make_task_():
+        qf = subroc_ext.AUCMuQF("grade", mapping, 1, 1)
+        qf = subroc_ext.GeneralizationAwareQF(qf) if generalization_aware else qf
+        selectors = ps.create_selectors(data, ignore=["grade", *mapping.values()])
+        return ps.SubgroupDiscoveryTask(data, target, selectors, qf, result_set_size=8, depth=3)
+
+    def tested(task):  # the test takes the AUCMuQF itself (the one the search used)
+        return task.qf.qf if generalization_aware else task.qf
+
+    alone_task = make_task_()
+    expected = subroc_ext.FastSearch().execute(alone_task)
+    patterns = [subgroup for _, subgroup, _ in expected.results]
+    expected_test = subroc_ext.randomization_test(patterns, data, tested(alone_task), target=target,
+                                                  n_samples=100, random_state=5)  # fmt: skip
+    task = make_task_()
+    for _ in range(2):
+        found = subroc_ext.FastSearch(client=client, parts_per_worker=2).execute(task)
+        assert_identical(listed(found), listed(expected), task)
+    found_test = subroc_ext.randomization_test(
+        [subgroup for _, subgroup, _ in found.results], data, tested(task), target=target,
+        n_samples=100, random_state=5, client=client,
+    )  # fmt: skip
+    pd.testing.assert_frame_equal(found_test, expected_test)
+    assert found_test["p_value"].min() < 0.05  # the planted failure (a0 == 'p') is found
+
+
 def test_find_subgroups_on_a_cluster_equals_one_process(client):
     data = scored_frame(13, 1200, attributes=6, ties="some")
     settings_ = {"label": "label", "score": "score", "depth": 2, "result_set_size": 15,

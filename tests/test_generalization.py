@@ -14,6 +14,7 @@
 
 import functools
 import itertools
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,7 @@ from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 import subroc_ext
 from subroc_ext.counting import CountingQF
 from search_helpers import EVALUATES_ROOT, EXHAUSTIVE
+from synthetic import multiclass_frame
 
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 QF_NAMES = ("roc", "pr", "arl", "attribution")
@@ -528,3 +530,35 @@ def test_result_to_dataframe():
     for _, subgroup, statistics in result.results:
         assert isinstance(statistics, subroc_ext.generalization.GeneralizationAwareStatistics)
         assert statistics.size_sg == np.asarray(subgroup.covers(data), dtype=bool).sum() >= 10
+
+
+def _multiclass_task(generalization_aware):
+    data, mapping = multiclass_frame(3, n=300)
+    qf = subroc_ext.AUCMuQF("grade", mapping, 1, 1)
+    target = subroc_ext.MultiClassTarget("grade", mapping)
+    selectors = ps.create_selectors(data, ignore=["grade", *mapping.values()])
+    qf = subroc_ext.GeneralizationAwareQF(qf) if generalization_aware else qf
+    return ps.SubgroupDiscoveryTask(data, target, selectors, qf, result_set_size=6, depth=2)
+
+
+def _binary_task(generalization_aware):
+    data = synthetic(4)
+    qf = (make_ga if generalization_aware else make_plain)("roc", weights=(1, 1))
+    selectors = ps.create_selectors(data, ignore=["label", "score"])
+    return ps.SubgroupDiscoveryTask(data, TARGET, selectors, qf, result_set_size=6, depth=2)
+
+
+@pytest.mark.parametrize("generalization_aware", [False, True])
+@pytest.mark.parametrize("make_task", [_binary_task, _multiclass_task], ids=["binary", "multiclass"])
+def test_quality_functions_pickle_any_number_of_times_after_a_search(make_task, generalization_aware):
+    """After a pysubgroup search filled their caches, the quality functions
+    pickle again and again (a cluster receives them once per distributed
+    call), and a copy gives the same statistics. pysubgroup's selectors
+    pickle only once, so no cache may hold them: the multi-class selector
+    covers and the generalization memo are keyed by description."""
+    task = make_task(generalization_aware)
+    result = ps.BestFirstSearch().execute(task)
+    for _ in range(3):
+        copy = pickle.loads(pickle.dumps(task.qf))
+    for _, subgroup, statistics in result.results:
+        assert copy.calculate_statistics(subgroup, task.target, task.data) == statistics

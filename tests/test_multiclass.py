@@ -18,16 +18,11 @@ from search_helpers import EVALUATES_ROOT, EXHAUSTIVE
 from synthetic import multiclass_frame
 from subroc_ext.auc_mu import PairProjections, check_partition_matrix
 from subroc_ext.multiclass import sample_class_rows
+from subroc_ext.subsets import all_subsets
 
 TOL = 1e-9
 MODES = ("worse", "better", "both")
 WEIGHTS = [(0, 0), (0, 1), (1, 1), (0.3, 1), (1, 0.3), (0.5, 0.5), (2, 0)]  # (alpha, beta)
-
-
-def all_subsets(size):
-    """Boolean matrix of the ``2**size - 1`` non-empty subsets of ``size`` items."""
-    codes = np.arange(1, 2**size)
-    return ((codes[:, None] >> np.arange(size)) & 1).astype(bool)
 
 
 def oracle_quality(values, counts, reference, mode, alpha, beta):
