@@ -323,12 +323,6 @@ class AUCMuQF(StatisticsQualityFunction):
         self._data = data
         self._selector_masks = {}
 
-    def __getstate__(self):
-        """Pickled without the cache of selector covers, which is rebuilt on
-        demand (its keys, pysubgroup selectors, do not always pickle): what
-        the workers of a cluster receive."""
-        return {**self.__dict__, "_selector_masks": {}}
-
     def _prepared(self, data, target):
         if self._data is not data:
             self.calculate_constant_statistics(data, target)
