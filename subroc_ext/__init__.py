@@ -24,11 +24,16 @@ from .multiclass_pipeline import find_multiclass_subgroups
 from .pipeline import find_subgroups, make_quality_function
 from .plotting import (
     plot_cross_auc,
+    plot_forest,
     plot_generalization_diagnostics,
     plot_pr_curves,
     plot_roc_curves,
 )
 from .report import write_report
+from .multiclass_report import write_multiclass_report
+from .notebook import SubgroupsAccessor  # registers the table.subroc accessor
+from .covers import subgroup_membership
+from .operating_point import threshold_rates
 from .search import FastSearch
 from .significance import randomization_test
 from .target import SoftClassifierTarget
@@ -58,7 +63,11 @@ __all__ = [
     "make_quality_function",
     "plot_roc_curves",
     "plot_pr_curves",
+    "plot_forest",
     "write_report",
+    "write_multiclass_report",
+    "subgroup_membership",
+    "threshold_rates",
     "Measure",
     "KernelMeasure",
     "RowMeanMeasure",

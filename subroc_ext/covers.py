@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 
-__all__ = ["subgroup_covers"]
+__all__ = ["subgroup_covers", "subgroup_membership"]
 
 
 def _cover(subgroup, data, name):
@@ -67,3 +67,37 @@ def subgroup_covers(subgroups, data):
     for row, (name, subgroup) in enumerate(items):
         masks[row] = _cover(subgroup, data, name)
     return names, masks
+
+
+def subgroup_membership(subgroups, data):
+    """Which rows of ``data`` each subgroup holds: a row id x subgroup table.
+
+    Parameters
+    ----------
+    subgroups : pandas.DataFrame, pysubgroup result, mapping or sequence
+        A table of :func:`~subroc_ext.find_subgroups` (its ``subgroup`` column,
+        named by its ``description`` column; the table's order), or anything
+        :func:`subgroup_covers` takes.
+    data : pandas.DataFrame
+        The rows, e.g. the validation split or the whole data set.
+
+    Returns
+    -------
+    pandas.DataFrame of bool
+        Indexed like ``data`` (the row ids), one column per subgroup named by
+        its description: ``True`` where the row is in the subgroup.
+
+    Examples
+    --------
+    >>> rows = subgroup_membership(table, data)                 # doctest: +SKIP
+    >>> data[rows.iloc[:, 0]]  # the rows of the best subgroup  # doctest: +SKIP
+    """
+    if isinstance(subgroups, pd.DataFrame):
+        if not {"subgroup", "description"} <= set(subgroups.columns):
+            raise ValueError(
+                "the table needs its 'subgroup' and 'description' columns (a table read back "
+                "from CSV has lost the 'subgroup' objects); pass the table find_subgroups returned"
+            )
+        subgroups = dict(zip(subgroups["description"], subgroups["subgroup"]))
+    names, masks = subgroup_covers(subgroups, data)
+    return pd.DataFrame(masks.T, index=data.index, columns=pd.Index(names, name="subgroup"))

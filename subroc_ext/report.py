@@ -1,14 +1,16 @@
 """A shareable report of a :func:`~subroc_ext.find_subgroups` table.
 
 :func:`write_report` writes three files into one directory: the tidy table as
-CSV, the ROC (or precision-recall) curves of the top subgroups as PNG, and a
-self-contained HTML page (the PNG embedded) that explains how to read them.
+CSV, the ROC (or precision-recall) curves of the top distinct subgroups as
+PNG, and a self-contained HTML page made of sections
+(:mod:`subroc_ext.html_page`): a forest plot of every subgroup's measure with
+its interval first, then a table that fits the window (about eight columns,
+the others behind a column chooser), the curves, cross AUCs, the
+generalization diagnostics, how to read it all, and the settings.
 """
 
-import base64
 import datetime
 import html
-import math
 from pathlib import Path
 from typing import NamedTuple
 
@@ -16,85 +18,31 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
-from .plotting import plot_pr_curves, plot_roc_curves
+from ._validation import finite_scores, positive_mask
+from .conditions import readable_description
+from .diagnostics import youden_threshold
+from .html_page import (
+    Column,
+    Section,
+    conditions_html,
+    embedded_png,
+    format_number,
+    format_p_value,
+    html_table,
+    png_image,
+    render_page,
+    subgroups_table,
+)
+from .operating_point import RATE_COLUMNS, threshold_rates
+from .plotting import plot_forest, plot_pr_curves, plot_roc_curves
 from .report_sections import cross_auc_section, diagnostics_section
 
-__all__ = ["ReportFiles", "write_report"]
+__all__ = ["ReportFiles", "forest_section", "result_columns", "settings_html", "write_report"]
 
-#: Columns of the HTML table, ``{measure}`` filled in; missing ones are skipped.
-_HTML_COLUMNS = (
-    "description", "quality", "overlap", "size_search", "ncr_search", "{measure}_search",
-    "size_validation", "ncr_validation", "{measure}_validation", "roc_auc_validation_ci",
-    "bpsn_auc_validation", "bnsp_auc_validation", "p_value", "p_value_corrected", "significant",
-)  # fmt: skip
-_STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 80em; padding: 0 1em;
-       color: #222; }
-table { border-collapse: collapse; font-size: 0.82em; margin: 1em 0; }
-th, td { border-bottom: 1px solid #ddd; padding: 0.25em 0.5em; text-align: right; }
-th { background: #f3f3f3; }
-td.text, th.text { text-align: left; }
-tr.significant td { background: #fff1c2; }
-img { max-width: 100%; }
-.note { color: #555; }
-.scroll { overflow-x: auto; max-width: 100%; }
-#subgroups th { cursor: pointer; position: sticky; top: 0; vertical-align: bottom; }
-#subgroups th[aria-sort=ascending]::after { content: " \\25B2"; }
-#subgroups th[aria-sort=descending]::after { content: " \\25BC"; }
-#subgroups td { white-space: nowrap; }
-#subgroups td.text { white-space: normal; min-width: 12em; max-width: 24em; }
-.also { color: #555; font-size: 0.9em; }
-.controls { display: flex; gap: 1.5em; align-items: center; flex-wrap: wrap; }
-.controls input[type=search] { width: 22em; padding: 0.2em; }
-"""
-#: Sorting (click a header; again to reverse) and filtering of the subgroups
-#: table in the browser: plain JavaScript inside the page, no server, no network.
-_SCRIPT = """
-(function () {
-  var table = document.getElementById("subgroups");
-  var body = table.tBodies[0];
-  var rows = Array.prototype.slice.call(body.rows);
-  var text = document.getElementById("filter-text");
-  var significant = document.getElementById("filter-significant");
-  var count = document.getElementById("filter-count");
-  function filter() {
-    var words = text.value.toLowerCase().split(/\\s+/).filter(Boolean);
-    var shown = 0;
-    rows.forEach(function (row) {
-      var haystack = row.getAttribute("data-text");
-      var ok = words.every(function (w) { return haystack.indexOf(w) >= 0; }) &&
-               (!significant.checked || row.classList.contains("significant"));
-      row.hidden = !ok;
-      shown += ok ? 1 : 0;
-    });
-    count.textContent = shown + " of " + rows.length + " subgroups shown";
-  }
-  function key(row, column) {
-    var cell = row.cells[column];
-    var value = cell.getAttribute("data-value");
-    return value === null ? cell.textContent.toLowerCase() : parseFloat(value);
-  }
-  Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, column) {
-    th.addEventListener("click", function () {
-      var ascending = th.getAttribute("aria-sort") !== "ascending";
-      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (other) {
-        other.removeAttribute("aria-sort");
-      });
-      th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-      rows.sort(function (a, b) {
-        var x = key(a, column), y = key(b, column);
-        var missing = (typeof x === "number" && isNaN(x)) - (typeof y === "number" && isNaN(y));
-        if (missing) { return missing; }  // missing values last
-        return (x < y ? -1 : x > y ? 1 : 0) * (ascending ? 1 : -1);
-      });
-      rows.forEach(function (row) { body.appendChild(row); });
-    });
-  });
-  text.addEventListener("input", filter);
-  significant.addEventListener("change", filter);
-  filter();
-})();
-"""
+#: Rows of the forest plot shown at once; the full plot is one click away.
+FOREST_ROWS = 20
+#: Curves of subgroups overlapping a better-shown one by more than this are skipped.
+CURVE_MAX_OVERLAP = 0.8
 
 
 class ReportFiles(NamedTuple):
@@ -105,140 +53,192 @@ class ReportFiles(NamedTuple):
     html: Path
 
 
-def _format(value):
-    """A table cell: thousands separators for integers, 4 significant digits for floats."""
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, (int, np.integer)):
-        return f"{value:,}"
-    if isinstance(value, (float, np.floating)):
-        return "–" if math.isnan(value) else f"{value:.4g}"
-    return str(value)
+def _number_cell(column, fmt=format_number):
+    """A :class:`Column` cell function showing ``record[column]`` (sorts by its value)."""
+
+    def cell(record):
+        value = record[column]
+        sort = float("nan") if pd.isna(value) else float(value)
+        return html.escape(fmt(value)), sort
+
+    return cell
 
 
-def _html_table(header, rows):
-    """An HTML table of already formatted cells (escaped here), the first column text."""
-
-    def cell(tag, index, value):
-        css = ' class="text"' if index == 0 else ""
-        return f"<{tag}{css}>{html.escape(str(value))}</{tag}>"
-
-    head = "".join(cell("th", i, name) for i, name in enumerate(header))
-    body = ["<tr>" + "".join(cell("td", i, v) for i, v in enumerate(row)) + "</tr>" for row in rows]
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+def _description_cell(record):
+    subgroup = record.get("subgroup", record["description"])
+    text = conditions_html(subgroup)
+    alternatives = record.get("alternatives") or ""
+    if alternatives:
+        text += '<div class="also">same rows: ' + "; ".join(
+            html.escape(readable_description(a)) for a in alternatives.split("; ")) + "</div>"
+    return text, None
 
 
-def _sort_value(value):
-    """The ``data-value`` a cell sorts by: a number (NaN if missing), or None for text."""
-    if isinstance(value, (bool, np.bool_)):
-        return float(value)
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return float(value)
-    if value is None or value is pd.NA:
-        return float("nan")
-    return None
+def _size_cell(column, n_rows):
+    def cell(record):
+        size = record[column]
+        share = f" ({size / n_rows:.0%})" if n_rows else ""
+        return f"{int(size):,}{share}", float(size)
+
+    return cell
 
 
-def _results_cells(record, columns):
-    """``(text, sort value)`` of each shown column of one row of the table."""
-    cells = []
-    for column in columns:
-        if column == "description":
-            alternatives = record.get("alternatives") or ""
-            text = html.escape(str(record["description"]))
-            if alternatives:
-                also = "; ".join(html.escape(a) for a in alternatives.split("; "))
-                text += f'<div class="also">same rows: {also}</div>'
-            cells.append((text, None))
-        elif column == "overlap":
-            partner = record.get("overlaps_with")
-            value = record["overlap"]
-            shown = "–" if pd.isna(value) else f"{value:.2f} with #{int(partner)}"
-            cells.append((html.escape(shown), _sort_value(value)))
-        elif column == "roc_auc_validation_ci":
-            low, high = record["roc_auc_validation_ci_low"], record["roc_auc_validation_ci_high"]
-            shown = "–" if pd.isna(low) else f"{low:.3f}–{high:.3f}"
-            cells.append((html.escape(shown), _sort_value(low)))
-        else:
-            cells.append((html.escape(_format(record[column])), _sort_value(record[column])))
-    return cells
+def _value_cell(value, interval):
+    """The measure with its interval underneath (sorts by the measure)."""
+
+    def cell(record):
+        shown = "–" if pd.isna(record[value]) else f"{record[value]:.3f}"
+        if interval and not pd.isna(record[interval[0]]):
+            low, high = record[interval[0]], record[interval[1]]
+            shown += f' <span class="ci">[{low:.3f}, {high:.3f}]</span>'
+        return shown, float(record[value])
+
+    return cell
 
 
-_HEADERS = {
-    "overlap": "overlap (Jaccard, search)",
-    "roc_auc_validation_ci": "roc_auc_validation 95% CI",
-}
+def _delta_cell(value, reference):
+    def cell(record):
+        delta = record[value] - reference
+        return ("–" if pd.isna(delta) else f"{delta:+.3f}"), float(delta)
+
+    return cell
 
 
-def _header(column):
-    """A column's header, allowed to wrap after underscores so that the table fits."""
-    return html.escape(_HEADERS.get(column, column)).replace("_", "_<wbr>")
+def _rank_cell(record):
+    return f"{record['rank']}", float(record["rank"])
 
 
-def _results_html(table, measure):
-    """The key columns of ``table`` as a sortable, filterable table, significant rows highlighted."""
-    available = set(table.columns)
-    if {"roc_auc_validation_ci_low", "roc_auc_validation_ci_high"} <= available:
-        available.add("roc_auc_validation_ci")
-    columns = [c.format(measure=measure) for c in _HTML_COLUMNS]
-    columns = list(dict.fromkeys(c for c in columns if c in available))
-    text_class = ' class="text"'
-    head = "<th>#</th>" + "".join(
-        f"<th{text_class if c == 'description' else ''}>{_header(c)}</th>" for c in columns
-    )
-    body = []
-    for rank, (_, record) in enumerate(table.iterrows(), start=1):
-        searchable = f"{record['description']} {record.get('alternatives') or ''}".lower()
-        cells = [f'<td data-value="{rank}">{rank}</td>']
-        for column, (text, value) in zip(columns, _results_cells(record, columns)):
-            css = text_class if column == "description" else ""
-            sort = "" if value is None else f' data-value="{value!r}"'
-            cells.append(f"<td{css}{sort}>{text}</td>")
-        row_class = ' class="significant"' if bool(record.get("significant", False)) else ""
-        body.append(f'<tr{row_class} data-text="{html.escape(searchable)}">{"".join(cells)}</tr>')
-    controls = (
-        '<div class="controls"><label>Filter: <input type="search" id="filter-text" '
-        'placeholder="words in the description, e.g. age married"></label>'
-        '<label><input type="checkbox" id="filter-significant"> significant only</label>'
-        '<span id="filter-count" class="note"></span></div>'
-        '<p class="note">Click a column header to sort (again to reverse).</p>'
-    )
-    return (
-        f'{controls}<div class="scroll"><table id="subgroups"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
-    )
+def _overlap_cell(record):
+    value, partner = record["overlap"], record.get("overlaps_with")
+    shown = "–" if pd.isna(value) else f"{value:.2f} with #{int(partner)}"
+    return shown, float(value)
 
 
-def _settings_html(attrs, runtime):
-    """The search and test settings of ``table.attrs`` (and the runtime) as a table."""
+def result_columns(table, measure, *, n_rows=None, split="validation", interval=None):
+    """The columns of the report's subgroups table: about eight shown, the rest chosen.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A ``find_subgroups`` (or ``find_multiclass_subgroups``) table with a
+        ``rank`` column (1 = best).
+    measure : str
+        The measure searched for (``roc_auc``, ``auc_mu``, ...).
+    n_rows : int, optional
+        Rows of the split, to show sizes as shares.
+    split : str, default='validation'
+        The split of the shown measure, size and interval.
+    interval : pair of str, optional
+        Interval columns of the measure (default ``<measure>_<split>_ci_low``
+        and ``_ci_high`` when present).
+
+    Returns
+    -------
+    list of html_page.Column
+        Shown: rank, conditions, size (share), measure with interval, its
+        difference from the whole data, corrected p-value, significant.
+        Behind the chooser: every other column the table has.
+    """
+    value = f"{measure}_{split}"
+    if interval is None:
+        default = (f"{value}_ci_low", f"{value}_ci_high")
+        interval = default if set(default) <= set(table.columns) else ()
+    reference = table.attrs.get("dataset_values", {}).get(value, np.nan)
+    columns = [
+        Column("rank", "#", _rank_cell, help="rank by quality on the search split (1 = best)"),
+        Column("description", "conditions", _description_cell, text=True,
+               help="the subgroup: rows meeting every condition"),
+        Column(f"size_{split}", f"size ({split})", _size_cell(f"size_{split}", n_rows),
+               help=f"rows of the {split} split in the subgroup (and their share)"),
+        Column(value, f"{measure} ({split})" + (" [interval]" if interval else ""),
+               _value_cell(value, interval),
+               help=f"{measure} on the {split} split" + (
+                   f", with its interval ({interval[0]} to {interval[1]})" if interval else "")),
+        Column("delta", "Δ whole data", _delta_cell(value, reference),
+               help=f"{measure} of the subgroup minus that of the whole {split} split "
+                    f"({reference:.3f})"),
+        Column("p_value_corrected", "p (corrected)", _number_cell("p_value_corrected", format_p_value),
+               help="p-value of the randomization test, corrected for testing every subgroup"),
+        Column("significant", "significant", _number_cell("significant"),
+               help="corrected p-value at most alpha"),
+    ]  # fmt: skip
+    optional = [
+        ("quality", "quality", "the quality that ranked the subgroup (search split)"),
+        ("overlap", "overlap", "largest Jaccard index with a better-ranked subgroup, and which"),
+    ]
+    for key, header, help_ in optional:
+        if key in table.columns:
+            cell = _overlap_cell if key == "overlap" else _number_cell(key)
+            columns.append(Column(key, header, cell, shown=False, help=help_))
+    listed = {c.key for c in columns} | set(interval) | {
+        "subgroup", "description", "alternatives", "overlaps_with", "rank", "testable", "statistic",
+    }  # fmt: skip
+    for name in table.columns:
+        if name in listed or not pd.api.types.is_numeric_dtype(table[name]):
+            continue
+        fmt = format_p_value if name.startswith("p_value") else format_number
+        columns.append(Column(name, name.replace("_", " "), _number_cell(name, fmt), shown=False))
+    return columns
+
+
+def forest_section(table, *, n_rows=None, value=None, interval=None, reference=None):
+    """HTML: the forest plot of the top :data:`FOREST_ROWS` subgroups, all of them one click away.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+    n_rows : int, optional
+        Rows of the split (sizes are shown as shares too).
+    value, interval, reference
+        As in :func:`~subroc_ext.plot_forest` (interval columns are a
+        parameter so that other intervals, e.g. of effect sizes, plug in).
+
+    Returns
+    -------
+    str
+    """
+    if len(table) == 0:
+        return ""
+    settings = dict(value=value, interval=interval, reference=reference, n_rows=n_rows)
+    top = embedded_png(plot_forest(table, top=FOREST_ROWS, **settings), "forest plot")
+    rest = ""
+    if len(table) > FOREST_ROWS:
+        everything = embedded_png(plot_forest(table, top=None, **settings), "forest plot of all subgroups")
+        rest = f"<details><summary>All {len(table):,} subgroups</summary>{everything}</details>"
+    column = value or f"{table.attrs.get('measure')}_validation"
+    has_interval = bool(interval) or {f"{column}_ci_low", f"{column}_ci_high"} <= set(table.columns)
+    line = " with its interval (line)" if has_interval else ""
+    return f"""{top}{rest}
+<p class="note">Each row is a subgroup, best first: its <code>{html.escape(column)}</code>
+(dot){line}; filled red dots are significant. The dashed line is the whole split's value; on
+the right, each subgroup's size (and share of the rows).</p>"""
+
+
+def settings_html(attrs, runtime=None):
+    """The search and test settings of ``table.attrs`` (and the runtime) as a table,
+    then each measure on the whole search and validation splits."""
     rows = [
-        [key, str(value) if isinstance(value, (bool, np.bool_)) else _format(value)]
+        [key, str(value) if isinstance(value, (bool, np.bool_)) else format_number(value)]
         for key, value in attrs.items()
         if key != "dataset_values"
     ]
     if runtime is not None:
         rows.append(["runtime", f"{runtime:.1f} s"])
-    if not rows:
-        return '<p class="note">No settings recorded.</p>'
-    return _html_table(["setting", "value"], rows)
-
-
-def _dataset_values_html(values):
-    """Each measure on the whole search and validation splits."""
+    settings = html_table(["setting", "value"], rows, text_columns=2) if rows else '<p class="note">No settings recorded.</p>'
+    values = attrs.get("dataset_values", {})
     if not values:
-        return ""
+        return settings
     measures = dict.fromkeys(key.rsplit("_", 1)[0] for key in values)
     rows = [
-        [name, _format(values.get(f"{name}_search", np.nan)),
-         _format(values.get(f"{name}_validation", np.nan))]
+        [name, format_number(values.get(f"{name}_search", np.nan)),
+         format_number(values.get(f"{name}_validation", np.nan))]
         for name in measures
     ]  # fmt: skip
-    header = ["measure", "search split", "validation split"]
-    return "<h2>The whole data</h2>" + _html_table(header, rows)
+    return settings + "<h3>The whole data</h3>" + html_table(["measure", "search split", "validation split"], rows)
 
 
 def _how_to_read(attrs, measure):
-    """The paragraph that explains quality, weights and p-values."""
+    """The paragraphs that explain quality, weights, intervals and p-values."""
     method = multitest_alias.get(attrs.get("method", "fdr_by"))
     method_name = multitest_methods_names.get(method, attrs.get("method"))
     guarantee = {
@@ -267,33 +267,47 @@ def _how_to_read(attrs, measure):
     adjective, preposition = {"worse": ("worse", "than"), "better": ("better", "than")}.get(
         mode, ("different", "from")
     )
-    return f"""<h2>How to read this</h2>
-<p>Each row is a subgroup (a pattern of conditions on the attributes) found on the
+    interval = (
+        " The interval of the ROC AUC is DeLong's 95% confidence interval."
+        if measure == "roc_auc" else ""
+    )  # fmt: skip
+    return f"""<p>Each row is a subgroup (a pattern of conditions on the attributes) found on the
 <em>search</em> split, best first. Its <strong>quality</strong> measures how much
 {adjective} the classifier's <code>{html.escape(measure)}</code> is inside the subgroup
 {preposition} on the whole data, multiplied by the weight
-<code>size<sup>{html.escape(_format(size_weight))}</sup> &times;
-balance<sup>{html.escape(_format(balance_weight))}</sup></code>, where balance is the
+<code>size<sup>{html.escape(format_number(size_weight))}</sup> &times;
+balance<sup>{html.escape(format_number(balance_weight))}</sup></code>, where balance is the
 ratio of the smaller to the larger class: the weights favour large and balanced
-subgroups, whose performance is both reliable and consequential.{generalization}
-<code>ncr</code> is the share of negatives; columns ending in <code>_search</code> and
-<code>_validation</code> are measured on that split. Descriptions of exactly the same rows
-are one row (the others listed under it as "same rows"); <code>overlap</code> is the
-largest share of rows (Jaccard index on the search split) a subgroup has in common
-with a better-ranked one, and which one (#rank): high values mark near-copies.
-<code>roc_auc_validation 95% CI</code> is DeLong's confidence interval of the
-subgroup's ROC AUC on the validation split.</p>
-<p>Every subgroup is then tested on the held-out <em>validation</em> split: its
-unweighted quality there is compared with that of random subsets of the same size
-and class balance. <code>p_value</code> is, essentially, the share of random subsets at least as
-exceptional{floor}; <code>p_value_corrected</code> corrects all p-values together
-with the {html.escape(method_name)} method, which {guarantee}. Highlighted rows are
-<strong>significant</strong> (corrected p-value at most {_format(alpha)}).</p>"""
+subgroups, whose performance is both reliable and consequential.{generalization}</p>
+<p>The table shows each subgroup on the held-out <em>validation</em> split: its size (and
+share of the rows), its <code>{html.escape(measure)}</code>{interval} <em>Δ whole data</em> is
+the difference from the whole split. More columns (the search split, the quality,
+<code>overlap</code> with better-ranked subgroups, other measures, error rates at the
+threshold) are under "Columns". Descriptions of exactly the same rows are one row (the others
+listed under it as "same rows").</p>
+<p>Every subgroup is tested on the validation split: its unweighted quality there is compared
+with that of random subsets of the same size and class balance. The p-value is, essentially,
+the share of random subsets at least as exceptional{floor}; <em>p (corrected)</em> corrects all
+p-values together with the {html.escape(method_name)} method, which {guarantee}. Highlighted
+rows are <strong>significant</strong> (corrected p-value at most {format_number(alpha)}).</p>"""
+
+
+def _rates_note(rates, source):
+    whole = rates.iloc[0]
+    return (
+        f'<p class="note">At the threshold {whole["threshold"]:.3g} (score ≥ threshold predicts '
+        f"positive; {source}) the whole validation split has a false-positive rate of "
+        f"{whole['false_positive_rate']:.3f}, a false-negative rate of "
+        f"{whole['false_negative_rate']:.3f} and a precision of {whole['precision']:.3f}; each "
+        "subgroup's are the columns <em>false positive rate</em>, <em>false negative rate</em> "
+        "and <em>precision</em> (under \"Columns\").</p>"
+    )
 
 
 def write_report(
     table, data, out_dir, *, label, score, positive_label=1, measure="roc_auc", top=5,
-    title=None, runtime=None, split="validation", search=None,
+    title=None, runtime=None, split="validation", search=None, threshold=None,
+    interval=None,
 ):  # fmt: skip
     """Write a table of subgroups as CSV, their curves as PNG, and an HTML report.
 
@@ -303,7 +317,8 @@ def write_report(
         A table returned by :func:`~subroc_ext.find_subgroups` (its
         ``attrs`` give the settings shown in the report).
     data : pandas.DataFrame
-        Rows on which the curves are drawn, usually the validation split.
+        Rows on which the curves, rates and cross AUCs are computed, usually
+        the validation split.
     out_dir : str or pathlib.Path
         Directory for the files; created if needed, files overwritten.
     label, score : str
@@ -312,9 +327,11 @@ def write_report(
         Label value of the positive class.
     measure : str, default='roc_auc'
         The measure searched for: PR curves are drawn for ``'pr_auc'``, ROC
-        curves otherwise; its columns are shown in the HTML table.
+        curves otherwise; its columns lead the HTML table and the forest plot.
     top : int, default=5
-        Number of subgroups whose curves are drawn.
+        Number of distinct subgroups whose curves are drawn (a subgroup
+        whose rows overlap a drawn one's by a Jaccard index above 0.8 is
+        skipped), and of subgroups in the cross AUC and diagnostics sections.
     title : str, optional
         Heading of the HTML page (default: ``'SubROC report'``).
     runtime : float, optional
@@ -323,7 +340,16 @@ def write_report(
         Which split ``data`` is, named with the curves.
     search : pandas.DataFrame, optional
         The search split: with it the report adds Roberts et al.'s
-        generalization diagnostics of the top subgroups (search vs. ``data``).
+        generalization diagnostics of the top subgroups (search vs. ``data``),
+        and the default threshold is the search split's Youden threshold.
+    threshold : float, optional
+        The operating point (score ≥ threshold predicts positive) of the
+        false-positive rate, false-negative rate and precision of each
+        subgroup; default the Youden threshold of the whole search split
+        (of ``data`` without it).
+    interval : pair of str, optional
+        Interval columns of the forest plot and the table (default DeLong's
+        ``roc_auc_validation_ci_low`` and ``_ci_high`` for the ROC AUC).
 
     Returns
     -------
@@ -344,44 +370,66 @@ def write_report(
 
     plot = plot_pr_curves if measure == "pr_auc" else plot_roc_curves
     figure = plot(
-        table, data, label=label, score=score, positive_label=positive_label, top=top, split=split
-    )
+        table, data, label=label, score=score, positive_label=positive_label, top=top, split=split,
+        max_overlap=CURVE_MAX_OVERLAP,
+        names=[readable_description(sg) for sg in table["subgroup"]] if "subgroup" in table else None,
+    )  # fmt: skip
     import matplotlib.pyplot as plt  # imported by the plot function above
 
     try:
-        figure.savefig(files.png, dpi=110)
+        figure.savefig(files.png, dpi=100)
     finally:
         plt.close(figure)
     table.drop(columns="subgroup", errors="ignore").to_csv(files.csv, index=False)
 
+    shown = table.assign(rank=np.arange(1, len(table) + 1))
+    rates_note = ""
+    if "subgroup" in table.columns and len(table):
+        source = "the user's threshold"
+        if threshold is None:
+            basis = data if search is None else search
+            threshold = youden_threshold(positive_mask(basis[label], positive_label, label),
+                                         finite_scores(basis[score], score))  # fmt: skip
+            source = "the Youden threshold of the whole " + ("search split" if search is not None else "data")
+        rates = threshold_rates(
+            list(table["subgroup"]), data, label=label, score=score, positive_label=positive_label,
+            threshold=threshold,
+        )  # fmt: skip
+        for name in RATE_COLUMNS:
+            shown[name] = rates[name].to_numpy()[1:]
+        rates_note = _rates_note(rates, source)
+
     title = title or "SubROC report"
-    image = base64.b64encode(files.png.read_bytes()).decode("ascii")
     n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
     created = datetime.datetime.now().isoformat(timespec="seconds")
-    page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>{_STYLE}</style></head><body>
-<h1>{html.escape(title)}</h1>
-<p>{len(table):,} subgroups, {n_significant:,} of them significant.
-Created {created}{f' in {runtime:.1f} s' if runtime is not None else ''}; the full
-table is in <code>{files.csv.name}</code>.</p>
-<h2>Curves of the top {min(top, len(table))} subgroups on the {html.escape(split)} split</h2>
-<img alt="curves of the whole {html.escape(split)} split and the top subgroups"
-src="data:image/png;base64,{image}">
-<p class="note">Drawn on the {html.escape(split)} split ({len(data):,} rows): the curves and
-the sizes in the legend are those of the {html.escape(split)} rows; the thick dark curve is
-the whole {html.escape(split)} split.</p>
-{_how_to_read(table.attrs, measure)}
-<h2>Subgroups</h2>
-{_results_html(table, measure)}
-{cross_auc_section(table, data, label=label, score=score, positive_label=positive_label, top=top)}
-{"" if search is None else diagnostics_section(table, search, data, label=label, score=score,
-                                                positive_label=positive_label, top=top)}
-<h2>Settings</h2>
-{_settings_html(table.attrs, runtime)}
-{_dataset_values_html(table.attrs.get("dataset_values", {}))}
-<script>{_SCRIPT}</script>
-</body></html>
-"""
-    files.html.write_text(page, encoding="utf-8")
+    columns = result_columns(shown, measure, n_rows=len(data), interval=interval)
+    curves = (
+        f'{png_image(files.png.read_bytes(), f"curves of the whole {split} split and the top subgroups")}'
+        f'<p class="note">Drawn on the {html.escape(split)} split ({len(data):,} rows): the '
+        f"thick dark curve is the whole {html.escape(split)} split; the sizes in the legend are "
+        f"those of the {html.escape(split)} rows. Near-copies (rows overlapping a drawn "
+        f"subgroup's by a Jaccard index above {CURVE_MAX_OVERLAP}) are skipped.</p>"
+    )
+    kind = "Precision-recall" if measure == "pr_auc" else "ROC"
+    summary = (
+        f"<p>{len(table):,} subgroups, {n_significant:,} of them significant. Created {created}"
+        f"{f' in {runtime:.1f} s' if runtime is not None else ''}; the full table is in "
+        f"<code>{files.csv.name}</code>.</p>"
+    )
+    value = f"{measure}_validation"
+    sections = [
+        Section(f"{measure} of each subgroup", forest_section(
+            shown, n_rows=len(data), value=value if value in table.columns else None,
+            interval=interval), "forest"),
+        Section("Subgroups", subgroups_table(shown, columns) + rates_note, "subgroups"),
+        Section(f"{kind} curves of the top {top} distinct subgroups on the {split} split", curves, "curves"),
+        Section("Cross AUCs", cross_auc_section(table, data, label=label, score=score,
+                                                positive_label=positive_label, top=top), "cross-auc"),
+        Section("Will it hold on new data?", "" if search is None else diagnostics_section(
+            table, search, data, label=label, score=score, positive_label=positive_label, top=top),
+            "diagnostics"),
+        Section("How to read this", _how_to_read(table.attrs, measure), "how-to-read"),
+        Section("Settings", settings_html(table.attrs, runtime), "settings"),
+    ]  # fmt: skip
+    files.html.write_text(render_page(title, summary, sections), encoding="utf-8")
     return files

@@ -43,7 +43,7 @@ import numpy as np
 import pysubgroup as ps
 
 from . import bitset, bounds, cover_kernels
-from ._progress import progress_bar
+from ._progress import progress_bar, search_status
 from .cluster import check_client
 from .generalization import GeneralizationAwareQF, generalization_aware_quality
 from .parallel_search import search_on_cluster
@@ -539,7 +539,7 @@ class _Run:
             return
         self.counted += len(candidates)
         if self.bar is not None:
-            self.bar.set_postfix_str(f"k-th best quality {self.threshold():.4g}", refresh=False)
+            self.bar.set_postfix_str(search_status(len(self.results), self.k, self.threshold()), refresh=False)
             self.bar.update(len(candidates))
         child_depth = len(pattern) + 1
         expandable = child_depth < self.depth

@@ -182,7 +182,7 @@ def test_plot(tmp_path):
     )
     figure = subroc_ext.plot_generalization_diagnostics(table)
     ticks = {t.get_text(): t.get_position()[1] for t in figure.axes[0].get_yticklabels()}
-    assert ticks["all"] > ticks["g=='a'"]  # the whole data on top
+    assert ticks["all"] > ticks["g = a"]  # the whole data on top, conditions made readable
     figure.savefig(tmp_path / "diagnostics.png")
     assert (tmp_path / "diagnostics.png").stat().st_size > 1000
 

@@ -212,6 +212,9 @@ def check_audit_a_model(notebook):
     for column in ("p_value_corrected", "basic setting", "full framework", "quality", "statistic"):
         assert column in text
     assert mime_count(notebook, "image/png") >= 1  # the ROC curves
+    # table.subroc: the forest plot and the compact table
+    assert any('alt="forest plot"' in output.get("data", {}).get("text/html", "")
+               for cell in notebook.cells for output in cell.get("outputs", []))  # fmt: skip
 
 
 def check_add_a_measure(notebook):

@@ -129,3 +129,95 @@ def test_the_split_is_named_in_title_and_legend(data, plot):
     assert axes.get_legend().get_texts()[1].get_text().startswith("whole validation split (n=400,")
     unnamed = plot(SUBGROUPS, data, label="y", score="p", positive_label="pos").axes[0]
     assert "split" not in unnamed.get_title()
+
+
+def test_distinct_curves_skip_near_copies(data):
+    east = SUBGROUPS[0]
+    near_copy = ps.Conjunction([ps.EqualitySelector("region", "east"), ps.IntervalSelector("age", 0, 70)])
+    covers = [position_mask(sg, data) for sg in (east, near_copy, SUBGROUPS[1])]
+    overlap = (covers[0] & covers[1]).sum() / (covers[0] | covers[1]).sum()
+    assert 0.8 < overlap < 1  # a near-copy by the report's rule
+    plotted = [east, near_copy, SUBGROUPS[1], SUBGROUPS[2]]
+    figure = plot_roc_curves(plotted, data, label="y", score="p", positive_label="pos", top=2,
+                             max_overlap=0.8, names=["east", "copy", "middle-aged", "young north"])  # fmt: skip
+    assert [line.get_label().split(" (")[0] for line in curves(figure)][1:] == ["east", "middle-aged"]
+    everything = plot_roc_curves(plotted, data, label="y", score="p", positive_label="pos", top=None,
+                                 max_overlap=1.0)  # fmt: skip
+    assert len(curves(everything)) == 5
+    with pytest.raises(ValueError, match="max_overlap must be a Jaccard index"):
+        plot_roc_curves(plotted, data, label="y", score="p", positive_label="pos", max_overlap=2)
+
+
+def forest_table(n, seed=0):
+    """A find_subgroups-like table of ``n`` subgroups with intervals and significance."""
+    rng = np.random.default_rng(seed)
+    value = rng.uniform(0.5, 0.9, n)
+    table = pd.DataFrame({
+        "subgroup": [ps.Conjunction([ps.EqualitySelector("code", i)]) for i in range(n)],
+        "description": [f"code=={i}" for i in range(n)],
+        "size_validation": rng.integers(20, 500, n), "roc_auc_validation": value,
+        "roc_auc_validation_ci_low": value - 0.05, "roc_auc_validation_ci_high": value + 0.04,
+        "significant": rng.random(n) < 0.5, "delta": value - 0.8,
+        "delta_ci_low": value - 0.86, "delta_ci_high": value - 0.75,
+    })  # fmt: skip
+    table.attrs = {"measure": "roc_auc", "dataset_values": {"roc_auc_validation": 0.8}}
+    return table
+
+
+def test_forest_plot_draws_each_value_interval_and_size():
+    from subroc_ext import plot_forest
+
+    table = forest_table(30)
+    figure = plot_forest(table, top=25, n_rows=1000)
+    ax, right = figure.axes
+    dots = {line.get_label(): line for line in ax.get_lines()}
+    significant = table.head(25)["significant"].to_numpy()
+    y = np.arange(25)[::-1]
+    # dots at the values, on the rows of their rank; filled exactly for the significant ones
+    for label, chosen in (("significant", significant), ("not significant", ~significant)):
+        np.testing.assert_allclose(dots[label].get_xdata(), table["roc_auc_validation"][:25][chosen])
+        np.testing.assert_array_equal(dots[label].get_ydata(), y[chosen])
+    assert dots["significant"].get_fillstyle() == "full" and dots["not significant"].get_fillstyle() == "none"
+    segments = ax.collections[0].get_segments()
+    np.testing.assert_allclose([s[0][0] for s in segments], table["roc_auc_validation_ci_low"][:25])
+    np.testing.assert_allclose([s[1][0] for s in segments], table["roc_auc_validation_ci_high"][:25])
+    np.testing.assert_allclose(dots["whole data 0.800"].get_xdata(), [0.8, 0.8])
+    names = [t.get_text() for t in ax.get_yticklabels()]
+    assert names[0] == "#1 code = 0" and names[-1] == "#25 code = 24"  # top to bottom
+    sizes = [t.get_text() for t in right.get_yticklabels()]
+    first = table["size_validation"][0]
+    assert sizes[0] == f"n={first:,} ({first / 1000:.0%})"
+    # a hundred rows: the figure grows, a row keeps its height
+    tall = plot_forest(forest_table(100), top=None)
+    assert tall.get_figheight() - figure.get_figheight() == pytest.approx(0.27 * 75)
+
+
+def test_forest_plot_takes_other_interval_columns():
+    from subroc_ext import plot_forest
+
+    table = forest_table(5)
+    figure = plot_forest(table, value="delta", interval=("delta_ci_low", "delta_ci_high"), reference=0.0)
+    ax = figure.axes[0]
+    np.testing.assert_allclose([s[0][0] for s in ax.collections[0].get_segments()], table["delta_ci_low"])
+    assert "whole data 0.000" in [line.get_label() for line in ax.get_lines()]
+    assert "line: delta_ci_low to delta_ci_high" in ax.get_xlabel()
+    plain = plot_forest(table.drop(columns=["roc_auc_validation_ci_low"]), size="size_validation")
+    assert not plain.axes[0].collections  # no interval without both columns
+    with pytest.raises(KeyError, match="'nope'"):
+        plot_forest(table, value="nope")
+    with pytest.raises(ValueError, match="interval must be two column names"):
+        plot_forest(table, interval=("delta_ci_low",))
+    with pytest.raises(ValueError, match="top must be a positive integer"):
+        plot_forest(table, top=0)
+
+
+def test_cross_auc_cells_hold_short_pair_counts():
+    from subroc_ext import plot_cross_auc
+    from subroc_ext.plotting import _compact_count
+
+    assert [_compact_count(n) for n in (999, 1_234, 56_789, 2_500_000)] == ["999", "1.23k", "56.8k", "2.5M"]
+    auc = pd.DataFrame([[0.5, np.nan], [0.75, 1.0]], index=["a", "b"], columns=["a", "b"])
+    pairs = pd.DataFrame([[100, 0], [12_345, 7]], index=["a", "b"], columns=["a", "b"])
+    figure = plot_cross_auc(type("Cross", (), {"auc": auc, "pairs": pairs})())
+    texts = sorted(t.get_text() for t in figure.axes[0].texts)
+    assert texts == ["0.50\n100 pairs", "0.75\n12.3k pairs", "1.00\n7 pairs", "n/a\n0 pairs"]

@@ -28,7 +28,7 @@ def test_files(analysis, tmp_path):
     page = files.html.read_text(encoding="utf-8")
     assert "data:image/png;base64," + base64.b64encode(files.png.read_bytes()).decode() in page
     assert page.count('<tr class="significant"') == table["significant"].sum() > 0
-    assert "region==&#x27;east&#x27;" in page
+    assert '<span class="cond">region = east</span>' in page
     assert "Audit &lt;of&gt; p" in page and "1.2 s" in page
     assert "How to read this" in page
     assert "FDR Benjamini-Yekutieli method, which controls the false discovery rate under " \
@@ -56,21 +56,53 @@ def test_page_names_the_split_and_sorts_and_filters_without_a_server(analysis, t
     page = write_report(table, validation, tmp_path, label="y", score="p").html.read_text(
         encoding="utf-8"
     )
-    assert "Curves of the top 5 subgroups on the validation split" in page
+    assert "ROC curves of the top 5 distinct subgroups on the validation split" in page
     assert f"Drawn on the validation split ({len(validation):,} rows)" in page
     # sortable and filterable in the page itself: no external script, no server
-    assert '<table id="subgroups">' in page and 'id="filter-text"' in page
+    assert '<div class="results">' in page and 'type="search"' in page
     assert "<script>" in page and "<script src" not in page and "http" not in page.split("<script>")[1]
     assert '<div class="scroll">' in page and "overflow-x: auto" in page
-    rows = page.split("<tbody>")[1].split("</tbody>")[0].split("<tr")[1:]
+    body = page.split('<div class="results">')[1].split("<tbody>")[1].split("</tbody>")[0]
+    rows = body.split("<tr")[1:]
     assert len(rows) == len(table)
-    # every numeric cell carries its raw value to sort by, and the CI and overlap are shown
+    # every numeric cell carries its raw value to sort by; the CI sits with the AUC
     first = table.iloc[1]
     assert f'data-value="{float(first["quality"])!r}"' in rows[1]
-    ci = f'{first["roc_auc_validation_ci_low"]:.3f}–{first["roc_auc_validation_ci_high"]:.3f}'
+    ci = f'[{first["roc_auc_validation_ci_low"]:.3f}, {first["roc_auc_validation_ci_high"]:.3f}]'
     assert ci in rows[1]
     assert f'{first["overlap"]:.2f} with #{first["overlaps_with"]}' in rows[1]
-    assert "roc_auc_validation 95% CI" in page and "overlap (Jaccard, search)" in page
+    delta = first["roc_auc_validation"] - table.attrs["dataset_values"]["roc_auc_validation"]
+    assert f">{delta:+.3f}<" in rows[1]
+    # seven columns shown, every other numeric column one click away in the chooser
+    chooser = page.split('<details class="columns">')[1].split("</details>")[0]
+    assert chooser.count(" checked>") == 7
+    for hidden in ("quality", "size_search", "bpsn_auc_validation", "false_positive_rate", "p_value"):
+        assert f'value="{hidden}">' in chooser
+
+
+def test_forest_plot_comes_first(analysis, tmp_path):
+    table, validation = analysis
+    page = write_report(table, validation, tmp_path, label="y", score="p").html.read_text(
+        encoding="utf-8"
+    )
+    sections = [part.split('"')[0] for part in page.split('<section id="')[1:]]
+    assert sections[:3] == ["forest", "subgroups", "curves"]
+    assert 'alt="forest plot"' in page.split('<section id="subgroups"')[0]
+
+
+def test_rates_at_the_youden_threshold_of_the_search_split(audit_analysis, tmp_path):
+    from subroc_ext.diagnostics import youden_threshold
+    from subroc_ext.operating_point import threshold_rates
+
+    table, search, validation = audit_analysis.table, audit_analysis.search, audit_analysis.validation
+    page = write_report(table, validation, tmp_path, label="y", score="p", search=search).html
+    page = page.read_text(encoding="utf-8")
+    tau = youden_threshold(search["y"].to_numpy() == 1, search["p"].to_numpy())
+    rates = threshold_rates(list(table["subgroup"]), validation, label="y", score="p", threshold=tau)
+    assert f"At the threshold {tau:.3g}" in page
+    assert f"false-positive rate of {rates['false_positive_rate'][0]:.3f}" in page
+    first_row = page.split('<div class="results">')[1].split("<tbody>")[1].split("</tr>")[0]
+    assert f'data-col="precision" data-value="{rates["precision"][1]!r}"' in first_row
 
 
 def test_alternatives_are_listed_under_their_row(analysis, tmp_path):
@@ -80,7 +112,8 @@ def test_alternatives_are_listed_under_their_row(analysis, tmp_path):
     page = write_report(table, validation, tmp_path, label="y", score="p").html.read_text(
         encoding="utf-8"
     )
-    assert '<div class="also">same rows: a==&#x27;&lt;x&gt;&#x27;; b==1</div>' in page
+    assert '<div class="also">same rows: a = &lt;x&gt;; b = 1</div>' in page
+    assert '<span class="cond">region = east</span>' in page
 
 
 @pytest.mark.parametrize(
@@ -96,3 +129,30 @@ def test_methods_are_named_from_statsmodels_table(analysis, tmp_path, method, na
         encoding="utf-8"
     )
     assert name in " ".join(page.split())
+
+
+def test_cli_threshold_and_rows(tmp_path, capsys):
+    from subroc_ext.cli import main
+    from subroc_ext.operating_point import threshold_rates
+    from synthetic import scored_frame
+
+    data = scored_frame(0)
+    data.to_csv(tmp_path / "data.csv", index=False)
+    out = tmp_path / "out"
+    code = main(["run", str(tmp_path / "data.csv"), "--label", "y", "--score", "p", "--quiet",
+                 "--samples", "50", "--top", "5", "--threshold", "0.3", "--export-rows",
+                 "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "At the threshold 0.3 (score ≥ threshold predicts positive; the user's threshold)" in page
+    rows = pd.read_csv(out / "rows.csv")
+    table = pd.read_csv(out / "subgroups.csv")
+    assert sorted(rows["row"]) == list(range(len(data))) and set(rows["split"]) == {"search", "validation"}
+    whole = threshold_rates([], data.iloc[rows.loc[rows["split"] == "validation", "row"]], label="y",
+                            score="p", threshold=0.3)  # fmt: skip
+    assert f"false-positive rate of {whole['false_positive_rate'][0]:.3f}" in page
+    # each subgroup's column marks exactly its rows (the size on each split)
+    for split in ("search", "validation"):
+        counted = rows[rows["split"] == split][list(table["description"])].sum().to_numpy()
+        assert counted.tolist() == table[f"size_{split}"].tolist()
+    assert main(["run", str(tmp_path / "data.csv"), "--label", "y", "--score", "p", "--threshold", "nan"]) == 2

@@ -17,7 +17,7 @@ def analysis(audit_analysis):
 def test_section_shows_the_top_subgroups(analysis):
     table, validation = analysis
     section = cross_auc_section(table, validation, label="y", score="p", top=3)
-    assert section.startswith("<h2>Cross AUCs of the top 3 subgroups</h2>")
+    assert section.startswith('<p class="note">The top 3 subgroups.</p>')
     assert section.count("data:image/png;base64,") == 1
     assert f"on {len(validation):,} rows" in section
     assert cross_auc_section(table.drop(columns="subgroup"), validation, label="y", score="p") == ""
@@ -27,9 +27,9 @@ def test_section_shows_the_top_subgroups(analysis):
 def test_report_includes_section_and_bias_columns(analysis, tmp_path):
     table, validation = analysis
     page = write_report(table, validation, tmp_path, label="y", score="p", top=2).html.read_text()
-    assert "Cross AUCs of the top 2 subgroups" in page
-    shown = page.replace("<wbr>", "")  # headers may wrap after underscores
-    assert "<th>bpsn_auc_validation</th>" in shown and "<th>bnsp_auc_validation</th>" in shown
+    assert '<section id="cross-auc"><h2>Cross AUCs</h2>' in page and "The top 2 subgroups." in page
+    chooser = page.split('<details class="columns">')[1].split("</details>")[0]
+    assert 'value="bpsn_auc_validation">' in chooser and 'value="bnsp_auc_validation">' in chooser
     # the table's BPSN column is the cross AUC of the background vs. the subgroup
     first = table.iloc[0]
     single = cross_auc({"s": first["subgroup"]}, validation, label="y", score="p")
@@ -41,7 +41,7 @@ def test_diagnostics_section_with_the_search_split(audit_analysis, tmp_path):
     search, validation, table = audit_analysis.search, audit_analysis.validation, audit_analysis.table
     page = write_report(table, validation, tmp_path, label="y", score="p", top=3,
                         search=search).html.read_text()  # fmt: skip
-    assert "Will it hold on new data? (top 3 subgroups)" in page
-    assert 'alt="generalization diagnostics"' in page and "w2_search_neg__search_pos" in page
+    assert "<h2>Will it hold on new data?</h2>" in page and "the top 3 subgroups." in page
+    assert 'alt="generalization diagnostics"' in page and "W2 negatives vs positives (search)" in page
     without = write_report(table, validation, tmp_path / "b", label="y", score="p").html.read_text()
     assert "Will it hold on new data?" not in without
