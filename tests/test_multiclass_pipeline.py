@@ -223,6 +223,8 @@ def test_cli_options_of_multiclass_runs(graded, graded_csv, tmp_path, capsys, op
         (["--positive-label", "low"], "--positive-label does not apply: AUC_mu compares every pair "
                                       "of classes of a multi-class model (--score-columns); no "
                                       "class is the positive one"),
+        (["--threshold", "0.5"], "--threshold does not apply: a multi-class model "
+                                 "(--score-columns) predicts the class of the highest score"),
         (["--score-columns", "low=p_low,p_mid"], "argument --score-columns: expected at least two "
                                                  "distinct comma-separated column names (A,B,C) or "
                                                  "CLASS=COLUMN pairs"),
