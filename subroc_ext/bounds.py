@@ -14,7 +14,9 @@ is assembled here from
   ``max over T of |T|^alpha * s * (m(T) - m(D))`` (:func:`size_aware_bound`):
   exact for per-row means, or a measure's own ``size_aware_bound`` hook.
 
-Every function works element-wise on arrays, so pysubgroup's algorithms (one
+The arithmetic is compiled once per idea (:func:`bound_from_extremes`,
+:func:`weighted_bound`, with the weights of :mod:`subroc_ext.weights`) and
+works element-wise on scalars and arrays, so pysubgroup's algorithms (one
 subgroup at a time) and :class:`~subroc_ext.FastSearch` (a batch of children)
 get the same floating-point numbers. A bound is never NaN; ``+inf`` means
 "unknown". ``tests/test_estimates.py`` proves every bound by enumerating all
@@ -29,13 +31,16 @@ References
 """
 
 import numpy as np
+from numba import boolean, float64, vectorize
 
 from . import cover_kernels
 from .weights import max_weight, min_weight
 
 __all__ = [
     "signs",
+    "bound_from_extremes",
     "raw_bound",
+    "weighted_bound",
     "optimistic_estimate",
     "size_aware_bound",
     "row_mean_size_aware_bound",
@@ -66,6 +71,30 @@ def signs(kind, mode):
     return (-1,) if (kind == "score") == (mode == "worse") else (1,)
 
 
+@vectorize([float64(float64, float64, float64, boolean, boolean)], cache=True)
+def bound_from_extremes(lowest, highest, reference, downward, upward):
+    """Largest raw quality ``q`` of a measure value in ``[lowest, highest]``
+    (compiled, element-wise; :func:`raw_bound` with the signs as two flags).
+
+    Parameters
+    ----------
+    lowest, highest : float or numpy.ndarray
+        The measure's extremes over the defined subsets of each cover.
+    reference : float
+        The measure on the whole data, ``m(D)``.
+    downward, upward : bool
+        Whether the signs hold -1 (``q`` grows as the measure falls) and +1.
+
+    Examples
+    --------
+    >>> bound_from_extremes(0.5, 0.9, 0.8, True, False)
+    0.30000000000000004
+    """
+    if downward and upward:
+        return max(reference - lowest, highest - reference)
+    return reference - lowest if downward else highest - reference
+
+
 def raw_bound(lowest, highest, reference, directions):
     """Largest raw quality ``q`` of a measure value in ``[lowest, highest]`` (vectorized).
 
@@ -78,16 +107,46 @@ def raw_bound(lowest, highest, reference, directions):
     directions : tuple of int
         :func:`signs` of the quality function.
 
+    Returns
+    -------
+    float or numpy.ndarray
+        :func:`bound_from_extremes` with ``-1 in directions, 1 in directions``.
+
     Examples
     --------
     >>> raw_bound(0.5, 0.9, 0.8, signs("score", "worse"))
     0.30000000000000004
     """
-    bounds = [
-        np.subtract(reference, lowest) if sign < 0 else np.subtract(highest, reference)
-        for sign in directions
-    ]
-    return bounds[0] if len(bounds) == 1 else np.maximum(*bounds)
+    return bound_from_extremes(lowest, highest, reference, -1 in directions, 1 in directions)
+
+
+@vectorize(
+    [float64(boolean, float64, float64, float64, float64, float64, float64, boolean)], cache=True
+)
+def weighted_bound(defined, positives, negatives, raw, size_aware, size_weight, balance_weight,
+                   needs_both_classes):  # fmt: skip
+    """The optimistic estimate of one cover (compiled, element-wise): the
+    ``estimate`` of :func:`optimistic_estimate`, which documents the parameters.
+
+    Never NaN: where the arithmetic gives NaN (an infinite raw bound times a
+    zero weight, a measure's NaN extremes) the estimate is ``inf``, unknown.
+
+    Examples
+    --------
+    >>> weighted_bound(True, 2, 2, 0.25, np.inf, 1.0, 0.0, True)
+    1.0
+    """
+    if not defined:
+        return -np.inf
+    alpha, beta = size_weight, balance_weight
+    if raw >= 0:
+        largest_weight = max_weight(positives, negatives, alpha, beta)
+        estimate = largest_weight * raw if largest_weight > 0 else 0.0
+    else:
+        estimate = raw * min_weight(positives, negatives, alpha, beta, needs_both_classes)
+    if alpha > 0:
+        estimate = min(estimate, max(size_aware, 0.0) if beta > 0 else size_aware)
+    return np.inf if np.isnan(estimate) else estimate
 
 
 def optimistic_estimate(
@@ -116,7 +175,8 @@ def optimistic_estimate(
     Returns
     -------
     (max_weight, estimate) : numpy.ndarray of float
-        The estimate is ``-inf`` where the measure is undefined, never NaN.
+        The largest weight (0 where the measure is undefined) and
+        :func:`weighted_bound`: ``-inf`` where the measure is undefined, never NaN.
 
     Notes
     -----
@@ -137,15 +197,10 @@ def optimistic_estimate(
     >>> weight.tolist(), estimate.tolist()
     ([4.0], [1.0])
     """
-    alpha, beta = size_weight, balance_weight
-    with np.errstate(invalid="ignore"):
-        largest_weight = np.where(defined, max_weight(positives, negatives, alpha, beta), 0.0)
-        from_largest = np.where(largest_weight > 0, largest_weight * raw, 0.0)
-        from_lightest = raw * min_weight(positives, negatives, alpha, beta, needs_both_classes)
-        estimate = np.where(raw >= 0, from_largest, from_lightest)
-        if alpha > 0:
-            estimate = np.minimum(estimate, np.maximum(size_aware, 0.0) if beta > 0 else size_aware)
-        estimate = np.where(defined, estimate, -np.inf)
+    largest_weight = np.where(defined, max_weight(positives, negatives, size_weight, balance_weight), 0.0)
+    estimate = weighted_bound(
+        defined, positives, negatives, raw, size_aware, size_weight, balance_weight, needs_both_classes
+    )
     return largest_weight, estimate
 
 

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pysubgroup as ps
+from numba import njit
 
 from .multiclass import AUCMuQF
 from .quality import SoftClassifierQF, StatisticsByName, StatisticsQualityFunction
@@ -32,8 +33,36 @@ from .quality import SoftClassifierQF, StatisticsByName, StatisticsQualityFuncti
 __all__ = [
     "GeneralizationAwareQF",
     "GeneralizationAwareStatistics",
+    "generalization_aware_kernel",
     "generalization_aware_quality",
 ]
+
+
+@njit(cache=True)
+def generalization_aware_kernel(weight, raw_quality, raw_bound, max_weight, generalization):
+    """:func:`generalization_aware_quality` of one pattern (compiled; the one
+    definition of the arithmetic, which the vectorized form runs on each element).
+
+    Examples
+    --------
+    >>> generalization_aware_kernel(2.0, 0.25, 0.5, 4.0, 0.125)
+    (0.25, 1.0)
+    """
+    quality = -np.inf if raw_quality == -np.inf else weight * (raw_quality - generalization)
+    if raw_bound == -np.inf:
+        return quality, -np.inf
+    margin = raw_bound - max(raw_quality, generalization)
+    below = max_weight * margin if margin > 0 and max_weight > 0 else 0.0
+    estimate = max(below, quality)
+    return quality, np.inf if np.isnan(estimate) else estimate
+
+
+@njit(cache=True)
+def _generalization_aware_arrays(weight, raw_quality, raw_bound, max_weight, generalization, out):
+    for i in range(len(weight)):
+        out[0, i], out[1, i] = generalization_aware_kernel(
+            weight[i], raw_quality[i], raw_bound[i], max_weight[i], generalization[i]
+        )
 
 
 def generalization_aware_quality(weight, raw_quality, raw_bound, max_weight, generalization):
@@ -50,18 +79,22 @@ def generalization_aware_quality(weight, raw_quality, raw_bound, max_weight, gen
     Returns
     -------
     (quality, estimate)
-        ``-inf`` where undefined. Specializations ``T`` of ``S`` satisfy
+        Floats for scalar arguments, else arrays of the broadcast shape:
+        :func:`generalization_aware_kernel` of each element. ``-inf`` where
+        undefined, never NaN. Specializations ``T`` of ``S`` satisfy
         ``w(T) * (q(T) - g(T)) <= W_max(S) * (R(S) - max(q(S), g(S)))``, or 0
         when that margin is not positive; the estimate is the larger of that
         and the pattern's own quality, because pysubgroup's DFS checks the
         estimate before it evaluates a pattern.
     """
-    with np.errstate(invalid="ignore"):
-        quality = np.where(raw_quality == -np.inf, -np.inf, weight * (raw_quality - generalization))
-        margin = raw_bound - np.maximum(raw_quality, generalization)
-        below = np.where((margin > 0) & (max_weight > 0), max_weight * margin, 0.0)
-        estimate = np.where(raw_bound == -np.inf, -np.inf, np.maximum(below, quality))
-    return quality, estimate
+    arguments = (weight, raw_quality, raw_bound, max_weight, generalization)
+    if not any(isinstance(argument, np.ndarray) and argument.ndim for argument in arguments):
+        return generalization_aware_kernel(*map(float, arguments))
+    arrays = np.broadcast_arrays(*(np.asarray(argument, dtype=float) for argument in arguments))
+    shape = arrays[0].shape
+    out = np.empty((2, arrays[0].size))
+    _generalization_aware_arrays(*(np.array(array).ravel() for array in arrays), out)  # copies: writeable
+    return out[0].reshape(shape), out[1].reshape(shape)
 
 
 class _GeneralizationAwareFields(NamedTuple):
@@ -184,9 +217,10 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
             )
         else:  # the empty pattern (or a plain mask) has no proper generalization
             generalization = 0.0
-        quality, estimate = generalization_aware_quality(
-            stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight, generalization
-        )
+        quality, estimate = generalization_aware_kernel(
+            float(stats.weight), float(stats.raw_quality), float(stats.raw_bound),
+            float(stats.max_weight), float(generalization),
+        )  # fmt: skip
         if isinstance(self.qf, AUCMuQF):
             return self.qf.generalization_aware_statistics(
                 stats, generalization, float(quality), float(estimate)

@@ -12,7 +12,13 @@ into a pysubgroup quality function with
 :class:`AttributionMeanQF` are drop-in replacements of pysubgroup 0.9.0's
 classes of the same name (same positional and keyword arguments, same
 qualities) that sort the data once per search and evaluate each candidate
-with a few vectorized operations.
+in one compiled call on its bitset cover (about 6 µs on Adult's 12,211 rows).
+
+The arithmetic from a cover's class counts and measure to its statistics is
+one compiled function, :func:`statistics_kernel`: run on one subgroup by
+:meth:`SoftClassifierQF.calculate_statistics` (pysubgroup's algorithms) and on
+each of a batch by :meth:`SoftClassifierQF.statistics_of_counts`
+(:class:`~subroc_ext.FastSearch`), so both give the same floats to the last bit.
 
 Use them with ``subroc_ext.SoftClassifierTarget(label, score)``.
 """
@@ -22,15 +28,18 @@ from typing import NamedTuple
 
 import numpy as np
 import pysubgroup as ps
+from numba import boolean, float64, njit, vectorize
 
-from . import bounds
+from . import bitset, bounds, cover_kernels
 from . import measures as _measures
 from ._validation import check_mode, check_weights
 from .dataset import SortedDataset
 from .deprecation import REMOVED_IN, renamed_keywords
-from .weights import subgroup_weight
+from .weights import max_weight, subgroup_weight
 
 __all__ = [
+    "relative_quality",
+    "statistics_kernel",
     "SubgroupStatistics",
     "SoftClassifierQF",
     "ROCAUCQF",
@@ -38,6 +47,139 @@ __all__ = [
     "ARLQF",
     "AttributionMeanQF",
 ]
+
+
+@vectorize([float64(float64, float64, boolean, boolean)], cache=True)
+def relative_quality(value, reference, downward, upward):
+    """Unweighted relative quality ``q = max over signs s of s * (value - reference)``
+    (compiled, element-wise).
+
+    Parameters
+    ----------
+    value : float or numpy.ndarray
+        The measure on a subgroup.
+    reference : float
+        The measure on the whole data.
+    downward, upward : bool
+        Whether the signs (:func:`subroc_ext.bounds.signs`) hold -1 and +1.
+
+    Examples
+    --------
+    >>> relative_quality(0.5, 0.75, True, False), relative_quality(0.5, 0.75, True, True)
+    (0.25, 0.25)
+    """
+    difference = value - reference
+    if downward and upward:
+        return abs(difference)
+    return -difference if downward else difference
+
+
+@njit(cache=True)
+def statistics_kernel(
+    positives, negatives, defined, value, lowest, highest, size_aware,
+    reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,
+):  # fmt: skip
+    """The statistics of one cover from its counts and measure (compiled).
+
+    The one definition of a :class:`SoftClassifierQF`'s arithmetic: the
+    quality function runs it on one subgroup (:meth:`SoftClassifierQF.calculate_statistics`),
+    :meth:`SoftClassifierQF.statistics_of_counts` on each of a batch, so both
+    give the same floating-point numbers.
+
+    Parameters
+    ----------
+    positives, negatives : int
+        Class counts of the cover.
+    defined : bool
+        Whether the measure is defined on it.
+    value, lowest, highest, size_aware : float
+        The measure, its extremes over the defined subsets and the size-aware
+        bound (read only where defined, and the last three only with
+        ``estimates``; the size-aware bound only when ``size_weight > 0``).
+    reference : float
+        The measure on the whole data.
+    downward, upward : bool
+        Whether the signs of the mode hold -1 and +1.
+    size_weight, balance_weight : float
+        The exponents alpha and beta.
+    needs_both_classes : bool
+        Whether the measure needs both classes.
+    estimates : bool
+        Compute the bound (else ``raw_bound``, ``max_weight`` and the
+        estimate are ``inf``).
+
+    Returns
+    -------
+    tuple of float
+        ``measure, raw_quality, weight, quality, raw_bound, max_weight,
+        optimistic_estimate`` as in :class:`SubgroupStatistics`.
+    """
+    weight = subgroup_weight(positives, negatives, size_weight, balance_weight)
+    raw_bound = largest_weight = estimate = np.inf
+    if not defined:
+        if estimates:
+            raw_bound, largest_weight, estimate = -np.inf, 0.0, -np.inf
+        return np.nan, -np.inf, weight, -np.inf, raw_bound, largest_weight, estimate
+    raw_quality = relative_quality(value, reference, downward, upward)
+    if estimates:
+        raw_bound = bounds.bound_from_extremes(lowest, highest, reference, downward, upward)
+        largest_weight = max_weight(positives, negatives, size_weight, balance_weight)
+        estimate = bounds.weighted_bound(
+            True, positives, negatives, raw_bound, size_aware, size_weight, balance_weight,
+            needs_both_classes,
+        )  # fmt: skip
+    return value, raw_quality, weight, weight * raw_quality, raw_bound, largest_weight, estimate
+
+
+@njit(cache=True)
+def _statistics_of_arrays(
+    positives, negatives, defined, value, lowest, highest, size_aware,
+    reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates, out,
+):  # fmt: skip
+    """:func:`statistics_kernel` of each cover, into the rows of ``out`` (7, K)."""
+    for i in range(len(positives)):
+        fields = statistics_kernel(
+            positives[i], negatives[i], defined[i], value[i], lowest[i], highest[i], size_aware[i],
+            reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,
+        )  # fmt: skip
+        for j in range(7):
+            out[j, i] = fields[j]
+
+
+@njit(cache=True)
+def _cover_statistics(
+    words, positive_words, negative_words, group_start, group_end, kind, row_values, value_order,
+    ascending_values, min_positives, min_negatives,
+    reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,
+):  # fmt: skip
+    """Class counts and :func:`statistics_kernel` of the bitset cover ``words``
+    for a measure with compiled kernels, in one call: the search engine's
+    kernels (:mod:`subroc_ext.cover_kernels`) on a single child."""
+    parent = words.reshape((1, len(words)))
+    child = np.zeros(1, dtype=np.int64)
+    positives, negatives = np.empty(1, dtype=np.int64), np.empty(1, dtype=np.int64)
+    cover_kernels.count_children(words, parent, child, positive_words, negative_words, positives, negatives)
+    p, n = positives[0], negatives[0]
+    defined = p >= min_positives and n >= min_negatives and p + n >= 1
+    value, lowest, highest = np.full(1, np.nan), np.full(1, np.nan), np.full(1, np.nan)
+    size_aware = np.inf
+    if defined:
+        cover_kernels.measure_children(
+            words, parent, child, positive_words, negative_words, group_start, group_end, kind,
+            row_values, estimates, value, lowest, highest,
+        )  # fmt: skip
+        if estimates and size_weight > 0 and kind == cover_kernels.ROW_MEAN:
+            size_aware = -np.inf
+            for sign, wanted in ((1.0, upward), (-1.0, downward)):
+                if wanted:
+                    size_aware = max(size_aware, cover_kernels.row_mean_size_aware_bound(
+                        words, value_order, ascending_values, reference, sign, size_weight,
+                    ))  # fmt: skip
+    return (p, n) + statistics_kernel(
+        p, n, defined, value[0], lowest[0], highest[0], size_aware,
+        reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,
+    )  # fmt: skip
+
 
 
 class StatisticsByName:
@@ -217,6 +359,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         self.dataset_value = None
         self.prepared_measure = None
         self._dataset = None
+        self._kernel_data = None
 
     @property
     def label_column(self):
@@ -260,6 +403,25 @@ class SoftClassifierQF(StatisticsQualityFunction):
         self.prepared_measure = prepared
         self.dataset_value = prepared.value(whole)
         self._dataset = dataset
+        self._kernel_data = self._compiled_kernel_data(prepared, dataset)
+
+    @staticmethod
+    def _compiled_kernel_data(prepared, dataset):
+        """What :func:`_cover_statistics` needs of the data for a measure with
+        compiled kernels (:func:`subroc_ext.measures.compiled_kind`), else None."""
+        kind = _measures.compiled_kind(prepared)
+        if kind is None:
+            return None
+        row_values, value_order, ascending_values = np.zeros(0), np.zeros(0, np.int64), np.zeros(0)
+        if kind == cover_kernels.ROW_MEAN:
+            row_values = np.ascontiguousarray(prepared.prepared_values, dtype=float)
+            value_order = np.ascontiguousarray(prepared.value_order, dtype=np.int64)
+            ascending_values = np.ascontiguousarray(prepared.ascending_values, dtype=float)
+        return (
+            bitset.pack(dataset.is_positive), bitset.pack(~dataset.is_positive),
+            *cover_kernels.tie_group_bounds(dataset.group_ids), kind, row_values, value_order,
+            ascending_values, prepared.min_positives, prepared.min_negatives,
+        )  # fmt: skip
 
     @property
     def dataset(self):
@@ -281,9 +443,21 @@ class SoftClassifierQF(StatisticsQualityFunction):
 
     def calculate_statistics(self, subgroup, target, data, statistics=None):
         """Statistics of ``subgroup`` on ``data``: size, class counts, quality
-        and optimistic estimate (see :class:`SubgroupStatistics`)."""
+        and optimistic estimate (see :class:`SubgroupStatistics`).
+
+        For the built-in measures one compiled call on the subgroup's bitset
+        cover (the search engine's kernels and :func:`statistics_kernel`);
+        for any other measure its own methods on the cover
+        (:meth:`statistics_of_cover`). Both give the numbers of
+        :meth:`statistics_of_counts` to the last bit.
+        """
         dataset = self._prepared(data, target)
-        return self.statistics_of_cover(dataset.cover(dataset.mask_of(subgroup)))
+        if self._kernel_data is None:
+            return self.statistics_of_cover(dataset.cover(dataset.mask_of(subgroup)))
+        p, n, *fields = _cover_statistics(
+            dataset.words_of(subgroup), *self._kernel_data, *self._settings()
+        )
+        return SubgroupStatistics(p + n, p, n, *fields)
 
     # -- the quality and its bound ------------------------------------------
 
@@ -293,19 +467,33 @@ class SoftClassifierQF(StatisticsQualityFunction):
         return bounds.signs(self.measure.kind, self.mode)
 
     def raw_quality(self, value):
-        """Unweighted relative quality ``q`` of a measure value (vectorized)."""
-        difference = np.subtract(value, self.dataset_value)
-        if self.mode == "both":
-            return np.abs(difference)
-        return -difference if self.signs() == (-1,) else difference
+        """Unweighted relative quality ``q`` of a measure value (vectorized;
+        :func:`relative_quality`)."""
+        directions = self.signs()
+        return relative_quality(value, self.dataset_value, -1 in directions, 1 in directions)
+
+    def _settings(self):
+        """The quality function's arguments of :func:`statistics_kernel`, read
+        at each call (:func:`subroc_ext.counting.without_estimates` switches
+        the estimates off on a copy)."""
+        directions = self.signs()
+        measure = self.measure
+        return (
+            float(self.dataset_value), -1 in directions, 1 in directions, float(self.size_weight),
+            float(self.balance_weight), measure.min_positives >= 1 and measure.min_negatives >= 1,
+            bool(self.optimistic_estimates),
+        )  # fmt: skip
 
     def statistics_of_cover(self, cover):
-        """:class:`SubgroupStatistics` of a :class:`~subroc_ext.measures.Cover`."""
+        """:class:`SubgroupStatistics` of a :class:`~subroc_ext.measures.Cover`,
+        from the measure's own methods (:meth:`~subroc_ext.measures.Measure.value`,
+        :meth:`~subroc_ext.measures.Measure.extremes`, the size-aware bound)."""
         measure = self.prepared_measure
         positives, negatives = cover.positives, cover.negatives
         value = lowest = highest = np.nan
         size_aware = np.inf
-        if measure.is_defined(positives, negatives):
+        defined = bool(measure.is_defined(positives, negatives))
+        if defined:
             value = measure.value(cover)
             if self.optimistic_estimates:
                 lowest, highest = measure.extremes(cover)
@@ -313,14 +501,11 @@ class SoftClassifierQF(StatisticsQualityFunction):
                     size_aware = bounds.size_aware_bound(
                         measure, cover, self.dataset_value, self.signs(), self.size_weight
                     )
-        stats = self.statistics_of_counts(
-            np.array([positives]), np.array([negatives]), np.array([value]),
-            np.array([lowest]), np.array([highest]), np.array([size_aware]),
+        fields = statistics_kernel(
+            positives, negatives, defined, float(value), float(lowest), float(highest),
+            float(size_aware), *self._settings(),
         )  # fmt: skip
-        return SubgroupStatistics(
-            int(stats.size_sg[0]), int(positives), int(negatives),
-            *(float(field[0]) for field in stats[3:]),
-        )  # fmt: skip
+        return SubgroupStatistics(positives + negatives, positives, negatives, *fields)
 
     def statistics_of_counts(self, positives, negatives, value, lowest, highest, size_aware):
         """:class:`SubgroupStatistics` of many covers at once, each field an array.
@@ -339,31 +524,19 @@ class SoftClassifierQF(StatisticsQualityFunction):
         Returns
         -------
         SubgroupStatistics
-            With array fields; the search engine and :meth:`statistics_of_cover`
-            both compute statistics here, so they agree to the last bit. The
-            bounds come from :func:`subroc_ext.bounds.raw_bound` and
-            :func:`subroc_ext.bounds.optimistic_estimate`.
+            With array fields: :func:`statistics_kernel` of each cover, the
+            arithmetic the quality function runs on one subgroup, so the
+            search engine and :meth:`calculate_statistics` agree to the last
+            bit. The bounds come from :func:`subroc_ext.bounds.bound_from_extremes`
+            and :func:`subroc_ext.bounds.weighted_bound`.
         """
-        defined = self.measure.is_defined(positives, negatives)
-        weight = subgroup_weight(positives, negatives, self.size_weight, self.balance_weight)
-        with np.errstate(invalid="ignore"):
-            raw_quality = np.where(defined, self.raw_quality(value), -np.inf)
-            quality = np.where(defined, weight * raw_quality, -np.inf)
-            if self.optimistic_estimates:
-                raw_bound = np.where(
-                    defined, bounds.raw_bound(lowest, highest, self.dataset_value, self.signs()), -np.inf
-                )
-                needs_both = self.measure.min_positives >= 1 and self.measure.min_negatives >= 1
-                largest_weight, estimate = bounds.optimistic_estimate(
-                    defined, positives, negatives, raw_bound, size_aware,
-                    self.size_weight, self.balance_weight, needs_both,
-                )  # fmt: skip
-            else:
-                raw_bound = largest_weight = estimate = np.full(np.shape(quality), np.inf)
-        return SubgroupStatistics(
-            positives + negatives, positives, negatives, np.where(defined, value, np.nan),
-            raw_quality, weight, quality, raw_bound, largest_weight, estimate,
-        )  # fmt: skip
+        positives = np.asarray(positives, dtype=np.int64)
+        negatives = np.asarray(negatives, dtype=np.int64)
+        defined = np.asarray(self.measure.is_defined(positives, negatives), dtype=bool)
+        out = np.empty((7, len(positives)))
+        as_float = [np.asarray(array, dtype=float) for array in (value, lowest, highest, size_aware)]
+        _statistics_of_arrays(positives, negatives, defined, *as_float, *self._settings(), out)
+        return SubgroupStatistics(positives + negatives, positives, negatives, *out)
 
     def __repr__(self):
         return (

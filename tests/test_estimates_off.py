@@ -85,10 +85,23 @@ def test_statistics_without_estimates_equal_those_with(seed, n, measure, alpha, 
         assert without.optimistic_estimate(subgroup, TARGET, frame) == np.inf
 
 
+def evaluated_by_its_methods(qf, frame):
+    """Make ``qf`` evaluate its measure by the measure's Python methods, as for
+    any measure without compiled kernels (a subclass of a built-in has none:
+    :func:`subroc_ext.measures.compiled_kind`). The built-ins' compiled path
+    skips the extremes in the kernel itself (``measure_children(...,
+    with_extremes=False)``)."""
+    qf.measure.__class__ = type("Uncompiled", (type(qf.measure),), {})
+    qf.calculate_constant_statistics(frame, TARGET)
+    assert qf._kernel_data is None
+
+
 @pytest.mark.parametrize("measure", MEASURES)
 def test_the_bound_code_runs_only_with_estimates(measure):
     frame = frame_of(1, 80)
     with_bounds, without = qf_pair(measure, 1.0, 0.0, frame)
+    for qf in (with_bounds, without):
+        evaluated_by_its_methods(qf, frame)
     forbid_bounds(with_bounds)
     forbid_bounds(without)
     subgroup = ps.Conjunction([ps.EqualitySelector("a0", "p")])

@@ -42,6 +42,29 @@ def test_pack_unpack_round_trip(values):
     np.testing.assert_array_equal(prefix, [mask[: 64 * w].sum() for w in range(len(words) + 1)])
 
 
+@pytest.mark.parametrize("parent_density", [0.0, 0.001, 0.02, 0.3, 1.0])
+def test_count_children_counts_each_class_of_each_child(parent_density):
+    """Class counts of ``parent AND selector`` against NumPy, for parents from
+    empty through sparse (rows in a few words: the gathered loop) to full
+    (every word read in order), over 1,000 rows (16 words, the last partial)."""
+    from subroc_ext import cover_kernels
+
+    rng = np.random.default_rng(int(parent_density * 1000))
+    n = 1000
+    is_positive = rng.random(n) < 0.3
+    selectors = rng.random((30, n)) < rng.choice([0.0, 0.01, 0.2, 0.7, 1.0], (30, 1))
+    parent = rng.random(n) < parent_density
+    candidates = rng.permutation(30)[:25].astype(np.int64)
+    positives, negatives = np.full(25, -1, np.int64), np.full(25, -1, np.int64)
+    cover_kernels.count_children(
+        bitset.pack(parent), bitset.pack(selectors), candidates, bitset.pack(is_positive),
+        bitset.pack(~is_positive), positives, negatives,
+    )  # fmt: skip
+    children = parent & selectors[candidates]
+    np.testing.assert_array_equal(positives, (children & is_positive).sum(axis=1))
+    np.testing.assert_array_equal(negatives, (children & ~is_positive).sum(axis=1))
+
+
 @pytest.mark.parametrize("ties", ["none", "some", "heavy"])
 @pytest.mark.parametrize("qf_name", QF_NAMES)
 def test_compiled_kernels_equal_the_quality_function_bit_for_bit(qf_name, ties):

@@ -22,10 +22,12 @@ from threadpoolctl import threadpool_limits
 
 import subroc_ext
 from search_helpers import make_qf, needs_pysubgroup_qfs
-from subroc_ext import measures
+from subroc_ext import bitset, cover_kernels, measures
+from subroc_ext.generalization import generalization_aware_quality
 from subroc_ext.datasets import load_adult, load_german_credit
 from subroc_ext.modelling import fit_and_score, split_parts
 from subroc_ext.quality import SubgroupStatistics
+from synthetic import scored_frame
 
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 MODES = ("worse", "better", "both")
@@ -943,3 +945,170 @@ def test_a_measure_that_prepares_in_place_still_works_with_a_warning():
     with pytest.warns(FutureWarning, match="prepare\\(\\) returned None"):
         qf.calculate_constant_statistics(frame, subroc_ext.SoftClassifierTarget("label", "score"))
     assert qf.dataset_value == 0.0
+
+
+# -- the scalar path (one subgroup per call) equals the batch path bit for bit --
+
+#: Measures with compiled kernels (the scalar path's single compiled call) and
+#: two evaluated by their own Python methods: a kernel measure, and a subclass
+#: of a built-in (subclasses may change value/extremes, so they are not compiled).
+class _SubclassedROCAUC(measures.ROCAUC):
+    pass
+
+
+BIT_MEASURES = {
+    "roc": measures.ROCAUC,
+    "pr": measures.PRAUC,
+    "arl": measures.AverageRankingLoss,
+    "attribution": measures.attribution_mean,
+    "brier": measures.brier_score,
+    "kernel": lambda: measures.KernelMeasure(
+        lambda y, s: np.mean(s[y] >= 0.5), kind="score", name="tpr", min_positives=1,
+        lowest=lambda y, s: 0.0, highest=lambda y, s: 1.0,
+    ),  # fmt: skip
+    "subclass": _SubclassedROCAUC,
+}
+#: Every pair of exponents from {0, 0.3, 1, 2}.
+BIT_WEIGHTS = list(itertools.product((0.0, 0.3, 1.0, 2.0), repeat=2))
+
+
+def as_bits(values):
+    """Float values as their 64-bit patterns (every NaN the same), to compare
+    bit for bit: -0.0 differs from 0.0, unlike ``==``."""
+    values = np.asarray(values, dtype=float)
+    return np.where(np.isnan(values), np.nan, values).view(np.uint64)
+
+
+def random_covers(rng, n_rows, n_covers):
+    """Boolean covers in the data's row order: empty, one row, everything, and
+    random ones from sparse to dense."""
+    covers = [np.zeros(n_rows, bool), np.eye(1, n_rows, 7, dtype=bool)[0], np.ones(n_rows, bool)]
+    covers += list(rng.random((n_covers, n_rows)) < rng.choice([0.02, 0.1, 0.4, 0.9], (n_covers, 1)))
+    return covers
+
+
+def bit_for_bit_data(seed, ties):
+    """190 rows (three bitset words), scores without ties, to 0.1, or in three values."""
+    rng = np.random.default_rng(seed)
+    label = (rng.random(190) < rng.uniform(0.1, 0.6)).astype(int)
+    score = np.clip(0.3 * label + rng.normal(0.35, 0.25, 190), 0, 1)
+    score = {"none": score, "some": score.round(1), "heavy": np.digitize(score, [0.4, 0.6]) / 2.0}[ties]
+    return pd.DataFrame({"label": label, "score": score})
+
+
+def batch_statistics(qf, sorted_masks, compiled):
+    """:meth:`statistics_of_counts` of the covers: the measure from the search
+    engine's compiled kernels (``compiled``) or from the measure's methods."""
+    measure, dataset = qf.prepared_measure, qf.dataset
+    covers = [dataset.cover(mask) for mask in sorted_masks]
+    positives = np.array([cover.positives for cover in covers])
+    negatives = np.array([cover.negatives for cover in covers])
+    defined = measure.is_defined(positives, negatives)
+    size_aware = np.array([
+        subroc_ext.bounds.size_aware_bound(measure, cover, qf.dataset_value, qf.signs(), qf.size_weight)
+        if is_defined and qf.size_weight > 0 and qf.optimistic_estimates else np.inf
+        for cover, is_defined in zip(covers, defined)
+    ])  # fmt: skip
+    if compiled:
+        kernel_data = qf._kernel_data
+        value, lowest, highest = (np.empty(len(covers)) for _ in range(3))
+        words = bitset.pack(np.array(sorted_masks))
+        everything = bitset.pack(np.ones(len(dataset), bool))
+        cover_kernels.measure_children(
+            everything, words, np.arange(len(covers)), *kernel_data[:5], kernel_data[5],
+            qf.optimistic_estimates, value, lowest, highest,
+        )  # fmt: skip
+    else:
+        value, lowest, highest = np.full((3, len(covers)), np.nan)
+        for i, cover in enumerate(covers):
+            if defined[i]:
+                value[i] = measure.value(cover)
+                if qf.optimistic_estimates:
+                    lowest[i], highest[i] = measure.extremes(cover)
+    return qf.statistics_of_counts(positives, negatives, value, lowest, highest, size_aware)
+
+
+@pytest.mark.parametrize("ties", ["none", "some", "heavy"])
+@pytest.mark.parametrize("measure_name", list(BIT_MEASURES))
+def test_one_subgroup_at_a_time_equals_the_batch_bit_for_bit(measure_name, ties):
+    """``calculate_statistics`` of each cover (one compiled call for the
+    built-ins) gives the floats of ``statistics_of_counts`` on all covers at
+    once - with the measure from the compiled kernels (FastSearch's batch)
+    and from the measure's own methods - and of ``statistics_of_cover``, to
+    the last bit, in every mode, for alpha and beta in {0, 0.3, 1, 2}, with
+    and without estimates, on covers where the measure is undefined too."""
+    seed = 1 + list(BIT_MEASURES).index(measure_name) + 10 * ["none", "some", "heavy"].index(ties)
+    data = bit_for_bit_data(seed, ties)
+    masks = random_covers(np.random.default_rng(seed), len(data), 40)
+    undefined = 0
+    for mode, (alpha, beta), estimates in itertools.product(MODES, BIT_WEIGHTS, (True, False)):
+        qf = subroc_ext.SoftClassifierQF(
+            BIT_MEASURES[measure_name](), "label", size_weight=alpha, balance_weight=beta, mode=mode
+        )
+        qf.optimistic_estimates = estimates
+        qf.calculate_constant_statistics(data, TARGET)
+        assert (qf._kernel_data is not None) == (measure_name not in ("kernel", "subclass"))
+        one_by_one = [qf.calculate_statistics(mask, TARGET, data) for mask in masks]
+        sorted_masks = [qf.dataset.mask_of(mask) for mask in masks]
+        of_cover = [qf.statistics_of_cover(qf.dataset.cover(mask)) for mask in sorted_masks]
+        batches = [batch_statistics(qf, sorted_masks, compiled=False)]
+        if qf._kernel_data is not None:
+            batches.append(batch_statistics(qf, sorted_masks, compiled=True))
+        for field in SubgroupStatistics._fields:
+            scalar = as_bits([getattr(stats, field) for stats in one_by_one])
+            np.testing.assert_array_equal(scalar, as_bits([getattr(s, field) for s in of_cover]), field)
+            for batch in batches:
+                np.testing.assert_array_equal(scalar, as_bits(getattr(batch, field)), field)
+        assert all(type(value) in (int, float) for stats in one_by_one for value in stats)
+        undefined += sum(stats.quality == -np.inf for stats in one_by_one)
+    assert undefined > 0  # the empty cover at least
+
+
+@pytest.mark.parametrize("measure_name", ["roc", "arl", "attribution"])
+def test_generalization_aware_pattern_equals_the_batch_bit_for_bit(measure_name):
+    """:class:`GeneralizationAwareQF` on one pattern at a time gives the floats
+    of :func:`generalization_aware_quality` on all patterns at once (what
+    FastSearch computes), for every mode and weight."""
+    data = scored_frame(3, n=300, attributes=4, ties="some")
+    subgroups = selector_subgroups(data, 40, seed=4)
+    inherited = 0
+    for mode, weights in itertools.product(MODES, [(0.0, 0.0), (0.3, 1.0), (2.0, 0.3)]):
+        qf = make_qf(measure_name, mode, weights)
+        aware = subroc_ext.GeneralizationAwareQF(qf)
+        aware.calculate_constant_statistics(data, TARGET)
+        patterns = [aware.calculate_statistics(sg, TARGET, data) for sg in subgroups]
+        plain = [qf.calculate_statistics(sg, TARGET, data) for sg in subgroups]
+        fields = ["weight", "raw_quality", "raw_bound", "max_weight"]
+        quality, estimate = generalization_aware_quality(
+            *(np.array([getattr(stats, field) for stats in plain]) for field in fields),
+            np.array([stats.generalization_quality for stats in patterns]),
+        )
+        np.testing.assert_array_equal(as_bits([s.quality for s in patterns]), as_bits(quality))
+        np.testing.assert_array_equal(
+            as_bits([s.optimistic_estimate for s in patterns]), as_bits(estimate)
+        )
+        inherited += sum(s.generalization_quality > 0 for s in patterns)
+    assert inherited > 0
+
+
+@pytest.mark.parametrize("generalization_aware", [False, True])
+@pytest.mark.parametrize("weights", [(0.3, 1.0), (1.0, 0.3)])
+def test_fast_search_and_best_first_search_agree_bit_for_bit(weights, generalization_aware):
+    """The search engine's batches and BestFirstSearch's one-at-a-time calls
+    find the same top 20 with the same qualities and estimates to the last bit."""
+    data = scored_frame(5, n=600, attributes=5, ties="some")
+    selectors = ps.create_selectors(data, ignore=["label", "score"])
+    found = {}
+    for algorithm in (subroc_ext.FastSearch(), ps.BestFirstSearch()):
+        qf = make_qf("roc", "worse", weights, generalization_aware=generalization_aware)
+        task = ps.SubgroupDiscoveryTask(
+            data, TARGET, selectors, qf, result_set_size=20, depth=3,
+            constraints=[ps.MinSupportConstraint(10)],
+        )  # fmt: skip
+        result = algorithm.execute(task)
+        found[type(algorithm)] = sorted(
+            (as_bits(q).item(), str(sg), as_bits(stats.optimistic_estimate).item())
+            for q, sg, stats in result.results
+        )
+    assert found[subroc_ext.FastSearch] == found[ps.BestFirstSearch]
+    assert len(found[ps.BestFirstSearch]) == 20

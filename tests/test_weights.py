@@ -144,3 +144,36 @@ def test_min_weight_interior_minimum(alpha, beta):
     for largest in range(1, 120):
         check_min_weight(1, largest, alpha, beta)
         check_min_weight(largest, 1, alpha, beta)
+
+
+def test_weights_are_libm_powers_bit_for_bit_on_scalars_arrays_and_in_compiled_code():
+    """Each weight function is one compiled definition: on scalars, on arrays
+    and called from compiled code it gives the floats of the formula written
+    with ``math.pow`` (the C library's ``pow``, as Python's ``**``), bit for
+    bit. ``numpy.power`` would not: with AVX-512 it differs in the last bit
+    for about a tenth to a quarter of these arguments."""
+    from numba import njit
+
+    @njit
+    def compiled(p, n, alpha, beta):
+        return weights.subgroup_weight(p, n, alpha, beta), weights.max_weight(p, n, alpha, beta)
+
+    rng = np.random.default_rng(12)
+    p, q = rng.integers(0, 5000, 300), rng.integers(0, 5000, 300)
+    p[:10], q[10:20] = 0, 0
+    for alpha, beta in [(0.3, 1.0), (1.0, 0.3), (2.0, 2.0), (1.7, 0.1), (0.0, 0.5)]:
+        expected_weight, expected_max = [], []
+        for a, b in zip(p.tolist(), q.tolist()):
+            small, large = min(a, b), max(a, b)
+            balance = small / large if large else 0.0
+            expected_weight.append(math.pow(a + b, alpha) * math.pow(balance, beta))
+            expected_max.append(
+                (0.0 if beta > 0 else math.pow(large, alpha)) if small == 0 else
+                max(math.pow(2 * small, alpha), math.pow(small + large, alpha) * math.pow(small / large, beta))
+            )  # fmt: skip
+        np.testing.assert_array_equal(weights.subgroup_weight(p, q, alpha, beta), expected_weight)
+        np.testing.assert_array_equal(weights.max_weight(p, q, alpha, beta), expected_max)
+        for i in range(0, 300, 7):
+            a, b = int(p[i]), int(q[i])
+            assert weights.subgroup_weight(a, b, alpha, beta) == expected_weight[i]
+            assert compiled(a, b, alpha, beta) == (expected_weight[i], expected_max[i])
