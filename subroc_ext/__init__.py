@@ -12,7 +12,7 @@ from .kernels import (
     roc_auc_score,
 )
 from .confidence import ROCAUCInterval, roc_auc_confidence_interval
-from .exceptions import LowPowerWarning, UndefinedMeasureWarning
+from .exceptions import InterruptedTest, LowPowerWarning, UndefinedMeasureWarning
 from .auc_mu import auc_mu_score
 from .comparison import ComparisonQF, ComparisonTarget, DriftTarget
 from .comparison_pipeline import find_drift, find_regressions
@@ -87,6 +87,7 @@ __all__ = [
     "average_ranking_loss",
     "example_attributions",
     "attribution_mean_score",
+    "InterruptedTest",
     "LowPowerWarning",
     "UndefinedMeasureWarning",
     "roc_auc_confidence_interval",

@@ -1,36 +1,51 @@
 """The ``subroc-ext`` command: ``subroc-ext demo`` and ``subroc-ext run DATA``.
 
-Both find the subgroups where a classifier performs exceptionally, print the
-best ones as a table and write a report (CSV, PNG and HTML). ``subroc-ext
-compare DATA`` (two models) and ``subroc-ext drift REFERENCE CURRENT`` (two
-periods) find where a ranking got worse and write the table (CSV). Bad input ends
-the command with exit code 2 and one line on stderr that names the problem.
+Both find the subgroups where a classifier performs exceptionally, write a
+report (``subgroups.csv`` first, then the curves and the HTML page, each file
+whole or not at all: :mod:`subroc_ext.atomic`) and then print the best ones
+as a table. So nothing is lost when the output is cut short:
+
+* bad input ends the command with exit code 2 and one line on stderr that
+  names the problem, before any work;
+* a file that cannot be written (full disk, permissions) is one line naming
+  it, exit code 2, and no partial file (the results are still printed);
+* a closed output pipe (``subroc-ext run ... | head -1``) ends quietly with
+  exit code 141 (128 + SIGPIPE, as other commands end), every file written;
+* Ctrl-C ends with one line and exit code 130; during the significance test
+  the searched subgroups are kept in ``subgroups.csv``, untested.
+
+``subroc-ext compare DATA`` (two models) and ``subroc-ext drift REFERENCE
+CURRENT`` (two periods) find where a ranking got worse and write the table
+(CSV).
 """
 
 import argparse
 import contextlib
 import math
+import os
+import signal
 import sys
 import tempfile
 import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from . import __version__
 from ._validation import MODES, check_columns, finite_scores, positive_mask
+from .atomic import atomic_directory, atomic_path
 from .cluster import INSTALL, require_distributed
 from .comparison_pipeline import find_drift, find_regressions
-from .labels import infer_positive_label
 from .datasets import load_adult
+from .exceptions import InterruptedTest
+from .labels import infer_positive_label
 from .modelling import fit_and_score, split_parts
 from .multiclass_pipeline import find_multiclass_subgroups
 from .pipeline import MEASURES, find_subgroups, split_validation
-from .covers import subgroup_membership
-from .multiclass_report import write_multiclass_report
 from .report import write_report
+from .search_space import make_search_space
+from .tables import parse_separator, read_table
 
 __all__ = ["main"]
 
@@ -39,6 +54,9 @@ PROG = "subroc-ext"
 _INPUT_ERRORS = (ValueError, KeyError, FileNotFoundError, TypeError)
 #: Number of subgroups printed.
 _PRINTED = 10
+#: Exit codes: bad input or a failed write; Ctrl-C (128 + SIGINT); a closed
+#: output pipe (128 + SIGPIPE), as the shell reports commands ended by them.
+_FAILED, _INTERRUPTED, _PIPE_CLOSED = 2, 130, 141
 
 _DESCRIPTION = """\
 Find interpretable subgroups of your data (e.g. sex=='Female' AND age<25) where
@@ -51,16 +69,24 @@ examples:
   subroc-ext run scored.csv --label y --score p --positive-label 1 --out report/
 """
 _RUN_DESCRIPTION = """\
-Search DATA (CSV or Parquet: one row per example with its attributes, true
-label and the model's score) for subgroups where the model performs
-exceptionally, test each on held-out validation rows, print the best and write
-a report to --out: subgroups.csv, curves.png and a self-contained report.html.
-Every column except the label, the score and --ignore'd ones can appear in a
-subgroup; numeric columns are cut into 5 quantile bins.
+Search DATA (CSV, TSV or Parquet: one row per example with its attributes,
+true label and the model's score) for subgroups where the model performs
+exceptionally, test each on held-out validation rows, write a report to --out
+(subgroups.csv, curves.png and a self-contained report.html) and print the
+best. Every column except the label, the score and --ignore'd ones can appear
+in a subgroup; numeric columns are cut into --nbins quantile bins. The seed
+(--seed, default 0) fixes the validation split and the test's random subsets,
+as random_state=0 does in the Python API: runs repeat exactly; pass other
+seeds for other draws.
+
+A multi-class model: --score-columns instead of --score (the measure is then
+AUC_mu; --measure and --positive-label do not apply).
 
 example:
   subroc-ext run scored.csv --label defaulted --score risk --positive-label yes \\
       --measure roc_auc --validation-fraction 0.5 --out credit-report/
+  subroc-ext run scored.tsv --label marital --score-columns married,single,widowed
+  subroc-ext run export.txt --sep ';' --encoding latin-1 --label y --score p
 """
 _DEMO_DESCRIPTION = """\
 Audit a gradient-boosting model on the UCI Adult census income data (48,842
@@ -111,6 +137,7 @@ _samples = _number(
 _weight = _number(float, "a finite number >= 0", lambda v: math.isfinite(v) and v >= 0)
 _fraction = _number(float, "a fraction strictly between 0 and 1", lambda v: 0 < v < 1)
 _overlap = _number(float, "a Jaccard index between 0 and 1", lambda v: 0 <= v <= 1)
+_seed = _number(int, "an integer >= 0", lambda v: v >= 0)
 _support = _number(
     lambda text: int(text) if text.strip().lstrip("+-").isdigit() else float(text),
     "a number of rows (integer >= 0) or a fraction strictly between 0 and 1",
@@ -118,14 +145,31 @@ _support = _number(
 )
 
 
-def _column_list(text):
-    """``a,b,c`` as a list of at least two distinct column names."""
-    columns = [column.strip() for column in text.split(",")]
-    if len(columns) < 2 or not all(columns) or len(set(columns)) != len(columns):
+def _score_columns(text):
+    """``a,b,c`` (columns named like the classes they score) as a list, or
+    ``CLASS=COLUMN,...`` as a dict ``{class text: column}``: at least two
+    distinct columns."""
+    items = [item.strip() for item in text.split(",")]
+    named = ["=" in item for item in items]
+    pairs = [tuple(part.strip() for part in item.split("=", 1)) for item in items]
+    columns = [pair[-1] for pair in pairs]
+    if (
+        len(items) < 2 or not all(map(all, pairs)) or any(named) != all(named)
+        or len(set(columns)) != len(columns) or len({pair[0] for pair in pairs}) != len(pairs)
+    ):  # fmt: skip
         raise argparse.ArgumentTypeError(
-            f"expected at least two distinct comma-separated column names, got {text!r}"
+            "expected at least two distinct comma-separated column names (A,B,C) or "
+            f"CLASS=COLUMN pairs (yes=p_yes,no=p_no), got {text!r}"
         )
-    return columns
+    return dict(pairs) if all(named) else columns
+
+
+def _separator(text):
+    """An argparse type: a field separator (see :func:`~subroc_ext.tables.parse_separator`)."""
+    try:
+        return parse_separator(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 _SAMPLES_HELP = (
@@ -137,15 +181,11 @@ _SAMPLES_HELP = (
 def _common_arguments(parser, samples_help):
     """Options shared by ``demo`` and ``run``."""
     parser.add_argument("--samples", type=_samples, metavar="N", help=samples_help)
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
-                        help="seed of the data split(s) and the randomization test")  # fmt: skip
+    parser.add_argument("--seed", type=_seed, default=0, metavar="S",
+                        help="seed of the data split(s) and the randomization test (the "
+                             "API's random_state); other seeds give other draws")  # fmt: skip
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bars or status messages on stderr")  # fmt: skip
-    parser.add_argument("--export-rows", action="store_true",
-                        help="also write rows.csv to the report directory: for every row of "
-                             "the search and validation splits (split, row = its 0-based "
-                             "position in its file) a 0/1 column per subgroup, named by its "
-                             "description, in the order of subgroups.csv")  # fmt: skip
 
 
 def _parser():
@@ -167,16 +207,24 @@ def _parser():
         "run", help="find and test subgroups in your own scored data",
         description=_RUN_DESCRIPTION, formatter_class=_Formatter,
     )  # fmt: skip
-    run.add_argument("data", metavar="DATA", help="CSV (also .csv.gz etc.) or Parquet file")
+    run.add_argument("data", metavar="DATA",
+                     help="a .csv, .tsv (also compressed, e.g. .csv.gz) or .parquet file, or "
+                          "any delimited text with --sep")  # fmt: skip
+    run.add_argument("--sep", type=_separator, metavar="C",
+                     help="field separator of DATA and --validation (default: ',' for .csv, tab "
+                          "for .tsv; e.g. --sep ';' or --sep '\\t')")  # fmt: skip
+    run.add_argument("--encoding", metavar="E",
+                     help="text encoding of DATA and --validation (default: utf-8; e.g. "
+                          "latin-1)")  # fmt: skip
     run.add_argument("--label", required=True, metavar="COL",
                      help="column of true binary labels")  # fmt: skip
     scores = run.add_mutually_exclusive_group(required=True)
     scores.add_argument("--score", metavar="COL",
                         help="column of model scores, higher meaning more likely positive")  # fmt: skip
-    scores.add_argument("--score-columns", type=_column_list, metavar="A,B,C",
+    scores.add_argument("--score-columns", type=_score_columns, metavar="A,B,C",
                         help="a multi-class model instead: one score column per class, each "
-                             "named like the label value it scores (the measure is then "
-                             "AUC_mu)")  # fmt: skip
+                             "named like the label value it scores, or CLASS=COLUMN pairs "
+                             "(e.g. 0=p0,1=p1,2=p2); the measure is then AUC_mu")  # fmt: skip
     run.add_argument("--positive-label", metavar="V",
                      help="label value of the positive class (needed unless the labels "
                           "are 0/1 or true/false)")  # fmt: skip
@@ -187,8 +235,9 @@ def _parser():
     held_out.add_argument("--validation-fraction", type=_fraction, default=0.5, metavar="F",
                           help="share of DATA's rows held out for the significance test, "
                                "unless --validation is given")  # fmt: skip
-    run.add_argument("--measure", choices=sorted(MEASURES), default="roc_auc",
-                     help="performance measure")  # fmt: skip
+    run.add_argument("--measure", choices=sorted(MEASURES),
+                     help="performance measure (default: roc_auc; multi-class models: "
+                          "AUC_mu)")  # fmt: skip
     run.add_argument("--mode", choices=MODES, default="worse",
                      help="look for subgroups where the model is worse, better or "
                           "either")  # fmt: skip
@@ -207,6 +256,8 @@ def _parser():
     run.add_argument("--min-support", type=_support, default=20, metavar="M",
                      help="minimum number of searched rows in a subgroup, or their share "
                           "(e.g. 0.01)")  # fmt: skip
+    run.add_argument("--nbins", type=_positive_int, default=5, metavar="N",
+                     help="quantile bins per numeric column")  # fmt: skip
     run.add_argument("--top", type=_positive_int, default=100, metavar="K",
                      help="number of subgroups to find and test")  # fmt: skip
     run.add_argument("--no-collapse", dest="collapse_identical", action="store_false",
@@ -223,11 +274,6 @@ def _parser():
     run.add_argument("--keep-ids", action="store_true",
                      help="keep ID-like columns (all or nearly all values distinct) in the "
                           "search space")  # fmt: skip
-    run.add_argument("--threshold", type=_number(float, "a finite number", math.isfinite),
-                     metavar="T",
-                     help="operating point of the report's false-positive rate, false-negative "
-                          "rate and precision per subgroup (score >= T predicts positive; "
-                          "default: the Youden threshold of the search split)")  # fmt: skip
     run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
                      help="directory for the report")  # fmt: skip
     cluster = run.add_mutually_exclusive_group()
@@ -245,44 +291,36 @@ def _parser():
     return parser
 
 
+def _to_devnull(stream):
+    """Point ``stream``'s file descriptor at the null device, so that no later
+    write (nor Python's flush at exit) fails on a closed pipe (the Python
+    documentation's "Note on SIGPIPE", module ``signal``)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, stream.fileno())
+    os.close(devnull)
+
+
 def _status(args, message):
-    """Print a status line on stderr unless ``--quiet``."""
-    if not args.quiet:
+    """Print a status line on stderr unless ``--quiet``; a closed stderr does
+    not stop the work."""
+    if args.quiet:
+        return
+    try:
         print(message, file=sys.stderr, flush=True)
+    except BrokenPipeError:
+        _to_devnull(sys.stderr)
 
 
-def _read_table(path, what):
-    """Read a CSV or Parquet file (chosen by extension) with at least one row."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{what} file '{path}' not found")
-    if not path.is_file():
-        raise ValueError(f"{what} file '{path}' is not a file")
-    suffixes = [suffix.lower() for suffix in path.suffixes]
-    if suffixes[-1:] in ([".parquet"], [".pq"]):
-        try:
-            frame = pd.read_parquet(path)
-        except ImportError:
-            raise ValueError(
-                f"reading the Parquet file '{path}' needs pyarrow: pip install pyarrow"
-            ) from None
-        except (ValueError, OSError) as error:
-            raise ValueError(f"cannot read {what} file '{path}' as Parquet: {error}") from None
-    elif ".csv" in suffixes:
-        try:
-            frame = pd.read_csv(path)
-        except pd.errors.EmptyDataError:
-            raise ValueError(f"{what} file '{path}' is empty") from None
-        except (pd.errors.ParserError, UnicodeDecodeError) as error:
-            raise ValueError(f"cannot parse {what} file '{path}' as CSV: {error}") from None
-    else:
-        raise ValueError(
-            f"cannot tell the format of {what} file '{path}' from its extension; "
-            "use .csv (also compressed, e.g. .csv.gz) or .parquet"
-        )
-    if len(frame) == 0:
-        raise ValueError(f"{what} file '{path}' has no rows")
-    return frame
+def _read(path, what, args):
+    """Read ``path`` with the command's ``--sep`` and ``--encoding``."""
+    return read_table(path, what, sep=args.sep, encoding=args.encoding)
+
+
+def _split(data, args):
+    """The search and validation parts: DATA split by ``--seed``, or DATA and ``--validation``."""
+    if args.validation is None:
+        return split_validation(data, args.validation_fraction, args.seed)
+    return data, _read(args.validation, "validation", args)
 
 
 def _positive_label(labels, text, name):
@@ -302,8 +340,8 @@ def _positive_label(labels, text, name):
     return positive
 
 
-def _convert_label(text, labels, name):
-    """``text`` as a value of the type of the column ``labels``."""
+def _convert_label(text, labels, name, option="--positive-label"):
+    """``text`` (given with ``option``) as a value of the type of the column ``labels``."""
     dtype = labels.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         dtype = dtype.categories.dtype
@@ -311,7 +349,7 @@ def _convert_label(text, labels, name):
         spellings = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
         if text.strip().lower() not in spellings:
             raise ValueError(
-                f"--positive-label {text!r} is not a boolean, but label column {name!r} "
+                f"{option} {text!r} is not a boolean, but label column {name!r} "
                 "holds booleans; use true or false"
             )
         return spellings[text.strip().lower()]
@@ -324,17 +362,55 @@ def _convert_label(text, labels, name):
                 return convert(text)
             except ValueError:
                 raise ValueError(
-                    f"--positive-label {text!r} is not {kind}, but label column {name!r} "
+                    f"{option} {text!r} is not {kind}, but label column {name!r} "
                     f"holds {dtype} values"
                 ) from None
     return text
+
+
+#: Why an option of binary models is refused for a multi-class one.
+_NOT_MULTICLASS = {
+    "--measure": "a multi-class model (--score-columns) is measured by AUC_mu, which "
+                 "compares the scores of every pair of classes",
+    "--positive-label": "AUC_mu compares every pair of classes of a multi-class model "
+                        "(--score-columns); no class is the positive one",
+}  # fmt: skip
+
+
+def _class_columns(labels, score_columns, name):
+    """``{class: score column}`` from ``--score-columns``, the classes converted
+    to the type of the label column ``labels``; every label value must be a
+    class. Raises ``ValueError`` saying how to name the classes otherwise."""
+    pairs = score_columns.items() if isinstance(score_columns, dict) else [
+        (column, column) for column in score_columns
+    ]  # fmt: skip
+    values = sorted(pd.unique(labels.dropna()), key=str)
+    how = (
+        "name the class each column scores: --score-columns "
+        + ",".join(f"{value}=COLUMN" for value in values[:8]) + ("" if len(values) <= 8 else ",...")
+    )
+    try:
+        mapping = {
+            _convert_label(text, labels, name, option="--score-columns class"): column
+            for text, column in pairs
+        }
+    except ValueError as error:
+        raise ValueError(f"{error}; {how}") from None
+    unknown = [value for value in values if value not in mapping]
+    if unknown:
+        shown = ", ".join(repr(value) for value in unknown[:5])
+        raise ValueError(
+            f"label column {name!r} has value(s) {shown} that no score column scores "
+            f"(classes {list(mapping)!r}); {how}"
+        )
+    return mapping
 
 
 def _fail(error):
     """Print ``error`` as one line on stderr and return exit code 2."""
     message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
     print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
-    return 2
+    return _FAILED
 
 
 def _bound(value):
@@ -374,33 +450,63 @@ def _format_results(table, measure, shown=_PRINTED):
     return "\n".join(line.rstrip() for line in text.splitlines())
 
 
-def _print_results(table, measure, n_search, n_validation, runtime):
-    """Print the top subgroups, the whole data's measure and the runtime."""
+def _comparison(mode):
+    """How the subgroups' measure compares with the whole data's, in words."""
+    return {
+        "worse": "is worse than on the whole data", "better": "is better than on the whole data",
+    }.get(mode, "differs from the whole data")  # fmt: skip
+
+
+def _why_empty(table, search, measure, space):
+    """Why a search found nothing, in one sentence: no condition is left, every
+    condition is smaller than the minimum support, or none is exceptional.
+
+    ``space`` holds the keywords :func:`~subroc_ext.make_search_space` made
+    the search space with (``ignore``: the label, score and ignored columns)."""
+    attrs = table.attrs
+    min_support = attrs["min_support"]
+    selectors = list(make_search_space(search, warn=False, **space))
+    if not selectors:
+        return (
+            "no column is left to describe subgroups with (every column is the label, a "
+            "score or --ignore'd)"
+        )
+    sizes = [int(pd.Series(selector.covers(search)).sum()) for selector in selectors]
+    largest = max(range(len(sizes)), key=sizes.__getitem__)
+    if sizes[largest] < min_support:
+        return (
+            f"every condition covers fewer rows than the minimum support of {min_support:,} "
+            f"(the largest, {selectors[largest]}, covers {sizes[largest]:,}); lower --min-support"
+        )
+    return (
+        f"no subgroup of at least {min_support:,} rows and at most {attrs['depth']} "
+        f"condition(s) has a {measure} that {_comparison(attrs['mode'])}"
+    )
+
+
+def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
+    """Print the top subgroups (or ``why_empty()``), the whole data's measure
+    and the runtime."""
     attrs = table.attrs
     whole = attrs["dataset_values"]
-    comparison = {
-        "worse": "is worse than on the whole data", "better": "is better than on the whole data",
-    }.get(attrs["mode"], "differs from the whole data")
     if len(table) == 0:
-        print(
-            f"No subgroup of at least {attrs['min_support']} rows has a {measure} that "
-            f"{comparison} (searched {n_search:,} rows)."
-        )
+        print(f"No subgroup found in the {n_search:,} searched rows: {why_empty()}.")
     else:
         print(
             f"Top {min(_PRINTED, len(table))} of {len(table)} subgroups where the {measure} "
-            f"{comparison} (searched {n_search:,} rows, tested on {n_validation:,} held-out "
-            "rows):\n"
+            f"{_comparison(attrs['mode'])} (searched {n_search:,} rows, tested on "
+            f"{n_validation:,} held-out rows):\n"
         )
         print(_format_results(table, measure))
     print(
         f"\nWhole data: {measure} {whole[f'{measure}_search']:.3f} (search), "
         f"{whole[f'{measure}_validation']:.3f} (validation)."
     )
-    print(
-        f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
-        f"({attrs['method']}-corrected p <= {attrs['alpha']}, {_samples_text(attrs)})."
-    )
+    if len(table):
+        print(
+            f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
+            f"({attrs['method']}-corrected p <= {attrs['alpha']}, {_samples_text(attrs)})."
+        )
     if len(table) and "delta" in table.columns:
         print(
             f"delta: the {measure} on the subgroup's validation rows minus on all of them, "
@@ -435,46 +541,91 @@ def _check_out(out):
     return path
 
 
-def _export_rows(table, splits, out):
-    """``rows.csv`` in ``out``: split, row and one 0/1 column per subgroup; its path."""
-    parts = []
-    for name, frame in splits.items():
-        membership = subgroup_membership(table, frame).astype(np.int8)
-        membership.insert(0, "row", frame.index)
-        membership.insert(0, "split", name)
-        parts.append(membership)
-    path = Path(out) / "rows.csv"
-    pd.concat(parts).to_csv(path, index=False)
-    return path
+def _write_outputs(table, out, report=None):
+    """Write ``subgroups.csv``, then the files ``report(folder)`` writes, each
+    whole or not at all.
 
-
-def _write_report(table, data, args, measure, title, runtime, search=None):
-    """Write the report (and rows.csv with --export-rows) and say where; return the
-    exit code (2 if writing failed).
-
-    The results are printed before, so a failure here loses nothing.
+    Returns
+    -------
+    (list of str, OSError or None)
+        The names of the files written, in order, and the error that stopped
+        the writing (its ``filename`` is the file that failed).
     """
-    out = Path(args.out).resolve()
-    replaced = (out / "report.html").exists()
+    written = []
     try:
-        if "score_columns" in table.attrs:
-            files = write_multiclass_report(table, data, out, title=title, runtime=runtime)
-        else:
-            files = write_report(
-                table, data, out, label=table.attrs["label"], score=table.attrs["score"],
-                positive_label=table.attrs["positive_label"], measure=measure, title=title,
-                runtime=runtime, search=search, threshold=getattr(args, "threshold", None),
-            )  # fmt: skip
-        rows = _export_rows(table, {"search": search, "validation": data}, out) if args.export_rows else None
+        with atomic_path(out / "subgroups.csv") as part:
+            table.drop(columns="subgroup", errors="ignore").to_csv(part, index=False)
+        written.append("subgroups.csv")
+        if report is not None:
+            with atomic_directory(out) as folder:
+                report(folder)
+                names = sorted(path.name for path in folder.iterdir())
+            written += [name for name in names if name not in written]
     except OSError as error:
-        print(f"{PROG}: error: cannot write the report to '{args.out}': {error}", file=sys.stderr)
-        return 2
-    written = ", ".join(path.name for path in (*files[:-1], rows) if path is not None)
-    print(
-        f"Report: {files.html} (with {written})"
-        + ("; it replaces the report an earlier run wrote there." if replaced else ".")
+        return written, error
+    return written, None
+
+
+def _write_failed(error):
+    """Print the one line of a failed write."""
+    print(f"{PROG}: error: cannot write '{error.filename}': {error.strerror or error}", file=sys.stderr)
+
+
+def _finish(args, table, *, measure, search, validation, start, space, report=None, note=None):
+    """Write the files, then print the results; return the exit code.
+
+    ``space`` is the search space's keywords (for :func:`_why_empty`);
+    ``report(folder, runtime)`` writes the report's files into ``folder``
+    (after ``subgroups.csv``); ``note`` is printed after the results.
+    """
+    out = Path(args.out)
+    replaced = report is not None and (out / "report.html").exists()
+    runtime = time.perf_counter() - start
+    written, error = _write_outputs(
+        table, out, None if report is None else lambda folder: report(folder, runtime)
     )
+    _print_results(
+        table, measure, len(search), len(validation), runtime,
+        lambda: _why_empty(table, search, measure, space),
+    )  # fmt: skip
+    if note:
+        print(note)
+    if error is not None:
+        _write_failed(error)
+        return _FAILED
+    if "report.html" in written:
+        others = ", ".join(name for name in written if name != "report.html")
+        print(
+            f"Report: {(out / 'report.html').resolve()} (with {others})"
+            + ("; it replaces the report an earlier run wrote there." if replaced else ".")
+        )
+    else:
+        print(f"Table: {(out / 'subgroups.csv').resolve()}.")
     return 0
+
+
+def _keep_untested(interrupted, args):
+    """Ctrl-C during the significance test: write the searched subgroups,
+    untested, to ``subgroups.csv`` and say so in one line; exit code 130."""
+    table = interrupted.table
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # one more Ctrl-C: still one line
+    try:
+        _, error = _write_outputs(table, Path(args.out))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    kept = (
+        f"cannot write '{error.filename}': {error.strerror or error}" if error is not None
+        else f"the {len(table):,} searched subgroups are in "
+             f"{(Path(args.out) / 'subgroups.csv').resolve()}, untested (no p-values)"
+    )  # fmt: skip
+    _interrupted(args, f"during the significance test; {kept}")
+    return _INTERRUPTED
+
+
+def _interrupted(args, what=""):
+    """Print the one line of Ctrl-C, below a progress bar that may be cut short."""
+    line = f"{PROG}: interrupted{' ' + what if what else ''}"
+    print(line if args.quiet else f"\n{line}", file=sys.stderr)
 
 
 def _demo(args):
@@ -493,17 +644,28 @@ def _demo(args):
     )
     trained = time.perf_counter()
     _status(args, f"Trained in {trained - start:.1f} s. Searching and testing subgroups ...")
-    table = find_subgroups(
-        search, label="income", score="score", positive_label=">50K", validation=validation,
-        measure="roc_auc", size_weight=1.0, balance_weight=1.0, generalization_aware=True,
-        depth=2, min_support=20, result_set_size=100, n_samples=args.samples,
-        random_state=args.seed, progress=not args.quiet,
+    try:
+        table = find_subgroups(
+            search, label="income", score="score", positive_label=">50K", validation=validation,
+            measure="roc_auc", size_weight=1.0, balance_weight=1.0, generalization_aware=True,
+            depth=2, min_support=20, result_set_size=100, n_samples=args.samples,
+            random_state=args.seed, progress=not args.quiet,
+        )  # fmt: skip
+    except InterruptedTest as interrupted:
+        return _keep_untested(interrupted, args)
+
+    def report(folder, runtime):
+        return write_report(
+            table, validation, folder, label="income", score="score", positive_label=">50K",
+            measure="roc_auc", title="SubROC demo: where does a model of UCI Adult income rank worst?",
+            runtime=runtime, search=search,
+        )  # fmt: skip
+
+    return _finish(
+        args, table, measure="roc_auc", search=search, validation=validation, start=start,
+        space={"nbins": 5, "ignore": ["income", "score"]}, report=report,
+        note=f"(of the runtime, loading and model training took {trained - start:.1f} s)",
     )  # fmt: skip
-    runtime = time.perf_counter() - start
-    title = "SubROC demo: where does a model of UCI Adult income rank worst?"
-    _print_results(table, "roc_auc", len(search), len(validation), runtime)
-    print(f"(of the runtime, loading and model training took {trained - start:.1f} s)")
-    return _write_report(table, validation, args, "roc_auc", title, runtime, search)
 
 
 @contextlib.contextmanager
@@ -521,88 +683,107 @@ def _scheduler_client(address):
         yield client
 
 
+def _space(args, ignore):
+    """The keywords of ``run``'s search space, for :func:`_why_empty`."""
+    return {"ignore": ignore, "nbins": args.nbins, "thresholds": args.thresholds,
+            "keep_ids": args.keep_ids}  # fmt: skip
+
+
+def _require_cluster(args):
+    """Check for dask.distributed before any work or output, if asked for a cluster."""
+    for option, value in (("--jobs", args.jobs), ("--scheduler", args.scheduler)):
+        if value is not None:
+            require_distributed(option)
+
+
 def _run(args):
     """``subroc-ext run``: find and test subgroups in the user's scored data."""
     if args.score_columns is not None:
-        if args.scheduler is not None or args.jobs is not None:
-            return _fail(ValueError("--scheduler and --jobs are not available with "
-                                    "--score-columns (multi-class models) yet"))  # fmt: skip
         return _run_multiclass(args)
     start = time.perf_counter()
+    measure = args.measure or "roc_auc"
     try:
-        for option, value in (("--jobs", args.jobs), ("--scheduler", args.scheduler)):
-            if value is not None:
-                require_distributed(option)  # before any work or output
-        data = _read_table(args.data, "data")
+        _require_cluster(args)
+        data = _read(args.data, "data", args)
         check_columns(data, [args.label, args.score, *args.ignore])
         positive = _positive_label(data[args.label], args.positive_label, args.label)
         finite_scores(data[args.score], args.score)
-        if args.validation is None:
-            search, validation = split_validation(data, args.validation_fraction, args.seed)
-        else:
-            search, validation = data, _read_table(args.validation, "validation")
+        search, validation = _split(data, args)
         _check_out(args.out)
         with _scheduler_client(args.scheduler) as client:
             table = find_subgroups(
-                search, label=args.label, score=args.score, measure=args.measure,
+                search, label=args.label, score=args.score, measure=measure,
                 positive_label=positive, mode=args.mode, validation=validation,
                 size_weight=args.size_weight, balance_weight=args.balance_weight,
                 generalization_aware=args.generalization_aware, depth=args.depth,
-                min_support=args.min_support, ignore=args.ignore, thresholds=args.thresholds,
-                keep_ids=args.keep_ids, result_set_size=args.top,
+                min_support=args.min_support, nbins=args.nbins, ignore=args.ignore,
+                thresholds=args.thresholds, keep_ids=args.keep_ids, result_set_size=args.top,
                 collapse_identical=args.collapse_identical, max_overlap=args.max_overlap,
                 n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
                 client=client, n_jobs=args.jobs,
             )  # fmt: skip
+    except InterruptedTest as interrupted:
+        return _keep_untested(interrupted, args)
     except (*_INPUT_ERRORS, ImportError) as error:
         return _fail(error)
-    runtime = time.perf_counter() - start
-    title = f"SubROC report: {Path(args.data).name}"
-    _print_results(table, args.measure, len(search), len(validation), runtime)
-    return _write_report(table, validation, args, args.measure, title, runtime, search)
+
+    def report(folder, runtime):
+        return write_report(
+            table, validation, folder, label=args.label, score=args.score,
+            positive_label=positive, measure=measure,
+            title=f"SubROC report: {Path(args.data).name}", runtime=runtime, search=search,
+        )  # fmt: skip
+
+    return _finish(
+        args, table, measure=measure, search=search, validation=validation, start=start,
+        space=_space(args, [args.label, args.score, *args.ignore]),
+        report=report,
+    )  # fmt: skip
 
 
 def _run_multiclass(args):
     """``subroc-ext run --score-columns a,b,c``: AUC_mu subgroups of a multi-class model.
 
-    Prints the top subgroups and writes the multi-class report (``subgroups.csv``
-    and ``report.html``) to --out.
+    Every option of ``run`` applies except ``--measure`` and
+    ``--positive-label`` (refused, saying why); the table is written to
+    ``subgroups.csv`` in --out.
     """
     start = time.perf_counter()
     try:
-        if args.positive_label is not None:
-            raise ValueError("--positive-label does not apply to a multi-class model (--score-columns)")
-        data = _read_table(args.data, "data")
-        if args.validation is None:
-            search, validation = split_validation(data, args.validation_fraction, args.seed)
-        else:
-            search, validation = data, _read_table(args.validation, "validation")
-        _check_out(args.out)
-        table = find_multiclass_subgroups(
-            search, label=args.label, score_columns=args.score_columns, mode=args.mode,
-            validation=validation, size_weight=args.size_weight,
-            balance_weight=args.balance_weight, generalization_aware=args.generalization_aware,
-            depth=args.depth, min_support=args.min_support, ignore=args.ignore,
-            thresholds=args.thresholds, keep_ids=args.keep_ids, result_set_size=args.top,
-            n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
+        for option in _NOT_MULTICLASS:
+            if getattr(args, option[2:].replace("-", "_")) is not None:
+                raise ValueError(f"{option} does not apply: {_NOT_MULTICLASS[option]}")
+        _require_cluster(args)
+        data = _read(args.data, "data", args)
+        columns = list(args.score_columns.values() if isinstance(args.score_columns, dict)
+                       else args.score_columns)  # fmt: skip
+        check_columns(data, [args.label, *columns, *args.ignore])
+        search, validation = _split(data, args)
+        check_columns(validation, [args.label, *columns], what="the validation data")
+        labels = data[args.label] if args.validation is None else pd.concat(
+            [data[args.label], validation[args.label]], ignore_index=True
         )  # fmt: skip
-    except _INPUT_ERRORS as error:
+        score_columns = _class_columns(labels, args.score_columns, args.label)
+        _check_out(args.out)
+        with _scheduler_client(args.scheduler) as client:
+            table = find_multiclass_subgroups(
+                search, label=args.label, score_columns=score_columns, mode=args.mode,
+                validation=validation, size_weight=args.size_weight,
+                balance_weight=args.balance_weight, generalization_aware=args.generalization_aware,
+                depth=args.depth, min_support=args.min_support, nbins=args.nbins,
+                ignore=args.ignore, thresholds=args.thresholds, keep_ids=args.keep_ids,
+                result_set_size=args.top, collapse_identical=args.collapse_identical,
+                max_overlap=args.max_overlap, n_samples=args.samples, random_state=args.seed,
+                progress=not args.quiet, client=client, n_jobs=args.jobs,
+            )  # fmt: skip
+    except InterruptedTest as interrupted:
+        return _keep_untested(interrupted, args)
+    except (*_INPUT_ERRORS, ImportError) as error:
         return _fail(error)
-    runtime = time.perf_counter() - start
-    whole = table.attrs["dataset_values"]
-    print(
-        f"Top {min(_PRINTED, len(table))} of {len(table)} subgroups by AUC_mu (mode "
-        f"{args.mode}; searched {len(search):,} rows, tested on {len(validation):,}):\n"
-    )
-    print(_format_results(table, "auc_mu"))
-    print(
-        f"\nWhole data: auc_mu {whole['auc_mu_search']:.3f} (search), "
-        f"{whole['auc_mu_validation']:.3f} (validation). "
-        f"{int(table['significant'].sum())} of {len(table)} subgroups significant."
-    )
-    print(f"Runtime: {runtime:.1f} s.")
-    title = f"SubROC multi-class report: {Path(args.data).name}"
-    return _write_report(table, validation, args, "auc_mu", title, runtime, search)
+    return _finish(
+        args, table, measure="auc_mu", search=search, validation=validation, start=start,
+        space=_space(args, [args.label, *columns, *args.ignore]),
+    )  # fmt: skip
 
 
 # -- comparisons: `subroc-ext compare` and `subroc-ext drift` ---------------------
@@ -647,6 +828,10 @@ def _comparison_parsers(commands):
         else:
             parser.add_argument("reference", metavar="REFERENCE", help="the reference period")
             parser.add_argument("current", metavar="CURRENT", help="the current period")
+        parser.add_argument("--sep", type=_separator, metavar="C",
+                            help="field separator of the input files (default: by extension)")
+        parser.add_argument("--encoding", metavar="E",
+                            help="text encoding of the input files (default: utf-8)")
         parser.add_argument("--label", required=True, metavar="COL", help="column of true labels")
         parser.add_argument("--score", required=True, metavar="COL",
                             help="column of (the new model's) scores")  # fmt: skip
@@ -666,8 +851,8 @@ def _comparison_parsers(commands):
         parser.add_argument("--top", type=_positive_int, default=100, metavar="K")
         parser.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL")
         parser.add_argument("--out", default=f"subroc-ext-{name}", metavar="DIR")
-        _common_arguments(parser, "random subsets per significance test")
-        parser.set_defaults(handler=handler, samples=10_000)
+        _common_arguments(parser, _SAMPLES_HELP)
+        parser.set_defaults(handler=handler, samples="adaptive")
 
 
 def _comparison_settings(args):
@@ -686,7 +871,7 @@ def _compare(args):
     """``subroc-ext compare DATA``: where a new model falls behind the baseline."""
     start = time.perf_counter()
     try:
-        data = _read_table(args.data, "data")
+        data = _read(args.data, "data", args)
         check_columns(data, [args.label])
         positive = _positive_label(data[args.label], args.positive_label, args.label)
         _check_out(args.out)
@@ -701,8 +886,8 @@ def _drift(args):
     """``subroc-ext drift REFERENCE CURRENT``: where a model degraded over time."""
     start = time.perf_counter()
     try:
-        reference = _read_table(args.reference, "reference")
-        current = _read_table(args.current, "current")
+        reference = _read(args.reference, "reference", args)
+        current = _read(args.current, "current", args)
         check_columns(reference, [args.label], what="the reference data")
         positive = _positive_label(reference[args.label], args.positive_label, args.label)
         _check_out(args.out)
@@ -713,7 +898,10 @@ def _drift(args):
 
 
 def _finish_comparison(table, args, sides, start):
-    """Print the top subgroups of a comparison and write subgroups.csv."""
+    """Write subgroups.csv (whole or not at all), then print the top subgroups
+    of a comparison; return the exit code."""
+    path = Path(args.out) / "subgroups.csv"
+    _, error = _write_outputs(table, Path(args.out))  # the table first, then the printing
     measure, whole = table.attrs["measure"], table.attrs["dataset_values"]
     suffix = "" if sides[0] == "baseline" else "_current"
     old = f"{measure}_{'baseline' if sides[0] == 'baseline' else 'reference'}_validation"
@@ -732,13 +920,10 @@ def _finish_comparison(table, args, sides, start):
     print("\nWhole data: " + ", ".join(f"{key} {value:.3f}" for key, value in whole.items()) + ".")
     print(f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
           f"({table.attrs['method']}-corrected p <= {table.attrs['alpha']}).")  # fmt: skip
-    path = Path(args.out) / "subgroups.csv"
-    try:
-        table.drop(columns="subgroup").to_csv(path, index=False)
-    except OSError as error:
-        print(f"{PROG}: error: cannot write '{path}': {error}", file=sys.stderr)
-        return 2
-    print(f"Runtime: {time.perf_counter() - start:.1f} s. Table: {path}.")
+    if error is not None:
+        _write_failed(error)
+        return _FAILED
+    print(f"Runtime: {time.perf_counter() - start:.1f} s. Table: {path.resolve()}.")
     return 0
 
 
@@ -753,15 +938,26 @@ def main(argv=None):
     Returns
     -------
     int
-        Exit code: 0 on success, 2 on bad input or arguments.
+        Exit code: 0 on success, 2 on bad input or arguments or a failed
+        write, 130 after Ctrl-C, 141 when the output pipe was closed (after
+        every file was written).
     """
     try:
         args = _parser().parse_args(argv)
     except SystemExit as stop:  # --help, or a usage error already printed
         return stop.code
-    with warnings.catch_warnings():
-        warnings.showwarning = _show_warning
-        return args.handler(args)
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            code = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
+    except BrokenPipeError:
+        _to_devnull(sys.stdout)
+        return _PIPE_CLOSED
+    except KeyboardInterrupt:
+        _interrupted(args)
+        return _INTERRUPTED
+    return code
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

@@ -3,7 +3,7 @@
 The comparison counterparts of :func:`subroc_ext.find_subgroups`, made of
 the same steps: split off validation data, search with
 :class:`~subroc_ext.FastSearch` (:func:`subroc_ext.steps.search`), drop
-redundant patterns (:func:`subroc_ext.pipeline.kept_patterns`), describe each
+redundant patterns (:func:`subroc_ext.diversity.keep_patterns`), describe each
 pattern on both splits (:func:`subroc_ext.steps.describe`, once per model or
 period) and test it on the validation split
 (:func:`subroc_ext.steps.test`), with :class:`~subroc_ext.ComparisonQF` as
@@ -22,13 +22,14 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from . import diversity as _diversity
 from . import steps
 from ._validation import check_columns, check_mode, check_search_settings, check_weights
 from .cluster import local_client
 from .comparison import ComparisonQF, ComparisonTarget, DriftTarget
 from .generalization import GeneralizationAwareQF
 from .labels import infer_positive_label
-from .pipeline import kept_patterns, make_quality_function, min_support_count, split_validation
+from .pipeline import make_quality_function, min_support_count, split_validation
 from .significance import check_test_settings
 from .target import SoftClassifierTarget
 
@@ -126,7 +127,10 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
             search, qf, target, nbins=nbins, ignore=ignore, depth=depth, min_support=min_support,
             result_set_size=result_set_size, algorithm=algorithm, progress=progress, client=cluster,
         )  # fmt: skip
-        kept = kept_patterns(found, search, collapse_identical, max_overlap)
+        kept = _diversity.keep_patterns(
+            found.subgroups, found.qualities, search, collapse=collapse_identical,
+            max_overlap=max_overlap,
+        )  # fmt: skip
         tested = steps.test(
             kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples, method=method,
             alpha=alpha, random_state=random_state, progress=progress, client=cluster,
@@ -134,19 +138,9 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
     delta = [on_search.calculate_statistics(sg, target, search).raw_quality for sg in kept.subgroups]
     table = pd.concat(
         [
-            pd.DataFrame(
-                {
-                    "subgroup": kept.subgroups,
-                    "description": [str(sg) for sg in kept.subgroups],
-                    "alternatives": ["; ".join(texts) for texts in kept.alternatives],
-                    "quality": kept.qualities,
-                    "overlap": kept.overlap,
-                    "overlaps_with": pd.array(
-                        np.where(kept.partner >= 0, kept.partner + 1, None), dtype="Int64"
-                    ),
-                    "delta_search": np.array(delta, dtype=float),
-                    "delta_validation": tested["statistic"].to_numpy(dtype=float),
-                }
+            kept.frame().assign(
+                delta_search=np.array(delta, dtype=float),
+                delta_validation=tested["statistic"].to_numpy(dtype=float),
             ),
             describe_comparison(kept.subgroups, search, target, positive_label=positive_label,
                                 suffix="_search"),
@@ -187,8 +181,9 @@ _SHARED_PARAMETERS = """measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean
     depth, nbins, ignore, result_set_size, collapse_identical, max_overlap
         As in :func:`~subroc_ext.find_subgroups`.
     n_samples, method, alpha
-        Randomization test settings, as in :func:`~subroc_ext.find_subgroups`.
-    random_state : int or numpy.random.Generator, optional
+        Randomization test settings, as in :func:`~subroc_ext.find_subgroups`
+        (adaptive p-values by default).
+    random_state : int, numpy.random.Generator or None, default=0
         Seeds the validation split(s) and the randomization test.
     algorithm, progress, client, n_jobs
         As in :func:`~subroc_ext.find_subgroups` (the search and the test run
@@ -199,7 +194,7 @@ def find_regressions(
     data, *, label, score, baseline, measure="roc_auc", positive_label=None, mode="worse",
     validation=0.5, size_weight=1.0, balance_weight=1.0, generalization_aware=True, depth=2,
     min_support=20, nbins=5, ignore=(), result_set_size=100, collapse_identical=True,
-    max_overlap=None, n_samples=10_000, method="fdr_by", alpha=0.05, random_state=None,
+    max_overlap=None, n_samples="adaptive", method="fdr_by", alpha=0.05, random_state=0,
     algorithm=None, progress=True, client=None, n_jobs=None,
 ):  # fmt: skip
     """Find subgroups where a new model falls behind a baseline on the same rows, and test them.
@@ -276,7 +271,7 @@ def find_drift(
     reference, current, *, label, score, measure="roc_auc", positive_label=None, mode="worse",
     validation=0.5, size_weight=1.0, balance_weight=1.0, generalization_aware=True, depth=2,
     min_support=20, nbins=5, ignore=(), result_set_size=100, collapse_identical=True,
-    max_overlap=None, n_samples=10_000, method="fdr_by", alpha=0.05, random_state=None,
+    max_overlap=None, n_samples="adaptive", method="fdr_by", alpha=0.05, random_state=0,
     algorithm=None, progress=True, client=None, n_jobs=None,
 ):  # fmt: skip
     """Find subgroups where a model's ranking degraded from a reference to a current period.

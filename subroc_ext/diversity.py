@@ -9,7 +9,11 @@ one row per subgroup; overlap is the Jaccard index
 ``|A & B| / |A | B|`` of two covers.
 """
 
+import numbers
+from dataclasses import dataclass
+
 import numpy as np
+import pandas as pd
 
 __all__ = [
     "cover_matrix",
@@ -17,6 +21,9 @@ __all__ = [
     "collapse_identical",
     "select_diverse",
     "overlap_with_better",
+    "check_max_overlap",
+    "KeptPatterns",
+    "keep_patterns",
 ]
 
 
@@ -137,3 +144,102 @@ def overlap_with_better(covers):
         partner[row] = int(np.argmax(jaccard[row, :row]))
         overlap[row] = jaccard[row, partner[row]]
     return overlap, partner
+
+
+def check_max_overlap(max_overlap):
+    """Raise ``ValueError`` unless ``max_overlap`` is None or a number in [0, 1]."""
+    if max_overlap is not None and not (
+        isinstance(max_overlap, numbers.Real) and 0 <= max_overlap <= 1
+    ):
+        raise ValueError(f"max_overlap must be None or a number in [0, 1], got {max_overlap!r}")
+
+
+@dataclass
+class KeptPatterns:
+    """The patterns left by :func:`keep_patterns`, best first, with their overlaps.
+
+    Attributes
+    ----------
+    subgroups, qualities : list
+        The kept descriptions and their qualities.
+    alternatives : list of list of str
+        For each, the other descriptions of the same rows.
+    overlap, partner : numpy.ndarray
+        As returned by :func:`overlap_with_better` for the kept covers.
+    """
+
+    subgroups: list
+    qualities: list
+    alternatives: list
+    overlap: np.ndarray
+    partner: np.ndarray
+
+    def frame(self):
+        """The first columns of a result table: ``subgroup``, ``description``,
+        ``alternatives`` (``'; '``-joined), ``quality``, ``overlap`` and
+        ``overlaps_with`` (the partner's rank, 1 = first row; missing for the
+        first row)."""
+        return pd.DataFrame(
+            {
+                "subgroup": self.subgroups,
+                "description": [str(sg) for sg in self.subgroups],
+                "alternatives": ["; ".join(texts) for texts in self.alternatives],
+                "quality": self.qualities,
+                "overlap": self.overlap,
+                "overlaps_with": pd.array(
+                    np.where(self.partner >= 0, self.partner + 1, None), dtype="Int64"
+                ),
+            }
+        )
+
+
+def keep_patterns(subgroups, qualities, data, *, collapse=True, max_overlap=None):
+    """Drop the whole split, collapse identical covers and drop overlapping
+    patterns of a ranked list.
+
+    The redundancy filters of :func:`~subroc_ext.find_subgroups`,
+    :func:`~subroc_ext.find_multiclass_subgroups`,
+    :func:`~subroc_ext.find_regressions` and :func:`~subroc_ext.find_drift`.
+
+    Parameters
+    ----------
+    subgroups : list of pysubgroup descriptions
+        Best first.
+    qualities : list of float
+        Their qualities.
+    data : pandas.DataFrame
+        The rows on which covers are compared (the search split).
+    collapse : bool, default=True
+        Keep the best of each set of patterns with the same cover, the others
+        as its ``alternatives`` (:func:`collapse_identical`).
+    max_overlap : float, optional
+        Then drop each pattern whose Jaccard index with a better kept one
+        exceeds ``max_overlap`` (:func:`select_diverse`).
+
+    Returns
+    -------
+    KeptPatterns
+    """
+    covers = cover_matrix(subgroups, data)
+    # the whole split is no subgroup (a user's selector may cover every row)
+    subgroups, qualities, covers = _take(np.flatnonzero(~covers.all(axis=1)), subgroups, qualities, covers)
+    alternatives = [[] for _ in subgroups]
+    if collapse:
+        kept, same = collapse_identical(covers)
+        alternatives = [[str(subgroups[other]) for other in rows] for rows in same]
+        subgroups, qualities, covers = _take(kept, subgroups, qualities, covers)
+    if max_overlap is not None:
+        kept = select_diverse(covers, max_overlap)
+        subgroups, qualities, covers, alternatives = _take(
+            kept, subgroups, qualities, covers, alternatives
+        )
+    overlap, partner = overlap_with_better(covers)
+    return KeptPatterns(subgroups, qualities, alternatives, overlap, partner)
+
+
+def _take(rows, *sequences):
+    """Keep ``rows`` of each list or array in ``sequences``."""
+    return tuple(
+        sequence[rows] if isinstance(sequence, np.ndarray) else [sequence[r] for r in rows]
+        for sequence in sequences
+    )

@@ -1,6 +1,26 @@
-"""Warnings of subroc-ext, as classes users can filter."""
+"""Warnings and exceptions of subroc-ext, as classes users can filter or catch."""
 
-__all__ = ["LowPowerWarning", "UndefinedMeasureWarning"]
+__all__ = ["InterruptedTest", "LowPowerWarning", "UndefinedMeasureWarning"]
+
+
+class InterruptedTest(KeyboardInterrupt):
+    """Ctrl-C during the significance test of :func:`~subroc_ext.find_subgroups`
+    or :func:`~subroc_ext.find_multiclass_subgroups`: the search had finished.
+
+    A ``KeyboardInterrupt`` (so an interrupted call ends as before) that
+    carries what was finished.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        The result table of the searched patterns, untested: ``statistic``
+        and the p-values NaN, ``significant`` and ``testable`` missing
+        (``pd.NA``).
+    """
+
+    def __init__(self, table):
+        super().__init__("interrupted during the significance test")
+        self.table = table
 
 
 class UndefinedMeasureWarning(UserWarning):

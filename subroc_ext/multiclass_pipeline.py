@@ -9,14 +9,17 @@ the quality function.
 import numpy as np
 import pandas as pd
 
-from . import steps
+from . import diversity, steps
 from ._validation import check_columns, check_mode, check_weights
 from .auc_mu import check_partition_matrix
+from .cluster import local_client
+from .exceptions import InterruptedTest
 from .generalization import GeneralizationAwareQF
 from .multiclass import AUCMuQF, MultiClassTarget
+from .pipeline import min_support_count
 from .search_space import make_search_space
-from .validated import as_frame, split_validation
 from .significance import check_test_settings
+from .validated import as_frame, split_validation
 
 __all__ = ["find_multiclass_subgroups", "describe_multiclass_subgroups"]
 
@@ -67,12 +70,16 @@ def find_multiclass_subgroups(
     keep_ids=False,
     min_quality=0.0,
     result_set_size=100,
+    collapse_identical=True,
+    max_overlap=None,
     n_samples="adaptive",
     max_samples=1_000_000,
     method="fdr_by",
     alpha=0.05,
     random_state=0,
     progress=True,
+    client=None,
+    n_jobs=None,
 ):
     """Find subgroups where a multi-class model's AUC_mu is exceptional, and test them.
 
@@ -98,20 +105,33 @@ def find_multiclass_subgroups(
     depth, min_support, nbins, ignore, thresholds, keep_ids, min_quality, result_set_size
         Search settings and search space, as in :func:`subroc_ext.find_subgroups`
         (only patterns of quality above ``min_quality``, default 0).
+    collapse_identical, max_overlap
+        Redundancy filters, as in :func:`subroc_ext.find_subgroups`.
     n_samples, max_samples, method, alpha
         Randomization test settings, as in :func:`subroc_ext.find_subgroups`; the null subsets keep every class count.
     random_state : int, numpy.random.Generator or None, default=0
         Seeds the split and the test, as in :func:`subroc_ext.find_subgroups`.
     progress : bool, default=True
+    client, n_jobs
+        Run the search and the test on a Dask cluster, as in
+        :func:`subroc_ext.find_subgroups`.
 
     Returns
     -------
     pandas.DataFrame
-        Sorted by ``quality``: ``subgroup``, ``description``, ``quality``,
-        ``size``, ``count_<class>`` and ``auc_mu`` on each split (suffixes
-        ``_search`` and ``_validation``), ``statistic``, ``p_value``,
-        ``p_value_corrected``, ``significant``, ``testable``. ``table.attrs``
-        holds AUC_mu of both whole splits and the settings.
+        Sorted by ``quality``: ``subgroup``, ``description``,
+        ``alternatives``, ``quality``, ``overlap``, ``overlaps_with`` (as in
+        :func:`subroc_ext.find_subgroups`), ``size``, ``count_<class>`` and
+        ``auc_mu`` on each split (suffixes ``_search`` and ``_validation``),
+        ``statistic``, ``p_value``, ``p_value_corrected``, ``significant``,
+        ``testable``. ``table.attrs`` holds AUC_mu of both whole splits and
+        the settings.
+
+    Raises
+    ------
+    InterruptedTest
+        Ctrl-C during the significance test (a ``KeyboardInterrupt``): its
+        ``table`` holds the searched patterns, untested.
 
     Examples
     --------
@@ -134,7 +154,9 @@ def find_multiclass_subgroups(
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
     if not (isinstance(result_set_size, (int, np.integer)) and result_set_size >= 1):
         raise ValueError(f"result_set_size must be a positive integer, got {result_set_size!r}")
+    diversity.check_max_overlap(max_overlap)
     search, held_out = split_validation(data, validation, random_state)
+    min_support = min_support_count(min_support, len(search))
 
     def make_qf(alpha_, beta_):
         return AUCMuQF(
@@ -150,28 +172,33 @@ def find_multiclass_subgroups(
         search, ignore=[label, *target.score_columns.values(), *ignore], nbins=nbins,
         thresholds=thresholds, keep_ids=keep_ids,
     )  # fmt: skip
-    found = steps.search(
-        search, qf, target, selectors=space, depth=depth, min_support=min_support,
-        result_set_size=result_set_size, min_quality=min_quality, progress=progress,
-    )  # fmt: skip
-    subgroups = found.subgroups
-    tested = steps.test(
-        subgroups, held_out, statistic_qf, target, n_samples=n_samples, max_samples=max_samples,
-        method=method, alpha=alpha, random_state=random_state, progress=progress,
-    )  # fmt: skip
+    with local_client(client, n_jobs) as cluster:
+        found = steps.search(
+            search, qf, target, selectors=space, depth=depth, min_support=min_support,
+            result_set_size=result_set_size, min_quality=min_quality, progress=progress,
+            client=cluster,
+        )  # fmt: skip
+        kept = diversity.keep_patterns(
+            found.subgroups, found.qualities, search, collapse=collapse_identical,
+            max_overlap=max_overlap,
+        )  # fmt: skip
+        try:
+            tested = steps.test(
+                kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
+                max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
+                progress=progress, client=cluster,
+            )  # fmt: skip
+        except KeyboardInterrupt:  # keep the searched patterns, untested
+            tested = None
     describer = make_qf(0, 0)
     table = pd.concat(
         [
-            pd.DataFrame(
-                {
-                    "subgroup": subgroups,
-                    "description": [str(sg) for sg in subgroups],
-                    "quality": found.qualities,
-                }
+            kept.frame(),
+            describe_multiclass_subgroups(kept.subgroups, search, describer, target, suffix="_search"),
+            describe_multiclass_subgroups(
+                kept.subgroups, held_out, describer, target, suffix="_validation"
             ),
-            describe_multiclass_subgroups(subgroups, search, describer, target, suffix="_search"),
-            describe_multiclass_subgroups(subgroups, held_out, describer, target, suffix="_validation"),
-            tested,
+            steps.untested(len(kept.subgroups)) if tested is None else tested,
         ],
         axis=1,
     )
@@ -180,11 +207,14 @@ def find_multiclass_subgroups(
         measure="auc_mu", mode=mode, label=label, score_columns=dict(target.score_columns),
         size_weight=size_weight, balance_weight=balance_weight,
         generalization_aware=generalization_aware, depth=depth, min_support=min_support,
+        collapse_identical=collapse_identical, max_overlap=max_overlap,
         n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
-        null_samples_drawn=tested.attrs.get("null_samples_drawn", 0),
+        null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
         dataset_values={
             "auc_mu_search": describer.dataset_value,
             "auc_mu_validation": statistic_qf.dataset_value,
         },
     )  # fmt: skip
+    if tested is None:
+        raise InterruptedTest(table)
     return table

@@ -16,7 +16,6 @@
 import math
 import numbers
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -27,6 +26,7 @@ from . import steps
 from ._validation import check_mode, check_weights
 from .cluster import local_client
 from .deprecation import REMOVED_IN
+from .exceptions import InterruptedTest
 from .generalization import GeneralizationAwareQF
 from .quality import SoftClassifierQF
 from .significance import check_test_settings
@@ -275,6 +275,12 @@ def find_subgroups(
         ``rows`` (after merging identical covers and the overlap filter:
         the table's rows) and ``significant``.
 
+    Raises
+    ------
+    InterruptedTest
+        Ctrl-C during the significance test (a ``KeyboardInterrupt``): its
+        ``table`` holds the searched patterns, untested.
+
     Examples
     --------
     A model that ranks no better than chance in the east:
@@ -309,10 +315,7 @@ def find_subgroups(
         raise ValueError(f"result_set_size must be a positive integer, got {result_set_size!r}")
     if not (isinstance(min_quality, numbers.Real) and not np.isnan(min_quality)):
         raise ValueError(f"min_quality must be a number (or -inf), got {min_quality!r}")
-    if max_overlap is not None and not (
-        isinstance(max_overlap, numbers.Real) and 0 <= max_overlap <= 1
-    ):
-        raise ValueError(f"max_overlap must be None or a number in [0, 1], got {max_overlap!r}")
+    _diversity.check_max_overlap(max_overlap)
     checked = validate_data(
         data, label=label, score=score, positive_label=positive_label, validation=validation,
         random_state=random_state, ignore=ignore, nbins=nbins, thresholds=thresholds,
@@ -334,32 +337,27 @@ def find_subgroups(
             result_set_size=result_set_size, min_quality=min_quality, algorithm=algorithm,
             progress=progress, client=cluster,
         )  # fmt: skip
-        kept = kept_patterns(found, search, collapse_identical, max_overlap)
-        tested = steps.test(
-            kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
-            max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
-            progress=progress, client=cluster,
+        kept = _diversity.keep_patterns(
+            found.subgroups, found.qualities, search, collapse=collapse_identical,
+            max_overlap=max_overlap,
         )  # fmt: skip
+        try:
+            tested = steps.test(
+                kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
+                max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
+                progress=progress, client=cluster,
+            )  # fmt: skip
+        except KeyboardInterrupt:  # keep the searched patterns, untested
+            tested = None
     table = pd.concat(
         [
-            pd.DataFrame(
-                {
-                    "subgroup": kept.subgroups,
-                    "description": [str(sg) for sg in kept.subgroups],
-                    "alternatives": ["; ".join(texts) for texts in kept.alternatives],
-                    "quality": kept.qualities,
-                    "overlap": kept.overlap,
-                    "overlaps_with": pd.array(
-                        np.where(kept.partner >= 0, kept.partner + 1, None), dtype="Int64"
-                    ),
-                }
-            ),
+            kept.frame(),
             steps.describe(kept.subgroups, search, target, positive_label=positive_label, suffix="_search"),
             steps.describe(
                 kept.subgroups, held_out, target, positive_label=positive_label, intervals=True,
                 suffix="_validation",
             ),  # fmt: skip
-            tested,
+            steps.untested(len(kept.subgroups)) if tested is None else tested,
         ],
         axis=1,
     )
@@ -373,7 +371,8 @@ def find_subgroups(
         generalization_aware=generalization_aware, depth=depth, min_support=min_support,
         collapse_identical=collapse_identical, max_overlap=max_overlap,
         n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
-        null_samples_drawn=tested.attrs.get("null_samples_drawn", 0), dataset_values=dataset_values,
+        null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
+        dataset_values=dataset_values,
         min_quality=min_quality, thresholds=thresholds, nbins=nbins,
         search_space={"conditions": len(checked.space), "left_out": dict(checked.space.left_out)},
         counts={
@@ -381,46 +380,6 @@ def find_subgroups(
             "significant": int(table["significant"].sum()),
         },
     )  # fmt: skip
+    if tested is None:
+        raise InterruptedTest(table)
     return table
-
-
-@dataclass
-class _Kept:
-    """The patterns left after the redundancy filters, with their overlaps."""
-
-    subgroups: list
-    qualities: list
-    alternatives: list
-    overlap: np.ndarray
-    partner: np.ndarray
-
-
-def kept_patterns(found, search, collapse_identical, max_overlap):
-    """Collapse identical covers and drop overlapping patterns of a
-    :class:`~subroc_ext.steps.SearchResult` (the redundancy filters of
-    :func:`find_subgroups`, also those of :func:`~subroc_ext.find_regressions`
-    and :func:`~subroc_ext.find_drift`), by their covers on ``search``."""
-    subgroups, qualities = found.subgroups, found.qualities
-    covers = _diversity.cover_matrix(subgroups, search)
-    # the whole split is no subgroup (a user's selector may cover every row)
-    subgroups, qualities, covers = _take(np.flatnonzero(~covers.all(axis=1)), subgroups, qualities, covers)
-    alternatives = [[] for _ in subgroups]
-    if collapse_identical:
-        kept, same = _diversity.collapse_identical(covers)
-        alternatives = [[str(subgroups[other]) for other in rows] for rows in same]
-        subgroups, qualities, covers = _take(kept, subgroups, qualities, covers)
-    if max_overlap is not None:
-        kept = _diversity.select_diverse(covers, max_overlap)
-        subgroups, qualities, covers, alternatives = _take(
-            kept, subgroups, qualities, covers, alternatives
-        )
-    overlap, partner = _diversity.overlap_with_better(covers)
-    return _Kept(subgroups, qualities, alternatives, overlap, partner)
-
-
-def _take(rows, *sequences):
-    """Keep ``rows`` of each list or array in ``sequences``."""
-    return tuple(
-        sequence[rows] if isinstance(sequence, np.ndarray) else [sequence[r] for r in rows]
-        for sequence in sequences
-    )

@@ -34,7 +34,7 @@ from .search import FastSearch
 from .search_space import make_search_space
 from .significance import base_seed, randomization_test
 
-__all__ = ["MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test"]
+__all__ = ["MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test", "untested"]
 
 #: Built-in measures by name.
 MEASURES = {
@@ -404,3 +404,27 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
 
 
 test.__test__ = False  # a pipeline step, not a pytest test
+
+
+def untested(n_subgroups):
+    """The :data:`TEST_COLUMNS` of ``n_subgroups`` patterns that were not tested.
+
+    The test statistic, p-values and effects are NaN, ``significant``,
+    ``testable`` and ``null_samples`` missing (``pd.NA``): unknown, not
+    ``False`` or 0.
+
+    Examples
+    --------
+    >>> from subroc_ext import steps
+    >>> steps.untested(1)[["p_value", "significant", "null_samples", "delta"]]
+       p_value  significant  null_samples  delta
+    0      NaN         <NA>          <NA>    NaN
+    """
+    unknown = {"significant": "boolean", "testable": "boolean", "null_samples": "Int64"}
+    return pd.DataFrame(
+        {
+            column: pd.array([pd.NA] * n_subgroups, dtype=unknown[column])
+            if column in unknown else np.full(n_subgroups, np.nan)
+            for column in TEST_COLUMNS
+        }
+    )

@@ -8,14 +8,17 @@ the subsets (:func:`subroc_ext.subsets.all_subsets`).
 * ``audit_analysis``: one ``find_subgroups`` analysis with a validation split,
   shared by the report tests.
 
-Hooks: the notebooks of test_notebooks.py start in the background as soon as
-the tests are collected (in one process; with pytest-xdist workers, when the
+Hooks: with ``SUBROC_EXT_REQUIRE_REFERENCE=1`` (.ci/run's reference
+environment) the session fails at its start unless pysubgroup 0.9.0 is
+installed, so that its parity tests cannot be skipped there. The notebooks
+of test_notebooks.py start in the background as soon as the tests are collected (in one process; with pytest-xdist workers, when the
 worker running test_notebooks.py needs them), and the session waits for them
 at its end.
 """
 
 import os
 import types
+from importlib.metadata import version
 
 import numpy as np
 import pytest
@@ -28,6 +31,19 @@ from subroc_ext.subsets import all_subsets
 def _notebook_modules(session):
     return {item.module for item in session.items
             if isinstance(item, pytest.Function) and hasattr(item.module, "start_notebooks")}  # fmt: skip
+
+
+def pytest_sessionstart(session):
+    """Where the reference is required (``SUBROC_EXT_REQUIRE_REFERENCE=1``, set by
+    .ci/run), end the session at once unless pysubgroup 0.9.0 is installed: its
+    parity tests would otherwise be skipped, unnoticed."""
+    if os.environ.get("SUBROC_EXT_REQUIRE_REFERENCE") == "1":
+        installed = version("pysubgroup")
+        if installed != "0.9.0":
+            pytest.exit(
+                f"SUBROC_EXT_REQUIRE_REFERENCE=1 but pysubgroup {installed} is installed, not "
+                "0.9.0: its parity tests would be skipped", returncode=3,
+            )  # fmt: skip
 
 
 def pytest_collection_finish(session):

@@ -2,18 +2,24 @@
 subprocess of the installed console script, as a new user runs it."""
 
 import base64
+import errno
 import os
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import subroc_ext
 from subroc_ext import cli as cli_module
+from subroc_ext import steps
 from subroc_ext.cli import main
+from subroc_ext.pipeline import split_validation
 from synthetic import scored_frame
 
 pytest.importorskip("matplotlib")
@@ -167,19 +173,161 @@ def test_unwritable_out_fails_before_the_search(workdir, tmp_path, monkeypatch, 
     assert len(captured.err.strip().splitlines()) == 1 and captured.out == ""
 
 
-def test_results_are_printed_when_the_report_cannot_be_written(workdir, tmp_path, monkeypatch,
-                                                               capsys):  # fmt: skip
-    def full_disk(*args, **kwargs):
-        raise OSError(28, "No space left on device")
+def write_half_then_fail(write_the_rest_to):
+    """A writer that puts half a file at its target, then fails as a full disk does."""
 
-    monkeypatch.setattr(cli_module, "write_report", full_disk)
-    assert main(["run", str(workdir / "data.csv"), *RUN, "--depth", "1", "--samples", "50",
-                 "--out", str(tmp_path)]) == 2  # fmt: skip
+    def write(self_or_path, path=None, *args, **kwargs):
+        target = path if path is not None else self_or_path
+        Path(target).write_bytes(b"half of the fi")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    return write
+
+
+@pytest.mark.parametrize(
+    "failing, patch",
+    [("subgroups.csv", (pd.DataFrame, "to_csv")), ("curves.png", ("figure", "savefig"))],
+)
+def test_a_failing_write_is_one_line_and_leaves_no_partial_file(workdir, tmp_path, monkeypatch,
+                                                                capsys, failing, patch):  # fmt: skip
+    """A full disk while writing one file: one line naming that file, exit code 2,
+    the earlier file of that name intact, no hidden part left, files written
+    before it complete, and the results still printed."""
+    import matplotlib.figure
+
+    owner, name = patch
+    owner = matplotlib.figure.Figure if owner == "figure" else owner
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / failing).write_text("an earlier run's complete file")
+    monkeypatch.setattr(owner, name, write_half_then_fail(out / failing))
+    code = main(["run", str(workdir / "data.csv"), *RUN, "--depth", "1", "--samples", "50",
+                 "--out", str(out)])  # fmt: skip
     captured = capsys.readouterr()
-    assert "No space left on device" in captured.err and "cannot write the report" in captured.err
-    # only the 7 patterns of quality > 0 are findings
-    assert "region=='east'" in captured.out and "Top 7 of 7 subgroups" in captured.out
-    assert "Runtime:" in captured.out and "Report:" not in captured.out
+    assert code == 2
+    assert captured.err == (
+        f"subroc-ext: error: cannot write '{out / failing}': No space left on device\n"
+    )
+    assert (out / failing).read_text() == "an earlier run's complete file"
+    assert not [name for name in os.listdir(out) if name.startswith(".")]
+    assert "region=='east'" in captured.out and "Runtime:" in captured.out
+    assert "Report:" not in captured.out
+    if failing == "curves.png":  # written first, complete
+        written = pd.read_csv(out / "subgroups.csv")
+        assert f"Top {min(10, len(written))} of {len(written)} subgroups" in captured.out
+        assert not (out / "report.html").exists()
+
+
+def subroc_ext_command(*args):
+    """The command line as a new user runs it (the installed script, else ``python -m``)."""
+    entry_point = shutil.which(
+        "subroc-ext", path=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+    )
+    return [*([entry_point] if entry_point else MODULE), *map(str, args)]
+
+
+def assert_every_file_written(out):
+    table = pd.read_csv(out / "subgroups.csv")
+    assert len(table) > 0 and table["p_value"].notna().all()
+    assert (out / "curves.png").read_bytes().startswith(b"\x89PNG")
+    assert (out / "report.html").read_text(encoding="utf-8").rstrip().endswith("</html>")
+    assert sorted(os.listdir(out)) == ["curves.png", "report.html", "subgroups.csv"]
+
+
+def test_head_keeps_every_file(workdir, tmp_path):
+    """``subroc-ext run ... | head -1``: the first line, no traceback, every file."""
+    command = " ".join(shlex.quote(part) for part in subroc_ext_command(
+        "run", workdir / "data.csv", *RUN, "--depth", 1, "--samples", 20, "--out", tmp_path / "out"
+    ))  # fmt: skip
+    process = subprocess.run(
+        ["bash", "-c", f"{command} | head -1; exit ${{PIPESTATUS[0]}}"], capture_output=True,
+        text=True, timeout=600,
+    )  # fmt: skip
+    assert process.returncode in (0, 141) and process.stderr == ""
+    assert process.stdout.startswith("Top ") and process.stdout.count("\n") == 1
+    assert_every_file_written(tmp_path / "out")
+
+
+def test_closed_pipe_ends_quietly_with_141(workdir, tmp_path):
+    """Output to a pipe closed before the first line (a closed pipe for sure,
+    unlike ``| head -1``, which may read everything): exit code 141 as for
+    SIGPIPE, nothing on stderr, every file written."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        process = subprocess.run(
+            subroc_ext_command("run", workdir / "data.csv", *RUN, "--depth", 1, "--samples", 20,
+                               "--out", tmp_path / "out"),
+            stdout=write, stderr=subprocess.PIPE, text=True, timeout=600,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    assert process.returncode == 141 and process.stderr == ""
+    assert_every_file_written(tmp_path / "out")
+
+
+def test_ctrl_c_during_the_test_keeps_the_searched_subgroups(workdir, tmp_path):
+    """SIGINT to a running command during the significance test: one line
+    (below the progress bar it cuts short), exit code 130, subgroups.csv with the searched
+    subgroups, untested."""
+    out = tmp_path / "out"
+    process = subprocess.Popen(
+        subroc_ext_command("run", workdir / "data.csv", "--label", "y", "--score", "p",
+                           "--samples", 1_000_000, "--out", out),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # as typed in a terminal: a command started in the background of a
+        # script (CI) inherits SIGINT ignored, and Python then never sees it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    seen = b""
+    try:
+        while b"testing" not in seen:  # the test's progress bar
+            chunk = os.read(process.stderr.fileno(), 4096)
+            assert chunk, f"ended before the test: {seen.decode()}"
+            seen += chunk
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=600)
+    finally:
+        process.kill()
+    stderr = (seen + stderr).decode()
+    lines = [line for line in stderr.replace("\r", "\n").splitlines() if "subroc-ext" in line]
+    table = pd.read_csv(out / "subgroups.csv")
+    assert process.returncode == 130 and stdout == b"" and "Traceback" not in stderr
+    assert lines == [
+        f"subroc-ext: interrupted during the significance test; the {len(table)} searched "
+        f"subgroups are in {(out / 'subgroups.csv').resolve()}, untested (no p-values)"
+    ]
+    assert len(table) > 10 and table["description"].str.contains("region=='east'").any()
+    assert table[["p_value", "p_value_corrected", "significant"]].isna().all().all()
+    assert (table["size_search"] >= 20).all() and not (out / "report.html").exists()
+
+
+def test_ctrl_c_in_process_and_before_the_test(workdir, tmp_path, monkeypatch, capsys):
+    """Ctrl-C during the test through main(): the untested table equals a tested
+    run's but for the test columns; Ctrl-C during the search: one line, nothing written."""
+    arguments = ["run", str(workdir / "data.csv"), *RUN, "--depth", "1", "--samples", "20"]
+    assert main([*arguments, "--out", str(tmp_path / "tested")]) == 0
+    capsys.readouterr()
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(steps, "test", interrupt)
+    assert main([*arguments, "--out", str(tmp_path / "untested")]) == 130
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1
+    assert "interrupted during the significance test; the " in captured.err
+    tested = pd.read_csv(tmp_path / "tested" / "subgroups.csv")
+    untested = pd.read_csv(tmp_path / "untested" / "subgroups.csv")
+    test_columns = ["statistic", "p_value", "p_value_corrected", "significant", "testable"]
+    pd.testing.assert_frame_equal(untested.drop(columns=test_columns),
+                                  tested.drop(columns=test_columns))  # fmt: skip
+    assert untested[test_columns].isna().all().all()
+
+    monkeypatch.setattr(steps, "search", interrupt)
+    assert main([*arguments, "--out", str(tmp_path / "none")]) == 130
+    assert capsys.readouterr().err == "subroc-ext: interrupted\n"
+    assert os.listdir(tmp_path / "none") == []
 
 
 def test_collapse_and_max_overlap_options(workdir, tmp_path, capsys):
@@ -250,11 +398,82 @@ def test_bad_input_is_one_line_and_exit_code_2(workdir, monkeypatch, capsys, arg
     assert len(captured.err.strip().splitlines()) == 1 and captured.out == ""
 
 
-def test_parquet_without_pyarrow_says_what_to_install(workdir, capsys):
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        assert main(["run", str(workdir / "data.parquet"), *RUN]) == 2
-        assert "needs pyarrow: pip install pyarrow" in capsys.readouterr().err
-    else:
-        pytest.skip("pyarrow is installed")
+@pytest.fixture(scope="module")
+def csv_result(workdir, tmp_path_factory):
+    """subgroups.csv of a quick run on data.csv, and the options it used."""
+    options = [*RUN, "--depth", "1", "--samples", "20", "--top", "10"]
+    out = tmp_path_factory.mktemp("csv-result")
+    assert main(["run", str(workdir / "data.csv"), *options, "--out", str(out)]) == 0
+    return pd.read_csv(out / "subgroups.csv"), options
+
+
+@pytest.mark.parametrize(
+    "name, write, sep",
+    [
+        ("data.tsv", lambda frame, path: frame.to_csv(path, sep="\t", index=False), []),
+        ("data.csv", lambda frame, path: frame.to_csv(path, sep=";", index=False), ["--sep", ";"]),
+        ("data.txt", lambda frame, path: frame.to_csv(path, sep="\t", index=False), ["--sep", "\\t"]),
+        ("data.parquet", lambda frame, path: frame.to_parquet(path), []),
+    ],
+)  # fmt: skip
+def test_every_format_gives_the_same_result(workdir, csv_result, tmp_path, capsys, name, write,
+                                            sep):  # fmt: skip
+    if name.endswith(".parquet"):
+        pytest.importorskip("pyarrow")
+    expected, options = csv_result
+    write(pd.read_csv(workdir / "data.csv"), tmp_path / name)
+    assert main(["run", str(tmp_path / name), *options, *sep, "--out", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "out" / "subgroups.csv"), expected)
+
+
+def test_semicolon_file_without_sep_says_what_to_pass(workdir, tmp_path, capsys):
+    """The issue's semicolon file: one line naming the separator to pass, not
+    'available columns: ['year;age;...']'."""
+    pd.read_csv(workdir / "data.csv").to_csv(tmp_path / "data.csv", sep=";", index=False)
+    assert main(["run", str(tmp_path / "data.csv"), *RUN]) == 2
+    assert capsys.readouterr().err == (
+        f"subroc-ext: error: data file '{tmp_path / 'data.csv'}' has one column, "
+        "'region;age;plan;y;p': its fields look separated by ';', not ','; pass --sep ';'\n"
+    )
+
+
+def test_nbins_and_the_seed_reach_the_api(workdir, tmp_path, capsys):
+    """--nbins 3 and the default seed: the table of find_subgroups(nbins=3)
+    (seeded 0 by default), whose conditions on age use 2 cut-points."""
+    assert main(["run", str(workdir / "data.csv"), *RUN, "--depth", "1", "--samples", "30",
+                 "--nbins", "3", "--no-collapse", "--mode", "both", "--out", str(tmp_path)]) == 0  # fmt: skip
+    capsys.readouterr()
+    written = pd.read_csv(tmp_path / "subgroups.csv", keep_default_na=False)
+    expected = subroc_ext.find_subgroups(
+        pd.read_csv(workdir / "data.csv"), label="y", score="p", depth=1, n_samples=30, nbins=3,
+        collapse_identical=False, mode="both", progress=False,
+    ).drop(columns="subgroup")  # fmt: skip
+    assert written["description"].tolist() == expected["description"].tolist()
+    np.testing.assert_allclose(written["p_value"].astype(float), expected["p_value"])
+    ages = written["description"][written["description"].str.startswith("age")]
+    assert len(ages) and len(set(ages.str.findall(r"\d+").sum())) == 2
+
+
+@pytest.mark.parametrize(
+    "options, reason",
+    [
+        (["--min-support", "0.6"], "every condition covers fewer rows than the minimum support of "
+                                   "600 (the largest, {largest}, covers {size}); lower --min-support"),
+        (["--ignore", "region", "age", "plan"], "no column is left to describe subgroups with "
+                                                "(every column is the label, a score or --ignore'd)"),
+    ],
+)  # fmt: skip
+def test_empty_result_says_why(workdir, tmp_path, capsys, options, reason):
+    """Nothing found: the reason, with the largest condition counted here from
+    the search split (--bins-only: values and bins of a fifth of the rows); an
+    empty subgroups.csv and the report still written."""
+    assert main(["run", str(workdir / "data.csv"), *RUN, *options, "--bins-only",
+                 "--out", str(tmp_path)]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    search, _ = split_validation(pd.read_csv(workdir / "data.csv"), 0.5, 0)
+    counts = pd.concat([search[column].value_counts().rename(lambda v, c=column: f"{c}=='{v}'")
+                        for column in ("region", "plan")])  # fmt: skip
+    reason = reason.format(largest=counts.idxmax(), size=counts.max())
+    assert out.startswith(f"No subgroup found in the 1,000 searched rows: {reason}.\n")
+    assert len(pd.read_csv(tmp_path / "subgroups.csv")) == 0 and (tmp_path / "report.html").is_file()

@@ -6,9 +6,11 @@ import pysubgroup as ps
 import pytest
 
 from subroc_ext.diversity import (
+    check_max_overlap,
     collapse_identical,
     cover_matrix,
     jaccard_matrix,
+    keep_patterns,
     overlap_with_better,
     select_diverse,
 )
@@ -81,3 +83,62 @@ def test_cover_matrix_uses_row_positions_on_any_index():
     np.testing.assert_array_equal(
         cover_matrix(subgroups, data), [[True, False, True, False], [True] * 4]
     )
+
+
+class Rows:
+    """A stand-in description: covers the rows of a fixed mask, prints as its name."""
+
+    def __init__(self, name, mask):
+        self.name, self.mask = name, mask
+
+    def covers(self, data):
+        return self.mask
+
+    def __str__(self):
+        return self.name
+
+
+@pytest.mark.parametrize("collapse, max_overlap", [(True, None), (False, 0.3), (True, 0.3), (False, None)])
+@pytest.mark.parametrize("seed", range(4))
+def test_keep_patterns_composes_the_filters(seed, collapse, max_overlap):
+    """keep_patterns = collapse_identical, then select_diverse on what is left,
+    with each kept pattern's alternatives and largest overlap with a better one."""
+    covers = random_covers(seed)
+    subgroups = [Rows(f"g{row}", cover) for row, cover in enumerate(covers)]
+    qualities = list(np.linspace(1, 0, len(covers)))
+    kept = keep_patterns(subgroups, qualities, pd.DataFrame(index=range(covers.shape[1])),
+                         collapse=collapse, max_overlap=max_overlap)  # fmt: skip
+    rows = list(range(len(covers)))
+    same = {row: [] for row in rows}
+    if collapse:
+        rows = []
+        for row, cover in enumerate(covers):
+            first = next((other for other in rows if (covers[other] == cover).all()), None)
+            if first is None:
+                rows.append(row)
+            else:
+                same[first].append(f"g{row}")
+    if max_overlap is not None:
+        chosen = []
+        for row in rows:
+            if all(jaccard(covers[row], covers[other]) <= max_overlap for other in chosen):
+                chosen.append(row)
+        rows = chosen
+    assert [str(sg) for sg in kept.subgroups] == [f"g{row}" for row in rows]
+    assert kept.qualities == [qualities[row] for row in rows]
+    assert kept.alternatives == [same[row] for row in rows]
+    frame = kept.frame()
+    assert frame["alternatives"].tolist() == ["; ".join(same[row]) for row in rows]
+    for position in range(1, len(rows)):
+        values = [jaccard(covers[rows[position]], covers[rows[other]]) for other in range(position)]
+        assert frame["overlap"][position] == pytest.approx(max(values))
+        assert frame["overlaps_with"][position] == int(np.argmax(values)) + 1
+    assert np.isnan(frame["overlap"][0]) and pd.isna(frame["overlaps_with"][0])
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, "0.5", float("nan")])
+def test_check_max_overlap(value):
+    check_max_overlap(None)
+    check_max_overlap(0.25)
+    with pytest.raises(ValueError, match="max_overlap must be None or a number in \\[0, 1\\]"):
+        check_max_overlap(value)

@@ -8,9 +8,12 @@ import pandas as pd
 import pytest
 
 import subroc_ext
-from subroc_ext import datasets, modelling
+from subroc_ext import datasets, modelling, steps
 from subroc_ext.cli import main
+from subroc_ext.exceptions import InterruptedTest
 from subroc_ext.multiclass_pipeline import find_multiclass_subgroups
+from subroc_ext.pipeline import split_validation
+from synthetic import multiclass_frame
 
 CLASSES = ["married", "never-married", "previously-married"]
 
@@ -53,7 +56,7 @@ def table(scored):
 def test_table_columns_and_values(table, scored):
     counts = [f"count_{c}" for c in CLASSES]
     assert list(table.columns) == [
-        "subgroup", "description", "quality",
+        "subgroup", "description", "alternatives", "quality", "overlap", "overlaps_with",
         "size_search", *(f"{c}_search" for c in counts), "auc_mu_search",
         "size_validation", *(f"{c}_validation" for c in counts), "auc_mu_validation",
         "statistic", "p_value", "p_value_corrected", "significant", "testable", "null_samples",
@@ -87,7 +90,8 @@ def test_cli_score_columns(scored, tmp_path, capsys):
     ])  # fmt: skip
     printed = capsys.readouterr()
     assert code == 0, printed.err
-    assert "Top 5 of 5 subgroups by AUC_mu" in printed.out and "auc_mu_validation" in printed.out
+    assert "Top 5 of 5 subgroups where the auc_mu is worse than on the whole data" in printed.out
+    assert "auc_mu_validation" in printed.out
     written = pd.read_csv(tmp_path / "out" / "subgroups.csv")
     assert len(written) == 5 and "count_married_search" in written.columns
 
@@ -106,3 +110,187 @@ def test_cli_score_columns_errors(scored, tmp_path, capsys, arguments, message):
     code = main(["run", str(tmp_path / "search.csv"), "--label", "marital", "--quiet", *arguments])
     assert code == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+# -- parity with the binary pipeline: redundancy filters, Ctrl-C, the command line's options
+
+
+@pytest.fixture(scope="module")
+def graded():
+    """2,000 rows of :func:`synthetic.multiclass_frame` (classes low/mid/high,
+    score columns p_<class>, the model wrong where a0 == 'p'), and ``A0``, a
+    copy of ``a0`` in capitals (so that some descriptions cover the same rows)."""
+    frame, columns = multiclass_frame(0, n=2000)
+    return frame.assign(A0=frame["a0"].str.upper()), columns
+
+
+def run_graded(graded, **settings):
+    frame, columns = graded
+    settings = {"depth": 2, "result_set_size": 30, "n_samples": 50, "random_state": 0,
+                "progress": False, **settings}  # fmt: skip
+    return find_multiclass_subgroups(frame, label="grade", score_columns=columns, **settings)
+
+
+def covered_rows(subgroup, frame):
+    return frozenset(np.flatnonzero(np.asarray(subgroup.covers(frame), dtype=bool)))
+
+
+@pytest.mark.parametrize("max_overlap", [None, 0.3])
+def test_redundancy_filters_as_for_binary_models(graded, max_overlap):
+    """collapse_identical and max_overlap: the first description of each distinct
+    cover (the others its alternatives), then greedily those overlapping no kept
+    one by more than the threshold (Jaccard index from Python sets), in rank order."""
+    every = run_graded(graded, collapse_identical=False)
+    search, _ = split_validation(graded[0], 0.5, 0)
+    assert len(every) == 30 and (every["alternatives"] == "").all()
+    distinct, same = {}, {}
+    for subgroup in every["subgroup"]:
+        rows = covered_rows(subgroup, search)
+        first = next((d for d, other in distinct.items() if other == rows), None)
+        if first is None:
+            distinct[str(subgroup)], same[str(subgroup)] = rows, []
+        else:
+            same[first].append(str(subgroup))
+    kept = []
+    for description, rows in distinct.items():
+        if max_overlap is None or all(
+            len(rows & distinct[other]) / len(rows | distinct[other]) <= max_overlap for other in kept
+        ):  # fmt: skip
+            kept.append(description)
+    filtered = run_graded(graded, max_overlap=max_overlap)
+    assert filtered["description"].tolist() == kept and len(kept) < 30
+    assert filtered["alternatives"].tolist() == ["; ".join(same[d]) for d in kept]
+    assert (filtered["alternatives"] != "").any()
+    if max_overlap is not None:
+        assert (filtered["overlap"].iloc[1:] <= max_overlap).all() and len(kept) < len(distinct)
+    assert filtered.attrs["max_overlap"] == max_overlap and filtered.attrs["collapse_identical"]
+
+
+def test_ctrl_c_during_the_test_keeps_the_patterns_untested(graded, monkeypatch):
+    tested = run_graded(graded)
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(steps, "test", interrupt)
+    with pytest.raises(InterruptedTest) as interrupted:
+        run_graded(graded)
+    assert isinstance(interrupted.value, KeyboardInterrupt)
+    untested = interrupted.value.table
+    pd.testing.assert_frame_equal(untested.drop(columns=[*steps.TEST_COLUMNS, "subgroup"]),
+                                  tested.drop(columns=[*steps.TEST_COLUMNS, "subgroup"]))  # fmt: skip
+    assert untested[steps.TEST_COLUMNS].isna().all().all()
+
+
+GRADED_RUN = ["--label", "grade", "--score-columns", "low=p_low,mid=p_mid,high=p_high",
+              "--samples", "50", "--top", "30", "--quiet"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def graded_csv(graded, tmp_path_factory):
+    path = tmp_path_factory.mktemp("graded") / "graded.csv"
+    graded[0].to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    "options, settings",
+    [
+        (["--no-collapse"], {"collapse_identical": False}),
+        (["--max-overlap", "0.3", "--min-support", "0.05", "--nbins", "3", "--mode", "both"],
+         {"max_overlap": 0.3, "min_support": 0.05, "nbins": 3, "mode": "both"}),
+        (["--jobs", "2", "--max-overlap", "0.5"], {"max_overlap": 0.5}),
+    ],
+)  # fmt: skip
+def test_cli_options_of_multiclass_runs(graded, graded_csv, tmp_path, capsys, options, settings):
+    """The command's options reach find_multiclass_subgroups: the same table
+    (--jobs: on two local worker processes, the same as in one)."""
+    assert main(["run", str(graded_csv), *GRADED_RUN, *options, "--out", str(tmp_path)]) == 0
+    capsys.readouterr()
+    written = pd.read_csv(tmp_path / "subgroups.csv", keep_default_na=False)
+    expected = run_graded(graded, **settings).drop(columns="subgroup")
+    assert written["description"].tolist() == expected["description"].tolist()
+    np.testing.assert_allclose(written["p_value"].astype(float), expected["p_value"])
+    assert written["alternatives"].tolist() == expected["alternatives"].tolist()
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--measure", "pr_auc"], "--measure does not apply: a multi-class model (--score-columns) "
+                                  "is measured by AUC_mu, which compares the scores of every pair "
+                                  "of classes"),
+        (["--positive-label", "low"], "--positive-label does not apply: AUC_mu compares every pair "
+                                      "of classes of a multi-class model (--score-columns); no "
+                                      "class is the positive one"),
+        (["--threshold", "0.5"], "--threshold does not apply: a multi-class model "
+                                 "(--score-columns) predicts the class of the highest score"),
+        (["--score-columns", "low=p_low,p_mid"], "argument --score-columns: expected at least two "
+                                                 "distinct comma-separated column names (A,B,C) or "
+                                                 "CLASS=COLUMN pairs"),
+    ],
+)  # fmt: skip
+def test_cli_refuses_what_does_not_apply_saying_why(graded_csv, capsys, options, message):
+    arguments = [*GRADED_RUN[:2], *(GRADED_RUN[2:4] if "--score-columns" not in options else []),
+                 "--quiet", *options]  # fmt: skip
+    assert main(["run", str(graded_csv), *arguments]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and len(captured.err.splitlines()) == 1 and captured.out == ""
+
+
+def test_cli_classes_take_the_label_columns_type(graded, tmp_path, capsys):
+    """Integer labels 0/1/2: columns named 0,1,2 or CLASS=COLUMN pairs work; other
+    names get a line saying how to name the classes (no advice the command
+    cannot follow)."""
+    frame, columns = graded
+    codes = frame["grade"].map({"low": 0, "mid": 1, "high": 2})
+    numbered = frame.assign(grade=codes).rename(columns={"p_low": "0", "p_mid": "1", "p_high": "2"})
+    numbered.to_csv(tmp_path / "numbered.csv", index=False)
+    frame.assign(grade=codes).to_csv(tmp_path / "coded.csv", index=False)
+    common = ["--label", "grade", "--samples", "50", "--top", "5", "--quiet", "--depth", "1"]
+    assert main(["run", str(tmp_path / "numbered.csv"), *common, "--score-columns", "0,1,2",
+                 "--out", str(tmp_path / "a")]) == 0  # fmt: skip
+    assert main(["run", str(tmp_path / "coded.csv"), *common, "--score-columns",
+                 "0=p_low,1=p_mid,2=p_high", "--out", str(tmp_path / "b")]) == 0  # fmt: skip
+    capsys.readouterr()
+    first, second = (pd.read_csv(tmp_path / out / "subgroups.csv") for out in "ab")
+    pd.testing.assert_frame_equal(first.drop(columns=["count_0_search"], errors="ignore"),
+                                  second.drop(columns=["count_0_search"], errors="ignore"))  # fmt: skip
+    assert first["description"].iloc[0] == "a0=='p'"
+    assert main(["run", str(tmp_path / "coded.csv"), *common, "--score-columns", "p_low,p_mid,p_high"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("subroc-ext: error: --score-columns class 'p_low' is not an integer, but "
+                          "label column 'grade' holds int64 values; name the class each column "
+                          "scores: --score-columns 0=COLUMN,1=COLUMN,2=COLUMN")  # fmt: skip
+    assert "mapping" not in err and len(err.splitlines()) == 1
+
+
+def test_cli_empty_multiclass_result_says_why(graded, graded_csv, tmp_path, capsys):
+    """--min-support above every condition's size: which condition is largest and
+    how large it is (counted here with value_counts), not pandas' 'Empty DataFrame'."""
+    assert main(["run", str(graded_csv), *GRADED_RUN, "--min-support", "0.9", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    search, _ = split_validation(graded[0], 0.5, 0)
+    counts = pd.concat([search[f"a{i}"].value_counts().rename(lambda v, i=i: f"a{i}=='{v}'")
+                        for i in range(4)])  # fmt: skip
+    assert out.startswith(
+        f"No subgroup found in the 1,000 searched rows: every condition covers fewer rows than "
+        f"the minimum support of 900 (the largest, {counts.idxmax()}, covers {counts.max():,}); "
+        "lower --min-support."
+    )
+    assert "Empty DataFrame" not in out and len(pd.read_csv(tmp_path / "subgroups.csv")) == 0
+
+
+def test_cli_unknown_class_in_the_validation_file(graded, tmp_path, capsys):
+    """A class only the --validation file has: the command's advice, not the API's."""
+    frame, _ = graded
+    frame.iloc[:1000].to_csv(tmp_path / "search.csv", index=False)
+    frame.iloc[1000:].assign(grade=frame["grade"].iloc[1000:].replace("mid", "medium")).to_csv(
+        tmp_path / "validation.csv", index=False
+    )
+    assert main(["run", str(tmp_path / "search.csv"), "--validation", str(tmp_path / "validation.csv"),
+                 *GRADED_RUN]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert err == ("subroc-ext: error: label column 'grade' has value(s) 'medium' that no score "
+                   "column scores (classes ['low', 'mid', 'high']); name the class each column "
+                   "scores: --score-columns high=COLUMN,low=COLUMN,medium=COLUMN,mid=COLUMN\n")  # fmt: skip

@@ -1,0 +1,151 @@
+"""Read the command line's input tables: CSV, TSV and other delimited text, Parquet.
+
+The format comes from the file's extension (``.csv``, ``.tsv``/``.tab``, each
+also compressed, e.g. ``.csv.gz``; ``.parquet``/``.pq``) or, for delimited
+text with any extension, from ``sep``. Every problem is one ``ValueError``
+(``FileNotFoundError`` for a missing file) whose message names the file and
+says what to do, in terms of the command's options (``--sep``,
+``--encoding``).
+"""
+
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["PARQUET_EXTRA", "parse_separator", "read_table"]
+
+#: What to install to read Parquet files.
+PARQUET_EXTRA = "pip install 'subroc-ext[parquet]'"
+
+_PARQUET = (".parquet", ".pq")
+_SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+#: Compression extensions pandas recognises after the format's.
+_COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
+#: Separators a one-column table may really be split by.
+_LIKELY = {";": "';'", "\t": "tab ('\\t')", "|": "'|'"}
+
+
+def parse_separator(text):
+    """A field separator given on the command line: one character, where
+    ``\\t`` and ``tab`` mean the tab character.
+
+    Raises ``ValueError`` for anything else.
+    """
+    separator = {"\\t": "\t", "tab": "\t"}.get(text.lower() if len(text) > 1 else text, text)
+    if len(separator) != 1:
+        raise ValueError(f"expected one character (or \\t or tab), got {text!r}")
+    return separator
+
+
+def _format(path, sep, name):
+    """``'parquet'`` or the separator of the delimited text ``path`` (called ``name``)."""
+    suffixes = [suffix.lower() for suffix in path.suffixes]
+    while suffixes and suffixes[-1] in _COMPRESSED:
+        suffixes.pop()
+    last = suffixes[-1] if suffixes else ""
+    if last in _PARQUET:
+        if sep is not None:
+            raise ValueError(f"--sep does not apply to the Parquet {name}")
+        return "parquet"
+    if sep is not None:
+        return sep
+    if last in _SEPARATORS:
+        return _SEPARATORS[last]
+    raise ValueError(
+        f"cannot tell the format of {name} from its extension; use .csv or .tsv (also "
+        "compressed, e.g. .csv.gz) or .parquet, or give the field separator with --sep"
+    )
+
+
+def _read_parquet(path, encoding, name):
+    if encoding is not None:
+        raise ValueError(f"--encoding does not apply to the Parquet {name}")
+    try:
+        return pd.read_parquet(path)
+    except ImportError as error:
+        raise ValueError(
+            f"reading the Parquet {name} needs pyarrow or fastparquet: {PARQUET_EXTRA} "
+            f"({' '.join(str(error).split())})"
+        ) from None
+    except (ValueError, OSError) as error:
+        raise ValueError(f"cannot read {name} as Parquet: {error}") from None
+
+
+def _read_text(path, sep, encoding, name):
+    try:
+        frame = pd.read_csv(path, sep=sep, encoding=encoding, float_precision="round_trip")
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{name} is empty") from None
+    except LookupError:
+        raise ValueError(f"--encoding {encoding!r} is not an encoding Python knows") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(
+            f"cannot read {name} as {encoding or 'utf-8'} text ({error.reason} at byte "
+            f"{error.start}); give its encoding with --encoding, e.g. --encoding latin-1"
+        ) from None
+    except pd.errors.ParserError as error:
+        shown = {"\t": "tab"}.get(sep, repr(sep))
+        raise ValueError(f"cannot parse {name} with separator {shown}: {error}") from None
+    if frame.shape[1] == 1:
+        column = str(frame.columns[0])
+        for candidate, shown in _LIKELY.items():
+            if candidate != sep and candidate in column:
+                option = "--sep '\\t'" if candidate == "\t" else f"--sep '{candidate}'"
+                raise ValueError(
+                    f"{name} has one column, {column[:60]!r}{'...' if len(column) > 60 else ''}: "
+                    f"its fields look separated by {shown}, not {sep!r}; pass {option}"
+                )
+    return frame
+
+
+def read_table(path, what="data", *, sep=None, encoding=None):
+    """Read a table from a file, in the format its extension or ``sep`` says.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+    what : str, default='data'
+        What the file is, for messages (``'data'``, ``'validation'``).
+    sep : str, optional
+        Field separator of delimited text (then any extension is read as
+        text); by default ``','`` for ``.csv`` and tab for ``.tsv``/``.tab``.
+    encoding : str, optional
+        Text encoding (default UTF-8).
+
+    Returns
+    -------
+    pandas.DataFrame
+        At least one row. Numbers in text are read exactly as Python writes
+        them (``float_precision='round_trip'``): scores tied in the file stay
+        tied, untied ones untied.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    ValueError
+        Anything else, one line naming the file: unknown format, Parquet
+        without pyarrow or fastparquet (naming the extra to install), a
+        decoding or parsing error, a likely wrong separator (one column whose
+        name holds ``;``, a tab or ``|``), no rows.
+
+    Examples
+    --------
+    >>> read_table("scores.tsv").columns.tolist()                   # doctest: +SKIP
+    ['age', 'y', 'p']
+    >>> read_table("scores.txt", sep=";", encoding="latin-1")       # doctest: +SKIP
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{what} file '{path}' not found")
+    if not path.is_file():
+        raise ValueError(f"{what} file '{path}' is not a file")
+    name = f"{what} file '{path}'"
+    kind = _format(path, sep, name)
+    if kind == "parquet":
+        frame = _read_parquet(path, encoding, name)
+    else:
+        frame = _read_text(path, kind, encoding, name)
+    if len(frame) == 0:
+        raise ValueError(f"{name} has no rows")
+    return frame

@@ -1,0 +1,129 @@
+"""Tests of :mod:`subroc_ext.tables`: each format read back equal to the frame
+written, and each problem one message naming the file and what to do."""
+
+import gzip
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from subroc_ext import tables
+from subroc_ext.tables import PARQUET_EXTRA, parse_separator, read_table
+
+FRAME = pd.DataFrame({
+    "région": ["Zürich", "Genève", "Zürich", "Lugano"],
+    "age group": [31, 45, 27, 60],
+    "y": [1, 0, 0, 1],
+    "p": [0.25, 0.5, 0.125, 0.75],
+})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name, writer, sep",
+    [
+        ("data.csv", lambda frame, path: frame.to_csv(path, index=False), None),
+        ("data.tsv", lambda frame, path: frame.to_csv(path, sep="\t", index=False), None),
+        ("data.TAB", lambda frame, path: frame.to_csv(path, sep="\t", index=False), None),
+        ("data.tsv.gz", lambda frame, path: frame.to_csv(path, sep="\t", index=False), None),
+        ("data.csv", lambda frame, path: frame.to_csv(path, sep=";", index=False), ";"),
+        ("export.txt", lambda frame, path: frame.to_csv(path, sep="|", index=False), "|"),
+        ("export.dat", lambda frame, path: frame.to_csv(path, sep="\t", index=False), "\t"),
+    ],
+)  # fmt: skip
+def test_delimited_text_reads_back_the_frame(tmp_path, name, writer, sep):
+    writer(FRAME, tmp_path / name)
+    pd.testing.assert_frame_equal(read_table(tmp_path / name, sep=sep), FRAME, check_dtype=False)
+
+
+def test_compressed_csv_is_read_by_its_extension(tmp_path):
+    with gzip.open(tmp_path / "data.csv.gz", "wt", encoding="utf-8") as file:
+        FRAME.to_csv(file, index=False)
+    pd.testing.assert_frame_equal(read_table(tmp_path / "data.csv.gz"), FRAME, check_dtype=False)
+
+
+def test_parquet_reads_back_the_frame(tmp_path):
+    pytest.importorskip("pyarrow")
+    FRAME.to_parquet(tmp_path / "data.parquet")
+    pd.testing.assert_frame_equal(read_table(tmp_path / "data.parquet"), FRAME, check_dtype=False)
+
+
+def test_parquet_without_an_engine_names_the_extra(tmp_path, monkeypatch):
+    def no_engine(*args, **kwargs):
+        raise ImportError("Unable to find a usable engine; tried using: 'pyarrow', 'fastparquet'.")
+
+    monkeypatch.setattr(tables.pd, "read_parquet", no_engine)
+    (tmp_path / "data.pq").write_bytes(b"PAR1")
+    with pytest.raises(ValueError) as error:
+        read_table(tmp_path / "data.pq")
+    message = str(error.value)
+    assert message.startswith("reading the Parquet data file '") and PARQUET_EXTRA in message
+    assert "Unable to find a usable engine" in message and "\n" not in message
+
+
+def test_encoding(tmp_path):
+    path = tmp_path / "latin.csv"
+    FRAME.to_csv(path, index=False, encoding="latin-1")
+    pd.testing.assert_frame_equal(read_table(path, encoding="latin-1"), FRAME, check_dtype=False)
+    with pytest.raises(ValueError, match=r"cannot read data file '.*latin.csv' as utf-8 text "
+                                         r"\(invalid .* at byte \d+\); give its encoding with "
+                                         r"--encoding, e.g. --encoding latin-1"):  # fmt: skip
+        read_table(path)
+    with pytest.raises(ValueError, match="--encoding 'klingon' is not an encoding Python knows"):
+        read_table(path, encoding="klingon")
+
+
+@pytest.mark.parametrize(
+    "sep, shown, option",
+    [(";", "';'", "--sep ';'"), ("\t", r"tab \('\\t'\)", r"--sep '\\t'"), ("|", "'|'", "--sep '|'")],
+)
+def test_one_column_that_looks_separated_says_which_sep_to_pass(tmp_path, sep, shown, option):
+    """The semicolon file of the issue: one column 'year;age;...' is never what was meant."""
+    FRAME.to_csv(tmp_path / "data.csv", sep=sep, index=False)
+    with pytest.raises(ValueError, match=rf"data file '.*data.csv' has one column, 'région.*': its "
+                                         rf"fields look separated by {shown}, not ','; pass {option}$"):  # fmt: skip
+        read_table(tmp_path / "data.csv")
+
+
+@pytest.mark.parametrize(
+    "name, content, kwargs, message",
+    [
+        ("data.xlsx", b"x", {}, r"cannot tell the format of data file '.*data.xlsx' from its "
+                                r"extension; use .csv or .tsv .* or give the field separator with --sep"),
+        ("data.parquet", b"PAR1", {"sep": ";"}, "--sep does not apply to the Parquet data file"),
+        ("data.parquet", b"PAR1", {"encoding": "latin-1"}, "--encoding does not apply to the Parquet"),
+        ("data.csv", b"", {}, r"data file '.*data.csv' is empty$"),
+        ("data.csv", b"y,p\n", {}, r"data file '.*data.csv' has no rows$"),
+        ("data.csv", b'y,p\n1,"0.5\n', {}, r"cannot parse data file '.*data.csv' with separator ','"),
+    ],
+)  # fmt: skip
+def test_problems_are_one_line_naming_the_file(tmp_path, name, content, kwargs, message):
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(ValueError, match=message) as error:
+        read_table(tmp_path / name, **kwargs)
+    assert "\n" not in str(error.value)
+
+
+def test_missing_file_and_folder(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"validation file '.*gone.csv' not found"):
+        read_table(tmp_path / "gone.csv", "validation")
+    with pytest.raises(ValueError, match="is not a file"):
+        read_table(tmp_path)
+
+
+@pytest.mark.parametrize("text, expected", [(";", ";"), ("\\t", "\t"), ("TAB", "\t"), ("\t", "\t")])
+def test_parse_separator(text, expected):
+    assert parse_separator(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", ";;", "comma"])
+def test_parse_separator_refuses_other_text(text):
+    with pytest.raises(ValueError, match=r"expected one character \(or \\t or tab\)"):
+        parse_separator(text)
+
+
+def test_text_numbers_are_read_exactly(tmp_path):
+    """Scores written by Python come back bit for bit (pandas' default parser
+    may change the last digit, which breaks or makes ties)."""
+    scores = pd.DataFrame({"p": np.random.default_rng(0).random(2000) / 3})
+    scores.to_csv(tmp_path / "scores.csv", index=False)
+    np.testing.assert_array_equal(read_table(tmp_path / "scores.csv")["p"], scores["p"])
