@@ -30,6 +30,7 @@ import time
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import __version__
@@ -43,6 +44,8 @@ from .labels import infer_positive_label
 from .modelling import fit_and_score, split_parts
 from .multiclass_pipeline import find_multiclass_subgroups
 from .pipeline import MEASURES, find_subgroups, split_validation
+from .covers import subgroup_membership
+from .multiclass_report import write_multiclass_report
 from .report import write_report
 from .search_space import make_search_space
 from .tables import parse_separator, read_table
@@ -186,6 +189,11 @@ def _common_arguments(parser, samples_help):
                              "API's random_state); other seeds give other draws")  # fmt: skip
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bars or status messages on stderr")  # fmt: skip
+    parser.add_argument("--export-rows", action="store_true",
+                        help="also write rows.csv to the report directory: for every row of "
+                             "the search and validation splits (split, row = its 0-based "
+                             "position in its file) a 0/1 column per subgroup, named by its "
+                             "description, in the order of subgroups.csv")  # fmt: skip
 
 
 def _parser():
@@ -274,6 +282,11 @@ def _parser():
     run.add_argument("--keep-ids", action="store_true",
                      help="keep ID-like columns (all or nearly all values distinct) in the "
                           "search space")  # fmt: skip
+    run.add_argument("--threshold", type=_number(float, "a finite number", math.isfinite),
+                     metavar="T",
+                     help="operating point of the report's false-positive rate, false-negative "
+                          "rate and precision per subgroup (score >= T predicts positive; "
+                          "default: the Youden threshold of the search split)")  # fmt: skip
     run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
                      help="directory for the report")  # fmt: skip
     cluster = run.add_mutually_exclusive_group()
@@ -374,6 +387,8 @@ _NOT_MULTICLASS = {
                  "compares the scores of every pair of classes",
     "--positive-label": "AUC_mu compares every pair of classes of a multi-class model "
                         "(--score-columns); no class is the positive one",
+    "--threshold": "a multi-class model (--score-columns) predicts the class of the highest "
+                   "score; there is no single threshold on one score",
 }  # fmt: skip
 
 
@@ -541,6 +556,17 @@ def _check_out(out):
     return path
 
 
+def _export_rows(table, splits, folder):
+    """Write ``rows.csv`` into ``folder``: split, row and one 0/1 column per subgroup."""
+    parts = []
+    for name, frame in splits.items():
+        membership = subgroup_membership(table, frame).astype(np.int8)
+        membership.insert(0, "row", frame.index)
+        membership.insert(0, "split", name)
+        parts.append(membership)
+    pd.concat(parts).to_csv(Path(folder) / "rows.csv", index=False)
+
+
 def _write_outputs(table, out, report=None):
     """Write ``subgroups.csv``, then the files ``report(folder)`` writes, each
     whole or not at all.
@@ -576,14 +602,19 @@ def _finish(args, table, *, measure, search, validation, start, space, report=No
 
     ``space`` is the search space's keywords (for :func:`_why_empty`);
     ``report(folder, runtime)`` writes the report's files into ``folder``
-    (after ``subgroups.csv``); ``note`` is printed after the results.
+    (after ``subgroups.csv``), then ``rows.csv`` with ``--export-rows``;
+    ``note`` is printed after the results.
     """
     out = Path(args.out)
     replaced = report is not None and (out / "report.html").exists()
     runtime = time.perf_counter() - start
-    written, error = _write_outputs(
-        table, out, None if report is None else lambda folder: report(folder, runtime)
-    )
+
+    def report_and_rows(folder):
+        report(folder, runtime)
+        if args.export_rows:
+            _export_rows(table, {"search": search, "validation": validation}, folder)
+
+    written, error = _write_outputs(table, out, None if report is None else report_and_rows)
     _print_results(
         table, measure, len(search), len(validation), runtime,
         lambda: _why_empty(table, search, measure, space),
@@ -732,6 +763,7 @@ def _run(args):
             table, validation, folder, label=args.label, score=args.score,
             positive_label=positive, measure=measure,
             title=f"SubROC report: {Path(args.data).name}", runtime=runtime, search=search,
+            threshold=args.threshold,
         )  # fmt: skip
 
     return _finish(
@@ -744,9 +776,9 @@ def _run(args):
 def _run_multiclass(args):
     """``subroc-ext run --score-columns a,b,c``: AUC_mu subgroups of a multi-class model.
 
-    Every option of ``run`` applies except ``--measure`` and
-    ``--positive-label`` (refused, saying why); the table is written to
-    ``subgroups.csv`` in --out.
+    Every option of ``run`` applies except ``--measure``, ``--positive-label``
+    and ``--threshold`` (refused, saying why); writes the multi-class report
+    (``subgroups.csv`` and ``report.html``) to --out.
     """
     start = time.perf_counter()
     try:
@@ -780,9 +812,17 @@ def _run_multiclass(args):
         return _keep_untested(interrupted, args)
     except (*_INPUT_ERRORS, ImportError) as error:
         return _fail(error)
+
+    def report(folder, runtime):
+        return write_multiclass_report(
+            table, validation, folder, title=f"SubROC multi-class report: {Path(args.data).name}",
+            runtime=runtime,
+        )  # fmt: skip
+
     return _finish(
         args, table, measure="auc_mu", search=search, validation=validation, start=start,
         space=_space(args, [args.label, *columns, *args.ignore]),
+        report=report,
     )  # fmt: skip
 
 

@@ -40,7 +40,6 @@ __all__ = [
     "describe_subgroups",
     "split_validation",
     "min_support_count",
-    "kept_patterns",
 ]
 
 

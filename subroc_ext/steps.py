@@ -27,7 +27,6 @@ from .confidence import delong_interval
 from .counting import CountingQF
 from .cross_auc import bias_aucs_of_masks
 from .dataset import SortedDataset
-from .diversity import cover_matrix
 from .effects import EFFECT_COLUMNS, effect_intervals
 from .quality import SoftClassifierQF
 from .search import FastSearch

@@ -142,7 +142,9 @@ def test_redundancy_filters_as_for_binary_models(graded, max_overlap):
     one by more than the threshold (Jaccard index from Python sets), in rank order."""
     every = run_graded(graded, collapse_identical=False)
     search, _ = split_validation(graded[0], 0.5, 0)
-    assert len(every) == 30 and (every["alternatives"] == "").all()
+    # of the top 30, those of quality > 0 (only real findings)
+    assert 20 <= len(every) <= 30 and (every["quality"] > 0).all()
+    assert (every["alternatives"] == "").all()
     distinct, same = {}, {}
     for subgroup in every["subgroup"]:
         rows = covered_rows(subgroup, search)
@@ -158,7 +160,7 @@ def test_redundancy_filters_as_for_binary_models(graded, max_overlap):
         ):  # fmt: skip
             kept.append(description)
     filtered = run_graded(graded, max_overlap=max_overlap)
-    assert filtered["description"].tolist() == kept and len(kept) < 30
+    assert filtered["description"].tolist() == kept and len(kept) < len(every)
     assert filtered["alternatives"].tolist() == ["; ".join(same[d]) for d in kept]
     assert (filtered["alternatives"] != "").any()
     if max_overlap is not None:
@@ -177,9 +179,11 @@ def test_ctrl_c_during_the_test_keeps_the_patterns_untested(graded, monkeypatch)
         run_graded(graded)
     assert isinstance(interrupted.value, KeyboardInterrupt)
     untested = interrupted.value.table
-    pd.testing.assert_frame_equal(untested.drop(columns=[*steps.TEST_COLUMNS, "subgroup"]),
-                                  tested.drop(columns=[*steps.TEST_COLUMNS, "subgroup"]))  # fmt: skip
-    assert untested[steps.TEST_COLUMNS].isna().all().all()
+    assert untested.columns.tolist() == tested.columns.tolist()
+    test_columns = [column for column in steps.TEST_COLUMNS if column in tested.columns]
+    pd.testing.assert_frame_equal(untested.drop(columns=[*test_columns, "subgroup"]),
+                                  tested.drop(columns=[*test_columns, "subgroup"]))  # fmt: skip
+    assert untested[test_columns].isna().all().all()
 
 
 GRADED_RUN = ["--label", "grade", "--score-columns", "low=p_low,mid=p_mid,high=p_high",
