@@ -17,7 +17,7 @@ from .effects import EFFECT_COLUMNS
 from .exceptions import InterruptedTest
 from .generalization import GeneralizationAwareQF
 from .multiclass import AUCMuQF, MultiClassTarget
-from .pipeline import min_support_count
+from .pipeline import min_support_count, search_keep_test
 from .search_space import make_search_space
 from .significance import check_test_settings
 from .validated import as_frame, split_validation
@@ -174,23 +174,13 @@ def find_multiclass_subgroups(
         thresholds=thresholds, keep_ids=keep_ids,
     )  # fmt: skip
     with local_client(client, n_jobs) as cluster:
-        found = steps.search(
-            search, qf, target, selectors=space, depth=depth, min_support=min_support,
-            result_set_size=result_set_size, min_quality=min_quality, progress=progress,
-            client=cluster,
+        _, kept, tested = search_keep_test(
+            search, held_out, qf, statistic_qf, target, selectors=space, depth=depth,
+            min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
+            collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
+            max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
+            progress=progress, client=cluster,
         )  # fmt: skip
-        kept = diversity.keep_patterns(
-            found.subgroups, found.qualities, search, collapse=collapse_identical,
-            max_overlap=max_overlap,
-        )  # fmt: skip
-        try:
-            tested = steps.test(
-                kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
-                max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
-                progress=progress, client=cluster,
-            )  # fmt: skip
-        except KeyboardInterrupt:  # keep the searched patterns, untested
-            tested = None
     describer = make_qf(0, 0)
     table = pd.concat(
         [

@@ -40,6 +40,7 @@ __all__ = [
     "describe_subgroups",
     "split_validation",
     "min_support_count",
+    "search_keep_test",
 ]
 
 
@@ -331,23 +332,13 @@ def find_subgroups(
     )  # fmt: skip
     statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
     with local_client(client, n_jobs) as cluster:
-        found = steps.search(
-            search, qf, target, selectors=checked.space, depth=depth, min_support=min_support,
-            result_set_size=result_set_size, min_quality=min_quality, algorithm=algorithm,
-            progress=progress, client=cluster,
+        found, kept, tested = search_keep_test(
+            search, held_out, qf, statistic_qf, target, selectors=checked.space, depth=depth,
+            min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
+            algorithm=algorithm, collapse_identical=collapse_identical, max_overlap=max_overlap,
+            n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
+            random_state=random_state, progress=progress, client=cluster,
         )  # fmt: skip
-        kept = _diversity.keep_patterns(
-            found.subgroups, found.qualities, search, collapse=collapse_identical,
-            max_overlap=max_overlap,
-        )  # fmt: skip
-        try:
-            tested = steps.test(
-                kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
-                max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
-                progress=progress, client=cluster,
-            )  # fmt: skip
-        except KeyboardInterrupt:  # keep the searched patterns, untested
-            tested = None
     table = pd.concat(
         [
             kept.frame(),
@@ -382,3 +373,41 @@ def find_subgroups(
     if tested is None:
         raise InterruptedTest(table)
     return table
+
+
+def search_keep_test(
+    search, held_out, quality_function, statistic_qf, target, *, selectors, depth, min_support,
+    result_set_size, min_quality, collapse_identical, max_overlap, n_samples, max_samples, method,
+    alpha, random_state, progress, client, algorithm=None,
+):  # fmt: skip
+    """Search, drop redundant patterns, test the rest: the core of
+    :func:`find_subgroups` and :func:`~subroc_ext.find_multiclass_subgroups`.
+
+    The keywords are those of :func:`~subroc_ext.steps.search`,
+    :func:`~subroc_ext.diversity.keep_patterns` and :func:`~subroc_ext.steps.test`.
+
+    Returns
+    -------
+    (SearchResult, KeptPatterns, pandas.DataFrame or None)
+        What the search found, the patterns kept, and the test's table - None
+        if Ctrl-C stopped the test (the caller keeps the patterns, untested,
+        and raises :class:`~subroc_ext.InterruptedTest`).
+    """
+    found = steps.search(
+        search, quality_function, target, selectors=selectors, depth=depth,
+        min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
+        algorithm=algorithm, progress=progress, client=client,
+    )  # fmt: skip
+    kept = _diversity.keep_patterns(
+        found.subgroups, found.qualities, search, collapse=collapse_identical,
+        max_overlap=max_overlap,
+    )  # fmt: skip
+    try:
+        tested = steps.test(
+            kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
+            max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
+            progress=progress, client=client,
+        )  # fmt: skip
+    except KeyboardInterrupt:  # keep the searched patterns, untested
+        tested = None
+    return found, kept, tested
