@@ -17,7 +17,6 @@ the quality function:
   size and negatives in that period.
 """
 
-import numbers
 
 import numpy as np
 import pandas as pd
@@ -29,7 +28,7 @@ from .cluster import local_client
 from .comparison import ComparisonQF, ComparisonTarget, DriftTarget
 from .generalization import GeneralizationAwareQF
 from .labels import infer_positive_label
-from .pipeline import make_quality_function, min_support_count, split_validation
+from .pipeline import make_quality_function, min_support_count, search_keep_test, split_validation
 from .significance import check_test_settings
 from .target import SoftClassifierTarget
 
@@ -100,15 +99,13 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
           generalization_aware, depth, min_support, nbins, ignore, result_set_size,
           collapse_identical, max_overlap, n_samples, method, alpha, random_state, algorithm,
           progress, client, n_jobs, support_rows):  # fmt: skip
-    """Search, filter, test and describe: the steps both public functions share."""
+    """Search, filter, test and describe: the steps both public functions share
+    (only patterns of quality > 0 are reported, as by :func:`~subroc_ext.find_subgroups`)."""
     check_mode(mode)
     check_weights(size_weight, balance_weight)
     check_test_settings(n_samples, method, alpha)
     check_search_settings(depth, result_set_size, nbins)
-    if max_overlap is not None and not (
-        isinstance(max_overlap, numbers.Real) and 0 <= max_overlap <= 1
-    ):
-        raise ValueError(f"max_overlap must be None or a number in [0, 1], got {max_overlap!r}")
+    _diversity.check_max_overlap(max_overlap)
     label = target.label_column
     measure = make_quality_function(measure, label).measure  # a name or a Measure, checked
 
@@ -123,18 +120,15 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
     if generalization_aware:
         qf = GeneralizationAwareQF(qf)
     with local_client(client, n_jobs) as cluster:
-        found = steps.search(
-            search, qf, target, nbins=nbins, ignore=ignore, depth=depth, min_support=min_support,
-            result_set_size=result_set_size, algorithm=algorithm, progress=progress, client=cluster,
-        )  # fmt: skip
-        kept = _diversity.keep_patterns(
-            found.subgroups, found.qualities, search, collapse=collapse_identical,
-            max_overlap=max_overlap,
-        )  # fmt: skip
-        tested = steps.test(
-            kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples, method=method,
+        _, kept, tested = search_keep_test(
+            search, held_out, qf, statistic_qf, target, selectors=None, nbins=nbins, ignore=ignore,
+            depth=depth, min_support=min_support, result_set_size=result_set_size,
+            min_quality=0.0, algorithm=algorithm, collapse_identical=collapse_identical,
+            max_overlap=max_overlap, n_samples=n_samples, max_samples=1_000_000, method=method,
             alpha=alpha, random_state=random_state, progress=progress, client=cluster,
         )  # fmt: skip
+    if tested is None:
+        raise KeyboardInterrupt
     delta = [on_search.calculate_statistics(sg, target, search).raw_quality for sg in kept.subgroups]
     table = pd.concat(
         [

@@ -378,10 +378,11 @@ def find_subgroups(
 def search_keep_test(
     search, held_out, quality_function, statistic_qf, target, *, selectors, depth, min_support,
     result_set_size, min_quality, collapse_identical, max_overlap, n_samples, max_samples, method,
-    alpha, random_state, progress, client, algorithm=None,
+    alpha, random_state, progress, client, algorithm=None, nbins=5, ignore=(),
 ):  # fmt: skip
     """Search, drop redundant patterns, test the rest: the core of
-    :func:`find_subgroups` and :func:`~subroc_ext.find_multiclass_subgroups`.
+    :func:`find_subgroups`, :func:`~subroc_ext.find_multiclass_subgroups`,
+    :func:`~subroc_ext.find_regressions` and :func:`~subroc_ext.find_drift`.
 
     The keywords are those of :func:`~subroc_ext.steps.search`,
     :func:`~subroc_ext.diversity.keep_patterns` and :func:`~subroc_ext.steps.test`.
@@ -394,8 +395,8 @@ def search_keep_test(
         and raises :class:`~subroc_ext.InterruptedTest`).
     """
     found = steps.search(
-        search, quality_function, target, selectors=selectors, depth=depth,
-        min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
+        search, quality_function, target, selectors=selectors, nbins=nbins, ignore=ignore,
+        depth=depth, min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
         algorithm=algorithm, progress=progress, client=client,
     )  # fmt: skip
     kept = _diversity.keep_patterns(
