@@ -4,7 +4,7 @@
 columns; in a notebook ``table.subroc`` displays the compact view of the
 report instead: a summary line, the forest plot of the top subgroups and the
 table's default columns (readable conditions, size, measure with interval,
-Δ against the whole data, corrected p-value, significant). The accessor also
+effect Δ with its simultaneous interval, corrected p-value, significant). The accessor also
 gives the report's pieces as methods (``forest``, ``rows``).
 """
 
@@ -16,7 +16,7 @@ import pandas as pd
 from .covers import subgroup_membership
 from .html_page import CELL_STYLE, embedded_png, subgroups_table
 from .plotting import plot_forest
-from .report import result_columns
+from .report import effect_note, result_columns
 
 __all__ = ["SubgroupsAccessor"]
 
@@ -72,4 +72,4 @@ class SubgroupsAccessor:
             return summary
         figure = embedded_png(plot_forest(shown, top=SHOWN), "forest plot")
         grid = subgroups_table(shown, result_columns(shown, measure), interactive=False, rows=SHOWN)
-        return f'<div class="subroc-view"><style>{CELL_STYLE}</style>{summary}{figure}{grid}</div>'
+        return f'<div class="subroc-view"><style>{CELL_STYLE}</style>{summary}{figure}{grid}{effect_note(table)}</div>'

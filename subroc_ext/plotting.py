@@ -433,6 +433,7 @@ def _forest_columns(table, value, interval, size):
         interval = default if set(default) <= set(table.columns) else ()
     if size is None:
         split = value.rsplit("_", 1)[-1]
+        split = "validation" if value == "delta" else split  # the effects are on the validation split
         size = f"size_{split}" if f"size_{split}" in table.columns else None
     interval = tuple(interval)
     if len(interval) not in (0, 2):
@@ -473,7 +474,8 @@ def plot_forest(
         ``table.attrs['dataset_values'][value]`` when present.
     size : str, optional
         Column of subgroup sizes shown on the right; default
-        ``'size_<split>'`` of the value's split.
+        ``'size_<split>'`` of the value's split (``size_validation`` for
+        ``'delta'``).
     n_rows : int, optional
         Rows of that split: with it each size is also shown as a share.
     top : int or None, default=20

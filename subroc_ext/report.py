@@ -37,10 +37,12 @@ from .operating_point import RATE_COLUMNS, threshold_rates
 from .plotting import plot_forest, plot_pr_curves, plot_roc_curves
 from .report_sections import cross_auc_section, diagnostics_section
 
-__all__ = ["ReportFiles", "forest_section", "result_columns", "settings_html", "write_report"]
+__all__ = ["ReportFiles", "effect_note", "forest_section", "result_columns", "settings_html", "write_report"]
 
 #: Rows of the forest plot shown at once; the full plot is one click away.
 FOREST_ROWS = 20
+#: The effect-size columns of :mod:`subroc_ext.effects` (absent from older and multi-class tables).
+EFFECT_COLUMNS = ("delta", "delta_ci_low", "delta_ci_high")
 #: Curves of subgroups overlapping a better-shown one by more than this are skipped.
 CURVE_MAX_OVERLAP = 0.8
 
@@ -104,6 +106,57 @@ def _delta_cell(value, reference):
     return cell
 
 
+def _effect_cell(record):
+    """``delta`` with its simultaneous interval (sorts by ``delta``)."""
+    delta, low, high = (record[c] for c in EFFECT_COLUMNS)
+    if pd.isna(delta):
+        return "–", float("nan")
+    shown = f"{delta:+.3f}"
+    if not (pd.isna(low) or pd.isna(high)):
+        shown += f' <span class="ci">[{low:+.3f}, {high:+.3f}]</span>'
+    return shown, float(delta)
+
+
+def _has_effects(table):
+    return set(EFFECT_COLUMNS) <= set(table.columns)
+
+
+def _effect_meaning(attrs):
+    """What a positive ``delta`` means under the table's mode (e.g. 'lower in the subgroup')."""
+    measure, mode = attrs.get("measure", "the measure"), attrs.get("mode", "worse")
+    if mode == "both":
+        return f"the size of the deviation of {measure}"
+    return f"{measure} {mode} in the subgroup than on the whole split"
+
+
+def effect_note(table, split="validation"):
+    """HTML: the one-line note under the table saying what its Δ column is ('' without one).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A ``find_subgroups`` table; the note needs its ``delta``,
+        ``delta_ci_low`` and ``delta_ci_high`` columns.
+    split : str, default='validation'
+        The split the effects are measured on.
+
+    Returns
+    -------
+    str
+    """
+    if not _has_effects(table):
+        return ""
+    attrs = table.attrs
+    measure = attrs.get("measure", "the measure")
+    confidence = 1 - attrs.get("alpha", 0.05)
+    return (
+        f'<p class="note"><em>Δ [interval]</em>: {html.escape(measure)} on the subgroup\'s '
+        f"{html.escape(split)} rows minus on the whole {html.escape(split)} split, positive = "
+        f"{html.escape(_effect_meaning(attrs))}; the intervals are {confidence:.0%} "
+        "<strong>simultaneous</strong> over all rows (max-t), so they hold for any rows you pick.</p>"
+    )
+
+
 def _rank_cell(record):
     return f"{record['rank']}", float(record["rank"])
 
@@ -136,7 +189,9 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
     -------
     list of html_page.Column
         Shown: rank, conditions, size (share), measure with interval, its
-        difference from the whole data, corrected p-value, significant.
+        effect ``delta`` with its simultaneous interval (tables without the
+        effect columns: the plain difference from the whole split), corrected
+        p-value, significant.
         Behind the chooser: every other column the table has.
     """
     value = f"{measure}_{split}"
@@ -154,6 +209,11 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
                _value_cell(value, interval),
                help=f"{measure} on the {split} split" + (
                    f", with its interval ({interval[0]} to {interval[1]})" if interval else "")),
+        Column("delta", "Δ [interval]", _effect_cell,
+               help=f"{measure} of the subgroup minus that of the whole {split} split "
+                    f"({reference:.3f}), positive = {_effect_meaning(table.attrs)}, with its "
+                    "simultaneous interval (delta_ci_low to delta_ci_high)")
+        if _has_effects(table) else
         Column("delta", "Δ whole data", _delta_cell(value, reference),
                help=f"{measure} of the subgroup minus that of the whole {split} split "
                     f"({reference:.3f})"),
@@ -170,7 +230,7 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
         if key in table.columns:
             cell = _overlap_cell if key == "overlap" else _number_cell(key)
             columns.append(Column(key, header, cell, shown=False, help=help_))
-    listed = {c.key for c in columns} | set(interval) | {
+    listed = {c.key for c in columns} | set(interval) | set(EFFECT_COLUMNS) | {
         "subgroup", "description", "alternatives", "overlaps_with", "rank", "testable", "statistic",
     }  # fmt: skip
     for name in table.columns:
@@ -208,9 +268,12 @@ def forest_section(table, *, n_rows=None, value=None, interval=None, reference=N
     column = value or f"{table.attrs.get('measure')}_validation"
     has_interval = bool(interval) or {f"{column}_ci_low", f"{column}_ci_high"} <= set(table.columns)
     line = " with its interval (line)" if has_interval else ""
+    dashed = ("the whole split's value" if reference is None
+              else f"{format_number(reference)}" + (" (no difference from the whole split)"
+                                                    if column == "delta" and reference == 0 else ""))  # fmt: skip
     return f"""{top}{rest}
 <p class="note">Each row is a subgroup, best first: its <code>{html.escape(column)}</code>
-(dot){line}; filled red dots are significant. The dashed line is the whole split's value; on
+(dot){line}; filled red dots are significant. The dashed line is {dashed}; on
 the right, each subgroup's size (and share of the rows).</p>"""
 
 
@@ -237,8 +300,9 @@ def settings_html(attrs, runtime=None):
     return settings + "<h3>The whole data</h3>" + html_table(["measure", "search split", "validation split"], rows)
 
 
-def _how_to_read(attrs, measure):
-    """The paragraphs that explain quality, weights, intervals and p-values."""
+def _how_to_read(attrs, measure, effects=False):
+    """The paragraphs that explain quality, weights, intervals and p-values (and the
+    effects' simultaneous intervals when the table has them)."""
     method = multitest_alias.get(attrs.get("method", "fdr_by"))
     method_name = multitest_methods_names.get(method, attrs.get("method"))
     guarantee = {
@@ -271,6 +335,11 @@ def _how_to_read(attrs, measure):
         " The interval of the ROC AUC is DeLong's 95% confidence interval."
         if measure == "roc_auc" else ""
     )  # fmt: skip
+    difference = (
+        f"<em>Δ [interval]</em> is the difference from the whole split, positive = "
+        f"{html.escape(_effect_meaning(attrs))}, with an interval that holds for all rows at once"
+        if effects else "<em>Δ whole data</em> is the difference from the whole split"
+    )
     return f"""<p>Each row is a subgroup (a pattern of conditions on the attributes) found on the
 <em>search</em> split, best first. Its <strong>quality</strong> measures how much
 {adjective} the classifier's <code>{html.escape(measure)}</code> is inside the subgroup
@@ -280,8 +349,7 @@ balance<sup>{html.escape(format_number(balance_weight))}</sup></code>, where bal
 ratio of the smaller to the larger class: the weights favour large and balanced
 subgroups, whose performance is both reliable and consequential.{generalization}</p>
 <p>The table shows each subgroup on the held-out <em>validation</em> split: its size (and
-share of the rows), its <code>{html.escape(measure)}</code>{interval} <em>Δ whole data</em> is
-the difference from the whole split. More columns (the search split, the quality,
+share of the rows), its <code>{html.escape(measure)}</code>{interval} {difference}. More columns (the search split, the quality,
 <code>overlap</code> with better-ranked subgroups, other measures, error rates at the
 threshold) are under "Columns". Descriptions of exactly the same rows are one row (the others
 listed under it as "same rows").</p>
@@ -307,7 +375,7 @@ def _rates_note(rates, source):
 def write_report(
     table, data, out_dir, *, label, score, positive_label=1, measure="roc_auc", top=5,
     title=None, runtime=None, split="validation", search=None, threshold=None,
-    interval=None,
+    interval=None, value=None,
 ):  # fmt: skip
     """Write a table of subgroups as CSV, their curves as PNG, and an HTML report.
 
@@ -348,8 +416,13 @@ def write_report(
         subgroup; default the Youden threshold of the whole search split
         (of ``data`` without it).
     interval : pair of str, optional
-        Interval columns of the forest plot and the table (default DeLong's
-        ``roc_auc_validation_ci_low`` and ``_ci_high`` for the ROC AUC).
+        Interval columns of the forest plot (default ``<value>_ci_low`` and
+        ``_ci_high`` when present, e.g. DeLong's for the ROC AUC), and of the
+        table's measure when ``value`` is that measure.
+    value : str, optional
+        Column of the forest plot: default ``<measure>_validation`` (with
+        DeLong's interval for the ROC AUC); ``'delta'`` plots the effects
+        with their simultaneous intervals around 0.
 
     Returns
     -------
@@ -402,7 +475,10 @@ def write_report(
     title = title or "SubROC report"
     n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
     created = datetime.datetime.now().isoformat(timespec="seconds")
-    columns = result_columns(shown, measure, n_rows=len(data), interval=interval)
+    measure_column = f"{measure}_validation"
+    value = value or (measure_column if measure_column in table.columns else None)
+    columns = result_columns(shown, measure, n_rows=len(data),
+                             interval=interval if value == measure_column else None)  # fmt: skip
     curves = (
         f'{png_image(files.png.read_bytes(), f"curves of the whole {split} split and the top subgroups")}'
         f'<p class="note">Drawn on the {html.escape(split)} split ({len(data):,} rows): the '
@@ -416,19 +492,18 @@ def write_report(
         f"{f' in {runtime:.1f} s' if runtime is not None else ''}; the full table is in "
         f"<code>{files.csv.name}</code>.</p>"
     )
-    value = f"{measure}_validation"
     sections = [
-        Section(f"{measure} of each subgroup", forest_section(
-            shown, n_rows=len(data), value=value if value in table.columns else None,
-            interval=interval), "forest"),
-        Section("Subgroups", subgroups_table(shown, columns) + rates_note, "subgroups"),
+        Section(f"{measure if value in (None, measure_column) else value} of each subgroup", forest_section(
+            shown, n_rows=len(data), value=value, interval=interval,
+            reference=0.0 if value == "delta" else None), "forest"),
+        Section("Subgroups", subgroups_table(shown, columns) + effect_note(table) + rates_note, "subgroups"),
         Section(f"{kind} curves of the top {top} distinct subgroups on the {split} split", curves, "curves"),
         Section("Cross AUCs", cross_auc_section(table, data, label=label, score=score,
                                                 positive_label=positive_label, top=top), "cross-auc"),
         Section("Will it hold on new data?", "" if search is None else diagnostics_section(
             table, search, data, label=label, score=score, positive_label=positive_label, top=top),
             "diagnostics"),
-        Section("How to read this", _how_to_read(table.attrs, measure), "how-to-read"),
+        Section("How to read this", _how_to_read(table.attrs, measure, _has_effects(table)), "how-to-read"),
         Section("Settings", settings_html(table.attrs, runtime), "settings"),
     ]  # fmt: skip
     files.html.write_text(render_page(title, summary, sections), encoding="utf-8")

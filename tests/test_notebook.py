@@ -21,6 +21,9 @@ def test_repr_html_is_the_forest_plot_and_the_default_columns(audit_analysis):
     assert "<script" not in view and "<details" not in view  # static: no chooser in a notebook
     whole = table.attrs["dataset_values"]["roc_auc_validation"]
     assert f"roc_auc is {whole:.3f}" in view
+    first = table.iloc[0]
+    assert f'{first["delta"]:+.3f} <span class="ci">[{first["delta_ci_low"]:+.3f}, ' in view
+    assert "intervals are 95% <strong>simultaneous</strong>" in view
 
 
 def test_methods_and_refusal(audit_analysis):

@@ -198,7 +198,15 @@ def test_forest_plot_takes_other_interval_columns():
     table = forest_table(5)
     figure = plot_forest(table, value="delta", interval=("delta_ci_low", "delta_ci_high"), reference=0.0)
     ax = figure.axes[0]
-    np.testing.assert_allclose([s[0][0] for s in ax.collections[0].get_segments()], table["delta_ci_low"])
+    segments = ax.collections[0].get_segments()
+    np.testing.assert_allclose([s[0][0] for s in segments], table["delta_ci_low"])
+    np.testing.assert_allclose([s[1][0] for s in segments], table["delta_ci_high"])
+    dots = {line.get_label(): line for line in ax.get_lines()}
+    significant = table["significant"].to_numpy()
+    np.testing.assert_allclose(dots["significant"].get_xdata(), table["delta"][significant])
+    np.testing.assert_allclose(dots["whole data 0.000"].get_xdata(), [0, 0])
+    sizes = [t.get_text() for t in figure.axes[1].get_yticklabels()]  # the effects' split: validation
+    assert sizes == [f"n={s:,}" for s in table["size_validation"]]
     assert "whole data 0.000" in [line.get_label() for line in ax.get_lines()]
     assert "line: delta_ci_low to delta_ci_high" in ax.get_xlabel()
     plain = plot_forest(table.drop(columns=["roc_auc_validation_ci_low"]), size="size_validation")

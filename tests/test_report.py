@@ -71,8 +71,13 @@ def test_page_names_the_split_and_sorts_and_filters_without_a_server(analysis, t
     ci = f'[{first["roc_auc_validation_ci_low"]:.3f}, {first["roc_auc_validation_ci_high"]:.3f}]'
     assert ci in rows[1]
     assert f'{first["overlap"]:.2f} with #{first["overlaps_with"]}' in rows[1]
-    delta = first["roc_auc_validation"] - table.attrs["dataset_values"]["roc_auc_validation"]
-    assert f">{delta:+.3f}<" in rows[1]
+    # the effect with its simultaneous interval, and the note saying what it is
+    effect = f'{first["delta"]:+.3f} <span class="ci">[{first["delta_ci_low"]:+.3f}, {first["delta_ci_high"]:+.3f}]</span>'
+    assert f'data-value="{float(first["delta"])!r}">{effect}<' in rows[1]
+    header = page.split('<div class="results">')[1].split("<tbody>")[0]
+    assert "Δ [interval]" in header and "Δ whole data" not in header
+    assert ("positive = roc_auc worse in the subgroup than on the whole split; the intervals are "
+            "95% <strong>simultaneous</strong> over all rows") in page
     # seven columns shown, every other numeric column one click away in the chooser
     chooser = page.split('<details class="columns">')[1].split("</details>")[0]
     assert chooser.count(" checked>") == 7
@@ -156,3 +161,48 @@ def test_cli_threshold_and_rows(tmp_path, capsys):
         counted = rows[rows["split"] == split][list(table["description"])].sum().to_numpy()
         assert counted.tolist() == table[f"size_{split}"].tolist()
     assert main(["run", str(tmp_path / "data.csv"), "--label", "y", "--score", "p", "--threshold", "nan"]) == 2
+
+
+def test_effects_in_the_forest_plot_and_older_tables(analysis, tmp_path, monkeypatch):
+    table, validation = analysis
+    drawn, original = [], report.plot_forest
+
+    def spy(*args, **kwargs):
+        figure = original(*args, **kwargs)
+        drawn.append((kwargs, figure.axes[0]))
+        return figure
+
+    monkeypatch.setattr(report, "plot_forest", spy)
+    page = write_report(table, validation, tmp_path, label="y", score="p", value="delta").html.read_text(
+        encoding="utf-8"
+    )
+    kwargs, ax = drawn[0]
+    assert kwargs["value"] == "delta" and kwargs["reference"] == 0.0
+    segments = ax.collections[0].get_segments()
+    assert [s[0][0] for s in segments] == pytest.approx(table["delta_ci_low"].tolist())
+    assert [s[1][0] for s in segments] == pytest.approx(table["delta_ci_high"].tolist())
+    assert "delta of each subgroup" in page and "dashed line is 0 (no difference" in page
+    # the table's measure keeps DeLong's interval
+    first = table.iloc[0]
+    assert f'[{first["roc_auc_validation_ci_low"]:.3f}, {first["roc_auc_validation_ci_high"]:.3f}]' in page
+
+    # a table of older code (no effect columns): the plain difference, no note
+    drawn.clear()
+    older = table.drop(columns=["delta", "delta_ci_low", "delta_ci_high"])
+    older.attrs = table.attrs
+    page = write_report(older, validation, tmp_path, label="y", score="p").html.read_text(encoding="utf-8")
+    assert drawn[0][0]["value"] == "roc_auc_validation"
+    rows = page.split('<div class="results">')[1].split("<tbody>")[1].split("<tr")[1:]
+    difference = first["roc_auc_validation"] - table.attrs["dataset_values"]["roc_auc_validation"]
+    assert f">{difference:+.3f}<" in rows[0]
+    assert "Δ whole data" in page and "Δ [interval]" not in page and "simultaneous" not in page
+
+
+def test_effect_note_follows_the_mode():
+    table = pd.DataFrame({"delta": [0.1], "delta_ci_low": [0.0], "delta_ci_high": [0.2]})
+    table.attrs = {"measure": "arl", "mode": "better", "alpha": 0.1}
+    assert "positive = arl better in the subgroup than on the whole split; the intervals are 90%" \
+        in report.effect_note(table)
+    table.attrs["mode"] = "both"
+    assert "positive = the size of the deviation of arl;" in report.effect_note(table)
+    assert report.effect_note(table.drop(columns="delta_ci_high")) == ""
