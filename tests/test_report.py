@@ -107,7 +107,7 @@ def test_rates_at_the_youden_threshold_of_the_search_split(audit_analysis, tmp_p
     assert f"At the threshold {tau:.3g}" in page
     assert f"false-positive rate of {rates['false_positive_rate'][0]:.3f}" in page
     first_row = page.split('<div class="results">')[1].split("<tbody>")[1].split("</tr>")[0]
-    assert f'data-col="precision" data-value="{rates["precision"][1]!r}"' in first_row
+    assert f'data-col="precision" data-value="{float(rates["precision"][1])!r}"' in first_row
 
 
 def test_alternatives_are_listed_under_their_row(analysis, tmp_path):
