@@ -34,6 +34,7 @@ from typing import Callable
 import numpy as np
 
 from . import bitset, bounds, cover_kernels, kernels
+from .subsets import ClassTables, random_positions
 
 __all__ = [
     "Cover",
@@ -103,6 +104,10 @@ class Cover:
         sorted_scores = scores[order]
         return cls(np.asarray(is_positive, bool)[order], sorted_scores, group_ids, np.arange(len(scores)))
 
+    def subset(self, positions):
+        """The cover of the rows at ``positions`` (ascending positions in this cover)."""
+        return Cover(self.is_positive[positions], self.all_scores, self.group_ids[positions], self.rows[positions])
+
 
 class Measure:
     """Base class of a binary-classifier performance measure.
@@ -117,8 +122,8 @@ class Measure:
 
     * :meth:`size_aware_bound`: a bound that already includes the size
       weight (:mod:`subroc_ext.bounds`; default: none);
-    * :meth:`batch_values`: the measure on many subsets at once
-      (:mod:`subroc_ext.null_sampling`; default: :meth:`value` on each);
+    * :meth:`batch_values`: the measure on many subsets at once (default:
+      :meth:`value` on each);
     * :meth:`null_values`: a whole null distribution of the randomization
       test (:mod:`subroc_ext.null_sampling`; default: random subsets
       evaluated by :meth:`batch_values`, compiled for the built-ins).
@@ -193,23 +198,26 @@ class Measure:
         Returns
         -------
         numpy.ndarray of float, shape (n_subsets,)
-            By default :func:`subroc_ext.null_sampling.values_one_by_one`.
+            By default :meth:`value` on one subset after another.
         """
-        from .null_sampling import values_one_by_one  # it builds on this module
-
-        return values_one_by_one(self, dataset, positions)
+        return np.array([self.value(dataset.subset(rows)) for rows in positions], dtype=float)
 
     def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
         """Hook: the measure on random subsets of ``dataset`` with fixed class counts.
 
-        By default :func:`subroc_ext.null_sampling.sample_null_values`; see
+        By default the compiled sampler for a built-in measure
+        (:func:`compiled_kind`, :func:`compiled_null_values`), else batches of
+        random positions (:func:`subroc_ext.subsets.random_positions`)
+        evaluated by :meth:`batch_values`; see
         :func:`subroc_ext.null_sampling.null_values` for the parameters.
         """
-        from .null_sampling import sample_null_values  # it builds on this module
-
-        return sample_null_values(
-            self, dataset, positives, negatives, n_samples, rng, batch_elements=batch_elements
-        )
+        kind = compiled_kind(self)
+        if kind is not None:
+            return compiled_null_values(kind, self, dataset, positives, negatives, n_samples, rng)
+        tables = ClassTables(dataset.is_positive)
+        batches = random_positions(tables, positives, negatives, n_samples, rng, batch_elements)
+        values = [np.asarray(self.batch_values(dataset, positions), dtype=float) for positions in batches]
+        return np.concatenate(values) if values else np.zeros(0)
 
     def is_defined(self, positives, negatives):
         """Whether the measure is defined on a set with these class counts (vectorized)."""
@@ -551,3 +559,25 @@ def compiled_kind(measure):
     True
     """
     return _COMPILED_KINDS.get(type(measure))
+
+
+def compiled_null_values(kind, measure, dataset, positives, negatives, n_samples, rng, pools=None):
+    """:func:`subroc_ext.cover_kernels.null_values` for a built-in measure, seeded from ``rng``.
+
+    ``kind`` is :func:`compiled_kind` of ``measure``; ``pools``: the positive
+    and the negative rows (positions in ``dataset``) to draw from, in the
+    order the draws index them; by default ascending.
+    """
+    if pools is None:
+        positions = np.arange(len(dataset.rows), dtype=np.int64)
+        pools = positions[dataset.is_positive], positions[~dataset.is_positive]
+    group_start, group_end = cover_kernels.tie_group_bounds(dataset.group_ids)
+    row_values = np.zeros(0)
+    if isinstance(measure, RowMeanMeasure):
+        row_values = np.ascontiguousarray(measure.prepared_values[dataset.rows], dtype=float)
+    out = np.empty(n_samples)
+    cover_kernels.null_values(
+        kind, int(rng.integers(2**63)), *pools, int(positives), int(negatives), group_start,
+        group_end, row_values, out,
+    )  # fmt: skip
+    return out

@@ -23,8 +23,7 @@ the oracle the tests compare every sampler with.
 
 import numpy as np
 
-from . import cover_kernels
-from .measures import Cover, RowMeanMeasure, compiled_kind
+from .measures import Measure, compiled_kind, compiled_null_values
 from .subsets import ClassTables, random_positions
 
 __all__ = [
@@ -64,7 +63,7 @@ def null_values(measure, dataset, positives, negatives, n_samples, rng, *, batch
 
     Examples
     --------
-    >>> from subroc_ext.measures import ROCAUC
+    >>> from subroc_ext.measures import ROCAUC, Cover
     >>> whole = Cover.from_arrays([True, False] * 5, np.arange(10.0))
     >>> values = null_values(ROCAUC(), whole, 3, 3, 1000, np.random.default_rng(0))
     >>> values.shape, bool(((values >= 0) & (values <= 1)).all())
@@ -84,34 +83,9 @@ def sample_null_values(measure, dataset, positives, negatives, n_samples, rng, *
     positions evaluated by the measure's ``batch_values``. Parameters as in
     :func:`null_values`.
     """
-    kind = compiled_kind(measure)
-    if kind is not None:
-        return _compiled_null_values(kind, measure, dataset, positives, negatives, n_samples, rng)
-    tables = ClassTables(dataset.is_positive)
-    batches = random_positions(tables, positives, negatives, n_samples, rng, batch_elements)
-    values = [np.asarray(measure.batch_values(dataset, positions), dtype=float) for positions in batches]
-    return np.concatenate(values) if values else np.zeros(0)
-
-
-def _compiled_null_values(kind, measure, dataset, positives, negatives, n_samples, rng, pools=None):
-    """:func:`subroc_ext.cover_kernels.null_values`, seeded from ``rng``.
-
-    ``pools``: the positive and the negative rows (positions in ``dataset``)
-    to draw from, in the order the draws index them; by default ascending.
-    """
-    if pools is None:
-        positions = np.arange(len(dataset.rows), dtype=np.int64)
-        pools = positions[dataset.is_positive], positions[~dataset.is_positive]
-    group_start, group_end = cover_kernels.tie_group_bounds(dataset.group_ids)
-    row_values = np.zeros(0)
-    if isinstance(measure, RowMeanMeasure):
-        row_values = np.ascontiguousarray(measure.prepared_values[dataset.rows], dtype=float)
-    out = np.empty(n_samples)
-    cover_kernels.null_values(
-        kind, int(rng.integers(2**63)), *pools, int(positives), int(negatives), group_start,
-        group_end, row_values, out,
-    )  # fmt: skip
-    return out
+    return Measure.null_values(
+        measure, dataset, positives, negatives, n_samples, rng, batch_elements=batch_elements
+    )
 
 
 def paired_null_values(measures, datasets, first_positions, positives, negatives, n_samples, rng,
@@ -150,7 +124,7 @@ def paired_null_values(measures, datasets, first_positions, positives, negatives
 
     Examples
     --------
-    >>> from subroc_ext.measures import ROCAUC
+    >>> from subroc_ext.measures import ROCAUC, Cover
     >>> labels = np.array([True, False] * 4)
     >>> new, old = Cover.from_arrays(labels, np.arange(8.0)), Cover.from_arrays(labels, -np.arange(8.0))
     >>> first = np.arange(8)[::-1]  # the row at new position i is at old position 7 - i
@@ -168,7 +142,7 @@ def paired_null_values(measures, datasets, first_positions, positives, negatives
         seed = int(rng.integers(2**63))  # one generator state per run: the same draws
         mapped = tuple(first_positions[pool] for pool in pools)
         return tuple(
-            _compiled_null_values(
+            compiled_null_values(
                 kind, measure, dataset, positives, negatives, n_samples,
                 np.random.default_rng(seed), rows,
             )  # fmt: skip
@@ -200,12 +174,7 @@ def values_one_by_one(measure, dataset, positions):
     -------
     numpy.ndarray of float, shape (n_subsets,)
     """
-    return np.array([measure.value(_sub_cover(dataset, rows)) for rows in positions], dtype=float)
-
-
-def _sub_cover(dataset, rows):
-    """The :class:`Cover` of the rows at ``rows`` (ascending positions) of ``dataset``."""
-    return Cover(dataset.is_positive[rows], dataset.all_scores, dataset.group_ids[rows], dataset.rows[rows])
+    return Measure.batch_values(measure, dataset, positions)
 
 
 def reference_null_values(measure, dataset, positives, negatives, n_samples, rng):
@@ -217,7 +186,7 @@ def reference_null_values(measure, dataset, positives, negatives, n_samples, rng
 
     Examples
     --------
-    >>> from subroc_ext.measures import ROCAUC
+    >>> from subroc_ext.measures import ROCAUC, Cover
     >>> whole = Cover.from_arrays([True, False] * 5, np.arange(10.0))
     >>> reference_null_values(ROCAUC(), whole, 5, 5, 2, np.random.default_rng(0)).tolist()  # all rows
     [0.4, 0.4]
@@ -230,5 +199,5 @@ def reference_null_values(measure, dataset, positives, negatives, n_samples, rng
             rng.choice(positive_rows, positives, replace=False),
             rng.choice(negative_rows, negatives, replace=False),
         )))  # fmt: skip
-        values[sample] = measure.value(_sub_cover(dataset, rows))
+        values[sample] = measure.value(dataset.subset(rows))
     return values

@@ -534,9 +534,9 @@ def _range_conditions(name, numbers, distinct_numbers, domain, nbins, thresholds
 def _caller_stacklevel():
     """The ``stacklevel`` of the first caller outside subroc-ext (the user's line,
     whether they called this module, ``find_subgroups`` or the command line)."""
-    package = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(os.path.abspath(sys.modules[__name__.partition(".")[0]].__file__)) + os.sep
     frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == package:
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
         frame, level = frame.f_back, level + 1
     return level
 
