@@ -12,7 +12,7 @@ import re
 
 import pysubgroup as ps
 
-from .search_space import RangeCondition, ValueCondition
+from .selectors import RangeCondition, ValueCondition
 
 __all__ = ["condition_texts", "readable_description"]
 

@@ -112,7 +112,7 @@ class SortedDataset:
                     return codes == -1
                 found = np.flatnonzero(categories == value)
                 return codes == found[0] if len(found) else np.zeros(len(codes), dtype=bool)
-        elif hasattr(selector, "mask_of_values"):  # a search_space.Condition
+        elif hasattr(selector, "mask_of_values"):  # a selectors.Condition
             name = selector.attribute_name
             values = self.cached(
                 (selector.values_kind, name), lambda: selector.column_values(self.data[name])

@@ -49,7 +49,8 @@ Every condition is a pysubgroup selector (``covers(data)``,
 ``attribute_name``; at most one condition per column in a pattern, as in
 pysubgroup), so :class:`~subroc_ext.FastSearch` and every pysubgroup
 algorithm search it; :class:`~subroc_ext.dataset.SortedDataset` computes its
-covers from the column converted once (:meth:`Condition.column_values`).
+covers from the column converted once
+(:meth:`subroc_ext.selectors.Condition.column_values`).
 """
 
 import math
@@ -64,11 +65,16 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 
+from .selectors import (
+    ISO_DATE,
+    MissingCondition,
+    RangeCondition,
+    ValueCondition,
+    as_datetime,
+    comparable_values,
+)
+
 __all__ = [
-    "Condition",
-    "ValueCondition",
-    "RangeCondition",
-    "MissingCondition",
     "SearchSpace",
     "SearchSpaceWarning",
     "make_search_space",
@@ -77,204 +83,6 @@ __all__ = [
 
 class SearchSpaceWarning(UserWarning):
     """Columns were left out of the search space (ID-like, constant, unsupported)."""
-
-
-# --------------------------------------------------------------------------
-# conditions
-# --------------------------------------------------------------------------
-
-
-class Condition(ps.SelectorBase):
-    """A condition on one column: a pysubgroup selector with a readable label.
-
-    Subclasses define :meth:`column_values` (the column converted once,
-    cached by :class:`~subroc_ext.dataset.SortedDataset` under
-    ``(values_kind, attribute_name)``) and :meth:`mask_of_values`;
-    ``covers(data)`` is the two in a row. Conditions are equal when their
-    labels are (pysubgroup compares selectors by ``repr``); unlike
-    pysubgroup's selectors they are not shared through pysubgroup's instance
-    cache, so building one never renames a selector elsewhere.
-    """
-
-    values_kind = None
-
-    def __new__(cls, *args, **kwargs):
-        return object.__new__(cls)
-
-    def __init__(self, attribute_name, label):
-        self._attribute_name = attribute_name
-        self._query = label
-        self._hash = hash(label)
-
-    def set_descriptions(self, *args, **kwargs):  # pysubgroup's abstract method; labels are fixed
-        pass
-
-    def __reduce__(self):
-        return (_rebuild, (type(self), self.__dict__))
-
-    @property
-    def attribute_name(self):
-        """The column."""
-        return self._attribute_name
-
-    @property
-    def selectors(self):
-        """The condition itself as a tuple (pysubgroup's protocol)."""
-        return (self,)
-
-    def __repr__(self):
-        return self._query
-
-    def __str__(self, open_brackets="", closing_brackets=""):
-        return open_brackets + self._query + closing_brackets
-
-    def __hash__(self):
-        return self._hash
-
-    def covers(self, data):
-        """Boolean array: which rows of ``data`` the condition selects."""
-        return self.mask_of_values(self.column_values(data[self.attribute_name]))
-
-    def column_values(self, column):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def mask_of_values(self, values):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-
-def _rebuild(kind, state):
-    condition = object.__new__(kind)
-    condition.__dict__.update(state)
-    return condition
-
-
-def _codes(column):
-    """Integer codes (-1 for missing) and the distinct values as an object array."""
-    codes, uniques = pd.factorize(column, use_na_sentinel=True)
-    return codes, np.asarray(uniques, dtype=object)
-
-
-class ValueCondition(Condition):
-    """``column == value`` (missing values never match); labelled as
-    pysubgroup's ``EqualitySelector``: ``region=='east'``, ``grade==3``."""
-
-    values_kind = "codes"
-
-    def __init__(self, attribute_name, value, label=None):
-        if isinstance(value, (str, bytes)):
-            quoted = f"'{value}'"
-        elif isinstance(value, float) and value.is_integer():  # grade==4, not grade==4.0
-            quoted = str(int(value))
-        else:
-            quoted = str(value)
-        super().__init__(attribute_name, label or f"{attribute_name}=={quoted}")
-        self.attribute_value = value
-
-    def column_values(self, column):
-        return _codes(column)
-
-    def mask_of_values(self, values):
-        codes, uniques = values
-        found = np.flatnonzero([_same(u, self.attribute_value) for u in uniques])
-        if not len(found):
-            return np.zeros(len(codes), dtype=bool)
-        return codes == found[0]
-
-
-def _same(a, b):
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError):
-        return False
-
-
-class MissingCondition(Condition):
-    """``column is missing`` (NaN, None, NA, NaT) or, with
-    ``missing=False``, ``column is not missing``."""
-
-    values_kind = "missing"
-
-    def __init__(self, attribute_name, missing=True):
-        super().__init__(attribute_name, f"{attribute_name} is {'' if missing else 'not '}missing")
-        self.missing = missing
-
-    def column_values(self, column):
-        return column.isna().to_numpy(dtype=bool)
-
-    def mask_of_values(self, values):
-        return values if self.missing else ~values
-
-
-class RangeCondition(Condition):
-    """``lower <= column < upper`` on a numeric, datetime or timedelta
-    column (``lower``/``upper`` None: unbounded); missing values never match.
-
-    ``domain`` says how the column is compared: ``'number'`` (as float),
-    ``'datetime'`` or ``'timedelta'`` (as int64 nanoseconds, UTC for
-    tz-aware datetimes; strings are parsed as ISO 8601 datetimes).
-    ``texts`` are the bounds as printed.
-    """
-
-    def __init__(self, attribute_name, lower, upper, domain, texts):
-        low, high = texts
-        if lower is None:
-            label = f"{attribute_name} < {high}"
-        elif upper is None:
-            label = f"{attribute_name} >= {low}"
-        else:
-            label = f"{low} <= {attribute_name} < {high}"
-        super().__init__(attribute_name, label)
-        self.lower_bound, self.upper_bound, self.domain = lower, upper, domain
-        self.values_kind = domain
-
-    def column_values(self, column):
-        return comparable_values(column, self.domain)
-
-    def mask_of_values(self, values):
-        numbers, present = values
-        mask = present.copy()
-        if self.lower_bound is not None:
-            mask &= numbers >= self.lower_bound
-        if self.upper_bound is not None:
-            mask &= numbers < self.upper_bound
-        return mask
-
-
-def comparable_values(column, domain):
-    """A column as comparable numbers and a mask of its non-missing rows.
-
-    Parameters
-    ----------
-    column : pandas.Series
-    domain : {'number', 'datetime', 'timedelta'}
-
-    Returns
-    -------
-    numbers : numpy.ndarray of float64 (number) or int64 (nanoseconds)
-    present : numpy.ndarray of bool
-    """
-    if domain == "number":
-        numbers = column.to_numpy(dtype=float, na_value=np.nan)
-        return numbers, ~np.isnan(numbers)
-    if domain == "datetime":
-        column = _as_datetime(column)
-        if isinstance(column.dtype, pd.DatetimeTZDtype):
-            column = column.dt.tz_convert("UTC").dt.tz_localize(None)
-    column = column.dt.as_unit("ns")  # raises where a value is out of range (numpy would wrap)
-    present = column.notna().to_numpy(dtype=bool)
-    return column.to_numpy(dtype=f"{column.dtype}").view(np.int64), present
-
-
-_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
-
-
-def _as_datetime(column):
-    """A datetime column as is; ISO 8601 strings parsed (as UTC if any has an offset)."""
-    if pd.api.types.is_datetime64_any_dtype(column.dtype):
-        return column
-    strings = column.astype(object).where(column.notna(), None)
-    offsets = strings.dropna().astype(str).str.contains(r"(?:Z|[+-]\d{2}:?\d{2})$").any()
-    return pd.to_datetime(strings, format="ISO8601", utc=bool(offsets))
 
 
 # --------------------------------------------------------------------------
@@ -380,9 +188,9 @@ def _kind(column):
     except TypeError:
         kinds = sorted({type(v).__name__ for v in present})
         return f"unhashable values ({', '.join(kinds)})"
-    if len(present) and all(isinstance(v, str) and _ISO_DATE.match(v) for v in present):
+    if len(present) and all(isinstance(v, str) and ISO_DATE.match(v) for v in present):
         try:
-            _as_datetime(column)
+            as_datetime(column)
         except (ValueError, TypeError, OverflowError):  # e.g. 2021-02-30: not dates after all
             return "nominal"
         return _in_range(column, "datetime")
@@ -485,7 +293,7 @@ def _column_conditions(name, column, kind, nbins, thresholds):
         elif distinct > 1:
             conditions += _range_conditions(
                 name, numbers, distinct_numbers, domain, nbins, thresholds,
-                getattr(_as_datetime(column).dtype, "tz", None) if domain == "datetime" else None,
+                getattr(as_datetime(column).dtype, "tz", None) if domain == "datetime" else None,
             )  # fmt: skip
     if thresholds and n_missing and distinct >= 2:
         conditions.append(MissingCondition(name, missing=False))
@@ -600,7 +408,7 @@ def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=Fa
             continue
         present = int(column.notna().sum())
         distinct = int(column.nunique(dropna=True)) if kind != "datetime" or present == 0 else int(
-            _as_datetime(column).nunique(dropna=True)
+            as_datetime(column).nunique(dropna=True)
         )
         if distinct + (present < len(column)) <= 1:
             left_out[name] = "constant" if present else "missing in every row"

@@ -18,9 +18,9 @@ def test_membership_of_a_table_keeps_the_row_ids(audit_analysis):
         expected = np.ones(len(validation), dtype=bool)
         for selector in subgroup.selectors:  # independently of pysubgroup's covers
             column = validation[selector.attribute_name].to_numpy()
-            if hasattr(selector, "attribute_value"):  # ps.EqualitySelector, search_space.ValueCondition
+            if hasattr(selector, "attribute_value"):  # ps.EqualitySelector, selectors.ValueCondition
                 expected &= column == selector.attribute_value
-            else:  # an interval; search_space.RangeCondition's open ends are None
+            else:  # an interval; selectors.RangeCondition's open ends are None
                 low = -np.inf if selector.lower_bound is None else selector.lower_bound
                 high = np.inf if selector.upper_bound is None else selector.upper_bound
                 expected &= (column >= low) & (column < high)

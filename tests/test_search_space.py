@@ -15,13 +15,8 @@ from synthetic import scored_frame
 import subroc_ext
 from subroc_ext import datasets
 from subroc_ext.dataset import SortedDataset
-from subroc_ext.search_space import (
-    MissingCondition,
-    RangeCondition,
-    SearchSpaceWarning,
-    ValueCondition,
-    make_search_space,
-)
+from subroc_ext.search_space import SearchSpaceWarning, make_search_space
+from subroc_ext.selectors import MissingCondition, RangeCondition, ValueCondition
 
 
 def _labels(space):
