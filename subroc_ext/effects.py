@@ -67,7 +67,7 @@ from .measures import Cover, compiled_kind
 from .quality import SoftClassifierQF
 from .significance import base_seed
 
-__all__ = ["EFFECT_COLUMNS", "effect_intervals"]
+__all__ = ["EFFECT_COLUMNS", "effect_intervals", "max_t_intervals"]
 
 #: The columns of :func:`effect_intervals`' table.
 EFFECT_COLUMNS = ["delta", "delta_ci_low", "delta_ci_high"]
@@ -123,10 +123,7 @@ def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstra
     """
     if not isinstance(qf, SoftClassifierQF):
         raise TypeError(f"qf must be a subroc_ext SoftClassifierQF, got {type(qf).__name__}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if not (isinstance(n_bootstrap, (int, np.integer)) and n_bootstrap >= 2):
-        raise ValueError(f"n_bootstrap must be an integer >= 2, got {n_bootstrap!r}")
+    check_effect_settings(confidence, n_bootstrap)
     rng = np.random.default_rng(base_seed(random_state))
     qf.calculate_constant_statistics(data, target)
     dataset, measure = qf.dataset, qf.prepared_measure
@@ -147,11 +144,22 @@ def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstra
         sign = np.where(difference < 0, -1.0, 1.0)
     else:
         sign = np.full(len(subgroups), float(qf.signs()[0]))
+    return pd.DataFrame(oriented(difference, low, high, sign), columns=EFFECT_COLUMNS)
+
+
+def check_effect_settings(confidence, n_bootstrap):
+    """Raise one ValueError naming a bad ``confidence`` or ``n_bootstrap``."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if not (isinstance(n_bootstrap, (int, np.integer)) and n_bootstrap >= 2):
+        raise ValueError(f"n_bootstrap must be an integer >= 2, got {n_bootstrap!r}")
+
+
+def oriented(difference, low, high, sign):
+    """The :data:`EFFECT_COLUMNS` (an array, one row per subgroup) of signed
+    differences and their interval ends, multiplied by ``sign`` (per subgroup)."""
     ends = sign * low, sign * high
-    return pd.DataFrame(
-        {"delta": sign * difference, "delta_ci_low": np.fmin(*ends), "delta_ci_high": np.fmax(*ends)},
-        index=range(len(subgroups)),
-    )  # fmt: skip
+    return np.column_stack([sign * difference, np.fmin(*ends), np.fmax(*ends)])
 
 
 def _auc_influence(is_positive, group_ids, mask):
@@ -226,8 +234,14 @@ def _max_t_critical(correlation, confidence, rng):
 
 
 def _bootstrap_intervals(qf, dataset, masks, difference, confidence, n_bootstrap, rng):
-    """Simultaneous intervals of ``m(S) - m(V)`` from a class-stratified
-    bootstrap: max-t with the bootstrap standard errors."""
+    """Simultaneous intervals of ``m(S) - m(V)`` from a class-stratified bootstrap."""
+    replicates = _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng)
+    return max_t_intervals(difference, replicates, confidence, rng)
+
+
+def _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng):
+    """``m(S ∩ V*) - m(V*)`` of each subgroup (columns) in class-stratified
+    bootstrap replicates ``V*`` (rows); NaN where undefined."""
     is_positive, scores, group_ids = dataset.is_positive, dataset.scores, dataset.group_ids
     classes = np.flatnonzero(is_positive), np.flatnonzero(~is_positive)
     replicates = np.full((n_bootstrap, len(masks)), np.nan)
@@ -244,9 +258,31 @@ def _bootstrap_intervals(qf, dataset, masks, difference, confidence, n_bootstrap
             cover = Cover(labels[mask], sorted_scores, groups[mask], positions[mask])
             if measure.is_defined(cover.positives, cover.negatives):
                 replicates[b, j] = measure.value(cover) - whole
+    return replicates
+
+
+def max_t_intervals(difference, replicates, confidence, rng):
+    """Simultaneous max-t intervals of the differences from their bootstrap replicates.
+
+    Parameters
+    ----------
+    difference : numpy.ndarray of float, shape (n_subgroups,)
+        The estimates (NaN where undefined).
+    replicates : numpy.ndarray of float, shape (n_bootstrap, n_subgroups)
+        The estimates on bootstrap replicates (NaN where undefined there).
+    confidence : float
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The low and high ends, NaN where fewer than two replicates are
+        defined or they do not vary.
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
-        error = np.nanstd(replicates, axis=0, ddof=1) if n_bootstrap > 1 else np.nan
-    usable = np.isfinite(error) & (error > 0) & (np.isfinite(replicates).sum(axis=0) >= 2)
+        error = np.nanstd(replicates, axis=0, ddof=1)
+    usable = np.isfinite(difference) & np.isfinite(error) & (error > 0)
+    usable &= np.isfinite(replicates).sum(axis=0) >= 2
     error = np.where(usable, error, np.nan)
     if not usable.any():
         return error, error
