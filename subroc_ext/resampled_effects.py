@@ -17,11 +17,16 @@ quality functions that are not a single binary measure:
 * :class:`~subroc_ext.AUCMuQF`: ``AUC_mu(S ∩ V) - AUC_mu(V)``; the rows are
   resampled within each class.
 
-Each replicate is a data frame of its own, prepared like the validation split
-(the measures recomputed on it, attributions included), and the intervals are
-the max-t intervals of :func:`subroc_ext.effects.max_t_intervals`, simultaneous
-over the subgroups. ``tests/test_resampled_effects.py`` measures their
-coverage by seeded simulation.
+For comparisons each bootstrap replicate prepares the measure anew on each
+side (attributions included), and the intervals are the max-t intervals of
+:func:`subroc_ext.effects.max_t_intervals`, simultaneous over the subgroups.
+AUC_mu is the mean of the class pairs' ROC AUCs, so, as for the ROC AUC in
+:mod:`subroc_ext.effects`, every row's exact delete-one change of it is known
+(the mean of its changes of the pair AUCs): the intervals are the
+class-stratified jackknife's max-t intervals on the logit scale of
+:func:`subroc_ext.effects.jackknife_logit_intervals` (no resampling).
+``tests/test_resampled_effects.py`` measures their coverage by seeded
+simulation.
 
 References
 ----------
@@ -35,7 +40,16 @@ import numpy as np
 import pandas as pd
 
 from .comparison import ComparisonQF, DriftTarget
-from .effects import EFFECT_COLUMNS, check_effect_settings, max_t_intervals, oriented
+from .effects import (
+    EFFECT_COLUMNS,
+    _auc_influence,
+    check_effect_settings,
+    jackknife_logit_intervals,
+    max_t_intervals,
+    oriented,
+    replicate_differences,
+    stratified_draw,
+)
 from .multiclass import AUCMuQF
 from .significance import base_seed
 
@@ -58,6 +72,7 @@ def resampled_effect_intervals(subgroups, data, qf, target, *, confidence=0.95, 
     confidence : float, default=0.95
         Probability that all intervals cover their true effects at once.
     n_bootstrap : int, default=500
+        Bootstrap replicates of a comparison (AUC_mu needs none).
     random_state : None, int or numpy.random.Generator
         Seeds the bootstrap (see :func:`~subroc_ext.significance.base_seed`).
 
@@ -89,24 +104,14 @@ def resampled_effect_intervals(subgroups, data, qf, target, *, confidence=0.95, 
         raise TypeError(f"qf must be a ComparisonQF or an AUCMuQF, got {type(qf).__name__}")
     check_effect_settings(confidence, n_bootstrap)
     rng = np.random.default_rng(base_seed(random_state))
-    qf = copy.copy(qf)  # prepared on every replicate; the caller's stays as it was
+    qf = copy.copy(qf)  # prepared here; the caller's stays as it was
     qf.optimistic_estimates = False
-    masks = np.array([np.asarray(s.covers(data), dtype=bool) for s in subgroups], dtype=bool)
-    masks = masks.reshape(len(subgroups), len(data))
-    data = data[_columns(qf, target)].reset_index(drop=True)
-    difference = _differences(qf, target, data, masks)
-    codes = _strata(qf, target, data)
-    strata = [np.flatnonzero(codes == code) for code in np.unique(codes)]
-    replicates = np.full((n_bootstrap, len(subgroups)), np.nan)
-    defined = np.flatnonzero(~np.isnan(difference))
-    for b in range(n_bootstrap):
-        rows = np.sort(np.concatenate([rng.choice(members, len(members)) for members in strata]))
-        replicate = data.iloc[rows].reset_index(drop=True)
-        try:
-            replicates[b, defined] = _differences(qf, target, replicate, masks[defined][:, rows])
-        except ValueError:  # the measure is undefined on this replicate's whole split
-            continue
-    low, high = max_t_intervals(difference, replicates, confidence, rng)
+    if isinstance(qf, AUCMuQF):
+        difference, low, high = _auc_mu_intervals(subgroups, data, qf, target, confidence, rng)
+    else:
+        difference, low, high = _comparison_intervals(
+            subgroups, data, qf, target, confidence, n_bootstrap, rng
+        )
     if qf.mode == "both":
         sign = np.where(difference < 0, -1.0, 1.0)
     else:
@@ -114,24 +119,71 @@ def resampled_effect_intervals(subgroups, data, qf, target, *, confidence=0.95, 
     return pd.DataFrame(oriented(difference, low, high, sign), columns=EFFECT_COLUMNS)
 
 
-def _columns(qf, target):
-    """The columns a replicate needs."""
-    if isinstance(qf, AUCMuQF):
-        return [target.label_column, *target.score_columns.values()]
-    columns = [target.label_column, target.prediction_column]
-    if isinstance(target, DriftTarget):
-        return [*columns, target.period_column]
-    return [*columns, target.baseline_column]
+def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, rng):
+    """The signed differences of differences and their simultaneous bootstrap intervals."""
+    qf.calculate_constant_statistics(data, target)
+    statistics = [qf.calculate_statistics(subgroup, target, data) for subgroup in subgroups]
+    reference_a, reference_b = qf.dataset_values
+    difference = np.array(
+        [(s.measure - reference_b) - (s.baseline_measure - reference_a) for s in statistics],
+        dtype=float,
+    )
+    sides, defined = qf.sides, ~np.isnan(difference)
+    masks = np.array([sides.mask_of(subgroup) for subgroup in subgroups], dtype=bool)
+    masks = masks.reshape(len(subgroups), len(sides))[defined]
+    # each side's covers over its sorted rows, and each side's classes there
+    side_masks = [masks[:, index] for index in sides.indices]
+    classes = [(np.flatnonzero(d.is_positive), np.flatnonzero(~d.is_positive)) for d in sides.datasets]
+    if sides.paired:  # canonical row -> position among each side's sorted rows
+        positions = [np.argsort(index) for index in sides.indices]
+    replicates = np.full((n_bootstrap, len(subgroups)), np.nan)
+    for b in range(n_bootstrap):
+        if sides.paired:  # the same rows for both models (the canonical order is the new model's)
+            rows = stratified_draw(classes[1], rng)
+            draws = [np.sort(position[rows]) for position in positions]
+        else:  # each period's rows on their own
+            draws = [stratified_draw(members, rng) for members in classes]
+        a, b_ = (
+            replicate_differences(qf.measure, d, m, rows)
+            for d, m, rows in zip(sides.datasets, side_masks, draws)
+        )
+        replicates[b, defined] = b_ - a
+    return (difference, *max_t_intervals(difference, replicates, confidence, rng))
 
 
-def _strata(qf, target, data):
-    """Integer codes of the strata resampled separately: the classes (and the periods)."""
-    if isinstance(qf, AUCMuQF):
-        return pd.factorize(data[target.label_column])[0]
-    codes = (data[target.label_column] == qf.positive_label).to_numpy(dtype=np.int64)
-    if isinstance(target, DriftTarget):
-        codes = codes + 2 * (data[target.period_column] == target.current).to_numpy(dtype=np.int64)
-    return codes
+def _auc_mu_intervals(subgroups, data, qf, target, confidence, rng):
+    """AUC_mu's differences and their simultaneous jackknife intervals: AUC_mu
+    is the mean of the class pairs' ROC AUCs, so each row's exact delete-one
+    change of it is the mean of its changes of the pair AUCs."""
+    qf.calculate_constant_statistics(data, target)
+    projections = qf._projections
+    masks = np.array([qf.mask_of(subgroup) for subgroup in subgroups], dtype=bool)
+    masks = masks.reshape(len(subgroups), len(data))
+    counts = np.array([projections.class_counts(mask) for mask in masks]).reshape(-1, len(qf.classes))
+    estimable = (counts >= 2).all(axis=1)
+
+    def influence(mask):
+        value, terms = 0.0, np.zeros(len(mask))
+        for rows, is_first, _, group_ids in projections._sorted:
+            auc, pair_terms = _auc_influence(is_first, group_ids, mask[rows])
+            value += auc / len(projections.pairs)
+            terms[rows] += pair_terms / len(projections.pairs)
+        return value, terms
+
+    whole = influence(np.ones(len(data), dtype=bool))
+    difference = np.array([projections.value(mask) for mask in masks]) - qf.dataset_value
+    low, high = np.full(len(subgroups), np.nan), np.full(len(subgroups), np.nan)
+    if estimable.any():
+        parts = [influence(mask) for mask in masks[estimable]]
+        # half a pair of the smallest pair away from 0 and 1
+        smallest = np.vstack([counts[estimable], projections.class_counts()])
+        smallest = np.sort(smallest, axis=1)
+        margins = 0.5 / (smallest[:, 0] * smallest[:, 1])
+        strata = [projections.codes == k for k in range(len(qf.classes))]
+        low[estimable], high[estimable] = jackknife_logit_intervals(
+            [p[0] for p in parts], [p[1] for p in parts], *whole, margins, strata, confidence, rng
+        )
+    return difference, low, high
 
 
 def _sign(qf):
@@ -141,14 +193,3 @@ def _sign(qf):
     return float(qf.signs()[0])
 
 
-def _differences(qf, target, data, masks):
-    """The signed differences of the covers ``masks`` (rows of ``data``), NaN where undefined."""
-    qf.calculate_constant_statistics(data, target)
-    statistics = [qf.calculate_statistics(mask, target, data) for mask in masks]
-    if isinstance(qf, AUCMuQF):
-        return np.array([s.measure for s in statistics], dtype=float) - qf.dataset_value
-    reference_a, reference_b = qf.dataset_values
-    return np.array(
-        [(s.measure - reference_b) - (s.baseline_measure - reference_a) for s in statistics],
-        dtype=float,
-    )
