@@ -98,7 +98,7 @@ def resampled_effect_intervals(subgroups, data, qf, target, *, confidence=0.95, 
     >>> resampled_effect_intervals([east], data, qf, target, n_bootstrap=200,
     ...                            random_state=0).round(2)  # east lost 0.25 more AUC
        delta  delta_ci_low  delta_ci_high
-    0   0.25          0.22           0.28
+    0   0.25          0.23           0.27
     """
     if not isinstance(qf, (ComparisonQF, AUCMuQF)):
         raise TypeError(f"qf must be a ComparisonQF or an AUCMuQF, got {type(qf).__name__}")

@@ -165,7 +165,7 @@ def truth(setting, big):
 def coverage(setting, repetitions, n_rows, n_bootstrap, seed):
     """How many of ``repetitions`` validation splits have every interval covering its truth."""
     make, qf, target = setting("better")
-    true = truth(setting, make(np.random.default_rng(0), 400_000))
+    true = truth(setting, make(np.random.default_rng(0), 200_000))
     covered = 0
     for repetition in range(repetitions):
         frame = make(np.random.default_rng([seed, repetition]), n_rows)
@@ -177,8 +177,8 @@ def coverage(setting, repetitions, n_rows, n_bootstrap, seed):
 
 @pytest.mark.parametrize("setting", SETTINGS)
 def test_simultaneous_intervals_cover_the_true_effects(setting):
-    covered = coverage(setting, 20, 1500, 100, seed=10)
-    assert covered >= stats.binom.ppf(0.005, 20, 0.95), covered  # 16 of 20
+    covered = coverage(setting, 10, 1000, 60, seed=10)
+    assert covered >= stats.binom.ppf(0.005, 10, 0.95), covered  # 7 of 10
 
 
 @pytest.mark.slow
