@@ -92,6 +92,7 @@ def test_cli_score_columns(scored, tmp_path, capsys):
     assert code == 0, printed.err
     assert "Top 5 of 5 subgroups where the auc_mu is worse than on the whole data" in printed.out
     assert "auc_mu_validation" in printed.out
+    assert re.search(r"\n1 .* \d\.\d{3} \[-?\d\.\d{3}, -?\d\.\d{3}\]", printed.out), printed.out
     written = pd.read_csv(tmp_path / "out" / "subgroups.csv")
     assert len(written) == 5 and "count_married_search" in written.columns
 
