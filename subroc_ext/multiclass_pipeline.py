@@ -124,7 +124,9 @@ def find_multiclass_subgroups(
         :func:`subroc_ext.find_subgroups`), ``size``, ``count_<class>`` and
         ``auc_mu`` on each split (suffixes ``_search`` and ``_validation``),
         ``statistic``, ``p_value``, ``p_value_corrected``, ``significant``,
-        ``testable``. ``table.attrs`` holds AUC_mu of both whole splits and
+        ``testable``, ``null_samples``, ``delta``, ``delta_ci_low``,
+        ``delta_ci_high`` (AUC_mu's effect with its simultaneous interval,
+        :func:`~subroc_ext.resampled_effects.resampled_effect_intervals`). ``table.attrs`` holds AUC_mu of both whole splits and
         the settings.
 
     Raises
