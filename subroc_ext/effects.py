@@ -165,7 +165,7 @@ def oriented(difference, low, high, sign):
     return np.column_stack([sign * difference, np.fmin(*ends), np.fmax(*ends)])
 
 
-def _auc_influence(is_positive, group_ids, mask):
+def auc_influence(is_positive, group_ids, mask):
     """The ROC AUC of the rows in ``mask`` and how much it changes when each
     row is left out (exactly; zero outside the mask): the jackknife's terms."""
     n_groups = int(group_ids[-1]) + 1
@@ -202,8 +202,8 @@ def _delong_intervals(dataset, masks, defined, confidence, rng):
     low, high = np.full(len(masks), np.nan), np.full(len(masks), np.nan)
     if not estimable.any():
         return low, high
-    whole = _auc_influence(is_positive, group_ids, np.ones(len(dataset), dtype=bool))
-    parts = [_auc_influence(is_positive, group_ids, mask) for mask in masks[estimable]]
+    whole = auc_influence(is_positive, group_ids, np.ones(len(dataset), dtype=bool))
+    parts = [auc_influence(is_positive, group_ids, mask) for mask in masks[estimable]]
     margins = 0.5 / (np.append(positives[estimable], is_positive.sum())
                      * np.append(negatives[estimable], (~is_positive).sum()))  # fmt: skip
     low[estimable], high[estimable] = jackknife_logit_intervals(

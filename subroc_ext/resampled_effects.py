@@ -39,10 +39,10 @@ import copy
 import numpy as np
 import pandas as pd
 
-from .comparison import ComparisonQF, DriftTarget
+from .comparison import ComparisonQF
 from .effects import (
     EFFECT_COLUMNS,
-    _auc_influence,
+    auc_influence,
     check_effect_settings,
     jackknife_logit_intervals,
     max_t_intervals,
@@ -156,7 +156,7 @@ def _auc_mu_intervals(subgroups, data, qf, target, confidence, rng):
     is the mean of the class pairs' ROC AUCs, so each row's exact delete-one
     change of it is the mean of its changes of the pair AUCs."""
     qf.calculate_constant_statistics(data, target)
-    projections = qf._projections
+    projections = qf.projections
     masks = np.array([qf.mask_of(subgroup) for subgroup in subgroups], dtype=bool)
     masks = masks.reshape(len(subgroups), len(data))
     counts = np.array([projections.class_counts(mask) for mask in masks]).reshape(-1, len(qf.classes))
@@ -164,8 +164,8 @@ def _auc_mu_intervals(subgroups, data, qf, target, confidence, rng):
 
     def influence(mask):
         value, terms = 0.0, np.zeros(len(mask))
-        for rows, is_first, _, group_ids in projections._sorted:
-            auc, pair_terms = _auc_influence(is_first, group_ids, mask[rows])
+        for rows, is_first, group_ids in projections.pair_rows():
+            auc, pair_terms = auc_influence(is_first, group_ids, mask[rows])
             value += auc / len(projections.pairs)
             terms[rows] += pair_terms / len(projections.pairs)
         return value, terms

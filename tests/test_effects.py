@@ -23,7 +23,7 @@ from sklearn.metrics import roc_auc_score
 
 import subroc_ext
 from subroc_ext import measures, steps
-from subroc_ext.effects import _auc_influence, _max_t_critical, effect_intervals
+from subroc_ext.effects import auc_influence, _max_t_critical, effect_intervals
 
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 
@@ -101,7 +101,7 @@ def test_auc_jackknife_terms_are_exact_delete_one_changes():
     scores, is_positive = scores[order], is_positive[order]
     group_ids = np.unique(scores, return_inverse=True)[1]
     mask = rng.random(120) < 0.5
-    auc, terms = _auc_influence(is_positive, group_ids, mask)
+    auc, terms = auc_influence(is_positive, group_ids, mask)
     assert auc == pytest.approx(roc_auc_score(is_positive[mask], scores[mask]))
     for row in range(120):
         kept = mask.copy()
