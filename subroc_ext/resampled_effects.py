@@ -105,7 +105,6 @@ def resampled_effect_intervals(subgroups, data, qf, target, *, confidence=0.95, 
     check_effect_settings(confidence, n_bootstrap)
     rng = np.random.default_rng(base_seed(random_state))
     qf = copy.copy(qf)  # prepared here; the caller's stays as it was
-    qf.optimistic_estimates = False
     if isinstance(qf, AUCMuQF):
         difference, low, high = _auc_mu_intervals(subgroups, data, qf, target, confidence, rng)
     else:
@@ -121,6 +120,7 @@ def resampled_effect_intervals(subgroups, data, qf, target, *, confidence=0.95, 
 
 def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, rng):
     """The signed differences of differences and their simultaneous bootstrap intervals."""
+    qf.optimistic_estimates = False  # the statistics need no bounds
     qf.calculate_constant_statistics(data, target)
     statistics = [qf.calculate_statistics(subgroup, target, data) for subgroup in subgroups]
     reference_a, reference_b = qf.dataset_values
@@ -137,17 +137,17 @@ def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, 
     if sides.paired:  # canonical row -> position among each side's sorted rows
         positions = [np.argsort(index) for index in sides.indices]
     replicates = np.full((n_bootstrap, len(subgroups)), np.nan)
-    for b in range(n_bootstrap):
+    for replicate in range(n_bootstrap):
         if sides.paired:  # the same rows for both models (the canonical order is the new model's)
             rows = stratified_draw(classes[1], rng)
             draws = [np.sort(position[rows]) for position in positions]
         else:  # each period's rows on their own
             draws = [stratified_draw(members, rng) for members in classes]
-        a, b_ = (
-            replicate_differences(qf.measure, d, m, rows)
-            for d, m, rows in zip(sides.datasets, side_masks, draws)
+        side_a, side_b = (
+            replicate_differences(qf.measure, dataset, covers, drawn)
+            for dataset, covers, drawn in zip(sides.datasets, side_masks, draws)
         )
-        replicates[b, defined] = b_ - a
+        replicates[replicate, defined] = side_b - side_a
     return (difference, *max_t_intervals(difference, replicates, confidence, rng))
 
 
