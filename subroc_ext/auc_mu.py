@@ -279,6 +279,12 @@ class PairProjections:
         codes = self.codes if mask is None else self.codes[mask]
         return np.bincount(codes, minlength=self.n_classes)
 
+    def pair_rows(self):
+        """Per pair ``(i, j)``: its rows by ascending projected score, whether
+        each is of class ``i``, and their tie groups."""
+        for rows, is_first, _, group_ids in self._sorted:
+            yield rows, is_first, group_ids
+
     def pair_covers(self, mask=None):
         """One :class:`~subroc_ext.measures.Cover` per pair (class i positive)."""
         for rows, is_first, projected, group_ids in self._sorted:

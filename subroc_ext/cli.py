@@ -432,17 +432,21 @@ def _bound(value):
     return "-" if pd.isna(value) else f"{value:.3f}"
 
 
+def _effects(table, shown):
+    """``delta [low, high]`` of the top ``shown`` rows: each effect with its simultaneous interval."""
+    return [
+        "-" if pd.isna(delta) else f"{delta:.3f} [{_bound(low)}, {_bound(high)}]"
+        for delta, low, high in table[["delta", "delta_ci_low", "delta_ci_high"]].head(shown).to_numpy()
+    ]
+
+
 def _format_results(table, measure, shown=_PRINTED):
     """The top ``shown`` rows of a ``find_subgroups`` table as aligned text."""
     columns = ["description", "size_search", "ncr_search", f"{measure}_search",
                f"{measure}_validation", "delta", "p_value_corrected", "significant"]  # fmt: skip
     top = table[[c for c in columns if c in table.columns]].head(shown)
     if "delta" in top.columns:  # the effect with its simultaneous interval, in one column
-        top = top.assign(delta=[
-            "-" if pd.isna(delta) else
-            f"{delta:.3f} [{_bound(low)}, {_bound(high)}]"
-            for delta, low, high in table[["delta", "delta_ci_low", "delta_ci_high"]].head(shown).to_numpy()
-        ])  # fmt: skip
+        top = top.assign(delta=_effects(table, shown))
     top.index = range(1, len(top) + 1)
     width = max([len("description"), *map(len, top["description"])])
 
@@ -950,6 +954,8 @@ def _finish_comparison(table, args, sides, start):
              "delta_validation": "delta (validation)", "p_value_corrected": "p (corrected)",
              "significant": "significant"}  # fmt: skip
     top = table[list(shown)].head(_PRINTED).rename(columns=shown)
+    if "delta_ci_low" in table.columns:  # the effect with its simultaneous interval
+        top = top.assign(**{"delta (validation)": _effects(table, _PRINTED)})
     top.index = range(1, len(top) + 1)
     print(f"Top {len(top)} of {len(table)} subgroups where the {measure} of the {sides[1]} "
           f"{'model' if sides[0] == 'baseline' else 'period'} changed most ({args.mode}) "
@@ -960,6 +966,8 @@ def _finish_comparison(table, args, sides, start):
     print("\nWhole data: " + ", ".join(f"{key} {value:.3f}" for key, value in whole.items()) + ".")
     print(f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
           f"({table.attrs['method']}-corrected p <= {table.attrs['alpha']}).")  # fmt: skip
+    if len(table) and "delta_ci_low" in table.columns:
+        print(f"[{1 - table.attrs['alpha']:.0%} intervals, simultaneous over all rows]")
     if error is not None:
         _write_failed(error)
         return _FAILED

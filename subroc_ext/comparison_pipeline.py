@@ -221,7 +221,12 @@ def find_regressions(
         (``roc_auc_search``, ...) and the baseline's measures
         (``roc_auc_baseline_search``, ...) on both splits, and the test's
         ``statistic`` (``Δ`` on the validation split), ``p_value``,
-        ``p_value_corrected``, ``significant``, ``testable``.
+        ``p_value_corrected``, ``significant``, ``testable``,
+        ``null_samples``, and ``delta`` (``Δ`` on the validation split
+        again) with ``delta_ci_low``, ``delta_ci_high``, its interval at
+        confidence ``1 - alpha``, simultaneous over the rows (the rows
+        resampled once for both models,
+        :func:`~subroc_ext.resampled_effects.resampled_effect_intervals`).
         ``table.attrs`` holds the settings, each model's measure on both
         splits and ``baseline`` (the baseline's column).
 
@@ -296,7 +301,8 @@ def find_drift(
     pandas.DataFrame
         Sorted by ``quality``: as :func:`find_regressions`, with each
         period's size, class counts and measures (``size_reference_search``,
-        ``roc_auc_current_validation``, ...). ``table.attrs`` holds the
+        ``roc_auc_current_validation``, ...; the effect's interval resamples
+        each period's validation rows on their own). ``table.attrs`` holds the
         settings and the measure on each period's splits.
 
     Notes

@@ -37,12 +37,15 @@ distribution:
   positives and the negatives resampled separately, as the measures condition
   on the class counts), each replicate recomputing ``m(S ∩ V*)`` and
   ``m(V*)`` - the measure prepared on ``V*``, so per-row values such as the
-  attributions are recomputed too. ``se`` is the bootstrap standard error,
-  ``c`` the quantile of the replicates' largest studentized deviation.
-  In the seeded simulation of ``tests/test_effects.py`` the ROC AUC's
-  intervals covered all true effects in 95-96 % of validation splits; the
-  bootstrap ones, which are symmetric, in 87-91 % (PR AUC, ARL, attribution
-  mean with 300-1,000 replicates): treat them as approximate.
+  attributions are recomputed too. ``se`` is the bootstrap standard error;
+  ``c`` the larger of the ``confidence`` quantile of the replicates' largest
+  studentized deviation and the normal max-t critical value with the
+  replicates' correlation (the latter is steadier than a tail quantile of a
+  few hundred replicates). In seeded simulations like those of
+  ``tests/test_effects.py`` (12 patterns, 400 validation splits of 2,000
+  rows, 300 replicates) the intervals covered all true effects at once in
+  93 % (PR AUC), 94.5 % (ARL) and 96.5 % (attribution mean) of the splits,
+  each single interval in 96-100 %: treat them as approximate.
 
 References
 ----------
@@ -123,10 +126,7 @@ def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstra
     """
     if not isinstance(qf, SoftClassifierQF):
         raise TypeError(f"qf must be a subroc_ext SoftClassifierQF, got {type(qf).__name__}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if not (isinstance(n_bootstrap, (int, np.integer)) and n_bootstrap >= 2):
-        raise ValueError(f"n_bootstrap must be an integer >= 2, got {n_bootstrap!r}")
+    check_effect_settings(confidence, n_bootstrap)
     rng = np.random.default_rng(base_seed(random_state))
     qf.calculate_constant_statistics(data, target)
     dataset, measure = qf.dataset, qf.prepared_measure
@@ -147,14 +147,25 @@ def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstra
         sign = np.where(difference < 0, -1.0, 1.0)
     else:
         sign = np.full(len(subgroups), float(qf.signs()[0]))
+    return pd.DataFrame(oriented(difference, low, high, sign), columns=EFFECT_COLUMNS)
+
+
+def check_effect_settings(confidence, n_bootstrap):
+    """Raise one ValueError naming a bad ``confidence`` or ``n_bootstrap``."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if not (isinstance(n_bootstrap, (int, np.integer)) and n_bootstrap >= 2):
+        raise ValueError(f"n_bootstrap must be an integer >= 2, got {n_bootstrap!r}")
+
+
+def oriented(difference, low, high, sign):
+    """The :data:`EFFECT_COLUMNS` (an array, one row per subgroup) of signed
+    differences and their interval ends, multiplied by ``sign`` (per subgroup)."""
     ends = sign * low, sign * high
-    return pd.DataFrame(
-        {"delta": sign * difference, "delta_ci_low": np.fmin(*ends), "delta_ci_high": np.fmax(*ends)},
-        index=range(len(subgroups)),
-    )  # fmt: skip
+    return np.column_stack([sign * difference, np.fmin(*ends), np.fmax(*ends)])
 
 
-def _auc_influence(is_positive, group_ids, mask):
+def auc_influence(is_positive, group_ids, mask):
     """The ROC AUC of the rows in ``mask`` and how much it changes when each
     row is left out (exactly; zero outside the mask): the jackknife's terms."""
     n_groups = int(group_ids[-1]) + 1
@@ -172,9 +183,8 @@ def _auc_influence(is_positive, group_ids, mask):
     return auc, terms
 
 
-def _logit(auc, positives, negatives):
-    """logit of an AUC kept half a pair away from 0 and 1, and its derivative."""
-    margin = 0.5 / (positives * negatives)
+def _logit(auc, margin):
+    """logit of an AUC kept ``margin`` away from 0 and 1, and its derivative."""
     auc = np.clip(auc, margin, 1 - margin)
     return np.log(auc / (1 - auc)), 1 / (auc * (1 - auc))
 
@@ -192,28 +202,64 @@ def _delong_intervals(dataset, masks, defined, confidence, rng):
     low, high = np.full(len(masks), np.nan), np.full(len(masks), np.nan)
     if not estimable.any():
         return low, high
-    everything = np.ones(len(dataset), dtype=bool)
-    whole_auc, whole_terms = _auc_influence(is_positive, group_ids, everything)
-    whole_logit, whole_slope = _logit(whole_auc, is_positive.sum(), (~is_positive).sum())
-    logits, terms = [], []
-    for mask, m, n in zip(masks[estimable], positives[estimable], negatives[estimable]):
-        auc, influence = _auc_influence(is_positive, group_ids, mask)
-        logit, slope = _logit(auc, m, n)
-        logits.append(logit - whole_logit)
-        terms.append(slope * influence - whole_slope * whole_terms)
-    terms.append(whole_slope * whole_terms)  # the last coordinate: the whole split's logit
-    terms = np.array(terms).T
-    covariance = np.zeros((len(terms.T), len(terms.T)))
-    for members in (is_positive, ~is_positive):  # jackknife within each class (mean change 0)
-        block = terms[members]
+    whole = auc_influence(is_positive, group_ids, np.ones(len(dataset), dtype=bool))
+    parts = [auc_influence(is_positive, group_ids, mask) for mask in masks[estimable]]
+    margins = 0.5 / (np.append(positives[estimable], is_positive.sum())
+                     * np.append(negatives[estimable], (~is_positive).sum()))  # fmt: skip
+    low[estimable], high[estimable] = jackknife_logit_intervals(
+        [part[0] for part in parts], [part[1] for part in parts], *whole, margins,
+        (is_positive, ~is_positive), confidence, rng,
+    )  # fmt: skip
+    return low, high
+
+
+def jackknife_logit_intervals(values, terms, whole_value, whole_terms, margins, strata, confidence,
+                              rng):  # fmt: skip
+    """Simultaneous intervals of ``m(S) - m(V)`` for AUC-like measures in (0, 1)
+    from exact delete-one changes (the jackknife), on the logit scale.
+
+    Parameters
+    ----------
+    values : sequence of float
+        ``m(S)`` of each subgroup.
+    terms : sequence of numpy.ndarray
+        For each subgroup, the change of ``m(S)`` when each row of ``V`` is
+        left out (0 for rows outside ``S``).
+    whole_value : float
+        ``m(V)``.
+    whole_terms : numpy.ndarray
+        The change of ``m(V)`` when each row is left out.
+    margins : numpy.ndarray
+        How far each value (the subgroups', then the whole split's) is kept
+        from 0 and 1 before the logit.
+    strata : sequence of numpy.ndarray of bool
+        The rows of each stratum of the jackknife (the classes).
+    confidence : float
+    rng : numpy.random.Generator
+        For the max-t critical value.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The low and high ends, one per subgroup (see the module notes: the
+        range over the box of all coordinates ``± c`` standard errors).
+    """
+    whole_logit, whole_slope = _logit(whole_value, margins[-1])
+    logits, slopes = _logit(np.asarray(values, dtype=float), margins[:-1])
+    coordinates = slopes[:, None] * np.array(terms) - whole_slope * whole_terms
+    # the last coordinate: the whole split's logit
+    coordinates = np.vstack([coordinates, whole_slope * whole_terms]).T
+    covariance = np.zeros((coordinates.shape[1],) * 2)
+    for members in strata:  # jackknife within each stratum (mean change 0)
+        block = coordinates[members]
         covariance += (len(block) - 1) / len(block) * (block.T @ block)
     error = np.sqrt(np.diag(covariance))
     critical = _max_t_critical(covariance / np.outer(error, error), confidence, rng)
     # the box of all coordinates mapped back: each difference at every whole-split logit in it
     whole = whole_logit + critical * error[-1] * np.linspace(-1, 1, _WHOLE_GRID)
-    difference, error = np.array(logits)[:, None], error[:-1, None]
-    low[estimable] = (_expit(whole + difference - critical * error) - _expit(whole)).min(axis=1)
-    high[estimable] = (_expit(whole + difference + critical * error) - _expit(whole)).max(axis=1)
+    difference, error = (logits - whole_logit)[:, None], error[:-1, None]
+    low = (_expit(whole + difference - critical * error) - _expit(whole)).min(axis=1)
+    high = (_expit(whole + difference + critical * error) - _expit(whole)).max(axis=1)
     return low, high
 
 
@@ -226,31 +272,90 @@ def _max_t_critical(correlation, confidence, rng):
 
 
 def _bootstrap_intervals(qf, dataset, masks, difference, confidence, n_bootstrap, rng):
-    """Simultaneous intervals of ``m(S) - m(V)`` from a class-stratified
-    bootstrap: max-t with the bootstrap standard errors."""
-    is_positive, scores, group_ids = dataset.is_positive, dataset.scores, dataset.group_ids
-    classes = np.flatnonzero(is_positive), np.flatnonzero(~is_positive)
+    """Simultaneous intervals of ``m(S) - m(V)`` from a class-stratified bootstrap."""
+    replicates = _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng)
+    return max_t_intervals(difference, replicates, confidence, rng)
+
+
+def _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng):
+    """``m(S ∩ V*) - m(V*)`` of each subgroup (columns) in class-stratified
+    bootstrap replicates ``V*`` (rows); NaN where undefined."""
+    classes = np.flatnonzero(dataset.is_positive), np.flatnonzero(~dataset.is_positive)
+    defined = ~np.isnan(difference)
     replicates = np.full((n_bootstrap, len(masks)), np.nan)
     for b in range(n_bootstrap):
-        rows = np.sort(np.concatenate([rng.choice(members, len(members)) for members in classes]))
-        # the replicate as a dataset of its own: repeated rows are tied rows
-        labels, sorted_scores, groups = is_positive[rows], scores[rows], group_ids[rows]
-        positions = np.arange(len(rows))
-        measure = qf.measure.prepare(Cover(labels, sorted_scores, groups, positions))
-        whole = measure.value(Cover(labels, sorted_scores, groups, positions))
-        for j, mask in enumerate(masks[:, rows]):
-            if np.isnan(difference[j]):
-                continue
-            cover = Cover(labels[mask], sorted_scores, groups[mask], positions[mask])
-            if measure.is_defined(cover.positives, cover.negatives):
-                replicates[b, j] = measure.value(cover) - whole
+        replicates[b, defined] = replicate_differences(
+            qf.measure, dataset, masks[defined], stratified_draw(classes, rng)
+        )
+    return replicates
+
+
+def stratified_draw(strata, rng):
+    """A bootstrap draw within each stratum (arrays of positions): the drawn positions, ascending."""
+    return np.sort(np.concatenate([rng.choice(members, len(members)) for members in strata]))
+
+
+def replicate_differences(measure, dataset, masks, rows):
+    """``m(S ∩ V*) - m(V*)`` of each cover on the bootstrap replicate ``V*`` of ``dataset``.
+
+    Parameters
+    ----------
+    measure : Measure
+        Unprepared: it is prepared on the replicate (per-row values such as
+        the attributions are recomputed).
+    dataset : SortedDataset
+    masks : numpy.ndarray of bool, shape (n_subgroups, len(dataset))
+        The covers over the dataset's sorted rows.
+    rows : numpy.ndarray of int
+        The replicate's rows, positions in ``dataset``, ascending (repeated
+        rows become tied rows).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        NaN where the measure is undefined on the replicate's cover.
+    """
+    labels, scores, groups = dataset.is_positive[rows], dataset.scores[rows], dataset.group_ids[rows]
+    positions = np.arange(len(rows))
+    prepared = measure.prepare(Cover(labels, scores, groups, positions))
+    whole = prepared.value(Cover(labels, scores, groups, positions))
+    values = np.full(len(masks), np.nan)
+    for j, mask in enumerate(masks[:, rows]):
+        cover = Cover(labels[mask], scores, groups[mask], positions[mask])
+        if prepared.is_defined(cover.positives, cover.negatives):
+            values[j] = prepared.value(cover) - whole
+    return values
+
+
+def max_t_intervals(difference, replicates, confidence, rng):
+    """Simultaneous max-t intervals of the differences from their bootstrap replicates.
+
+    Parameters
+    ----------
+    difference : numpy.ndarray of float, shape (n_subgroups,)
+        The estimates (NaN where undefined).
+    replicates : numpy.ndarray of float, shape (n_bootstrap, n_subgroups)
+        The estimates on bootstrap replicates (NaN where undefined there).
+    confidence : float
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The low and high ends, NaN where fewer than two replicates are
+        defined or they do not vary.
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
-        error = np.nanstd(replicates, axis=0, ddof=1) if n_bootstrap > 1 else np.nan
-    usable = np.isfinite(error) & (error > 0) & (np.isfinite(replicates).sum(axis=0) >= 2)
+        error = np.nanstd(replicates, axis=0, ddof=1)
+    usable = np.isfinite(difference) & np.isfinite(error) & (error > 0)
+    usable &= np.isfinite(replicates).sum(axis=0) >= 2
     error = np.where(usable, error, np.nan)
     if not usable.any():
         return error, error
-    deviation = np.abs(replicates[:, usable] - difference[usable]) / error[usable]
-    largest = np.nanmax(np.where(np.isnan(deviation), -np.inf, deviation), axis=1)
-    critical = float(np.quantile(largest, confidence))
+    deviation = (replicates[:, usable] - difference[usable]) / error[usable]
+    largest = np.nanmax(np.where(np.isnan(deviation), -np.inf, np.abs(deviation)), axis=1)
+    # the larger of the replicates' own quantile and the normal one with their correlation
+    correlation = pd.DataFrame(deviation).corr(min_periods=2).fillna(0).to_numpy(copy=True)
+    np.fill_diagonal(correlation, 1)
+    critical = max(float(np.quantile(largest, confidence)), _max_t_critical(correlation, confidence, rng))
     return difference - critical * error, difference + critical * error

@@ -323,6 +323,11 @@ class AUCMuQF(StatisticsQualityFunction):
         self._data = data
         self._selector_masks = {}
 
+    @property
+    def projections(self):
+        """The :class:`~subroc_ext.auc_mu.PairProjections` of the prepared data (None before)."""
+        return self._projections
+
     def _prepared(self, data, target):
         if self._data is not data:
             self.calculate_constant_statistics(data, target)

@@ -13,7 +13,6 @@ from . import diversity, steps
 from ._validation import check_columns, check_mode, check_weights
 from .auc_mu import check_partition_matrix
 from .cluster import local_client
-from .effects import EFFECT_COLUMNS
 from .exceptions import InterruptedTest
 from .generalization import GeneralizationAwareQF
 from .multiclass import AUCMuQF, MultiClassTarget
@@ -125,7 +124,9 @@ def find_multiclass_subgroups(
         :func:`subroc_ext.find_subgroups`), ``size``, ``count_<class>`` and
         ``auc_mu`` on each split (suffixes ``_search`` and ``_validation``),
         ``statistic``, ``p_value``, ``p_value_corrected``, ``significant``,
-        ``testable``. ``table.attrs`` holds AUC_mu of both whole splits and
+        ``testable``, ``null_samples``, ``delta``, ``delta_ci_low``,
+        ``delta_ci_high`` (AUC_mu's effect with its simultaneous interval,
+        :func:`~subroc_ext.resampled_effects.resampled_effect_intervals`). ``table.attrs`` holds AUC_mu of both whole splits and
         the settings.
 
     Raises
@@ -189,9 +190,7 @@ def find_multiclass_subgroups(
             describe_multiclass_subgroups(
                 kept.subgroups, held_out, describer, target, suffix="_validation"
             ),
-            # AUC_mu has no effect intervals yet (steps.test leaves them out)
-            steps.untested(len(kept.subgroups)).drop(columns=EFFECT_COLUMNS)
-            if tested is None else tested,
+            steps.untested(len(kept.subgroups)) if tested is None else tested,
         ],
         axis=1,
     )

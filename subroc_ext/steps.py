@@ -29,6 +29,7 @@ from .cross_auc import bias_aucs_of_masks
 from .dataset import SortedDataset
 from .effects import EFFECT_COLUMNS, effect_intervals
 from .quality import SoftClassifierQF
+from .resampled_effects import resampled_effect_intervals
 from .search import FastSearch
 from .search_space import make_search_space
 from .significance import base_seed, randomization_test
@@ -347,9 +348,9 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
     subgroups : list of pysubgroup descriptions
     data : pandas.DataFrame or SortedDataset
         The validation split (a SortedDataset is used as sorted).
-    quality_function : SoftClassifierQF or AUCMuQF
+    quality_function : SoftClassifierQF, ComparisonQF or AUCMuQF
         Defines the statistic (its measure and mode; weights are not used).
-    target : SoftClassifierTarget or MultiClassTarget
+    target : SoftClassifierTarget, ComparisonTarget, DriftTarget or MultiClassTarget
     n_samples, max_samples, method, alpha, random_state, progress, client
         As in :func:`~subroc_ext.randomization_test`.
 
@@ -359,8 +360,9 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
         The :data:`TEST_COLUMNS` (``statistic``, ``p_value``,
         ``p_value_corrected``, ``significant``, ``testable``,
         ``null_samples``, ``delta``, ``delta_ci_low``, ``delta_ci_high``),
-        one row per subgroup in input order; for an AUCMuQF without the
-        effects (not implemented yet). ``attrs['null_samples_drawn']`` as in
+        one row per subgroup in input order (the effects of a ComparisonQF or
+        an AUCMuQF from :func:`~subroc_ext.resampled_effects.resampled_effect_intervals`).
+        ``attrs['null_samples_drawn']`` as in
         :func:`~subroc_ext.randomization_test`.
 
     Examples
@@ -393,11 +395,10 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
         max_samples=max_samples, method=method, alpha=alpha, random_state=seed,
         progress=progress, client=client,
     )  # fmt: skip
-    if not isinstance(quality_function, SoftClassifierQF):  # AUC_mu: no effects yet
-        return tested[[column for column in TEST_COLUMNS if column not in EFFECT_COLUMNS]]
-    effects = effect_intervals(
-        subgroups, data, quality_function, target, confidence=1 - alpha, random_state=seed
+    intervals = (
+        effect_intervals if isinstance(quality_function, SoftClassifierQF) else resampled_effect_intervals
     )
+    effects = intervals(subgroups, data, quality_function, target, confidence=1 - alpha, random_state=seed)
     tested[EFFECT_COLUMNS] = effects.to_numpy()
     return tested[TEST_COLUMNS]
 

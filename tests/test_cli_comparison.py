@@ -40,6 +40,17 @@ def test_compare_writes_the_api_table(tmp_path, capsys):
                                   api_table(expected)[["description", "quality", "p_value"]])  # fmt: skip
     printed = capsys.readouterr().out
     assert re.search(r"\n1 +region=='south' ", printed) and "baseline (validation)" in printed
+    assert_effect_printed(expected, found, printed)
+
+
+def assert_effect_printed(expected, found, printed):
+    """The written effects are the API's, and the top row's prints as ``delta [low, high]``."""
+    columns = ["delta", "delta_ci_low", "delta_ci_high"]
+    pd.testing.assert_frame_equal(found[columns], api_table(expected)[columns], check_exact=False)
+    delta, low, high = expected[columns].iloc[0]
+    first = next(line for line in printed.splitlines() if line.startswith("1 "))
+    assert f"{delta:.3f} [{low:.3f}, {high:.3f}]" in first, printed
+    assert "[95% intervals, simultaneous over all rows]" in printed
 
 
 def test_drift_writes_the_api_table(tmp_path, capsys):
@@ -54,7 +65,9 @@ def test_drift_writes_the_api_table(tmp_path, capsys):
     found = read_back(tmp_path / "subgroups.csv")
     pd.testing.assert_frame_equal(found[["description", "quality", "statistic"]],
                                   api_table(expected)[["description", "quality", "statistic"]])  # fmt: skip
-    assert "current (validation)" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "current (validation)" in printed
+    assert_effect_printed(expected, found, printed)
 
 
 @pytest.mark.parametrize("argv, message", [

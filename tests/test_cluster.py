@@ -319,3 +319,27 @@ def test_benchmark_smoke_run_agrees(bench, cluster_and_client, tmp_path, capsys,
     report = markdown.read_text()
     assert "| 2 worker(s) |" in report and "| yes |" in report and "| NO |" not in report
     assert "### Projection of the search" in report
+
+
+@pytest.mark.parametrize("multiclass", [False, True])
+def test_adaptive_test_and_effects_on_a_cluster_equal_one_process(client, multiclass):
+    """Issue 18 item 4: with the defaults (adaptive p-values, effects with
+    simultaneous intervals) a cluster gives the same table for the same seed."""
+    if multiclass:
+        data, mapping = multiclass_frame(18, n=800)
+
+        def find(**extra):
+            return subroc_ext.find_multiclass_subgroups(
+                data, label="grade", score_columns=mapping, result_set_size=8, random_state=1,
+                progress=False, **extra,
+            )  # fmt: skip
+    else:
+        data = scored_frame(14, 1500, attributes=6, ties="some")
+
+        def find(**extra):
+            return subroc_ext.find_subgroups(data, label="label", score="score", result_set_size=8,
+                                             random_state=1, progress=False, **extra)  # fmt: skip
+    alone, on_cluster = find(), find(client=client)
+    pd.testing.assert_frame_equal(alone.drop(columns="subgroup"), on_cluster.drop(columns="subgroup"))
+    assert alone.attrs["n_samples"] == "adaptive"
+    assert alone[["delta", "delta_ci_low", "delta_ci_high"]].notna().all().all()

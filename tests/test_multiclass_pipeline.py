@@ -60,6 +60,7 @@ def test_table_columns_and_values(table, scored):
         "size_search", *(f"{c}_search" for c in counts), "auc_mu_search",
         "size_validation", *(f"{c}_validation" for c in counts), "auc_mu_validation",
         "statistic", "p_value", "p_value_corrected", "significant", "testable", "null_samples",
+        "delta", "delta_ci_low", "delta_ci_high",
     ]  # fmt: skip
     assert len(table) == 8 and table["quality"].is_monotonic_decreasing
     whole = table.attrs["dataset_values"]
@@ -76,6 +77,8 @@ def test_table_columns_and_values(table, scored):
             assert getattr(row, f"auc_mu_{split}") == pytest.approx(expected)
     # the test statistic: how much worse the subgroup is on the validation split
     np.testing.assert_allclose(table["statistic"], whole["auc_mu_validation"] - table["auc_mu_validation"])
+    np.testing.assert_allclose(table["delta"], table["statistic"])  # mode 'worse'
+    assert (table["delta_ci_low"] <= table["delta"]).all() and (table["delta"] <= table["delta_ci_high"]).all()
     assert table["p_value"].between(1 / 201, 1).all() and table["significant"].any()
 
 
@@ -92,6 +95,7 @@ def test_cli_score_columns(scored, tmp_path, capsys):
     assert code == 0, printed.err
     assert "Top 5 of 5 subgroups where the auc_mu is worse than on the whole data" in printed.out
     assert "auc_mu_validation" in printed.out
+    assert re.search(r"\n1 .* \d\.\d{3} \[-?\d\.\d{3}, -?\d\.\d{3}\]", printed.out), printed.out
     written = pd.read_csv(tmp_path / "out" / "subgroups.csv")
     assert len(written) == 5 and "count_married_search" in written.columns
 
