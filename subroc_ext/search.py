@@ -23,6 +23,10 @@ How it differs from pysubgroup's loop
   ``W_max(C) * max(R(S) - G(S), 0)`` everything below it; when both are at
   most the current k-th best quality, the child is neither evaluated nor
   expanded. Only the class counts are needed for that.
+* ROC AUC: a child whose estimate still exceeds the k-th best quality gets
+  the joint, minimum-support-aware bound (:mod:`subroc_ext.joint_bounds`,
+  offset ``max(q, g)`` of the child under generalization awareness) before
+  it is queued or expanded.
 * Nodes are expanded best first (highest optimistic estimate first) as in
   ``ps.BestFirstSearch``, except that the nodes one level above the maximum
   depth are expanded as soon as they are evaluated, so the queue holds no
@@ -42,7 +46,7 @@ from types import SimpleNamespace
 import numpy as np
 import pysubgroup as ps
 
-from . import bitset, bounds, cover_kernels
+from . import bitset, bounds, cover_kernels, joint_bounds
 from ._progress import progress_bar, search_status
 from .cluster import check_client
 from .comparison import ComparisonQF
@@ -366,6 +370,13 @@ class _BinaryEvaluator:
             positives, negatives, value, lowest, highest, size_aware
         )
 
+    def tightened(self, parent, candidates, quality, estimate, offsets, threshold, min_support):
+        """``estimate`` of the children, tightened where it exceeds ``threshold``
+        by the joint bound with each child's ``offsets`` (0, or ``max(q, g)``
+        with generalization awareness; :mod:`subroc_ext.joint_bounds`); the
+        estimate unchanged for measures without one."""
+        return estimate
+
     def raw_quality(self, parent, selector):
         """``q`` of ``parent AND selector``."""
         candidates = np.array([selector], dtype=np.int64)
@@ -397,6 +408,22 @@ class _CompiledEvaluator(_BinaryEvaluator):
             value, lowest, highest,
         )  # fmt: skip
         return value, lowest, highest
+
+    def tightened(self, parent, candidates, quality, estimate, offsets, threshold, min_support):
+        qf = self.qf
+        room = np.flatnonzero(estimate > threshold)
+        if self.kind != cover_kernels.ROC_AUC or not qf.optimistic_estimates or not len(room):
+            return estimate
+        joint, directions = np.empty(len(room)), qf.signs()
+        joint_bounds.roc_auc_joint_children(
+            parent, self.space.words, candidates[room], self.positive_words, self.negative_words,
+            self.group_start, self.group_end, float(qf.dataset_value), offsets[room],
+            -1 in directions, 1 in directions, float(qf.size_weight), float(qf.balance_weight),
+            int(min_support), joint,
+        )  # fmt: skip
+        estimate = np.array(estimate, dtype=float)
+        estimate[room] = np.minimum(estimate[room], np.maximum(joint, quality[room]))
+        return estimate
 
     def size_aware(self, parent, candidates):
         if self.kind != cover_kernels.ROW_MEAN:
@@ -695,6 +722,12 @@ class _Run:
             self.offer(quality[i], children[i])
         if not expandable:
             return
+        if isinstance(self.evaluator, _BinaryEvaluator):
+            offsets = [self.best_raw.get(c, best) for c in children] if self.generalization_aware else 0.0
+            estimate = self.evaluator.tightened(
+                parent, candidates, quality, estimate, np.broadcast_to(np.array(offsets, dtype=float), len(children)),
+                self.threshold(), self.min_support,
+            )  # fmt: skip
         order = np.argsort(-estimate, kind="stable")
         if self.partial is not None and pattern in self.partial:  # expand owned subtrees only
             order = [i for i in order if children[i] in self.owned]
