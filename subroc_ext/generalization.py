@@ -234,7 +234,8 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
         )  # fmt: skip
         if isinstance(self.qf, SoftClassifierQF) and estimate > quality:
             # specializations have g >= max(q, g) of this pattern: the joint bound with that offset
-            joint = self.qf.joint_bound(subgroup, target, data, max(stats.raw_quality, generalization))
+            offset = max(stats.raw_quality, generalization)
+            joint = self.qf.joint_bound(subgroup, target, data, offset, stop_at=estimate)
             estimate = joint_estimate(quality, estimate, joint)
         if hasattr(self.qf, "generalization_aware_statistics"):  # AUCMuQF, ComparisonQF
             return self.qf.generalization_aware_statistics(

@@ -47,9 +47,10 @@ Derivation
    that reaches it exists. ``-inf`` when no subset has ``m`` rows and both
    classes.
 
-The cost is ``O(words + P)`` for the profile of the cover's positives (the
-negatives below each one's tie group), then ``O(log P)`` per block
-(prefix sums and a binary search), about ``(4 ln P)^2`` blocks.
+The cost is ``O(words + min(P, N))`` for the profile of the cover's smaller
+class (:func:`roc_auc_profile`), then ``O(log min(P, N))`` per block (prefix
+sums and a binary search), at most about ``log_1.5 P * log_1.5 N`` blocks, of
+which those that cannot beat the best so far are skipped row by row.
 ``tests/test_joint_bounds.py`` proves validity and tightness by enumerating
 every subset of small covers, and that a slightly tightened copy is caught.
 
@@ -64,7 +65,7 @@ References
 import numpy as np
 from numba import njit
 
-from .bitset import count_below, lowest_bit, prefix_counts
+from .bitset import count_below, highest_bit, lowest_bit, prefix_counts
 from .weights import subgroup_weight
 
 __all__ = [
@@ -77,15 +78,24 @@ __all__ = [
 ]
 
 #: Classes with at most this many rows get one block per count (an exact bound).
-EXACT_UP_TO = 16
+EXACT_UP_TO = 12
 #: Above it, a block starting at count ``v`` spans ``max(1, v // GRID_DIVISOR)`` counts.
-GRID_DIVISOR = 4
+GRID_DIVISOR = 2
 
 
 @njit(cache=True)
 def roc_auc_profile(cpos, cneg, group_start, group_end):
-    """Cover negatives below the tie-group start and end of each cover
-    positive, positives in ascending score order (compiled).
+    """The profile of a cover's smaller class (compiled): for each of its rows,
+    the rows of the other class below its tie group's start and end, in an
+    order that makes both non-decreasing.
+
+    With fewer positives: each positive in ascending score order and the
+    cover negatives below it. With fewer negatives the roles swap on the
+    negated scores (AUC is unchanged when both the labels and the order are
+    reversed): each negative in descending score order and the cover
+    positives above it (strictly above its group, and at or above its
+    start). :func:`roc_auc_joint_bound` is symmetric in the two class
+    counts, so it gives the same number either way, at ``O(min(P, N))``.
 
     Parameters
     ----------
@@ -96,25 +106,38 @@ def roc_auc_profile(cpos, cneg, group_start, group_end):
 
     Returns
     -------
-    (below_start, below_end, negatives) : (int64[P], int64[P], int)
-        Both arrays are non-decreasing.
+    (below_start, below_end, others) : (int64[k], int64[k], int)
+        ``k = min(P, N)``; ``others`` is the other class's count.
     """
     pre_neg = np.empty(len(cneg) + 1, dtype=np.int64)
     negatives = prefix_counts(cneg, pre_neg)
     pre_pos = np.empty(len(cpos) + 1, dtype=np.int64)
     positives = prefix_counts(cpos, pre_pos)
-    below_start = np.empty(positives, dtype=np.int64)
-    below_end = np.empty(positives, dtype=np.int64)
+    swap = negatives < positives
+    size = negatives if swap else positives
+    below_start = np.empty(size, dtype=np.int64)
+    below_end = np.empty(size, dtype=np.int64)
     i = 0
-    for w in range(len(cpos)):
-        x = cpos[w]
+    if not swap:
+        for w in range(len(cpos)):
+            x = cpos[w]
+            while x:
+                row = w * 64 + lowest_bit(x)
+                x &= x - np.uint64(1)
+                below_start[i] = count_below(cneg, pre_neg, group_start[row])
+                below_end[i] = count_below(cneg, pre_neg, group_end[row])
+                i += 1
+        return below_start, below_end, negatives
+    for w in range(len(cneg) - 1, -1, -1):
+        x = cneg[w]
         while x:
-            row = w * 64 + lowest_bit(x)
-            x &= x - np.uint64(1)
-            below_start[i] = count_below(cneg, pre_neg, group_start[row])
-            below_end[i] = count_below(cneg, pre_neg, group_end[row])
+            bit = highest_bit(x)
+            x &= ~(np.uint64(1) << np.uint64(bit))
+            row = w * 64 + bit
+            below_start[i] = positives - count_below(cpos, pre_pos, group_end[row])
+            below_end[i] = positives - count_below(cpos, pre_pos, group_start[row])
             i += 1
-    return below_start, below_end, negatives
+    return below_start, below_end, positives
 
 
 @njit(cache=True, inline="always")
@@ -160,7 +183,7 @@ def _largest_weight(p0, p1, n0, n1, alpha, beta):
 
 @njit(cache=True)
 def roc_auc_joint_bound(below_start, below_end, negatives, reference, offset, downward, upward,
-                        alpha, beta, min_support, exact_up_to, divisor):  # fmt: skip
+                        alpha, beta, min_support, exact_up_to, divisor, floor, stop_at):  # fmt: skip
     """``J``: an upper bound of ``w(T) * (q(T) - offset)`` over the subsets ``T``
     of a cover with both classes and at least ``min_support`` rows (compiled;
     the module docstring derives it).
@@ -181,12 +204,27 @@ def roc_auc_joint_bound(below_start, below_end, negatives, reference, offset, do
         Fewest rows of a subset.
     exact_up_to, divisor : int
         The block grid (:data:`EXACT_UP_TO`, :data:`GRID_DIVISOR`).
+    floor : float
+        Blocks whose bound is at most ``floor`` may be skipped (the result is
+        then at least ``floor``): a search passes the quality a pattern must
+        exceed, ``-inf`` gives the bound itself.
+    stop_at : float
+        Return as soon as the bound reaches this (a known estimate it cannot
+        improve on); ``inf`` computes it fully.
 
     Returns
     -------
     float
         ``-inf`` when no subset qualifies; exact when both classes have at
-        most ``exact_up_to`` rows.
+        most ``exact_up_to`` rows and ``floor`` and ``stop_at`` are infinite.
+
+    Notes
+    -----
+    The raw part ``v`` of a block's bound falls as the block's ``n`` grows
+    (step 2 of the derivation) while the minimum support does not move its
+    corner, so once the largest weight of the whole cover times ``v`` (0 when
+    ``v < 0``) is at most the bound found so far (or ``floor``), the later
+    blocks of that row are skipped.
     """
     positives = len(below_start)
     if positives == 0 or negatives == 0 or positives + negatives < min_support:
@@ -198,32 +236,34 @@ def roc_auc_joint_bound(below_start, below_end, negatives, reference, offset, do
         prefix_end[i + 1] = prefix_end[i] + below_end[i]
     p_starts = _block_starts(positives, exact_up_to, divisor)
     n_starts = _block_starts(negatives, exact_up_to, divisor)
+    heaviest = _largest_weight(1, positives, 1, negatives, alpha, beta)
     best = -np.inf
-    for a in range(len(p_starts) - 1):
-        p1 = p_starts[a + 1] - 1
-        for b in range(len(n_starts) - 1):
-            n1 = n_starts[b + 1] - 1
-            p0 = max(p_starts[a], min_support - n1)
-            n0 = max(n_starts[b], min_support - p1)
-            if p0 > p1 or n0 > n1:
-                continue
-            pairs = 2.0 * p0 * n0
-            for direction in range(2):
-                if direction == 0:
-                    if not downward:
-                        continue
-                    # the p0 lowest positives against the n0 highest negatives
+    for direction in range(2):
+        if not (downward if direction == 0 else upward):
+            continue
+        for a in range(len(p_starts) - 1):
+            p1 = p_starts[a + 1] - 1
+            for b in range(len(n_starts) - 1):
+                n1 = n_starts[b + 1] - 1
+                p0 = max(p_starts[a], min_support - n1)
+                n0 = max(n_starts[b], min_support - p1)
+                if p0 > p1 or n0 > n1:
+                    continue
+                pairs = 2.0 * p0 * n0
+                if direction == 0:  # the p0 lowest positives against the n0 highest negatives
                     skipped = negatives - n0
                     twice = _sum_excess(below_start, prefix_start, p0, skipped)
                     twice += _sum_excess(below_end, prefix_end, p0, skipped)
                     value = (reference - twice / pairs) - offset
-                else:
-                    if not upward:
-                        continue
-                    # the p0 highest positives against the n0 lowest negatives
+                else:  # the p0 highest positives against the n0 lowest negatives
                     twice = _sum_capped(below_start, prefix_start, positives - p0, n0)
                     twice += _sum_capped(below_end, prefix_end, positives - p0, n0)
                     value = (twice / pairs - reference) - offset
+                cut = max(best, floor)
+                if p0 == p_starts[a] and n0 == n_starts[b] and (
+                    heaviest * value <= cut if value >= 0 else cut >= 0
+                ):
+                    break  # v only falls along the rest of the row: no bound above cut
                 if value >= 0:
                     bound = _largest_weight(p0, p1, n0, n1, alpha, beta) * value
                 elif p0 == p1 and n0 == n1:
@@ -233,16 +273,19 @@ def roc_auc_joint_bound(below_start, below_end, negatives, reference, offset, do
                 else:
                     bound = 0.0
                 best = max(best, bound)
-    return best
+                if best >= stop_at:
+                    return best
+    return max(best, floor)
 
 
 @njit(cache=True)
 def roc_auc_joint_children(parent, selector_words, candidates, positive_words, negative_words,
                            group_start, group_end, reference, offsets, downward, upward, alpha, beta,
-                           min_support, out):  # fmt: skip
+                           min_support, floor, stop_at, out):  # fmt: skip
     """:func:`roc_auc_joint_bound` of ``parent AND selector`` for each
-    candidate selector, with its own ``offsets[i]``, into ``out`` (compiled;
-    the arguments as in :func:`subroc_ext.cover_kernels.count_children`)."""
+    candidate selector, with its own ``offsets[i]`` and ``stop_at[i]``, into
+    ``out`` (compiled; the arguments as in
+    :func:`subroc_ext.cover_kernels.count_children`)."""
     n_words = len(parent)
     cpos = np.empty(n_words, dtype=np.uint64)
     cneg = np.empty(n_words, dtype=np.uint64)
@@ -255,7 +298,7 @@ def roc_auc_joint_children(parent, selector_words, candidates, positive_words, n
         below_start, below_end, negatives = roc_auc_profile(cpos, cneg, group_start, group_end)
         out[i] = roc_auc_joint_bound(
             below_start, below_end, negatives, reference, offsets[i], downward, upward, alpha, beta,
-            min_support, EXACT_UP_TO, GRID_DIVISOR,
+            min_support, EXACT_UP_TO, GRID_DIVISOR, floor, stop_at[i],
         )  # fmt: skip
 
 
@@ -286,11 +329,13 @@ def roc_auc_joint_bound_of_cover(cover, reference, offset, directions, size_weig
     2.0
     """
     scores = cover.scores
-    negative_scores = scores[~cover.is_positive]
-    positive_scores = scores[cover.is_positive]
+    ranked, others = scores[cover.is_positive], scores[~cover.is_positive]
+    if len(others) < len(ranked):  # the smaller class, on negated scores (roc_auc_profile)
+        ranked, others = -others[::-1], -ranked[::-1]
     return float(roc_auc_joint_bound(
-        np.searchsorted(negative_scores, positive_scores, side="left").astype(np.int64),
-        np.searchsorted(negative_scores, positive_scores, side="right").astype(np.int64),
-        len(negative_scores), float(reference), float(offset), -1 in directions, 1 in directions,
+        np.searchsorted(others, ranked, side="left").astype(np.int64),
+        np.searchsorted(others, ranked, side="right").astype(np.int64),
+        len(others), float(reference), float(offset), -1 in directions, 1 in directions,
         float(size_weight), float(balance_weight), int(min_support), EXACT_UP_TO, GRID_DIVISOR,
+        -np.inf, np.inf,
     ))  # fmt: skip

@@ -187,7 +187,8 @@ def _cover_statistics(
     joint = np.empty(1)
     joint_bounds.roc_auc_joint_children(
         words, parent, child, positive_words, negative_words, group_start, group_end, reference,
-        np.zeros(1), downward, upward, size_weight, balance_weight, min_support, joint,
+        np.zeros(1), downward, upward, size_weight, balance_weight, min_support, -np.inf,
+        np.full(1, fields[6]), joint,
     )  # fmt: skip
     estimate = joint_estimate(fields[3], fields[6], joint[0])
     return (p, n) + fields[:6] + (estimate,)
@@ -577,10 +578,10 @@ class SoftClassifierQF(StatisticsQualityFunction):
             fields = fields[:6] + (joint_estimate(fields[3], fields[6], joint),)
         return SubgroupStatistics(positives + negatives, positives, negatives, *fields)
 
-    def joint_bound(self, subgroup, target, data, offset):
+    def joint_bound(self, subgroup, target, data, offset, stop_at=np.inf):
         """:meth:`joint_bound_of_cover` of ``subgroup``'s cover on ``data``, compiled
         on its bitset (what :class:`~subroc_ext.GeneralizationAwareQF` asks with
-        ``offset = max(q, g)``)."""
+        ``offset = max(q, g)``); it may stop early at any value ``>= stop_at``."""
         dataset = self._prepared(data, target)
         if not self.optimistic_estimates or _measures.compiled_kind(self.prepared_measure) != cover_kernels.ROC_AUC:
             return np.inf
@@ -591,7 +592,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
             words, words.reshape(1, -1), np.zeros(1, dtype=np.int64), positive_words, negative_words,
             group_start, group_end, float(self.dataset_value), np.full(1, float(offset)),
             -1 in directions, 1 in directions, float(self.size_weight), float(self.balance_weight),
-            int(self.min_support), out,
+            int(self.min_support), -np.inf, np.full(1, float(stop_at)), out,
         )  # fmt: skip
         return float(out[0])
 

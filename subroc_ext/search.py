@@ -370,11 +370,12 @@ class _BinaryEvaluator:
             positives, negatives, value, lowest, highest, size_aware
         )
 
-    def tightened(self, parent, candidates, quality, estimate, offsets, threshold, min_support):
+    def tightened(self, parent, candidates, quality, estimate, offset, threshold, min_support):
         """``estimate`` of the children, tightened where it exceeds ``threshold``
-        by the joint bound with each child's ``offsets`` (0, or ``max(q, g)``
-        with generalization awareness; :mod:`subroc_ext.joint_bounds`); the
-        estimate unchanged for measures without one."""
+        by the joint bound with ``offset(i)`` of child ``i`` (``max(q, g)``
+        with generalization awareness; 0 when ``offset`` is None;
+        :mod:`subroc_ext.joint_bounds`); the estimate unchanged for measures
+        without one."""
         return estimate
 
     def raw_quality(self, parent, selector):
@@ -409,17 +410,24 @@ class _CompiledEvaluator(_BinaryEvaluator):
         )  # fmt: skip
         return value, lowest, highest
 
-    def tightened(self, parent, candidates, quality, estimate, offsets, threshold, min_support):
+    #: The joint bound is computed for children whose estimate exceeds the
+    #: k-th best quality by at most this factor: it seldom cuts a larger one
+    #: below it (Census depth 3, ROC AUC, alpha = beta = 1, GA: 22% of the
+    #: children above the k-th best, 87% of those it prunes).
+    joint_gate = 2.0
+
+    def tightened(self, parent, candidates, quality, estimate, offset, threshold, min_support):
         qf = self.qf
-        room = np.flatnonzero(estimate > threshold)
+        room = np.flatnonzero((estimate > threshold) & (estimate <= self.joint_gate * threshold))
         if self.kind != cover_kernels.ROC_AUC or not qf.optimistic_estimates or not len(room):
             return estimate
         joint, directions = np.empty(len(room)), qf.signs()
+        offsets = np.zeros(len(room)) if offset is None else np.array([offset(i) for i in room], dtype=float)
         joint_bounds.roc_auc_joint_children(
             parent, self.space.words, candidates[room], self.positive_words, self.negative_words,
-            self.group_start, self.group_end, float(qf.dataset_value), offsets[room],
+            self.group_start, self.group_end, float(qf.dataset_value), offsets,
             -1 in directions, 1 in directions, float(qf.size_weight), float(qf.balance_weight),
-            int(min_support), joint,
+            int(min_support), float(threshold), estimate[room], joint,
         )  # fmt: skip
         estimate = np.array(estimate, dtype=float)
         estimate[room] = np.minimum(estimate[room], np.maximum(joint, quality[room]))
@@ -723,11 +731,10 @@ class _Run:
         if not expandable:
             return
         if isinstance(self.evaluator, _BinaryEvaluator):
-            offsets = [self.best_raw.get(c, best) for c in children] if self.generalization_aware else 0.0
+            offset = (lambda i: self.best_raw.get(children[i], best)) if self.generalization_aware else None
             estimate = self.evaluator.tightened(
-                parent, candidates, quality, estimate, np.broadcast_to(np.array(offsets, dtype=float), len(children)),
-                self.threshold(), self.min_support,
-            )  # fmt: skip
+                parent, candidates, quality, estimate, offset, self.threshold(), self.min_support
+            )
         order = np.argsort(-estimate, kind="stable")
         if self.partial is not None and pattern in self.partial:  # expand owned subtrees only
             order = [i for i in order if children[i] in self.owned]

@@ -42,12 +42,13 @@ def profile(labels, scores):
     return below.astype(np.int64), np.searchsorted(negatives, positives, side="right"), len(negatives)
 
 
-def joint(cover_profile, reference, mode, alpha, beta, min_support, offset, grid=None):
+def joint(cover_profile, reference, mode, alpha, beta, min_support, offset, grid=None, floor=-np.inf,
+          stop_at=np.inf):  # fmt: skip
     exact_up_to, divisor = grid or (joint_bounds.EXACT_UP_TO, joint_bounds.GRID_DIVISOR)
     directions = signs("score", mode)
     return joint_bounds.roc_auc_joint_bound(
         *cover_profile, reference, offset, -1 in directions, 1 in directions, float(alpha),
-        float(beta), min_support, exact_up_to, divisor,
+        float(beta), min_support, exact_up_to, divisor, floor, stop_at,
     )  # fmt: skip
 
 
@@ -109,6 +110,12 @@ def test_coarse_grid_is_valid(oracle, grid):
         for setting in settings():
             best = best_subset(values, reference, *setting)
             claimed = joint(cover_profile, reference, *setting, grid=grid)
+            # the early stop returns at least stop_at, the floor at least floor
+            stop = claimed / 2
+            assert joint(cover_profile, reference, *setting, grid=grid, stop_at=stop) >= min(stop, claimed)
+            for floor in (best - 0.05, best + 0.05, 0.0) if np.isfinite(best) else ():
+                cut = joint(cover_profile, reference, *setting, grid=grid, floor=floor)
+                assert cut >= max(best, floor) - TOL and cut <= max(claimed, floor) + TOL, (context, setting)
             assert not np.isnan(claimed), context
             assert claimed >= best - TOL or claimed == best, ("INVALID", context, setting, claimed, best)
             n_loose += claimed > best + TOL
