@@ -65,7 +65,7 @@ References
 import numpy as np
 from numba import njit
 
-from .bitset import count_below, highest_bit, lowest_bit, prefix_counts
+from .bitset import count_below, highest_bit, lowest_bit, popcount, prefix_counts
 from .weights import subgroup_weight
 
 __all__ = [
@@ -75,6 +75,7 @@ __all__ = [
     "roc_auc_joint_bound",
     "roc_auc_joint_children",
     "roc_auc_joint_bound_of_cover",
+    "roc_auc_count_bounds",
 ]
 
 #: Classes with at most this many rows get one block per count (an exact bound).
@@ -155,6 +156,32 @@ def _sum_capped(values, prefix, start, cap):
     return (prefix[split] - prefix[start]) + cap * (size - split)
 
 
+@njit(cache=True, inline="always")
+def _extreme_gain(below_start, below_end, prefix_start, prefix_end, others, p, n, direction, reference,
+                  offset):  # fmt: skip
+    """``reference - A_low(p, n) - offset`` (direction 0, worse) or
+    ``A_high(p, n) - reference - offset`` (1, better) from a profile and its
+    prefix sums; ``p`` counts the profile's class, ``n`` the other."""
+    pairs = 2.0 * p * n
+    if direction == 0:  # the p lowest of the profile's class against the n highest others
+        skipped = others - n
+        twice = _sum_excess(below_start, prefix_start, p, skipped)
+        twice += _sum_excess(below_end, prefix_end, p, skipped)
+        return (reference - twice / pairs) - offset
+    # the p highest of the profile's class against the n lowest others
+    start = len(below_start) - p
+    twice = _sum_capped(below_start, prefix_start, start, n) + _sum_capped(below_end, prefix_end, start, n)
+    return (twice / pairs - reference) - offset
+
+
+@njit(cache=True)
+def _prefix_sums(values):
+    prefix = np.zeros(len(values) + 1, dtype=np.int64)
+    for i in range(len(values)):
+        prefix[i + 1] = prefix[i] + values[i]
+    return prefix
+
+
 @njit(cache=True)
 def _block_starts(count, exact_up_to, divisor):
     starts = [1]
@@ -229,11 +256,7 @@ def roc_auc_joint_bound(below_start, below_end, negatives, reference, offset, do
     positives = len(below_start)
     if positives == 0 or negatives == 0 or positives + negatives < min_support:
         return -np.inf
-    prefix_start = np.zeros(positives + 1, dtype=np.int64)
-    prefix_end = np.zeros(positives + 1, dtype=np.int64)
-    for i in range(positives):
-        prefix_start[i + 1] = prefix_start[i] + below_start[i]
-        prefix_end[i + 1] = prefix_end[i] + below_end[i]
+    prefix_start, prefix_end = _prefix_sums(below_start), _prefix_sums(below_end)
     p_starts = _block_starts(positives, exact_up_to, divisor)
     n_starts = _block_starts(negatives, exact_up_to, divisor)
     heaviest = _largest_weight(1, positives, 1, negatives, alpha, beta)
@@ -249,16 +272,10 @@ def roc_auc_joint_bound(below_start, below_end, negatives, reference, offset, do
                 n0 = max(n_starts[b], min_support - p1)
                 if p0 > p1 or n0 > n1:
                     continue
-                pairs = 2.0 * p0 * n0
-                if direction == 0:  # the p0 lowest positives against the n0 highest negatives
-                    skipped = negatives - n0
-                    twice = _sum_excess(below_start, prefix_start, p0, skipped)
-                    twice += _sum_excess(below_end, prefix_end, p0, skipped)
-                    value = (reference - twice / pairs) - offset
-                else:  # the p0 highest positives against the n0 lowest negatives
-                    twice = _sum_capped(below_start, prefix_start, positives - p0, n0)
-                    twice += _sum_capped(below_end, prefix_end, positives - p0, n0)
-                    value = (twice / pairs - reference) - offset
+                value = _extreme_gain(
+                    below_start, below_end, prefix_start, prefix_end, negatives, p0, n0, direction,
+                    reference, offset,
+                )  # fmt: skip
                 cut = max(best, floor)
                 if p0 == p_starts[a] and n0 == n_starts[b] and (
                     heaviest * value <= cut if value >= 0 else cut >= 0
@@ -339,3 +356,50 @@ def roc_auc_joint_bound_of_cover(cover, reference, offset, directions, size_weig
         float(size_weight), float(balance_weight), int(min_support), EXACT_UP_TO, GRID_DIVISOR,
         -np.inf, np.inf,
     ))  # fmt: skip
+
+
+@njit(cache=True)
+def roc_auc_count_bounds(parent, positive_words, negative_words, group_start, group_end, positives,
+                         negatives, reference, offset, downward, upward, alpha, beta, out):  # fmt: skip
+    """A bound of ``w(C) * (q(C) - offset)`` for each child ``C`` of ``parent``
+    from the child's class counts alone, into ``out`` (compiled).
+
+    A child with ``p`` positives and ``n`` negatives is a subset of the
+    parent, so its AUC lies in ``[A_low(p, n), A_high(p, n)]`` of the parent
+    (step 1 of the module's derivation): the bound is ``w(p, n)`` times the
+    larger gain of the mode at those extremes. One profile of the parent
+    (:func:`roc_auc_profile`), then ``O(log min(P, N))`` per child; ``-inf``
+    for a child without both classes (ROC AUC undefined).
+
+    Parameters
+    ----------
+    parent, positive_words, negative_words, group_start, group_end
+        As in :func:`roc_auc_joint_children`.
+    positives, negatives : int64[K]
+        Class counts of the children.
+    reference, offset, downward, upward, alpha, beta
+        As in :func:`roc_auc_joint_bound`.
+    out : float64[K]
+    """
+    cpos = parent & positive_words
+    cneg = parent & negative_words
+    below_start, below_end, others = roc_auc_profile(cpos, cneg, group_start, group_end)
+    parent_positives = 0
+    for w in range(len(cpos)):
+        parent_positives += popcount(cpos[w])
+    swapped = len(below_start) != parent_positives  # the profile holds the negatives
+    prefix_start, prefix_end = _prefix_sums(below_start), _prefix_sums(below_end)
+    for i in range(len(positives)):
+        p, n = positives[i], negatives[i]
+        if p == 0 or n == 0:
+            out[i] = -np.inf
+            continue
+        a, b = (n, p) if swapped else (p, n)
+        gain = -np.inf
+        if downward:
+            gain = _extreme_gain(below_start, below_end, prefix_start, prefix_end, others, a, b, 0,
+                                 reference, offset)  # fmt: skip
+        if upward:
+            gain = max(gain, _extreme_gain(below_start, below_end, prefix_start, prefix_end, others, a,
+                                           b, 1, reference, offset))  # fmt: skip
+        out[i] = subgroup_weight(p, n, alpha, beta) * gain

@@ -23,6 +23,12 @@ How it differs from pysubgroup's loop
   ``W_max(C) * max(R(S) - G(S), 0)`` everything below it; when both are at
   most the current k-th best quality, the child is neither evaluated nor
   expanded. Only the class counts are needed for that.
+* ROC AUC, tighter from the same counts: a child with ``p`` positives and
+  ``n`` negatives is a subset of its parent, so its AUC lies between the
+  parent's lowest and highest AUC over subsets of exactly those counts
+  (:func:`subroc_ext.joint_bounds.roc_auc_count_bounds`, one profile of the
+  parent and a binary search per child); ``w(C)`` times that gain (less the
+  parent's ``max(q, g)``) replaces ``w(C) * (R(S) - G(S))``.
 * ROC AUC: a child whose estimate still exceeds the k-th best quality gets
   the joint, minimum-support-aware bound (:mod:`subroc_ext.joint_bounds`,
   offset ``max(q, g)`` of the child under generalization awareness) before
@@ -342,19 +348,22 @@ class _BinaryEvaluator:
             parent, self.space.words, candidates, self.positive_words, self.negative_words
         )
 
-    def children(self, parent, candidates, cap, threshold, min_support, expandable):
+    def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
         """The candidates that may enter the result or lead to a pattern that
         may, and their statistics (arrays).
 
         ``cap`` bounds the raw quality gain of every child (``inf`` if unknown):
-        a child weighing ``w`` cannot exceed ``w * cap``.
+        a child weighing ``w`` cannot exceed ``w * cap``. ``offset`` is what a
+        child's quality subtracts at least (the parent's ``max(q, g)`` with
+        generalization awareness, else 0), for :meth:`count_bounds`.
         """
         qf = self.qf
         positives, negatives = self.counts(parent, candidates)
         keep = (positives + negatives >= min_support) & qf.measure.is_defined(positives, negatives)
         if np.isfinite(cap):
             alpha, beta = qf.size_weight, qf.balance_weight
-            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
+            own = subgroup_weight(positives, negatives, alpha, beta) * cap
+            promising = self.count_bounds(parent, positives, negatives, offset, own) > threshold
             if expandable:
                 promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
             keep &= promising
@@ -369,6 +378,12 @@ class _BinaryEvaluator:
         return candidates, qf.statistics_of_counts(
             positives, negatives, value, lowest, highest, size_aware
         )
+
+    def count_bounds(self, parent, positives, negatives, offset, bound):
+        """``bound`` (``w * cap`` of each child), tightened from the children's
+        class counts where the measure knows how (ROC AUC:
+        :func:`subroc_ext.joint_bounds.roc_auc_count_bounds`)."""
+        return bound
 
     def tightened(self, parent, candidates, quality, estimate, offset, threshold, min_support):
         """``estimate`` of the children, tightened where it exceeds ``threshold``
@@ -409,6 +424,18 @@ class _CompiledEvaluator(_BinaryEvaluator):
             value, lowest, highest,
         )  # fmt: skip
         return value, lowest, highest
+
+    def count_bounds(self, parent, positives, negatives, offset, bound):
+        qf = self.qf
+        if self.kind != cover_kernels.ROC_AUC:
+            return bound
+        out, directions = np.empty(len(positives)), qf.signs()
+        joint_bounds.roc_auc_count_bounds(
+            parent, self.positive_words, self.negative_words, self.group_start, self.group_end,
+            positives, negatives, float(qf.dataset_value), float(offset), -1 in directions,
+            1 in directions, float(qf.size_weight), float(qf.balance_weight), out,
+        )  # fmt: skip
+        return np.minimum(bound, out)
 
     #: The joint bound is computed for children whose estimate exceeds the
     #: k-th best quality by at most this factor: it seldom cuts a larger one
@@ -715,8 +742,9 @@ class _Run:
         # a child's raw quality is at most the parent's raw bound, and (with
         # generalization awareness) its g at least the parent's max(q, g)
         cap = max(raw_bound - best if self.generalization_aware else raw_bound, 0.0)
+        offset = {"offset": max(best, 0.0)} if isinstance(self.evaluator, _BinaryEvaluator) else {}
         candidates, stats = self.evaluator.children(
-            parent, candidates, cap, self.threshold(), self.min_support, expandable
+            parent, candidates, cap, self.threshold(), self.min_support, expandable, **offset
         )
         if stats is None:
             return

@@ -11,7 +11,7 @@ block per count (tight), and a slightly tightened copy must be caught.
 import numpy as np
 import pytest
 
-from subroc_ext import joint_bounds
+from subroc_ext import bitset, joint_bounds
 from subroc_ext import bounds
 from subroc_ext.bounds import signs
 from test_estimates import MODES, TARGET, TOL, WEIGHTS, case, prepared_qf
@@ -21,17 +21,22 @@ MIN_SUPPORTS = (1, 3, 6)
 OFFSETS = (0.0, 0.125)
 
 
-def best_subset(values, reference, mode, alpha, beta, min_support, offset):
-    """The largest ``w * (q - offset)`` over the defined subsets of at least
-    ``min_support`` rows (``-inf`` if none)."""
+def subset_gains(values, reference, mode, alpha, beta, min_support, offset):
+    """``w * (q - offset)`` of every subset, ``-inf`` where ROC AUC is undefined
+    or the subset has fewer than ``min_support`` rows."""
     p, n = values["positives"], values["negatives"]
     auc = values["roc_auc"]
     difference = auc - reference
     raw = {"worse": -difference, "better": difference, "both": np.abs(difference)}[mode]
     balance = np.minimum(p, n) / np.maximum(np.maximum(p, n), 1)
     weight = np.power(p + n, float(alpha)) * np.power(balance, float(beta))
-    ok = ~np.isnan(auc) & (p + n >= min_support)
-    return (weight * (raw - offset))[ok].max(initial=-np.inf)
+    return np.where(~np.isnan(auc) & (p + n >= min_support), weight * (raw - offset), -np.inf)
+
+
+def best_subset(values, reference, mode, alpha, beta, min_support, offset):
+    """The largest ``w * (q - offset)`` over the defined subsets of at least
+    ``min_support`` rows (``-inf`` if none)."""
+    return subset_gains(values, reference, mode, alpha, beta, min_support, offset).max()
 
 
 def profile(labels, scores):
@@ -163,3 +168,38 @@ def test_quality_function_estimate_uses_the_joint_bound(oracle):
                         assert stats.optimistic_estimate == min(product, max(claimed, stats.quality))
                         n_smaller += claimed < product - TOL
     assert n_smaller > 50
+
+
+def test_count_bound_holds_for_every_subset(oracle):
+    """``roc_auc_count_bounds`` of a cover, at the class counts of each of its
+    subsets, is >= that subset's ``w * (q - offset)`` (every subset of every
+    test cover, each mode and weight pair, both offsets), equal to it for the
+    extreme subsets, and a copy lowered by 1e-6 is caught."""
+    n_tight = 0
+    for seed in range(N_DATASETS):
+        test_case = case(oracle, seed)
+        labels = np.asarray(test_case.data.label == test_case.positive_label)
+        reference = test_case.reference["roc_auc"]
+        qf = prepared_qf("roc_auc", test_case, 0, 0, "worse")
+        kernel_data = qf._kernel_data
+        for mask, _, values in test_case.covers:
+            parent = bitset.pack(qf.dataset.mask_of(mask))
+            p, n = values["positives"].astype(np.int64), values["negatives"].astype(np.int64)
+            for mode, alpha, beta, _, offset in settings():
+                if _ != 1:
+                    continue
+                directions = signs("score", mode)
+                out = np.empty(len(p))
+                joint_bounds.roc_auc_count_bounds(
+                    parent, *kernel_data[:4], p, n, reference, offset, -1 in directions,
+                    1 in directions, float(alpha), float(beta), out,
+                )  # fmt: skip
+                best = subset_gains(values, reference, mode, alpha, beta, 1, offset)
+                defined = np.isfinite(best)
+                if not defined.any():
+                    continue
+                assert np.array_equal(np.isfinite(out), defined), labels[mask]
+                assert np.all(out[defined] >= best[defined] - TOL), ("INVALID", seed, mode, alpha, beta)
+                assert np.any(out[defined] - 1e-6 < best[defined] - TOL)  # lowered: caught
+                n_tight += np.sum(np.abs(out[defined] - best[defined]) <= TOL)
+    assert n_tight > 1000
