@@ -191,8 +191,15 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
         if self._data is not data:
             self.calculate_constant_statistics(data, target)
 
+    def _wrapped_statistics(self, subgroup, target, data):
+        """The wrapped function's statistics (a SoftClassifierQF's without its
+        joint bound: this class computes its own, with the offset ``max(q, g)``)."""
+        if isinstance(self.qf, SoftClassifierQF):
+            return self.qf.calculate_statistics(subgroup, target, data, joint=False)
+        return self.qf.calculate_statistics(subgroup, target, data)
+
     def _raw_quality(self, selectors, target, data):
-        stats = self.qf.calculate_statistics(ps.Conjunction(list(selectors)), target, data)
+        stats = self._wrapped_statistics(ps.Conjunction(list(selectors)), target, data)
         return stats.raw_quality
 
     def _best_raw_quality(self, selectors, target, data):
@@ -219,7 +226,7 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
     def calculate_statistics(self, subgroup, target, data, statistics=None):
         """Statistics of ``subgroup``, including its generalizations' best quality."""
         self._prepared(data, target)
-        stats = self.qf.calculate_statistics(subgroup, target, data)
+        stats = self._wrapped_statistics(subgroup, target, data)
         selectors = tuple(getattr(subgroup, "selectors", ()))
         if selectors:
             generalization = self._generalization_quality(selectors, target, data)

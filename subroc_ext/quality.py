@@ -152,12 +152,12 @@ def _cover_statistics(
     words, positive_words, negative_words, group_start, group_end, kind, row_values, value_order,
     ascending_values, min_positives, min_negatives,
     reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,
-    min_support,
+    min_support, joint,
 ):  # fmt: skip
     """Class counts and :func:`statistics_kernel` of the bitset cover ``words``
     for a measure with compiled kernels, in one call: the search engine's
     kernels (:mod:`subroc_ext.cover_kernels`) on a single child. For ROC AUC
-    the estimate is tightened by the joint bound (:func:`joint_estimate`)."""
+    and ``joint`` the estimate is tightened by the joint bound (:func:`joint_estimate`)."""
     parent = words.reshape((1, len(words)))
     child = np.zeros(1, dtype=np.int64)
     positives, negatives = np.empty(1, dtype=np.int64), np.empty(1, dtype=np.int64)
@@ -182,7 +182,7 @@ def _cover_statistics(
         p, n, defined, value[0], lowest[0], highest[0], size_aware,
         reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,
     )  # fmt: skip
-    if not (defined and estimates and kind == cover_kernels.ROC_AUC):
+    if not (joint and defined and estimates and kind == cover_kernels.ROC_AUC):
         return (p, n) + fields
     joint = np.empty(1)
     joint_bounds.roc_auc_joint_children(
@@ -509,7 +509,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
 
     # -- pysubgroup protocol -------------------------------------------------
 
-    def calculate_statistics(self, subgroup, target, data, statistics=None):
+    def calculate_statistics(self, subgroup, target, data, statistics=None, *, joint=True):
         """Statistics of ``subgroup`` on ``data``: size, class counts, quality
         and optimistic estimate (see :class:`SubgroupStatistics`).
 
@@ -517,13 +517,16 @@ class SoftClassifierQF(StatisticsQualityFunction):
         cover (the search engine's kernels and :func:`statistics_kernel`);
         for any other measure its own methods on the cover
         (:meth:`statistics_of_cover`). Both give the numbers of
-        :meth:`statistics_of_counts` to the last bit.
+        :meth:`statistics_of_counts` to the last bit. ``joint=False`` skips
+        the joint ROC AUC bound (the estimate is then that of
+        :func:`statistics_kernel` alone): :class:`~subroc_ext.GeneralizationAwareQF`
+        computes its own, with its offset.
         """
         dataset = self._prepared(data, target)
         if self._kernel_data is None:
             return self.statistics_of_cover(dataset.cover(dataset.mask_of(subgroup)))
         p, n, *fields = _cover_statistics(
-            dataset.words_of(subgroup), *self._kernel_data, *self._settings(), int(self.min_support)
+            dataset.words_of(subgroup), *self._kernel_data, *self._settings(), int(self.min_support), joint
         )
         return SubgroupStatistics(p + n, p, n, *fields)
 
