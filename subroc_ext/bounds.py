@@ -12,7 +12,10 @@ is assembled here from
   (:mod:`subroc_ext.weights`), giving :func:`optimistic_estimate`;
 * where the measure has one, a bound that already includes the size weight,
   ``max over T of |T|^alpha * s * (m(T) - m(D))`` (:func:`size_aware_bound`):
-  exact for per-row means, or a measure's own ``size_aware_bound`` hook.
+  exact for per-row means, or a measure's own ``size_aware_bound`` hook;
+* for ROC AUC, the weight and the raw quality bounded jointly and only over
+  subsets of at least the minimum support (:mod:`subroc_ext.joint_bounds`),
+  which the quality functions and FastSearch apply on top of these.
 
 The arithmetic is compiled once per idea (:func:`bound_from_extremes`,
 :func:`weighted_bound`, with the weights of :mod:`subroc_ext.weights`) and

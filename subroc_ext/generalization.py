@@ -13,6 +13,9 @@ and ``q(T) <= R(S)``, the wrapped function's raw bound, so
 ``W_max(S) * (R(S) - G(S))`` (or 0 when negative) bounds ``phi_ga(T)``.
 The optimistic estimate is the larger of that and ``phi_ga(S)`` itself,
 because pysubgroup's DFS tests the estimate before it evaluates a pattern.
+For ROC AUC it is tightened by the joint bound of ``w(T) * (q(T) - G(S))``
+over the subsets with at least the wrapped function's ``min_support`` rows
+(:mod:`subroc_ext.joint_bounds`).
 References
 ----------
 .. [1] T. Siegl, K. Coskun, B. Hiller, A. Mirzaei, F. Lemmerich and M. Becker,
@@ -27,7 +30,7 @@ import numpy as np
 import pysubgroup as ps
 from numba import njit
 
-from .quality import SoftClassifierQF, StatisticsByName, StatisticsQualityFunction
+from .quality import SoftClassifierQF, StatisticsByName, StatisticsQualityFunction, joint_estimate
 
 __all__ = [
     "GeneralizationAwareQF",
@@ -64,7 +67,7 @@ def _generalization_aware_arrays(weight, raw_quality, raw_bound, max_weight, gen
         )
 
 
-def generalization_aware_quality(weight, raw_quality, raw_bound, max_weight, generalization):
+def generalization_aware_quality(weight, raw_quality, raw_bound, max_weight, generalization, joint=None):
     """Quality ``w * (q - g)`` and its optimistic estimate (vectorized).
 
     Parameters
@@ -74,6 +77,11 @@ def generalization_aware_quality(weight, raw_quality, raw_bound, max_weight, gen
         (``-inf`` raw quality and bound where the measure is undefined).
     generalization : float or numpy.ndarray
         ``g(S)``, the best raw quality of a proper generalization.
+    joint : float or numpy.ndarray, optional
+        A joint bound of ``w(T) * (q(T) - max(q(S), g(S)))`` over the subsets
+        (:meth:`~subroc_ext.SoftClassifierQF.joint_bound`) that tightens the
+        estimate (:func:`~subroc_ext.quality.joint_estimate`), as
+        :meth:`GeneralizationAwareQF.calculate_statistics` does.
 
     Returns
     -------
@@ -88,11 +96,14 @@ def generalization_aware_quality(weight, raw_quality, raw_bound, max_weight, gen
     """
     arguments = (weight, raw_quality, raw_bound, max_weight, generalization)
     if not any(isinstance(argument, np.ndarray) and argument.ndim for argument in arguments):
-        return generalization_aware_kernel(*map(float, arguments))
+        quality, estimate = generalization_aware_kernel(*map(float, arguments))
+        return quality, estimate if joint is None else joint_estimate(quality, estimate, float(joint))
     arrays = np.broadcast_arrays(*(np.asarray(argument, dtype=float) for argument in arguments))
     shape = arrays[0].shape
     out = np.empty((2, arrays[0].size))
     _generalization_aware_arrays(*(np.array(array).ravel() for array in arrays), out)  # copies: writeable
+    if joint is not None:
+        out[1] = np.minimum(out[1], np.maximum(np.broadcast_to(joint, shape).ravel(), out[0]))
     return out[0].reshape(shape), out[1].reshape(shape)
 
 
@@ -180,8 +191,15 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
         if self._data is not data:
             self.calculate_constant_statistics(data, target)
 
+    def _wrapped_statistics(self, subgroup, target, data):
+        """The wrapped function's statistics (a SoftClassifierQF's without its
+        joint bound: this class computes its own, with the offset ``max(q, g)``)."""
+        if isinstance(self.qf, SoftClassifierQF):
+            return self.qf.calculate_statistics(subgroup, target, data, joint=False)
+        return self.qf.calculate_statistics(subgroup, target, data)
+
     def _raw_quality(self, selectors, target, data):
-        stats = self.qf.calculate_statistics(ps.Conjunction(list(selectors)), target, data)
+        stats = self._wrapped_statistics(ps.Conjunction(list(selectors)), target, data)
         return stats.raw_quality
 
     def _best_raw_quality(self, selectors, target, data):
@@ -208,7 +226,7 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
     def calculate_statistics(self, subgroup, target, data, statistics=None):
         """Statistics of ``subgroup``, including its generalizations' best quality."""
         self._prepared(data, target)
-        stats = self.qf.calculate_statistics(subgroup, target, data)
+        stats = self._wrapped_statistics(subgroup, target, data)
         selectors = tuple(getattr(subgroup, "selectors", ()))
         if selectors:
             generalization = self._generalization_quality(selectors, target, data)
@@ -221,6 +239,11 @@ class GeneralizationAwareQF(StatisticsQualityFunction):
             float(stats.weight), float(stats.raw_quality), float(stats.raw_bound),
             float(stats.max_weight), float(generalization),
         )  # fmt: skip
+        if isinstance(self.qf, SoftClassifierQF) and estimate > quality:
+            # specializations have g >= max(q, g) of this pattern: the joint bound with that offset
+            offset = max(stats.raw_quality, generalization)
+            joint = self.qf.joint_bound(subgroup, target, data, offset, stop_at=estimate)
+            estimate = joint_estimate(quality, estimate, joint)
         if hasattr(self.qf, "generalization_aware_statistics"):  # AUCMuQF, ComparisonQF
             return self.qf.generalization_aware_statistics(
                 stats, generalization, float(quality), float(estimate)

@@ -30,7 +30,7 @@ import numpy as np
 import pysubgroup as ps
 from numba import boolean, float64, njit, vectorize
 
-from . import bitset, bounds, cover_kernels
+from . import bitset, bounds, cover_kernels, joint_bounds
 from . import measures as _measures
 from ._validation import check_mode, check_weights
 from .dataset import SortedDataset
@@ -40,6 +40,7 @@ from .weights import max_weight, subgroup_weight
 __all__ = [
     "relative_quality",
     "statistics_kernel",
+    "joint_estimate",
     "SubgroupStatistics",
     "SoftClassifierQF",
     "ROCAUCQF",
@@ -151,10 +152,12 @@ def _cover_statistics(
     words, positive_words, negative_words, group_start, group_end, kind, row_values, value_order,
     ascending_values, min_positives, min_negatives,
     reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,
+    min_support, joint,
 ):  # fmt: skip
     """Class counts and :func:`statistics_kernel` of the bitset cover ``words``
     for a measure with compiled kernels, in one call: the search engine's
-    kernels (:mod:`subroc_ext.cover_kernels`) on a single child."""
+    kernels (:mod:`subroc_ext.cover_kernels`) on a single child. For ROC AUC
+    and ``joint`` the estimate is tightened by the joint bound (:func:`joint_estimate`)."""
     parent = words.reshape((1, len(words)))
     child = np.zeros(1, dtype=np.int64)
     positives, negatives = np.empty(1, dtype=np.int64), np.empty(1, dtype=np.int64)
@@ -175,10 +178,38 @@ def _cover_statistics(
                     size_aware = max(size_aware, cover_kernels.row_mean_size_aware_bound(
                         words, value_order, ascending_values, reference, sign, size_weight,
                     ))  # fmt: skip
-    return (p, n) + statistics_kernel(
+    fields = statistics_kernel(
         p, n, defined, value[0], lowest[0], highest[0], size_aware,
         reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,
     )  # fmt: skip
+    if not (joint and defined and estimates and kind == cover_kernels.ROC_AUC):
+        return (p, n) + fields
+    joint = np.empty(1)
+    joint_bounds.roc_auc_joint_children(
+        words, parent, child, positive_words, negative_words, group_start, group_end, reference,
+        np.zeros(1), downward, upward, size_weight, balance_weight, min_support, -np.inf,
+        np.full(1, fields[6]), joint,
+    )  # fmt: skip
+    estimate = joint_estimate(fields[3], fields[6], joint[0])
+    return (p, n) + fields[:6] + (estimate,)
+
+
+@njit(cache=True)
+def joint_estimate(quality, estimate, joint):
+    """The optimistic estimate tightened by a joint bound (compiled):
+    ``min(estimate, max(joint, quality))``.
+
+    ``joint`` bounds ``w(T) * (q(T) - offset)`` over the subsets ``T`` with
+    at least the minimum support (:mod:`subroc_ext.joint_bounds`); the
+    pattern's own ``quality`` is kept below the estimate because pysubgroup's
+    DFS tests the estimate before it evaluates a pattern.
+
+    Examples
+    --------
+    >>> joint_estimate(0.5, 2.0, 1.0), joint_estimate(0.5, 2.0, -np.inf)
+    (1.0, 0.5)
+    """
+    return min(estimate, max(joint, quality))
 
 
 class _Columns(NamedTuple):
@@ -297,6 +328,11 @@ class SoftClassifierQF(StatisticsQualityFunction):
         size-aware bound are then never computed, and ``raw_bound``,
         ``max_weight`` and ``optimistic_estimate`` are ``inf`` (nothing is
         pruned); every other statistic is unchanged.
+    min_support : int, default=1
+        The fewest rows of a subgroup the search reports. ROC AUC's estimate
+        bounds only subsets of at least this size (:mod:`subroc_ext.joint_bounds`),
+        so set it to the ``ps.MinSupportConstraint`` of a pysubgroup search
+        (never larger; :class:`~subroc_ext.FastSearch` reads the constraint itself).
     dataset_value : float
         The measure on the whole data (None before
         :meth:`calculate_constant_statistics`).
@@ -341,6 +377,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
     """
 
     optimistic_estimates = True
+    min_support = 1
 
     @renamed_keywords(label_column="label")
     def __init__(
@@ -472,7 +509,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
 
     # -- pysubgroup protocol -------------------------------------------------
 
-    def calculate_statistics(self, subgroup, target, data, statistics=None):
+    def calculate_statistics(self, subgroup, target, data, statistics=None, *, joint=True):
         """Statistics of ``subgroup`` on ``data``: size, class counts, quality
         and optimistic estimate (see :class:`SubgroupStatistics`).
 
@@ -480,13 +517,16 @@ class SoftClassifierQF(StatisticsQualityFunction):
         cover (the search engine's kernels and :func:`statistics_kernel`);
         for any other measure its own methods on the cover
         (:meth:`statistics_of_cover`). Both give the numbers of
-        :meth:`statistics_of_counts` to the last bit.
+        :meth:`statistics_of_counts` to the last bit. ``joint=False`` skips
+        the joint ROC AUC bound (the estimate is then that of
+        :func:`statistics_kernel` alone): :class:`~subroc_ext.GeneralizationAwareQF`
+        computes its own, with its offset.
         """
         dataset = self._prepared(data, target)
         if self._kernel_data is None:
             return self.statistics_of_cover(dataset.cover(dataset.mask_of(subgroup)))
         p, n, *fields = _cover_statistics(
-            dataset.words_of(subgroup), *self._kernel_data, *self._settings()
+            dataset.words_of(subgroup), *self._kernel_data, *self._settings(), int(self.min_support), joint
         )
         return SubgroupStatistics(p + n, p, n, *fields)
 
@@ -536,9 +576,42 @@ class SoftClassifierQF(StatisticsQualityFunction):
             positives, negatives, defined, float(value), float(lowest), float(highest),
             float(size_aware), *self._settings(),
         )  # fmt: skip
+        if defined:
+            joint = self.joint_bound_of_cover(cover, 0.0)
+            fields = fields[:6] + (joint_estimate(fields[3], fields[6], joint),)
         return SubgroupStatistics(positives + negatives, positives, negatives, *fields)
 
-    def statistics_of_counts(self, positives, negatives, value, lowest, highest, size_aware):
+    def joint_bound(self, subgroup, target, data, offset, stop_at=np.inf):
+        """:meth:`joint_bound_of_cover` of ``subgroup``'s cover on ``data``, compiled
+        on its bitset (what :class:`~subroc_ext.GeneralizationAwareQF` asks with
+        ``offset = max(q, g)``); it may stop early at any value ``>= stop_at``."""
+        dataset = self._prepared(data, target)
+        if not self.optimistic_estimates or _measures.compiled_kind(self.prepared_measure) != cover_kernels.ROC_AUC:
+            return np.inf
+        words = dataset.words_of(subgroup)
+        positive_words, negative_words, group_start, group_end = self._kernel_data[:4]
+        directions, out = self.signs(), np.empty(1)
+        joint_bounds.roc_auc_joint_children(
+            words, words.reshape(1, -1), np.zeros(1, dtype=np.int64), positive_words, negative_words,
+            group_start, group_end, float(self.dataset_value), np.full(1, float(offset)),
+            -1 in directions, 1 in directions, float(self.size_weight), float(self.balance_weight),
+            int(self.min_support), -np.inf, np.full(1, float(stop_at)), out,
+        )  # fmt: skip
+        return float(out[0])
+
+    def joint_bound_of_cover(self, cover, offset):
+        """Upper bound of ``w(T) * (q(T) - offset)`` over the subsets ``T`` of
+        ``cover`` with at least :attr:`min_support` rows where the measure is
+        defined (:mod:`subroc_ext.joint_bounds`; ROC AUC only, ``inf`` for
+        other measures or without :attr:`optimistic_estimates`)."""
+        if not self.optimistic_estimates or _measures.compiled_kind(self.prepared_measure) != cover_kernels.ROC_AUC:
+            return np.inf
+        return joint_bounds.roc_auc_joint_bound_of_cover(
+            cover, self.dataset_value, offset, self.signs(), self.size_weight, self.balance_weight,
+            int(self.min_support),
+        )  # fmt: skip
+
+    def statistics_of_counts(self, positives, negatives, value, lowest, highest, size_aware, joint=None):
         """:class:`SubgroupStatistics` of many covers at once, each field an array.
 
         Parameters
@@ -551,6 +624,10 @@ class SoftClassifierQF(StatisticsQualityFunction):
         size_aware : numpy.ndarray of float
             :func:`subroc_ext.bounds.size_aware_bound` of each cover (``inf``
             where unknown; only read when ``size_weight > 0``).
+        joint : numpy.ndarray of float, optional
+            :meth:`joint_bound_of_cover` of each cover with offset 0, which
+            tightens the estimate (:func:`joint_estimate`), as
+            :meth:`calculate_statistics` does for ROC AUC.
 
         Returns
         -------
@@ -567,6 +644,8 @@ class SoftClassifierQF(StatisticsQualityFunction):
         out = np.empty((7, len(positives)))
         as_float = [np.asarray(array, dtype=float) for array in (value, lowest, highest, size_aware)]
         _statistics_of_arrays(positives, negatives, defined, *as_float, *self._settings(), out)
+        if joint is not None:
+            out[6] = np.minimum(out[6], np.maximum(joint, out[3]))  # joint_estimate, element-wise
         return SubgroupStatistics(positives + negatives, positives, negatives, *out)
 
     def __repr__(self):

@@ -23,6 +23,16 @@ How it differs from pysubgroup's loop
   ``W_max(C) * max(R(S) - G(S), 0)`` everything below it; when both are at
   most the current k-th best quality, the child is neither evaluated nor
   expanded. Only the class counts are needed for that.
+* ROC AUC, tighter from the same counts: a child with ``p`` positives and
+  ``n`` negatives is a subset of its parent, so its AUC lies between the
+  parent's lowest and highest AUC over subsets of exactly those counts
+  (:func:`subroc_ext.joint_bounds.roc_auc_count_bounds`, one profile of the
+  parent and a binary search per child); ``w(C)`` times that gain (less the
+  parent's ``max(q, g)``) replaces ``w(C) * (R(S) - G(S))``.
+* ROC AUC: a child whose estimate still exceeds the k-th best quality gets
+  the joint, minimum-support-aware bound (:mod:`subroc_ext.joint_bounds`,
+  offset ``max(q, g)`` of the child under generalization awareness) before
+  it is queued or expanded.
 * Nodes are expanded best first (highest optimistic estimate first) as in
   ``ps.BestFirstSearch``, except that the nodes one level above the maximum
   depth are expanded as soon as they are evaluated, so the queue holds no
@@ -42,7 +52,7 @@ from types import SimpleNamespace
 import numpy as np
 import pysubgroup as ps
 
-from . import bitset, bounds, cover_kernels
+from . import bitset, bounds, cover_kernels, joint_bounds
 from ._progress import progress_bar, search_status
 from .cluster import check_client
 from .comparison import ComparisonQF
@@ -338,19 +348,22 @@ class _BinaryEvaluator:
             parent, self.space.words, candidates, self.positive_words, self.negative_words
         )
 
-    def children(self, parent, candidates, cap, threshold, min_support, expandable):
+    def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
         """The candidates that may enter the result or lead to a pattern that
         may, and their statistics (arrays).
 
         ``cap`` bounds the raw quality gain of every child (``inf`` if unknown):
-        a child weighing ``w`` cannot exceed ``w * cap``.
+        a child weighing ``w`` cannot exceed ``w * cap``. ``offset`` is what a
+        child's quality subtracts at least (the parent's ``max(q, g)`` with
+        generalization awareness, else 0), for :meth:`count_bounds`.
         """
         qf = self.qf
         positives, negatives = self.counts(parent, candidates)
         keep = (positives + negatives >= min_support) & qf.measure.is_defined(positives, negatives)
         if np.isfinite(cap):
             alpha, beta = qf.size_weight, qf.balance_weight
-            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
+            own = subgroup_weight(positives, negatives, alpha, beta) * cap
+            promising = self.count_bounds(parent, positives, negatives, offset, own) > threshold
             if expandable:
                 promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
             keep &= promising
@@ -365,6 +378,20 @@ class _BinaryEvaluator:
         return candidates, qf.statistics_of_counts(
             positives, negatives, value, lowest, highest, size_aware
         )
+
+    def count_bounds(self, parent, positives, negatives, offset, bound):
+        """``bound`` (``w * cap`` of each child), tightened from the children's
+        class counts where the measure knows how (ROC AUC:
+        :func:`subroc_ext.joint_bounds.roc_auc_count_bounds`)."""
+        return bound
+
+    def tightened(self, parent, candidates, quality, estimate, offset, threshold, min_support):
+        """``estimate`` of the children, tightened where it exceeds ``threshold``
+        by the joint bound with ``offset(i)`` of child ``i`` (``max(q, g)``
+        with generalization awareness; 0 when ``offset`` is None;
+        :mod:`subroc_ext.joint_bounds`); the estimate unchanged for measures
+        without one."""
+        return estimate
 
     def raw_quality(self, parent, selector):
         """``q`` of ``parent AND selector``."""
@@ -397,6 +424,41 @@ class _CompiledEvaluator(_BinaryEvaluator):
             value, lowest, highest,
         )  # fmt: skip
         return value, lowest, highest
+
+    def count_bounds(self, parent, positives, negatives, offset, bound):
+        qf = self.qf
+        if self.kind != cover_kernels.ROC_AUC:
+            return bound
+        out, directions = np.empty(len(positives)), qf.signs()
+        joint_bounds.roc_auc_count_bounds(
+            parent, self.positive_words, self.negative_words, self.group_start, self.group_end,
+            positives, negatives, float(qf.dataset_value), float(offset), -1 in directions,
+            1 in directions, float(qf.size_weight), float(qf.balance_weight), out,
+        )  # fmt: skip
+        return np.minimum(bound, out)
+
+    #: The joint bound is computed for children whose estimate exceeds the
+    #: k-th best quality by at most this factor: it seldom cuts a larger one
+    #: below it (Census depth 3, ROC AUC, alpha = beta = 1, GA: 22% of the
+    #: children above the k-th best, 87% of those it prunes).
+    joint_gate = 2.0
+
+    def tightened(self, parent, candidates, quality, estimate, offset, threshold, min_support):
+        qf = self.qf
+        room = np.flatnonzero((estimate > threshold) & (estimate <= self.joint_gate * threshold))
+        if self.kind != cover_kernels.ROC_AUC or not qf.optimistic_estimates or not len(room):
+            return estimate
+        joint, directions = np.empty(len(room)), qf.signs()
+        offsets = np.zeros(len(room)) if offset is None else np.array([offset(i) for i in room], dtype=float)
+        joint_bounds.roc_auc_joint_children(
+            parent, self.space.words, candidates[room], self.positive_words, self.negative_words,
+            self.group_start, self.group_end, float(qf.dataset_value), offsets,
+            -1 in directions, 1 in directions, float(qf.size_weight), float(qf.balance_weight),
+            int(min_support), float(threshold), estimate[room], joint,
+        )  # fmt: skip
+        estimate = np.array(estimate, dtype=float)
+        estimate[room] = np.minimum(estimate[room], np.maximum(joint, quality[room]))
+        return estimate
 
     def size_aware(self, parent, candidates):
         if self.kind != cover_kernels.ROW_MEAN:
@@ -680,8 +742,9 @@ class _Run:
         # a child's raw quality is at most the parent's raw bound, and (with
         # generalization awareness) its g at least the parent's max(q, g)
         cap = max(raw_bound - best if self.generalization_aware else raw_bound, 0.0)
+        offset = {"offset": max(best, 0.0)} if isinstance(self.evaluator, _BinaryEvaluator) else {}
         candidates, stats = self.evaluator.children(
-            parent, candidates, cap, self.threshold(), self.min_support, expandable
+            parent, candidates, cap, self.threshold(), self.min_support, expandable, **offset
         )
         if stats is None:
             return
@@ -695,6 +758,11 @@ class _Run:
             self.offer(quality[i], children[i])
         if not expandable:
             return
+        if isinstance(self.evaluator, _BinaryEvaluator):
+            offset = (lambda i: self.best_raw.get(children[i], best)) if self.generalization_aware else None
+            estimate = self.evaluator.tightened(
+                parent, candidates, quality, estimate, offset, self.threshold(), self.min_support
+            )
         order = np.argsort(-estimate, kind="stable")
         if self.partial is not None and pattern in self.partial:  # expand owned subtrees only
             order = [i for i in order if children[i] in self.owned]

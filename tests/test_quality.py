@@ -1025,7 +1025,10 @@ def batch_statistics(qf, sorted_masks, compiled):
                 value[i] = measure.value(cover)
                 if qf.optimistic_estimates:
                     lowest[i], highest[i] = measure.extremes(cover)
-    return qf.statistics_of_counts(positives, negatives, value, lowest, highest, size_aware)
+    joint = np.array([  # the joint ROC AUC bound (inf for other measures)
+        qf.joint_bound_of_cover(cover, 0.0) if is_defined else np.inf for cover, is_defined in zip(covers, defined)
+    ])  # fmt: skip
+    return qf.statistics_of_counts(positives, negatives, value, lowest, highest, size_aware, joint)
 
 
 @pytest.mark.parametrize("ties", ["none", "some", "heavy"])
@@ -1079,9 +1082,14 @@ def test_generalization_aware_pattern_equals_the_batch_bit_for_bit(measure_name)
         patterns = [aware.calculate_statistics(sg, TARGET, data) for sg in subgroups]
         plain = [qf.calculate_statistics(sg, TARGET, data) for sg in subgroups]
         fields = ["weight", "raw_quality", "raw_bound", "max_weight"]
+        generalization = np.array([stats.generalization_quality for stats in patterns])
+        joint = [  # the joint ROC AUC bound with offset max(q, g) (inf for other measures)
+            qf.joint_bound(sg, TARGET, data, max(stats.raw_quality, g))
+            for sg, stats, g in zip(subgroups, plain, generalization)
+        ]
         quality, estimate = generalization_aware_quality(
             *(np.array([getattr(stats, field) for stats in plain]) for field in fields),
-            np.array([stats.generalization_quality for stats in patterns]),
+            generalization, np.array(joint),
         )
         np.testing.assert_array_equal(as_bits([s.quality for s in patterns]), as_bits(quality))
         np.testing.assert_array_equal(

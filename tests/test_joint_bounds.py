@@ -1,0 +1,205 @@
+"""Exhaustive tests of :mod:`subroc_ext.joint_bounds`.
+
+Every subset of small random covers (with and without ties, positives
+minority and majority, several label encodings; see ``test_estimates.Case``)
+is scored by the brute-force oracle and SPEC's ``w * (q - offset)``; the
+joint bound must be >= the best subset with at least ``m`` rows (every mode,
+weight pair, minimum support and offset), equal to it where the grid has one
+block per count (tight), and a slightly tightened copy must be caught.
+"""
+
+import numpy as np
+import pytest
+
+from subroc_ext import bitset, joint_bounds
+from subroc_ext import bounds
+from subroc_ext.bounds import signs
+from test_estimates import MODES, TARGET, TOL, WEIGHTS, case, prepared_qf
+
+N_DATASETS = 24
+MIN_SUPPORTS = (1, 3, 6)
+OFFSETS = (0.0, 0.125)
+
+
+def subset_gains(values, reference, mode, alpha, beta, min_support, offset):
+    """``w * (q - offset)`` of every subset, ``-inf`` where ROC AUC is undefined
+    or the subset has fewer than ``min_support`` rows."""
+    p, n = values["positives"], values["negatives"]
+    auc = values["roc_auc"]
+    difference = auc - reference
+    raw = {"worse": -difference, "better": difference, "both": np.abs(difference)}[mode]
+    balance = np.minimum(p, n) / np.maximum(np.maximum(p, n), 1)
+    weight = np.power(p + n, float(alpha)) * np.power(balance, float(beta))
+    return np.where(~np.isnan(auc) & (p + n >= min_support), weight * (raw - offset), -np.inf)
+
+
+def best_subset(values, reference, mode, alpha, beta, min_support, offset):
+    """The largest ``w * (q - offset)`` over the defined subsets of at least
+    ``min_support`` rows (``-inf`` if none)."""
+    return subset_gains(values, reference, mode, alpha, beta, min_support, offset).max()
+
+
+def profile(labels, scores):
+    """Negatives below each positive's score, and at or below it (ascending)."""
+    negatives = np.sort(scores[~labels])
+    positives = np.sort(scores[labels])
+    below = np.searchsorted(negatives, positives, side="left")
+    return below.astype(np.int64), np.searchsorted(negatives, positives, side="right"), len(negatives)
+
+
+def joint(cover_profile, reference, mode, alpha, beta, min_support, offset, grid=None, floor=-np.inf,
+          stop_at=np.inf):  # fmt: skip
+    exact_up_to, divisor = grid or (joint_bounds.EXACT_UP_TO, joint_bounds.GRID_DIVISOR)
+    directions = signs("score", mode)
+    return joint_bounds.roc_auc_joint_bound(
+        *cover_profile, reference, offset, -1 in directions, 1 in directions, float(alpha),
+        float(beta), min_support, exact_up_to, divisor, floor, stop_at,
+    )  # fmt: skip
+
+
+def settings():
+    for mode in MODES:
+        for alpha, beta in WEIGHTS:
+            for min_support in MIN_SUPPORTS:
+                for offset in OFFSETS:
+                    yield mode, alpha, beta, min_support, offset
+
+
+def enumerate_covers(oracle):
+    """(cover profile, reference, subset values, context) of every test cover."""
+    for seed in range(N_DATASETS):
+        test_case = case(oracle, seed)
+        labels = np.asarray(test_case.data.label == test_case.positive_label)
+        scores = test_case.data.score.to_numpy()
+        for mask, _, values in test_case.covers:
+            context = f"seed={seed} labels={labels[mask].astype(int).tolist()} scores={scores[mask].tolist()}"
+            yield profile(labels[mask], scores[mask]), test_case.reference["roc_auc"], values, context
+
+
+def violations(oracle, bound, slack=0.0):
+    """Covers and settings where ``bound(...) - slack`` is below the best subset."""
+    found = []
+    for cover_profile, reference, values, context in enumerate_covers(oracle):
+        for setting in settings():
+            best = best_subset(values, reference, *setting)
+            claimed = bound(cover_profile, reference, *setting) - slack
+            if np.isfinite(best) and claimed < best - TOL or (best == -np.inf) != (claimed == -np.inf):
+                found.append((context, setting, claimed, best))
+    return found
+
+
+def test_joint_bound_is_valid_and_tight(oracle):
+    """One block per count (covers of at most 12 rows): exactly the best subset."""
+    n_checked = n_strict = 0
+    for cover_profile, reference, values, context in enumerate_covers(oracle):
+        for setting in settings():
+            best = best_subset(values, reference, *setting)
+            claimed = joint(cover_profile, reference, *setting)
+            assert not np.isnan(claimed), context
+            if best == -np.inf:
+                assert claimed == -np.inf, (context, setting)
+                continue
+            assert claimed >= best - TOL, ("INVALID", context, setting, claimed, best)
+            assert claimed <= best + TOL, ("loose", context, setting, claimed, best)
+            n_checked += 1
+            n_strict += setting[3] > 1 and best < joint(cover_profile, reference, *setting[:3], 1, setting[4]) - TOL
+    assert n_checked > 3000
+    assert n_strict > 100  # the minimum support made the bound smaller
+
+
+@pytest.mark.parametrize("grid", [(0, 2), (2, 3), (0, 4)])
+def test_coarse_grid_is_valid(oracle, grid):
+    """Blocks of several counts (forced on small covers): still >= every subset."""
+    n_loose = 0
+    for cover_profile, reference, values, context in enumerate_covers(oracle):
+        for setting in settings():
+            best = best_subset(values, reference, *setting)
+            claimed = joint(cover_profile, reference, *setting, grid=grid)
+            # the early stop returns at least stop_at, the floor at least floor
+            stop = claimed / 2
+            assert joint(cover_profile, reference, *setting, grid=grid, stop_at=stop) >= min(stop, claimed)
+            for floor in (best - 0.05, best + 0.05, 0.0) if np.isfinite(best) else ():
+                cut = joint(cover_profile, reference, *setting, grid=grid, floor=floor)
+                assert cut >= max(best, floor) - TOL and cut <= max(claimed, floor) + TOL, (context, setting)
+            assert not np.isnan(claimed), context
+            assert claimed >= best - TOL or claimed == best, ("INVALID", context, setting, claimed, best)
+            n_loose += claimed > best + TOL
+    assert n_loose > 0  # the blocks do lose something: this grid was exercised
+
+
+def test_a_tightened_copy_is_caught(oracle):
+    """The enumeration catches a bound lowered by 1e-6, or by 1% where it is
+    positive, and a bound raised by 1e-6 fails the tightness check."""
+    assert not violations(oracle, joint)
+    assert violations(oracle, joint, slack=1e-6)
+    scaled = violations(oracle, lambda *a: (lambda j: j * 0.99 if j > 0 else j)(joint(*a)))
+    assert len(scaled) > 100
+    cover_profile, reference, values, _ = next(enumerate_covers(oracle))
+    best = best_subset(values, reference, "worse", 1, 1, 1, 0.0)
+    assert joint(cover_profile, reference, "worse", 1, 1, 1, 0.0) + 1e-6 > best + TOL
+
+
+def test_quality_function_estimate_uses_the_joint_bound(oracle):
+    """``statistics_of_cover`` and the compiled ``calculate_statistics`` give
+    ``min(W_max * raw bound estimate, max(J, quality))`` with the quality
+    function's ``min_support``; the joint bound is the smaller on many covers."""
+    n_smaller = 0
+    for seed in range(0, N_DATASETS, 3):
+        test_case = case(oracle, seed)
+        for mode in MODES:
+            for alpha, beta in ((1, 1), (0.3, 1), (1, 0)):
+                for min_support in (1, 4):
+                    qf = prepared_qf("roc_auc", test_case, alpha, beta, mode)
+                    qf.min_support = min_support
+                    for mask, _, _ in test_case.covers:
+                        cover = qf.dataset.cover(qf.dataset.mask_of(mask))
+                        stats = qf.statistics_of_cover(cover)
+                        compiled = qf.calculate_statistics(mask, TARGET, test_case.data)
+                        assert compiled == stats or np.array_equal(compiled, stats, equal_nan=True)
+                        if stats.quality == -np.inf:
+                            continue
+                        product = bounds.weighted_bound(
+                            True, cover.positives, cover.negatives, stats.raw_bound, np.inf, alpha,
+                            beta, True,
+                        )  # fmt: skip
+                        claimed = joint_bounds.roc_auc_joint_bound_of_cover(
+                            cover, qf.dataset_value, 0.0, qf.signs(), alpha, beta, min_support
+                        )
+                        assert stats.optimistic_estimate == min(product, max(claimed, stats.quality))
+                        n_smaller += claimed < product - TOL
+    assert n_smaller > 50
+
+
+def test_count_bound_holds_for_every_subset(oracle):
+    """``roc_auc_count_bounds`` of a cover, at the class counts of each of its
+    subsets, is >= that subset's ``w * (q - offset)`` (every subset of every
+    test cover, each mode and weight pair, both offsets), equal to it for the
+    extreme subsets, and a copy lowered by 1e-6 is caught."""
+    n_tight = 0
+    for seed in range(N_DATASETS):
+        test_case = case(oracle, seed)
+        labels = np.asarray(test_case.data.label == test_case.positive_label)
+        reference = test_case.reference["roc_auc"]
+        qf = prepared_qf("roc_auc", test_case, 0, 0, "worse")
+        kernel_data = qf._kernel_data
+        for mask, _, values in test_case.covers:
+            parent = bitset.pack(qf.dataset.mask_of(mask))
+            p, n = values["positives"].astype(np.int64), values["negatives"].astype(np.int64)
+            for mode, alpha, beta, _, offset in settings():
+                if _ != 1:
+                    continue
+                directions = signs("score", mode)
+                out = np.empty(len(p))
+                joint_bounds.roc_auc_count_bounds(
+                    parent, *kernel_data[:4], p, n, reference, offset, -1 in directions,
+                    1 in directions, float(alpha), float(beta), out,
+                )  # fmt: skip
+                best = subset_gains(values, reference, mode, alpha, beta, 1, offset)
+                defined = np.isfinite(best)
+                if not defined.any():
+                    continue
+                assert np.array_equal(np.isfinite(out), defined), labels[mask]
+                assert np.all(out[defined] >= best[defined] - TOL), ("INVALID", seed, mode, alpha, beta)
+                assert np.any(out[defined] - 1e-6 < best[defined] - TOL)  # lowered: caught
+                n_tight += np.sum(np.abs(out[defined] - best[defined]) <= TOL)
+    assert n_tight > 1000
