@@ -28,15 +28,25 @@ How it differs from pysubgroup's loop
   depth are expanded as soon as they are evaluated, so the queue holds no
   pattern longer than ``depth - 2`` and memory stays small.
 
-Ties at the k-th place: a candidate enters the result only if its quality is
-strictly greater than the current k-th best, as in pysubgroup; which of
-several patterns tied at the k-th quality is kept therefore depends on the
-search order and may differ from ``ps.BestFirstSearch``'s choice. All other
+* With ``n_jobs > 1``, that many threads take nodes from the one shared
+  queue and expand them; the compiled kernels release the GIL, and the
+  threads share the result heap (so the k-th best quality that prunes) and
+  the generalization memo. Only the order of the work changes.
+
+Ties at the k-th place: the result is the ``result_set_size`` best patterns
+by quality and, among equal qualities, by pattern in pysubgroup's refinement
+order (the selectors' order in the search space, a pattern before its
+extensions). A pattern tied with the current k-th best is therefore still
+evaluated and its subtree still searched, and the result does not depend on
+the search order: it is the same for any ``n_jobs`` and on a Dask cluster.
+``ps.BestFirstSearch`` keeps whichever tied patterns it meets first, so among
+patterns tied exactly at the k-th quality its choice may differ; all other
 patterns and all qualities are the same.
 """
 
 import heapq
 import itertools
+import threading
 from types import SimpleNamespace
 
 import numpy as np
@@ -73,6 +83,14 @@ class FastSearch:
         result is the same as without a client.
     parts_per_worker : int, default=4
         With ``client``: parts per worker.
+    n_jobs : int, default=1
+        Threads in this process (not with ``client``). The compiled measures
+        (ROC AUC, PR AUC, ARL, row means, and the counting of every
+        candidate) run in parallel; the Python code between kernel calls
+        holds the GIL, which limits the speed-up (see README, Performance).
+        A measure evaluated by its own
+        Python methods runs on one thread whatever ``n_jobs`` (its code need
+        not be thread-safe). The result is the same for any ``n_jobs``.
 
     Notes
     -----
@@ -98,10 +116,13 @@ class FastSearch:
     >>> result = subroc_ext.FastSearch().execute(task)       # doctest: +SKIP
     """
 
-    def __init__(self, *, progress=False, client=None, parts_per_worker=4):
+    def __init__(self, *, progress=False, client=None, parts_per_worker=4, n_jobs=1):
         self.progress = progress
         self.client = client
         self.parts_per_worker = _positive_int(parts_per_worker, "parts_per_worker", "")
+        self.n_jobs = _positive_int(n_jobs, "n_jobs", "")
+        if client is not None and self.n_jobs > 1:
+            raise ValueError("pass client= or n_jobs=, not both")
         #: Candidates whose class counts were computed in the last run.
         self.candidates_counted = 0
         #: Candidates whose measure was computed in the last run.
@@ -123,7 +144,7 @@ class FastSearch:
         try:
             if self.client is None:
                 run = problem.run()
-                patterns = run.search(bar)
+                patterns = run.search(bar, threads=self.n_jobs)
                 self.candidates_counted, self.candidates_evaluated = run.counted, run.evaluated
                 self.parts = None
             else:
@@ -169,7 +190,7 @@ def _min_support(constraints):
 
 
 def _positive_int(value, name, owner="task."):
-    if not (isinstance(value, (int, np.integer)) and value >= 1):
+    if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1):
         raise ValueError(f"{owner}{name} must be a positive integer, got {value!r}")
     return int(value)
 
@@ -251,11 +272,12 @@ class SearchProblem:
 
     def run(self, floor=-np.inf, depth=None):
         """A new search; ``floor``, a quality that at least ``k`` patterns are
-        known to exceed or reach, raises the minimum quality (nothing at or
-        below it can enter the result, and subtrees whose estimate does not
-        exceed it are pruned); ``depth`` lowers the maximum depth."""
+        known to exceed or reach, raises the minimum quality (nothing below
+        it can enter the result, and subtrees whose estimate is below it are
+        pruned; ties with it are kept, see the tie rule above); ``depth``
+        lowers the maximum depth."""
         depth = self.depth if depth is None else min(depth, self.depth)
-        return _Run(self, depth, max(self.min_quality, floor))
+        return _Run(self, depth, max(self.min_quality, _at_least(floor)))
 
     def subtrees(self, parents=((),)):
         """The subtrees one level below ``parents`` that hold longer patterns,
@@ -298,6 +320,11 @@ class SearchProblem:
             prefixes += [parent + (int(child),) for child in children]
             costs.append(below * rows / max(space.n_rows, 1))
         return prefixes, np.concatenate(costs) if costs else np.zeros(0)
+
+
+def _at_least(quality):
+    """The largest float below ``quality``: ``x > _at_least(q)`` is ``x >= q``."""
+    return np.nextafter(quality, -np.inf)
 
 
 def _evaluator(qf, space):
@@ -600,8 +627,22 @@ class _MultiClassEvaluator:
         return float(self._statistics(parent, selector).raw_quality)
 
 
+def _thread_safe(evaluator):
+    """Whether ``evaluator`` runs only subroc-ext's own code (no user measure's)."""
+    if isinstance(evaluator, _PythonEvaluator):
+        return False
+    return not (isinstance(evaluator, _ComparisonEvaluator) and evaluator.views is None)
+
+
 class _Run:
-    """One search: the result heap, the node queue and the generalization memo."""
+    """One search: the result heap, the node queue and the generalization memo.
+
+    The heap's entries are ``(quality, rank, pattern)``, where ``rank``
+    orders equal qualities: the pattern first in refinement order ranks
+    highest (the selector indices negated, padded with 1 so that a pattern
+    ranks above its extensions), so the heap's root is the worst pattern by
+    the tie rule of the module.
+    """
 
     def __init__(self, problem, depth, min_quality):
         self.space, self.k = problem.space, problem.k
@@ -610,39 +651,45 @@ class _Run:
         self.evaluator = _evaluator(problem.qf, problem.space)
         self.depth = depth
         self.min_quality = min_quality
-        self.results = []  # min-heap of (quality, sequence number, pattern)
+        self.results = []  # min-heap of (quality, rank, pattern)
         self.sequence = itertools.count()
         self.counted = 0
         self.evaluated = 0
         self.best_raw = {(): 0.0}  # max(q, g) of patterns, for generalization awareness
         self.raw = {}  # q of patterns evaluated whose g is not known yet
+        self.lock = threading.Lock()  # the heap and the counters, with threads
 
     # -- the result set -------------------------------------------------------
 
     def threshold(self):
-        """Quality a new pattern must exceed to enter the result."""
+        """Quality a new pattern must exceed to enter the result (or a
+        subtree's estimate for it to be searched): the minimum quality, or
+        just below the k-th best quality (a tie may still rank higher)."""
         if len(self.results) < self.k:
             return self.min_quality
-        return self.results[0][0]
+        return max(self.min_quality, _at_least(self.results[0][0]))
 
     def offer(self, quality, pattern):
         if not quality > self.threshold():
             return
-        entry = (quality, next(self.sequence), pattern)
-        if len(self.results) < self.k:
-            heapq.heappush(self.results, entry)
-        else:
-            heapq.heapreplace(self.results, entry)
+        entry = (quality, tuple(-i for i in pattern) + (1,) * (self.depth - len(pattern)), pattern)
+        with self.lock:
+            if len(self.results) < self.k:
+                heapq.heappush(self.results, entry)
+            elif entry > self.results[0]:
+                heapq.heapreplace(self.results, entry)
 
     # -- search ----------------------------------------------------------------
 
-    def search(self, bar, prefixes=None):
+    def search(self, bar, prefixes=None, threads=1):
         """The patterns of the result (unordered); ``bar`` counts candidates (or None).
 
         ``prefixes``: search only the subtrees of these patterns (tuples of
         one or two selectors; every pattern of one selector, and every child
         of a one-selector prefix of a two-selector prefix, is still evaluated
-        and offered); all subtrees by default.
+        and offered); all subtrees by default. ``threads``: expand nodes on
+        this many threads (this one included) when the evaluator is
+        thread-safe.
         """
         self.bar = bar
         self.partial = self.owned = None  # patterns whose subtrees are owned in part, or at all
@@ -652,12 +699,59 @@ class _Run:
             self.owned = whole | self.partial
         queue = []
         self.expand((), np.inf, 0.0 if self.generalization_aware else -np.inf, queue)
+        if threads > 1 and _thread_safe(self.evaluator):
+            self._expand_on_threads(queue, threads)
         while queue:
             negative_estimate, _, pattern, raw_bound, best = heapq.heappop(queue)
             if not -negative_estimate > self.threshold():
                 break
             self.expand(pattern, raw_bound, best, queue)
         return [pattern for _, _, pattern in self.results]
+
+    def _expand_on_threads(self, queue, threads):
+        """Expand the nodes of ``queue`` (and those they add) best first on
+        ``threads`` threads, this one included, until none is left that may
+        lead to a result. An exception on any thread (Ctrl-C here) stops all
+        of them and is raised here."""
+        condition = threading.Condition()
+        state = SimpleNamespace(busy=0, stop=False, error=None)
+
+        def work():
+            try:
+                while True:
+                    with condition:
+                        while not queue and state.busy and not state.stop:
+                            condition.wait()
+                        if state.stop or not queue:
+                            return
+                        node = heapq.heappop(queue)
+                        if not -node[0] > self.threshold():
+                            queue.clear()  # the others' estimates are at most this one's
+                            continue
+                        state.busy += 1
+                    found = []
+                    try:
+                        self.expand(*node[2:], found)
+                    finally:
+                        with condition:
+                            state.busy -= 1
+                            for entry in found:
+                                heapq.heappush(queue, entry)
+                            condition.notify_all()
+            except BaseException as error:  # noqa: BLE001 - raised again on this thread
+                with condition:
+                    state.stop = True
+                    state.error = state.error or error
+                    condition.notify_all()
+
+        helpers = [threading.Thread(target=work, daemon=True) for _ in range(threads - 1)]
+        for helper in helpers:
+            helper.start()
+        work()
+        for helper in helpers:
+            helper.join()
+        if state.error is not None:
+            raise state.error
 
     def expand(self, pattern, raw_bound, best, queue):
         """Evaluate the refinements of ``pattern``; queue or expand the promising ones.
@@ -671,10 +765,11 @@ class _Run:
         candidates = space.refinements(pattern)
         if not len(candidates):
             return
-        self.counted += len(candidates)
-        if self.bar is not None:
-            self.bar.set_postfix_str(search_status(len(self.results), self.k, self.threshold()), refresh=False)
-            self.bar.update(len(candidates))
+        with self.lock:
+            self.counted += len(candidates)
+            if self.bar is not None:
+                self.bar.set_postfix_str(search_status(len(self.results), self.k, self.threshold()), refresh=False)
+                self.bar.update(len(candidates))
         child_depth = len(pattern) + 1
         expandable = child_depth < self.depth
         # a child's raw quality is at most the parent's raw bound, and (with
@@ -685,7 +780,8 @@ class _Run:
         )
         if stats is None:
             return
-        self.evaluated += len(candidates)
+        with self.lock:
+            self.evaluated += len(candidates)
         children = [pattern + (int(c),) for c in candidates]
         if self.generalization_aware:
             quality, estimate = self._generalization_aware(children, stats, best, expandable)
@@ -698,7 +794,9 @@ class _Run:
         order = np.argsort(-estimate, kind="stable")
         if self.partial is not None and pattern in self.partial:  # expand owned subtrees only
             order = [i for i in order if children[i] in self.owned]
-        now = child_depth == self.depth - 1
+        # the root's children are queued (threads share them), deeper nodes'
+        # children expanded at once one level above the maximum depth
+        now = child_depth == self.depth - 1 and len(pattern) > 0
         best_of = self.best_raw if self.generalization_aware else {}
         for i in order:
             if not estimate[i] > self.threshold():
