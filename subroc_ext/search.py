@@ -682,7 +682,8 @@ class _Run:
     # -- search ----------------------------------------------------------------
 
     def search(self, bar, prefixes=None, threads=1):
-        """The patterns of the result (unordered); ``bar`` counts candidates (or None).
+        """The patterns of the result, best first (by the tie rule); ``bar``
+        counts candidates (or None).
 
         ``prefixes``: search only the subtrees of these patterns (tuples of
         one or two selectors; every pattern of one selector, and every child
@@ -706,7 +707,7 @@ class _Run:
             if not -negative_estimate > self.threshold():
                 break
             self.expand(pattern, raw_bound, best, queue)
-        return [pattern for _, _, pattern in self.results]
+        return [pattern for _, _, pattern in sorted(self.results, reverse=True)]
 
     def _expand_on_threads(self, queue, threads):
         """Expand the nodes of ``queue`` (and those they add) best first on
