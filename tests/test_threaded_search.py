@@ -1,5 +1,6 @@
 """FastSearch on threads (``n_jobs``): the same result as on one thread, as
-ps.BestFirstSearch and as brute force, ties at the k-th place included.
+ps.BestFirstSearch and as brute force, ties at the k-th place included; the
+randomization test on threads: the same p-values as on one.
 
 The threads switch every microsecond here (``sys.setswitchinterval``), so
 their work interleaves far more often than in a real search.
@@ -10,6 +11,7 @@ import sys
 import threading
 
 import numpy as np
+import pandas as pd
 import pysubgroup as ps
 import pytest
 from hypothesis import given, settings
@@ -191,3 +193,33 @@ def test_an_error_on_a_thread_stops_the_search_and_is_raised(monkeypatch):
 def test_bad_n_jobs_is_rejected(kwargs, message):
     with pytest.raises(ValueError, match=message):
         subroc_ext.FastSearch(**kwargs)
+
+
+@pytest.mark.parametrize("n_samples", [800, "adaptive"])
+def test_randomization_test_on_threads_equals_one_thread(n_samples):
+    data = scored_frame(4, 600, attributes=6, ties="some")
+    selectors = ps.create_selectors(data, nbins=3, ignore=["label", "score"])
+    task = ps.SubgroupDiscoveryTask(data, TARGET, selectors, make_qf("roc"), result_set_size=12, depth=2)
+    result = subroc_ext.FastSearch().execute(task)
+    validation = scored_frame(5, 600, attributes=6, ties="some")
+    settings_ = {"target": TARGET, "n_samples": n_samples, "random_state": 3, "max_samples": 5000}
+    expected = subroc_ext.randomization_test(result, validation, make_qf("roc"), **settings_)
+    assert expected["size"].nunique() > 5  # many null distributions to share out
+    threaded = subroc_ext.randomization_test(result, validation, make_qf("roc"), n_jobs=3, **settings_)
+    pd.testing.assert_frame_equal(threaded, expected)
+    with pytest.raises(ValueError, match="pass client= or n_jobs=, not both"):
+        subroc_ext.randomization_test(result, validation, make_qf("roc"), n_jobs=2, client=object(), **settings_)
+
+
+def test_auc_mu_randomization_test_on_threads_equals_one_thread():
+    data, mapping = multiclass_frame(seed=2, n=400)
+    target = subroc_ext.MultiClassTarget("grade", mapping)
+    selectors = ps.create_selectors(data, ignore=["grade", *mapping.values()])
+    qf = subroc_ext.AUCMuQF("grade", mapping, 0, 0, mode="both")
+    task = ps.SubgroupDiscoveryTask(data, target, selectors, qf, result_set_size=8, depth=2,
+                                    constraints=[ps.MinSupportConstraint(10)])  # fmt: skip
+    result = subroc_ext.FastSearch().execute(task)
+    validation, _ = multiclass_frame(seed=3, n=400)
+    settings_ = {"target": target, "n_samples": 500, "random_state": 0}
+    expected = subroc_ext.randomization_test(result, validation, qf, **settings_)
+    pd.testing.assert_frame_equal(subroc_ext.randomization_test(result, validation, qf, n_jobs=2, **settings_), expected)
