@@ -52,11 +52,12 @@ from types import SimpleNamespace
 import numpy as np
 import pysubgroup as ps
 
-from . import bitset, bounds, cover_kernels
+from . import bitset, bounds, cover_kernels, search_kernels
 from ._progress import progress_bar, search_status
 from .cluster import check_client
 from .comparison import ComparisonQF
-from .generalization import GeneralizationAwareQF, generalization_aware_quality
+from .generalization import GeneralizationAwareQF
+from .generalization import _generalization_aware_arrays as _aware_kernel  # without checks
 from .parallel_search import search_on_cluster
 from .measures import compiled_kind
 from .multiclass import AUCMuQF
@@ -373,14 +374,7 @@ class _BinaryEvaluator:
         a child weighing ``w`` cannot exceed ``w * cap``.
         """
         qf = self.qf
-        positives, negatives = self.counts(parent, candidates)
-        keep = (positives + negatives >= min_support) & qf.measure.is_defined(positives, negatives)
-        if np.isfinite(cap):
-            alpha, beta = qf.size_weight, qf.balance_weight
-            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
-            if expandable:
-                promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
-            keep &= promising
+        keep, positives, negatives = self.promising(parent, candidates, cap, threshold, min_support, expandable)
         candidates, positives, negatives = candidates[keep], positives[keep], negatives[keep]
         if not len(candidates):
             return candidates, None
@@ -392,6 +386,20 @@ class _BinaryEvaluator:
         return candidates, qf.statistics_of_counts(
             positives, negatives, value, lowest, highest, size_aware
         )
+
+    def promising(self, parent, candidates, cap, threshold, min_support, expandable):
+        """Which candidates may enter the result or lead to a pattern that may
+        (a boolean mask), and their class counts."""
+        qf = self.qf
+        positives, negatives = self.counts(parent, candidates)
+        keep = (positives + negatives >= min_support) & qf.measure.is_defined(positives, negatives)
+        if np.isfinite(cap):
+            alpha, beta = qf.size_weight, qf.balance_weight
+            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
+            if expandable:
+                promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
+            keep &= promising
+        return keep, positives, negatives
 
     def raw_quality(self, parent, selector):
         """``q`` of ``parent AND selector``."""
@@ -414,6 +422,17 @@ class _CompiledEvaluator(_BinaryEvaluator):
             self.row_values = np.ascontiguousarray(qf.prepared_measure.prepared_values, dtype=float)
         else:
             self.row_values = np.zeros(0)
+
+    def promising(self, parent, candidates, cap, threshold, min_support, expandable):
+        """As :meth:`_BinaryEvaluator.promising`, in one compiled call
+        (:func:`subroc_ext.search_kernels.promising_children`; the built-in
+        measures' ``is_defined`` is that of :class:`~subroc_ext.measures.Measure`)."""
+        qf, measure = self.qf, self.qf.measure
+        return search_kernels.promising_children(
+            parent, self.space.words, candidates, self.positive_words, self.negative_words,
+            min_support, measure.min_positives, measure.min_negatives, float(cap), float(threshold),
+            float(qf.size_weight), float(qf.balance_weight), expandable,
+        )  # fmt: skip
 
     def measure(self, parent, candidates, extremes=True):
         count = len(candidates)
@@ -627,6 +646,14 @@ class _MultiClassEvaluator:
         return float(self._statistics(parent, selector).raw_quality)
 
 
+def _generalization_aware(weight, raw_quality, raw_bound, max_weight, generalization):
+    """:func:`~subroc_ext.generalization.generalization_aware_quality` of
+    float arrays of one length, without its argument handling."""
+    out = np.empty((2, len(weight)))
+    _aware_kernel(weight, raw_quality, raw_bound, max_weight, generalization, out)
+    return out[0], out[1]
+
+
 def _thread_safe(evaluator):
     """Whether ``evaluator`` runs only subroc-ext's own code (no user measure's)."""
     if isinstance(evaluator, _PythonEvaluator):
@@ -658,6 +685,7 @@ class _Run:
         self.best_raw = {(): 0.0}  # max(q, g) of patterns, for generalization awareness
         self.raw = {}  # q of patterns evaluated whose g is not known yet
         self.lock = threading.Lock()  # the heap and the counters, with threads
+        self.current_threshold = min_quality
 
     # -- the result set -------------------------------------------------------
 
@@ -665,9 +693,7 @@ class _Run:
         """Quality a new pattern must exceed to enter the result (or a
         subtree's estimate for it to be searched): the minimum quality, or
         just below the k-th best quality (a tie may still rank higher)."""
-        if len(self.results) < self.k:
-            return self.min_quality
-        return max(self.min_quality, _at_least(self.results[0][0]))
+        return self.current_threshold
 
     def offer(self, quality, pattern):
         if not quality > self.threshold():
@@ -678,6 +704,10 @@ class _Run:
                 heapq.heappush(self.results, entry)
             elif entry > self.results[0]:
                 heapq.heapreplace(self.results, entry)
+            else:
+                return
+            if len(self.results) == self.k:
+                self.current_threshold = max(self.min_quality, _at_least(self.results[0][0]))
 
     # -- search ----------------------------------------------------------------
 
@@ -817,23 +847,28 @@ class _Run:
         the parent's ``max(q, g)`` (a lower bound of every child's ``g``) does
         not already rule a child out."""
         threshold = self.threshold()
-        raw = stats.raw_quality
-        quality, estimate = generalization_aware_quality(
-            stats.weight, raw, stats.raw_bound, stats.max_weight, parent_best
-        )
-        quality, estimate = np.array(quality, dtype=float), np.array(estimate, dtype=float)
-        for i, child in enumerate(children):
-            if expandable:
-                self.raw[child] = float(raw[i])
-            if not (quality[i] > threshold or (expandable and estimate[i] > threshold)):
-                continue  # upper bounds, as g(child) >= parent_best
-            generalization = self._generalization(child)
-            self.best_raw[child] = max(float(raw[i]), generalization)
+        fields = [np.asarray(field, dtype=float) for field in
+                  (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight)]  # fmt: skip
+        raw = fields[1].tolist()
+        generalization = np.full(len(children), float(parent_best))
+        quality, estimate = _generalization_aware(*fields, generalization)
+        if expandable:
+            self.raw.update(zip(children, raw))
+        # upper bounds, as g(child) >= parent_best
+        exact = quality > threshold
+        if expandable:
+            exact |= estimate > threshold
+        exact = np.flatnonzero(exact)
+        if not len(exact):
+            return quality, estimate
+        for i in exact.tolist():
+            child = children[i]
+            generalization[i] = best = self._generalization(child)
+            self.best_raw[child] = max(raw[i], best)
             self.raw.pop(child, None)
-            q, e = generalization_aware_quality(
-                stats.weight[i], raw[i], stats.raw_bound[i], stats.max_weight[i], generalization
-            )
-            quality[i], estimate[i] = q, e
+        quality[exact], estimate[exact] = _generalization_aware(
+            *(field[exact] for field in fields), generalization[exact]
+        )  # fmt: skip
         return quality, estimate
 
     def _generalization(self, pattern):
