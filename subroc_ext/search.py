@@ -88,7 +88,7 @@ class FastSearch:
         Threads in this process (not with ``client``). The compiled measures
         (ROC AUC, PR AUC, ARL, row means, and the counting of every
         candidate) run in parallel; the Python code between kernel calls
-        holds the GIL, which limits the speed-up (see README, Performance).
+        holds the GIL, which limits the speed-up (README, "Several cores").
         A measure evaluated by its own
         Python methods runs on one thread whatever ``n_jobs`` (its code need
         not be thread-safe). The result is the same for any ``n_jobs``.
@@ -778,9 +778,14 @@ class _Run:
         helpers = [threading.Thread(target=work, daemon=True) for _ in range(threads - 1)]
         for helper in helpers:
             helper.start()
-        work()
-        for helper in helpers:
-            helper.join()
+        try:
+            work()
+        finally:  # done, failed, or Ctrl-C while waiting: every helper stops
+            with condition:
+                state.stop = True
+                condition.notify_all()
+            for helper in helpers:
+                helper.join()
         if state.error is not None:
             raise state.error
 
