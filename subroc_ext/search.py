@@ -685,20 +685,41 @@ class _Run:
         self.best_raw = {(): 0.0}  # max(q, g) of patterns, for generalization awareness
         self.raw = {}  # q of patterns evaluated whose g is not known yet
         self.lock = threading.Lock()  # the heap and the counters, with threads
-        self.current_threshold = min_quality
+        # (threshold with ties, without ties, rank of the worst kept pattern):
+        # replaced as one tuple, so threads read a consistent (if older) state
+        self.cut = (min_quality, min_quality, None)
 
     # -- the result set -------------------------------------------------------
 
-    def threshold(self):
-        """Quality a new pattern must exceed to enter the result (or a
-        subtree's estimate for it to be searched): the minimum quality, or
-        just below the k-th best quality (a tie may still rank higher)."""
-        return self.current_threshold
+    def rank(self, pattern):
+        """Orders patterns of equal quality: higher for the one first in
+        refinement order (a pattern before its extensions)."""
+        return tuple(-i for i in pattern) + (1,) * (self.depth - len(pattern))
+
+    def threshold(self, pattern=None):
+        """Quality a pattern in the subtree of ``pattern`` (the whole search
+        if None) must exceed to enter the result: the minimum quality, or
+        just below the k-th best quality where a tie may still rank higher
+        than the worst kept pattern, or the k-th best quality itself where it
+        cannot (every pattern of the subtree comes after ``pattern`` in
+        refinement order, so after the worst kept one if ``pattern`` does)."""
+        ties, no_ties, worst = self.cut
+        if pattern is None or worst is None or self.rank(pattern) > worst:
+            return ties
+        return no_ties
+
+    def promising(self, estimate, pattern):
+        """Whether the subtree of ``pattern`` (``pattern`` itself excluded)
+        may hold a pattern that enters, by its optimistic estimate."""
+        ties, no_ties, worst = self.cut
+        if estimate > no_ties:
+            return True
+        return estimate > ties and self.rank(pattern) > worst
 
     def offer(self, quality, pattern):
         if not quality > self.threshold():
             return
-        entry = (quality, tuple(-i for i in pattern) + (1,) * (self.depth - len(pattern)), pattern)
+        entry = (quality, self.rank(pattern), pattern)
         with self.lock:
             if len(self.results) < self.k:
                 heapq.heappush(self.results, entry)
@@ -707,7 +728,8 @@ class _Run:
             else:
                 return
             if len(self.results) == self.k:
-                self.current_threshold = max(self.min_quality, _at_least(self.results[0][0]))
+                kth, worst, _ = self.results[0]
+                self.cut = (max(self.min_quality, _at_least(kth)), max(self.min_quality, kth), worst)
 
     # -- search ----------------------------------------------------------------
 
@@ -736,7 +758,8 @@ class _Run:
             negative_estimate, _, pattern, raw_bound, best = heapq.heappop(queue)
             if not -negative_estimate > self.threshold():
                 break
-            self.expand(pattern, raw_bound, best, queue)
+            if self.promising(-negative_estimate, pattern):
+                self.expand(pattern, raw_bound, best, queue)
         return [pattern for _, _, pattern in sorted(self.results, reverse=True)]
 
     def _expand_on_threads(self, queue, threads):
@@ -758,6 +781,8 @@ class _Run:
                         node = heapq.heappop(queue)
                         if not -node[0] > self.threshold():
                             queue.clear()  # the others' estimates are at most this one's
+                            continue
+                        if not self.promising(-node[0], node[2]):
                             continue
                         state.busy += 1
                     found = []
@@ -811,8 +836,9 @@ class _Run:
         # a child's raw quality is at most the parent's raw bound, and (with
         # generalization awareness) its g at least the parent's max(q, g)
         cap = max(raw_bound - best if self.generalization_aware else raw_bound, 0.0)
+        threshold = self.threshold(pattern)
         candidates, stats = self.evaluator.children(
-            parent, candidates, cap, self.threshold(), self.min_support, expandable
+            parent, candidates, cap, threshold, self.min_support, expandable
         )
         if stats is None:
             return
@@ -820,10 +846,10 @@ class _Run:
             self.evaluated += len(candidates)
         children = [pattern + (int(c),) for c in candidates]
         if self.generalization_aware:
-            quality, estimate = self._generalization_aware(children, stats, best, expandable)
+            quality, estimate = self._generalization_aware(children, stats, best, expandable, threshold)
         else:
             quality, estimate = stats.quality, stats.optimistic_estimate
-        for i in np.flatnonzero(quality > self.threshold()):  # the others cannot enter
+        for i in np.flatnonzero(quality > threshold):  # the others cannot enter
             self.offer(quality[i], children[i])
         if not expandable:
             return
@@ -838,6 +864,8 @@ class _Run:
             if not estimate[i] > self.threshold():
                 break
             child = children[i]
+            if not self.promising(estimate[i], child):
+                continue
             child_best = best_of.get(child, -np.inf)
             if now:
                 self.expand(child, stats.raw_bound[i], child_best, queue)
@@ -847,11 +875,10 @@ class _Run:
 
     # -- generalization awareness -------------------------------------------
 
-    def _generalization_aware(self, children, stats, parent_best, expandable):
+    def _generalization_aware(self, children, stats, parent_best, expandable, threshold):
         """Qualities and estimates of ``children``, computing ``g`` only where
         the parent's ``max(q, g)`` (a lower bound of every child's ``g``) does
-        not already rule a child out."""
-        threshold = self.threshold()
+        not already rule a child out (at or below ``threshold``)."""
         fields = [np.asarray(field, dtype=float) for field in
                   (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight)]  # fmt: skip
         raw = fields[1].tolist()
