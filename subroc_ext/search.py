@@ -271,14 +271,19 @@ class SearchProblem:
         return cls(base, space, depth, result_set_size, min_support, task.min_quality,
                    generalization_aware)  # fmt: skip
 
-    def run(self, floor=-np.inf, depth=None):
+    def run(self, floor=-np.inf, depth=None, floor_pattern=None):
         """A new search; ``floor``, a quality that at least ``k`` patterns are
         known to exceed or reach, raises the minimum quality (nothing below
         it can enter the result, and subtrees whose estimate is below it are
-        pruned; ties with it are kept, see the tie rule above); ``depth``
+        pruned; ties with it are kept, see the tie rule above);
+        ``floor_pattern``, the worst of those ``k`` patterns by the tie rule,
+        lets ties after it in refinement order be pruned too; ``depth``
         lowers the maximum depth."""
         depth = self.depth if depth is None else min(depth, self.depth)
-        return _Run(self, depth, max(self.min_quality, _at_least(floor)))
+        run = _Run(self, depth, max(self.min_quality, _at_least(floor)))
+        if floor_pattern is not None:
+            run.cut = (run.min_quality, max(self.min_quality, floor), run.rank(tuple(floor_pattern)))
+        return run
 
     def subtrees(self, parents=((),)):
         """The subtrees one level below ``parents`` that hold longer patterns,

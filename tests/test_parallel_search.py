@@ -71,12 +71,12 @@ def test_parts_merged_equal_the_single_process_search(
         found.update({pattern: quality for quality, pattern in outcome["results"]})
     for part in rng.permutation(n_parts):
         mine = [p for p, label in zip(prefixes, labels) if label == part]
-        outcome = search_part(problem, mine, kth_best(found, k, problem.min_quality))
+        worst = top_k(found, k)[-1] if len(found) >= k else None
+        outcome = search_part(problem, mine, kth_best(found, k, problem.min_quality), None, worst)
         found.update({pattern: quality for quality, pattern in outcome["results"]})
     merged = top_k(found, k)
-    assert [found[p] for p in merged] == [-q for q, _ in expected]
-    cutoff = -expected[-1][0] if len(expected) == k else -np.inf
-    assert {p for p in merged if found[p] > cutoff} == {p for q, p in expected if -q > cutoff}
+    # the tie rule: the same patterns, ties at the k-th quality included
+    assert [(-found[p], p) for p in merged] == expected
 
 
 def patterns_below(space, prefix, extra):
