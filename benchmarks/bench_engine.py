@@ -23,8 +23,18 @@ Suites
     (ROC AUC, PR AUC, ARL; timed, their agreement reported but not required:
     pysubgroup's ARLQF prunes unsoundly with weights).
 ``scaling``
-    The Census search split resampled (with replacement) to 10k, 100k and 1M
-    rows: ROC AUC, depth 3, the census settings.
+    The Census search split resampled (with replacement) to the rows of
+    ``--scaling-rows`` (default 10k, 100k and 1M; text columns as
+    categoricals, the same selectors): ROC AUC, depth 3, the census settings.
+``whole``
+    The whole Census-Income KDD training file (199,523 rows: all four parts
+    of ``experiments/``, scored by the model fitted on part 0, so part 0
+    in-sample): ROC AUC, the census settings, the depths of ``--depths``.
+
+Threads: every FastSearch case runs once per ``--jobs`` value
+(``FastSearch(n_jobs=...)``); each row records the load average
+(``/proc/loadavg``, 1 minute) before and after it, since other jobs on the
+machine take cores from the threads.
 
 Examples
 --------
@@ -32,6 +42,11 @@ The recorded run (``RESULTS.md``)::
 
     python benchmarks/bench_engine.py --suites census adult scaling --reference-depths 3 4 \\
         --repeat 3 --markdown engine.md
+
+Threads (issue 21)::
+
+    python benchmarks/bench_engine.py --suites census --depths 4 --reference-depths \\
+        --measures roc_auc --jobs 1 2 1 2 --markdown threads.md
 
 A few seconds, for the test suite::
 
@@ -91,7 +106,10 @@ def run_case(case):
         result_set_size=case["k"], depth=case["depth"],
         constraints=[ps.MinSupportConstraint(case["min_support"])],
     )  # fmt: skip
-    algorithm = subroc_ext.FastSearch() if case["algorithm"] == "fast" else ps.BestFirstSearch()
+    if case["algorithm"] == "fast":
+        algorithm = subroc_ext.FastSearch(n_jobs=case.get("jobs", 1))
+    else:
+        algorithm = ps.BestFirstSearch()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     cpu = wall = np.inf
     for _ in range(case.get("repeat", 1)):  # the best of the repetitions
@@ -113,17 +131,26 @@ def run_case(case):
     }
 
 
+def load_average():
+    """The 1-minute load average (``/proc/loadavg``; NaN where there is none)."""
+    try:
+        return float(Path("/proc/loadavg").read_text().split()[0])
+    except OSError:
+        return float("nan")
+
+
 def spawn(case, timeout):
     """Run ``case`` in a fresh interpreter; None when it exceeds ``timeout`` seconds."""
     command = [sys.executable, __file__, "--run-case", json.dumps(case)]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    load = load_average()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env, check=True)
     except subprocess.TimeoutExpired:
         return None
     except subprocess.CalledProcessError as error:
         raise RuntimeError(f"case {case} failed:\n{error.stderr}") from error
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "load": (load, load_average())}
 
 
 # --------------------------------------------------------------------------
@@ -146,8 +173,31 @@ def adult_split(rows=None):
     return search_split(0, rows), "label", 1
 
 
+def census_whole():
+    """The whole Census-Income KDD training file, every part scored by the
+    model of ``experiments/`` (fitted on part 0)."""
+    import pandas as pd
+    from experiments import common, config
+
+    from subroc_ext import modelling
+
+    st, cfg = config.settings(False), config.DATASETS["census_kdd"]
+    frame = common.load_frame("census_kdd", st["rows"], st["seed"])
+    features = [c for c in frame.columns if c != cfg.label and c not in cfg.ignore]
+    parts = modelling.split_parts(frame, config.N_PARTS, random_state=st["seed"])
+    scored = common.fit_and_score(
+        parts[0], list(parts), cfg.label, cfg.positive, features, frame, common.model_kind(), st["seed"]
+    )  # fmt: skip
+    whole = pd.concat(scored)[[*features, cfg.label, common.SCORE]].reset_index(drop=True)
+    return whole, cfg.label, cfg.positive
+
+
 def resampled(split, rows, seed=0):
+    """``rows`` rows drawn with replacement; text columns as categoricals
+    (the same selectors, a tenth of the memory at 10 M rows)."""
     frame, label, positive = split
+    text = [c for c in frame.columns if c != label and frame[c].dtype.kind not in "biufcmM"]
+    frame = frame.astype({c: "category" for c in text})
     picked = np.random.default_rng(seed).integers(0, len(frame), rows)
     return frame.iloc[picked].reset_index(drop=True), label, positive
 
@@ -176,7 +226,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run-case", help=argparse.SUPPRESS)
     parser.add_argument("--suites", nargs="+", default=["census", "adult", "scaling"],
-                        choices=["census", "adult", "scaling"])  # fmt: skip
+                        choices=["census", "adult", "scaling", "whole"])  # fmt: skip
+    parser.add_argument("--jobs", nargs="+", type=int, default=[1],
+                        help="FastSearch threads: each FastSearch case once per value")  # fmt: skip
+    parser.add_argument("--scaling-rows", nargs="+", type=int, default=[10_000, 100_000, 1_000_000],
+                        help="rows of the scaling suite")  # fmt: skip
     parser.add_argument("--measures", nargs="+", default=list(MEASURES), choices=MEASURES,
                         help="measures of the census and adult suites")  # fmt: skip
     parser.add_argument("--depths", nargs="+", type=int, default=[3, 4],
@@ -206,6 +260,11 @@ def main(argv=None):
         def measure(suite, data, settings, algorithm, qf="ours", reference=None, check=True):
             """Run and record one search; compare it with ``reference`` (a failure
             when ``check``, else only reported)."""
+            if algorithm == "fast" and "jobs" not in settings:
+                row = None
+                for jobs in args.jobs:
+                    row = measure(suite, data, {**settings, "jobs": jobs}, algorithm, qf, reference, check)
+                return row
             case = {"data": data, "nbins": 5, "algorithm": algorithm, "qf": qf, **settings}
             if algorithm == "fast":
                 case["repeat"] = args.repeat
@@ -263,11 +322,17 @@ def main(argv=None):
                         measure("adult", data, {**settings, "depth": depth}, "fast")
         if "scaling" in args.suites and not args.smoke:
             census = census_split()
-            for rows in (10_000, 100_000, 1_000_000):
+            for rows in args.scaling_rows:
                 data = data_file(f"census-{rows}", resampled(census, rows))
                 settings = dict(measure="roc_auc", alpha=1, beta=1, generalization_aware=True,
                                 depth=3, k=100, min_support=20)  # fmt: skip
                 measure("scaling", data, settings, "fast")
+        if "whole" in args.suites and not args.smoke:
+            data = data_file("census-whole", census_whole())
+            for depth in args.depths:
+                settings = dict(measure="roc_auc", alpha=1, beta=1, generalization_aware=True,
+                                depth=depth, k=100, min_support=20)  # fmt: skip
+                measure("whole", data, settings, "fast")
 
     table = _markdown(rows_out)
     print("\n" + table)
@@ -285,20 +350,23 @@ def _line(row):
         return f"{row['suite']:8} {row['measure']:16} d={row['depth']} {row['algorithm']:10} {row['status']}"
     return (
         f"{row['suite']:8} {row['measure']:16} a=b={row['alpha']} d={row['depth']} "
-        f"{row['algorithm']:10} {row['qf']:10} rows={row['rows']:>9,} cpu={row['cpu']:9.3f}s "
-        f"wall={row['wall']:9.3f}s peak={row['peak_mb']:7.0f}MB agrees={row.get('agrees', '-')}"
+        f"{row['algorithm']:10} {row['qf']:10} jobs={row.get('jobs', '-')} rows={row['rows']:>9,} "
+        f"cpu={row['cpu']:9.3f}s wall={row['wall']:9.3f}s peak={row['peak_mb']:7.0f}MB "
+        f"load={row['load'][0]:.2f}->{row['load'][1]:.2f} agrees={row.get('agrees', '-')}"
     )
 
 
 def _markdown(rows):
-    header = ("| suite | measure | α=β | depth | search | quality functions | rows | CPU s | wall s "
-              "| peak MB (search's share) | candidates counted / evaluated | µs per counted | same top-k |")  # fmt: skip
-    lines = [header, "|" + "---|" * 13]
+    header = ("| suite | measure | α=β | depth | search | quality functions | threads | rows | CPU s "
+              "| wall s | load before → after | peak MB (search's share) | candidates counted / evaluated "
+              "| µs per counted | same top-k |")  # fmt: skip
+    lines = [header, "|" + "---|" * 15]
     for row in rows:
         if row["status"] != "ok":
             lines.append(
                 f"| {row['suite']} | {row['measure']} | {row['alpha']} | {row['depth']} | "
-                f"{row['algorithm']} | {row['qf']} | | – | {row['status']} (stopped) | | | | |"
+                f"{row['algorithm']} | {row['qf']} | {row.get('jobs', '')} | | – | {row['status']} (stopped) "
+                "| | | | | |"
             )
             continue
         counted = row.get("counted")
@@ -307,8 +375,9 @@ def _markdown(rows):
         lines.append(
             f"| {row['suite']} | {row['measure']} | {row['alpha']} | {row['depth']} | "
             f"{'FastSearch' if row['algorithm'] == 'fast' else 'BestFirstSearch'} | "
-            f"{'pysubgroup 0.9.0' if row['qf'] == 'pysubgroup' else 'subroc-ext'} | {row['rows']:,} | "
-            f"{row['cpu']:.3g} | {row['wall']:.3g} | {row['peak_mb']:.0f} "
+            f"{'pysubgroup 0.9.0' if row['qf'] == 'pysubgroup' else 'subroc-ext'} | {row.get('jobs', '')} | "
+            f"{row['rows']:,} | {row['cpu']:.3g} | {row['wall']:.3g} | "
+            f"{row['load'][0]:.2f} → {row['load'][1]:.2f} | {row['peak_mb']:.0f} "
             f"(+{row['peak_mb'] - row['before_mb']:.0f}) | {work} | {per} | "
             f"{AGREES.get(row.get('agrees'), '')} |"
         )

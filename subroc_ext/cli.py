@@ -296,8 +296,8 @@ def _parser():
                               f"needs {INSTALL} here and on the workers); the results are the "
                               "same as on one process")  # fmt: skip
     cluster.add_argument("--jobs", type=_positive_int, metavar="N",
-                         help="run on N local worker processes (a Dask LocalCluster; needs "
-                              f"{INSTALL})")  # fmt: skip
+                         help="run the search and the significance tests on N threads (the "
+                              "same results; before, N Dask worker processes)")  # fmt: skip
     _common_arguments(run, _SAMPLES_HELP)
     run.set_defaults(handler=_run, samples="adaptive")
     _comparison_parsers(commands)
@@ -726,9 +726,8 @@ def _space(args, ignore):
 
 def _require_cluster(args):
     """Check for dask.distributed before any work or output, if asked for a cluster."""
-    for option, value in (("--jobs", args.jobs), ("--scheduler", args.scheduler)):
-        if value is not None:
-            require_distributed(option)
+    if args.scheduler is not None:
+        require_distributed("--scheduler")
 
 
 def _run(args):

@@ -2,23 +2,22 @@
 
 The search (:class:`~subroc_ext.FastSearch`) and the randomization test
 (:func:`~subroc_ext.randomization_test`) take ``client=``, a
-``dask.distributed.Client``; :func:`~subroc_ext.find_subgroups` also takes
-``n_jobs=``, which starts a local cluster of worker processes for the call.
-This module holds what they share: the import check, the local cluster, and
+``dask.distributed.Client``. This module holds what they share: the import
+check, the choice between a client and threads (:func:`parallelism`), and
 sending prepared data to every worker once.
 
-Without ``dask.distributed`` installed everything else in subroc-ext works;
-only ``client=`` and ``n_jobs=`` raise an ``ImportError`` naming the extra.
+Without ``dask.distributed`` installed everything else in subroc-ext works
+(threads, ``n_jobs=``, included); only ``client=`` raises an
+``ImportError`` naming the extra.
 """
 
-import contextlib
 import importlib
 
 import numpy as np
 
-__all__ = ["check_client", "local_client", "require_distributed", "share", "worker_count"]
+__all__ = ["check_client", "parallelism", "require_distributed", "share", "worker_count"]
 
-#: What to install for ``client=`` and ``n_jobs=``.
+#: What to install for ``client=``.
 INSTALL = "pip install 'subroc-ext[dask]'"
 
 
@@ -43,35 +42,31 @@ def check_client(client, argument="client"):
     return client
 
 
-@contextlib.contextmanager
-def local_client(client=None, n_jobs=None):
-    """The client to run on: ``client`` itself, or a new local cluster.
+def parallelism(client=None, n_jobs=None):
+    """Where the pipelines run: ``(client, threads)``, checked.
 
     Parameters
     ----------
     client : dask.distributed.Client, optional
-        Used as is (and left open).
+        Run on this cluster (``threads`` is then 1; ``n_jobs`` must be None or 1).
     n_jobs : int, optional
-        Start a ``LocalCluster`` with this many worker processes of one
-        thread each, and close it when the ``with`` block ends.
+        Threads in this process (1 if None). It used to start a Dask
+        ``LocalCluster`` of ``n_jobs`` worker processes; threads give the
+        same results without starting processes or shipping the data.
 
-    Yields
-    ------
-    dask.distributed.Client or None
-        ``None`` when neither is given (run in this process).
+    Returns
+    -------
+    (dask.distributed.Client or None, int)
     """
-    if client is not None and n_jobs is not None:
+    if client is not None and n_jobs not in (None, 1):
         raise ValueError("pass client= or n_jobs=, not both")
+    if client is not None:
+        return check_client(client), 1
     if n_jobs is None:
-        yield None if client is None else check_client(client)
-        return
+        return None, 1
     if not (isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs >= 1):
         raise ValueError(f"n_jobs must be a positive integer, got {n_jobs!r}")
-    distributed = require_distributed("n_jobs")
-    with distributed.LocalCluster(
-        n_workers=int(n_jobs), threads_per_worker=1, processes=True, dashboard_address=":0"
-    ) as cluster, distributed.Client(cluster) as started:  # fmt: skip
-        yield started
+    return None, int(n_jobs)
 
 
 def share(client, value):

@@ -24,7 +24,7 @@ import pandas as pd
 from . import diversity as _diversity
 from . import steps
 from ._validation import check_columns, check_mode, check_search_settings, check_weights
-from .cluster import local_client
+from .cluster import parallelism
 from .comparison import ComparisonQF, ComparisonTarget, DriftTarget
 from .generalization import GeneralizationAwareQF
 from .labels import infer_positive_label
@@ -119,14 +119,14 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
     qf = make_qf(size_weight, balance_weight)
     if generalization_aware:
         qf = GeneralizationAwareQF(qf)
-    with local_client(client, n_jobs) as cluster:
-        _, kept, tested = search_keep_test(
-            search, held_out, qf, statistic_qf, target, selectors=None, nbins=nbins, ignore=ignore,
-            depth=depth, min_support=min_support, result_set_size=result_set_size,
-            min_quality=0.0, algorithm=algorithm, collapse_identical=collapse_identical,
-            max_overlap=max_overlap, n_samples=n_samples, max_samples=1_000_000, method=method,
-            alpha=alpha, random_state=random_state, progress=progress, client=cluster,
-        )  # fmt: skip
+    client, n_jobs = parallelism(client, n_jobs)
+    _, kept, tested = search_keep_test(
+        search, held_out, qf, statistic_qf, target, selectors=None, nbins=nbins, ignore=ignore,
+        depth=depth, min_support=min_support, result_set_size=result_set_size,
+        min_quality=0.0, algorithm=algorithm, collapse_identical=collapse_identical,
+        max_overlap=max_overlap, n_samples=n_samples, max_samples=1_000_000, method=method,
+        alpha=alpha, random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,
+    )  # fmt: skip
     if tested is None:
         raise KeyboardInterrupt
     delta = [on_search.calculate_statistics(sg, target, search).raw_quality for sg in kept.subgroups]
@@ -181,7 +181,7 @@ _SHARED_PARAMETERS = """measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean
         Seeds the validation split(s) and the randomization test.
     algorithm, progress, client, n_jobs
         As in :func:`~subroc_ext.find_subgroups` (the search and the test run
-        on the Dask cluster with the same result)."""
+        on the Dask cluster or on threads with the same result)."""
 
 
 def find_regressions(

@@ -79,7 +79,7 @@ def tie_group_bounds(group_ids):
     return np.repeat(starts, sizes), np.repeat(ends, sizes)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def count_children(parent, selector_words, candidates, positive_words, negative_words, positives, negatives):
     """Class counts of ``parent AND selector`` for each candidate selector.
 
@@ -212,7 +212,7 @@ def _pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end):
     return total / 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def measure_children(
     parent, selector_words, candidates, positive_words, negative_words, group_start, group_end,
     kind, row_values, with_extremes, values, lowest, highest,
@@ -314,7 +314,7 @@ def measure_children(
             highest[i] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def row_mean_size_aware_bound(cover, value_order, ascending_values, reference, sign, size_weight):
     """``max_k k^alpha * (mean of the k largest sign*values - sign*reference)``
     over the rows of bitset ``cover`` (see
@@ -389,7 +389,7 @@ def _draw(state, pool, pool_words, count, words):
             words[row >> 6] |= bit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def null_values(kind, seed, positive_rows, negative_rows, positives, negatives, group_start, group_end,
                 row_values, out):  # fmt: skip
     """The measure on ``len(out)`` uniformly random subsets with ``positives``

@@ -12,7 +12,7 @@ import pandas as pd
 from . import diversity, steps
 from ._validation import check_columns, check_mode, check_weights
 from .auc_mu import check_partition_matrix
-from .cluster import local_client
+from .cluster import parallelism
 from .exceptions import InterruptedTest
 from .generalization import GeneralizationAwareQF
 from .multiclass import AUCMuQF, MultiClassTarget
@@ -113,7 +113,7 @@ def find_multiclass_subgroups(
         Seeds the split and the test, as in :func:`subroc_ext.find_subgroups`.
     progress : bool, default=True
     client, n_jobs
-        Run the search and the test on a Dask cluster, as in
+        Run the search and the test on a Dask cluster or on threads, as in
         :func:`subroc_ext.find_subgroups`.
 
     Returns
@@ -174,14 +174,14 @@ def find_multiclass_subgroups(
         search, ignore=[label, *target.score_columns.values(), *ignore], nbins=nbins,
         thresholds=thresholds, keep_ids=keep_ids,
     )  # fmt: skip
-    with local_client(client, n_jobs) as cluster:
-        _, kept, tested = search_keep_test(
-            search, held_out, qf, statistic_qf, target, selectors=space, depth=depth,
-            min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
-            collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
-            max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
-            progress=progress, client=cluster,
-        )  # fmt: skip
+    client, n_jobs = parallelism(client, n_jobs)
+    _, kept, tested = search_keep_test(
+        search, held_out, qf, statistic_qf, target, selectors=space, depth=depth,
+        min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
+        collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
+        max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
+        progress=progress, client=client, n_jobs=n_jobs,
+    )  # fmt: skip
     describer = make_qf(0, 0)
     table = pd.concat(
         [

@@ -105,9 +105,10 @@ def plan_parts(problem, n_parts):
     return split_subtrees(prefixes, costs, n_parts)
 
 
-def search_part(problem, prefixes, floor, depth=None):
+def search_part(problem, prefixes, floor, depth=None, floor_pattern=None):
     """Run one part on this process (on a worker): the subtrees of
-    ``prefixes`` (all if None), starting from the threshold ``floor``, to
+    ``prefixes`` (all if None), starting from the threshold ``floor`` (and
+    its pattern, see :meth:`~subroc_ext.search.SearchProblem.run`), to
     ``depth`` (the problem's if None).
 
     Returns
@@ -117,7 +118,7 @@ def search_part(problem, prefixes, floor, depth=None):
         ``evaluated``, ``cpu_seconds``, ``wall_seconds``, ``worker``.
     """
     wall, cpu = time.perf_counter(), time.process_time()
-    run = problem.run(floor, depth)
+    run = problem.run(floor, depth, floor_pattern)
     run.search(None, prefixes)
     return {
         "results": [(float(quality), pattern) for quality, _, pattern in run.results],
@@ -205,7 +206,8 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
     def submit():
         index, (prefixes, cost) = pending.pop()
         floor = kth_best(found, problem.k, problem.min_quality)
-        future = client.submit(search_part, shared, prefixes, floor, pure=False)
+        worst = top_k(found, problem.k)[-1] if len(found) >= problem.k else None
+        future = client.submit(search_part, shared, prefixes, floor, None, worst, pure=False)
         running[future] = (index, len(prefixes), cost, floor)
         completed.add(future)
 

@@ -24,7 +24,7 @@ from . import diversity as _diversity
 from . import measures as _measures
 from . import steps
 from ._validation import check_mode, check_weights
-from .cluster import local_client
+from .cluster import parallelism
 from .deprecation import REMOVED_IN
 from .exceptions import InterruptedTest
 from .generalization import GeneralizationAwareQF
@@ -239,11 +239,13 @@ def find_subgroups(
         Show progress bars.
     client : dask.distributed.Client, optional
         Run the search (with the default algorithm) and the randomization
-        test on this Dask cluster; the table is the same as without it.
+        test on this Dask cluster (the optional extra ``dask``: ``pip
+        install 'subroc-ext[dask]'``); the table is the same as without it.
     n_jobs : int, optional
-        Start a local Dask cluster with this many worker processes for the
-        call (instead of ``client``) and close it afterwards. Both need the
-        optional extra ``dask`` (``pip install 'subroc-ext[dask]'``).
+        Threads for the search (with the default algorithm) and the
+        randomization test, in this process (not with ``client``); the
+        table is the same for any number. It used to start a local Dask
+        cluster of worker processes; for that, pass ``client=``.
 
     Returns
     -------
@@ -331,14 +333,14 @@ def find_subgroups(
         balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware,
     )  # fmt: skip
     statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
-    with local_client(client, n_jobs) as cluster:
-        found, kept, tested = search_keep_test(
-            search, held_out, qf, statistic_qf, target, selectors=checked.space, depth=depth,
-            min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
-            algorithm=algorithm, collapse_identical=collapse_identical, max_overlap=max_overlap,
-            n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
-            random_state=random_state, progress=progress, client=cluster,
-        )  # fmt: skip
+    client, n_jobs = parallelism(client, n_jobs)
+    found, kept, tested = search_keep_test(
+        search, held_out, qf, statistic_qf, target, selectors=checked.space, depth=depth,
+        min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
+        algorithm=algorithm, collapse_identical=collapse_identical, max_overlap=max_overlap,
+        n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
+        random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,
+    )  # fmt: skip
     table = pd.concat(
         [
             kept.frame(),
@@ -378,7 +380,7 @@ def find_subgroups(
 def search_keep_test(
     search, held_out, quality_function, statistic_qf, target, *, selectors, depth, min_support,
     result_set_size, min_quality, collapse_identical, max_overlap, n_samples, max_samples, method,
-    alpha, random_state, progress, client, algorithm=None, nbins=5, ignore=(),
+    alpha, random_state, progress, client, n_jobs=1, algorithm=None, nbins=5, ignore=(),
 ):  # fmt: skip
     """Search, drop redundant patterns, test the rest: the core of
     :func:`find_subgroups`, :func:`~subroc_ext.find_multiclass_subgroups`,
@@ -397,7 +399,7 @@ def search_keep_test(
     found = steps.search(
         search, quality_function, target, selectors=selectors, nbins=nbins, ignore=ignore,
         depth=depth, min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
-        algorithm=algorithm, progress=progress, client=client,
+        algorithm=algorithm, progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
     kept = _diversity.keep_patterns(
         found.subgroups, found.qualities, search, collapse=collapse_identical,
@@ -407,7 +409,7 @@ def search_keep_test(
         tested = steps.test(
             kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
             max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
-            progress=progress, client=client,
+            progress=progress, client=client, n_jobs=n_jobs,
         )  # fmt: skip
     except KeyboardInterrupt:  # keep the searched patterns, untested
         tested = None

@@ -38,25 +38,36 @@ How it differs from pysubgroup's loop
   depth are expanded as soon as they are evaluated, so the queue holds no
   pattern longer than ``depth - 2`` and memory stays small.
 
-Ties at the k-th place: a candidate enters the result only if its quality is
-strictly greater than the current k-th best, as in pysubgroup; which of
-several patterns tied at the k-th quality is kept therefore depends on the
-search order and may differ from ``ps.BestFirstSearch``'s choice. All other
+* With ``n_jobs > 1``, that many threads take nodes from the one shared
+  queue and expand them; the compiled kernels release the GIL, and the
+  threads share the result heap (so the k-th best quality that prunes) and
+  the generalization memo. Only the order of the work changes.
+
+Ties at the k-th place: the result is the ``result_set_size`` best patterns
+by quality and, among equal qualities, by pattern in pysubgroup's refinement
+order (the selectors' order in the search space, a pattern before its
+extensions). A pattern tied with the current k-th best is therefore still
+evaluated and its subtree still searched, and the result does not depend on
+the search order: it is the same for any ``n_jobs`` and on a Dask cluster.
+``ps.BestFirstSearch`` keeps whichever tied patterns it meets first, so among
+patterns tied exactly at the k-th quality its choice may differ; all other
 patterns and all qualities are the same.
 """
 
 import heapq
 import itertools
+import threading
 from types import SimpleNamespace
 
 import numpy as np
 import pysubgroup as ps
 
-from . import bitset, bounds, cover_kernels, joint_bounds
+from . import bitset, bounds, cover_kernels, joint_bounds, search_kernels
 from ._progress import progress_bar, search_status
 from .cluster import check_client
 from .comparison import ComparisonQF
-from .generalization import GeneralizationAwareQF, generalization_aware_quality
+from .generalization import GeneralizationAwareQF
+from .generalization import _generalization_aware_arrays as _aware_kernel  # without checks
 from .parallel_search import search_on_cluster
 from .measures import compiled_kind
 from .multiclass import AUCMuQF
@@ -83,6 +94,14 @@ class FastSearch:
         result is the same as without a client.
     parts_per_worker : int, default=4
         With ``client``: parts per worker.
+    n_jobs : int, default=1
+        Threads in this process (not with ``client``). The compiled measures
+        (ROC AUC, PR AUC, ARL, row means, and the counting of every
+        candidate) run in parallel; the Python code between kernel calls
+        holds the GIL, which limits the speed-up (README, "Several cores").
+        A measure evaluated by its own
+        Python methods runs on one thread whatever ``n_jobs`` (its code need
+        not be thread-safe). The result is the same for any ``n_jobs``.
 
     Notes
     -----
@@ -108,10 +127,13 @@ class FastSearch:
     >>> result = subroc_ext.FastSearch().execute(task)       # doctest: +SKIP
     """
 
-    def __init__(self, *, progress=False, client=None, parts_per_worker=4):
+    def __init__(self, *, progress=False, client=None, parts_per_worker=4, n_jobs=1):
         self.progress = progress
         self.client = client
         self.parts_per_worker = _positive_int(parts_per_worker, "parts_per_worker", "")
+        self.n_jobs = _positive_int(n_jobs, "n_jobs", "")
+        if client is not None and self.n_jobs > 1:
+            raise ValueError("pass client= or n_jobs=, not both")
         #: Candidates whose class counts were computed in the last run.
         self.candidates_counted = 0
         #: Candidates whose measure was computed in the last run.
@@ -133,7 +155,7 @@ class FastSearch:
         try:
             if self.client is None:
                 run = problem.run()
-                patterns = run.search(bar)
+                patterns = run.search(bar, threads=self.n_jobs)
                 self.candidates_counted, self.candidates_evaluated = run.counted, run.evaluated
                 self.parts = None
             else:
@@ -179,7 +201,7 @@ def _min_support(constraints):
 
 
 def _positive_int(value, name, owner="task."):
-    if not (isinstance(value, (int, np.integer)) and value >= 1):
+    if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1):
         raise ValueError(f"{owner}{name} must be a positive integer, got {value!r}")
     return int(value)
 
@@ -259,13 +281,19 @@ class SearchProblem:
         return cls(base, space, depth, result_set_size, min_support, task.min_quality,
                    generalization_aware)  # fmt: skip
 
-    def run(self, floor=-np.inf, depth=None):
+    def run(self, floor=-np.inf, depth=None, floor_pattern=None):
         """A new search; ``floor``, a quality that at least ``k`` patterns are
-        known to exceed or reach, raises the minimum quality (nothing at or
-        below it can enter the result, and subtrees whose estimate does not
-        exceed it are pruned); ``depth`` lowers the maximum depth."""
+        known to exceed or reach, raises the minimum quality (nothing below
+        it can enter the result, and subtrees whose estimate is below it are
+        pruned; ties with it are kept, see the tie rule above);
+        ``floor_pattern``, the worst of those ``k`` patterns by the tie rule,
+        lets ties after it in refinement order be pruned too; ``depth``
+        lowers the maximum depth."""
         depth = self.depth if depth is None else min(depth, self.depth)
-        return _Run(self, depth, max(self.min_quality, floor))
+        run = _Run(self, depth, max(self.min_quality, _at_least(floor)))
+        if floor_pattern is not None:
+            run.cut = (run.min_quality, max(self.min_quality, floor), run.rank(tuple(floor_pattern)))
+        return run
 
     def subtrees(self, parents=((),)):
         """The subtrees one level below ``parents`` that hold longer patterns,
@@ -308,6 +336,11 @@ class SearchProblem:
             prefixes += [parent + (int(child),) for child in children]
             costs.append(below * rows / max(space.n_rows, 1))
         return prefixes, np.concatenate(costs) if costs else np.zeros(0)
+
+
+def _at_least(quality):
+    """The largest float below ``quality``: ``x > _at_least(q)`` is ``x >= q``."""
+    return np.nextafter(quality, -np.inf)
 
 
 def _evaluator(qf, space):
@@ -355,18 +388,12 @@ class _BinaryEvaluator:
         ``cap`` bounds the raw quality gain of every child (``inf`` if unknown):
         a child weighing ``w`` cannot exceed ``w * cap``. ``offset`` is what a
         child's quality subtracts at least (the parent's ``max(q, g)`` with
-        generalization awareness, else 0), for :meth:`count_bounds`.
+        generalization awareness, else 0), for :meth:`by_count_bounds`.
         """
         qf = self.qf
-        positives, negatives = self.counts(parent, candidates)
-        keep = (positives + negatives >= min_support) & qf.measure.is_defined(positives, negatives)
+        keep, positives, negatives = self.promising(parent, candidates, cap, threshold, min_support, expandable)
         if np.isfinite(cap):
-            alpha, beta = qf.size_weight, qf.balance_weight
-            own = subgroup_weight(positives, negatives, alpha, beta) * cap
-            promising = self.count_bounds(parent, positives, negatives, offset, own) > threshold
-            if expandable:
-                promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
-            keep &= promising
+            keep = self.by_count_bounds(parent, keep, positives, negatives, cap, threshold, expandable, offset)
         candidates, positives, negatives = candidates[keep], positives[keep], negatives[keep]
         if not len(candidates):
             return candidates, None
@@ -379,11 +406,11 @@ class _BinaryEvaluator:
             positives, negatives, value, lowest, highest, size_aware
         )
 
-    def count_bounds(self, parent, positives, negatives, offset, bound):
-        """``bound`` (``w * cap`` of each child), tightened from the children's
-        class counts where the measure knows how (ROC AUC:
-        :func:`subroc_ext.joint_bounds.roc_auc_count_bounds`)."""
-        return bound
+    def by_count_bounds(self, parent, keep, positives, negatives, cap, threshold, expandable, offset):
+        """``keep`` without the children that a bound from their class counts
+        rules out, with (``expandable``) their subtrees; unchanged where the
+        measure has none (ROC AUC has one: :class:`_CompiledEvaluator`)."""
+        return keep
 
     def tightened(self, parent, candidates, quality, estimate, offset, threshold, min_support):
         """``estimate`` of the children, tightened where it exceeds ``threshold``
@@ -392,6 +419,20 @@ class _BinaryEvaluator:
         :mod:`subroc_ext.joint_bounds`); the estimate unchanged for measures
         without one."""
         return estimate
+
+    def promising(self, parent, candidates, cap, threshold, min_support, expandable):
+        """Which candidates may enter the result or lead to a pattern that may
+        (a boolean mask), and their class counts."""
+        qf = self.qf
+        positives, negatives = self.counts(parent, candidates)
+        keep = (positives + negatives >= min_support) & qf.measure.is_defined(positives, negatives)
+        if np.isfinite(cap):
+            alpha, beta = qf.size_weight, qf.balance_weight
+            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
+            if expandable:
+                promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
+            keep &= promising
+        return keep, positives, negatives
 
     def raw_quality(self, parent, selector):
         """``q`` of ``parent AND selector``."""
@@ -415,6 +456,17 @@ class _CompiledEvaluator(_BinaryEvaluator):
         else:
             self.row_values = np.zeros(0)
 
+    def promising(self, parent, candidates, cap, threshold, min_support, expandable):
+        """As :meth:`_BinaryEvaluator.promising`, in one compiled call
+        (:func:`subroc_ext.search_kernels.promising_children`; the built-in
+        measures' ``is_defined`` is that of :class:`~subroc_ext.measures.Measure`)."""
+        qf, measure = self.qf, self.qf.measure
+        return search_kernels.promising_children(
+            parent, self.space.words, candidates, self.positive_words, self.negative_words,
+            min_support, measure.min_positives, measure.min_negatives, float(cap), float(threshold),
+            float(qf.size_weight), float(qf.balance_weight), expandable,
+        )  # fmt: skip
+
     def measure(self, parent, candidates, extremes=True):
         count = len(candidates)
         value, lowest, highest = np.empty(count), np.empty(count), np.empty(count)
@@ -425,17 +477,29 @@ class _CompiledEvaluator(_BinaryEvaluator):
         )  # fmt: skip
         return value, lowest, highest
 
-    def count_bounds(self, parent, positives, negatives, offset, bound):
-        qf = self.qf
+    def by_count_bounds(self, parent, keep, positives, negatives, cap, threshold, expandable, offset):
+        """ROC AUC: a child with ``p`` positives and ``n`` negatives is a subset
+        of ``parent``, so its quality is at most ``w(p, n)`` times the parent's
+        largest AUC gain over subsets with exactly those counts
+        (:func:`subroc_ext.joint_bounds.roc_auc_count_bounds`), minus ``offset``."""
         if self.kind != cover_kernels.ROC_AUC:
-            return bound
-        out, directions = np.empty(len(positives)), qf.signs()
+            return keep
+        qf = self.qf
+        kept = np.flatnonzero(keep)
+        p, n = positives[kept], negatives[kept]
+        alpha, beta = qf.size_weight, qf.balance_weight
+        own, directions = np.empty(len(kept)), qf.signs()
         joint_bounds.roc_auc_count_bounds(
             parent, self.positive_words, self.negative_words, self.group_start, self.group_end,
-            positives, negatives, float(qf.dataset_value), float(offset), -1 in directions,
-            1 in directions, float(qf.size_weight), float(qf.balance_weight), out,
+            p, n, float(qf.dataset_value), float(offset), -1 in directions,
+            1 in directions, float(alpha), float(beta), own,
         )  # fmt: skip
-        return np.minimum(bound, out)
+        still = np.minimum(subgroup_weight(p, n, alpha, beta) * cap, own) > threshold
+        if expandable:
+            still |= max_weight(p, n, alpha, beta) * cap > threshold
+        keep = keep.copy()
+        keep[kept[~still]] = False
+        return keep
 
     #: The joint bound is computed for children whose estimate exceeds the
     #: k-th best quality by at most this factor: it seldom cuts a larger one
@@ -662,8 +726,30 @@ class _MultiClassEvaluator:
         return float(self._statistics(parent, selector).raw_quality)
 
 
+def _generalization_aware(weight, raw_quality, raw_bound, max_weight, generalization):
+    """:func:`~subroc_ext.generalization.generalization_aware_quality` of
+    float arrays of one length, without its argument handling."""
+    out = np.empty((2, len(weight)))
+    _aware_kernel(weight, raw_quality, raw_bound, max_weight, generalization, out)
+    return out[0], out[1]
+
+
+def _thread_safe(evaluator):
+    """Whether ``evaluator`` runs only subroc-ext's own code (no user measure's)."""
+    if isinstance(evaluator, _PythonEvaluator):
+        return False
+    return not (isinstance(evaluator, _ComparisonEvaluator) and evaluator.views is None)
+
+
 class _Run:
-    """One search: the result heap, the node queue and the generalization memo."""
+    """One search: the result heap, the node queue and the generalization memo.
+
+    The heap's entries are ``(quality, rank, pattern)``, where ``rank``
+    orders equal qualities: the pattern first in refinement order ranks
+    highest (the selector indices negated, padded with 1 so that a pattern
+    ranks above its extensions), so the heap's root is the worst pattern by
+    the tie rule of the module.
+    """
 
     def __init__(self, problem, depth, min_quality):
         self.space, self.k = problem.space, problem.k
@@ -672,39 +758,71 @@ class _Run:
         self.evaluator = _evaluator(problem.qf, problem.space)
         self.depth = depth
         self.min_quality = min_quality
-        self.results = []  # min-heap of (quality, sequence number, pattern)
+        self.results = []  # min-heap of (quality, rank, pattern)
         self.sequence = itertools.count()
         self.counted = 0
         self.evaluated = 0
         self.best_raw = {(): 0.0}  # max(q, g) of patterns, for generalization awareness
         self.raw = {}  # q of patterns evaluated whose g is not known yet
+        self.lock = threading.Lock()  # the heap and the counters, with threads
+        # (threshold with ties, without ties, rank of the worst kept pattern):
+        # replaced as one tuple, so threads read a consistent (if older) state
+        self.cut = (min_quality, min_quality, None)
 
     # -- the result set -------------------------------------------------------
 
-    def threshold(self):
-        """Quality a new pattern must exceed to enter the result."""
-        if len(self.results) < self.k:
-            return self.min_quality
-        return self.results[0][0]
+    def rank(self, pattern):
+        """Orders patterns of equal quality: higher for the one first in
+        refinement order (a pattern before its extensions)."""
+        return tuple(-i for i in pattern) + (1,) * (self.depth - len(pattern))
+
+    def threshold(self, pattern=None):
+        """Quality a pattern in the subtree of ``pattern`` (the whole search
+        if None) must exceed to enter the result: the minimum quality, or
+        just below the k-th best quality where a tie may still rank higher
+        than the worst kept pattern, or the k-th best quality itself where it
+        cannot (every pattern of the subtree comes after ``pattern`` in
+        refinement order, so after the worst kept one if ``pattern`` does)."""
+        ties, no_ties, worst = self.cut
+        if pattern is None or worst is None or self.rank(pattern) > worst:
+            return ties
+        return no_ties
+
+    def promising(self, estimate, pattern):
+        """Whether the subtree of ``pattern`` (``pattern`` itself excluded)
+        may hold a pattern that enters, by its optimistic estimate."""
+        ties, no_ties, worst = self.cut
+        if estimate > no_ties:
+            return True
+        return estimate > ties and self.rank(pattern) > worst
 
     def offer(self, quality, pattern):
         if not quality > self.threshold():
             return
-        entry = (quality, next(self.sequence), pattern)
-        if len(self.results) < self.k:
-            heapq.heappush(self.results, entry)
-        else:
-            heapq.heapreplace(self.results, entry)
+        entry = (quality, self.rank(pattern), pattern)
+        with self.lock:
+            if len(self.results) < self.k:
+                heapq.heappush(self.results, entry)
+            elif entry > self.results[0]:
+                heapq.heapreplace(self.results, entry)
+            else:
+                return
+            if len(self.results) == self.k:
+                kth, worst, _ = self.results[0]
+                self.cut = (max(self.min_quality, _at_least(kth)), max(self.min_quality, kth), worst)
 
     # -- search ----------------------------------------------------------------
 
-    def search(self, bar, prefixes=None):
-        """The patterns of the result (unordered); ``bar`` counts candidates (or None).
+    def search(self, bar, prefixes=None, threads=1):
+        """The patterns of the result, best first (by the tie rule); ``bar``
+        counts candidates (or None).
 
         ``prefixes``: search only the subtrees of these patterns (tuples of
         one or two selectors; every pattern of one selector, and every child
         of a one-selector prefix of a two-selector prefix, is still evaluated
-        and offered); all subtrees by default.
+        and offered); all subtrees by default. ``threads``: expand nodes on
+        this many threads (this one included) when the evaluator is
+        thread-safe.
         """
         self.bar = bar
         self.partial = self.owned = None  # patterns whose subtrees are owned in part, or at all
@@ -714,12 +832,67 @@ class _Run:
             self.owned = whole | self.partial
         queue = []
         self.expand((), np.inf, 0.0 if self.generalization_aware else -np.inf, queue)
+        if threads > 1 and _thread_safe(self.evaluator):
+            self._expand_on_threads(queue, threads)
         while queue:
             negative_estimate, _, pattern, raw_bound, best = heapq.heappop(queue)
             if not -negative_estimate > self.threshold():
                 break
-            self.expand(pattern, raw_bound, best, queue)
-        return [pattern for _, _, pattern in self.results]
+            if self.promising(-negative_estimate, pattern):
+                self.expand(pattern, raw_bound, best, queue)
+        return [pattern for _, _, pattern in sorted(self.results, reverse=True)]
+
+    def _expand_on_threads(self, queue, threads):
+        """Expand the nodes of ``queue`` (and those they add) best first on
+        ``threads`` threads, this one included, until none is left that may
+        lead to a result. An exception on any thread (Ctrl-C here) stops all
+        of them and is raised here."""
+        condition = threading.Condition()
+        state = SimpleNamespace(busy=0, stop=False, error=None)
+
+        def work():
+            try:
+                while True:
+                    with condition:
+                        while not queue and state.busy and not state.stop:
+                            condition.wait()
+                        if state.stop or not queue:
+                            return
+                        node = heapq.heappop(queue)
+                        if not -node[0] > self.threshold():
+                            queue.clear()  # the others' estimates are at most this one's
+                            continue
+                        if not self.promising(-node[0], node[2]):
+                            continue
+                        state.busy += 1
+                    found = []
+                    try:
+                        self.expand(*node[2:], found)
+                    finally:
+                        with condition:
+                            state.busy -= 1
+                            for entry in found:
+                                heapq.heappush(queue, entry)
+                            condition.notify_all()
+            except BaseException as error:  # noqa: BLE001 - raised again on this thread
+                with condition:
+                    state.stop = True
+                    state.error = state.error or error
+                    condition.notify_all()
+
+        helpers = [threading.Thread(target=work, daemon=True) for _ in range(threads - 1)]
+        for helper in helpers:
+            helper.start()
+        try:
+            work()
+        finally:  # done, failed, or Ctrl-C while waiting: every helper stops
+            with condition:
+                state.stop = True
+                condition.notify_all()
+            for helper in helpers:
+                helper.join()
+        if state.error is not None:
+            raise state.error
 
     def expand(self, pattern, raw_bound, best, queue):
         """Evaluate the refinements of ``pattern``; queue or expand the promising ones.
@@ -733,28 +906,31 @@ class _Run:
         candidates = space.refinements(pattern)
         if not len(candidates):
             return
-        self.counted += len(candidates)
-        if self.bar is not None:
-            self.bar.set_postfix_str(search_status(len(self.results), self.k, self.threshold()), refresh=False)
-            self.bar.update(len(candidates))
+        with self.lock:
+            self.counted += len(candidates)
+            if self.bar is not None:
+                self.bar.set_postfix_str(search_status(len(self.results), self.k, self.threshold()), refresh=False)
+                self.bar.update(len(candidates))
         child_depth = len(pattern) + 1
         expandable = child_depth < self.depth
         # a child's raw quality is at most the parent's raw bound, and (with
         # generalization awareness) its g at least the parent's max(q, g)
         cap = max(raw_bound - best if self.generalization_aware else raw_bound, 0.0)
+        threshold = self.threshold(pattern)
         offset = {"offset": max(best, 0.0)} if isinstance(self.evaluator, _BinaryEvaluator) else {}
         candidates, stats = self.evaluator.children(
-            parent, candidates, cap, self.threshold(), self.min_support, expandable, **offset
+            parent, candidates, cap, threshold, self.min_support, expandable, **offset
         )
         if stats is None:
             return
-        self.evaluated += len(candidates)
+        with self.lock:
+            self.evaluated += len(candidates)
         children = [pattern + (int(c),) for c in candidates]
         if self.generalization_aware:
-            quality, estimate = self._generalization_aware(children, stats, best, expandable)
+            quality, estimate = self._generalization_aware(children, stats, best, expandable, threshold)
         else:
             quality, estimate = stats.quality, stats.optimistic_estimate
-        for i in np.flatnonzero(quality > self.threshold()):  # the others cannot enter
+        for i in np.flatnonzero(quality > threshold):  # the others cannot enter
             self.offer(quality[i], children[i])
         if not expandable:
             return
@@ -766,12 +942,16 @@ class _Run:
         order = np.argsort(-estimate, kind="stable")
         if self.partial is not None and pattern in self.partial:  # expand owned subtrees only
             order = [i for i in order if children[i] in self.owned]
-        now = child_depth == self.depth - 1
+        # the root's children are queued (threads share them), deeper nodes'
+        # children expanded at once one level above the maximum depth
+        now = child_depth == self.depth - 1 and len(pattern) > 0
         best_of = self.best_raw if self.generalization_aware else {}
         for i in order:
             if not estimate[i] > self.threshold():
                 break
             child = children[i]
+            if not self.promising(estimate[i], child):
+                continue
             child_best = best_of.get(child, -np.inf)
             if now:
                 self.expand(child, stats.raw_bound[i], child_best, queue)
@@ -781,28 +961,32 @@ class _Run:
 
     # -- generalization awareness -------------------------------------------
 
-    def _generalization_aware(self, children, stats, parent_best, expandable):
+    def _generalization_aware(self, children, stats, parent_best, expandable, threshold):
         """Qualities and estimates of ``children``, computing ``g`` only where
         the parent's ``max(q, g)`` (a lower bound of every child's ``g``) does
-        not already rule a child out."""
-        threshold = self.threshold()
-        raw = stats.raw_quality
-        quality, estimate = generalization_aware_quality(
-            stats.weight, raw, stats.raw_bound, stats.max_weight, parent_best
-        )
-        quality, estimate = np.array(quality, dtype=float), np.array(estimate, dtype=float)
-        for i, child in enumerate(children):
-            if expandable:
-                self.raw[child] = float(raw[i])
-            if not (quality[i] > threshold or (expandable and estimate[i] > threshold)):
-                continue  # upper bounds, as g(child) >= parent_best
-            generalization = self._generalization(child)
-            self.best_raw[child] = max(float(raw[i]), generalization)
+        not already rule a child out (at or below ``threshold``)."""
+        fields = [np.asarray(field, dtype=float) for field in
+                  (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight)]  # fmt: skip
+        raw = fields[1].tolist()
+        generalization = np.full(len(children), float(parent_best))
+        quality, estimate = _generalization_aware(*fields, generalization)
+        if expandable:
+            self.raw.update(zip(children, raw))
+        # upper bounds, as g(child) >= parent_best
+        exact = quality > threshold
+        if expandable:
+            exact |= estimate > threshold
+        exact = np.flatnonzero(exact)
+        if not len(exact):
+            return quality, estimate
+        for i in exact.tolist():
+            child = children[i]
+            generalization[i] = best = self._generalization(child)
+            self.best_raw[child] = max(raw[i], best)
             self.raw.pop(child, None)
-            q, e = generalization_aware_quality(
-                stats.weight[i], raw[i], stats.raw_bound[i], stats.max_weight[i], generalization
-            )
-            quality[i], estimate[i] = q, e
+        quality[exact], estimate[exact] = _generalization_aware(
+            *(field[exact] for field in fields), generalization[exact]
+        )  # fmt: skip
         return quality, estimate
 
     def _generalization(self, pattern):

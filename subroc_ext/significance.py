@@ -31,6 +31,7 @@ References
 import contextlib
 import math
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -38,8 +39,9 @@ import pysubgroup as ps
 from statsmodels.stats.multitest import multipletests, multitest_alias
 
 from ._progress import progress_bar
-from .cluster import check_client, require_distributed, share
+from .cluster import parallelism, require_distributed, share
 from .exceptions import LowPowerWarning
+from .measures import compiled_kind
 from .null_sampling import null_values
 from .quality import SoftClassifierQF
 from .sequential import SequentialPValues
@@ -139,9 +141,33 @@ def _shared_data(client, qf, whole):
         client.cancel(shared)
 
 
-def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, progress, batch=None):
+def _own_code(qf):
+    """Whether drawing the null values of ``qf`` runs only subroc-ext's code
+    (built-in measures), which threads may share; a user measure's may not be
+    thread-safe."""
+    if hasattr(qf, "prepared_measures"):  # ComparisonQF
+        measures = qf.prepared_measures
+    else:  # AUCMuQF has no measure object
+        measures = [qf.prepared_measure] if hasattr(qf, "prepared_measure") else []
+    return all(compiled_kind(measure) is not None for measure in measures)
+
+
+def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, progress, batch=None,
+                        threads=1):  # fmt: skip
     """The null values of each key of ``draws`` (``{key: number of values}``),
-    here or on the workers of ``client``."""
+    here (on ``threads`` threads, one key at a time each) or on the workers
+    of ``client``."""
+    if client is None and threads > 1 and len(draws) > 1 and _own_code(qf):
+        with ThreadPoolExecutor(threads) as pool:
+            futures = {
+                key: pool.submit(_null_distribution, qf, whole, key, n, seed, batch_elements, batch)
+                for key, n in draws.items()
+            }  # fmt: skip
+            try:
+                items = progress_bar(futures.items(), enabled=progress, desc="testing")
+                return {key: future.result() for key, future in items}
+            finally:
+                pool.shutdown(cancel_futures=True)  # Ctrl-C: only the running keys finish
     if client is None:
         return {
             key: _null_distribution(qf, whole, key, n, seed, batch_elements, batch)
@@ -313,6 +339,7 @@ def randomization_test(
     batch_elements=4_000_000,
     progress=False,
     client=None,
+    n_jobs=None,
 ):
     """Test each subgroup's exceptionality on held-out data against random subsets.
 
@@ -364,6 +391,11 @@ def randomization_test(
     client : dask.distributed.Client, optional
         Draw the null distributions on this cluster's workers, one task per
         key (the validation data is sent to each worker once). The p-values are the same as without it.
+    n_jobs : int, optional
+        Draw the null distributions on this many threads in this process,
+        one key at a time each (not with ``client``; a measure of your own,
+        evaluated by its Python methods, is drawn on one thread). The
+        p-values are the same for any number.
 
     Returns
     -------
@@ -394,8 +426,7 @@ def randomization_test(
     if len(data) == 0:
         raise ValueError("the validation data is empty")
     seed = base_seed(random_state)
-    if client is not None:
-        check_client(client)
+    client, threads = parallelism(client, n_jobs)
     qf.calculate_constant_statistics(data, target)
     if multiclass:
         null_key, count_record, whole = qf.null_key, qf.count_record, None
@@ -429,7 +460,7 @@ def randomization_test(
             for key, n in sizes.items():
                 drawn[key] = drawn.get(key, 0) + n
             return _null_distributions(
-                qf, whole, sizes, seed, batch_elements, client, shared, progress, batch
+                qf, whole, sizes, seed, batch_elements, client, shared, progress, batch, threads
             )
 
         if adaptive:

@@ -124,7 +124,7 @@ def _use_dataset(quality_function, data):
 def search(
     data, quality_function, target, *, selectors=None, nbins=5, ignore=(), depth=2,
     min_support=20, result_set_size=100, min_quality=-np.inf, prune=True, algorithm=None,
-    timeout=None, progress=False, client=None,
+    timeout=None, progress=False, client=None, n_jobs=1,
 ):  # fmt: skip
     """The top patterns of ``quality_function`` on ``data``.
 
@@ -154,12 +154,14 @@ def search(
         computes no estimate (:class:`~subroc_ext.counting.CountingQF`).
     algorithm : object, optional
         Anything with pysubgroup's ``execute(task)``; by default
-        :class:`~subroc_ext.FastSearch` (with ``progress`` and ``client``).
+        :class:`~subroc_ext.FastSearch` (with ``progress``, ``client`` and ``n_jobs``).
     timeout : float, optional
         Stop after this many seconds (``SIGALRM``: Unix, main thread only)
         and return an unfinished result.
     progress : bool, default=False
     client : dask.distributed.Client, optional
+    n_jobs : int, default=1
+        Threads of the default algorithm.
 
     Returns
     -------
@@ -182,7 +184,7 @@ def search(
     region=='east' True
     """
     if algorithm is None:
-        algorithm = FastSearch(progress=progress, client=client)
+        algorithm = FastSearch(progress=progress, client=client, n_jobs=n_jobs)
     _use_dataset(quality_function, data)
     data = data.data if isinstance(data, SortedDataset) else data
     if selectors is None:
@@ -336,7 +338,7 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
 
 
 def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max_samples=1_000_000,
-         method="fdr_by", alpha=0.05, random_state=None, progress=False, client=None):  # fmt: skip
+         method="fdr_by", alpha=0.05, random_state=None, progress=False, client=None, n_jobs=1):  # fmt: skip
     """The randomization test of each subgroup on ``data``, corrected, and its effect.
 
     A thin step over :func:`~subroc_ext.randomization_test` and
@@ -351,7 +353,7 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
     quality_function : SoftClassifierQF, ComparisonQF or AUCMuQF
         Defines the statistic (its measure and mode; weights are not used).
     target : SoftClassifierTarget, ComparisonTarget, DriftTarget or MultiClassTarget
-    n_samples, max_samples, method, alpha, random_state, progress, client
+    n_samples, max_samples, method, alpha, random_state, progress, client, n_jobs
         As in :func:`~subroc_ext.randomization_test`.
 
     Returns
@@ -393,7 +395,7 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
     tested = randomization_test(
         subgroups, data, quality_function, target=target, n_samples=n_samples,
         max_samples=max_samples, method=method, alpha=alpha, random_state=seed,
-        progress=progress, client=client,
+        progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
     intervals = (
         effect_intervals if isinstance(quality_function, SoftClassifierQF) else resampled_effect_intervals

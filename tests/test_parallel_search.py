@@ -6,13 +6,14 @@ Dask cluster are in ``test_cluster.py``).
   random tasks).
 * The split: every subtree in one part, balanced totals, the cost estimate's
   pattern counts equal enumeration.
-* Without dask installed, ``client=`` and ``n_jobs=`` name the extra.
+* Without dask installed, ``client=`` names the extra; ``n_jobs=`` (threads) needs no dask.
 """
 
 import itertools
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -70,12 +71,12 @@ def test_parts_merged_equal_the_single_process_search(
         found.update({pattern: quality for quality, pattern in outcome["results"]})
     for part in rng.permutation(n_parts):
         mine = [p for p, label in zip(prefixes, labels) if label == part]
-        outcome = search_part(problem, mine, kth_best(found, k, problem.min_quality))
+        worst = top_k(found, k)[-1] if len(found) >= k else None
+        outcome = search_part(problem, mine, kth_best(found, k, problem.min_quality), None, worst)
         found.update({pattern: quality for quality, pattern in outcome["results"]})
     merged = top_k(found, k)
-    assert [found[p] for p in merged] == [-q for q, _ in expected]
-    cutoff = -expected[-1][0] if len(expected) == k else -np.inf
-    assert {p for p in merged if found[p] > cutoff} == {p for q, p in expected if -q > cutoff}
+    # the tie rule: the same patterns, ties at the k-th quality included
+    assert [(-found[p], p) for p in merged] == expected
 
 
 def patterns_below(space, prefix, extra):
@@ -171,16 +172,27 @@ def test_kth_best_and_top_k():
         make_task(scored_frame(0, 100, attributes=6), make_qf("roc"), 2, 1, 3)),
     lambda: subroc_ext.randomization_test([], scored_frame(0, 100, attributes=6), make_qf("roc"), target=TARGET,
                                           client=object()),
-    lambda: subroc_ext.find_subgroups(scored_frame(0, 200, attributes=6), label="label", score="score",
-                                      n_jobs=2, progress=False),
 ])  # fmt: skip
-def test_without_dask_client_and_n_jobs_name_the_extra(monkeypatch, call):
+def test_without_dask_client_names_the_extra(monkeypatch, call):
     monkeypatch.setitem(sys.modules, "distributed", None)  # import fails
     with pytest.raises(ImportError, match=r"pip install 'subroc-ext\[dask\]'"):
         call()
 
 
-@pytest.mark.parametrize("option", [["--jobs", "2"], ["--scheduler", "tcp://127.0.0.1:8786"]])
+def test_n_jobs_runs_threads_without_dask_and_gives_the_same_table(monkeypatch):
+    """n_jobs (once a Dask LocalCluster) is threads now: no dask needed, same table."""
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    data = scored_frame(3, 600, attributes=6, ties="some")
+    settings_ = {"label": "label", "score": "score", "depth": 2, "result_set_size": 5,
+                 "n_samples": 400, "random_state": 1, "progress": False}  # fmt: skip
+    expected = subroc_ext.find_subgroups(data, **settings_)
+    assert len(expected) > 2
+    pd.testing.assert_frame_equal(subroc_ext.find_subgroups(data, n_jobs=2, **settings_), expected)
+    with pytest.raises(ValueError, match="n_jobs must be a positive integer"):
+        subroc_ext.find_subgroups(data, n_jobs=0, **settings_)
+
+
+@pytest.mark.parametrize("option", [["--scheduler", "tcp://127.0.0.1:8786"]])
 def test_without_dask_the_command_line_names_the_extra(monkeypatch, tmp_path, capsys, option):
     from subroc_ext.cli import main
 
