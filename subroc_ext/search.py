@@ -455,14 +455,17 @@ class _ComparisonEvaluator:
     current's, each in score order) and each side reads only its own rows
     through its class words; paired, the new model's side is the search
     space itself and the baseline's a copy of every selector's bitset in the
-    baseline's score order (a parent is permuted once per node). Any other
-    measure is evaluated by its own methods on each side's cover.
+    baseline's score order (a parent is permuted once per node, compiled:
+    :func:`bitset.permute`), and both sides share one cover, so its class
+    counts are counted once. Any other measure is evaluated by its own
+    methods on each side's cover.
     """
 
     def __init__(self, qf, space):
         self.qf = qf
         self.space = space
         sides = qf.sides
+        self.paired = sides.paired
         self.class_words = []
         for dataset, index in zip(sides.datasets, sides.indices):
             positive = np.zeros(len(sides), dtype=bool)
@@ -475,8 +478,9 @@ class _ComparisonEvaluator:
         self.views = None if self.kind is None else self._compiled_views()
 
     def _compiled_views(self):
-        """Per side: (selector words, parent mapping, class words, group
-        bounds, row values) for :func:`cover_kernels.measure_children`."""
+        """Per side: (selector words, new position of each canonical row or
+        None, class words, group bounds, row values) for
+        :func:`cover_kernels.measure_children`."""
         sides, measures = self.qf.sides, self.qf.prepared_measures
 
         def row_values(measures):
@@ -494,15 +498,20 @@ class _ComparisonEvaluator:
         words = np.stack([
             bitset.pack(bitset.unpack(selector, len(sides))[to_baseline]) for selector in self.space.words
         ]) if len(self.space.words) else self.space.words  # fmt: skip
+        in_baseline_order = np.empty(len(sides), dtype=np.int64)  # baseline position of each canonical row
+        in_baseline_order[to_baseline] = np.arange(len(sides))
         return [
-            (words, to_baseline, (bitset.pack(baseline.is_positive), bitset.pack(~baseline.is_positive)),
+            (words, in_baseline_order, (bitset.pack(baseline.is_positive), bitset.pack(~baseline.is_positive)),
              *cover_kernels.tie_group_bounds(baseline.group_ids), row_values(measures[:1])),
             (self.space.words, None, self.class_words[1],
              *cover_kernels.tie_group_bounds(new.group_ids), row_values(measures[1:])),
         ]  # fmt: skip
 
     def counts(self, parent, candidates):
-        """``[(positives, negatives)]`` of each side's part of every child."""
+        """``[(positives, negatives)]`` of each side's part of every child (paired:
+        the one cover's, counted once)."""
+        if self.paired:
+            return [_class_counts(parent, self.space.words, candidates, *self.class_words[1])] * 2
         return [_class_counts(parent, self.space.words, candidates, *words) for words in self.class_words]
 
     def measure(self, parent, candidates, extremes=True):
@@ -510,10 +519,11 @@ class _ComparisonEvaluator:
         if self.views is None:
             return self._measure_in_python(parent, candidates, extremes)
         measured = []
-        for words, mapping, (positive, negative), start, end, values in self.views:
-            view_parent = parent if mapping is None else bitset.pack(
-                bitset.unpack(parent, self.space.n_rows)[mapping]
-            )  # fmt: skip
+        for words, position, (positive, negative), start, end, values in self.views:
+            view_parent = parent
+            if position is not None:
+                view_parent = np.empty_like(parent)
+                bitset.permute(parent, position, view_parent)
             out = [np.empty(len(candidates)) for _ in range(3)]
             cover_kernels.measure_children(
                 view_parent, words, candidates, positive, negative, start, end, self.kind, values,
