@@ -552,7 +552,8 @@ class _ComparisonEvaluator:
         (pa, na), (pb, nb) = self.counts(parent, candidates)
         measure = qf.measure
         keep = (np.minimum(pa + na, pb + nb) >= min_support) & measure.is_defined(pa, na)
-        keep &= measure.is_defined(pb, nb)
+        if not self.paired:  # paired, both sides have the one cover's counts
+            keep &= measure.is_defined(pb, nb)
         if np.isfinite(cap):
             alpha, beta = qf.size_weight, qf.balance_weight
             positives, negatives = qf.weight_counts((pa, na), (pb, nb))
