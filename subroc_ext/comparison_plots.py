@@ -38,8 +38,8 @@ def plot_comparison_roc_curves(table, data, current=None, *, top=4, axes=None):
     Returns
     -------
     matplotlib.figure.Figure
-        Each panel's title is the subgroup's rank and conditions (one per
-        line) and its ``delta_validation``; each legend entry gives the side's ROC AUC on the subgroup (or the
+        Each panel's title is the subgroup's rank (its ``rank`` column, else
+        its position), conditions (one per line) and ``delta_validation``; each legend entry gives the side's ROC AUC on the subgroup (or the
         whole data); a panel whose subgroup lacks a class on a side omits
         that side's curve.
     """
@@ -77,9 +77,10 @@ def plot_comparison_roc_curves(table, data, current=None, *, top=4, axes=None):
                         label=f"{name}, {what}: {auc:.3f}")  # fmt: skip
         ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=0.8)
         delta = table["delta_validation"].iloc[index] if "delta_validation" in table else np.nan
-        ax.set(title=f"#{index + 1} {_wrapped(subgroup, 40)}"
+        rank = table["rank"].iloc[index] if "rank" in table else index + 1
+        ax.set(title=f"#{rank} {_wrapped(subgroup, 40)}"
                      + ("" if np.isnan(delta) else f"\nΔ validation {delta:+.3f}"),
                xlabel="false positive rate", ylabel="true positive rate", aspect="equal")  # fmt: skip
         ax.title.set_fontsize(9)
-        ax.legend(fontsize=7, loc="lower right")
+        ax.legend(fontsize=8, loc="lower right")
     return figure

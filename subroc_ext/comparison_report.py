@@ -22,8 +22,10 @@ import pandas as pd
 from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from .comparison_plots import plot_comparison_roc_curves
+from .diversity import cover_matrix, select_diverse
 from .html_page import Column, Section, format_number, format_p_value, png_image, render_page, subgroups_table
 from .report import (
+    CURVE_MAX_OVERLAP,
     EFFECT_COLUMNS,
     ReportFiles,
     _description_cell,
@@ -179,9 +181,11 @@ def _curves(table, data, current, figure_path, names, paired):
     """Write both ROC curves of the top subgroups to ``figure_path``; the section's HTML."""
     from matplotlib.figure import Figure  # plot_comparison_roc_curves needs matplotlib too
 
-    top = min(len(table), 2 * CURVE_PANELS)
+    kept = select_diverse(cover_matrix(list(table["subgroup"]), data), CURVE_MAX_OVERLAP)
+    table = table.iloc[kept[: 2 * CURVE_PANELS]]
+    top = len(table)
     rows = max(1, math.ceil(top / CURVE_PANELS))
-    figure = Figure(figsize=(4 * CURVE_PANELS, 4.3 * rows), layout="constrained")
+    figure = Figure(figsize=(4 * CURVE_PANELS, 4.6 * rows), layout="constrained")
     axes = figure.subplots(rows, CURVE_PANELS, squeeze=False).ravel()
     for ax in axes[top:]:
         ax.set_axis_off()
@@ -194,7 +198,8 @@ def _curves(table, data, current, figure_path, names, paired):
         f'{png_image(figure_path.read_bytes(), "ROC curves of both sides of the top subgroups")}'
         f'<p class="note">One panel per subgroup, best first, on {where}: the thick curves are the '
         f"subgroup's ROC curves of the {names[0]} (blue) and the {names[1]} {what} (red), the thin "
-        f"ones those of the whole data; the legend gives each ROC AUC.</p>"
+        f"ones those of the whole data; the legend gives each ROC AUC. Near-copies (rows "
+        f"overlapping a drawn subgroup's by a Jaccard index above {CURVE_MAX_OVERLAP}) are skipped.</p>"
     )
 
 
@@ -278,7 +283,7 @@ def write_comparison_report(table, data, out_dir, *, current=None, title=None, r
         Section(f"Δ of each subgroup ({names[1]} vs {names[0]})", forest, "forest"),
         Section("Subgroups", subgroups_table(shown, comparison_columns(shown, n_rows)) + note, "subgroups"),
         Section(f"ROC curves of the {names[0]} and the {names[1]} {what}",
-                _curves(table, data, current, files.png, names, paired) if len(table) else "", "curves"),
+                _curves(shown, data, current, files.png, names, paired) if len(table) else "", "curves"),
         Section("How to read this", _how_to_read(attrs, paired, names), "how-to-read"),
         Section("Settings", settings_html(attrs, runtime), "settings"),
     ]  # fmt: skip

@@ -86,8 +86,15 @@ def test_paired_report_cells_forest_and_curves(paired, tmp_path, drawn):
     dots = np.concatenate([line.get_xdata() for line in ax.get_lines()[1:]])
     assert sorted(dots) == pytest.approx(sorted(table["delta_validation"].head(20)))
     args, kwargs, figure = drawn["curves"][0]
-    assert args[1] is validation and args[2] is None and kwargs["top"] == min(len(table), 6)
-    assert figure.axes[0].get_title().startswith("#1 ")
+    assert args[1] is validation and args[2] is None
+    # distinct subgroups, best first: no drawn pair overlaps by a Jaccard index above 0.8
+    ranks = args[0]["rank"].tolist()
+    assert ranks[0] == 1 and ranks == sorted(ranks) and 1 <= kwargs["top"] == len(ranks) <= 6
+    covers = [sg.covers(validation) for sg in args[0]["subgroup"]]
+    for i, a in enumerate(covers):
+        for b in covers[:i]:
+            assert (a & b).sum() / (a | b).sum() <= 0.8
+    assert [ax.get_title().split(" ")[0] for ax in figure.axes[: len(ranks)]] == [f"#{r}" for r in ranks]
     assert "simultaneous" not in page and "Δ validation [interval]" not in page
     assert "Where does the new model fall behind the baseline?" in page
     assert "scored by both models" in page  # the paired test, explained
