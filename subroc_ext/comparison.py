@@ -628,10 +628,9 @@ class ComparisonQF(StatisticsQualityFunction):
             np.asarray(counts, dtype=np.int64) for counts in (positives_a, negatives_a, positives_b, negatives_b)
         )
         measure = self.measure
-        defined = np.asarray(
-            measure.is_defined(positives_a, negatives_a) & measure.is_defined(positives_b, negatives_b),
-            dtype=bool,
-        )
+        defined = np.asarray(measure.is_defined(positives_b, negatives_b), dtype=bool)
+        if not self.sides.paired:  # paired, both sides have the one cover's counts
+            defined &= measure.is_defined(positives_a, negatives_a)
         directions = self.signs()
         out = np.empty((8, len(positives_a)))
         _comparison_statistics_of_arrays(
