@@ -231,7 +231,8 @@ def write_comparison_report(table, data, out_dir, *, current=None, title=None, r
     -------
     ReportFiles
         Paths of ``subgroups.csv`` (without the ``subgroup`` column),
-        ``curves.png`` and ``report.html`` (one self-contained file).
+        ``curves.png`` (not written for an empty table) and ``report.html``
+        (one self-contained file).
 
     Examples
     --------
