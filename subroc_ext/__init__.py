@@ -16,6 +16,8 @@ from .exceptions import InterruptedTest, LowPowerWarning, UndefinedMeasureWarnin
 from .auc_mu import auc_mu_score
 from .comparison import ComparisonQF, ComparisonTarget, DriftTarget
 from .comparison_pipeline import find_drift, find_regressions
+from .comparison_plots import plot_comparison_roc_curves
+from .comparison_report import write_comparison_report
 from .cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
 from .diagnostics import generalization_diagnostics
 from .generalization import GeneralizationAwareQF
@@ -75,6 +77,8 @@ __all__ = [
     "plot_forest",
     "write_report",
     "write_multiclass_report",
+    "write_comparison_report",
+    "plot_comparison_roc_curves",
     "subgroup_membership",
     "threshold_rates",
     "Measure",

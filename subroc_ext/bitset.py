@@ -12,7 +12,9 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-__all__ = ["pack", "unpack", "popcount", "lowest_bit", "highest_bit", "count_below", "prefix_counts"]
+__all__ = [
+    "pack", "unpack", "popcount", "lowest_bit", "highest_bit", "count_below", "prefix_counts", "permute",
+]
 
 
 def pack(mask):
@@ -150,3 +152,33 @@ def count_below(words, prefix, row):
         return prefix[word]
     mask = (np.uint64(1) << np.uint64(bit)) - np.uint64(1)
     return prefix[word] + np.int64(popcount(words[word] & mask))
+
+
+@njit(cache=True)
+def permute(words, position, out):
+    """Write into ``out`` the bitset with bit ``position[r]`` set for every set
+    bit ``r`` of ``words``: the same rows in another order (compiled, one step
+    per set bit), as ``pack(unpack(out, n)[position] ...)`` would invert.
+
+    Parameters
+    ----------
+    words : numpy.ndarray of uint64
+    position : numpy.ndarray of int64
+        The new position of each row (a permutation of ``range(n)``).
+    out : numpy.ndarray of uint64
+        Overwritten; as long as ``words``.
+
+    Examples
+    --------
+    >>> out = np.empty(1, dtype=np.uint64)
+    >>> permute(pack([True, True, False]), np.array([2, 0, 1]), out)
+    >>> unpack(out, 3).tolist()
+    [True, False, True]
+    """
+    out[:] = 0
+    for w in range(len(words)):
+        word = words[w]
+        while word:
+            row = position[w * 64 + lowest_bit(word)]
+            out[row >> 6] |= np.uint64(1) << np.uint64(row & 63)
+            word &= word - np.uint64(1)

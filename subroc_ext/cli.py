@@ -37,7 +37,8 @@ from . import __version__
 from ._validation import MODES, check_columns, finite_scores, positive_mask
 from .atomic import atomic_directory, atomic_path
 from .cluster import INSTALL, require_distributed
-from .comparison_pipeline import find_drift, find_regressions
+from .comparison_pipeline import find_drift, find_regressions, split_periods
+from .comparison_report import write_comparison_report
 from .datasets import load_adult
 from .exceptions import InterruptedTest
 from .labels import infer_positive_label
@@ -836,7 +837,8 @@ Search DATA (one row per example: attributes, true label and two models'
 scores) for subgroups where the new model (--score) falls behind the baseline
 (--baseline) more than on the whole data, test each on held-out rows (random
 subsets with the subgroup's size and class counts, both models evaluated on
-each), print the best and write subgroups.csv to --out.
+each), print the best and write subgroups.csv and report.html (both ROC
+curves of the top subgroups) to --out.
 
 example:
   subroc-ext compare scored.csv --label y --score new --baseline old --out compare/
@@ -846,7 +848,7 @@ Search a REFERENCE and a CURRENT period (the same columns: attributes, true
 label and the model's score) for subgroups where the model's ranking degraded
 from the reference to the current period more than on the whole data, test
 each on held-out rows of both periods, print the best and write
-subgroups.csv to --out.
+subgroups.csv and report.html (both ROC curves of the top subgroups) to --out.
 
 example:
   subroc-ext drift january.csv june.csv --label y --score p --out drift/
@@ -898,11 +900,12 @@ def _comparison_parsers(commands):
         parser.set_defaults(handler=handler, samples="adaptive")
 
 
-def _comparison_settings(args):
-    """The keyword arguments ``compare`` and ``drift`` pass on unchanged."""
+def _comparison_settings(args, validation):
+    """The keyword arguments ``compare`` and ``drift`` pass on (the validation
+    split(s) drawn here, as the API draws them, for the report)."""
     return dict(
         label=args.label, score=args.score, measure=args.measure, mode=args.mode,
-        validation=args.validation_fraction, size_weight=args.size_weight,
+        validation=validation, size_weight=args.size_weight,
         balance_weight=args.balance_weight, generalization_aware=args.generalization_aware,
         depth=args.depth, min_support=args.min_support, ignore=args.ignore,
         result_set_size=args.top, n_samples=args.samples, random_state=args.seed,
@@ -918,11 +921,13 @@ def _compare(args):
         check_columns(data, [args.label])
         positive = _positive_label(data[args.label], args.positive_label, args.label)
         _check_out(args.out)
-        table = find_regressions(data, baseline=args.baseline, positive_label=positive,
-                                 **_comparison_settings(args))  # fmt: skip
+        check_columns(data, [args.score, args.baseline])
+        search, validation = split_validation(data, args.validation_fraction, args.seed)
+        table = find_regressions(search, baseline=args.baseline, positive_label=positive,
+                                 **_comparison_settings(args, validation))  # fmt: skip
     except _INPUT_ERRORS as error:
         return _fail(error)
-    return _finish_comparison(table, args, ("baseline", "new"), start)
+    return _finish_comparison(table, args, ("baseline", "new"), start, validation)
 
 
 def _drift(args):
@@ -934,17 +939,31 @@ def _drift(args):
         check_columns(reference, [args.label], what="the reference data")
         positive = _positive_label(reference[args.label], args.positive_label, args.label)
         _check_out(args.out)
-        table = find_drift(reference, current, positive_label=positive, **_comparison_settings(args))
+        for frame, name in ((reference, "reference"), (current, "current")):
+            check_columns(frame, [args.label, args.score], what=f"the {name} data")
+        (reference, held_reference), (current, held_current) = split_periods(
+            reference, current, args.validation_fraction, args.seed
+        )
+        table = find_drift(reference, current, positive_label=positive,
+                           **_comparison_settings(args, (held_reference, held_current)))  # fmt: skip
     except _INPUT_ERRORS as error:
         return _fail(error)
-    return _finish_comparison(table, args, ("reference", "current"), start)
+    return _finish_comparison(table, args, ("reference", "current"), start, held_reference, held_current)
 
 
-def _finish_comparison(table, args, sides, start):
-    """Write subgroups.csv (whole or not at all), then print the top subgroups
-    of a comparison; return the exit code."""
-    path = Path(args.out) / "subgroups.csv"
-    _, error = _write_outputs(table, Path(args.out))  # the table first, then the printing
+def _finish_comparison(table, args, sides, start, validation, current=None):
+    """Write subgroups.csv, then the report (each whole or not at all: a failed
+    report leaves the table), print the top subgroups of a comparison; return
+    the exit code. ``validation``: the validation split (of the reference
+    period, ``current`` that of the current period)."""
+    out = Path(args.out)
+    replaced = (out / "report.html").exists()
+    runtime = time.perf_counter() - start
+
+    def report(folder):
+        write_comparison_report(table, validation, folder, current=current, runtime=runtime)
+
+    written, error = _write_outputs(table, out, report)  # the files first, then the printing
     measure, whole = table.attrs["measure"], table.attrs["dataset_values"]
     suffix = "" if sides[0] == "baseline" else "_current"
     old = f"{measure}_{'baseline' if sides[0] == 'baseline' else 'reference'}_validation"
@@ -970,7 +989,9 @@ def _finish_comparison(table, args, sides, start):
     if error is not None:
         _write_failed(error)
         return _FAILED
-    print(f"Runtime: {time.perf_counter() - start:.1f} s. Table: {path.resolve()}.")
+    others = ", ".join(name for name in written if name != "report.html")
+    print(f"Runtime: {runtime:.1f} s. Report: {(out / 'report.html').resolve()} (with {others})"
+          + ("; it replaces the report an earlier run wrote there." if replaced else "."))  # fmt: skip
     return 0
 
 

@@ -58,6 +58,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pysubgroup as ps
+from numba import njit
 
 from . import bounds
 from . import measures as _measures
@@ -65,9 +66,10 @@ from ._validation import check_columns, check_mode, check_weights
 from .dataset import SortedDataset
 from .null_sampling import null_values, paired_null_values
 from .quality import StatisticsByName, StatisticsQualityFunction
-from .weights import subgroup_weight
+from .weights import max_weight, subgroup_weight
 
 __all__ = [
+    "comparison_statistics_kernel",
     "ComparisonTarget",
     "DriftTarget",
     "ComparisonQF",
@@ -340,6 +342,101 @@ class ComparisonGeneralizationAwareStatistics(StatisticsByName, _ComparisonGAFie
     __slots__ = ()
 
 
+@njit(cache=True)
+def _side_bound(lowest, highest, reference, sign):
+    """Largest ``sign * (m - reference)`` of a measure value ``m`` in ``[lowest, highest]``."""
+    return bounds.bound_from_extremes(lowest, highest, reference, sign < 0, sign > 0)
+
+
+@njit(cache=True)
+def comparison_statistics_kernel(
+    positives_a, negatives_a, value_a, lowest_a, highest_a,
+    positives_b, negatives_b, value_b, lowest_b, highest_b, defined, paired,
+    reference_a, reference_b, downward, upward, size_weight, balance_weight, needs_both_classes,
+    estimates,
+):  # fmt: skip
+    """The statistics of one comparison cover from both sides' counts and measures (compiled).
+
+    The one definition of :class:`ComparisonQF`'s arithmetic (see the module
+    documentation), run on each cover of a batch by
+    :meth:`ComparisonQF.statistics_of_counts`.
+
+    Parameters
+    ----------
+    positives_a, negatives_a, value_a, lowest_a, highest_a
+        Side A's class counts, measure and its extremes over the defined subsets.
+    positives_b, negatives_b, value_b, lowest_b, highest_b
+        The same of side B.
+    defined : bool
+        Whether the measure is defined on both sides.
+    paired : bool
+        The weight counts side B's cover (paired) or both together.
+    reference_a, reference_b : float
+        The measure on the whole of each side.
+    downward, upward : bool
+        Whether the signs of the mode hold -1 and +1 (both: ``mode='both'``).
+    size_weight, balance_weight : float
+    needs_both_classes : bool
+    estimates : bool
+        Compute the bound (else ``raw_bound``, ``max_weight`` and the
+        estimate are ``inf``).
+
+    Returns
+    -------
+    tuple of float
+        ``baseline_measure, measure, raw_quality, weight, quality, raw_bound,
+        max_weight, optimistic_estimate`` as in :class:`ComparisonStatistics`.
+    """
+    if paired:
+        positives, negatives = positives_b, negatives_b
+    else:
+        positives, negatives = positives_a + positives_b, negatives_a + negatives_b
+    weight = subgroup_weight(positives, negatives, size_weight, balance_weight)
+    raw_bound = largest_weight = estimate = np.inf
+    if not defined:
+        if estimates:
+            raw_bound, largest_weight, estimate = -np.inf, 0.0, -np.inf
+        return np.nan, np.nan, -np.inf, weight, -np.inf, raw_bound, largest_weight, estimate
+    difference = (value_b - reference_b) - (value_a - reference_a)
+    if downward and upward:
+        raw_quality = abs(difference)
+    else:
+        raw_quality = -difference if downward else difference
+    if estimates:
+        raw_bound = -np.inf
+        for sign, wanted in ((-1.0, downward), (1.0, upward)):
+            if wanted:
+                bound = _side_bound(lowest_b, highest_b, reference_b, sign) + _side_bound(
+                    lowest_a, highest_a, reference_a, -sign
+                )
+                raw_bound = np.nan if np.isnan(bound) or np.isnan(raw_bound) else max(raw_bound, bound)
+        largest_weight = max_weight(positives, negatives, size_weight, balance_weight)
+        estimate = bounds.weighted_bound(
+            True, positives, negatives, raw_bound, np.inf, size_weight, balance_weight,
+            needs_both_classes,
+        )  # fmt: skip
+    return value_a, value_b, raw_quality, weight, weight * raw_quality, raw_bound, largest_weight, estimate
+
+
+@njit(cache=True)
+def _comparison_statistics_of_arrays(
+    positives_a, negatives_a, value_a, lowest_a, highest_a,
+    positives_b, negatives_b, value_b, lowest_b, highest_b, defined, paired,
+    reference_a, reference_b, downward, upward, size_weight, balance_weight, needs_both_classes,
+    estimates, out,
+):  # fmt: skip
+    """:func:`comparison_statistics_kernel` of each cover, into the rows of ``out`` (8, K)."""
+    for i in range(len(positives_a)):
+        fields = comparison_statistics_kernel(
+            positives_a[i], negatives_a[i], value_a[i], lowest_a[i], highest_a[i],
+            positives_b[i], negatives_b[i], value_b[i], lowest_b[i], highest_b[i], defined[i],
+            paired, reference_a, reference_b, downward, upward, size_weight, balance_weight,
+            needs_both_classes, estimates,
+        )  # fmt: skip
+        for j in range(8):
+            out[j, i] = fields[j]
+
+
 # -- the quality function -----------------------------------------------------
 
 
@@ -485,20 +582,6 @@ class ComparisonQF(StatisticsQualityFunction):
             return np.abs(difference)
         return -difference if self.signs() == (-1,) else difference
 
-    def raw_bound(self, extremes_a, extremes_b):
-        """Largest ``q`` over subsets from each side's ``(lowest, highest)``
-        (vectorized): for each sign ``s``, the largest ``s * d_B`` plus the
-        largest ``-s * d_A``."""
-        reference_a, reference_b = self.dataset_values
-        return np.max(
-            [
-                bounds.raw_bound(*extremes_b, reference_b, (sign,))
-                + bounds.raw_bound(*extremes_a, reference_a, (-sign,))
-                for sign in self.signs()
-            ],
-            axis=0,
-        )
-
     def weight_counts(self, counts_a, counts_b):
         """Positives and negatives the weight counts: the one cover's (paired)
         or both covers' together (unpaired)."""
@@ -539,36 +622,27 @@ class ComparisonQF(StatisticsQualityFunction):
             With array fields; :meth:`statistics_of_mask` and
             :class:`~subroc_ext.FastSearch` both compute statistics here.
         """
-        positives_a, negatives_a, value_a, lowest_a, highest_a = side_a
-        positives_b, negatives_b, value_b, lowest_b, highest_b = side_b
+        positives_a, negatives_a, *floats_a = side_a
+        positives_b, negatives_b, *floats_b = side_b
+        positives_a, negatives_a, positives_b, negatives_b = (
+            np.asarray(counts, dtype=np.int64) for counts in (positives_a, negatives_a, positives_b, negatives_b)
+        )
         measure = self.measure
-        defined = measure.is_defined(positives_a, negatives_a) & measure.is_defined(
-            positives_b, negatives_b
-        )
-        positives, negatives = self.weight_counts(
-            (positives_a, negatives_a), (positives_b, negatives_b)
-        )
-        weight = subgroup_weight(positives, negatives, self.size_weight, self.balance_weight)
-        with np.errstate(invalid="ignore"):
-            raw_quality = np.where(defined, self.raw_quality(value_a, value_b), -np.inf)
-            quality = np.where(defined, weight * raw_quality, -np.inf)
-            if self.optimistic_estimates:
-                raw_bound = np.where(
-                    defined, self.raw_bound((lowest_a, highest_a), (lowest_b, highest_b)), -np.inf
-                )
-                largest_weight, estimate = bounds.optimistic_estimate(
-                    defined, positives, negatives, raw_bound, np.full(np.shape(raw_bound), np.inf),
-                    self.size_weight, self.balance_weight,
-                    measure.min_positives >= 1 and measure.min_negatives >= 1,
-                )  # fmt: skip
-            else:
-                raw_bound = largest_weight = estimate = np.full(np.shape(quality), np.inf)
-        size = np.minimum(positives_a + negatives_a, positives_b + negatives_b)
-        return ComparisonStatistics(
-            size, positives_b, negatives_b, positives_a, negatives_a,
-            np.where(defined, value_a, np.nan), np.where(defined, value_b, np.nan),
-            raw_quality, weight, quality, raw_bound, largest_weight, estimate,
+        defined = np.asarray(measure.is_defined(positives_b, negatives_b), dtype=bool)
+        if not self.sides.paired:  # paired, both sides have the one cover's counts
+            defined &= measure.is_defined(positives_a, negatives_a)
+        directions = self.signs()
+        out = np.empty((8, len(positives_a)))
+        _comparison_statistics_of_arrays(
+            positives_a, negatives_a, *(np.asarray(x, dtype=float) for x in floats_a),
+            positives_b, negatives_b, *(np.asarray(x, dtype=float) for x in floats_b),
+            defined, bool(self.sides.paired), *map(float, self.dataset_values),
+            -1 in directions, 1 in directions, float(self.size_weight), float(self.balance_weight),
+            measure.min_positives >= 1 and measure.min_negatives >= 1, bool(self.optimistic_estimates),
+            out,
         )  # fmt: skip
+        size = np.minimum(positives_a + negatives_a, positives_b + negatives_b)
+        return ComparisonStatistics(size, positives_b, negatives_b, positives_a, negatives_a, *out)
 
     # -- hooks of GeneralizationAwareQF and randomization_test ---------------
 

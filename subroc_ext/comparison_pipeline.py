@@ -32,7 +32,7 @@ from .pipeline import make_quality_function, min_support_count, search_keep_test
 from .significance import check_test_settings
 from .target import SoftClassifierTarget
 
-__all__ = ["find_regressions", "find_drift", "describe_comparison"]
+__all__ = ["find_regressions", "find_drift", "describe_comparison", "split_periods"]
 
 #: The values of the period column :func:`find_drift` adds.
 PERIODS = ("reference", "current")
@@ -44,6 +44,17 @@ def _period_column(columns):
     while name in columns:
         name = "_" + name
     return name
+
+
+def split_periods(reference, current, fraction, random_state):
+    """The search and validation splits of each period, as :func:`find_drift` draws them.
+
+    Returns
+    -------
+    [(reference search, reference validation), (current search, current validation)]
+    """
+    rng = np.random.default_rng(random_state)
+    return [split_validation(frame, fraction, rng) for frame in (reference, current)]
 
 
 def describe_comparison(subgroups, data, target, *, positive_label=1, suffix=""):
@@ -352,8 +363,7 @@ def find_drift(
                 "validation must be a fraction in (0, 1) or a pair of DataFrames (reference "
                 "validation, current validation), not one DataFrame"
             )
-        rng = np.random.default_rng(random_state)
-        splits = [split_validation(frame, validation, rng) for frame in (reference, current)]
+        splits = split_periods(reference, current, validation, random_state)
     columns = [*reference.columns, *current.columns]
     period = _period_column(columns)
     combined = [

@@ -11,6 +11,7 @@ import numpy as np
 
 from .diversity import cover_matrix
 from .kernels import roc_auc_score, roc_curve
+from .plotting import _wrapped
 
 __all__ = ["plot_comparison_roc_curves"]
 
@@ -37,7 +38,8 @@ def plot_comparison_roc_curves(table, data, current=None, *, top=4, axes=None):
     Returns
     -------
     matplotlib.figure.Figure
-        Each legend entry gives the side's ROC AUC on the subgroup (or the
+        Each panel's title is the subgroup's rank (its ``rank`` column, else
+        its position), conditions (one per line) and ``delta_validation``; each legend entry gives the side's ROC AUC on the subgroup (or the
         whole data); a panel whose subgroup lacks a class on a side omits
         that side's curve.
     """
@@ -74,8 +76,11 @@ def plot_comparison_roc_curves(table, data, current=None, *, top=4, axes=None):
                 ax.plot(fpr, tpr, color=color, linewidth=width, alpha=1.0 if what == "subgroup" else 0.5,
                         label=f"{name}, {what}: {auc:.3f}")  # fmt: skip
         ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=0.8)
-        ax.set(title=str(table["description"].iloc[index]), xlabel="false positive rate",
-               ylabel="true positive rate", aspect="equal")  # fmt: skip
-        ax.title.set_fontsize(8)
-        ax.legend(fontsize=7, loc="lower right")
+        delta = table["delta_validation"].iloc[index] if "delta_validation" in table else np.nan
+        rank = table["rank"].iloc[index] if "rank" in table else index + 1
+        ax.set(title=f"#{rank} {_wrapped(subgroup, 40)}"
+                     + ("" if np.isnan(delta) else f"\nΔ validation {delta:+.3f}"),
+               xlabel="false positive rate", ylabel="true positive rate", aspect="equal")  # fmt: skip
+        ax.title.set_fontsize(9)
+        ax.legend(fontsize=8, loc="lower right")
     return figure

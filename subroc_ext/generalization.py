@@ -98,10 +98,12 @@ def generalization_aware_quality(weight, raw_quality, raw_bound, max_weight, gen
     if not any(isinstance(argument, np.ndarray) and argument.ndim for argument in arguments):
         quality, estimate = generalization_aware_kernel(*map(float, arguments))
         return quality, estimate if joint is None else joint_estimate(quality, estimate, float(joint))
-    arrays = np.broadcast_arrays(*(np.asarray(argument, dtype=float) for argument in arguments))
-    shape = arrays[0].shape
-    out = np.empty((2, arrays[0].size))
-    _generalization_aware_arrays(*(np.array(array).ravel() for array in arrays), out)  # copies: writeable
+    arrays = [np.asarray(argument, dtype=float) for argument in arguments]
+    shape = np.broadcast_shapes(*(array.shape for array in arrays))
+    # flat, writeable inputs: arrays of the shape as they are, the others broadcast (copied)
+    flat = [array.ravel() if array.shape == shape else np.broadcast_to(array, shape).ravel() for array in arrays]
+    out = np.empty((2, flat[0].size))
+    _generalization_aware_arrays(*flat, out)
     if joint is not None:
         out[1] = np.minimum(out[1], np.maximum(np.broadcast_to(joint, shape).ravel(), out[0]))
     return out[0].reshape(shape), out[1].reshape(shape)

@@ -241,7 +241,7 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
     return columns
 
 
-def forest_section(table, *, n_rows=None, value=None, interval=None, reference=None):
+def forest_section(table, *, n_rows=None, value=None, interval=None, reference=None, size=None):
     """HTML: the forest plot of the top :data:`FOREST_ROWS` subgroups, all of them one click away.
 
     Parameters
@@ -249,7 +249,7 @@ def forest_section(table, *, n_rows=None, value=None, interval=None, reference=N
     table : pandas.DataFrame
     n_rows : int, optional
         Rows of the split (sizes are shown as shares too).
-    value, interval, reference
+    value, interval, reference, size
         As in :func:`~subroc_ext.plot_forest` (interval columns are a
         parameter so that other intervals, e.g. of effect sizes, plug in).
 
@@ -259,7 +259,7 @@ def forest_section(table, *, n_rows=None, value=None, interval=None, reference=N
     """
     if len(table) == 0:
         return ""
-    settings = dict(value=value, interval=interval, reference=reference, n_rows=n_rows)
+    settings = dict(value=value, interval=interval, reference=reference, n_rows=n_rows, size=size)
     top = embedded_png(plot_forest(table, top=FOREST_ROWS, **settings), "forest plot")
     rest = ""
     if len(table) > FOREST_ROWS:

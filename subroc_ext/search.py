@@ -576,70 +576,97 @@ class _ComparisonEvaluator:
     measure on the survivors and their statistics
     (:meth:`ComparisonQF.statistics_of_counts`).
 
-    The built-in measures run compiled on one view per side: unpaired, both
-    periods share the search space's bitsets (the reference's rows, then the
-    current's, each in score order) and each side reads only its own rows
-    through its class words; paired, the new model's side is the search
+    The built-in measures run compiled on one view per side: unpaired, each
+    period reads only the words holding its rows (the canonical order is the
+    reference's rows, then the current's, each in score order: a parent is
+    sliced, the selectors' bitsets are sliced once, the tie groups and row
+    values shifted to the slice); paired, the new model's side is the search
     space itself and the baseline's a copy of every selector's bitset in the
-    baseline's score order (a parent is permuted once per node). Any other
-    measure is evaluated by its own methods on each side's cover.
+    baseline's score order (a parent is permuted once per node, compiled:
+    :func:`bitset.permute`), and both sides share one cover, so its class
+    counts are counted once. Any other measure is evaluated by its own
+    methods on each side's cover.
     """
 
     def __init__(self, qf, space):
         self.qf = qf
         self.space = space
         sides = qf.sides
-        self.class_words = []
-        for dataset, index in zip(sides.datasets, sides.indices):
+        self.paired = sides.paired
+        n_words = space.words.shape[1]
+        # unpaired: side k's rows lie in words [start, stop) (one word may hold both periods)
+        n_reference = len(sides.datasets[0])
+        self.word_ranges = [(0, n_words)] * 2 if self.paired else [
+            (0, -(-n_reference // 64)), (n_reference // 64, n_words)
+        ]  # fmt: skip
+        self.count_views = []  # per side: (selector words, positive words, negative words) of its range
+        for dataset, index, (start, stop) in zip(sides.datasets, sides.indices, self.word_ranges):
             positive = np.zeros(len(sides), dtype=bool)
             positive[index[dataset.is_positive]] = True
             negative = np.zeros(len(sides), dtype=bool)
             negative[index[~dataset.is_positive]] = True
-            self.class_words.append((bitset.pack(positive), bitset.pack(negative)))
+            words = space.words if (start, stop) == (0, n_words) else np.ascontiguousarray(space.words[:, start:stop])
+            self.count_views.append((words, bitset.pack(positive)[start:stop], bitset.pack(negative)[start:stop]))
         kinds = {compiled_kind(measure) for measure in qf.prepared_measures}
         self.kind = kinds.pop() if len(kinds) == 1 else None
         self.views = None if self.kind is None else self._compiled_views()
 
     def _compiled_views(self):
-        """Per side: (selector words, parent mapping, class words, group
-        bounds, row values) for :func:`cover_kernels.measure_children`."""
+        """Per side: (word range, new position of each row of the range or
+        None, selector words, class words, group bounds, row values) for
+        :func:`cover_kernels.measure_children`."""
         sides, measures = self.qf.sides, self.qf.prepared_measures
 
-        def row_values(measures):
+        def row_values(measure, shift=0):
             if self.kind != cover_kernels.ROW_MEAN:
                 return np.zeros(0)
-            return np.ascontiguousarray(np.concatenate([m.prepared_values for m in measures]), dtype=float)
+            return np.ascontiguousarray(np.concatenate([np.zeros(shift), measure.prepared_values]), dtype=float)
 
         if not sides.paired:
-            offset = sides.datasets[0].group_ids[-1] + 1
-            group_ids = np.concatenate([sides.datasets[0].group_ids, sides.datasets[1].group_ids + offset])
-            shared = (*cover_kernels.tie_group_bounds(group_ids), row_values(measures))
-            return [(self.space.words, None, words, *shared) for words in self.class_words]
+            views = []
+            for dataset, measure, (start, stop), (words, *class_words) in zip(
+                sides.datasets, measures, self.word_ranges, self.count_views
+            ):
+                shift = len(sides.datasets[0]) - 64 * start if dataset is sides.datasets[1] else 0
+                bounds = [np.concatenate([np.zeros(shift, np.int64), b + shift])
+                          for b in cover_kernels.tie_group_bounds(dataset.group_ids)]  # fmt: skip
+                views.append(((start, stop), None, words, class_words, *bounds, row_values(measure, shift)))
+            return views
         baseline, new = sides.datasets
         to_baseline = sides.indices[0]  # canonical position of each baseline-ordered row
         words = np.stack([
             bitset.pack(bitset.unpack(selector, len(sides))[to_baseline]) for selector in self.space.words
         ]) if len(self.space.words) else self.space.words  # fmt: skip
+        in_baseline_order = np.empty(len(sides), dtype=np.int64)  # baseline position of each canonical row
+        in_baseline_order[to_baseline] = np.arange(len(sides))
+        everything = self.word_ranges[0]
         return [
-            (words, to_baseline, (bitset.pack(baseline.is_positive), bitset.pack(~baseline.is_positive)),
-             *cover_kernels.tie_group_bounds(baseline.group_ids), row_values(measures[:1])),
-            (self.space.words, None, self.class_words[1],
-             *cover_kernels.tie_group_bounds(new.group_ids), row_values(measures[1:])),
+            (everything, in_baseline_order, words,
+             (bitset.pack(baseline.is_positive), bitset.pack(~baseline.is_positive)),
+             *cover_kernels.tie_group_bounds(baseline.group_ids), row_values(measures[0])),
+            (everything, None, self.space.words, self.count_views[1][1:],
+             *cover_kernels.tie_group_bounds(new.group_ids), row_values(measures[1])),
         ]  # fmt: skip
 
     def counts(self, parent, candidates):
-        """``[(positives, negatives)]`` of each side's part of every child."""
-        return [_class_counts(parent, self.space.words, candidates, *words) for words in self.class_words]
+        """``[(positives, negatives)]`` of each side's part of every child (paired:
+        the one cover's, counted once)."""
+        counted = [
+            _class_counts(parent[start:stop], view[0], candidates, *view[1:])
+            for (start, stop), view in zip(self.word_ranges[: 1 if self.paired else 2], self.count_views)
+        ]  # fmt: skip
+        return counted * 2 if self.paired else counted
 
     def measure(self, parent, candidates, extremes=True):
         """``[(value, lowest, highest)]`` of each side on every child (arrays)."""
         if self.views is None:
             return self._measure_in_python(parent, candidates, extremes)
         measured = []
-        for words, mapping, (positive, negative), start, end, values in self.views:
-            view_parent = parent if mapping is None else bitset.pack(
-                bitset.unpack(parent, self.space.n_rows)[mapping]
-            )  # fmt: skip
+        for (first, stop), position, words, (positive, negative), start, end, values in self.views:
+            view_parent = parent[first:stop]
+            if position is not None:
+                view_parent = np.empty_like(parent)
+                bitset.permute(parent, position, view_parent)
             out = [np.empty(len(candidates)) for _ in range(3)]
             cover_kernels.measure_children(
                 view_parent, words, candidates, positive, negative, start, end, self.kind, values,
@@ -668,7 +695,8 @@ class _ComparisonEvaluator:
         (pa, na), (pb, nb) = self.counts(parent, candidates)
         measure = qf.measure
         keep = (np.minimum(pa + na, pb + nb) >= min_support) & measure.is_defined(pa, na)
-        keep &= measure.is_defined(pb, nb)
+        if not self.paired:  # paired, both sides have the one cover's counts
+            keep &= measure.is_defined(pb, nb)
         if np.isfinite(cap):
             alpha, beta = qf.size_weight, qf.balance_weight
             positives, negatives = qf.weight_counts((pa, na), (pb, nb))

@@ -1,7 +1,7 @@
 """The reports in a real browser: headless Chromium at 1280 px.
 
-Each report (binary and multi-class, both made as the demo makes them, from
-the UCI Adult data, on fewer rows) is opened with a checking script appended
+Each report (binary, multi-class and a comparison of two models, made as the
+demos make them, from the UCI Adult data, on fewer rows) is opened with a checking script appended
 to a copy of the page; Chromium runs it (``--dump-dom``) and the script writes
 its findings as JSON into the page:
 
@@ -22,7 +22,9 @@ every embedded figure at its drawn size, on 2026-11-23): no cut or
 overlapping text in the forest plot (5, 20 and 100 rows), the curves (legend
 below the axes), the cross AUC heatmap (two short lines per 0.85-inch cell),
 the diagnostics figure (shared labels, legends below the plots) or the
-class-pair table.
+class-pair table; in the comparison report (Adult's two-model demo) the
+forest plot of Δ, the table and the panels of both ROC curves (three per row,
+titles of up to three lines, near-copies skipped).
 """
 
 import json
@@ -31,8 +33,8 @@ import subprocess
 
 import pytest
 
-from subroc_ext import datasets, find_multiclass_subgroups, find_subgroups, modelling
-from subroc_ext import write_multiclass_report, write_report
+from subroc_ext import comparison_demos, datasets, find_multiclass_subgroups, find_regressions, find_subgroups
+from subroc_ext import modelling, write_comparison_report, write_multiclass_report, write_report
 
 pytest.importorskip("matplotlib")
 BROWSER = next(
@@ -174,3 +176,19 @@ def test_multiclass_report_in_the_browser(tmp_path):
     assert_page_works(found, len(table))
     page = files.html.read_text(encoding="utf-8")
     assert "married vs never-married" in page and 'id="class-pairs"' in page
+
+
+def test_comparison_report_in_the_browser(tmp_path):
+    pytest.importorskip("threadpoolctl")
+    search, validation = comparison_demos.two_models(
+        datasets.load_adult().iloc[:8000], "income", ">50K", comparison_demos.DROPPED
+    )
+    table = find_regressions(
+        search, label="income", score="new", baseline="baseline", positive_label=">50K",
+        validation=validation, depth=2, result_set_size=30, n_samples=200, random_state=0,
+        progress=False,
+    )  # fmt: skip
+    files = write_comparison_report(table, validation, tmp_path / "report")
+    found = browser_checks(files.html, tmp_path)
+    assert_page_works(found, len(table))
+    assert 'alt="ROC curves of both sides of the top subgroups"' in files.html.read_text(encoding="utf-8")

@@ -40,6 +40,10 @@ def test_compare_writes_the_api_table(tmp_path, capsys):
                                   api_table(expected)[["description", "quality", "p_value"]])  # fmt: skip
     printed = capsys.readouterr().out
     assert re.search(r"\n1 +region=='south' ", printed) and "baseline (validation)" in printed
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert f"Report: {(out / 'report.html').resolve()} (with subgroups.csv, curves.png)." in printed
+    first = expected.iloc[0]
+    assert f"{first['delta_validation']:+.3f}</td>" in page and f"{first['delta_search']:+.3f}</td>" in page
     assert_effect_printed(expected, found, printed)
 
 
@@ -68,6 +72,25 @@ def test_drift_writes_the_api_table(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "current (validation)" in printed
     assert_effect_printed(expected, found, printed)
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    first = expected.iloc[0]
+    assert f"{first['size_reference_validation']:,} / {first['size_current_validation']:,}</td>" in page
+
+
+def test_a_failing_report_keeps_the_table(tmp_path, capsys, monkeypatch):
+    from subroc_ext import cli
+
+    def fail(table, data, folder, **kwargs):
+        (folder / "report.html").write_text("half")
+        raise OSError(28, "No space left on device", str(folder / "report.html"))
+
+    monkeypatch.setattr(cli, "write_comparison_report", fail)
+    regression_data(5, n=1500).to_csv(tmp_path / "scored.csv", index=False)
+    code = main(["compare", str(tmp_path / "scored.csv"), "--label", "y", "--score", "new",
+                 "--baseline", "old", "--out", str(tmp_path), *OPTIONS])  # fmt: skip
+    assert code == 2
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["scored.csv", "subgroups.csv"]
+    assert f"cannot write '{tmp_path / 'report.html'}': No space left on device" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -9,6 +9,7 @@ from test_comparison_pipeline import regression_data, scored_rows
 
 import subroc_ext
 from subroc_ext.comparison_plots import plot_comparison_roc_curves
+from subroc_ext.conditions import readable_description
 
 pytest.importorskip("matplotlib")
 SETTINGS = {"depth": 1, "result_set_size": 3, "n_samples": 50, "random_state": 0, "progress": False}
@@ -31,7 +32,9 @@ def test_paired_panels_show_both_models():
         expected = metrics.roc_auc_score(data["y"][inside], data[column][inside])
         assert aucs[f"{side}, subgroup"] == pytest.approx(expected, abs=5e-4)
         assert aucs[f"{side}, all"] == pytest.approx(metrics.roc_auc_score(data["y"], data[column]), abs=5e-4)
-    assert figure.axes[0].get_title() == table["description"][0]
+    assert figure.axes[0].get_title() == (
+        f"#1 {readable_description(first)}\nΔ validation {table['delta_validation'][0]:+.3f}"
+    )
 
 
 def test_unpaired_panels_show_both_periods():

@@ -42,6 +42,18 @@ def test_pack_unpack_round_trip(values):
     np.testing.assert_array_equal(prefix, [mask[: 64 * w].sum() for w in range(len(words) + 1)])
 
 
+@pytest.mark.parametrize("n, density", [(1, 1.0), (64, 0.5), (65, 0.0), (300, 0.1), (300, 1.0)])
+def test_permute_moves_each_row_to_its_position(n, density):
+    rng = np.random.default_rng(n)
+    mask = rng.random(n) < density
+    position = rng.permutation(n)
+    out = np.full(-(-n // 64), np.uint64(2**64 - 1))  # overwritten, also past the last row
+    bitset.permute(bitset.pack(mask), position, out)
+    expected = np.zeros(n, dtype=bool)
+    expected[position[mask]] = True
+    np.testing.assert_array_equal(out, bitset.pack(expected))
+
+
 @pytest.mark.parametrize("parent_density", [0.0, 0.001, 0.02, 0.3, 1.0])
 def test_count_children_counts_each_class_of_each_child(parent_density):
     """Class counts of ``parent AND selector`` against NumPy, for parents from

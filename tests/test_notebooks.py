@@ -36,7 +36,10 @@ from nbclient import NotebookClient
 import subroc_ext
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-NAMES = ["01_audit_a_model.ipynb", "02_add_a_measure.ipynb", "03_multiclass_and_diagnostics.ipynb"]
+NAMES = [
+    "01_audit_a_model.ipynb", "02_add_a_measure.ipynb", "03_multiclass_and_diagnostics.ipynb",
+    "04_compare_models_and_periods.ipynb",
+]
 CELL_TIMEOUT = 120
 
 
@@ -245,11 +248,27 @@ def check_multiclass_and_diagnostics(notebook):
     assert mime_count(notebook, "image/png") >= 2
 
 
+def check_compare_models_and_periods(notebook):
+    text = all_text(notebook)
+    assert "ROC AUC of the baseline model on the validation split: 0.9" in text
+    # Δ recomputed with scikit-learn equals the table's (to the printed digits)
+    hand, table = re.search(r"Δ by hand (-?[\d.]+), in the table (-?[\d.]+)", text).groups()
+    assert hand == table
+    assert re.search(r"reference: ROC AUC 0\.\d+ overall, 0\.\d+ among the [\d,]+ self-employed", text)
+    for column in ("delta_validation", "roc_auc_baseline_validation", "roc_auc_current_validation"):
+        assert column in text
+    assert text.count("report.html True") == 2
+    # the two tables; both ROC curve figures and the forest plot
+    assert mime_count(notebook, "text/html") >= 2
+    assert mime_count(notebook, "image/png") >= 3
+
+
 #: What each notebook must show once it has run.
 CHECKS = {
     "01_audit_a_model.ipynb": check_audit_a_model,
     "02_add_a_measure.ipynb": check_add_a_measure,
     "03_multiclass_and_diagnostics.ipynb": check_multiclass_and_diagnostics,
+    "04_compare_models_and_periods.ipynb": check_compare_models_and_periods,
 }
 
 
