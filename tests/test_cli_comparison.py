@@ -43,7 +43,8 @@ def test_compare_writes_the_api_table(tmp_path, capsys):
     page = (out / "report.html").read_text(encoding="utf-8")
     assert f"Report: {(out / 'report.html').resolve()} (with subgroups.csv, curves.png)." in printed
     first = expected.iloc[0]
-    assert f"{first['delta_validation']:+.3f}</td>" in page and f"{first['delta_search']:+.3f}</td>" in page
+    assert f"{first['delta']:+.3f} <span class=\"ci\">[{first['delta_ci_low']:+.3f}, " in page
+    assert f"{first['delta_search']:+.3f}</td>" in page
     assert_effect_printed(expected, found, printed)
 
 
