@@ -49,8 +49,8 @@ from .quality import (
     ROCAUCQF,
     AttributionMeanQF,
     SoftClassifierQF,
-    SubgroupStatistics,
 )
+from .statistics import SubgroupStatistics
 
 __version__ = "0.1.0"
 

@@ -30,7 +30,8 @@ import numpy as np
 import pysubgroup as ps
 from numba import njit
 
-from .quality import SoftClassifierQF, StatisticsByName, StatisticsQualityFunction, joint_estimate
+from .quality import SoftClassifierQF
+from .statistics import StatisticsByName, StatisticsQualityFunction, joint_estimate
 
 __all__ = [
     "GeneralizationAwareQF",
@@ -80,7 +81,7 @@ def generalization_aware_quality(weight, raw_quality, raw_bound, max_weight, gen
     joint : float or numpy.ndarray, optional
         A joint bound of ``w(T) * (q(T) - max(q(S), g(S)))`` over the subsets
         (:meth:`~subroc_ext.SoftClassifierQF.joint_bound`) that tightens the
-        estimate (:func:`~subroc_ext.quality.joint_estimate`), as
+        estimate (:func:`~subroc_ext.statistics.joint_estimate`), as
         :meth:`GeneralizationAwareQF.calculate_statistics` does.
 
     Returns

@@ -52,7 +52,7 @@ from .multiclass_weights import (
     multiclass_min_weight,
     multiclass_weight,
 )
-from .quality import StatisticsByName, StatisticsQualityFunction
+from .statistics import StatisticsByName, StatisticsQualityFunction
 from .subsets import sample_subsets
 
 __all__ = [

@@ -4,7 +4,7 @@ One call per node does what would otherwise be a dozen small NumPy
 operations holding the GIL: the class counts of every child
 (:func:`subroc_ext.cover_kernels.count_children`) and the test of which
 children may enter the result or lead to a pattern that may. The arithmetic
-is that of :class:`subroc_ext.search._BinaryEvaluator` (the same weight
+is that of :class:`subroc_ext.evaluators.BinaryEvaluator` (the same weight
 functions, :mod:`subroc_ext.weights`, on the same floats), so both keep the
 same children. Releasing the GIL for the whole step is what lets
 ``FastSearch(n_jobs=...)`` threads run side by side.

@@ -91,7 +91,7 @@ def test_compiled_kernels_equal_the_quality_function_bit_for_bit(qf_name, ties):
         masks = rng.random((60, len(data))) < rng.uniform(0.02, 0.9, size=(60, 1))
         space_words = bitset.pack(masks)
         parent = bitset.pack(np.ones(len(data), dtype=bool))
-        evaluator = subroc_ext.search._evaluator(qf, _Space(space_words, dataset))
+        evaluator = subroc_ext.evaluators.evaluator(qf, _Space(space_words, dataset))
         candidates = np.arange(len(masks), dtype=np.int64)
         value, lowest, highest = evaluator.measure(parent, candidates)
         size_aware = evaluator.size_aware(parent, candidates)
@@ -138,7 +138,7 @@ def test_kernels_iterate_the_smaller_class_correctly():
         qf = subroc_ext.ROCAUCQF("label")
         qf.calculate_constant_statistics(data, TARGET)
         dataset = qf.dataset
-        evaluator = subroc_ext.search._evaluator(qf, _Space(bitset.pack(np.ones((1, 500), bool)), dataset))
+        evaluator = subroc_ext.evaluators.evaluator(qf, _Space(bitset.pack(np.ones((1, 500), bool)), dataset))
         value, _, _ = evaluator.measure(bitset.pack(np.ones(500, bool)), np.array([0]))
         assert value[0] == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
 

@@ -26,7 +26,7 @@ from subroc_ext import bitset, cover_kernels, measures
 from subroc_ext.generalization import generalization_aware_quality
 from subroc_ext.datasets import load_adult, load_german_credit
 from subroc_ext.modelling import fit_and_score, split_parts
-from subroc_ext.quality import SubgroupStatistics
+from subroc_ext.statistics import SubgroupStatistics
 from synthetic import scored_frame
 
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")

@@ -164,7 +164,7 @@ def test_a_measure_of_the_users_runs_on_one_thread():
 
 def test_an_error_on_a_thread_stops_the_search_and_is_raised(monkeypatch):
     calls = []
-    measure = search._CompiledEvaluator.measure
+    measure = evaluators.CompiledEvaluator.measure
 
     def failing(self, *args, **kwargs):
         calls.append(threading.get_ident())
@@ -172,7 +172,7 @@ def test_an_error_on_a_thread_stops_the_search_and_is_raised(monkeypatch):
             raise RuntimeError("kernel failed")
         return measure(self, *args, **kwargs)
 
-    monkeypatch.setattr(search._CompiledEvaluator, "measure", failing)
+    monkeypatch.setattr(evaluators.CompiledEvaluator, "measure", failing)
     data = scored_frame(0, 300, attributes=6)
     selectors = ps.create_selectors(data, nbins=4, ignore=["label", "score"])
     before = threading.active_count()
