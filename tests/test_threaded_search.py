@@ -21,7 +21,7 @@ from synthetic import multiclass_frame, scored_frame
 from test_comparison import TARGETS, comparison_frame
 
 import subroc_ext
-from subroc_ext import search
+from subroc_ext import evaluators
 from subroc_ext.comparison import ComparisonQF
 from subroc_ext.measures import KernelMeasure, ROCAUC
 
