@@ -2,8 +2,8 @@
 
 On one dataset (Adult, bundled; or Census-Income KDD once it is downloaded)
 two gradient-boosting models score the search split
-(:func:`subroc_ext.comparison_demos.two_models`: every column vs without
-``--dropped``). For each depth, ``subroc_ext.steps.search`` with
+(:func:`subroc_ext.demo.comparison.two_models`: every column vs without
+``--dropped``). For each depth, ``subroc_ext.workflow.steps.search`` with
 FastSearch runs (ROC AUC, α = β = 1, generalization aware, top 100, min
 support 20, ``ps.create_selectors(nbins=5)``):
 
@@ -25,12 +25,13 @@ import time
 import pandas as pd
 import pysubgroup as ps
 
-from subroc_ext import ComparisonQF, ComparisonTarget, DriftTarget, SoftClassifierTarget, steps
-from subroc_ext.comparison_demos import two_models
-from subroc_ext.datasets import load
-from subroc_ext.generalization import GeneralizationAwareQF
-from subroc_ext.measures import ROCAUC
-from subroc_ext.pipeline import make_quality_function
+from subroc_ext import ComparisonQF, ComparisonTarget, DriftTarget, SoftClassifierTarget
+from subroc_ext.workflow import steps
+from subroc_ext.demo.comparison import two_models
+from subroc_ext.demo.datasets import load
+from subroc_ext.objective.generalization import GeneralizationAwareQF
+from subroc_ext.scoring.measures import ROCAUC
+from subroc_ext.workflow.pipeline import make_quality_function
 
 DROPPED = {"adult": ["relationship", "marital_status"], "census_kdd": ["marital_stat", "sex"]}
 

@@ -63,8 +63,8 @@ import pysubgroup as ps
 from threadpoolctl import threadpool_limits
 
 import subroc_ext
-from subroc_ext.parallel_search import PILOT_DEPTH, kth_best, plan_parts, search_part
-from subroc_ext.search import SearchProblem
+from subroc_ext.engine.parallel_search import PILOT_DEPTH, kth_best, plan_parts, search_part
+from subroc_ext.engine.search import SearchProblem
 
 AGREEMENT_OK = "agreement check: OK"
 SCORE = "score"

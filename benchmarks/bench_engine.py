@@ -179,7 +179,7 @@ def census_whole():
     import pandas as pd
     from experiments import common, config
 
-    from subroc_ext import modelling
+    from subroc_ext.demo import modelling
 
     st, cfg = config.settings(False), config.DATASETS["census_kdd"]
     frame = common.load_frame("census_kdd", st["rows"], st["seed"])

@@ -21,7 +21,8 @@ import numpy as np
 import pysubgroup as ps
 
 import subroc_ext
-from subroc_ext import datasets, modelling, steps
+from subroc_ext.demo import datasets, modelling
+from subroc_ext.workflow import steps
 
 
 def best_of(repeat, function):

@@ -12,7 +12,7 @@ pysubgroup 0.9.0, on the same data and task, and report
   loudly and makes the script exit with status 1,
 * the number of candidates each quality function evaluated (calls of
   ``calculate_statistics``), for ours with optimistic-estimate pruning on and
-  off (off: no estimate is computed, ``subroc_ext.counting.CountingQF``),
+  off (off: no estimate is computed, ``subroc_ext.engine.counting.CountingQF``),
   which also checks that pruning never changes the result.
 
 Examples
@@ -38,9 +38,9 @@ import pysubgroup as ps
 from threadpoolctl import threadpool_limits
 
 import subroc_ext
-from subroc_ext import steps
-from subroc_ext.datasets import TARGETS, load_adult
-from subroc_ext.modelling import fit_and_score, split_parts
+from subroc_ext.workflow import steps
+from subroc_ext.demo.datasets import TARGETS, load_adult
+from subroc_ext.demo.modelling import fit_and_score, split_parts
 
 LABEL = "label"
 SCORE = "score"
@@ -129,11 +129,11 @@ def run_search(data, selectors, qf, depth, result_set_size, min_support, timeout
         Stop the search after this many seconds (with ``SIGALRM``).
     prune : bool, default=True
         Optimistic-estimate pruning; off, no estimate is computed
-        (:class:`subroc_ext.counting.CountingQF`).
+        (:class:`subroc_ext.engine.counting.CountingQF`).
 
     Returns
     -------
-    subroc_ext.steps.SearchResult
+    subroc_ext.workflow.steps.SearchResult
         Its ``seconds`` include the quality function's one-off preparation
         (``calculate_constant_statistics``); its ``cpu_seconds`` hardly grow
         when other processes compete for the cores.
@@ -163,7 +163,7 @@ def compare_results(expected, actual):
 
     Parameters
     ----------
-    expected, actual : subroc_ext.steps.SearchResult
+    expected, actual : subroc_ext.workflow.steps.SearchResult
 
     Returns
     -------

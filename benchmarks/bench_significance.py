@@ -18,9 +18,9 @@ validation part:
 It prints both times (wall and CPU), the extrapolated ratio, how many
 patterns each finds significant (Benjamini-Yekutieli, alpha 0.05) and how
 many random subsets subroc-ext drew in all. ``--samples adaptive`` runs the
-default adaptive test (:mod:`subroc_ext.sequential`) instead of a fixed
+default adaptive test (:mod:`subroc_ext.inference.sequential`) instead of a fixed
 number per pattern; ``--dataset census_kdd`` uses UCI Census-Income KDD
-(downloaded once, see :func:`subroc_ext.datasets.load_census_kdd`) instead
+(downloaded once, see :func:`subroc_ext.demo.datasets.load_census_kdd`) instead
 of Adult.
 
 Examples
@@ -57,8 +57,8 @@ import pysubgroup as ps
 from threadpoolctl import threadpool_limits
 
 import subroc_ext
-from subroc_ext.datasets import TARGETS, load_adult, load_census_kdd
-from subroc_ext.modelling import fit_and_score, split_parts
+from subroc_ext.demo.datasets import TARGETS, load_adult, load_census_kdd
+from subroc_ext.demo.modelling import fit_and_score, split_parts
 
 LABEL = "label"
 SCORE = "score"

@@ -21,9 +21,10 @@ import pysubgroup as ps
 from threadpoolctl import threadpool_limits
 
 import subroc_ext
-from subroc_ext import modelling, steps
-from subroc_ext.diversity import cover_matrix
-from subroc_ext.pipeline import make_quality_function
+from subroc_ext.demo import modelling
+from subroc_ext.workflow import steps
+from subroc_ext.workflow.diversity import cover_matrix
+from subroc_ext.workflow.pipeline import make_quality_function
 
 from . import config, datasets
 
@@ -289,7 +290,7 @@ class SearchRun:
 def run_search(data, target, selectors, qf, *, depth, result_set_size, min_support,
                min_quality=config.MIN_QUALITY, prune=True, timeout=None, search=config.SEARCH):  # fmt: skip
     """Run the search algorithm named ``search`` (:data:`SEARCH_ALGORITHMS`)
-    on the task (:func:`subroc_ext.steps.search`): timed, candidates
+    on the task (:func:`subroc_ext.workflow.steps.search`): timed, candidates
     counted, optionally stopped after ``timeout`` seconds (then
     ``finished=False``, no results). ``prune=False`` searches without
     optimistic-estimate pruning and without computing any estimate."""

@@ -20,7 +20,7 @@ class DatasetConfig:
     Attributes
     ----------
     loader : str
-        Name for :func:`subroc_ext.datasets.load`.
+        Name for :func:`subroc_ext.demo.datasets.load`.
     label : str
         Target column.
     positive : object

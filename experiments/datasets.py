@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from subroc_ext import datasets as core_datasets
+from subroc_ext.demo import datasets as core_datasets
 
 __all__ = [
     "TARGETS",

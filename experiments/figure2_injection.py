@@ -44,8 +44,8 @@ import pandas as pd
 import pysubgroup as ps
 
 from experiments import common, config
-from subroc_ext import steps
-from subroc_ext.pipeline import make_quality_function
+from subroc_ext.workflow import steps
+from subroc_ext.workflow.pipeline import make_quality_function
 
 INJECTION_MEASURES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
 #: IoU from which the injected subgroup counts as found.

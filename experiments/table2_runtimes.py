@@ -8,7 +8,7 @@ categorical features) trained on the training split, with
 
 * pruning on: subroc-ext's quality function;
 * pruning off: the same function with every optimistic estimate +inf and no
-  estimate computed at all (``subroc_ext.counting.without_estimates``);
+  estimate computed at all (``subroc_ext.engine.counting.without_estimates``);
 
 each ``runtime_repeats`` times (the paper: 10, Census 3), on and off
 alternating, reporting the median wall and CPU time (the CPU time is the
@@ -43,7 +43,7 @@ import pysubgroup as ps
 
 import subroc_ext
 from experiments import common, config
-from subroc_ext.pipeline import make_quality_function
+from subroc_ext.workflow.pipeline import make_quality_function
 
 
 def binary_frame(prepared):

@@ -4,55 +4,57 @@ Find interpretable subgroups of a dataset where a binary classifier's ROC AUC,
 PR AUC, average ranking loss or AUC attribution is exceptional.
 """
 
-from .kernels import (
+import sys
+
+from .utils.deprecation import MOVED_MODULES, register_moved_modules
+from .metrics.kernels import (
     attribution_mean_score,
     average_ranking_loss,
     example_attributions,
     pr_auc_score,
     roc_auc_score,
 )
-from .confidence import ROCAUCInterval, roc_auc_confidence_interval
+from .metrics.confidence import ROCAUCInterval, roc_auc_confidence_interval
 from .exceptions import InterruptedTest, LowPowerWarning, UndefinedMeasureWarning
-from .auc_mu import auc_mu_score
-from .comparison import ComparisonQF, ComparisonTarget, DriftTarget
-from .comparison_pipeline import find_drift, find_regressions
-from .comparison_plots import plot_comparison_roc_curves
-from .comparison_report import write_comparison_report
-from .cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
-from .diagnostics import generalization_diagnostics
-from .generalization import GeneralizationAwareQF
-from .measures import KernelMeasure, Measure, RowMeanMeasure
-from .measure_check import MeasureCheck, check_measure
-from .multiclass import AUCMuQF, MultiClassTarget
-from .multiclass_pipeline import find_multiclass_subgroups
-from .pipeline import find_subgroups, make_quality_function
-from .plotting import (
+from .scoring.auc_mu import auc_mu_score
+from .objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
+from .workflow.comparison import find_drift, find_regressions
+from .reporting.comparison_plots import plot_comparison_roc_curves
+from .reporting.comparison_report import write_comparison_report
+from .metrics.cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
+from .metrics.diagnostics import generalization_diagnostics
+from .objective.generalization import GeneralizationAwareQF
+from .scoring.measures import KernelMeasure, Measure, RowMeanMeasure
+from .objective.measure_check import MeasureCheck, check_measure
+from .objective.multiclass import AUCMuQF, MultiClassTarget
+from .workflow.multiclass import find_multiclass_subgroups
+from .workflow.pipeline import find_subgroups, make_quality_function
+from .reporting.plotting import (
     plot_cross_auc,
     plot_forest,
     plot_generalization_diagnostics,
     plot_pr_curves,
     plot_roc_curves,
 )
-from .report import write_report
-from .multiclass_report import write_multiclass_report
-from .notebook import SubgroupsAccessor  # registers the table.subroc accessor
-from .covers import subgroup_membership
-from .operating_point import threshold_rates
-from .search import FastSearch
-from .search_space import SearchSpace, SearchSpaceWarning, make_search_space
-from .validated import ValidatedData, validate_data
-from .significance import randomization_test
-from .target import SoftClassifierTarget
-from .quality import (
-    ARLQF,
-    PRAUCQF,
-    ROCAUCQF,
-    AttributionMeanQF,
-    SoftClassifierQF,
-)
-from .statistics import SubgroupStatistics
+from .reporting.report import write_report
+from .reporting.multiclass import write_multiclass_report
+from .reporting.notebook import SubgroupsAccessor  # registers the table.subroc accessor
+from .metrics.covers import subgroup_membership
+from .metrics.operating_point import threshold_rates
+from .engine.search import FastSearch
+from .inputs.search_space import SearchSpace, SearchSpaceWarning, make_search_space
+from .inputs.validated import ValidatedData, validate_data
+from .inference.significance import randomization_test
+from .inputs.target import SoftClassifierTarget
+from .objective.quality import ARLQF, PRAUCQF, ROCAUCQF, AttributionMeanQF, SoftClassifierQF
+from .objective.statistics import SubgroupStatistics
 
 __version__ = "0.1.0"
+
+# The flat module paths of 0.1 stay importable for one release (with a warning);
+# cross_auc is also a function here, so its old module path is a plain alias.
+__getattr__ = register_moved_modules(__name__, MOVED_MODULES)
+sys.modules.setdefault(__name__ + ".cross_auc", sys.modules[__name__ + ".metrics.cross_auc"])
 
 __all__ = [
     "ARLQF",

@@ -2,7 +2,7 @@
 
 Both find the subgroups where a classifier performs exceptionally, write a
 report (``subgroups.csv`` first, then the curves and the HTML page, each file
-whole or not at all: :mod:`subroc_ext.atomic`) and then print the best ones
+whole or not at all: :mod:`subroc_ext.utils.atomic`) and then print the best ones
 as a table. So nothing is lost when the output is cut short:
 
 * bad input ends the command with exit code 2 and one line on stderr that
@@ -34,22 +34,22 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from ._validation import MODES, check_columns, finite_scores, positive_mask
-from .atomic import atomic_directory, atomic_path
-from .cluster import INSTALL, require_distributed
-from .comparison_pipeline import find_drift, find_regressions, split_periods
-from .comparison_report import write_comparison_report
-from .datasets import load_adult
+from .utils.validation import MODES, check_columns, finite_scores, positive_mask
+from .utils.atomic import atomic_directory, atomic_path
+from .utils.cluster import INSTALL, require_distributed
+from .workflow.comparison import find_drift, find_regressions, split_periods
+from .reporting.comparison_report import write_comparison_report
+from .demo.datasets import load_adult
 from .exceptions import InterruptedTest
-from .labels import infer_positive_label
-from .modelling import fit_and_score, split_parts
-from .multiclass_pipeline import find_multiclass_subgroups
-from .pipeline import MEASURES, find_subgroups, split_validation
-from .covers import subgroup_membership
-from .multiclass_report import write_multiclass_report
-from .report import write_report
-from .search_space import make_search_space
-from .tables import parse_separator, read_table
+from .inputs.labels import infer_positive_label
+from .demo.modelling import fit_and_score, split_parts
+from .workflow.multiclass import find_multiclass_subgroups
+from .workflow.pipeline import MEASURES, find_subgroups, split_validation
+from .metrics.covers import subgroup_membership
+from .reporting.multiclass import write_multiclass_report
+from .reporting.report import write_report
+from .inputs.search_space import make_search_space
+from .inputs.tables import parse_separator, read_table
 
 __all__ = ["main"]
 
@@ -169,7 +169,7 @@ def _score_columns(text):
 
 
 def _separator(text):
-    """An argparse type: a field separator (see :func:`~subroc_ext.tables.parse_separator`)."""
+    """An argparse type: a field separator (see :func:`~subroc_ext.inputs.tables.parse_separator`)."""
     try:
         return parse_separator(text)
     except ValueError as error:
@@ -342,7 +342,7 @@ def _positive_label(labels, text, name):
 
     The text is converted to the column's type ('1' -> 1 for integers,
     'true'/'false' for booleans); without it, the API's rule applies
-    (:func:`~subroc_ext.labels.infer_positive_label`: 1 or True for {0, 1},
+    (:func:`~subroc_ext.inputs.labels.infer_positive_label`: 1 or True for {0, 1},
     {-1, 1} and boolean labels, else an error asking for --positive-label).
     Raises ``ValueError`` unless the column is binary, without missing
     values, with the positive label among its values.

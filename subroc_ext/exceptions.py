@@ -49,7 +49,7 @@ class LowPowerWarning(UserWarning):
 
     Its smallest p-value is ``1 / (1 + n_samples)``; after correcting for
     many tests it can still be above ``alpha`` (see
-    :func:`subroc_ext.significance.smallest_corrected_p_value`): then a
+    :func:`subroc_ext.inference.significance.smallest_corrected_p_value`): then a
     subgroup can be significant only together with many others (with the
     Benjamini-Hochberg or -Yekutieli corrections), or not at all (e.g.
     Bonferroni). The message names the setting that fixes it.

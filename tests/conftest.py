@@ -4,7 +4,7 @@
   They evaluate a measure on *every* subset of a small cover at once, straight
 from the definitions in SPEC.md (pairwise counting, one precision-recall point
 per threshold), and use nothing from :mod:`subroc_ext` but its enumeration of
-the subsets (:func:`subroc_ext.subsets.all_subsets`).
+the subsets (:func:`subroc_ext.utils.subsets.all_subsets`).
 * ``audit_analysis``: one ``find_subgroups`` analysis with a validation split,
   shared by the report tests.
 
@@ -25,7 +25,7 @@ import pytest
 
 from synthetic import scored_frame
 
-from subroc_ext.subsets import all_subsets
+from subroc_ext.utils.subsets import all_subsets
 
 
 def _notebook_modules(session):

@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.atomic`: a file is replaced whole or not at all,
+"""Tests of :mod:`subroc_ext.utils.atomic`: a file is replaced whole or not at all,
 nothing is left behind, and an error names the final file."""
 
 import errno
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from subroc_ext.atomic import atomic_directory, atomic_path
+from subroc_ext.utils.atomic import atomic_directory, atomic_path
 
 
 def full_disk():

@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.auc_mu` against a brute-force oracle.
+"""Tests of :mod:`subroc_ext.scoring.auc_mu` against a brute-force oracle.
 
 The oracle counts every pair of rows of different classes with the paper's
 orientation function (Kleiman & Page, Eq. 3): one-hot label vectors, the
@@ -18,7 +18,7 @@ from sklearn import metrics
 
 import subroc_ext
 from multiclass_oracles import oracle_auc_mu, random_case, random_partition_matrix
-from subroc_ext.auc_mu import auc_mu_score, check_partition_matrix
+from subroc_ext.scoring.auc_mu import auc_mu_score, check_partition_matrix
 
 
 @pytest.mark.parametrize("n_classes", [2, 3, 4, 5])

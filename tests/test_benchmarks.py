@@ -14,7 +14,7 @@ from pathlib import Path
 import pysubgroup as ps
 import pytest
 
-from subroc_ext.steps import SearchResult
+from subroc_ext.workflow.steps import SearchResult
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_search.py"
 

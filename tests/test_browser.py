@@ -33,8 +33,10 @@ import subprocess
 
 import pytest
 
-from subroc_ext import comparison_demos, datasets, find_multiclass_subgroups, find_regressions, find_subgroups
-from subroc_ext import modelling, write_comparison_report, write_multiclass_report, write_report
+from subroc_ext import find_multiclass_subgroups, find_regressions, find_subgroups
+from subroc_ext.demo import comparison as comparison_demos, datasets
+from subroc_ext import write_comparison_report, write_multiclass_report, write_report
+from subroc_ext.demo import modelling
 
 pytest.importorskip("matplotlib")
 BROWSER = next(

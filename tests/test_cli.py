@@ -17,9 +17,9 @@ import pytest
 
 import subroc_ext
 from subroc_ext import cli as cli_module
-from subroc_ext import steps
+from subroc_ext.workflow import steps
 from subroc_ext.cli import main
-from subroc_ext.pipeline import split_validation
+from subroc_ext.workflow.pipeline import split_validation
 from synthetic import scored_frame
 
 pytest.importorskip("matplotlib")

@@ -12,7 +12,7 @@ from test_comparison_pipeline import regression_data, scored_rows
 
 import subroc_ext
 from subroc_ext.cli import main
-from subroc_ext.tables import EXACT_FLOATS
+from subroc_ext.inputs.tables import EXACT_FLOATS
 
 SETTINGS = {"depth": 2, "result_set_size": 15, "n_samples": 300, "random_state": 3, "progress": False}
 OPTIONS = ["--depth", "2", "--top", "15", "--samples", "300", "--seed", "3", "--quiet"]

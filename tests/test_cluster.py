@@ -30,7 +30,7 @@ from search_helpers import (
 from synthetic import multiclass_frame, scored_frame
 
 import subroc_ext
-from subroc_ext import measures
+from subroc_ext.scoring import measures
 
 distributed = pytest.importorskip("distributed")
 

@@ -1,4 +1,4 @@
-"""Exhaustive tests of :mod:`subroc_ext.comparison`: the paired (two models,
+"""Exhaustive tests of :mod:`subroc_ext.objective.comparison`: the paired (two models,
 same rows) and unpaired (one model, two periods) qualities and their
 optimistic estimates.
 
@@ -21,9 +21,9 @@ from sklearn import metrics
 import subroc_ext
 from search_helpers import EVALUATES_ROOT, EXHAUSTIVE, assert_same_top_k, with_root
 from subroc_ext import FastSearch
-from subroc_ext.comparison import ComparisonQF, ComparisonTarget, DriftTarget
-from subroc_ext.measures import KernelMeasure, brier_score
-from subroc_ext.pipeline import MEASURES
+from subroc_ext.objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
+from subroc_ext.scoring.measures import KernelMeasure, brier_score
+from subroc_ext.workflow.pipeline import MEASURES
 from synthetic import TIES, scored_frame
 
 TOL = 1e-9
@@ -388,7 +388,7 @@ def test_compiled_and_python_evaluators_agree_bit_for_bit():
     """A subclass of a built-in measure runs through its own methods; the
     qualities are the compiled kernels' to the last bit."""
 
-    class SlowROCAUC(subroc_ext.measures.ROCAUC):
+    class SlowROCAUC(subroc_ext.scoring.measures.ROCAUC):
         pass
 
     data = comparison_frame(3, "some")

@@ -1,10 +1,10 @@
-"""Tests of :mod:`subroc_ext.comparison_demos`: the two Adult models and the
+"""Tests of :mod:`subroc_ext.demo.comparison`: the two Adult models and the
 documented shift of the drift demo."""
 
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from subroc_ext import comparison_demos as demos
+from subroc_ext.demo import comparison as demos
 
 
 def test_two_models_score_the_same_rows_and_the_new_one_lacks_the_household_columns():

@@ -9,8 +9,8 @@ import pysubgroup as ps
 import pytest
 
 import subroc_ext
-from subroc_ext.comparison import ComparisonQF, ComparisonTarget, DriftTarget
-from subroc_ext.measures import ROCAUC, AverageRankingLoss
+from subroc_ext.objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
+from subroc_ext.scoring.measures import ROCAUC, AverageRankingLoss
 
 PLANTED = "region=='south'"  # with weights, a larger subgroup holding a planted one ranks first
 

@@ -1,4 +1,4 @@
-"""Tests of :func:`subroc_ext.comparison_plots.plot_comparison_roc_curves`:
+"""Tests of :func:`subroc_ext.reporting.comparison_plots.plot_comparison_roc_curves`:
 each panel's curves and legend AUCs are each side's on the subgroup and on
 the whole data (scikit-learn as the oracle)."""
 
@@ -8,8 +8,8 @@ from sklearn import metrics
 from test_comparison_pipeline import regression_data, scored_rows
 
 import subroc_ext
-from subroc_ext.comparison_plots import plot_comparison_roc_curves
-from subroc_ext.conditions import readable_description
+from subroc_ext.reporting.comparison_plots import plot_comparison_roc_curves
+from subroc_ext.reporting.conditions import readable_description
 
 pytest.importorskip("matplotlib")
 SETTINGS = {"depth": 1, "result_set_size": 3, "n_samples": 50, "random_state": 0, "progress": False}

@@ -1,4 +1,4 @@
-"""Tests of :func:`subroc_ext.comparison_report.write_comparison_report` and of
+"""Tests of :func:`subroc_ext.reporting.comparison_report.write_comparison_report` and of
 the report ``subroc-ext compare`` / ``drift`` write: the cells are the
 table's values (each side's measure, Δ on both splits), the forest plot draws
 Δ around 0 (with the simultaneous interval when the table has the effect
@@ -10,10 +10,10 @@ import pytest
 from test_comparison_pipeline import regression_data, scored_rows
 
 import subroc_ext
-from subroc_ext import comparison_plots, report
-from subroc_ext.comparison_pipeline import split_periods
-from subroc_ext.comparison_report import write_comparison_report
-from subroc_ext.pipeline import split_validation
+from subroc_ext.reporting import comparison_plots, report
+from subroc_ext.workflow.comparison import split_periods
+from subroc_ext.reporting.comparison_report import write_comparison_report
+from subroc_ext.workflow.pipeline import split_validation
 
 pytest.importorskip("matplotlib")
 SETTINGS = {"depth": 2, "result_set_size": 8, "n_samples": 500, "random_state": 0, "progress": False}
@@ -63,7 +63,7 @@ def drawn(monkeypatch):
         return figure
 
     monkeypatch.setattr(report, "plot_forest", forest_spy)
-    monkeypatch.setattr(subroc_ext.comparison_report, "plot_comparison_roc_curves", curves_spy)
+    monkeypatch.setattr(subroc_ext.reporting.comparison_report, "plot_comparison_roc_curves", curves_spy)
     return found
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pysubgroup as ps
 
-from subroc_ext.conditions import condition_texts, readable_description
+from subroc_ext.reporting.conditions import condition_texts, readable_description
 
 
 def test_each_selector_kind_reads_as_its_cover():

@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.confidence` (DeLong intervals of the ROC AUC).
+"""Tests of :mod:`subroc_ext.metrics.confidence` (DeLong intervals of the ROC AUC).
 
 Oracles: DeLong's placement values by brute-force pairwise counting (not the
 midrank shortcut the module uses), scikit-learn's AUC, and the coverage of
@@ -13,7 +13,7 @@ from scipy.stats import norm
 from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 
 from subroc_ext import UndefinedMeasureWarning
-from subroc_ext.confidence import delong_interval, roc_auc_confidence_interval
+from subroc_ext.metrics.confidence import delong_interval, roc_auc_confidence_interval
 
 
 def brute_force_delong(is_positive, scores, confidence=0.95):

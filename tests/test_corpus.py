@@ -26,7 +26,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import subroc_ext
-from subroc_ext import SearchSpaceWarning, UndefinedMeasureWarning, datasets, make_search_space
+from subroc_ext import SearchSpaceWarning, UndefinedMeasureWarning, make_search_space
+from subroc_ext.demo import datasets
 from subroc_ext.cli import main
 
 STATSMODELS = Path(resources.files("statsmodels")) / "datasets"

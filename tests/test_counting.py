@@ -5,9 +5,9 @@ import pysubgroup as ps
 import pytest
 
 import subroc_ext
-from subroc_ext.counting import CountingQF, without_estimates
-from subroc_ext.generalization import GeneralizationAwareQF
-from subroc_ext.pipeline import make_quality_function
+from subroc_ext.engine.counting import CountingQF, without_estimates
+from subroc_ext.objective.generalization import GeneralizationAwareQF
+from subroc_ext.workflow.pipeline import make_quality_function
 from synthetic import scored_frame
 
 TARGET = subroc_ext.SoftClassifierTarget("y", "p")

@@ -7,7 +7,7 @@ import pytest
 from sklearn import metrics
 
 import subroc_ext
-from subroc_ext.cross_auc import subgroup_bias_aucs
+from subroc_ext.metrics.cross_auc import subgroup_bias_aucs
 from synthetic import scored_frame
 
 

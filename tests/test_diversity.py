@@ -1,11 +1,11 @@
-"""Tests of :mod:`subroc_ext.diversity` against brute-force set computations."""
+"""Tests of :mod:`subroc_ext.workflow.diversity` against brute-force set computations."""
 
 import numpy as np
 import pandas as pd
 import pysubgroup as ps
 import pytest
 
-from subroc_ext.diversity import (
+from subroc_ext.workflow.diversity import (
     check_max_overlap,
     collapse_identical,
     cover_matrix,

@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.effects`: effect sizes with simultaneous intervals.
+"""Tests of :mod:`subroc_ext.inference.effects`: effect sizes with simultaneous intervals.
 
 * ``delta`` is the measure on the subgroup minus on the whole split, oriented
   as the mode; NaN where undefined.
@@ -22,8 +22,9 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import subroc_ext
-from subroc_ext import measures, steps
-from subroc_ext.effects import auc_influence, _max_t_critical, effect_intervals
+from subroc_ext.scoring import measures
+from subroc_ext.workflow import steps
+from subroc_ext.inference.effects import auc_influence, _max_t_critical, effect_intervals
 
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 
@@ -243,7 +244,7 @@ def test_steps_test_adds_the_effects_at_confidence_one_minus_alpha():
     data = draw(np.random.default_rng(7), 1500)
     qf = subroc_ext.ROCAUCQF("label")
     tested = steps.test(PATTERNS, data, qf, TARGET, alpha=0.1, random_state=3)
-    seed = subroc_ext.significance.base_seed(3)
+    seed = subroc_ext.inference.significance.base_seed(3)
     expected = effect_intervals(PATTERNS, data, qf, TARGET, confidence=0.9, random_state=seed)
     pd.testing.assert_frame_equal(tested[list(expected.columns)], expected)
     assert list(tested.columns[-4:]) == ["null_samples", "delta", "delta_ci_low", "delta_ci_high"]

@@ -1,4 +1,4 @@
-"""Exhaustive tests of the optimistic estimates of :mod:`subroc_ext.quality`.
+"""Exhaustive tests of the optimistic estimates of :mod:`subroc_ext.objective.quality`.
 
 For every built-in quality function, mode and weight pair, on random small
 datasets (with and without ties, several label encodings): the optimistic

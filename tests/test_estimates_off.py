@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import subroc_ext
-from subroc_ext.pipeline import make_quality_function
+from subroc_ext.workflow.pipeline import make_quality_function
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -88,7 +88,7 @@ def test_statistics_without_estimates_equal_those_with(seed, n, measure, alpha, 
 def evaluated_by_its_methods(qf, frame):
     """Make ``qf`` evaluate its measure by the measure's Python methods, as for
     any measure without compiled kernels (a subclass of a built-in has none:
-    :func:`subroc_ext.measures.compiled_kind`). The built-ins' compiled path
+    :func:`subroc_ext.scoring.measures.compiled_kind`). The built-ins' compiled path
     skips the extremes in the kernel itself (``measure_children(...,
     with_extremes=False)``)."""
     qf.measure.__class__ = type("Uncompiled", (type(qf.measure),), {})

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from experiments import common, config, datasets
-from subroc_ext import datasets as core_datasets
+from subroc_ext.demo import datasets as core_datasets
 
 MUSHROOM_ROWS = ["x,s,n,t,p,f,c,n,k,e,e,s,s,w,w,p,w,o,p,k,s,u,p", "b,s,w,t,l,f,c,b,n,e,c,s,s,w,w,p,w,o,p,n,n,m,e"]
 WISCONSIN_ROWS = ["5,1,1,1,2,1,3,1,1,2", "8,10,10,8,7,10,9,7,1,4", "1,1,1,1,2,10,3,1,1,2"]

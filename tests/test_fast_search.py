@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 import subroc_ext
 from search_helpers import TARGET, assert_same_top_k, brute_force_top_k, make_qf, run, with_root
 from synthetic import messy, scored_frame
-from subroc_ext import bitset, bounds, measures
-from subroc_ext.search import FastSearch
+from subroc_ext.scoring import bitset, bounds, measures
+from subroc_ext.engine.search import FastSearch
 
 QF_NAMES = ("roc", "pr", "arl", "attribution")
 EXPONENTS = (0, 0.3, 1, 2)
@@ -59,7 +59,7 @@ def test_count_children_counts_each_class_of_each_child(parent_density):
     """Class counts of ``parent AND selector`` against NumPy, for parents from
     empty through sparse (rows in a few words: the gathered loop) to full
     (every word read in order), over 1,000 rows (16 words, the last partial)."""
-    from subroc_ext import cover_kernels
+    from subroc_ext.scoring import cover_kernels
 
     rng = np.random.default_rng(int(parent_density * 1000))
     n = 1000
@@ -91,7 +91,7 @@ def test_compiled_kernels_equal_the_quality_function_bit_for_bit(qf_name, ties):
         masks = rng.random((60, len(data))) < rng.uniform(0.02, 0.9, size=(60, 1))
         space_words = bitset.pack(masks)
         parent = bitset.pack(np.ones(len(data), dtype=bool))
-        evaluator = subroc_ext.evaluators.evaluator(qf, _Space(space_words, dataset))
+        evaluator = subroc_ext.engine.evaluators.evaluator(qf, _Space(space_words, dataset))
         candidates = np.arange(len(masks), dtype=np.int64)
         value, lowest, highest = evaluator.measure(parent, candidates)
         size_aware = evaluator.size_aware(parent, candidates)
@@ -138,7 +138,7 @@ def test_kernels_iterate_the_smaller_class_correctly():
         qf = subroc_ext.ROCAUCQF("label")
         qf.calculate_constant_statistics(data, TARGET)
         dataset = qf.dataset
-        evaluator = subroc_ext.evaluators.evaluator(qf, _Space(bitset.pack(np.ones((1, 500), bool)), dataset))
+        evaluator = subroc_ext.engine.evaluators.evaluator(qf, _Space(bitset.pack(np.ones((1, 500), bool)), dataset))
         value, _, _ = evaluator.measure(bitset.pack(np.ones(500, bool)), np.array([0]))
         assert value[0] == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
 

@@ -23,7 +23,7 @@ import pytest
 from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 
 import subroc_ext
-from subroc_ext.counting import CountingQF
+from subroc_ext.engine.counting import CountingQF
 from search_helpers import EVALUATES_ROOT, EXHAUSTIVE
 from synthetic import multiclass_frame
 
@@ -528,7 +528,7 @@ def test_result_to_dataframe():
     assert qualities == sorted(qualities, reverse=True)
     assert [str(s) for s in frame["subgroup"]] == [str(sg) for _, sg, _ in result.results]
     for _, subgroup, statistics in result.results:
-        assert isinstance(statistics, subroc_ext.generalization.GeneralizationAwareStatistics)
+        assert isinstance(statistics, subroc_ext.objective.generalization.GeneralizationAwareStatistics)
         assert statistics.size_sg == np.asarray(subgroup.covers(data), dtype=bool).sum() >= 10
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subroc_ext.html_page import (
+from subroc_ext.reporting.page import (
     Column,
     Section,
     embedded_png,

@@ -1,4 +1,4 @@
-"""Exhaustive tests of :mod:`subroc_ext.joint_bounds`.
+"""Exhaustive tests of :mod:`subroc_ext.scoring.joint_bounds`.
 
 Every subset of small random covers (with and without ties, positives
 minority and majority, several label encodings; see ``test_estimates.Case``)
@@ -11,9 +11,9 @@ block per count (tight), and a slightly tightened copy must be caught.
 import numpy as np
 import pytest
 
-from subroc_ext import bitset, joint_bounds
-from subroc_ext import bounds
-from subroc_ext.bounds import signs
+from subroc_ext.scoring import bitset, joint_bounds
+from subroc_ext.scoring import bounds
+from subroc_ext.scoring.bounds import signs
 from test_estimates import MODES, TARGET, TOL, WEIGHTS, case, prepared_qf
 
 N_DATASETS = 24

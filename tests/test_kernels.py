@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.kernels` against independent oracles.
+"""Tests of :mod:`subroc_ext.metrics.kernels` against independent oracles.
 
 Oracles: scikit-learn's ``roc_auc_score``, ``auc(recall, precision)`` of
 ``precision_recall_curve``, and brute-force pairwise counting written here
@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn import metrics
 
-from subroc_ext import UndefinedMeasureWarning, kernels
+from subroc_ext import UndefinedMeasureWarning
+from subroc_ext.metrics import kernels
 
 N_CASES = 1000
 TOL = 1e-12

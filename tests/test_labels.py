@@ -6,7 +6,7 @@ import pytest
 
 import subroc_ext
 from subroc_ext.cli import main
-from subroc_ext.labels import infer_positive_label
+from subroc_ext.inputs.labels import infer_positive_label
 from synthetic import scored_frame
 
 

@@ -23,8 +23,8 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score
 
 import subroc_ext
-from subroc_ext import measures
-from subroc_ext.measure_check import MODES, WEIGHTS
+from subroc_ext.scoring import measures
+from subroc_ext.objective.measure_check import MODES, WEIGHTS
 
 BUILT_IN = {
     "roc_auc": measures.ROCAUC,

@@ -1,4 +1,4 @@
-"""Exhaustive tests of :mod:`subroc_ext.measures`: values and extremes.
+"""Exhaustive tests of :mod:`subroc_ext.scoring.measures`: values and extremes.
 
 ``Measure.extremes(cover)`` must bracket the measure on every defined subset
 of the cover (validity), and, where SPEC.md claims so, be reached by one
@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from sklearn import metrics
 
-from subroc_ext import measures
-from subroc_ext.dataset import SortedDataset
+from subroc_ext.scoring import measures
+from subroc_ext.inputs.sorted_data import SortedDataset
 
 TOL = 1e-12
 N_COVERS = 250

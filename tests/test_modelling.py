@@ -1,4 +1,4 @@
-"""Tests of subroc_ext.modelling: the random splits and the quick model."""
+"""Tests of subroc_ext.demo.modelling: the random splits and the quick model."""
 
 import numpy as np
 import pandas as pd
@@ -6,8 +6,8 @@ import pytest
 from sklearn.metrics import roc_auc_score
 from threadpoolctl import threadpool_limits
 
-from subroc_ext.datasets import load_german_credit
-from subroc_ext.modelling import fit_and_score, split_parts
+from subroc_ext.demo.datasets import load_german_credit
+from subroc_ext.demo.modelling import fit_and_score, split_parts
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.multiclass`: AUCMuQF's quality and optimistic
+"""Tests of :mod:`subroc_ext.objective.multiclass`: AUCMuQF's quality and optimistic
 estimate by enumerating every subset of small random covers, searches with
 every exhaustive pysubgroup algorithm against a search that never prunes,
 generalization awareness against a brute-force definition, and the K-class
@@ -16,9 +16,9 @@ import subroc_ext
 from multiclass_oracles import random_partition_matrix, subset_auc_mu
 from search_helpers import EVALUATES_ROOT, EXHAUSTIVE
 from synthetic import multiclass_frame
-from subroc_ext.auc_mu import PairProjections, check_partition_matrix
-from subroc_ext.multiclass import sample_class_rows
-from subroc_ext.subsets import all_subsets
+from subroc_ext.scoring.auc_mu import PairProjections, check_partition_matrix
+from subroc_ext.objective.multiclass import sample_class_rows
+from subroc_ext.utils.subsets import all_subsets
 
 TOL = 1e-9
 MODES = ("worse", "better", "both")
@@ -171,8 +171,8 @@ def test_fast_search_equals_best_first_search(mode, weights, generalization_awar
             return {str(sg) for q, sg, _ in res.results if q != cutoff}
 
         assert untied(result) == untied(reference)
-        assert all(isinstance(stats, subroc_ext.multiclass.MultiClassStatistics if not generalization_aware
-                              else subroc_ext.multiclass.MultiClassGeneralizationAwareStatistics)
+        assert all(isinstance(stats, subroc_ext.objective.multiclass.MultiClassStatistics if not generalization_aware
+                              else subroc_ext.objective.multiclass.MultiClassGeneralizationAwareStatistics)
                    for _, _, stats in result.results)  # fmt: skip
 
 

@@ -8,11 +8,12 @@ import pandas as pd
 import pytest
 
 import subroc_ext
-from subroc_ext import datasets, modelling, steps
+from subroc_ext.demo import datasets, modelling
+from subroc_ext.workflow import steps
 from subroc_ext.cli import main
 from subroc_ext.exceptions import InterruptedTest
-from subroc_ext.multiclass_pipeline import find_multiclass_subgroups
-from subroc_ext.pipeline import split_validation
+from subroc_ext.workflow.multiclass import find_multiclass_subgroups
+from subroc_ext.workflow.pipeline import split_validation
 from synthetic import multiclass_frame
 
 CLASSES = ["married", "never-married", "previously-married"]

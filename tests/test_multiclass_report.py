@@ -10,7 +10,7 @@ from sklearn.metrics import roc_auc_score
 
 from subroc_ext import auc_mu_score, write_multiclass_report
 from subroc_ext.cli import main
-from subroc_ext.multiclass_report import class_pair_aucs
+from subroc_ext.reporting.multiclass import class_pair_aucs
 
 pytest.importorskip("matplotlib")
 CLASSES = ["a", "b", "c"]

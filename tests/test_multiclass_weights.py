@@ -1,12 +1,12 @@
-"""Tests of :mod:`subroc_ext.multiclass_weights` by enumerating every count vector."""
+"""Tests of :mod:`subroc_ext.scoring.multiclass_weights` by enumerating every count vector."""
 
 import itertools
 
 import numpy as np
 import pytest
 
-from subroc_ext import weights
-from subroc_ext.multiclass_weights import (
+from subroc_ext.scoring import weights
+from subroc_ext.scoring.multiclass_weights import (
     multiclass_balance,
     multiclass_max_weight,
     multiclass_min_weight,

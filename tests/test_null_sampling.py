@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.null_sampling`: null distributions by measure type.
+"""Tests of :mod:`subroc_ext.scoring.null_sampling`: null distributions by measure type.
 
 * The compiled sampler of every built-in measure is exact: drawing every row
   gives the measure on the data bit for bit, and values on random positions
@@ -19,10 +19,10 @@ import pytest
 from scipy import stats
 
 import subroc_ext
-from subroc_ext import measures
-from subroc_ext.measures import Cover
-from subroc_ext.null_sampling import null_values, reference_null_values, values_one_by_one
-from subroc_ext.subsets import ClassTables, random_positions
+from subroc_ext.scoring import measures
+from subroc_ext.scoring.measures import Cover
+from subroc_ext.scoring.null_sampling import null_values, reference_null_values, values_one_by_one
+from subroc_ext.utils.subsets import ClassTables, random_positions
 
 TIES = pytest.mark.parametrize("ties", [True, False], ids=["ties", "continuous"])
 BUILT_IN = {

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import confusion_matrix, roc_curve
 
-from subroc_ext.operating_point import threshold_rates
+from subroc_ext.metrics.operating_point import threshold_rates
 from synthetic import scored_frame
 
 

@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.parallel_search` without a cluster (those on a
+"""Tests of :mod:`subroc_ext.engine.parallel_search` without a cluster (those on a
 Dask cluster are in ``test_cluster.py``).
 
 * Exactness: any split of the first-level subtrees into parts, run one after
@@ -21,14 +21,14 @@ from search_helpers import SCORES, TARGET, make_qf, make_task
 from synthetic import scored_frame
 
 import subroc_ext
-from subroc_ext.parallel_search import (
+from subroc_ext.engine.parallel_search import (
     kth_best,
     plan_parts,
     search_part,
     split_subtrees,
     top_k,
 )
-from subroc_ext.search import SearchProblem
+from subroc_ext.engine.search import SearchProblem
 
 # -- without a cluster ----------------------------------------------------------
 

@@ -20,7 +20,9 @@ from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 from statsmodels.stats.multitest import multipletests
 
 import subroc_ext
-from subroc_ext import datasets, find_subgroups, make_quality_function, modelling, pipeline, steps
+from subroc_ext import find_subgroups, make_quality_function
+from subroc_ext.demo import datasets, modelling
+from subroc_ext.workflow import pipeline, steps
 
 COLUMNS = [
     "subgroup", "description", "alternatives", "quality", "overlap", "overlaps_with",

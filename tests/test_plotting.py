@@ -221,7 +221,7 @@ def test_forest_plot_takes_other_interval_columns():
 
 def test_cross_auc_cells_hold_short_pair_counts():
     from subroc_ext import plot_cross_auc
-    from subroc_ext.plotting import _compact_count
+    from subroc_ext.reporting.plotting import _compact_count
 
     assert [_compact_count(n) for n in (999, 1_234, 56_789, 2_500_000)] == ["999", "1.23k", "56.8k", "2.5M"]
     auc = pd.DataFrame([[0.5, np.nan], [0.75, 1.0]], index=["a", "b"], columns=["a", "b"])

@@ -5,8 +5,8 @@ import sys
 
 import numpy as np
 
-from subroc_ext import _progress
-from subroc_ext._progress import PlainProgress, progress_bar, search_status
+from subroc_ext.utils import progress as _progress
+from subroc_ext.utils.progress import PlainProgress, progress_bar, search_status
 
 
 def test_plain_lines_with_the_total_and_one_final_line():

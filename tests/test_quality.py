@@ -1,4 +1,4 @@
-"""Integration tests of the pysubgroup quality functions in subroc_ext.quality.
+"""Integration tests of the pysubgroup quality functions in subroc_ext.objective.quality.
 
 * drop-in parity with pysubgroup 0.9.0's ``ROCAUCQF``, ``PRAUCQF`` and
   ``ARLQF`` on real data (German credit, a sample of Adult);
@@ -22,11 +22,11 @@ from threadpoolctl import threadpool_limits
 
 import subroc_ext
 from search_helpers import make_qf, needs_pysubgroup_qfs
-from subroc_ext import bitset, cover_kernels, measures
-from subroc_ext.generalization import generalization_aware_quality
-from subroc_ext.datasets import load_adult, load_german_credit
-from subroc_ext.modelling import fit_and_score, split_parts
-from subroc_ext.statistics import SubgroupStatistics
+from subroc_ext.scoring import bitset, cover_kernels, measures
+from subroc_ext.objective.generalization import generalization_aware_quality
+from subroc_ext.demo.datasets import load_adult, load_german_credit
+from subroc_ext.demo.modelling import fit_and_score, split_parts
+from subroc_ext.objective.statistics import SubgroupStatistics
 from synthetic import scored_frame
 
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
@@ -549,7 +549,7 @@ def test_bad_input_gives_a_clear_error(case):
         (dict(balance_weight=np.nan), ValueError, r"balance_weight must be a finite number >= 0"),
         (dict(size_weight=np.inf), ValueError, r"size_weight must be a finite number >= 0"),
         (dict(measure=sklearn_roc_auc), TypeError,
-         r"measure must be a subroc_ext.measures.Measure"),
+         r"measure must be a subroc_ext.scoring.measures.Measure"),
     ],
     ids=["mode", "negative-size", "nan-balance", "inf-size", "not-a-measure"],
 )
@@ -1005,7 +1005,7 @@ def batch_statistics(qf, sorted_masks, compiled):
     negatives = np.array([cover.negatives for cover in covers])
     defined = measure.is_defined(positives, negatives)
     size_aware = np.array([
-        subroc_ext.bounds.size_aware_bound(measure, cover, qf.dataset_value, qf.signs(), qf.size_weight)
+        subroc_ext.scoring.bounds.size_aware_bound(measure, cover, qf.dataset_value, qf.signs(), qf.size_weight)
         if is_defined and qf.size_weight > 0 and qf.optimistic_estimates else np.inf
         for cover, is_defined in zip(covers, defined)
     ])  # fmt: skip

@@ -5,7 +5,8 @@ import base64
 import pandas as pd
 import pytest
 
-from subroc_ext import report, write_report
+from subroc_ext import write_report
+from subroc_ext.reporting import report
 
 pytest.importorskip("matplotlib")
 
@@ -96,8 +97,8 @@ def test_forest_plot_comes_first(analysis, tmp_path):
 
 
 def test_rates_at_the_youden_threshold_of_the_search_split(audit_analysis, tmp_path):
-    from subroc_ext.diagnostics import youden_threshold
-    from subroc_ext.operating_point import threshold_rates
+    from subroc_ext.metrics.diagnostics import youden_threshold
+    from subroc_ext.metrics.operating_point import threshold_rates
 
     table, search, validation = audit_analysis.table, audit_analysis.search, audit_analysis.validation
     page = write_report(table, validation, tmp_path, label="y", score="p", search=search).html
@@ -138,7 +139,7 @@ def test_methods_are_named_from_statsmodels_table(analysis, tmp_path, method, na
 
 def test_cli_threshold_and_rows(tmp_path, capsys):
     from subroc_ext.cli import main
-    from subroc_ext.operating_point import threshold_rates
+    from subroc_ext.metrics.operating_point import threshold_rates
     from synthetic import scored_frame
 
     data = scored_frame(0)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from subroc_ext import cross_auc, write_report
-from subroc_ext.report_sections import cross_auc_section
+from subroc_ext.reporting.sections import cross_auc_section
 
 pytest.importorskip("matplotlib")
 

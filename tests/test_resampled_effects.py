@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.resampled_effects`: effects of comparisons and of AUC_mu.
+"""Tests of :mod:`subroc_ext.inference.resampled_effects`: effects of comparisons and of AUC_mu.
 
 * ``delta`` is the oriented difference of differences (sklearn's ROC AUC as
   the oracle) or of AUC_mu (the brute-force pair count of
@@ -20,9 +20,9 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import subroc_ext
-from subroc_ext import steps
-from subroc_ext.effects import EFFECT_COLUMNS
-from subroc_ext.resampled_effects import resampled_effect_intervals
+from subroc_ext.workflow import steps
+from subroc_ext.inference.effects import EFFECT_COLUMNS
+from subroc_ext.inference.resampled_effects import resampled_effect_intervals
 
 SELECTORS = [ps.EqualitySelector(f"a{i}", v) for i in range(4) for v in (True, False)]
 PATTERNS = [ps.Conjunction([s]) for s in SELECTORS] + [
@@ -74,12 +74,12 @@ def multiclass_frame(rng, n):
 
 
 def regression_setting(mode="worse"):
-    qf = subroc_ext.ComparisonQF(subroc_ext.measures.ROCAUC(), "label", mode=mode)
+    qf = subroc_ext.ComparisonQF(subroc_ext.scoring.measures.ROCAUC(), "label", mode=mode)
     return regression_frame, qf, subroc_ext.ComparisonTarget("label", "new", "old")
 
 
 def drift_setting(mode="worse"):
-    qf = subroc_ext.ComparisonQF(subroc_ext.measures.ROCAUC(), "label", mode=mode)
+    qf = subroc_ext.ComparisonQF(subroc_ext.scoring.measures.ROCAUC(), "label", mode=mode)
     return drift_frame, qf, subroc_ext.DriftTarget("label", "score", "period")
 
 
@@ -195,7 +195,7 @@ def test_steps_test_adds_the_effects_of_comparisons_and_auc_mu():
     frame = make(np.random.default_rng(4), 150)
     tested = steps.test(PATTERNS[:3], frame, qf, target, alpha=0.1, n_samples=100, random_state=3)
     expected = resampled_effect_intervals(PATTERNS[:3], frame, qf, target, confidence=0.9,
-                                          random_state=subroc_ext.significance.base_seed(3))  # fmt: skip
+                                          random_state=subroc_ext.inference.significance.base_seed(3))  # fmt: skip
     pd.testing.assert_frame_equal(tested[EFFECT_COLUMNS], expected)
 
 

@@ -30,8 +30,8 @@ from search_helpers import (
     with_root,
 )
 from synthetic import INDEXES, messy, scored_frame
-from subroc_ext import measures
-from subroc_ext.counting import CountingQF
+from subroc_ext.scoring import measures
+from subroc_ext.engine.counting import CountingQF
 
 MODES = ("worse", "better", "both")
 #: (size_weight alpha, balance_weight beta)

@@ -4,9 +4,9 @@ children kept, against plain NumPy on unpacked masks."""
 import numpy as np
 import pytest
 
-from subroc_ext.bitset import pack
-from subroc_ext.search_kernels import promising_children
-from subroc_ext.weights import max_weight, subgroup_weight
+from subroc_ext.scoring.bitset import pack
+from subroc_ext.engine.search_kernels import promising_children
+from subroc_ext.scoring.weights import max_weight, subgroup_weight
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -13,10 +13,10 @@ from search_helpers import TARGET, assert_same_top_k, brute_force_top_k, make_qf
 from synthetic import scored_frame
 
 import subroc_ext
-from subroc_ext import datasets
-from subroc_ext.dataset import SortedDataset
-from subroc_ext.search_space import SearchSpaceWarning, make_search_space
-from subroc_ext.selectors import MissingCondition, RangeCondition, ValueCondition
+from subroc_ext.demo import datasets
+from subroc_ext.inputs.sorted_data import SortedDataset
+from subroc_ext.inputs.search_space import SearchSpaceWarning, make_search_space
+from subroc_ext.inputs.selectors import MissingCondition, RangeCondition, ValueCondition
 
 
 def _labels(space):
@@ -378,7 +378,7 @@ def test_command_line_search_space_options(tmp_path, capsys):
     assert search_space_lines() == []
     default = set(pd.read_csv(tmp_path / "default" / "subgroups.csv")["description"])
     bins = set(pd.read_csv(tmp_path / "bins" / "subgroups.csv")["description"])
-    search, _ = subroc_ext.validated.split_validation(pd.read_csv(path), 0.5, 0)
+    search, _ = subroc_ext.inputs.validated.split_validation(pd.read_csv(path), 0.5, 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SearchSpaceWarning)
         default_space = set(_labels(make_search_space(search, ignore=["y", "p"])))
@@ -388,7 +388,7 @@ def test_command_line_search_space_options(tmp_path, capsys):
 
 
 def test_the_report_writes_the_conditions_in_its_notation():
-    from subroc_ext.conditions import condition_texts
+    from subroc_ext.reporting.conditions import condition_texts
 
     frame = pd.DataFrame({"g": ["a", "b", None] * 5, "x": np.arange(15.0), "k": [1.0, 2.0, 3.0] * 5})
     texts = condition_texts(ps.Conjunction(list(make_search_space(frame, nbins=3))))

@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.sequential` and the adaptive randomization test.
+"""Tests of :mod:`subroc_ext.inference.sequential` and the adaptive randomization test.
 
 * The Besag-Clifford p-values equal a draw-by-draw oracle; the bounds of an
   unfinished pattern hold its final p-value.
@@ -20,8 +20,8 @@ from statsmodels.stats.multitest import multipletests
 from test_significance import QUALITY_FUNCTIONS, TARGET, attribute_patterns, null_data
 
 import subroc_ext
-from subroc_ext.sequential import SequentialPValues
-from subroc_ext.significance import randomization_test, smallest_corrected_p_value
+from subroc_ext.inference.sequential import SequentialPValues
+from subroc_ext.inference.significance import randomization_test, smallest_corrected_p_value
 
 
 def besag_clifford(exceeds, h, n):
@@ -206,7 +206,7 @@ def test_the_power_check_warns_in_one_line_naming_the_fix():
 
 
 def test_round_sizes_double_the_total_up_to_the_cap():
-    from subroc_ext.significance import _round_sizes
+    from subroc_ext.inference.significance import _round_sizes
 
     sizes = _round_sizes(1_000_000)
     totals = list(itertools.accumulate(sizes))

@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.significance`: the randomization test.
+"""Tests of :mod:`subroc_ext.inference.significance`: the randomization test.
 
 * p-values are uniform where the model's performance is unrelated to the
   attributes; a planted weak subgroup is found.
@@ -19,8 +19,8 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import subroc_ext
-from subroc_ext.null_sampling import null_values
-from subroc_ext.significance import (
+from subroc_ext.scoring.null_sampling import null_values
+from subroc_ext.inference.significance import (
     base_seed,
     null_rng,
     randomization_test,

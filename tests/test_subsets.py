@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.subsets`: random subsets never repeat an item
+"""Tests of :mod:`subroc_ext.utils.subsets`: random subsets never repeat an item
 and every subset is drawn equally often (chi-square over all subsets), in
 each regime of the samplers (drawn values, dense marks, top-ups)."""
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from subroc_ext import subsets
-from subroc_ext.subsets import ClassTables, random_positions, sample_subsets
+from subroc_ext.utils import subsets
+from subroc_ext.utils.subsets import ClassTables, random_positions, sample_subsets
 
 
 

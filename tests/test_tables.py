@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.tables`: each format read back equal to the frame
+"""Tests of :mod:`subroc_ext.inputs.tables`: each format read back equal to the frame
 written, and each problem one message naming the file and what to do."""
 
 import gzip
@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from subroc_ext import tables
-from subroc_ext.tables import PARQUET_EXTRA, parse_separator, read_table
+from subroc_ext.inputs import tables
+from subroc_ext.inputs.tables import PARQUET_EXTRA, parse_separator, read_table
 
 FRAME = pd.DataFrame({
     "région": ["Zürich", "Genève", "Zürich", "Lugano"],

@@ -21,9 +21,9 @@ from synthetic import multiclass_frame, scored_frame
 from test_comparison import TARGETS, comparison_frame
 
 import subroc_ext
-from subroc_ext import evaluators
-from subroc_ext.comparison import ComparisonQF
-from subroc_ext.measures import KernelMeasure, ROCAUC
+from subroc_ext.engine import evaluators
+from subroc_ext.objective.comparison import ComparisonQF
+from subroc_ext.scoring.measures import KernelMeasure, ROCAUC
 
 
 @pytest.fixture(autouse=True)

@@ -11,8 +11,11 @@ import pytest
 from synthetic import scored_frame
 
 import subroc_ext
-from subroc_ext import _validation, dataset, kernels, steps
-from subroc_ext.validated import validate_data
+from subroc_ext.inputs import sorted_data as dataset
+from subroc_ext.metrics import kernels
+from subroc_ext.utils import validation as _validation
+from subroc_ext.workflow import steps
+from subroc_ext.inputs.validated import validate_data
 
 FRAME = scored_frame(3, 800)
 ARGS = {"label": "y", "score": "p", "depth": 2, "n_samples": 50, "progress": False}

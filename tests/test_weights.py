@@ -1,4 +1,4 @@
-"""Tests of :mod:`subroc_ext.weights` against brute force over all class counts.
+"""Tests of :mod:`subroc_ext.scoring.weights` against brute force over all class counts.
 
 A subset of a cover with ``P`` positives and ``N`` negatives can hold any
 ``p <= P`` positives and ``q <= N`` negatives, so the largest and smallest
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from subroc_ext import weights
+from subroc_ext.scoring import weights
 
 EXPONENTS = (0.0, 0.1, 0.3, 0.5, 1.0, 1.5, 2.0, 3.0)
 RTOL = 1e-12

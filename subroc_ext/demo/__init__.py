@@ -1,0 +1,1 @@
+"""Bundled and offline datasets and quick models for demos, tests and experiments."""

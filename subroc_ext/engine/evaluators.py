@@ -1,0 +1,454 @@
+"""The children of a search node, evaluated in batches for :class:`~subroc_ext.FastSearch`.
+
+:func:`evaluator` picks one per quality function: for a
+:class:`~subroc_ext.SoftClassifierQF` with a built-in measure
+(:class:`CompiledEvaluator`) the class counts of every child, the bound from
+counts (:func:`subroc_ext.engine.search_kernels.promising_children`, and for ROC AUC
+the joint bound from counts, :mod:`subroc_ext.scoring.joint_bounds`), then the
+measure and extremes of the survivors (:func:`subroc_ext.scoring.cover_kernels.measure_children`)
+and their statistics (:meth:`~subroc_ext.SoftClassifierQF.statistics_of_counts`);
+with a user's measure (:class:`PythonEvaluator`) the same steps through the
+measure's methods; :class:`ComparisonEvaluator` for two models or periods,
+:class:`MultiClassEvaluator` for AUC_mu. Each returns the children that may
+enter the result or lead to a pattern that may, with their statistics.
+"""
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..scoring import bitset, bounds, cover_kernels, joint_bounds
+from . import search_kernels
+from ..objective.comparison import ComparisonQF
+from ..scoring.measures import compiled_kind
+from ..objective.multiclass import AUCMuQF
+from ..scoring.weights import max_weight, subgroup_weight
+
+__all__ = [
+    "evaluator",
+    "class_counts",
+    "thread_safe",
+    "BinaryEvaluator",
+    "CompiledEvaluator",
+    "PythonEvaluator",
+    "ComparisonEvaluator",
+    "MultiClassEvaluator",
+]
+
+
+def evaluator(qf, space):
+    if isinstance(qf, AUCMuQF):
+        return MultiClassEvaluator(qf, space)
+    if isinstance(qf, ComparisonQF):
+        return ComparisonEvaluator(qf, space)
+    kind = compiled_kind(qf.prepared_measure)
+    if kind is None:
+        return PythonEvaluator(qf, space)
+    return CompiledEvaluator(qf, space, kind)
+
+
+def class_counts(parent, words, candidates, positive_words, negative_words):
+    """Positives and negatives of ``parent AND selector`` for each candidate (compiled)."""
+    positives = np.empty(len(candidates), dtype=np.int64)
+    negatives = np.empty(len(candidates), dtype=np.int64)
+    cover_kernels.count_children(
+        parent, words, candidates, positive_words, negative_words, positives, negatives
+    )
+    return positives, negatives
+
+
+class BinaryEvaluator:
+    """Statistics of the children of a node for a :class:`SoftClassifierQF`:
+    class counts of all of them (compiled), the bound from counts, then the
+    measure of the survivors (by the subclass) and their statistics."""
+
+    def __init__(self, qf, space):
+        self.qf = qf
+        self.space = space
+        is_positive = qf.dataset.is_positive
+        self.positive_words = bitset.pack(is_positive)
+        self.negative_words = bitset.pack(~is_positive)
+
+    def counts(self, parent, candidates):
+        return class_counts(
+            parent, self.space.words, candidates, self.positive_words, self.negative_words
+        )
+
+    def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
+        """The candidates that may enter the result or lead to a pattern that
+        may, and their statistics (arrays).
+
+        ``cap`` bounds the raw quality gain of every child (``inf`` if unknown):
+        a child weighing ``w`` cannot exceed ``w * cap``. ``offset`` is what a
+        child's quality subtracts at least (the parent's ``max(q, g)`` with
+        generalization awareness, else 0), for :meth:`by_count_bounds`.
+        """
+        qf = self.qf
+        keep, positives, negatives = self.promising(parent, candidates, cap, threshold, min_support, expandable)
+        if np.isfinite(cap):
+            keep = self.by_count_bounds(parent, keep, positives, negatives, cap, threshold, expandable, offset)
+        candidates, positives, negatives = candidates[keep], positives[keep], negatives[keep]
+        if not len(candidates):
+            return candidates, None
+        value, lowest, highest = self.measure(parent, candidates, qf.optimistic_estimates)
+        if expandable and qf.size_weight > 0 and qf.optimistic_estimates:
+            size_aware = self.size_aware(parent, candidates)
+        else:
+            size_aware = np.full(len(candidates), np.inf)
+        return candidates, qf.statistics_of_counts(
+            positives, negatives, value, lowest, highest, size_aware
+        )
+
+    def by_count_bounds(self, parent, keep, positives, negatives, cap, threshold, expandable, offset):
+        """``keep`` without the children that a bound from their class counts
+        rules out, with (``expandable``) their subtrees; unchanged where the
+        measure has none (ROC AUC has one: :class:`CompiledEvaluator`)."""
+        return keep
+
+    def tightened(self, parent, candidates, quality, estimate, offset, threshold, min_support):
+        """``estimate`` of the children, tightened where it exceeds ``threshold``
+        by the joint bound with ``offset(i)`` of child ``i`` (``max(q, g)``
+        with generalization awareness; 0 when ``offset`` is None;
+        :mod:`subroc_ext.scoring.joint_bounds`); the estimate unchanged for measures
+        without one."""
+        return estimate
+
+    def promising(self, parent, candidates, cap, threshold, min_support, expandable):
+        """Which candidates may enter the result or lead to a pattern that may
+        (a boolean mask), and their class counts."""
+        qf = self.qf
+        positives, negatives = self.counts(parent, candidates)
+        keep = (positives + negatives >= min_support) & qf.measure.is_defined(positives, negatives)
+        if np.isfinite(cap):
+            alpha, beta = qf.size_weight, qf.balance_weight
+            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
+            if expandable:
+                promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
+            keep &= promising
+        return keep, positives, negatives
+
+    def raw_quality(self, parent, selector):
+        """``q`` of ``parent AND selector``."""
+        candidates = np.array([selector], dtype=np.int64)
+        positives, negatives = self.counts(parent, candidates)
+        if not self.qf.measure.is_defined(positives, negatives)[0]:
+            return -np.inf
+        value, _, _ = self.measure(parent, candidates, extremes=False)
+        return float(self.qf.raw_quality(value[0]))
+
+
+class CompiledEvaluator(BinaryEvaluator):
+    """Measure, extremes and size-aware bounds of children from the compiled kernels."""
+
+    def __init__(self, qf, space, kind):
+        super().__init__(qf, space)
+        self.kind = kind
+        self.group_start, self.group_end = cover_kernels.tie_group_bounds(qf.dataset.group_ids)
+        if kind == cover_kernels.ROW_MEAN:
+            self.row_values = np.ascontiguousarray(qf.prepared_measure.prepared_values, dtype=float)
+        else:
+            self.row_values = np.zeros(0)
+
+    def promising(self, parent, candidates, cap, threshold, min_support, expandable):
+        """As :meth:`BinaryEvaluator.promising`, in one compiled call
+        (:func:`subroc_ext.engine.search_kernels.promising_children`; the built-in
+        measures' ``is_defined`` is that of :class:`~subroc_ext.scoring.measures.Measure`)."""
+        qf, measure = self.qf, self.qf.measure
+        return search_kernels.promising_children(
+            parent, self.space.words, candidates, self.positive_words, self.negative_words,
+            min_support, measure.min_positives, measure.min_negatives, float(cap), float(threshold),
+            float(qf.size_weight), float(qf.balance_weight), expandable,
+        )  # fmt: skip
+
+    def measure(self, parent, candidates, extremes=True):
+        count = len(candidates)
+        value, lowest, highest = np.empty(count), np.empty(count), np.empty(count)
+        cover_kernels.measure_children(
+            parent, self.space.words, candidates, self.positive_words, self.negative_words,
+            self.group_start, self.group_end, self.kind, self.row_values, extremes,
+            value, lowest, highest,
+        )  # fmt: skip
+        return value, lowest, highest
+
+    def by_count_bounds(self, parent, keep, positives, negatives, cap, threshold, expandable, offset):
+        """ROC AUC: a child with ``p`` positives and ``n`` negatives is a subset
+        of ``parent``, so its quality is at most ``w(p, n)`` times the parent's
+        largest AUC gain over subsets with exactly those counts
+        (:func:`subroc_ext.scoring.joint_bounds.roc_auc_count_bounds`), minus ``offset``."""
+        if self.kind != cover_kernels.ROC_AUC:
+            return keep
+        qf = self.qf
+        kept = np.flatnonzero(keep)
+        p, n = positives[kept], negatives[kept]
+        alpha, beta = qf.size_weight, qf.balance_weight
+        own, directions = np.empty(len(kept)), qf.signs()
+        joint_bounds.roc_auc_count_bounds(
+            parent, self.positive_words, self.negative_words, self.group_start, self.group_end,
+            p, n, float(qf.dataset_value), float(offset), -1 in directions,
+            1 in directions, float(alpha), float(beta), own,
+        )  # fmt: skip
+        still = np.minimum(subgroup_weight(p, n, alpha, beta) * cap, own) > threshold
+        if expandable:
+            still |= max_weight(p, n, alpha, beta) * cap > threshold
+        keep = keep.copy()
+        keep[kept[~still]] = False
+        return keep
+
+    #: The joint bound is computed for children whose estimate exceeds the
+    #: k-th best quality by at most this factor: it seldom cuts a larger one
+    #: below it (Census depth 3, ROC AUC, alpha = beta = 1, GA: 22% of the
+    #: children above the k-th best, 87% of those it prunes).
+    joint_gate = 2.0
+
+    def tightened(self, parent, candidates, quality, estimate, offset, threshold, min_support):
+        qf = self.qf
+        room = np.flatnonzero((estimate > threshold) & (estimate <= self.joint_gate * threshold))
+        if self.kind != cover_kernels.ROC_AUC or not qf.optimistic_estimates or not len(room):
+            return estimate
+        joint, directions = np.empty(len(room)), qf.signs()
+        offsets = np.zeros(len(room)) if offset is None else np.array([offset(i) for i in room], dtype=float)
+        joint_bounds.roc_auc_joint_children(
+            parent, self.space.words, candidates[room], self.positive_words, self.negative_words,
+            self.group_start, self.group_end, float(qf.dataset_value), offsets,
+            -1 in directions, 1 in directions, float(qf.size_weight), float(qf.balance_weight),
+            int(min_support), float(threshold), estimate[room], joint,
+        )  # fmt: skip
+        estimate = np.array(estimate, dtype=float)
+        estimate[room] = np.minimum(estimate[room], np.maximum(joint, quality[room]))
+        return estimate
+
+    def size_aware(self, parent, candidates):
+        if self.kind != cover_kernels.ROW_MEAN:
+            return np.full(len(candidates), np.inf)
+        qf = self.qf
+        return np.array(
+            [
+                bounds.row_mean_size_aware_bound(
+                    qf.prepared_measure, parent & self.space.words[selector], qf.dataset_value,
+                    qf.signs(), qf.size_weight,
+                )  # fmt: skip
+                for selector in candidates
+            ],
+            dtype=float,
+        )
+
+
+class PythonEvaluator(BinaryEvaluator):
+    """Any other measure: its own methods on each child's cover."""
+
+    def _covers(self, parent, candidates):
+        for selector in candidates:
+            mask = bitset.unpack(parent & self.space.words[selector], self.space.n_rows)
+            yield self.qf.dataset.cover(mask)
+
+    def measure(self, parent, candidates, extremes=True):
+        measure = self.qf.prepared_measure
+        rows = [
+            (measure.value(c), *(measure.extremes(c) if extremes else (np.nan, np.nan)))
+            for c in self._covers(parent, candidates)
+        ]
+        value, lowest, highest = np.array(rows, dtype=float).reshape(-1, 3).T
+        return value, lowest, highest
+
+    def size_aware(self, parent, candidates):
+        qf = self.qf
+        return np.array(
+            [
+                bounds.size_aware_bound(
+                    qf.prepared_measure, cover, qf.dataset_value, qf.signs(), qf.size_weight
+                )
+                for cover in self._covers(parent, candidates)
+            ],
+            dtype=float,
+        )
+
+
+class ComparisonEvaluator:
+    """Statistics of the children of a node for a :class:`ComparisonQF`: class
+    counts of both sides (compiled), the bound from counts, then each side's
+    measure on the survivors and their statistics
+    (:meth:`ComparisonQF.statistics_of_counts`).
+
+    The built-in measures run compiled on one view per side: unpaired, each
+    period reads only the words holding its rows (the canonical order is the
+    reference's rows, then the current's, each in score order: a parent is
+    sliced, the selectors' bitsets are sliced once, the tie groups and row
+    values shifted to the slice); paired, the new model's side is the search
+    space itself and the baseline's a copy of every selector's bitset in the
+    baseline's score order (a parent is permuted once per node, compiled:
+    :func:`bitset.permute`), and both sides share one cover, so its class
+    counts are counted once. Any other measure is evaluated by its own
+    methods on each side's cover.
+    """
+
+    def __init__(self, qf, space):
+        self.qf = qf
+        self.space = space
+        sides = qf.sides
+        self.paired = sides.paired
+        n_words = space.words.shape[1]
+        # unpaired: side k's rows lie in words [start, stop) (one word may hold both periods)
+        n_reference = len(sides.datasets[0])
+        self.word_ranges = [(0, n_words)] * 2 if self.paired else [
+            (0, -(-n_reference // 64)), (n_reference // 64, n_words)
+        ]  # fmt: skip
+        self.count_views = []  # per side: (selector words, positive words, negative words) of its range
+        for dataset, index, (start, stop) in zip(sides.datasets, sides.indices, self.word_ranges):
+            positive = np.zeros(len(sides), dtype=bool)
+            positive[index[dataset.is_positive]] = True
+            negative = np.zeros(len(sides), dtype=bool)
+            negative[index[~dataset.is_positive]] = True
+            words = space.words if (start, stop) == (0, n_words) else np.ascontiguousarray(space.words[:, start:stop])
+            self.count_views.append((words, bitset.pack(positive)[start:stop], bitset.pack(negative)[start:stop]))
+        kinds = {compiled_kind(measure) for measure in qf.prepared_measures}
+        self.kind = kinds.pop() if len(kinds) == 1 else None
+        self.views = None if self.kind is None else self._compiled_views()
+
+    def _compiled_views(self):
+        """Per side: (word range, new position of each row of the range or
+        None, selector words, class words, group bounds, row values) for
+        :func:`cover_kernels.measure_children`."""
+        sides, measures = self.qf.sides, self.qf.prepared_measures
+
+        def row_values(measure, shift=0):
+            if self.kind != cover_kernels.ROW_MEAN:
+                return np.zeros(0)
+            return np.ascontiguousarray(np.concatenate([np.zeros(shift), measure.prepared_values]), dtype=float)
+
+        if not sides.paired:
+            views = []
+            for dataset, measure, (start, stop), (words, *class_words) in zip(
+                sides.datasets, measures, self.word_ranges, self.count_views
+            ):
+                shift = len(sides.datasets[0]) - 64 * start if dataset is sides.datasets[1] else 0
+                bounds = [np.concatenate([np.zeros(shift, np.int64), b + shift])
+                          for b in cover_kernels.tie_group_bounds(dataset.group_ids)]  # fmt: skip
+                views.append(((start, stop), None, words, class_words, *bounds, row_values(measure, shift)))
+            return views
+        baseline, new = sides.datasets
+        to_baseline = sides.indices[0]  # canonical position of each baseline-ordered row
+        words = np.stack([
+            bitset.pack(bitset.unpack(selector, len(sides))[to_baseline]) for selector in self.space.words
+        ]) if len(self.space.words) else self.space.words  # fmt: skip
+        in_baseline_order = np.empty(len(sides), dtype=np.int64)  # baseline position of each canonical row
+        in_baseline_order[to_baseline] = np.arange(len(sides))
+        everything = self.word_ranges[0]
+        return [
+            (everything, in_baseline_order, words,
+             (bitset.pack(baseline.is_positive), bitset.pack(~baseline.is_positive)),
+             *cover_kernels.tie_group_bounds(baseline.group_ids), row_values(measures[0])),
+            (everything, None, self.space.words, self.count_views[1][1:],
+             *cover_kernels.tie_group_bounds(new.group_ids), row_values(measures[1])),
+        ]  # fmt: skip
+
+    def counts(self, parent, candidates):
+        """``[(positives, negatives)]`` of each side's part of every child (paired:
+        the one cover's, counted once)."""
+        counted = [
+            class_counts(parent[start:stop], view[0], candidates, *view[1:])
+            for (start, stop), view in zip(self.word_ranges[: 1 if self.paired else 2], self.count_views)
+        ]  # fmt: skip
+        return counted * 2 if self.paired else counted
+
+    def measure(self, parent, candidates, extremes=True):
+        """``[(value, lowest, highest)]`` of each side on every child (arrays)."""
+        if self.views is None:
+            return self._measure_in_python(parent, candidates, extremes)
+        measured = []
+        for (first, stop), position, words, (positive, negative), start, end, values in self.views:
+            view_parent = parent[first:stop]
+            if position is not None:
+                view_parent = np.empty_like(parent)
+                bitset.permute(parent, position, view_parent)
+            out = [np.empty(len(candidates)) for _ in range(3)]
+            cover_kernels.measure_children(
+                view_parent, words, candidates, positive, negative, start, end, self.kind, values,
+                extremes, *out,
+            )  # fmt: skip
+            measured.append(out)
+        return measured
+
+    def _measure_in_python(self, parent, candidates, extremes):
+        rows = []
+        for selector in candidates:
+            mask = bitset.unpack(parent & self.space.words[selector], self.space.n_rows)
+            row = []
+            for measure, cover in zip(self.qf.prepared_measures, self.qf.sides.covers(mask)):
+                defined = measure.is_defined(cover.positives, cover.negatives)
+                value = measure.value(cover) if defined else np.nan
+                low, high = measure.extremes(cover) if defined and extremes else (np.nan, np.nan)
+                row.append((value, low, high))
+            rows.append(row)
+        table = np.array(rows, dtype=float).reshape(-1, 2, 3)
+        return [[table[:, side, column] for column in range(3)] for side in range(2)]
+
+    def children(self, parent, candidates, cap, threshold, min_support, expandable):
+        """As :meth:`BinaryEvaluator.children`; the minimum support applies to each side."""
+        qf = self.qf
+        (pa, na), (pb, nb) = self.counts(parent, candidates)
+        measure = qf.measure
+        keep = (np.minimum(pa + na, pb + nb) >= min_support) & measure.is_defined(pa, na)
+        if not self.paired:  # paired, both sides have the one cover's counts
+            keep &= measure.is_defined(pb, nb)
+        if np.isfinite(cap):
+            alpha, beta = qf.size_weight, qf.balance_weight
+            positives, negatives = qf.weight_counts((pa, na), (pb, nb))
+            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
+            if expandable:
+                promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
+            keep &= promising
+        candidates, pa, na, pb, nb = (x[keep] for x in (candidates, pa, na, pb, nb))
+        if not len(candidates):
+            return candidates, None
+        side_a, side_b = self.measure(parent, candidates, qf.optimistic_estimates)
+        return candidates, qf.statistics_of_counts((pa, na, *side_a), (pb, nb, *side_b))
+
+    def raw_quality(self, parent, selector):
+        """``q`` of ``parent AND selector``."""
+        candidates = np.array([selector], dtype=np.int64)
+        (pa, na), (pb, nb) = self.counts(parent, candidates)
+        measure = self.qf.measure
+        if not (measure.is_defined(pa, na)[0] and measure.is_defined(pb, nb)[0]):
+            return -np.inf
+        (value_a, _, _), (value_b, _, _) = self.measure(parent, candidates, extremes=False)
+        return float(self.qf.raw_quality(value_a[0], value_b[0]))
+
+
+class MultiClassEvaluator:
+    """Statistics of children for :class:`AUCMuQF`: sizes compiled, then the
+    quality function's own statistics of each child at least the minimum
+    support large (no bound from class counts)."""
+
+    def __init__(self, qf, space):
+        self.qf = qf
+        self.space = space
+        self.nothing = np.zeros_like(space.all_rows)
+
+    def children(self, parent, candidates, cap, threshold, min_support, expandable):
+        sizes = np.empty(len(candidates), dtype=np.int64)
+        unused = np.empty(len(candidates), dtype=np.int64)
+        cover_kernels.count_children(
+            parent, self.space.words, candidates, self.space.all_rows, self.nothing, sizes, unused,
+        )  # fmt: skip
+        candidates = candidates[sizes >= min_support]
+        if not len(candidates):
+            return candidates, None
+        stats = [self._statistics(parent, selector) for selector in candidates]
+        fields = ("weight", "raw_quality", "raw_bound", "max_weight", "quality", "optimistic_estimate")
+        return candidates, SimpleNamespace(  # one array per field
+            **{name: np.array([getattr(s, name) for s in stats], dtype=float) for name in fields}
+        )
+
+    def _statistics(self, parent, selector):
+        mask = bitset.unpack(parent & self.space.words[selector], self.space.n_rows)
+        return self.qf.statistics_of_mask(mask)
+
+    def raw_quality(self, parent, selector):
+        return float(self._statistics(parent, selector).raw_quality)
+
+
+def thread_safe(evaluator):
+    """Whether ``evaluator`` runs only subroc-ext's own code (no user measure's)."""
+    if isinstance(evaluator, PythonEvaluator):
+        return False
+    return not (isinstance(evaluator, ComparisonEvaluator) and evaluator.views is None)

@@ -1,0 +1,361 @@
+"""Effect sizes with confidence intervals that hold for all reported subgroups at once.
+
+The effect of a subgroup ``S`` on the validation split ``V`` is
+
+``delta(S) = sign * (m(S ∩ V) - m(V))``,
+
+the difference between the measure on the subgroup's validation rows and on
+the whole validation split, oriented as the quality function's mode:
+positive means "worse" for ``mode='worse'`` (lower for a score such as ROC
+AUC, higher for a loss such as the ARL), "better" for ``mode='better'``, and
+for ``mode='both'`` the direction the subgroup deviates in (so ``delta`` is
+``|m(S ∩ V) - m(V)|`` and its interval is the signed difference's, mirrored
+when negative).
+
+The intervals are **simultaneous** (max-t): with probability at least
+``confidence`` every reported interval covers its true effect, so they stay
+valid whichever subgroups a reader then looks at (those the test found
+significant, the largest effects, ...). The subgroups themselves were chosen
+on the search split, independent of ``V``. Each interval is (about)
+``delta ± c * se``; ``c`` is the ``confidence`` quantile of ``max_j |delta_j
+- true_j| / se_j`` over the subgroups, estimated from their joint
+distribution:
+
+* **ROC AUC: DeLong's structural components** [1]_, on the logit scale.
+  Leaving one row out changes the AUC of a set of rows by an exact amount
+  (from the row's placement value: the share of the set's negatives a
+  positive outscores, or of its positives outscoring a negative, ties one
+  half), and the class-stratified jackknife [4]_ turns these changes into the
+  covariance of all the AUCs at once - over the rows they share, since
+  ``S ∩ V ⊂ V``. The coordinates are the differences ``logit m(S ∩ V) -
+  logit m(V)`` and ``logit m(V)`` itself (the logit tames the skew of AUCs
+  near 1 in small subgroups); ``c`` is the max-t critical value of normal
+  vectors with their correlation, and each interval is the range of ``m(S)
+  - m(V)`` over the box of all coordinates ``± c`` standard errors (so also
+  over the whole split's AUC: slightly conservative).
+* **Any other measure: a class-stratified bootstrap** of ``V`` [2]_ (the
+  positives and the negatives resampled separately, as the measures condition
+  on the class counts), each replicate recomputing ``m(S ∩ V*)`` and
+  ``m(V*)`` - the measure prepared on ``V*``, so per-row values such as the
+  attributions are recomputed too. ``se`` is the bootstrap standard error;
+  ``c`` the larger of the ``confidence`` quantile of the replicates' largest
+  studentized deviation and the normal max-t critical value with the
+  replicates' correlation (the latter is steadier than a tail quantile of a
+  few hundred replicates). In seeded simulations like those of
+  ``tests/test_effects.py`` (12 patterns, 400 validation splits of 2,000
+  rows, 300 replicates) the intervals covered all true effects at once in
+  93 % (PR AUC), 94.5 % (ARL) and 96.5 % (attribution mean) of the splits,
+  each single interval in 96-100 %: treat them as approximate.
+
+References
+----------
+.. [1] E. R. DeLong, D. M. DeLong and D. L. Clarke-Pearson, "Comparing the
+   areas under two or more correlated receiver operating characteristic
+   curves: a nonparametric approach", Biometrics 44(3), 837-845, 1988.
+.. [2] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap",
+   Chapman & Hall, 1993 (stratified resampling, bootstrap standard errors).
+.. [3] T. Hothorn, F. Bretz and P. Westfall, "Simultaneous inference in
+   general parametric models", Biometrical Journal 50(3), 346-363, 2008
+   (max-t simultaneous intervals).
+.. [4] B. Efron and C. Stein, "The jackknife estimate of variance", Annals
+   of Statistics 9(3), 586-596, 1981 (the jackknife does not underestimate
+   the variance of such statistics).
+"""
+
+import numpy as np
+import pandas as pd
+
+from ..scoring import cover_kernels
+from ..scoring.measures import Cover, compiled_kind
+from ..objective.quality import SoftClassifierQF
+from .significance import base_seed
+
+__all__ = ["EFFECT_COLUMNS", "effect_intervals"]
+
+#: The columns of :func:`effect_intervals`' table.
+EFFECT_COLUMNS = ["delta", "delta_ci_low", "delta_ci_high"]
+
+# Normal vectors drawn for the critical value of the DeLong intervals.
+_NORMAL_DRAWS = 20_000
+# Points of the whole split's logit interval where the ROC AUC effects' bounds are searched.
+_WHOLE_GRID = 41
+
+
+def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstrap=500,
+                     random_state=None):  # fmt: skip
+    """Each subgroup's effect on ``data`` with simultaneous confidence intervals.
+
+    Parameters
+    ----------
+    subgroups : list of pysubgroup descriptions
+    data : pandas.DataFrame
+        The validation split.
+    qf : SoftClassifierQF
+        Its measure and mode define the effect (weights are not used).
+    target : SoftClassifierTarget
+    confidence : float, default=0.95
+        Probability that all intervals cover their true effects at once.
+    n_bootstrap : int, default=500
+        Bootstrap replicates for measures other than ROC AUC.
+    random_state : None, int or numpy.random.Generator
+        Seeds the bootstrap or the normal draws (see
+        :func:`~subroc_ext.inference.significance.base_seed`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per subgroup: ``delta``, ``delta_ci_low``, ``delta_ci_high``
+        (the :data:`EFFECT_COLUMNS`). NaN where the measure is undefined on
+        the subgroup's rows; NaN bounds where it has no variance estimate
+        (fewer than two rows of a class the measure needs).
+
+    Examples
+    --------
+    >>> import pysubgroup as ps, subroc_ext
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({"region": rng.choice(["east", "west"], 2000),
+    ...                      "label": rng.integers(0, 2, 2000)})
+    >>> data["score"] = np.where(data["region"] == "east", rng.random(2000),  # east: chance
+    ...                          0.5 * data["label"] + 0.5 * rng.random(2000))
+    >>> east = ps.Conjunction([ps.EqualitySelector("region", "east")])
+    >>> effects = effect_intervals([east], data, subroc_ext.ROCAUCQF("label"),
+    ...                            subroc_ext.SoftClassifierTarget("label", "score"), random_state=0)
+    >>> effects.round(2)  # east's AUC is 0.25 below the whole data's
+       delta  delta_ci_low  delta_ci_high
+    0   0.25          0.22           0.29
+    """
+    if not isinstance(qf, SoftClassifierQF):
+        raise TypeError(f"qf must be a subroc_ext SoftClassifierQF, got {type(qf).__name__}")
+    check_effect_settings(confidence, n_bootstrap)
+    rng = np.random.default_rng(base_seed(random_state))
+    qf.calculate_constant_statistics(data, target)
+    dataset, measure = qf.dataset, qf.prepared_measure
+    masks = np.array([dataset.mask_of(subgroup) for subgroup in subgroups], dtype=bool)
+    masks = masks.reshape(len(subgroups), len(dataset))
+    is_positive = dataset.is_positive
+    positives = (masks & is_positive).sum(axis=1)
+    negatives = masks.sum(axis=1) - positives
+    defined = np.asarray(measure.is_defined(positives, negatives), dtype=bool)
+    difference = np.full(len(subgroups), np.nan)
+    for j in np.flatnonzero(defined):
+        difference[j] = measure.value(dataset.cover(masks[j])) - qf.dataset_value
+    if compiled_kind(measure) == cover_kernels.ROC_AUC:
+        low, high = _delong_intervals(dataset, masks, defined, confidence, rng)
+    else:
+        low, high = _bootstrap_intervals(qf, dataset, masks, difference, confidence, n_bootstrap, rng)
+    if qf.mode == "both":
+        sign = np.where(difference < 0, -1.0, 1.0)
+    else:
+        sign = np.full(len(subgroups), float(qf.signs()[0]))
+    return pd.DataFrame(oriented(difference, low, high, sign), columns=EFFECT_COLUMNS)
+
+
+def check_effect_settings(confidence, n_bootstrap):
+    """Raise one ValueError naming a bad ``confidence`` or ``n_bootstrap``."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if not (isinstance(n_bootstrap, (int, np.integer)) and n_bootstrap >= 2):
+        raise ValueError(f"n_bootstrap must be an integer >= 2, got {n_bootstrap!r}")
+
+
+def oriented(difference, low, high, sign):
+    """The :data:`EFFECT_COLUMNS` (an array, one row per subgroup) of signed
+    differences and their interval ends, multiplied by ``sign`` (per subgroup)."""
+    ends = sign * low, sign * high
+    return np.column_stack([sign * difference, np.fmin(*ends), np.fmax(*ends)])
+
+
+def auc_influence(is_positive, group_ids, mask):
+    """The ROC AUC of the rows in ``mask`` and how much it changes when each
+    row is left out (exactly; zero outside the mask): the jackknife's terms."""
+    n_groups = int(group_ids[-1]) + 1
+    positive, negative = is_positive & mask, ~is_positive & mask
+    m, n = positive.sum(), negative.sum()
+    positive_counts = np.bincount(group_ids[positive], minlength=n_groups)
+    negative_counts = np.bincount(group_ids[negative], minlength=n_groups)
+    # share of the negatives a positive outscores, and of the positives outscoring a negative
+    outscored = (np.cumsum(negative_counts) - 0.5 * negative_counts) / n
+    outscoring = (positive_counts[::-1].cumsum()[::-1] - 0.5 * positive_counts) / m
+    auc = positive_counts @ outscored / m
+    terms = np.zeros(len(mask))
+    terms[positive] = (auc - outscored[group_ids[positive]]) / (m - 1)
+    terms[negative] = (auc - outscoring[group_ids[negative]]) / (n - 1)
+    return auc, terms
+
+
+def _logit(auc, margin):
+    """logit of an AUC kept ``margin`` away from 0 and 1, and its derivative."""
+    auc = np.clip(auc, margin, 1 - margin)
+    return np.log(auc / (1 - auc)), 1 / (auc * (1 - auc))
+
+
+def _expit(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _delong_intervals(dataset, masks, defined, confidence, rng):
+    """Simultaneous intervals of ``m(S) - m(V)`` for the ROC AUC (see the module notes)."""
+    is_positive, group_ids = dataset.is_positive, dataset.group_ids
+    positives = (masks & is_positive).sum(axis=1)
+    negatives = masks.sum(axis=1) - positives
+    estimable = defined & (positives >= 2) & (negatives >= 2)
+    low, high = np.full(len(masks), np.nan), np.full(len(masks), np.nan)
+    if not estimable.any():
+        return low, high
+    whole = auc_influence(is_positive, group_ids, np.ones(len(dataset), dtype=bool))
+    parts = [auc_influence(is_positive, group_ids, mask) for mask in masks[estimable]]
+    margins = 0.5 / (np.append(positives[estimable], is_positive.sum())
+                     * np.append(negatives[estimable], (~is_positive).sum()))  # fmt: skip
+    low[estimable], high[estimable] = jackknife_logit_intervals(
+        [part[0] for part in parts], [part[1] for part in parts], *whole, margins,
+        (is_positive, ~is_positive), confidence, rng,
+    )  # fmt: skip
+    return low, high
+
+
+def jackknife_logit_intervals(values, terms, whole_value, whole_terms, margins, strata, confidence,
+                              rng):  # fmt: skip
+    """Simultaneous intervals of ``m(S) - m(V)`` for AUC-like measures in (0, 1)
+    from exact delete-one changes (the jackknife), on the logit scale.
+
+    Parameters
+    ----------
+    values : sequence of float
+        ``m(S)`` of each subgroup.
+    terms : sequence of numpy.ndarray
+        For each subgroup, the change of ``m(S)`` when each row of ``V`` is
+        left out (0 for rows outside ``S``).
+    whole_value : float
+        ``m(V)``.
+    whole_terms : numpy.ndarray
+        The change of ``m(V)`` when each row is left out.
+    margins : numpy.ndarray
+        How far each value (the subgroups', then the whole split's) is kept
+        from 0 and 1 before the logit.
+    strata : sequence of numpy.ndarray of bool
+        The rows of each stratum of the jackknife (the classes).
+    confidence : float
+    rng : numpy.random.Generator
+        For the max-t critical value.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The low and high ends, one per subgroup (see the module notes: the
+        range over the box of all coordinates ``± c`` standard errors).
+    """
+    whole_logit, whole_slope = _logit(whole_value, margins[-1])
+    logits, slopes = _logit(np.asarray(values, dtype=float), margins[:-1])
+    coordinates = slopes[:, None] * np.array(terms) - whole_slope * whole_terms
+    # the last coordinate: the whole split's logit
+    coordinates = np.vstack([coordinates, whole_slope * whole_terms]).T
+    covariance = np.zeros((coordinates.shape[1],) * 2)
+    for members in strata:  # jackknife within each stratum (mean change 0)
+        block = coordinates[members]
+        covariance += (len(block) - 1) / len(block) * (block.T @ block)
+    error = np.sqrt(np.diag(covariance))
+    critical = _max_t_critical(covariance / np.outer(error, error), confidence, rng)
+    # the box of all coordinates mapped back: each difference at every whole-split logit in it
+    whole = whole_logit + critical * error[-1] * np.linspace(-1, 1, _WHOLE_GRID)
+    difference, error = (logits - whole_logit)[:, None], error[:-1, None]
+    low = (_expit(whole + difference - critical * error) - _expit(whole)).min(axis=1)
+    high = (_expit(whole + difference + critical * error) - _expit(whole)).max(axis=1)
+    return low, high
+
+
+def _max_t_critical(correlation, confidence, rng):
+    """The ``confidence`` quantile of ``max_j |Z_j|``, ``Z`` standard normal with this correlation."""
+    eigenvalues, eigenvectors = np.linalg.eigh(correlation)
+    root = eigenvectors * np.sqrt(np.clip(eigenvalues, 0, None))
+    largest = np.abs(rng.standard_normal((_NORMAL_DRAWS, len(correlation))) @ root.T).max(axis=1)
+    return float(np.quantile(largest, confidence))
+
+
+def _bootstrap_intervals(qf, dataset, masks, difference, confidence, n_bootstrap, rng):
+    """Simultaneous intervals of ``m(S) - m(V)`` from a class-stratified bootstrap."""
+    replicates = _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng)
+    return max_t_intervals(difference, replicates, confidence, rng)
+
+
+def _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng):
+    """``m(S ∩ V*) - m(V*)`` of each subgroup (columns) in class-stratified
+    bootstrap replicates ``V*`` (rows); NaN where undefined."""
+    classes = np.flatnonzero(dataset.is_positive), np.flatnonzero(~dataset.is_positive)
+    defined = ~np.isnan(difference)
+    replicates = np.full((n_bootstrap, len(masks)), np.nan)
+    for b in range(n_bootstrap):
+        replicates[b, defined] = replicate_differences(
+            qf.measure, dataset, masks[defined], stratified_draw(classes, rng)
+        )
+    return replicates
+
+
+def stratified_draw(strata, rng):
+    """A bootstrap draw within each stratum (arrays of positions): the drawn positions, ascending."""
+    return np.sort(np.concatenate([rng.choice(members, len(members)) for members in strata]))
+
+
+def replicate_differences(measure, dataset, masks, rows):
+    """``m(S ∩ V*) - m(V*)`` of each cover on the bootstrap replicate ``V*`` of ``dataset``.
+
+    Parameters
+    ----------
+    measure : Measure
+        Unprepared: it is prepared on the replicate (per-row values such as
+        the attributions are recomputed).
+    dataset : SortedDataset
+    masks : numpy.ndarray of bool, shape (n_subgroups, len(dataset))
+        The covers over the dataset's sorted rows.
+    rows : numpy.ndarray of int
+        The replicate's rows, positions in ``dataset``, ascending (repeated
+        rows become tied rows).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        NaN where the measure is undefined on the replicate's cover.
+    """
+    labels, scores, groups = dataset.is_positive[rows], dataset.scores[rows], dataset.group_ids[rows]
+    positions = np.arange(len(rows))
+    prepared = measure.prepare(Cover(labels, scores, groups, positions))
+    whole = prepared.value(Cover(labels, scores, groups, positions))
+    values = np.full(len(masks), np.nan)
+    for j, mask in enumerate(masks[:, rows]):
+        cover = Cover(labels[mask], scores, groups[mask], positions[mask])
+        if prepared.is_defined(cover.positives, cover.negatives):
+            values[j] = prepared.value(cover) - whole
+    return values
+
+
+def max_t_intervals(difference, replicates, confidence, rng):
+    """Simultaneous max-t intervals of the differences from their bootstrap replicates.
+
+    Parameters
+    ----------
+    difference : numpy.ndarray of float, shape (n_subgroups,)
+        The estimates (NaN where undefined).
+    replicates : numpy.ndarray of float, shape (n_bootstrap, n_subgroups)
+        The estimates on bootstrap replicates (NaN where undefined there).
+    confidence : float
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The low and high ends, NaN where fewer than two replicates are
+        defined or they do not vary.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        error = np.nanstd(replicates, axis=0, ddof=1)
+    usable = np.isfinite(difference) & np.isfinite(error) & (error > 0)
+    usable &= np.isfinite(replicates).sum(axis=0) >= 2
+    error = np.where(usable, error, np.nan)
+    if not usable.any():
+        return error, error
+    deviation = (replicates[:, usable] - difference[usable]) / error[usable]
+    largest = np.nanmax(np.where(np.isnan(deviation), -np.inf, np.abs(deviation)), axis=1)
+    # the larger of the replicates' own quantile and the normal one with their correlation
+    correlation = pd.DataFrame(deviation).corr(min_periods=2).fillna(0).to_numpy(copy=True)
+    np.fill_diagonal(correlation, 1)
+    critical = max(float(np.quantile(largest, confidence)), _max_t_critical(correlation, confidence, rng))
+    return difference - critical * error, difference + critical * error

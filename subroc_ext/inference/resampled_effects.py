@@ -1,0 +1,195 @@
+"""Effect sizes with simultaneous intervals for comparisons and for AUC_mu.
+
+The counterpart of :func:`subroc_ext.inference.effects.effect_intervals` for the
+quality functions that are not a single binary measure:
+
+* :class:`~subroc_ext.ComparisonQF` with a :class:`~subroc_ext.ComparisonTarget`
+  (:func:`~subroc_ext.find_regressions`, paired): the effect is the raw
+  quality's difference ``[m_new(S) - m_new(V)] - [m_base(S) - m_base(V)]``,
+  oriented as the mode (for a score and ``mode='worse'`` that is ``Δ(S) =
+  [m_base(S) - m_new(S)] - [m_base(V) - m_new(V)]``). The bootstrap resamples
+  the validation rows once for both models (within each class), so the
+  replicates keep the pairing.
+* :class:`~subroc_ext.ComparisonQF` with a :class:`~subroc_ext.DriftTarget`
+  (:func:`~subroc_ext.find_drift`, unpaired): ``[m(S ∩ C) - m(C)] - [m(S ∩ R)
+  - m(R)]`` for the current period ``C`` and the reference ``R``; each
+  period's rows are resampled separately (within each class).
+* :class:`~subroc_ext.AUCMuQF`: ``AUC_mu(S ∩ V) - AUC_mu(V)``; the rows are
+  resampled within each class.
+
+For comparisons each bootstrap replicate prepares the measure anew on each
+side (attributions included), and the intervals are the max-t intervals of
+:func:`subroc_ext.inference.effects.max_t_intervals`, simultaneous over the subgroups.
+AUC_mu is the mean of the class pairs' ROC AUCs, so, as for the ROC AUC in
+:mod:`subroc_ext.inference.effects`, every row's exact delete-one change of it is known
+(the mean of its changes of the pair AUCs): the intervals are the
+class-stratified jackknife's max-t intervals on the logit scale of
+:func:`subroc_ext.inference.effects.jackknife_logit_intervals` (no resampling).
+``tests/test_resampled_effects.py`` measures their coverage by seeded
+simulation.
+
+References
+----------
+.. [1] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap",
+   Chapman & Hall, 1993 (stratified resampling).
+"""
+
+import copy
+
+import numpy as np
+import pandas as pd
+
+from ..objective.comparison import ComparisonQF
+from .effects import (
+    EFFECT_COLUMNS,
+    auc_influence,
+    check_effect_settings,
+    jackknife_logit_intervals,
+    max_t_intervals,
+    oriented,
+    replicate_differences,
+    stratified_draw,
+)
+from ..objective.multiclass import AUCMuQF
+from .significance import base_seed
+
+__all__ = ["resampled_effect_intervals"]
+
+
+def resampled_effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstrap=500,
+                               random_state=None):  # fmt: skip
+    """Each subgroup's effect on ``data`` with simultaneous bootstrap intervals.
+
+    Parameters
+    ----------
+    subgroups : list of pysubgroup descriptions
+        Anything with ``covers(data)``.
+    data : pandas.DataFrame
+        The validation split (both periods for a DriftTarget).
+    qf : ComparisonQF or AUCMuQF
+        Its measure and mode define the effect (weights are not used).
+    target : ComparisonTarget, DriftTarget or MultiClassTarget
+    confidence : float, default=0.95
+        Probability that all intervals cover their true effects at once.
+    n_bootstrap : int, default=500
+        Bootstrap replicates of a comparison (AUC_mu needs none).
+    random_state : None, int or numpy.random.Generator
+        Seeds the bootstrap (see :func:`~subroc_ext.inference.significance.base_seed`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``delta``, ``delta_ci_low``, ``delta_ci_high`` (the
+        :data:`~subroc_ext.inference.effects.EFFECT_COLUMNS`), one row per subgroup;
+        NaN where the measure is undefined on a cover, NaN bounds where the
+        replicates give no spread.
+
+    Examples
+    --------
+    >>> import pysubgroup as ps, subroc_ext
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({"region": rng.choice(["east", "west"], 2000),
+    ...                      "label": rng.integers(0, 2, 2000)})
+    >>> data["old"] = 0.5 * data["label"] + 0.5 * rng.random(2000)
+    >>> data["new"] = np.where(data["region"] == "east", rng.random(2000), data["old"])
+    >>> east = ps.Conjunction([ps.EqualitySelector("region", "east")])
+    >>> qf = subroc_ext.ComparisonQF(subroc_ext.scoring.measures.ROCAUC(), "label")
+    >>> target = subroc_ext.ComparisonTarget("label", "new", "old")
+    >>> resampled_effect_intervals([east], data, qf, target, n_bootstrap=200,
+    ...                            random_state=0).round(2)  # east lost 0.25 more AUC
+       delta  delta_ci_low  delta_ci_high
+    0   0.25          0.23           0.27
+    """
+    if not isinstance(qf, (ComparisonQF, AUCMuQF)):
+        raise TypeError(f"qf must be a ComparisonQF or an AUCMuQF, got {type(qf).__name__}")
+    check_effect_settings(confidence, n_bootstrap)
+    rng = np.random.default_rng(base_seed(random_state))
+    qf = copy.copy(qf)  # prepared here; the caller's stays as it was
+    if isinstance(qf, AUCMuQF):
+        difference, low, high = _auc_mu_intervals(subgroups, data, qf, target, confidence, rng)
+    else:
+        difference, low, high = _comparison_intervals(
+            subgroups, data, qf, target, confidence, n_bootstrap, rng
+        )
+    if qf.mode == "both":
+        sign = np.where(difference < 0, -1.0, 1.0)
+    else:
+        sign = np.full(len(subgroups), _sign(qf))
+    return pd.DataFrame(oriented(difference, low, high, sign), columns=EFFECT_COLUMNS)
+
+
+def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, rng):
+    """The signed differences of differences and their simultaneous bootstrap intervals."""
+    qf.optimistic_estimates = False  # the statistics need no bounds
+    qf.calculate_constant_statistics(data, target)
+    statistics = [qf.calculate_statistics(subgroup, target, data) for subgroup in subgroups]
+    reference_a, reference_b = qf.dataset_values
+    difference = np.array(
+        [(s.measure - reference_b) - (s.baseline_measure - reference_a) for s in statistics],
+        dtype=float,
+    )
+    sides, defined = qf.sides, ~np.isnan(difference)
+    masks = np.array([sides.mask_of(subgroup) for subgroup in subgroups], dtype=bool)
+    masks = masks.reshape(len(subgroups), len(sides))[defined]
+    # each side's covers over its sorted rows, and each side's classes there
+    side_masks = [masks[:, index] for index in sides.indices]
+    classes = [(np.flatnonzero(d.is_positive), np.flatnonzero(~d.is_positive)) for d in sides.datasets]
+    if sides.paired:  # canonical row -> position among each side's sorted rows
+        positions = [np.argsort(index) for index in sides.indices]
+    replicates = np.full((n_bootstrap, len(subgroups)), np.nan)
+    for replicate in range(n_bootstrap):
+        if sides.paired:  # the same rows for both models (the canonical order is the new model's)
+            rows = stratified_draw(classes[1], rng)
+            draws = [np.sort(position[rows]) for position in positions]
+        else:  # each period's rows on their own
+            draws = [stratified_draw(members, rng) for members in classes]
+        side_a, side_b = (
+            replicate_differences(qf.measure, dataset, covers, drawn)
+            for dataset, covers, drawn in zip(sides.datasets, side_masks, draws)
+        )
+        replicates[replicate, defined] = side_b - side_a
+    return (difference, *max_t_intervals(difference, replicates, confidence, rng))
+
+
+def _auc_mu_intervals(subgroups, data, qf, target, confidence, rng):
+    """AUC_mu's differences and their simultaneous jackknife intervals: AUC_mu
+    is the mean of the class pairs' ROC AUCs, so each row's exact delete-one
+    change of it is the mean of its changes of the pair AUCs."""
+    qf.calculate_constant_statistics(data, target)
+    projections = qf.projections
+    masks = np.array([qf.mask_of(subgroup) for subgroup in subgroups], dtype=bool)
+    masks = masks.reshape(len(subgroups), len(data))
+    counts = np.array([projections.class_counts(mask) for mask in masks]).reshape(-1, len(qf.classes))
+    estimable = (counts >= 2).all(axis=1)
+
+    def influence(mask):
+        value, terms = 0.0, np.zeros(len(mask))
+        for rows, is_first, group_ids in projections.pair_rows():
+            auc, pair_terms = auc_influence(is_first, group_ids, mask[rows])
+            value += auc / len(projections.pairs)
+            terms[rows] += pair_terms / len(projections.pairs)
+        return value, terms
+
+    whole = influence(np.ones(len(data), dtype=bool))
+    difference = np.array([projections.value(mask) for mask in masks]) - qf.dataset_value
+    low, high = np.full(len(subgroups), np.nan), np.full(len(subgroups), np.nan)
+    if estimable.any():
+        parts = [influence(mask) for mask in masks[estimable]]
+        # half a pair of the smallest pair away from 0 and 1
+        smallest = np.vstack([counts[estimable], projections.class_counts()])
+        smallest = np.sort(smallest, axis=1)
+        margins = 0.5 / (smallest[:, 0] * smallest[:, 1])
+        strata = [projections.codes == k for k in range(len(qf.classes))]
+        low[estimable], high[estimable] = jackknife_logit_intervals(
+            [p[0] for p in parts], [p[1] for p in parts], *whole, margins, strata, confidence, rng
+        )
+    return difference, low, high
+
+
+def _sign(qf):
+    """+1 where the oriented effect is the signed difference, -1 where it is its negative."""
+    if isinstance(qf, AUCMuQF):
+        return -1.0 if qf.mode == "worse" else 1.0
+    return float(qf.signs()[0])
+
+

@@ -1,0 +1,501 @@
+"""The SubROC randomization test: is a pattern's exceptionality real?
+
+Each pattern is re-evaluated on held-out (validation) data, and its raw
+relative quality ``q`` (the test statistic) is compared with that of random
+subsets of the validation data with the same size and the same number of
+negatives. With a fixed number of samples ``B`` the empirical p-value
+``(1 + #{q_b >= q}) / (1 + B)`` is valid and never 0. By default
+(``n_samples='adaptive'``) the null values are drawn in rounds and each
+pattern stops as soon as its corrected decision is known
+(:mod:`subroc_ext.inference.sequential`: Besag-Clifford p-values, valid too). All
+p-values are then corrected together (Benjamini-Yekutieli by default).
+Before drawing, :func:`smallest_corrected_p_value` checks that the settings
+can make a pattern significant at all and warns (:class:`LowPowerWarning`)
+if not.
+
+The null distribution depends only on ``(size, negatives)``; it is cached by
+that key and drawn by :func:`subroc_ext.scoring.null_sampling.null_values` (compiled
+for the built-in measures, memory-bounded batches for the others). Each
+sample is a uniformly random subset with those class counts and its statistic
+is computed exactly (ties included).
+
+References
+----------
+.. [1] T. Siegl, K. Coskun, B. Hiller, A. Mirzaei, F. Lemmerich and M. Becker,
+   "SubROC: AUC-based discovery of exceptional subgroup performance for binary
+   classifiers", 2025 (the randomization test).
+.. [2] B. Phipson and G. K. Smyth, "Permutation p-values should never be zero",
+   Statistical Applications in Genetics and Molecular Biology 9(1), 2010.
+"""
+
+import contextlib
+import math
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+from statsmodels.stats.multitest import multipletests, multitest_alias
+
+from ..utils.progress import progress_bar
+from ..utils.cluster import parallelism, require_distributed, share
+from ..exceptions import LowPowerWarning
+from ..scoring.measures import compiled_kind
+from ..scoring.null_sampling import null_values
+from ..objective.quality import SoftClassifierQF
+from .sequential import SequentialPValues
+from ..utils.subsets import sample_subsets  # public here since 0.1
+
+__all__ = [
+    "base_seed",
+    "check_test_settings",
+    "null_rng",
+    "randomization_test",
+    "sample_subsets",
+    "smallest_corrected_p_value",
+]
+
+#: Null values per key in the first round of the adaptive test; each later
+#: round doubles the key's total.
+FIRST_ROUND = 128
+
+def base_seed(random_state):
+    """The seed from which every null distribution's generator is derived.
+
+    Parameters
+    ----------
+    random_state : None, int or numpy.random.Generator
+        ``None``: fresh entropy from the operating system; an int (>= 0) is
+        the seed itself; a Generator gives one draw (so it advances).
+
+    Returns
+    -------
+    int
+    """
+    if random_state is None:
+        return int(np.random.SeedSequence().entropy)
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**63))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be >= 0, got {random_state}")
+        return int(random_state)
+    raise TypeError(
+        f"random_state must be None, an int or a numpy.random.Generator, got "
+        f"{type(random_state).__name__}"
+    )
+
+
+def null_rng(seed, key, batch=None):
+    """The generator of the null distribution of ``key``, derived from ``seed``
+    (see :func:`base_seed`).
+
+    ``key`` is what the distribution depends on: ``(size, negatives)``, or
+    the count of every class for an AUCMuQF. Each distribution has its own
+    stream (``numpy.random.SeedSequence`` of ``(seed, *key)``), so a p-value
+    does not depend on which other subgroups are tested, in which order, or
+    on which worker of a cluster. The adaptive test draws round ``batch`` of
+    a key from that sequence's child number ``batch``
+    (``SeedSequence.spawn``), so its values do not depend on the rounds
+    either.
+    """
+    sequence = np.random.SeedSequence([seed, *(int(n) for n in key)])
+    if batch is not None:
+        sequence = np.random.SeedSequence(sequence.entropy, spawn_key=(int(batch),))
+    return np.random.default_rng(sequence)
+
+
+def _null_distribution(qf, whole, key, n_samples, seed, batch_elements, batch=None):
+    """Raw qualities of ``n_samples`` random subsets with the class counts of
+    ``key``: ``(size, negatives)`` of the cover ``whole``, or (``whole`` is
+    None) the class counts of an AUCMuQF; from :func:`null_rng` of ``batch``."""
+    rng = null_rng(seed, key, batch)
+    if whole is None:
+        return qf.null_raw_qualities(key, n_samples, rng, batch_elements=batch_elements)
+    size, negatives = key
+    values = null_values(
+        qf.prepared_measure, whole, size - negatives, negatives, n_samples, rng,
+        batch_elements=batch_elements,
+    )
+    return qf.raw_quality(np.asarray(values, dtype=float))
+
+
+def _shared_null_distribution(shared, key, n_samples, seed, batch_elements, batch):
+    """:func:`_null_distribution` on a worker, from the shared ``(qf, whole)``."""
+    qf, whole = shared
+    return _null_distribution(qf, whole, key, n_samples, seed, batch_elements, batch)
+
+
+@contextlib.contextmanager
+def _shared_data(client, qf, whole):
+    """``(qf, whole)`` sent to every worker of ``client`` once (None without one)."""
+    if client is None:
+        yield None
+        return
+    require_distributed("client")
+    shared = share(client, (qf, whole))
+    try:
+        yield shared
+    finally:
+        client.cancel(shared)
+
+
+def _own_code(qf):
+    """Whether drawing the null values of ``qf`` runs only subroc-ext's code
+    (built-in measures), which threads may share; a user measure's may not be
+    thread-safe."""
+    if hasattr(qf, "prepared_measures"):  # ComparisonQF
+        measures = qf.prepared_measures
+    else:  # AUCMuQF has no measure object
+        measures = [qf.prepared_measure] if hasattr(qf, "prepared_measure") else []
+    return all(compiled_kind(measure) is not None for measure in measures)
+
+
+def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, progress, batch=None,
+                        threads=1):  # fmt: skip
+    """The null values of each key of ``draws`` (``{key: number of values}``),
+    here (on ``threads`` threads, one key at a time each) or on the workers
+    of ``client``."""
+    if client is None and threads > 1 and len(draws) > 1 and _own_code(qf):
+        with ThreadPoolExecutor(threads) as pool:
+            futures = {
+                key: pool.submit(_null_distribution, qf, whole, key, n, seed, batch_elements, batch)
+                for key, n in draws.items()
+            }  # fmt: skip
+            try:
+                items = progress_bar(futures.items(), enabled=progress, desc="testing")
+                return {key: future.result() for key, future in items}
+            finally:
+                pool.shutdown(cancel_futures=True)  # Ctrl-C: only the running keys finish
+    if client is None:
+        return {
+            key: _null_distribution(qf, whole, key, n, seed, batch_elements, batch)
+            for key, n in progress_bar(draws.items(), enabled=progress, desc="testing")
+        }
+    distributed = require_distributed("client")
+    futures = {
+        client.submit(_shared_null_distribution, shared, key, n, seed, batch_elements, batch,
+                      pure=False): key
+        for key, n in draws.items()
+    }  # fmt: skip
+    nulls = {}
+    try:
+        done = distributed.as_completed(futures)
+        for future in progress_bar(done, enabled=progress, desc="testing", total=len(draws)):
+            nulls[futures[future]] = future.result()
+    finally:
+        client.cancel(list(futures))
+    return nulls
+
+
+def _round_sizes(max_samples):
+    """Values per key in each round of the adaptive test: the totals double
+    from :data:`FIRST_ROUND` up to ``max_samples``."""
+    sizes, total = [], 0
+    while total < max_samples:
+        sizes.append(min(max_samples, max(FIRST_ROUND, 2 * total)) - total)
+        total += sizes[-1]
+    return sizes
+
+
+def _fixed_p_values(draw, keys, statistics, tolerances, n_samples):
+    """``(1 + #{null >= statistic}) / (1 + n_samples)`` of each pattern."""
+    nulls = draw({key: n_samples for key in dict.fromkeys(keys)}, None)
+    extreme = [
+        np.count_nonzero(nulls[key] >= statistic - tolerance)
+        for key, statistic, tolerance in zip(keys, statistics, tolerances)
+    ]  # fmt: skip
+    return (1 + np.array(extreme, dtype=float)) / (1 + n_samples), np.full(len(keys), n_samples)
+
+
+def _adaptive_p_values(draw, keys, statistics, tolerances, max_samples, exceedances, method, alpha,
+                       untestable):  # fmt: skip
+    """Sequential p-values (:class:`~subroc_ext.inference.sequential.SequentialPValues`)
+    drawn in rounds; a key is drawn while one of its patterns is undecided."""
+    state = SequentialPValues(len(keys), exceedances=exceedances, max_samples=max_samples)
+    patterns_of = {}
+    for pattern, key in enumerate(keys):
+        patterns_of.setdefault(key, []).append(pattern)
+    stopped = np.zeros(len(keys), dtype=bool)
+    for batch, size in enumerate(_round_sizes(max_samples)):
+        active = [key for key, patterns in patterns_of.items() if not stopped[patterns].all()]
+        if not active:
+            break
+        nulls = draw({key: size for key in active}, batch)
+        for key in active:
+            for pattern in patterns_of[key]:
+                if not stopped[pattern]:
+                    state.add(pattern, nulls[key] >= statistics[pattern] - tolerances[pattern])
+        stopped |= state.decided(method, alpha, untestable=untestable)
+    return state.p_values(), state.drawn
+
+
+def smallest_corrected_p_value(n_tests, n_samples, method):
+    """The smallest corrected p-value a randomization test can give.
+
+    The smallest p-value of a test with at most ``n_samples`` null values is
+    ``1 / (1 + n_samples)``; the smallest corrected one is that of a lone
+    pattern at this value among ``n_tests - 1`` with p = 1. With the
+    Benjamini-Yekutieli correction it is ``n_tests * H(n_tests) / (1 +
+    n_samples)`` (``H`` the harmonic number), so ``n_samples >= n_tests *
+    H(n_tests) / alpha - 1`` is needed for any pattern to be significant.
+
+    Parameters
+    ----------
+    n_tests : int
+        Patterns tested together.
+    n_samples : int
+        Null values per pattern at most (``max_samples`` of the adaptive test).
+    method : str
+        A ``statsmodels.stats.multitest.multipletests`` method.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(smallest_corrected_p_value(100, 10_000, "fdr_by"), 4)
+    0.0519
+    >>> round(smallest_corrected_p_value(100, 1_000_000, "fdr_by"), 6)
+    0.000519
+    """
+    if n_tests < 1:
+        return np.nan
+    p_values = np.ones(n_tests)
+    p_values[0] = 1 / (1 + n_samples)
+    return float(multipletests(p_values, method=method)[1][0])
+
+
+def _check_power(n_tests, n_samples, adaptive, method, alpha):
+    """Warn in one line (:class:`LowPowerWarning`) when a pattern cannot be
+    significant alone (with BH or BY it can still be, among many findings)."""
+    smallest = smallest_corrected_p_value(n_tests, n_samples, method)
+    if not smallest > alpha:
+        return
+    needed = math.ceil(smallest * (1 + n_samples) / alpha) - 1  # exact for linear corrections
+    while smallest_corrected_p_value(n_tests, needed, method) > alpha:
+        needed += max(1, needed // 100)
+    setting = "max_samples" if adaptive else "n_samples"
+    fix = f"max_samples >= {needed:,}" if adaptive else f"n_samples='adaptive' or n_samples >= {needed:,}"
+    warnings.warn(
+        f"a lone finding cannot be significant: with {n_tests} tests and {setting}={n_samples:,} "
+        f"the smallest {method}-corrected p-value is {smallest:.3g} > alpha={alpha}; use {fix}, "
+        "or test fewer subgroups",
+        LowPowerWarning,
+        stacklevel=3,
+    )
+
+
+def _is_count(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1
+
+
+def check_test_settings(n_samples, method, alpha, max_samples=1_000_000, exceedances=10):
+    """Raise ``ValueError`` unless the randomization test's settings are usable."""
+    if method not in multitest_alias:  # statsmodels' own table of names and aliases
+        raise ValueError(
+            f"method must be one of statsmodels' multipletests methods "
+            f"{sorted(multitest_alias)}, got {method!r}"
+        )
+    if not (_is_count(n_samples) or (isinstance(n_samples, str) and n_samples == "adaptive")):
+        raise ValueError(f"n_samples must be 'adaptive' or a positive integer, got {n_samples!r}")
+    if not _is_count(max_samples):
+        raise ValueError(f"max_samples must be a positive integer, got {max_samples!r}")
+    if not _is_count(exceedances):
+        raise ValueError(f"exceedances must be a positive integer, got {exceedances!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+
+
+def _descriptions_iv(subgroups, target):
+    """Descriptions and target from a pysubgroup result or a list of descriptions."""
+    if isinstance(subgroups, ps.SubgroupDiscoveryResult):
+        descriptions = [description for _, description, *_ in subgroups.results]
+        target = subgroups.task.target if target is None else target
+    else:
+        descriptions = list(subgroups)
+    if target is None:
+        raise ValueError(
+            "pass target=subroc_ext.SoftClassifierTarget(label_column, prediction_column) "
+            "when subgroups is not a pysubgroup result"
+        )
+    return descriptions, target
+
+
+def randomization_test(
+    subgroups,
+    data,
+    qf,
+    *,
+    target=None,
+    n_samples="adaptive",
+    max_samples=1_000_000,
+    exceedances=10,
+    method="fdr_by",
+    alpha=0.05,
+    random_state=None,
+    batch_elements=4_000_000,
+    progress=False,
+    client=None,
+    n_jobs=None,
+):
+    """Test each subgroup's exceptionality on held-out data against random subsets.
+
+    Parameters
+    ----------
+    subgroups : pysubgroup.SubgroupDiscoveryResult or list of descriptions
+        The patterns to test (e.g. the top-k of a search on another split).
+    data : pandas.DataFrame
+        The held-out validation split.
+    qf : SoftClassifierQF or AUCMuQF
+        Defines the statistic: the raw relative quality ``q`` of its measure
+        and mode on ``data`` (weights are not used). For an AUCMuQF the null
+        subsets keep the count of every class.
+    target : subroc_ext.SoftClassifierTarget, optional
+        Label and prediction columns; taken from ``subgroups.task`` when it
+        is a pysubgroup result.
+    n_samples : 'adaptive' or int, default='adaptive'
+        ``'adaptive'``: random subsets are drawn in rounds (128 per
+        ``(size, negatives)``, then doubling the total) and each pattern
+        stops once its corrected decision is known or ``exceedances`` null
+        values reached its statistic (:mod:`subroc_ext.inference.sequential`), at most
+        ``max_samples``. An int: that many random subsets per distinct
+        ``(size, negatives)`` and ``p = (1 + #{q_b >= q}) / (1 + n_samples)``,
+        as before 0.3 (whose default was 10,000).
+    max_samples : int, default=1_000_000
+        The cap of the adaptive test: its smallest p-value is
+        ``1 / (1 + max_samples)``.
+    exceedances : int, default=10
+        ``h`` of the Besag-Clifford p-value ``h / L`` of the adaptive test.
+    method : str, default='fdr_by'
+        Multiple-testing correction, any method of
+        ``statsmodels.stats.multitest.multipletests``. The adaptive test
+        needs a monotone one (all step-up and step-down methods are).
+    alpha : float, default=0.05
+        Family-wise error rate or false discovery rate. A
+        :class:`~subroc_ext.LowPowerWarning` says when the settings cannot
+        reach it (:func:`smallest_corrected_p_value`).
+    random_state : int or numpy.random.Generator, optional
+        Seed for reproducible p-values. The null distribution of each
+        ``(size, negatives)`` (each tuple of class counts for an AUCMuQF) is
+        drawn from its own generator derived from the seed and that key
+        (:func:`null_rng`), so a subgroup's p-value
+        does not depend on the other subgroups or their order. ``None`` draws
+        fresh entropy once; a Generator gives one seed (and advances).
+    batch_elements : int, default=4_000_000
+        Upper bound on the number of sampled rows held in memory at once.
+    progress : bool, default=False
+        Show a progress bar.
+    client : dask.distributed.Client, optional
+        Draw the null distributions on this cluster's workers, one task per
+        key (the validation data is sent to each worker once). The p-values are the same as without it.
+    n_jobs : int, optional
+        Draw the null distributions on this many threads in this process,
+        one key at a time each (not with ``client``; a measure of your own,
+        evaluated by its Python methods, is drawn on one thread). The
+        p-values are the same for any number.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per subgroup, in input order: ``subgroup`` (description),
+        ``size``, ``positives``, ``negatives`` (for an AUCMuQF one
+        ``count_<class>`` column per class instead), ``measure`` (on ``data``),
+        ``statistic``, ``p_value``, ``p_value_corrected``, ``significant``,
+        ``testable`` (False where the measure is undefined on the
+        subgroup's validation cover; such rows get p = 1) and
+        ``null_samples`` (the random subsets the p-value counted; 0 where
+        untestable). ``table.attrs['null_samples_drawn']`` is the number of
+        random subsets drawn in all (a distribution serves every pattern of
+        its ``(size, negatives)``).
+
+    Examples
+    --------
+    >>> table = randomization_test(result, validation, subroc_ext.ROCAUCQF("label"),
+    ...                            n_samples=1000, random_state=0)  # doctest: +SKIP
+    """
+    multiclass = hasattr(qf, "null_raw_qualities")  # AUCMuQF: keep every class count
+    if not (isinstance(qf, SoftClassifierQF) or multiclass):
+        raise TypeError(
+            f"qf must be a subroc_ext SoftClassifierQF or AUCMuQF, got {type(qf).__name__}"
+        )
+    check_test_settings(n_samples, method, alpha, max_samples, exceedances)
+    descriptions, target = _descriptions_iv(subgroups, target)
+    if len(data) == 0:
+        raise ValueError("the validation data is empty")
+    seed = base_seed(random_state)
+    client, threads = parallelism(client, n_jobs)
+    qf.calculate_constant_statistics(data, target)
+    if multiclass:
+        null_key, count_record, whole = qf.null_key, qf.count_record, None
+    else:
+        whole = qf.dataset.cover()
+
+        def null_key(stats):
+            return (stats.size_sg, stats.negatives_count)
+
+        def count_record(stats):
+            return {"positives": stats.positives_count, "negatives": stats.negatives_count}
+
+    statistics = [qf.calculate_statistics(d, target, data) for d in descriptions]
+    testable = np.array([bool(np.isfinite(stats.raw_quality)) for stats in statistics], dtype=bool)
+    tested = [stats for stats, ok in zip(statistics, testable) if ok]
+    keys = [null_key(stats) for stats in tested]
+    values = np.array([stats.raw_quality for stats in tested], dtype=float)
+    # Null values equal to the statistic count as extreme; they may differ
+    # from it in the last bits (sums in another order), by much less than
+    # this relative to the measure's magnitude.
+    tolerances = np.array(
+        [100 * np.finfo(float).eps * max(abs(s.measure), abs(qf.dataset_value)) for s in tested]
+    )
+    adaptive = isinstance(n_samples, str)
+    _check_power(len(descriptions), max_samples if adaptive else n_samples, adaptive, method, alpha)
+    drawn = {}
+
+    with _shared_data(client, qf, whole) as shared:
+
+        def draw(sizes, batch):
+            for key, n in sizes.items():
+                drawn[key] = drawn.get(key, 0) + n
+            return _null_distributions(
+                qf, whole, sizes, seed, batch_elements, client, shared, progress, batch, threads
+            )
+
+        if adaptive:
+            p_tested, used = _adaptive_p_values(
+                draw, keys, values, tolerances, max_samples, exceedances, method, alpha,
+                untestable=int((~testable).sum()),
+            )  # fmt: skip
+        else:
+            p_tested, used = _fixed_p_values(draw, keys, values, tolerances, n_samples)
+    p_values = np.ones(len(descriptions))
+    p_values[testable] = p_tested
+    null_samples = np.zeros(len(descriptions), dtype=np.int64)
+    null_samples[testable] = used
+    records = [
+        {
+            "subgroup": description,
+            "size": stats.size_sg,
+            **count_record(stats),
+            "measure": stats.measure,
+            "statistic": stats.raw_quality,
+        }
+        for description, stats in zip(descriptions, statistics)
+    ]
+    counts = list(count_record(qf.calculate_statistics(slice(None), target, data)))
+    table = pd.DataFrame.from_records(
+        records, columns=["subgroup", "size", *counts, "measure", "statistic"]
+    )
+    table["p_value"] = p_values
+    if len(table):
+        rejected, corrected, _, _ = multipletests(p_values, alpha=alpha, method=method)
+    else:
+        rejected, corrected = np.zeros(0, dtype=bool), np.zeros(0)
+    table["p_value_corrected"] = corrected
+    table["significant"] = rejected & testable
+    table["testable"] = testable
+    table["null_samples"] = null_samples
+    table.attrs["null_samples_drawn"] = int(sum(drawn.values()))
+    return table

@@ -1,0 +1,435 @@
+"""The search space: conditions on the attribute columns of any table.
+
+:func:`make_search_space` turns every attribute column into pysubgroup
+selectors (*conditions*), deciding by column type in one place:
+
+==========================  ===================================================
+column                      conditions
+==========================  ===================================================
+nominal: object, string,    one per value observed: ``region=='east'``,
+category, bool, nullable    ``smoker==True``, ``grade==3`` (categories that
+Int/boolean/string, period  occur in no row get none)
+numeric with at most        one per value, as nominal
+``nbins`` distinct values
+numeric                     cut-points ``c`` (the quantile rule below), used as
+                            thresholds ``age < 38``, ``age >= 38`` and as bins
+                            between neighbouring cut-points ``38 <= age < 52``
+datetime (naive or          as numeric, on the time axis: ``signup < 2021-06-01``;
+tz-aware), ISO date         tz-aware columns are labelled in their own zone;
+strings, timedelta          strings like ``2021-06-01`` or ``2021-06-01T10:00``
+                            are read as datetimes; ``wait >= 3 days``
+any column with missing     ``income is missing`` and, where it differs from
+values (NaN, None, NA, NaT) every other condition, ``income is not missing``
+==========================  ===================================================
+
+Left out, with one :class:`SearchSpaceWarning` naming them all: constant
+columns (one value in every row, or missing everywhere: no condition would
+separate rows), ID-like columns (strings, or integers that count rows or are
+named like a key, with at least 95 % distinct values; ``keep_ids=True``
+keeps them) and columns of other types (complex numbers, lists, ...).
+
+**Cut-points** (the documented rule): pysubgroup's equal-frequency rule
+(``ps.equal_frequency_discretization``, what ``ps.create_selectors`` uses) on
+the non-missing values: the value at position ``i * n // nbins`` of the
+sorted values, ``i = 1 .. nbins - 1``, the next larger one where it repeats.
+Each cut-point ``c`` is then replaced by the shortest number in ``(p, c]``,
+``p`` the largest value below ``c`` (for dates: the coarsest of year, month,
+day, hour, ... starts): ``x < 38`` instead of ``x < 37.9132``. The condition
+selects the same rows of the table it was built from, and the label is the
+exact condition: labels carry exactly as many digits as it takes to tell the
+cut-points apart, and two conditions never print the same.
+
+``thresholds=False`` gives the bins-only space of the SubROC paper and of
+pysubgroup's ``create_selectors(data, nbins)``: the same rows for every
+condition (``nbins`` bins per numeric column, ``x is missing`` where values
+are missing, no thresholds and no ``is not missing``), with these labels and
+covers that handle every dtype.
+
+Every condition is a pysubgroup selector (``covers(data)``,
+``attribute_name``; at most one condition per column in a pattern, as in
+pysubgroup), so :class:`~subroc_ext.FastSearch` and every pysubgroup
+algorithm search it; :class:`~subroc_ext.inputs.sorted_data.SortedDataset` computes its
+covers from the column converted once
+(:meth:`subroc_ext.inputs.selectors.Condition.column_values`).
+"""
+
+import math
+import os
+import re
+import sys
+import warnings
+from dataclasses import dataclass, field
+from decimal import ROUND_FLOOR, Decimal
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+
+from .selectors import (
+    ISO_DATE,
+    MissingCondition,
+    RangeCondition,
+    ValueCondition,
+    as_datetime,
+    comparable_values,
+)
+
+__all__ = [
+    "SearchSpace",
+    "SearchSpaceWarning",
+    "make_search_space",
+]
+
+
+class SearchSpaceWarning(UserWarning):
+    """Columns were left out of the search space (ID-like, constant, unsupported)."""
+
+
+# --------------------------------------------------------------------------
+# cut-points and their labels
+# --------------------------------------------------------------------------
+
+
+def _shortest_number(low, high):
+    """The shortest decimal in ``(low, high]`` (``low`` None: ``high``), and its text."""
+    exact = Decimal(repr(float(high)))
+    if low is not None:
+        magnitude = max(abs(float(high)), abs(float(low)))
+        first = -math.floor(math.log10(magnitude)) - 1 if magnitude > 0 else 0
+        for places in range(first, first + 20):
+            step = Decimal(1).scaleb(-places)
+            candidate = (exact / step).to_integral_value(rounding=ROUND_FLOOR) * step
+            if low < float(candidate) <= high:
+                return float(candidate), _decimal_text(candidate)
+    return float(exact), _decimal_text(exact)
+
+
+def _decimal_text(number):
+    text = format(number.normalize(), "f")
+    return "0" if text in ("-0", "0") else text
+
+
+def _shortest_time(low, high, domain, tz):
+    """The coarsest round time (or duration) in ``(low, high]`` (nanoseconds), and its text."""
+    if domain == "timedelta":
+        exact = pd.Timedelta(high, unit="ns")
+        rounders = [lambda t, step=step: t.floor(step) for step in ("D", "h", "min", "s", "ms", "us")]
+    else:
+        exact = pd.Timestamp(high, unit="ns", tz="UTC")
+        exact = exact.tz_convert(tz) if tz is not None else exact.tz_localize(None)
+        rounders = [
+            lambda t: t.normalize().replace(month=1, day=1),
+            lambda t: t.normalize().replace(day=1),
+            lambda t: t.normalize(),
+            *(lambda t, step=step: t.floor(step) for step in ("h", "min", "s", "ms", "us")),
+        ]
+    for rounder in rounders:
+        try:
+            candidate = rounder(exact)
+        except (ValueError, OverflowError):  # e.g. a wall time that a DST change skips
+            continue
+        if (low is None or low < candidate.value) and candidate.value <= high:
+            return candidate.value, _time_text(candidate, domain)
+    return exact.value, _time_text(exact, domain)
+
+
+def _time_text(value, domain):
+    if domain == "timedelta":
+        text = str(value)
+        return text[: -len(" 00:00:00")] if text.endswith(" 00:00:00") else text
+    if value.nanosecond or value.microsecond:
+        text = value.tz_localize(None).isoformat(sep=" ")
+    elif value == value.normalize():
+        text = value.strftime("%Y-%m-%d")
+    else:
+        text = value.strftime("%Y-%m-%d %H:%M" if value.second == 0 else "%Y-%m-%d %H:%M:%S")
+    return f"{text} {value.tzname()}" if value.tzinfo is not None else text
+
+
+def _cut_points(numbers, nbins):
+    """pysubgroup's equal-frequency cut-points of the non-missing ``numbers``."""
+    frame = pd.DataFrame({"x": numbers})
+    return [v.item() if isinstance(v, np.generic) else v
+            for v in ps.equal_frequency_discretization(frame, "x", nbins)]  # fmt: skip
+
+
+# --------------------------------------------------------------------------
+# column types
+# --------------------------------------------------------------------------
+
+_ID_NAME = re.compile(
+    r"(^|[^a-z0-9])(id|ids|key|idx|index|uuid|guid|no|nr|number|code|row|rownames)$|[a-z0-9]id$",
+    re.IGNORECASE,
+)
+_TIME_NAME = re.compile(r"year|date|time|month|day|week|quarter|period", re.IGNORECASE)
+
+#: Share of distinct values from which a string or integer column can be an ID.
+ID_DISTINCT_SHARE = 0.95
+
+
+def _kind(column):
+    """``'nominal'``, ``'number'``, ``'datetime'``, ``'timedelta'`` or a reason to leave it out."""
+    dtype = column.dtype
+    if pd.api.types.is_bool_dtype(dtype) or isinstance(dtype, pd.CategoricalDtype):
+        return "nominal"
+    if pd.api.types.is_complex_dtype(dtype):
+        return f"unsupported dtype {dtype}"
+    if pd.api.types.is_numeric_dtype(dtype):
+        return "number"
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return _in_range(column, "datetime")
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        return _in_range(column, "timedelta")
+    if isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)):
+        return "nominal"
+    present = column.dropna()
+    try:
+        pd.unique(present)
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in present})
+        return f"unhashable values ({', '.join(kinds)})"
+    if len(present) and all(isinstance(v, str) and ISO_DATE.match(v) for v in present):
+        try:
+            as_datetime(column)
+        except (ValueError, TypeError, OverflowError):  # e.g. 2021-02-30: not dates after all
+            return "nominal"
+        return _in_range(column, "datetime")
+    return "nominal"
+
+
+def _in_range(column, domain):
+    """``domain``, or why its values cannot be compared in nanoseconds."""
+    try:
+        comparable_values(column, domain)
+    except (ValueError, OverflowError):  # pandas' OutOfBoundsDatetime is a ValueError
+        return "times outside the years 1677-2262" if domain == "datetime" else "durations beyond 292 years"
+    return domain
+
+
+def _id_like(name, column, kind, distinct, present):
+    """Why an integer or string column looks like an ID (None if it does not)."""
+    if present < 2 or distinct < ID_DISTINCT_SHARE * present:
+        return None
+    text = f"ID-like: {distinct} distinct values in {present} rows"
+    if kind == "nominal":
+        if pd.api.types.is_bool_dtype(column.dtype):
+            return None
+        values = column.dropna()
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        if all(isinstance(v, str) for v in values):
+            return text
+        return None
+    if kind != "number" or not pd.api.types.is_integer_dtype(column.dtype):
+        return None
+    if _TIME_NAME.search(str(name)):
+        return None
+    if _ID_NAME.search(str(name)):
+        return text + ", named like a key"
+    numbers = np.sort(column.dropna().to_numpy(dtype=np.int64))
+    if numbers[-1] - numbers[0] + 1 <= 2 * distinct:
+        return text + ", running like a row number"
+    return None
+
+
+# --------------------------------------------------------------------------
+# the space
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SearchSpace:
+    """The conditions of a search and what was left out.
+
+    Iterating over it (or ``list(space)``) gives the conditions, so it can be
+    passed wherever pysubgroup expects a list of selectors.
+
+    Attributes
+    ----------
+    selectors : tuple of pysubgroup selectors
+        The conditions, nominal columns first, then numeric, then time
+        columns (as pysubgroup orders them), each column's in the order of
+        the table above.
+    used : dict
+        ``{column: how it is used}`` (``'nominal'``, ``'number'``,
+        ``'datetime'``, ``'timedelta'``), for the columns with conditions.
+    left_out : dict
+        ``{column: why}`` for the columns without conditions (``ignore``
+        and the target columns are not listed).
+    """
+
+    selectors: tuple
+    used: dict = field(default_factory=dict)
+    left_out: dict = field(default_factory=dict)
+
+    def __iter__(self):
+        return iter(self.selectors)
+
+    def __len__(self):
+        return len(self.selectors)
+
+    def __getitem__(self, index):
+        return self.selectors[index]
+
+
+def _column_conditions(name, column, kind, nbins, thresholds):
+    """The conditions of one column (possibly none)."""
+    missing = column.isna().to_numpy(dtype=bool)
+    n_missing = int(missing.sum())
+    conditions = [MissingCondition(name)] if n_missing else []
+    present = column[~missing]
+    if kind == "nominal":
+        values = pd.unique(present.astype(object) if isinstance(column.dtype, pd.CategoricalDtype) else present)
+        conditions += _value_conditions(name, values)
+        distinct = len(values)
+    else:
+        domain = "number" if kind == "number" else kind
+        numbers, _ = comparable_values(column, domain)
+        numbers = numbers[~missing]
+        distinct_numbers = np.unique(numbers)
+        distinct = len(distinct_numbers)
+        if distinct <= nbins and kind == "number":
+            conditions += _value_conditions(name, pd.unique(present))
+        elif distinct > 1:
+            conditions += _range_conditions(
+                name, numbers, distinct_numbers, domain, nbins, thresholds,
+                getattr(as_datetime(column).dtype, "tz", None) if domain == "datetime" else None,
+            )  # fmt: skip
+    if thresholds and n_missing and distinct >= 2:
+        conditions.append(MissingCondition(name, missing=False))
+    return conditions
+
+
+def _value_conditions(name, values):
+    values = [v.item() if isinstance(v, np.generic) else v for v in values]
+    conditions = [ValueCondition(name, v) for v in values]
+    labels = [str(c) for c in conditions]
+    if len(set(labels)) < len(labels):  # e.g. 0.1 and float32 0.1: tell them apart by repr
+        conditions = [ValueCondition(name, v, f"{name}=={v!r}") for v in values]
+    return conditions
+
+
+def _range_conditions(name, numbers, distinct_numbers, domain, nbins, thresholds, tz):
+    cuts = _cut_points(numbers.astype(float) if domain == "number" else numbers, nbins)
+    cuts = [c for c in cuts if np.isfinite(c)] if domain == "number" else [int(c) for c in cuts]
+    if thresholds:  # a cut at the minimum would give an empty and an everything condition
+        cuts = [c for c in cuts if c > distinct_numbers[0]]
+    points, texts = [], []
+    for cut in cuts:
+        below = np.searchsorted(distinct_numbers, cut, side="left")
+        low = distinct_numbers[below - 1].item() if below > 0 else None
+        if domain == "number":
+            point, text = _shortest_number(low, cut)
+        else:
+            point, text = _shortest_time(low, cut, domain, tz)
+        points.append(point)
+        texts.append(text)
+    conditions = []
+    if thresholds:
+        for point, text in zip(points, texts):
+            conditions.append(RangeCondition(name, None, point, domain, (None, text)))
+            conditions.append(RangeCondition(name, point, None, domain, (text, None)))
+        edges = list(zip(points, texts))
+        for (low, low_text), (high, high_text) in zip(edges, edges[1:]):
+            conditions.append(RangeCondition(name, low, high, domain, (low_text, high_text)))
+        return conditions
+    bounds = [(None, None), *zip(points, texts), (None, None)]
+    for (low, low_text), (high, high_text) in zip(bounds, bounds[1:]):
+        conditions.append(RangeCondition(name, low, high, domain, (low_text, high_text)))
+    return conditions
+
+
+def _caller_stacklevel():
+    """The ``stacklevel`` of the first caller outside subroc-ext (the user's line,
+    whether they called this module, ``find_subgroups`` or the command line)."""
+    package = os.path.dirname(os.path.abspath(sys.modules[__name__.partition(".")[0]].__file__)) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=False, warn=True):
+    """The conditions on every attribute column of ``frame``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The data the conditions are built from (the search split): cut-points
+        and values come from it.
+    ignore : sequence of str, default=()
+        Columns without conditions (the label and score columns, ...).
+    nbins : int, default=5
+        Quantile bins per numeric column (``nbins - 1`` cut-points); numeric
+        columns with at most ``nbins`` distinct values get one condition per
+        value.
+    thresholds : bool, default=True
+        Use the cut-points as thresholds (``x < c``, ``x >= c``) and bins
+        between them, and add ``x is not missing``; ``False`` gives the
+        paper's bins-only space (the conditions of pysubgroup's
+        ``create_selectors(frame, nbins)``).
+    keep_ids : bool, default=False
+        Keep ID-like columns (left out by default).
+    warn : bool, default=True
+        Emit one :class:`SearchSpaceWarning` naming the columns left out
+        (they are listed in :attr:`SearchSpace.left_out` either way).
+
+    Returns
+    -------
+    SearchSpace
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"age": [23, 35, 41, 52, 67, None],
+    ...                       "city": ["a", "b", "a", "b", "a", "b"]})
+    >>> [str(c) for c in make_search_space(frame, nbins=2)]
+    ["city=='a'", "city=='b'", 'age is missing', 'age < 40', 'age >= 40', 'age is not missing']
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    if not (isinstance(nbins, (int, np.integer)) and not isinstance(nbins, bool) and nbins >= 1):
+        raise ValueError(f"nbins must be a positive integer (quantile bins per numeric column), got {nbins!r}")
+    duplicated = frame.columns[frame.columns.duplicated()].unique().tolist()
+    if duplicated:
+        raise ValueError(f"column names must be unique; repeated: {duplicated!r}")
+    ignored = set(ignore)
+    by_kind = {"nominal": [], "number": [], "datetime": [], "timedelta": []}
+    used, left_out = {}, {}
+    for name in frame.columns:
+        if name in ignored:
+            continue
+        column = frame[name]
+        if isinstance(column.dtype, pd.SparseDtype):
+            column = column.sparse.to_dense()
+        kind = _kind(column)
+        if kind not in by_kind:
+            left_out[name] = kind
+            continue
+        present = int(column.notna().sum())
+        distinct = int(column.nunique(dropna=True)) if kind != "datetime" or present == 0 else int(
+            as_datetime(column).nunique(dropna=True)
+        )
+        if distinct + (present < len(column)) <= 1:
+            left_out[name] = "constant" if present else "missing in every row"
+            continue
+        reason = None if keep_ids else _id_like(name, column, kind, distinct, present)
+        if reason:
+            left_out[name] = reason
+            continue
+        conditions = _column_conditions(name, column, kind, nbins, thresholds)
+        if conditions:
+            by_kind[kind].append(conditions)
+            used[name] = kind
+        else:
+            left_out[name] = f"no cut-point with nbins={nbins}"
+    selectors = tuple(c for kind in by_kind.values() for conditions in kind for c in conditions)
+    if warn and left_out:
+        listed = "; ".join(f"{name!r} ({why})" for name, why in left_out.items())
+        hint = (" - keep_ids=True (--keep-ids) keeps ID-like columns"
+                if any(why.startswith("ID-like") for why in left_out.values()) else "")  # fmt: skip
+        warnings.warn(
+            f"columns left out of the search space: {listed}{hint}", SearchSpaceWarning,
+            stacklevel=_caller_stacklevel(),
+        )  # fmt: skip
+    return SearchSpace(selectors, used, left_out)

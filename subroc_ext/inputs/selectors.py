@@ -1,0 +1,222 @@
+"""Conditions on one column: the pysubgroup selectors of the search space.
+
+:class:`Condition` is a pysubgroup selector with a readable label that
+computes its cover from the column converted once
+(:meth:`Condition.column_values`, cached by
+:class:`~subroc_ext.inputs.sorted_data.SortedDataset`): :class:`ValueCondition`
+(``region=='east'``), :class:`RangeCondition` (``age < 38``,
+``38 <= age < 52``, also on datetimes and durations) and
+:class:`MissingCondition` (``income is missing``). :func:`comparable_values`
+turns a column into the numbers its range conditions compare.
+:mod:`subroc_ext.inputs.search_space` decides which conditions a column gets.
+"""
+
+import re
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+
+__all__ = [
+    "Condition",
+    "ValueCondition",
+    "RangeCondition",
+    "MissingCondition",
+    "ISO_DATE",
+    "as_datetime",
+    "comparable_values",
+]
+
+
+class Condition(ps.SelectorBase):
+    """A condition on one column: a pysubgroup selector with a readable label.
+
+    Subclasses define :meth:`column_values` (the column converted once,
+    cached by :class:`~subroc_ext.inputs.sorted_data.SortedDataset` under
+    ``(values_kind, attribute_name)``) and :meth:`mask_of_values`;
+    ``covers(data)`` is the two in a row. Conditions are equal when their
+    labels are (pysubgroup compares selectors by ``repr``); unlike
+    pysubgroup's selectors they are not shared through pysubgroup's instance
+    cache, so building one never renames a selector elsewhere.
+    """
+
+    values_kind = None
+
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(cls)
+
+    def __init__(self, attribute_name, label):
+        self._attribute_name = attribute_name
+        self._query = label
+        self._hash = hash(label)
+
+    def set_descriptions(self, *args, **kwargs):  # pysubgroup's abstract method; labels are fixed
+        pass
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), self.__dict__))
+
+    @property
+    def attribute_name(self):
+        """The column."""
+        return self._attribute_name
+
+    @property
+    def selectors(self):
+        """The condition itself as a tuple (pysubgroup's protocol)."""
+        return (self,)
+
+    def __repr__(self):
+        return self._query
+
+    def __str__(self, open_brackets="", closing_brackets=""):
+        return open_brackets + self._query + closing_brackets
+
+    def __hash__(self):
+        return self._hash
+
+    def covers(self, data):
+        """Boolean array: which rows of ``data`` the condition selects."""
+        return self.mask_of_values(self.column_values(data[self.attribute_name]))
+
+    def column_values(self, column):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def mask_of_values(self, values):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+def _rebuild(kind, state):
+    condition = object.__new__(kind)
+    condition.__dict__.update(state)
+    return condition
+
+
+def _codes(column):
+    """Integer codes (-1 for missing) and the distinct values as an object array."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=True)
+    return codes, np.asarray(uniques, dtype=object)
+
+
+class ValueCondition(Condition):
+    """``column == value`` (missing values never match); labelled as
+    pysubgroup's ``EqualitySelector``: ``region=='east'``, ``grade==3``."""
+
+    values_kind = "codes"
+
+    def __init__(self, attribute_name, value, label=None):
+        if isinstance(value, (str, bytes)):
+            quoted = f"'{value}'"
+        elif isinstance(value, float) and value.is_integer():  # grade==4, not grade==4.0
+            quoted = str(int(value))
+        else:
+            quoted = str(value)
+        super().__init__(attribute_name, label or f"{attribute_name}=={quoted}")
+        self.attribute_value = value
+
+    def column_values(self, column):
+        return _codes(column)
+
+    def mask_of_values(self, values):
+        codes, uniques = values
+        found = np.flatnonzero([_same(u, self.attribute_value) for u in uniques])
+        if not len(found):
+            return np.zeros(len(codes), dtype=bool)
+        return codes == found[0]
+
+
+def _same(a, b):
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+class MissingCondition(Condition):
+    """``column is missing`` (NaN, None, NA, NaT) or, with
+    ``missing=False``, ``column is not missing``."""
+
+    values_kind = "missing"
+
+    def __init__(self, attribute_name, missing=True):
+        super().__init__(attribute_name, f"{attribute_name} is {'' if missing else 'not '}missing")
+        self.missing = missing
+
+    def column_values(self, column):
+        return column.isna().to_numpy(dtype=bool)
+
+    def mask_of_values(self, values):
+        return values if self.missing else ~values
+
+
+class RangeCondition(Condition):
+    """``lower <= column < upper`` on a numeric, datetime or timedelta
+    column (``lower``/``upper`` None: unbounded); missing values never match.
+
+    ``domain`` says how the column is compared: ``'number'`` (as float),
+    ``'datetime'`` or ``'timedelta'`` (as int64 nanoseconds, UTC for
+    tz-aware datetimes; strings are parsed as ISO 8601 datetimes).
+    ``texts`` are the bounds as printed.
+    """
+
+    def __init__(self, attribute_name, lower, upper, domain, texts):
+        low, high = texts
+        if lower is None:
+            label = f"{attribute_name} < {high}"
+        elif upper is None:
+            label = f"{attribute_name} >= {low}"
+        else:
+            label = f"{low} <= {attribute_name} < {high}"
+        super().__init__(attribute_name, label)
+        self.lower_bound, self.upper_bound, self.domain = lower, upper, domain
+        self.values_kind = domain
+
+    def column_values(self, column):
+        return comparable_values(column, self.domain)
+
+    def mask_of_values(self, values):
+        numbers, present = values
+        mask = present.copy()
+        if self.lower_bound is not None:
+            mask &= numbers >= self.lower_bound
+        if self.upper_bound is not None:
+            mask &= numbers < self.upper_bound
+        return mask
+
+
+def comparable_values(column, domain):
+    """A column as comparable numbers and a mask of its non-missing rows.
+
+    Parameters
+    ----------
+    column : pandas.Series
+    domain : {'number', 'datetime', 'timedelta'}
+
+    Returns
+    -------
+    numbers : numpy.ndarray of float64 (number) or int64 (nanoseconds)
+    present : numpy.ndarray of bool
+    """
+    if domain == "number":
+        numbers = column.to_numpy(dtype=float, na_value=np.nan)
+        return numbers, ~np.isnan(numbers)
+    if domain == "datetime":
+        column = as_datetime(column)
+        if isinstance(column.dtype, pd.DatetimeTZDtype):
+            column = column.dt.tz_convert("UTC").dt.tz_localize(None)
+    column = column.dt.as_unit("ns")  # raises where a value is out of range (numpy would wrap)
+    present = column.notna().to_numpy(dtype=bool)
+    return column.to_numpy(dtype=f"{column.dtype}").view(np.int64), present
+
+
+#: ISO 8601 dates and date-times, as strings that are read as datetimes.
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$")
+
+
+def as_datetime(column):
+    """A datetime column as is; ISO 8601 strings parsed (as UTC if any has an offset)."""
+    if pd.api.types.is_datetime64_any_dtype(column.dtype):
+        return column
+    strings = column.astype(object).where(column.notna(), None)
+    offsets = strings.dropna().astype(str).str.contains(r"(?:Z|[+-]\d{2}:?\d{2})$").any()
+    return pd.to_datetime(strings, format="ISO8601", utc=bool(offsets))

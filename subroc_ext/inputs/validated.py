@@ -1,0 +1,186 @@
+"""The input of one audit, checked once: :class:`ValidatedData`.
+
+:func:`validate_data` is the boundary of :func:`~subroc_ext.find_subgroups`
+(and of the command line): it converts a polars or pyarrow table to pandas,
+checks the label, score and attribute columns, splits off the validation
+rows, sorts each split by score once (:class:`~subroc_ext.inputs.sorted_data.SortedDataset`)
+and builds the search space (:func:`~subroc_ext.make_search_space`). The
+steps (:func:`subroc_ext.workflow.steps.search`, ``describe``, ``test``) take the
+sorted splits as they are, so nothing is checked or sorted twice.
+"""
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..utils.validation import check_columns
+from .sorted_data import SortedDataset
+from .labels import infer_positive_label
+from .search_space import SearchSpace, make_search_space
+from .target import SoftClassifierTarget
+
+__all__ = ["ValidatedData", "as_frame", "split_validation", "validate_data"]
+
+
+def as_frame(data, name="data"):
+    """``data`` as a pandas DataFrame: a DataFrame as is, a polars DataFrame or
+    a pyarrow Table converted (neither library is needed otherwise).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, polars.DataFrame or pyarrow.Table
+    name : str, default='data'
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    if isinstance(data, pd.DataFrame):
+        return data
+    module = type(data).__module__.split(".")[0]
+    if module in ("polars", "pyarrow") and hasattr(data, "to_pandas"):
+        return data.to_pandas()
+    raise TypeError(
+        f"{name} must be a pandas DataFrame (or a polars DataFrame or pyarrow Table), "
+        f"got {type(data).__name__}"
+    )
+
+
+def split_validation(data, validation, random_state=None):
+    """Split ``data`` into search and validation parts.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+    validation : pandas.DataFrame or float
+        A held-out frame (then ``data`` is returned whole as the search
+        part) or the fraction of ``data`` to hold out at random.
+    random_state : int or numpy.random.Generator, optional
+
+    Returns
+    -------
+    (pandas.DataFrame, pandas.DataFrame)
+        The search and validation parts, rows in their original order.
+    """
+    if isinstance(validation, pd.DataFrame):
+        return data, validation
+    if not (
+        isinstance(validation, numbers.Real)
+        and not isinstance(validation, bool)
+        and 0 < validation < 1
+    ):
+        raise ValueError(
+            f"validation must be a DataFrame or a fraction in (0, 1), got {validation!r}"
+        )
+    shuffled = np.random.default_rng(random_state).permutation(len(data))
+    cut = int(round(len(data) * (1 - validation)))
+    return data.iloc[np.sort(shuffled[:cut])], data.iloc[np.sort(shuffled[cut:])]
+
+
+def _sorted_split(frame, label, score, positive_label, split):
+    """A split checked (both classes present) and sorted by score."""
+    if len(frame) == 0:
+        raise ValueError(f"the {split} split is empty")
+    check_columns(frame, [label, score], what=f"the {split} split")
+    dataset = SortedDataset(frame, label, score, positive_label)
+    for present, kind in ((dataset.is_positive.any(), "positives"), ((~dataset.is_positive).any(), "negatives")):
+        if not present:
+            raise ValueError(
+                f"the {split} split has no {kind} in label column {label!r} (positive label "
+                f"{positive_label!r}); the measures need both classes"
+            )
+    return dataset
+
+
+@dataclass(frozen=True)
+class ValidatedData:
+    """A binary audit's input, checked once.
+
+    Attributes
+    ----------
+    search, validation : SortedDataset
+        The two splits, each sorted by score once; ``.data`` is the frame.
+    label, score : str
+    positive_label : object
+    space : SearchSpace
+        The conditions searched (built on the search split, or given).
+    """
+
+    search: SortedDataset
+    validation: SortedDataset
+    label: str
+    score: str
+    positive_label: object
+    space: SearchSpace
+
+    @property
+    def target(self):
+        """The pysubgroup target of the label and score columns."""
+        return SoftClassifierTarget(self.label, self.score)
+
+
+def validate_data(
+    data, *, label, score, positive_label=None, validation=0.5, random_state=0, ignore=(),
+    nbins=5, thresholds=True, keep_ids=False, selectors=None,
+):  # fmt: skip
+    """Check a table once and prepare it for the steps of an audit.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, polars.DataFrame or pyarrow.Table
+        Attributes, label and score (the search split when ``validation``
+        is a table).
+    label, score : str
+    positive_label : object, optional
+        Inferred for labels {0, 1}, {-1, 1} and booleans
+        (:func:`~subroc_ext.inputs.labels.infer_positive_label`).
+    validation : table or float, default=0.5
+        The validation split, or the fraction of ``data`` to hold out.
+    random_state : int or numpy.random.Generator, default=0
+        Seeds the split.
+    ignore : sequence of str, default=()
+        Columns without conditions.
+    nbins, thresholds, keep_ids
+        The search space (:func:`~subroc_ext.make_search_space`).
+    selectors : sequence of pysubgroup selectors, optional
+        A search space of your own instead.
+
+    Returns
+    -------
+    ValidatedData
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"g": list("abab") * 5, "y": [0, 0, 1, 1] * 5,
+    ...                       "s": [0.1, 0.2, 0.3, 0.4] * 5})
+    >>> checked = validate_data(frame, label="y", score="s", validation=0.5)
+    >>> len(checked.search), len(checked.validation), [str(c) for c in checked.space]
+    (10, 10, ["g=='a'", "g=='b'"])
+    """
+    data = as_frame(data)
+    if hasattr(validation, "to_pandas") and not isinstance(validation, pd.DataFrame):
+        validation = as_frame(validation, "validation")
+    ignore = tuple(ignore)
+    check_columns(data, [label, score, *ignore])
+    if len(data) == 0:
+        raise ValueError("data is empty")
+    if positive_label is None:
+        positive_label = infer_positive_label(data[label], label)
+    search, held_out = split_validation(data, validation, random_state)
+    search_data = _sorted_split(search, label, score, positive_label, "search")
+    validation_data = _sorted_split(held_out, label, score, positive_label, "validation")
+    missing = [c for c in search.columns if c not in held_out.columns and c not in ignore]
+    if missing:
+        raise KeyError(f"validation data lacks column(s) {missing!r} of the search data")
+    if selectors is None:
+        space = make_search_space(
+            search, ignore=[label, score, *ignore], nbins=nbins, thresholds=thresholds,
+            keep_ids=keep_ids,
+        )  # fmt: skip
+    else:
+        space = selectors if isinstance(selectors, SearchSpace) else SearchSpace(tuple(selectors))
+    return ValidatedData(search_data, validation_data, label, score, positive_label, space)

@@ -1,0 +1,1 @@
+"""Metrics on plain arrays: the tie-aware kernels (ROC AUC, PR AUC, ARL, attributions, curves), DeLong intervals, cross AUCs, generalization diagnostics, error rates at a threshold, subgroups as boolean masks."""

@@ -1,0 +1,1 @@
+"""What people read: condition texts, plots, the HTML report pages (binary, multi-class, comparison) and the notebook view."""

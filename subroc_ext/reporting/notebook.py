@@ -1,0 +1,75 @@
+"""The ``table.subroc`` accessor: a ``find_subgroups`` table that shows itself in Jupyter.
+
+:func:`~subroc_ext.find_subgroups` returns a plain DataFrame of some forty
+columns; in a notebook ``table.subroc`` displays the compact view of the
+report instead: a summary line, the forest plot of the top subgroups and the
+table's default columns (readable conditions, size, measure with interval,
+effect Δ with its simultaneous interval, corrected p-value, significant). The accessor also
+gives the report's pieces as methods (``forest``, ``rows``).
+"""
+
+import html
+
+import numpy as np
+import pandas as pd
+
+from ..metrics.covers import subgroup_membership
+from .page import CELL_STYLE, embedded_png, subgroups_table
+from .plotting import plot_forest
+from .report import effect_note, result_columns
+
+__all__ = ["SubgroupsAccessor"]
+
+#: Subgroups shown by ``_repr_html_``.
+SHOWN = 10
+
+
+@pd.api.extensions.register_dataframe_accessor("subroc")
+class SubgroupsAccessor:
+    """``table.subroc``: a ``find_subgroups`` (or ``find_multiclass_subgroups``) table's view.
+
+    Examples
+    --------
+    >>> table = subroc_ext.find_subgroups(search, label="y", score="p", validation=held_out)  # doctest: +SKIP
+    >>> table.subroc            # in Jupyter: forest plot and compact table  # doctest: +SKIP
+    >>> table.subroc.rows(held_out)  # row id x subgroup membership          # doctest: +SKIP
+    """
+
+    def __init__(self, table):
+        if "description" not in table.columns or "measure" not in table.attrs:
+            raise AttributeError(
+                "the subroc accessor needs a table returned by find_subgroups or "
+                "find_multiclass_subgroups (a 'description' column and attrs['measure'])"
+            )
+        self._table = table
+
+    def __repr__(self):
+        return (
+            f"<{len(self._table)} subgroups by {self._table.attrs['measure']}: shown as a forest "
+            "plot and a compact table in Jupyter>"
+        )
+
+    def forest(self, **settings):
+        """The forest plot (:func:`~subroc_ext.plot_forest`) of the table."""
+        return plot_forest(self._table, **settings)
+
+    def rows(self, data):
+        """Row membership of every subgroup on ``data`` (:func:`~subroc_ext.subgroup_membership`)."""
+        return subgroup_membership(self._table, data)
+
+    def _repr_html_(self):
+        table = self._table
+        measure = table.attrs["measure"]
+        shown = table.assign(rank=np.arange(1, len(table) + 1))
+        n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
+        whole = table.attrs.get("dataset_values", {}).get(f"{measure}_validation", np.nan)
+        summary = (
+            f"<p>{len(table):,} subgroups by {html.escape(measure)}, {n_significant:,} significant; "
+            f"the whole validation split's {html.escape(measure)} is {whole:.3f}. The top "
+            f"{min(SHOWN, len(table))} below (the DataFrame itself has every column).</p>"
+        )
+        if len(table) == 0:
+            return summary
+        figure = embedded_png(plot_forest(shown, top=SHOWN), "forest plot")
+        grid = subgroups_table(shown, result_columns(shown, measure), interactive=False, rows=SHOWN)
+        return f'<div class="subroc-view"><style>{CELL_STYLE}</style>{summary}{figure}{grid}{effect_note(table)}</div>'

@@ -1,0 +1,510 @@
+"""A shareable report of a :func:`~subroc_ext.find_subgroups` table.
+
+:func:`write_report` writes three files into one directory: the tidy table as
+CSV, the ROC (or precision-recall) curves of the top distinct subgroups as
+PNG, and a self-contained HTML page made of sections
+(:mod:`subroc_ext.reporting.page`): a forest plot of every subgroup's measure with
+its interval first, then a table that fits the window (about eight columns,
+the others behind a column chooser), the curves, cross AUCs, the
+generalization diagnostics, how to read it all, and the settings.
+"""
+
+import datetime
+import html
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
+
+from ..utils.validation import finite_scores, positive_mask
+from .conditions import readable_description
+from ..metrics.diagnostics import youden_threshold
+from .page import (
+    Column,
+    Section,
+    conditions_html,
+    embedded_png,
+    format_number,
+    format_p_value,
+    html_table,
+    png_image,
+    render_page,
+    subgroups_table,
+)
+from ..metrics.operating_point import RATE_COLUMNS, threshold_rates
+from .plotting import plot_forest, plot_pr_curves, plot_roc_curves
+from .sections import cross_auc_section, diagnostics_section
+
+__all__ = ["ReportFiles", "effect_note", "forest_section", "result_columns", "settings_html", "write_report"]
+
+#: Rows of the forest plot shown at once; the full plot is one click away.
+FOREST_ROWS = 20
+#: The effect-size columns of :mod:`subroc_ext.inference.effects` (absent from older and multi-class tables).
+EFFECT_COLUMNS = ("delta", "delta_ci_low", "delta_ci_high")
+#: Curves of subgroups overlapping a better-shown one by more than this are skipped.
+CURVE_MAX_OVERLAP = 0.8
+
+
+class ReportFiles(NamedTuple):
+    """Paths of the files written by :func:`write_report`."""
+
+    csv: Path
+    png: Path
+    html: Path
+
+
+def _number_cell(column, fmt=format_number):
+    """A :class:`Column` cell function showing ``record[column]`` (sorts by its value)."""
+
+    def cell(record):
+        value = record[column]
+        sort = float("nan") if pd.isna(value) else float(value)
+        return html.escape(fmt(value)), sort
+
+    return cell
+
+
+def _description_cell(record):
+    subgroup = record.get("subgroup", record["description"])
+    text = conditions_html(subgroup)
+    alternatives = record.get("alternatives") or ""
+    if alternatives:
+        text += '<div class="also">same rows: ' + "; ".join(
+            html.escape(readable_description(a)) for a in alternatives.split("; ")) + "</div>"
+    return text, None
+
+
+def _size_cell(column, n_rows):
+    def cell(record):
+        size = record[column]
+        share = f" ({size / n_rows:.0%})" if n_rows else ""
+        return f"{int(size):,}{share}", float(size)
+
+    return cell
+
+
+def _value_cell(value, interval):
+    """The measure with its interval underneath (sorts by the measure)."""
+
+    def cell(record):
+        shown = "–" if pd.isna(record[value]) else f"{record[value]:.3f}"
+        if interval and not pd.isna(record[interval[0]]):
+            low, high = record[interval[0]], record[interval[1]]
+            shown += f' <span class="ci">[{low:.3f}, {high:.3f}]</span>'
+        return shown, float(record[value])
+
+    return cell
+
+
+def _delta_cell(value, reference):
+    def cell(record):
+        delta = record[value] - reference
+        return ("–" if pd.isna(delta) else f"{delta:+.3f}"), float(delta)
+
+    return cell
+
+
+def _effect_cell(record):
+    """``delta`` with its simultaneous interval (sorts by ``delta``)."""
+    delta, low, high = (record[c] for c in EFFECT_COLUMNS)
+    if pd.isna(delta):
+        return "–", float("nan")
+    shown = f"{delta:+.3f}"
+    if not (pd.isna(low) or pd.isna(high)):
+        shown += f' <span class="ci">[{low:+.3f}, {high:+.3f}]</span>'
+    return shown, float(delta)
+
+
+def _has_effects(table):
+    return set(EFFECT_COLUMNS) <= set(table.columns)
+
+
+def _effect_meaning(attrs):
+    """What a positive ``delta`` means under the table's mode (e.g. 'lower in the subgroup')."""
+    measure, mode = attrs.get("measure", "the measure"), attrs.get("mode", "worse")
+    if mode == "both":
+        return f"the size of the deviation of {measure}"
+    return f"{measure} {mode} in the subgroup than on the whole split"
+
+
+def effect_note(table, split="validation"):
+    """HTML: the one-line note under the table saying what its Δ column is ('' without one).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A ``find_subgroups`` table; the note needs its ``delta``,
+        ``delta_ci_low`` and ``delta_ci_high`` columns.
+    split : str, default='validation'
+        The split the effects are measured on.
+
+    Returns
+    -------
+    str
+    """
+    if not _has_effects(table):
+        return ""
+    attrs = table.attrs
+    measure = attrs.get("measure", "the measure")
+    confidence = 1 - attrs.get("alpha", 0.05)
+    return (
+        f'<p class="note"><em>Δ [interval]</em>: {html.escape(measure)} on the subgroup\'s '
+        f"{html.escape(split)} rows minus on the whole {html.escape(split)} split, positive = "
+        f"{html.escape(_effect_meaning(attrs))}; the intervals are {confidence:.0%} "
+        "<strong>simultaneous</strong> over all rows (max-t), so they hold for any rows you pick.</p>"
+    )
+
+
+def _rank_cell(record):
+    return f"{record['rank']}", float(record["rank"])
+
+
+def _overlap_cell(record):
+    value, partner = record["overlap"], record.get("overlaps_with")
+    shown = "–" if pd.isna(value) else f"{value:.2f} with #{int(partner)}"
+    return shown, float(value)
+
+
+def result_columns(table, measure, *, n_rows=None, split="validation", interval=None):
+    """The columns of the report's subgroups table: about eight shown, the rest chosen.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A ``find_subgroups`` (or ``find_multiclass_subgroups``) table with a
+        ``rank`` column (1 = best).
+    measure : str
+        The measure searched for (``roc_auc``, ``auc_mu``, ...).
+    n_rows : int, optional
+        Rows of the split, to show sizes as shares.
+    split : str, default='validation'
+        The split of the shown measure, size and interval.
+    interval : pair of str, optional
+        Interval columns of the measure (default ``<measure>_<split>_ci_low``
+        and ``_ci_high`` when present).
+
+    Returns
+    -------
+    list of html_page.Column
+        Shown: rank, conditions, size (share), measure with interval, its
+        effect ``delta`` with its simultaneous interval (tables without the
+        effect columns: the plain difference from the whole split), corrected
+        p-value, significant.
+        Behind the chooser: every other column the table has.
+    """
+    value = f"{measure}_{split}"
+    if interval is None:
+        default = (f"{value}_ci_low", f"{value}_ci_high")
+        interval = default if set(default) <= set(table.columns) else ()
+    reference = table.attrs.get("dataset_values", {}).get(value, np.nan)
+    columns = [
+        Column("rank", "#", _rank_cell, help="rank by quality on the search split (1 = best)"),
+        Column("description", "conditions", _description_cell, text=True,
+               help="the subgroup: rows meeting every condition"),
+        Column(f"size_{split}", f"size ({split})", _size_cell(f"size_{split}", n_rows),
+               help=f"rows of the {split} split in the subgroup (and their share)"),
+        Column(value, f"{measure} ({split})" + (" [interval]" if interval else ""),
+               _value_cell(value, interval),
+               help=f"{measure} on the {split} split" + (
+                   f", with its interval ({interval[0]} to {interval[1]})" if interval else "")),
+        Column("delta", "Δ [interval]", _effect_cell,
+               help=f"{measure} of the subgroup minus that of the whole {split} split "
+                    f"({reference:.3f}), positive = {_effect_meaning(table.attrs)}, with its "
+                    "simultaneous interval (delta_ci_low to delta_ci_high)")
+        if _has_effects(table) else
+        Column("delta", "Δ whole data", _delta_cell(value, reference),
+               help=f"{measure} of the subgroup minus that of the whole {split} split "
+                    f"({reference:.3f})"),
+        Column("p_value_corrected", "p (corrected)", _number_cell("p_value_corrected", format_p_value),
+               help="p-value of the randomization test, corrected for testing every subgroup"),
+        Column("significant", "significant", _number_cell("significant"),
+               help="corrected p-value at most alpha"),
+    ]  # fmt: skip
+    optional = [
+        ("quality", "quality", "the quality that ranked the subgroup (search split)"),
+        ("overlap", "overlap", "largest Jaccard index with a better-ranked subgroup, and which"),
+    ]
+    for key, header, help_ in optional:
+        if key in table.columns:
+            cell = _overlap_cell if key == "overlap" else _number_cell(key)
+            columns.append(Column(key, header, cell, shown=False, help=help_))
+    listed = {c.key for c in columns} | set(interval) | set(EFFECT_COLUMNS) | {
+        "subgroup", "description", "alternatives", "overlaps_with", "rank", "testable", "statistic",
+    }  # fmt: skip
+    for name in table.columns:
+        if name in listed or not pd.api.types.is_numeric_dtype(table[name]):
+            continue
+        fmt = format_p_value if name.startswith("p_value") else format_number
+        columns.append(Column(name, name.replace("_", " "), _number_cell(name, fmt), shown=False))
+    return columns
+
+
+def forest_section(table, *, n_rows=None, value=None, interval=None, reference=None, size=None):
+    """HTML: the forest plot of the top :data:`FOREST_ROWS` subgroups, all of them one click away.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+    n_rows : int, optional
+        Rows of the split (sizes are shown as shares too).
+    value, interval, reference, size
+        As in :func:`~subroc_ext.plot_forest` (interval columns are a
+        parameter so that other intervals, e.g. of effect sizes, plug in).
+
+    Returns
+    -------
+    str
+    """
+    if len(table) == 0:
+        return ""
+    settings = dict(value=value, interval=interval, reference=reference, n_rows=n_rows, size=size)
+    top = embedded_png(plot_forest(table, top=FOREST_ROWS, **settings), "forest plot")
+    rest = ""
+    if len(table) > FOREST_ROWS:
+        everything = embedded_png(plot_forest(table, top=None, **settings), "forest plot of all subgroups")
+        rest = f"<details><summary>All {len(table):,} subgroups</summary>{everything}</details>"
+    column = value or f"{table.attrs.get('measure')}_validation"
+    has_interval = bool(interval) or {f"{column}_ci_low", f"{column}_ci_high"} <= set(table.columns)
+    line = " with its interval (line)" if has_interval else ""
+    dashed = ("the whole split's value" if reference is None
+              else f"{format_number(reference)}" + (" (no difference from the whole split)"
+                                                    if column == "delta" and reference == 0 else ""))  # fmt: skip
+    return f"""{top}{rest}
+<p class="note">Each row is a subgroup, best first: its <code>{html.escape(column)}</code>
+(dot){line}; filled red dots are significant. The dashed line is {dashed}; on
+the right, each subgroup's size (and share of the rows).</p>"""
+
+
+def settings_html(attrs, runtime=None):
+    """The search and test settings of ``table.attrs`` (and the runtime) as a table,
+    then each measure on the whole search and validation splits."""
+    rows = [
+        [key, str(value) if isinstance(value, (bool, np.bool_)) else format_number(value)]
+        for key, value in attrs.items()
+        if key != "dataset_values"
+    ]
+    if runtime is not None:
+        rows.append(["runtime", f"{runtime:.1f} s"])
+    settings = html_table(["setting", "value"], rows, text_columns=2) if rows else '<p class="note">No settings recorded.</p>'
+    values = attrs.get("dataset_values", {})
+    if not values:
+        return settings
+    measures = dict.fromkeys(key.rsplit("_", 1)[0] for key in values)
+    rows = [
+        [name, format_number(values.get(f"{name}_search", np.nan)),
+         format_number(values.get(f"{name}_validation", np.nan))]
+        for name in measures
+    ]  # fmt: skip
+    return settings + "<h3>The whole data</h3>" + html_table(["measure", "search split", "validation split"], rows)
+
+
+def _how_to_read(attrs, measure, effects=False):
+    """The paragraphs that explain quality, weights, intervals and p-values (and the
+    effects' simultaneous intervals when the table has them)."""
+    method = multitest_alias.get(attrs.get("method", "fdr_by"))
+    method_name = multitest_methods_names.get(method, attrs.get("method"))
+    guarantee = {
+        "fdr_by": "controls the false discovery rate under any dependence between the tests",
+        "fdr_bh": "controls the false discovery rate for independent or positively dependent tests",
+        "b": "controls the family-wise error rate under any dependence between the tests",
+        "h": "controls the family-wise error rate under any dependence between the tests",
+    }.get(method, "is documented with statsmodels' multipletests")
+    mode = attrs.get("mode", "worse")
+    n_samples = attrs.get("n_samples")
+    alpha = attrs.get("alpha", 0.05)
+    size_weight = attrs.get("size_weight", "alpha")
+    balance_weight = attrs.get("balance_weight", "beta")
+    floor = (
+        f" (with {n_samples:,} random subsets it is at least 1/{n_samples + 1:,})"
+        if isinstance(n_samples, (int, np.integer))
+        else ""
+    )
+    generalization = (
+        " The quality is generalization-aware: it only counts how much more "
+        "exceptional a pattern is than its best shorter pattern, so refinements "
+        "that add nothing rank low."
+        if attrs.get("generalization_aware")
+        else ""
+    )
+    adjective, preposition = {"worse": ("worse", "than"), "better": ("better", "than")}.get(
+        mode, ("different", "from")
+    )
+    interval = (
+        " The interval of the ROC AUC is DeLong's 95% confidence interval."
+        if measure == "roc_auc" else ""
+    )  # fmt: skip
+    difference = (
+        f"<em>Δ [interval]</em> is the difference from the whole split, positive = "
+        f"{html.escape(_effect_meaning(attrs))}, with an interval that holds for all rows at once"
+        if effects else "<em>Δ whole data</em> is the difference from the whole split"
+    )
+    return f"""<p>Each row is a subgroup (a pattern of conditions on the attributes) found on the
+<em>search</em> split, best first. Its <strong>quality</strong> measures how much
+{adjective} the classifier's <code>{html.escape(measure)}</code> is inside the subgroup
+{preposition} on the whole data, multiplied by the weight
+<code>size<sup>{html.escape(format_number(size_weight))}</sup> &times;
+balance<sup>{html.escape(format_number(balance_weight))}</sup></code>, where balance is the
+ratio of the smaller to the larger class: the weights favour large and balanced
+subgroups, whose performance is both reliable and consequential.{generalization}</p>
+<p>The table shows each subgroup on the held-out <em>validation</em> split: its size (and
+share of the rows), its <code>{html.escape(measure)}</code>{interval} {difference}. More columns (the search split, the quality,
+<code>overlap</code> with better-ranked subgroups, other measures, error rates at the
+threshold) are under "Columns". Descriptions of exactly the same rows are one row (the others
+listed under it as "same rows").</p>
+<p>Every subgroup is tested on the validation split: its unweighted quality there is compared
+with that of random subsets of the same size and class balance. The p-value is, essentially,
+the share of random subsets at least as exceptional{floor}; <em>p (corrected)</em> corrects all
+p-values together with the {html.escape(method_name)} method, which {guarantee}. Highlighted
+rows are <strong>significant</strong> (corrected p-value at most {format_number(alpha)}).</p>"""
+
+
+def _rates_note(rates, source):
+    whole = rates.iloc[0]
+    return (
+        f'<p class="note">At the threshold {whole["threshold"]:.3g} (score ≥ threshold predicts '
+        f"positive; {source}) the whole validation split has a false-positive rate of "
+        f"{whole['false_positive_rate']:.3f}, a false-negative rate of "
+        f"{whole['false_negative_rate']:.3f} and a precision of {whole['precision']:.3f}; each "
+        "subgroup's are the columns <em>false positive rate</em>, <em>false negative rate</em> "
+        "and <em>precision</em> (under \"Columns\").</p>"
+    )
+
+
+def write_report(
+    table, data, out_dir, *, label, score, positive_label=1, measure="roc_auc", top=5,
+    title=None, runtime=None, split="validation", search=None, threshold=None,
+    interval=None, value=None,
+):  # fmt: skip
+    """Write a table of subgroups as CSV, their curves as PNG, and an HTML report.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A table returned by :func:`~subroc_ext.find_subgroups` (its
+        ``attrs`` give the settings shown in the report).
+    data : pandas.DataFrame
+        Rows on which the curves, rates and cross AUCs are computed, usually
+        the validation split.
+    out_dir : str or pathlib.Path
+        Directory for the files; created if needed, files overwritten.
+    label, score : str
+        Label and score columns of ``data``.
+    positive_label : object, default=1
+        Label value of the positive class.
+    measure : str, default='roc_auc'
+        The measure searched for: PR curves are drawn for ``'pr_auc'``, ROC
+        curves otherwise; its columns lead the HTML table and the forest plot.
+    top : int, default=5
+        Number of distinct subgroups whose curves are drawn (a subgroup
+        whose rows overlap a drawn one's by a Jaccard index above 0.8 is
+        skipped), and of subgroups in the cross AUC and diagnostics sections.
+    title : str, optional
+        Heading of the HTML page (default: ``'SubROC report'``).
+    runtime : float, optional
+        Seconds the analysis took, shown with the settings.
+    split : str, default='validation'
+        Which split ``data`` is, named with the curves.
+    search : pandas.DataFrame, optional
+        The search split: with it the report adds Roberts et al.'s
+        generalization diagnostics of the top subgroups (search vs. ``data``),
+        and the default threshold is the search split's Youden threshold.
+    threshold : float, optional
+        The operating point (score ≥ threshold predicts positive) of the
+        false-positive rate, false-negative rate and precision of each
+        subgroup; default the Youden threshold of the whole search split
+        (of ``data`` without it).
+    interval : pair of str, optional
+        Interval columns of the forest plot (default ``<value>_ci_low`` and
+        ``_ci_high`` when present, e.g. DeLong's for the ROC AUC), and of the
+        table's measure when ``value`` is that measure.
+    value : str, optional
+        Column of the forest plot: default ``<measure>_validation`` (with
+        DeLong's interval for the ROC AUC); ``'delta'`` plots the effects
+        with their simultaneous intervals around 0.
+
+    Returns
+    -------
+    ReportFiles
+        Paths of ``subgroups.csv`` (the table without the ``subgroup`` column
+        of description objects), ``curves.png`` and ``report.html`` (a single
+        self-contained file).
+
+    Examples
+    --------
+    >>> table = subroc_ext.find_subgroups(search, label="y", score="p", validation=held_out)  # doctest: +SKIP
+    >>> write_report(table, held_out, "report", label="y", score="p").html  # doctest: +SKIP
+    PosixPath('report/report.html')
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = ReportFiles(out_dir / "subgroups.csv", out_dir / "curves.png", out_dir / "report.html")
+
+    plot = plot_pr_curves if measure == "pr_auc" else plot_roc_curves
+    figure = plot(
+        table, data, label=label, score=score, positive_label=positive_label, top=top, split=split,
+        max_overlap=CURVE_MAX_OVERLAP,
+        names=[readable_description(sg) for sg in table["subgroup"]] if "subgroup" in table else None,
+    )  # fmt: skip
+    import matplotlib.pyplot as plt  # imported by the plot function above
+
+    try:
+        figure.savefig(files.png, dpi=100)
+    finally:
+        plt.close(figure)
+    table.drop(columns="subgroup", errors="ignore").to_csv(files.csv, index=False)
+
+    shown = table.assign(rank=np.arange(1, len(table) + 1))
+    rates_note = ""
+    if "subgroup" in table.columns and len(table):
+        source = "the user's threshold"
+        if threshold is None:
+            basis = data if search is None else search
+            threshold = youden_threshold(positive_mask(basis[label], positive_label, label),
+                                         finite_scores(basis[score], score))  # fmt: skip
+            source = "the Youden threshold of the whole " + ("search split" if search is not None else "data")
+        rates = threshold_rates(
+            list(table["subgroup"]), data, label=label, score=score, positive_label=positive_label,
+            threshold=threshold,
+        )  # fmt: skip
+        for name in RATE_COLUMNS:
+            shown[name] = rates[name].to_numpy()[1:]
+        rates_note = _rates_note(rates, source)
+
+    title = title or "SubROC report"
+    n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
+    created = datetime.datetime.now().isoformat(timespec="seconds")
+    measure_column = f"{measure}_validation"
+    value = value or (measure_column if measure_column in table.columns else None)
+    columns = result_columns(shown, measure, n_rows=len(data),
+                             interval=interval if value == measure_column else None)  # fmt: skip
+    curves = (
+        f'{png_image(files.png.read_bytes(), f"curves of the whole {split} split and the top subgroups")}'
+        f'<p class="note">Drawn on the {html.escape(split)} split ({len(data):,} rows): the '
+        f"thick dark curve is the whole {html.escape(split)} split; the sizes in the legend are "
+        f"those of the {html.escape(split)} rows. Near-copies (rows overlapping a drawn "
+        f"subgroup's by a Jaccard index above {CURVE_MAX_OVERLAP}) are skipped.</p>"
+    )
+    kind = "Precision-recall" if measure == "pr_auc" else "ROC"
+    summary = (
+        f"<p>{len(table):,} subgroups, {n_significant:,} of them significant. Created {created}"
+        f"{f' in {runtime:.1f} s' if runtime is not None else ''}; the full table is in "
+        f"<code>{files.csv.name}</code>.</p>"
+    )
+    sections = [
+        Section(f"{measure if value in (None, measure_column) else value} of each subgroup", forest_section(
+            shown, n_rows=len(data), value=value, interval=interval,
+            reference=0.0 if value == "delta" else None), "forest"),
+        Section("Subgroups", subgroups_table(shown, columns) + effect_note(table) + rates_note, "subgroups"),
+        Section(f"{kind} curves of the top {top} distinct subgroups on the {split} split", curves, "curves"),
+        Section("Cross AUCs", cross_auc_section(table, data, label=label, score=score,
+                                                positive_label=positive_label, top=top), "cross-auc"),
+        Section("Will it hold on new data?", "" if search is None else diagnostics_section(
+            table, search, data, label=label, score=score, positive_label=positive_label, top=top),
+            "diagnostics"),
+        Section("How to read this", _how_to_read(table.attrs, measure, _has_effects(table)), "how-to-read"),
+        Section("Settings", settings_html(table.attrs, runtime), "settings"),
+    ]  # fmt: skip
+    files.html.write_text(render_page(title, summary, sections), encoding="utf-8")
+    return files

@@ -1,0 +1,452 @@
+"""Compiled measure kernels on bitset covers (see :mod:`subroc_ext.scoring.bitset`).
+
+Rows are presorted by ascending score; ``group_start[r]`` and
+``group_end[r]`` are the first row and one past the last row of row ``r``'s
+tie group. For a cover ``C`` split into its positive and negative words,
+every quantity the built-in measures need is a count of cover rows below a
+position, read in O(1) from per-word prefix counts:
+
+* ROC AUC and ARL need ``2U``, twice the Mann-Whitney statistic (a tied
+  positive-negative pair counts one half). Each row of the smaller class
+  contributes the rows of the other class below its tie group's start plus
+  those below its end, so the work is O(words + min(P, N)).
+* PR AUC visits the tie groups holding positives from the highest score
+  down: each adds one trapezoid ``(recall - previous recall) * (precision +
+  previous precision)``, where the previous point is the cover's next higher
+  distinct score. The terms and their order are those of
+  :func:`subroc_ext.metrics.kernels.pr_auc_from_counts` (groups without positives
+  add exactly 0), so both give the same floating-point number.
+* Row means sum per-row values over the set bits in ascending row order, as
+  :class:`subroc_ext.scoring.measures.RowMeanMeasure` does.
+
+The extreme values over subsets follow SPEC.md and are those of
+:mod:`subroc_ext.scoring.measures`, which the tests prove by enumeration.
+
+The randomization test's null distributions come from the same kernels
+(:func:`null_values`): each random subset is drawn class by class as a bitset
+(a partial Fisher-Yates shuffle of the class's rows, or of the rows left out
+when they are fewer) and evaluated like a cover, so a random subset equal to
+a pattern's cover gets exactly the pattern's value.
+
+Measure codes: :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC`, :data:`ROW_MEAN`.
+"""
+
+import numpy as np
+from numba import njit
+
+from .bitset import count_below, highest_bit, lowest_bit, popcount, prefix_counts
+
+__all__ = [
+    "ROC_AUC",
+    "ARL",
+    "PR_AUC",
+    "ROW_MEAN",
+    "count_children",
+    "measure_children",
+    "row_mean_size_aware_bound",
+    "null_values",
+    "tie_group_bounds",
+]
+
+ROC_AUC, ARL, PR_AUC, ROW_MEAN = 0, 1, 2, 3
+
+
+def tie_group_bounds(group_ids):
+    """First row and one past the last row of each row's tie group.
+
+    Parameters
+    ----------
+    group_ids : numpy.ndarray of int
+        Non-decreasing tie-group ids of the score-sorted rows.
+
+    Returns
+    -------
+    (numpy.ndarray of int64, numpy.ndarray of int64)
+
+    Examples
+    --------
+    Scores 0.1, 0.4, 0.4, 0.4, 0.9 (sorted): rows 1-3 are one tie group.
+
+    >>> starts, ends = tie_group_bounds(np.array([0, 1, 1, 1, 2]))
+    >>> starts.tolist(), ends.tolist()
+    ([0, 1, 1, 1, 4], [1, 4, 4, 4, 5])
+    """
+    n = len(group_ids)
+    changes = np.flatnonzero(np.diff(group_ids)) + 1
+    starts = np.concatenate(([0], changes)).astype(np.int64)
+    ends = np.concatenate((changes, [n])).astype(np.int64)
+    sizes = ends - starts
+    return np.repeat(starts, sizes), np.repeat(ends, sizes)
+
+
+@njit(cache=True, nogil=True)
+def count_children(parent, selector_words, candidates, positive_words, negative_words, positives, negatives):
+    """Class counts of ``parent AND selector`` for each candidate selector.
+
+    Parameters
+    ----------
+    parent : uint64[W]
+        The parent's cover.
+    selector_words : uint64[S, W]
+        Covers of all selectors.
+    candidates : int64[K]
+        Selector indices to combine with the parent.
+    positive_words, negative_words : uint64[W]
+        The two classes.
+    positives, negatives : int64[K]
+        Output: class counts of each child.
+
+    Notes
+    -----
+    The parent's rows of each class are formed once; each child then costs
+    two ANDs and two popcounts per word. A parent with rows in at least
+    three quarters of its words reads every word in order (a loop the
+    compiler vectorizes); a sparser one only the words holding rows, gathered
+    once. On 780 words (Census) this counts a child in about 0.2 µs, five
+    times faster than one pass over the nonzero words with the parent ANDed
+    in each time.
+
+    Examples
+    --------
+    >>> from subroc_ext.scoring.bitset import pack
+    >>> is_positive = np.array([True, False, True, False, True])
+    >>> selectors = pack(np.array([[True, True, True, False, False],
+    ...                            [False, False, True, True, True]]))
+    >>> positives, negatives = np.empty(2, np.int64), np.empty(2, np.int64)
+    >>> count_children(pack(np.ones(5, bool)), selectors, np.array([0, 1]),
+    ...                pack(is_positive), pack(~is_positive), positives, negatives)
+    >>> positives.tolist(), negatives.tolist()
+    ([2, 2], [1, 1])
+    """
+    words = np.flatnonzero(parent)
+    gathered = 4 * len(words) < 3 * len(parent)
+    if gathered:
+        parent, positive_words, negative_words = parent[words], positive_words[words], negative_words[words]
+    parent_positives = parent & positive_words
+    parent_negatives = parent & negative_words
+    for i in range(len(candidates)):
+        selector = selector_words[candidates[i]]
+        p = np.int64(0)
+        n = np.int64(0)
+        if gathered:
+            for j in range(len(words)):
+                word = selector[words[j]]
+                p += np.int64(popcount(parent_positives[j] & word))
+                n += np.int64(popcount(parent_negatives[j] & word))
+        else:
+            for w in range(len(parent)):
+                p += np.int64(popcount(parent_positives[w] & selector[w]))
+                n += np.int64(popcount(parent_negatives[w] & selector[w]))
+        positives[i] = p
+        negatives[i] = n
+
+
+@njit(cache=True, inline="always")
+def _first_row(words):
+    for w in range(len(words)):
+        if words[w]:
+            return w * 64 + lowest_bit(words[w])
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _last_row(words):
+    for w in range(len(words) - 1, -1, -1):
+        if words[w]:
+            return w * 64 + highest_bit(words[w])
+    return -1
+
+
+@njit(cache=True)
+def _twice_wins(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end):
+    """``2U`` and whether some positive ties a negative, iterating the smaller class."""
+    total = np.int64(0)
+    has_tie = False
+    if p <= n:
+        words, other, prefix = cpos, cneg, pre_neg
+    else:
+        words, other, prefix = cneg, cpos, pre_pos
+    for w in range(len(words)):
+        x = words[w]
+        while x:
+            row = w * 64 + lowest_bit(x)
+            x &= x - np.uint64(1)
+            below_start = count_below(other, prefix, group_start[row])
+            below_end = count_below(other, prefix, group_end[row])
+            total += below_start + below_end
+            if below_end > below_start:
+                has_tie = True
+    if p > n:  # summed over negatives: positives below instead of negatives below
+        total = 2 * p * n - total
+    return total, has_tie
+
+
+@njit(cache=True)
+def _pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end):
+    """Trapezoidal PR AUC, one term per tie group holding positives, highest first."""
+    total = 0.0
+    last_start = -1
+    for w in range(len(cpos) - 1, -1, -1):
+        x = cpos[w]
+        while x:
+            bit = highest_bit(x)
+            x &= ~(np.uint64(1) << np.uint64(bit))
+            row = w * 64 + bit
+            start = group_start[row]
+            if start == last_start:
+                continue
+            last_start = start
+            end = group_end[row]
+            pos_below = count_below(cpos, pre_pos, start)
+            neg_below = count_below(cneg, pre_neg, start)
+            true_pos = p - pos_below
+            false_pos = n - neg_below
+            prev_true_pos = true_pos - (count_below(cpos, pre_pos, end) - pos_below)
+            prev_false_pos = false_pos - (count_below(cneg, pre_neg, end) - neg_below)
+            precision = true_pos / (true_pos + false_pos)
+            if prev_true_pos + prev_false_pos == 0:
+                prev_precision = 1.0
+            else:
+                prev_precision = prev_true_pos / (prev_true_pos + prev_false_pos)
+            total += (true_pos / p - prev_true_pos / p) * (precision + prev_precision)
+    return total / 2
+
+
+@njit(cache=True, nogil=True)
+def measure_children(
+    parent, selector_words, candidates, positive_words, negative_words, group_start, group_end,
+    kind, row_values, with_extremes, values, lowest, highest,
+):  # fmt: skip
+    """The measure and its extremes over subsets on ``parent AND selector``.
+
+    Parameters
+    ----------
+    parent, selector_words, candidates, positive_words, negative_words
+        As in :func:`count_children`.
+    group_start, group_end : int64[n]
+        Tie group bounds of every row.
+    kind : int
+        :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC` or :data:`ROW_MEAN`.
+    row_values : float64[n]
+        Per-row values for :data:`ROW_MEAN` (ignored otherwise).
+    with_extremes : bool
+        Whether to compute the extremes; without them ``lowest`` and
+        ``highest`` stay NaN and no work is spent on them (a search without
+        pruning).
+    values, lowest, highest : float64[K]
+        Output: the measure and its lowest and highest value over the
+        defined subsets of each child (the caller skips undefined children,
+        whose entries are NaN).
+    """
+    n_words = len(parent)
+    cpos = np.empty(n_words, dtype=np.uint64)
+    cneg = np.empty(n_words, dtype=np.uint64)
+    pre_pos = np.empty(n_words + 1, dtype=np.int64)
+    pre_neg = np.empty(n_words + 1, dtype=np.int64)
+    for i in range(len(candidates)):
+        selector = selector_words[candidates[i]]
+        for w in range(n_words):
+            child = parent[w] & selector[w]
+            cpos[w] = child & positive_words[w]
+            cneg[w] = child & negative_words[w]
+        p = prefix_counts(cpos, pre_pos)
+        n = prefix_counts(cneg, pre_neg)
+        values[i] = np.nan
+        lowest[i] = np.nan
+        highest[i] = np.nan
+        if kind == ROW_MEAN:
+            if p + n == 0:
+                continue
+            total = 0.0
+            low = np.inf
+            high = -np.inf
+            for w in range(n_words):
+                x = cpos[w] | cneg[w]
+                while x:
+                    value = row_values[w * 64 + lowest_bit(x)]
+                    x &= x - np.uint64(1)
+                    total += value
+                    if with_extremes:
+                        low = min(low, value)
+                        high = max(high, value)
+            values[i] = total / (p + n)
+            if with_extremes:
+                lowest[i] = low
+                highest[i] = high
+            continue
+        if p == 0 or (kind == ROC_AUC and n == 0):
+            continue
+        if kind == PR_AUC:
+            values[i] = _pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
+        else:
+            twice, has_tie = _twice_wins(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
+        if kind == ROC_AUC:
+            values[i] = (twice / 2) / (p * n)
+        elif kind == ARL:
+            values[i] = (p * n - twice / 2) / p
+        if not with_extremes:
+            continue
+        first_pos = _first_row(cpos)
+        if kind == ROC_AUC:
+            last_neg = _last_row(cneg)
+            last_pos = _last_row(cpos)
+            first_neg = _first_row(cneg)
+            if group_end[first_pos] <= last_neg:
+                lowest[i] = 0.0
+            else:
+                lowest[i] = 0.5 if has_tie else 1.0
+            if group_start[last_pos] > first_neg:
+                highest[i] = 1.0
+            else:
+                highest[i] = 0.5 if has_tie else 0.0
+            continue
+        # ARL and PR AUC: the lowest-scored positive with the negatives at or above it
+        tied_and_above = n - count_below(cneg, pre_neg, group_start[first_pos])
+        above = n - count_below(cneg, pre_neg, group_end[first_pos])
+        tied = tied_and_above - above
+        if kind == ARL:
+            lowest[i] = 0.0
+            highest[i] = above + 0.5 * tied
+        else:
+            precision = 1.0 / (1.0 + tied + above)
+            start = 0.0 if above > 0 else 1.0
+            lowest[i] = (start + precision) / 2.0
+            highest[i] = 1.0
+
+
+@njit(cache=True, nogil=True)
+def row_mean_size_aware_bound(cover, value_order, ascending_values, reference, sign, size_weight):
+    """``max_k k^alpha * (mean of the k largest sign*values - sign*reference)``
+    over the rows of bitset ``cover`` (see
+    :meth:`subroc_ext.scoring.measures.RowMeanMeasure.size_aware_bound`).
+
+    Parameters
+    ----------
+    cover : uint64[W]
+    value_order : int64[n]
+        Rows in ascending order of their value.
+    ascending_values : float64[n]
+        The values in that order.
+    reference : float
+        The measure on the whole data.
+    sign : float
+        +1 (largest values first) or -1 (smallest first, negated).
+    size_weight : float
+        The exponent alpha.
+    """
+    n = len(value_order)
+    best = -np.inf
+    total = 0.0
+    k = 0
+    shift = sign * reference
+    for j in range(n):
+        i = n - 1 - j if sign > 0 else j
+        row = value_order[i]
+        if (cover[row >> 6] >> np.uint64(row & 63)) & np.uint64(1):
+            total += ascending_values[i] if sign > 0 else -ascending_values[i]
+            k += 1
+            size = float(k)
+            best = max(best, size**size_weight * (total / size - shift))
+    return best
+
+
+@njit(cache=True, inline="always")
+def _random_below(state, bound):
+    """Uniform integer in ``[0, bound)`` (``bound < 2**32``): SplitMix64 output,
+    Lemire's multiply-shift with rejection, so exactly uniform."""
+    while True:
+        state[0] += np.uint64(0x9E3779B97F4A7C15)
+        z = state[0]
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+        product = (z >> np.uint64(32)) * np.uint64(bound)
+        low = product & np.uint64(0xFFFFFFFF)
+        if low >= np.uint64(bound) or low >= (np.uint64(0x100000000) - np.uint64(bound)) % np.uint64(bound):
+            return np.int64(product >> np.uint64(32))
+
+
+@njit(cache=True)
+def _draw(state, pool, pool_words, count, words):
+    """Set in ``words`` the bits of ``count`` rows of ``pool`` drawn uniformly
+    without replacement (partial Fisher-Yates: uniform whatever the pool's
+    current order); draws the left-out rows instead when they are fewer."""
+    size = len(pool)
+    complement = 2 * count > size
+    draws = size - count if complement else count
+    if complement:
+        words[:] = pool_words
+    else:
+        words[:] = 0
+    for i in range(draws):
+        j = i + _random_below(state, size - i)
+        pool[i], pool[j] = pool[j], pool[i]
+        row = pool[i]
+        bit = np.uint64(1) << np.uint64(row & 63)
+        if complement:
+            words[row >> 6] &= ~bit
+        else:
+            words[row >> 6] |= bit
+
+
+@njit(cache=True, nogil=True)
+def null_values(kind, seed, positive_rows, negative_rows, positives, negatives, group_start, group_end,
+                row_values, out):  # fmt: skip
+    """The measure on ``len(out)`` uniformly random subsets with ``positives``
+    rows drawn from ``positive_rows`` and ``negatives`` from ``negative_rows``.
+
+    The null distribution of the randomization test. Each value is computed
+    by the same operations as the measure on a cover, so a random subset
+    equal to a pattern's cover gets exactly the pattern's value.
+
+    Parameters
+    ----------
+    kind : int
+        :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC` or :data:`ROW_MEAN`.
+    seed : int
+        Seeds the generator (SplitMix64; the values are a function of the seed).
+    positive_rows, negative_rows : int64[:]
+        Rows (of the score-sorted dataset) of each class.
+    positives, negatives : int
+        Class counts of every subset.
+    group_start, group_end : int64[n]
+        Tie group bounds of every row.
+    row_values : float64[n]
+        Per-row values for :data:`ROW_MEAN`.
+    out : float64[B]
+        Output.
+    """
+    state = np.full(1, np.uint64(seed), dtype=np.uint64)
+    n_words = (len(group_start) + 63) // 64
+    pools = (positive_rows.copy(), negative_rows.copy())
+    pool_words = (np.zeros(n_words, dtype=np.uint64), np.zeros(n_words, dtype=np.uint64))
+    for c in range(2):
+        for row in pools[c]:
+            pool_words[c][row >> 6] |= np.uint64(1) << np.uint64(row & 63)
+    cpos = np.zeros(n_words, dtype=np.uint64)
+    cneg = np.zeros(n_words, dtype=np.uint64)
+    pre_pos = np.empty(n_words + 1, dtype=np.int64)
+    pre_neg = np.empty(n_words + 1, dtype=np.int64)
+    p, n = np.int64(positives), np.int64(negatives)
+    for b in range(len(out)):
+        _draw(state, pools[0], pool_words[0], positives, cpos)
+        _draw(state, pools[1], pool_words[1], negatives, cneg)
+        if kind == ROW_MEAN:
+            total = 0.0
+            for w in range(n_words):
+                x = cpos[w] | cneg[w]
+                while x:
+                    total += row_values[w * 64 + lowest_bit(x)]
+                    x &= x - np.uint64(1)
+            out[b] = total / (p + n)
+            continue
+        prefix_counts(cpos, pre_pos)
+        prefix_counts(cneg, pre_neg)
+        if kind == PR_AUC:
+            out[b] = _pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
+            continue
+        twice, _ = _twice_wins(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
+        if kind == ROC_AUC:
+            out[b] = (twice / 2) / (p * n)
+        else:
+            out[b] = (p * n - twice / 2) / p

@@ -1,0 +1,584 @@
+"""Performance measures as pluggable objects: the extension point of subroc-ext.
+
+A :class:`Measure` evaluates: its value on a subgroup's :class:`Cover` (rows
+presorted by score, with their tie counts), when it is defined, and - for
+pruning - the lowest and highest value it can take on any subset of a cover.
+Everything else is built on top, in one module per idea:
+:mod:`subroc_ext.objective.quality` adds the reference value, direction (``mode``) and
+weights, :mod:`subroc_ext.scoring.bounds` the optimistic estimates, and
+:mod:`subroc_ext.scoring.null_sampling` the null distributions of the randomization
+test. So a new measure gets all of that from one class.
+
+Three ways to bring a measure:
+
+* :class:`KernelMeasure` wraps a plain function ``kernel(label, score)``
+  and, optionally, functions giving its extreme values over subsets. Without
+  them the quality function simply does not prune.
+* :class:`RowMeanMeasure` wraps a per-row value (a loss such as the squared
+  error of the Brier score): its exact, size-aware bound comes for free.
+* Subclass :class:`Measure` for full control (the built-ins do).
+
+Whichever way: :func:`subroc_ext.check_measure` checks the bounds and hooks
+of a new measure against its value on every subset of small data.
+
+References
+----------
+.. [1] T. Siegl, K. Coskun, B. Hiller, A. Mirzaei, F. Lemmerich and M. Becker,
+   "SubROC: AUC-based discovery of exceptional subgroup performance for binary
+   classifiers", 2025 (the measures, their extremes over subsets: Lemmas 1-4).
+"""
+
+import copy
+from typing import Callable
+
+import numpy as np
+
+from ..metrics import kernels
+from . import bitset, bounds, cover_kernels
+from ..utils.subsets import ClassTables, random_positions
+
+__all__ = [
+    "Cover",
+    "Measure",
+    "ROCAUC",
+    "PRAUC",
+    "AverageRankingLoss",
+    "RowMeanMeasure",
+    "KernelMeasure",
+    "attribution_mean",
+    "brier_score",
+    "compiled_kind",
+]
+
+
+def _check_kind(kind):
+    """Return ``kind`` if it is 'score' or 'loss', else raise ``ValueError``."""
+    if kind not in ("score", "loss"):
+        raise ValueError(f"kind must be 'score' or 'loss', got {kind!r}")
+    return kind
+
+
+class Cover:
+    """The rows of a subgroup, in ascending score order.
+
+    Parameters
+    ----------
+    is_positive : numpy.ndarray of bool
+        Labels of the covered rows, sorted by ascending score.
+    all_scores : numpy.ndarray of float
+        Scores of the whole presorted dataset (``rows`` index into it).
+    group_ids : numpy.ndarray of int
+        Their tie-group ids (non-decreasing, equal for equal scores).
+    rows : numpy.ndarray of int
+        Their positions in the whole presorted dataset, for measures that
+        look up per-row values computed once on the whole data.
+
+    Attributes
+    ----------
+    counts : kernels.TieCounts
+        Positives and negatives per distinct score.
+    positives, negatives : int
+        Class counts.
+    """
+
+    __slots__ = ("is_positive", "all_scores", "group_ids", "rows", "counts", "positives", "negatives")
+
+    def __init__(self, is_positive, all_scores, group_ids, rows):
+        self.is_positive = is_positive
+        self.all_scores = all_scores
+        self.group_ids = group_ids
+        self.rows = rows
+        self.counts = kernels.tie_counts(is_positive, group_ids)
+        self.positives = int(self.counts.positives.sum())
+        self.negatives = len(rows) - self.positives
+
+    @property
+    def scores(self):
+        """Scores of the covered rows, ascending."""
+        return self.all_scores[self.rows]
+
+    @classmethod
+    def from_arrays(cls, is_positive, scores):
+        """A cover of all the given rows (any order)."""
+        scores = np.asarray(scores, dtype=float)
+        order, group_ids = kernels.sort_by_score(scores)
+        sorted_scores = scores[order]
+        return cls(np.asarray(is_positive, bool)[order], sorted_scores, group_ids, np.arange(len(scores)))
+
+    def subset(self, positions):
+        """The cover of the rows at ``positions`` (ascending positions in this cover)."""
+        return Cover(self.is_positive[positions], self.all_scores, self.group_ids[positions], self.rows[positions])
+
+
+class Measure:
+    """Base class of a binary-classifier performance measure.
+
+    Subclasses set the class attributes and implement :meth:`value`; they
+    may override :meth:`extremes` (enables pruning) and :meth:`prepare`
+    (work done once per dataset, returned as a new measure).
+
+    Three more methods are hooks for speed only, with correct defaults that
+    live in the module of their idea; override them in the subclass, so that
+    the measure still is one class:
+
+    * :meth:`size_aware_bound`: a bound that already includes the size
+      weight (:mod:`subroc_ext.scoring.bounds`; default: none);
+    * :meth:`batch_values`: the measure on many subsets at once (default:
+      :meth:`value` on each);
+    * :meth:`null_values`: a whole null distribution of the randomization
+      test (:mod:`subroc_ext.scoring.null_sampling`; default: random subsets
+      evaluated by :meth:`batch_values`, compiled for the built-ins).
+
+    Attributes
+    ----------
+    name : str
+        Short identifier, used in column names.
+    kind : {'score', 'loss'}
+        Whether higher ('score') or lower ('loss') values mean better performance.
+    min_positives, min_negatives : int
+        The measure is defined on a subset with at least this many positives
+        and negatives (and at least one row).
+
+    Examples
+    --------
+    >>> class Accuracy(Measure):
+    ...     name = "accuracy"
+    ...     def value(self, cover):
+    ...         return float(np.mean((cover.scores >= 0.5) == cover.is_positive))
+    ...     def extremes(self, cover):
+    ...         return 0.0, 1.0
+    >>> Accuracy().value(Cover.from_arrays([True, False, True], [0.9, 0.6, 0.2]))
+    0.3333333333333333
+    """
+
+    name = "measure"
+    kind = "score"
+    min_positives = 0
+    min_negatives = 0
+
+    def prepare(self, cover):
+        """This measure ready for the dataset ``cover`` (the whole data).
+
+        Returns a measure to evaluate covers of that dataset with; ``self``
+        is never changed. The default has nothing to precompute and returns
+        ``self``; :class:`RowMeanMeasure` returns a copy holding the per-row
+        values.
+        """
+        return self
+
+    def value(self, cover):
+        """The measure on ``cover`` (defined there)."""
+        raise NotImplementedError
+
+    def extremes(self, cover):
+        """Lowest and highest value of the measure on any defined subset of ``cover``.
+
+        The default ``(-inf, inf)`` is always valid and disables pruning.
+        """
+        return -np.inf, np.inf
+
+    def size_aware_bound(self, cover, reference, sign, size_weight):
+        """Hook: an upper bound on ``|T|^size_weight * sign * (value(T) - reference)``
+        over defined subsets ``T`` of ``cover``; ``inf`` (none) by default.
+
+        Read by :func:`subroc_ext.scoring.bounds.size_aware_bound`.
+        """
+        return np.inf
+
+    def batch_values(self, dataset, positions):
+        """Hook: the measure on many subsets of ``dataset`` at once.
+
+        Parameters
+        ----------
+        dataset : Cover
+            The whole dataset the positions index into (this measure is
+            prepared on it).
+        positions : numpy.ndarray of int, shape (n_subsets, subset_size)
+            Each row holds one subset's positions in ``dataset``, ascending.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n_subsets,)
+            By default :meth:`value` on one subset after another.
+        """
+        return np.array([self.value(dataset.subset(rows)) for rows in positions], dtype=float)
+
+    def null_values(self, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
+        """Hook: the measure on random subsets of ``dataset`` with fixed class counts.
+
+        By default the compiled sampler for a built-in measure
+        (:func:`compiled_kind`, :func:`compiled_null_values`), else batches of
+        random positions (:func:`subroc_ext.utils.subsets.random_positions`)
+        evaluated by :meth:`batch_values`; see
+        :func:`subroc_ext.scoring.null_sampling.null_values` for the parameters.
+        """
+        kind = compiled_kind(self)
+        if kind is not None:
+            return compiled_null_values(kind, self, dataset, positives, negatives, n_samples, rng)
+        tables = ClassTables(dataset.is_positive)
+        batches = random_positions(tables, positives, negatives, n_samples, rng, batch_elements)
+        values = [np.asarray(self.batch_values(dataset, positions), dtype=float) for positions in batches]
+        return np.concatenate(values) if values else np.zeros(0)
+
+    def is_defined(self, positives, negatives):
+        """Whether the measure is defined on a set with these class counts (vectorized)."""
+        return (
+            (positives >= self.min_positives)
+            & (negatives >= self.min_negatives)
+            & (positives + negatives >= 1)
+        )
+
+    def dataset_is_defined(self, positives, negatives):
+        """Whether the measure can be used on a whole dataset with these counts."""
+        return self.is_defined(positives, negatives)
+
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+
+class ROCAUC(Measure):
+    """Area under the ROC curve (ties count one half).
+
+    References
+    ----------
+    .. [1] T. Fawcett, "An introduction to ROC analysis", Pattern Recognition
+       Letters 27(8), 861-874, 2006.
+    .. [2] Siegl et al., SubROC, 2025: the extremes over subsets.
+
+    Examples
+    --------
+    >>> cover = Cover.from_arrays([False, True, False, True], [0.1, 0.35, 0.4, 0.8])
+    >>> ROCAUC().value(cover), ROCAUC().extremes(cover)
+    (0.75, (0.0, 1.0))
+    """
+
+    name = "roc_auc"
+    min_positives = 1
+    min_negatives = 1
+
+    def value(self, cover):
+        return kernels.roc_auc_from_counts(cover.counts)
+
+    def extremes(self, cover):
+        """0 if a positive is scored strictly below a negative, else 1/2 if a
+        positive ties a negative, else 1 - and the mirror image for the highest."""
+        has_positive = cover.counts.positives > 0
+        has_negative = cover.counts.negatives > 0
+        last = len(has_positive) - 1
+        lowest_positive = has_positive.argmax()
+        highest_positive = last - has_positive[::-1].argmax()
+        lowest_negative = has_negative.argmax()
+        highest_negative = last - has_negative[::-1].argmax()
+        has_tie = (has_positive & has_negative).any()
+        lowest = 0.0 if lowest_positive < highest_negative else (0.5 if has_tie else 1.0)
+        highest = 1.0 if highest_positive > lowest_negative else (0.5 if has_tie else 0.0)
+        return lowest, highest
+
+
+class PRAUC(Measure):
+    """Area under the linearly interpolated precision-recall curve.
+
+    References
+    ----------
+    .. [1] J. Davis and M. Goadrich, "The relationship between precision-recall
+       and ROC curves", ICML 2006.
+    .. [2] Siegl et al., SubROC, 2025: the lowest value over subsets (Lemma 4).
+
+    Examples
+    --------
+    >>> cover = Cover.from_arrays([False, True, False, True], [0.1, 0.35, 0.4, 0.8])
+    >>> round(PRAUC().value(cover), 4), PRAUC().extremes(cover)
+    (0.7917, (0.25, 1.0))
+    """
+
+    name = "pr_auc"
+    min_positives = 1
+
+    def value(self, cover):
+        return kernels.pr_auc_from_counts(cover.counts)
+
+    def extremes(self, cover):
+        """Lowest: the lowest-scored positive with every negative scored at or
+        above it (paper's Lemma 4); highest: 1, reached by positives alone."""
+        counts = cover.counts
+        lowest_positive = np.flatnonzero(counts.positives)[0]
+        tied = counts.negatives[lowest_positive]
+        above = counts.negatives[lowest_positive + 1 :].sum()
+        precision = 1.0 / (1.0 + tied + above)
+        # The curve starts at (recall 0, precision 1); negatives strictly above
+        # the positive first drag it down to precision 0 at recall 0.
+        start = 0.0 if above > 0 else 1.0
+        return (start + precision) / 2.0, 1.0
+
+
+class AverageRankingLoss(Measure):
+    """SCaPE average ranking loss (a loss: lower is better).
+
+    References
+    ----------
+    .. [1] W. Duivesteijn and J. Thaele, "Understanding where your classifier
+       does (not) work - the SCaPE model class for EMM", ICDM 2014.
+    .. [2] Siegl et al., SubROC, 2025: ties counting one half; the extremes.
+
+    Examples
+    --------
+    >>> cover = Cover.from_arrays([False, True, False, True], [0.1, 0.35, 0.4, 0.8])
+    >>> AverageRankingLoss().value(cover), AverageRankingLoss().extremes(cover)
+    (0.5, (0.0, 1.0))
+    """
+
+    name = "arl"
+    kind = "loss"
+    min_positives = 1
+
+    def value(self, cover):
+        return kernels.arl_from_counts(cover.counts)
+
+    def extremes(self, cover):
+        """Lowest: 0 (positives alone); highest: the largest penalty of one
+        positive, that of the lowest-scored one, keeping the negatives at or
+        above it (tied ones counting one half)."""
+        counts = cover.counts
+        lowest_positive = np.flatnonzero(counts.positives)[0]
+        above = counts.negatives[lowest_positive + 1 :].sum()
+        return 0.0, float(above + 0.5 * counts.negatives[lowest_positive])
+
+
+class RowMeanMeasure(Measure):
+    """The mean of a per-row value, computed once on the whole dataset.
+
+    Its extremes and size-aware bound are exact: among subsets of ``k`` rows
+    the largest mean is that of the ``k`` largest values.
+
+    Parameters
+    ----------
+    row_values : callable
+        ``row_values(label, score) -> array`` of one value per row, given
+        the whole dataset's labels (bool, True = positive) and scores.
+    kind : {'score', 'loss'}
+        Whether higher values mean better performance.
+    name : str
+        Short identifier.
+    needs_both_classes : bool, default=False
+        Whether ``row_values`` needs both classes in the whole dataset.
+
+    Examples
+    --------
+    >>> brier = RowMeanMeasure(lambda y, s: (s - y) ** 2, kind="loss", name="brier")
+    >>> whole = Cover.from_arrays([True, False], [0.8, 0.4])
+    >>> round(brier.prepare(whole).value(whole), 3)
+    0.1
+    """
+
+    def __init__(self, row_values, *, kind, name, needs_both_classes=False):
+        self.kind = _check_kind(kind)
+        self.row_values = row_values
+        self.name = name
+        self.needs_both_classes = needs_both_classes
+        self._values = None
+        self._ascending_values = None
+        self._value_order = None
+
+    def dataset_is_defined(self, positives, negatives):
+        """Whether the per-row values can be computed on a dataset with these counts."""
+        if self.needs_both_classes:
+            return positives >= 1 and negatives >= 1
+        return positives + negatives >= 1
+
+    def prepare(self, cover):
+        """A copy of this measure holding the per-row values of the dataset ``cover``."""
+        values = np.asarray(self.row_values(cover.is_positive, cover.scores), dtype=float)
+        if values.shape != cover.scores.shape:
+            raise ValueError(
+                f"row_values of measure {self.name!r} returned shape {values.shape}, "
+                f"expected {cover.scores.shape}"
+            )
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"row_values of measure {self.name!r} returned NaN or inf")
+        prepared = copy.copy(self)
+        prepared._values = np.empty_like(values)
+        prepared._values[cover.rows] = values
+        prepared._value_order = np.argsort(prepared._values, kind="stable")
+        prepared._ascending_values = prepared._values[prepared._value_order]
+        return prepared
+
+    def _covered(self, cover):
+        if self._values is None:
+            raise RuntimeError(
+                f"measure {self.name!r} has no per-row values yet: evaluate the measure "
+                "returned by prepare(whole_dataset_cover)"
+            )
+        return self._values[cover.rows]
+
+    def value(self, cover):
+        # A sequential sum in row order, as the search engine's bitset kernel adds.
+        values = self._covered(cover)
+        return float(np.cumsum(values)[-1] / len(values))
+
+    def extremes(self, cover):
+        values = self._covered(cover)
+        return float(values.min()), float(values.max())
+
+    def size_aware_bound(self, cover, reference, sign, size_weight):
+        """Exact: ``max_k k^alpha * (mean of the k largest sign*values - sign*reference)``
+        (:func:`subroc_ext.scoring.bounds.row_mean_size_aware_bound`)."""
+        covered = np.zeros(len(self._values), dtype=bool)
+        covered[cover.rows] = True
+        return bounds.row_mean_size_aware_bound(
+            self, bitset.pack(covered), reference, (sign,), size_weight
+        )
+
+    @property
+    def prepared_values(self):
+        """Per-row values of the prepared dataset, in its (score) order (None
+        before :meth:`prepare`)."""
+        return self._values
+
+    @property
+    def value_order(self):
+        """Rows of the prepared dataset in ascending order of their value."""
+        return self._value_order
+
+    @property
+    def ascending_values(self):
+        """The per-row values in ascending order."""
+        return self._ascending_values
+
+    def __repr__(self):
+        return f"RowMeanMeasure(name={self.name!r}, kind={self.kind!r})"
+
+
+class KernelMeasure(Measure):
+    """A measure given by a plain function of labels and scores.
+
+    Parameters
+    ----------
+    kernel : callable
+        ``kernel(label, score) -> float`` on a subset's rows sorted by
+        ascending score, ``label`` boolean (True = positive).
+    kind : {'score', 'loss'}
+        Whether higher values mean better performance.
+    name : str
+        Short identifier.
+    lowest, highest : callable, optional
+        ``f(label, score) -> float`` giving the lowest (highest) value of
+        the measure on any defined subset of the given rows. They must be
+        valid bounds; without them there is no pruning in that direction.
+    min_positives, min_negatives : int, default=0
+        The measure is defined on subsets with at least this many of each class.
+
+    Examples
+    --------
+    >>> tpr = KernelMeasure(lambda y, s: np.mean(s[y] >= 0.5), kind="score", name="tpr",
+    ...                     min_positives=1)
+    >>> tpr.value(Cover.from_arrays([True, True, False], [0.9, 0.3, 0.6]))
+    0.5
+    """
+
+    def __init__(
+        self,
+        kernel: Callable,
+        *,
+        kind,
+        name,
+        lowest=None,
+        highest=None,
+        min_positives=0,
+        min_negatives=0,
+    ):
+        self.kind = _check_kind(kind)
+        self.kernel = kernel
+        self.name = name
+        self.lowest = lowest
+        self.highest = highest
+        self.min_positives = min_positives
+        self.min_negatives = min_negatives
+
+    def value(self, cover):
+        return float(self.kernel(cover.is_positive, cover.scores))
+
+    def extremes(self, cover):
+        low = -np.inf if self.lowest is None else float(self.lowest(cover.is_positive, cover.scores))
+        high = np.inf if self.highest is None else float(self.highest(cover.is_positive, cover.scores))
+        return low, high
+
+    def __repr__(self):
+        return f"KernelMeasure(name={self.name!r}, kind={self.kind!r})"
+
+
+def attribution_mean():
+    """The mean normalized example attribution of ROC AUC (a score).
+
+    Attributions are computed once on the whole dataset
+    (:func:`subroc_ext.metrics.kernels.example_attributions`), so the measure is
+    defined on any non-empty subgroup, and its mean over all rows is AUC/2.
+    """
+
+    def attributions(is_positive, scores):
+        order, group_ids = kernels.sort_by_score(scores)
+        values = np.empty(len(scores))
+        values[order] = kernels.attributions_from_sorted(is_positive[order], group_ids)
+        return values
+
+    return RowMeanMeasure(
+        attributions, kind="score", name="attribution_mean", needs_both_classes=True
+    )
+
+
+def brier_score():
+    """The Brier score, mean squared difference between score and label (a loss).
+
+    Meaningful for scores that are probabilities in [0, 1].
+    """
+    return RowMeanMeasure(
+        lambda is_positive, scores: (scores - is_positive) ** 2, kind="loss", name="brier"
+    )
+
+
+_COMPILED_KINDS = {
+    ROCAUC: cover_kernels.ROC_AUC,
+    AverageRankingLoss: cover_kernels.ARL,
+    PRAUC: cover_kernels.PR_AUC,
+    RowMeanMeasure: cover_kernels.ROW_MEAN,
+}
+
+
+def compiled_kind(measure):
+    """The :mod:`~subroc_ext.scoring.cover_kernels` code that evaluates ``measure`` on
+    bitsets (the search engine's kernels and the compiled null sampler), or
+    None.
+
+    Only the built-in classes themselves have one: a subclass may change
+    :meth:`Measure.value` or :meth:`Measure.extremes`, so it is evaluated
+    through its own methods.
+
+    Examples
+    --------
+    >>> compiled_kind(ROCAUC()) == cover_kernels.ROC_AUC
+    True
+    >>> compiled_kind(KernelMeasure(len, kind="score", name="size")) is None
+    True
+    """
+    return _COMPILED_KINDS.get(type(measure))
+
+
+def compiled_null_values(kind, measure, dataset, positives, negatives, n_samples, rng, pools=None):
+    """:func:`subroc_ext.scoring.cover_kernels.null_values` for a built-in measure, seeded from ``rng``.
+
+    ``kind`` is :func:`compiled_kind` of ``measure``; ``pools``: the positive
+    and the negative rows (positions in ``dataset``) to draw from, in the
+    order the draws index them; by default ascending.
+    """
+    if pools is None:
+        positions = np.arange(len(dataset.rows), dtype=np.int64)
+        pools = positions[dataset.is_positive], positions[~dataset.is_positive]
+    group_start, group_end = cover_kernels.tie_group_bounds(dataset.group_ids)
+    row_values = np.zeros(0)
+    if isinstance(measure, RowMeanMeasure):
+        row_values = np.ascontiguousarray(measure.prepared_values[dataset.rows], dtype=float)
+    out = np.empty(n_samples)
+    cover_kernels.null_values(
+        kind, int(rng.integers(2**63)), *pools, int(positives), int(negatives), group_start,
+        group_end, row_values, out,
+    )  # fmt: skip
+    return out

@@ -1,0 +1,416 @@
+"""The whole SubROC framework in one call: :func:`find_subgroups`.
+
+1. check the input once and split off held-out validation data (or take the
+   one given), each split sorted by score once (:mod:`subroc_ext.inputs.validated`),
+2. build the search space (:mod:`subroc_ext.inputs.search_space`),
+3. search the top patterns with a weighted, generalization-aware quality
+   function and exact optimistic-estimate pruning (:class:`~subroc_ext.FastSearch`,
+   or any pysubgroup algorithm),
+4. test every pattern on the validation data against random subsets of the
+   same size and class balance, correcting for multiple testing,
+5. return one tidy row per pattern with its performance on both splits: only
+   real findings (quality above ``min_quality``, by default 0), never the
+   whole split.
+"""
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from . import diversity as _diversity
+from ..scoring import measures as _measures
+from . import steps
+from ..utils.validation import check_mode, check_weights
+from ..utils.cluster import parallelism
+from ..utils.deprecation import REMOVED_IN
+from ..exceptions import InterruptedTest
+from ..objective.generalization import GeneralizationAwareQF
+from ..objective.quality import SoftClassifierQF
+from ..inference.significance import check_test_settings
+from .steps import MEASURES
+from ..inputs.validated import split_validation, validate_data
+
+__all__ = [
+    "MEASURES",
+    "find_subgroups",
+    "make_quality_function",
+    "describe_subgroups",
+    "split_validation",
+    "min_support_count",
+    "search_keep_test",
+]
+
+
+def _measure(measure):
+    if isinstance(measure, _measures.Measure):
+        return measure
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {sorted(MEASURES)} or a Measure, got {measure!r}")
+    return MEASURES[measure]()
+
+
+def make_quality_function(
+    measure, label, *, positive_label=1, size_weight=0.0, balance_weight=0.0,
+    mode="worse", generalization_aware=False,
+):  # fmt: skip
+    """A quality function for a measure given by name or as a :class:`~subroc_ext.Measure`.
+
+    Parameters
+    ----------
+    measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean'} or Measure
+    label : str
+        Label column.
+    positive_label : object, default=1
+    size_weight, balance_weight : float, default=0
+        Weight exponents alpha and beta. The defaults (0, 0, no generalization
+        awareness) are those of the drop-in quality functions and of
+        pysubgroup, SubROC's basic setting; :func:`find_subgroups` defaults to
+        the full framework (1, 1, generalization-aware).
+    mode : {'worse', 'better', 'both'}, default='worse'
+    generalization_aware : bool, default=False
+        Wrap the function in :class:`~subroc_ext.GeneralizationAwareQF`.
+
+    Returns
+    -------
+    SoftClassifierQF or GeneralizationAwareQF
+    """
+    qf = SoftClassifierQF(
+        _measure(measure), label, positive_label=positive_label, size_weight=size_weight,
+        balance_weight=balance_weight, mode=mode,
+    )  # fmt: skip
+    return GeneralizationAwareQF(qf) if generalization_aware else qf
+
+
+def min_support_count(min_support, n_rows):
+    """A minimum support given as a count or a fraction of ``n_rows``, as a count.
+
+    Parameters
+    ----------
+    min_support : int or float
+        A number of rows (integer >= 0) or a fraction of the rows in (0, 1).
+    n_rows : int
+        Number of rows the fraction refers to.
+
+    Returns
+    -------
+    int
+        ``min_support`` itself, or ``ceil(min_support * n_rows)``.
+    """
+    is_number = isinstance(min_support, numbers.Real) and not isinstance(
+        min_support, (bool, np.bool_)
+    )
+    if is_number and isinstance(min_support, numbers.Integral) and min_support >= 0:
+        return int(min_support)
+    if is_number and 0 < min_support < 1:
+        return math.ceil(round(min_support * n_rows, 9))  # 0.1 * 100 is 10, not 11
+    raise ValueError(
+        "min_support must be a number of rows (an integer >= 0) or a fraction of the "
+        f"search rows in (0, 1), got {min_support!r}"
+    )
+
+
+def describe_subgroups(subgroups, data, target, *, positive_label=1, mode="worse", suffix=""):
+    """Deprecated: use :func:`subroc_ext.workflow.steps.describe` (``mode`` was never used)."""
+    warnings.warn(
+        f"describe_subgroups() is deprecated and will be removed in subroc-ext {REMOVED_IN}; "
+        "use subroc_ext.workflow.steps.describe()",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return steps.describe(subgroups, data, target, positive_label=positive_label, suffix=suffix)
+
+
+def find_subgroups(
+    data,
+    *,
+    label,
+    score,
+    measure="roc_auc",
+    positive_label=None,
+    mode="worse",
+    validation=0.5,
+    size_weight=1.0,
+    balance_weight=1.0,
+    generalization_aware=True,
+    depth=2,
+    min_support=20,
+    nbins=5,
+    ignore=(),
+    thresholds=True,
+    keep_ids=False,
+    selectors=None,
+    min_quality=0.0,
+    result_set_size=100,
+    collapse_identical=True,
+    max_overlap=None,
+    n_samples="adaptive",
+    max_samples=1_000_000,
+    method="fdr_by",
+    alpha=0.05,
+    random_state=0,
+    algorithm=None,
+    progress=True,
+    client=None,
+    n_jobs=None,
+):
+    """Find subgroups where a classifier performs exceptionally, and test them.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame, polars.DataFrame or pyarrow.Table
+        Rows with attributes, a binary label and the model's score. When
+        ``validation`` is a table, ``data`` is the search split.
+    label, score : str
+        Label and score columns.
+    measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean'} or Measure, default='roc_auc'
+    positive_label : object, optional
+        The positive class; inferred only for labels {0, 1}, {-1, 1} and
+        booleans (as ``1`` / ``True``, see
+        :func:`~subroc_ext.inputs.labels.infer_positive_label`), otherwise required.
+    mode : {'worse', 'better', 'both'}, default='worse'
+    validation : pandas.DataFrame or float, default=0.5
+        Held-out data for the significance test, or the fraction of ``data``
+        to split off for it.
+    size_weight, balance_weight : float, default=1
+        Weight exponents alpha and beta of ``w = n^alpha * cb^beta``. The
+        defaults are SubROC's full framework (1 and 1, with
+        ``generalization_aware=True``): without the weights the top patterns
+        are tiny and extremely unbalanced, and without generalization
+        awareness they repeat one exceptional pattern with extra conditions.
+        The drop-in quality functions (:class:`~subroc_ext.ROCAUCQF` etc.)
+        default to 0 and 0 like pysubgroup's, which is SubROC's basic setting.
+    generalization_aware : bool, default=True
+        Penalise patterns by their best generalization's quality.
+    depth : int, default=2
+        Maximum number of conditions per pattern.
+    min_support : int or float, default=20
+        Minimum cover size on the search split: a number of rows, or a
+        fraction of the search split's rows (``0.01``: 1 %, rounded up).
+    nbins : int, default=5
+        Quantile bins per numeric column (a positive integer).
+    ignore : sequence of str, default=()
+        Further columns not to use in patterns.
+    thresholds : bool, default=True
+        Numeric and time columns give thresholds (``age < 38``,
+        ``age >= 38``) and bins; ``False``: the SubROC paper's bins-only
+        space (pysubgroup's ``create_selectors``). See
+        :func:`~subroc_ext.make_search_space`.
+    keep_ids : bool, default=False
+        Keep ID-like columns in the search space.
+    selectors : sequence of pysubgroup selectors, optional
+        Search these conditions instead (``nbins``, ``thresholds`` and
+        ``keep_ids`` are then not used).
+    min_quality : float, default=0
+        Report only patterns of quality above this: by default those where
+        the model really is worse (better) than on the whole split, and
+        with weights, of non-zero weight. ``-numpy.inf`` keeps every pattern
+        of the top ``result_set_size``, as the paper's protocol does.
+    result_set_size : int, default=100
+        Number of patterns to search; at most this many are tested.
+    collapse_identical : bool, default=True
+        Report patterns with the same cover on the search split as one row:
+        the best-ranked, its other descriptions in ``alternatives``.
+    max_overlap : float, optional
+        Keep a diverse set: drop each pattern whose cover on the search split
+        has a Jaccard index above ``max_overlap`` (in [0, 1]) with a
+        better-ranked kept one, before the test (fewer tests, more power).
+    n_samples : 'adaptive' or int, default='adaptive'
+        Random subsets per null distribution: drawn until each pattern's
+        corrected decision is known (at most ``max_samples``), or this many
+        (the default before 0.3 was 10,000); see
+        :func:`~subroc_ext.randomization_test`.
+    max_samples : int, default=1_000_000
+        The cap of the adaptive test.
+    method : str, default='fdr_by'
+        Multiple-testing correction (statsmodels ``multipletests``).
+    alpha : float, default=0.05
+    random_state : int, numpy.random.Generator or None, default=0
+        Seeds the validation split and the randomization test (the same
+        table on every call, as the command line's ``--seed 0``); pass
+        another integer for another draw, or None for fresh entropy.
+    algorithm : object, optional
+        The search algorithm, anything with pysubgroup's ``execute(task)``
+        (e.g. ``ps.BestFirstSearch()``); by default :class:`~subroc_ext.FastSearch`,
+        which returns the same subgroups much faster.
+    progress : bool, default=True
+        Show progress bars.
+    client : dask.distributed.Client, optional
+        Run the search (with the default algorithm) and the randomization
+        test on this Dask cluster (the optional extra ``dask``: ``pip
+        install 'subroc-ext[dask]'``); the table is the same as without it.
+    n_jobs : int, optional
+        Threads for the search (with the default algorithm) and the
+        randomization test, in this process (not with ``client``); the
+        table is the same for any number. It used to start a local Dask
+        cluster of worker processes; for that, pass ``client=``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Sorted by ``quality`` (descending), one row per pattern: ``subgroup``
+        (the pysubgroup description), ``description`` (readable),
+        ``alternatives`` (other descriptions of the same rows, ``'; '``-joined,
+        empty if none), ``quality``, ``overlap`` (largest Jaccard index of
+        the search cover with that of a better-ranked row; NaN for the first)
+        and ``overlaps_with`` (that row's rank, 1 = first row), size, class
+        counts, ``ncr`` and all built-in measures on the search split (suffix
+        ``_search``) and the validation split (suffix ``_validation``),
+        ``roc_auc_validation_ci_low`` and ``roc_auc_validation_ci_high`` (the
+        DeLong 95 % confidence interval, see
+        :func:`~subroc_ext.roc_auc_confidence_interval`), ``statistic`` (the
+        test statistic on the validation split), ``p_value``,
+        ``p_value_corrected``, ``significant``, ``testable``,
+        ``null_samples`` (random subsets behind the p-value), ``delta`` (the
+        effect: the measure on the subgroup's validation rows minus on the
+        whole validation split, positive in the direction of ``mode``) and
+        ``delta_ci_low``, ``delta_ci_high`` (its confidence interval at
+        ``1 - alpha``, simultaneous over all rows, see
+        :func:`~subroc_ext.inference.effects.effect_intervals`). ``table.attrs``
+        holds the dataset values of the measures, the settings,
+        ``search_space`` (``conditions``: how many; ``left_out``: the
+        columns without conditions and why) and ``counts``:
+        ``candidates`` (patterns the search evaluated), ``found`` (of the
+        top ``result_set_size``, those of quality above ``min_quality``),
+        ``rows`` (after merging identical covers and the overlap filter:
+        the table's rows) and ``significant``.
+
+    Raises
+    ------
+    InterruptedTest
+        Ctrl-C during the significance test (a ``KeyboardInterrupt``): its
+        ``table`` holds the searched patterns, untested.
+
+    Examples
+    --------
+    A model that ranks no better than chance in the east:
+
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({"region": rng.choice(["east", "west", "north"], 900),
+    ...                      "label": rng.integers(0, 2, 900)})
+    >>> data["score"] = np.where(data["region"] == "east", rng.random(900),
+    ...                          0.5 * data["label"] + 0.5 * rng.random(900))
+    >>> table = find_subgroups(data, label="label", score="score", depth=1, n_samples=200,
+    ...                        random_state=0, progress=False)
+    >>> table[["description", "roc_auc_validation", "significant"]].head(1).round(2)
+          description  roc_auc_validation  significant
+    0  region=='east'                0.56         True
+
+    On a model of real data (UCI Adult, bundled):
+
+    >>> from subroc_ext.demo import datasets, modelling
+    >>> frame = datasets.load_adult()                                        # doctest: +SKIP
+    >>> train, search, validation, _ = modelling.split_parts(frame, 4, random_state=0)  # doctest: +SKIP
+    >>> search, validation = modelling.fit_and_score(train, "income", ">50K", search, validation)  # doctest: +SKIP
+    >>> find_subgroups(search, label="income", score="score", positive_label=">50K",
+    ...                validation=validation)                                # doctest: +SKIP
+    """
+    check_mode(mode)
+    check_weights(size_weight, balance_weight)
+    check_test_settings(n_samples, method, alpha, max_samples)
+    if not (isinstance(depth, (int, np.integer)) and depth >= 1):
+        raise ValueError(f"depth must be a positive integer, got {depth!r}")
+    if not (isinstance(result_set_size, (int, np.integer)) and result_set_size >= 1):
+        raise ValueError(f"result_set_size must be a positive integer, got {result_set_size!r}")
+    if not (isinstance(min_quality, numbers.Real) and not np.isnan(min_quality)):
+        raise ValueError(f"min_quality must be a number (or -inf), got {min_quality!r}")
+    _diversity.check_max_overlap(max_overlap)
+    checked = validate_data(
+        data, label=label, score=score, positive_label=positive_label, validation=validation,
+        random_state=random_state, ignore=ignore, nbins=nbins, thresholds=thresholds,
+        keep_ids=keep_ids, selectors=selectors,
+    )  # fmt: skip
+    positive_label = checked.positive_label
+    search, held_out = checked.search, checked.validation
+    min_support = min_support_count(min_support, len(search))
+
+    target = checked.target
+    qf = make_quality_function(
+        measure, label, positive_label=positive_label, size_weight=size_weight,
+        balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware,
+    )  # fmt: skip
+    statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
+    client, n_jobs = parallelism(client, n_jobs)
+    found, kept, tested = search_keep_test(
+        search, held_out, qf, statistic_qf, target, selectors=checked.space, depth=depth,
+        min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
+        algorithm=algorithm, collapse_identical=collapse_identical, max_overlap=max_overlap,
+        n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
+        random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,
+    )  # fmt: skip
+    table = pd.concat(
+        [
+            kept.frame(),
+            steps.describe(kept.subgroups, search, target, positive_label=positive_label, suffix="_search"),
+            steps.describe(
+                kept.subgroups, held_out, target, positive_label=positive_label, intervals=True,
+                suffix="_validation",
+            ),  # fmt: skip
+            steps.untested(len(kept.subgroups)) if tested is None else tested,
+        ],
+        axis=1,
+    )
+    dataset_values = {}
+    for split, dataset in (("search", search), ("validation", held_out)):
+        for name, value in steps.dataset_values(dataset, target).items():
+            dataset_values[f"{name}_{split}"] = value
+    table.attrs.update(
+        measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
+        positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
+        generalization_aware=generalization_aware, depth=depth, min_support=min_support,
+        collapse_identical=collapse_identical, max_overlap=max_overlap,
+        n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
+        null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
+        dataset_values=dataset_values,
+        min_quality=min_quality, thresholds=thresholds, nbins=nbins,
+        search_space={"conditions": len(checked.space), "left_out": dict(checked.space.left_out)},
+        counts={
+            "candidates": found.candidates, "found": len(found.subgroups), "rows": len(table),
+            "significant": int(table["significant"].sum()),
+        },
+    )  # fmt: skip
+    if tested is None:
+        raise InterruptedTest(table)
+    return table
+
+
+def search_keep_test(
+    search, held_out, quality_function, statistic_qf, target, *, selectors, depth, min_support,
+    result_set_size, min_quality, collapse_identical, max_overlap, n_samples, max_samples, method,
+    alpha, random_state, progress, client, n_jobs=1, algorithm=None, nbins=5, ignore=(),
+):  # fmt: skip
+    """Search, drop redundant patterns, test the rest: the core of
+    :func:`find_subgroups`, :func:`~subroc_ext.find_multiclass_subgroups`,
+    :func:`~subroc_ext.find_regressions` and :func:`~subroc_ext.find_drift`.
+
+    The keywords are those of :func:`~subroc_ext.workflow.steps.search`,
+    :func:`~subroc_ext.workflow.diversity.keep_patterns` and :func:`~subroc_ext.workflow.steps.test`.
+
+    Returns
+    -------
+    (SearchResult, KeptPatterns, pandas.DataFrame or None)
+        What the search found, the patterns kept, and the test's table - None
+        if Ctrl-C stopped the test (the caller keeps the patterns, untested,
+        and raises :class:`~subroc_ext.InterruptedTest`).
+    """
+    found = steps.search(
+        search, quality_function, target, selectors=selectors, nbins=nbins, ignore=ignore,
+        depth=depth, min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
+        algorithm=algorithm, progress=progress, client=client, n_jobs=n_jobs,
+    )  # fmt: skip
+    kept = _diversity.keep_patterns(
+        found.subgroups, found.qualities, search, collapse=collapse_identical,
+        max_overlap=max_overlap,
+    )  # fmt: skip
+    try:
+        tested = steps.test(
+            kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
+            max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
+            progress=progress, client=client, n_jobs=n_jobs,
+        )  # fmt: skip
+    except KeyboardInterrupt:  # keep the searched patterns, untested
+        tested = None
+    return found, kept, tested

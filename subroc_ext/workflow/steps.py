@@ -1,0 +1,432 @@
+"""The steps of :func:`~subroc_ext.find_subgroups`, each usable alone.
+
+* :func:`search`: the top-k patterns of a quality function on the search
+  split (any pysubgroup algorithm, :class:`~subroc_ext.FastSearch` by
+  default), timed and with the evaluated candidates counted;
+* :func:`describe`: size, class counts and every built-in measure of each
+  pattern on a split, one tidy row per pattern;
+* :func:`test`: the randomization test of each pattern on the validation
+  split, corrected for multiple testing, and its effect with an interval
+  simultaneous over the patterns (:func:`~subroc_ext.inference.effects.effect_intervals`).
+
+``find_subgroups`` is these three steps plus input validation and the
+redundancy filters; experiments and benchmarks call the steps directly.
+"""
+
+import contextlib
+import signal
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+
+from ..scoring import measures as _measures
+from ..metrics.confidence import delong_interval
+from ..engine.counting import CountingQF
+from ..metrics.cross_auc import bias_aucs_of_masks
+from ..inputs.sorted_data import SortedDataset
+from ..inference.effects import EFFECT_COLUMNS, effect_intervals
+from ..objective.quality import SoftClassifierQF
+from ..inference.resampled_effects import resampled_effect_intervals
+from ..engine.search import FastSearch
+from ..inputs.search_space import make_search_space
+from ..inference.significance import base_seed, randomization_test
+
+__all__ = ["MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test", "untested"]
+
+#: Built-in measures by name.
+MEASURES = {
+    "roc_auc": _measures.ROCAUC,
+    "pr_auc": _measures.PRAUC,
+    "arl": _measures.AverageRankingLoss,
+    "attribution_mean": _measures.attribution_mean,
+}
+
+#: The columns of :func:`test`'s table.
+TEST_COLUMNS = [
+    "statistic", "p_value", "p_value_corrected", "significant", "testable", "null_samples",
+    *EFFECT_COLUMNS,
+]  # fmt: skip
+
+
+@dataclass
+class SearchResult:
+    """What :func:`search` found, and what it cost.
+
+    Attributes
+    ----------
+    subgroups : list of pysubgroup descriptions
+        The top patterns, best first.
+    qualities : list of float
+        Their qualities, in the same order.
+    candidates : int
+        Candidates evaluated (``FastSearch.candidates_evaluated``, or the
+        quality function's ``calculate_statistics`` calls for other algorithms).
+    seconds, cpu_seconds : float
+        Wall and CPU time of the search (CPU time hardly grows when other
+        processes compete for the cores).
+    finished : bool
+        False if the search was stopped after ``timeout`` seconds; then
+        ``subgroups`` is empty and ``candidates`` counts up to the stop.
+    """
+
+    subgroups: list = field(default_factory=list)
+    qualities: list = field(default_factory=list)
+    candidates: int = 0
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    finished: bool = True
+
+
+class _Timeout(Exception):
+    """The search ran out of its time budget."""
+
+
+def _raise_timeout(signum, frame):
+    raise _Timeout
+
+
+@contextlib.contextmanager
+def _time_limit(seconds):
+    """Raise :class:`_Timeout` in the block after ``seconds`` (None: no limit)."""
+    if seconds is None:
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _raise_timeout)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _sorted(data, target, positive_label):
+    """``data`` as a :class:`~subroc_ext.inputs.sorted_data.SortedDataset` (sorted once, or as given)."""
+    if isinstance(data, SortedDataset):
+        return data
+    return SortedDataset(data, target.label_column, target.prediction_column, positive_label)
+
+
+def _use_dataset(quality_function, data):
+    """Let the quality function inside any wrappers reuse a sorted split."""
+    if not isinstance(data, SortedDataset):
+        return
+    inner = quality_function
+    while hasattr(inner, "qf"):  # GeneralizationAwareQF, CountingQF
+        inner = inner.qf
+    if hasattr(inner, "use_dataset"):
+        inner.use_dataset(data)
+
+
+def search(
+    data, quality_function, target, *, selectors=None, nbins=5, ignore=(), depth=2,
+    min_support=20, result_set_size=100, min_quality=-np.inf, prune=True, algorithm=None,
+    timeout=None, progress=False, client=None, n_jobs=1,
+):  # fmt: skip
+    """The top patterns of ``quality_function`` on ``data``.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or SortedDataset
+        The search split (a :class:`~subroc_ext.inputs.sorted_data.SortedDataset`, e.g.
+        ``ValidatedData.search``, is used as sorted).
+    quality_function : pysubgroup quality function
+        E.g. from :func:`~subroc_ext.make_quality_function`.
+    target : SoftClassifierTarget or MultiClassTarget
+        The label and score column(s).
+    selectors : list of pysubgroup selectors, optional
+        The search space; by default :func:`~subroc_ext.make_search_space`
+        of every column except the target's and ``ignore``.
+    nbins : int, default=5
+    ignore : sequence of str, default=()
+    depth : int, default=2
+        Maximum number of conditions per pattern.
+    min_support : int, default=20
+        Minimum cover size (rows).
+    result_set_size : int, default=100
+    min_quality : float, default=-inf
+        Patterns of lower quality are not returned.
+    prune : bool, default=True
+        Optimistic-estimate pruning; ``False`` searches everything and
+        computes no estimate (:class:`~subroc_ext.engine.counting.CountingQF`).
+    algorithm : object, optional
+        Anything with pysubgroup's ``execute(task)``; by default
+        :class:`~subroc_ext.FastSearch` (with ``progress``, ``client`` and ``n_jobs``).
+    timeout : float, optional
+        Stop after this many seconds (``SIGALRM``: Unix, main thread only)
+        and return an unfinished result.
+    progress : bool, default=False
+    client : dask.distributed.Client, optional
+    n_jobs : int, default=1
+        Threads of the default algorithm.
+
+    Returns
+    -------
+    SearchResult
+
+    Examples
+    --------
+    >>> import subroc_ext
+    >>> from subroc_ext.workflow import steps
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({"region": rng.choice(["east", "west"], 400),
+    ...                      "label": rng.integers(0, 2, 400)})
+    >>> data["score"] = np.where(data["region"] == "east", rng.random(400),  # east: chance
+    ...                          0.5 * data["label"] + 0.5 * rng.random(400))
+    >>> qf = subroc_ext.make_quality_function("roc_auc", "label")
+    >>> found = steps.search(data, qf, subroc_ext.SoftClassifierTarget("label", "score"),
+    ...                      depth=1, result_set_size=1)
+    >>> print(found.subgroups[0], found.finished)
+    region=='east' True
+    """
+    if algorithm is None:
+        algorithm = FastSearch(progress=progress, client=client, n_jobs=n_jobs)
+    _use_dataset(quality_function, data)
+    data = data.data if isinstance(data, SortedDataset) else data
+    if selectors is None:
+        excluded = [*target.get_target_columns(data.iloc[:0]).columns, *ignore]
+        selectors = make_search_space(data, nbins=nbins, ignore=excluded)
+    selectors = list(selectors)
+    counting = CountingQF(quality_function, prune)
+    # FastSearch runs subroc-ext's quality functions only (not the wrapper)
+    # and counts its evaluated candidates itself.
+    fast = isinstance(algorithm, FastSearch)
+    task = ps.SubgroupDiscoveryTask(
+        data, target, selectors, counting.qf if fast else counting,
+        result_set_size=result_set_size, depth=depth, min_quality=min_quality,
+        constraints=[ps.MinSupportConstraint(min_support)],
+    )  # fmt: skip
+    found = SearchResult()
+    start, cpu = time.perf_counter(), time.process_time()
+    try:
+        with _time_limit(timeout):
+            ranked = sorted(algorithm.execute(task).results, key=lambda entry: -entry[0])
+        found.subgroups = [description for _, description, *_ in ranked]
+        found.qualities = [float(quality) for quality, *_ in ranked]
+    except _Timeout:
+        found.finished = False
+    found.seconds, found.cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
+    found.candidates = algorithm.candidates_evaluated if fast else counting.candidates
+    return found
+
+
+def _prepared_measures(dataset):
+    """Every built-in measure prepared on ``dataset`` (None where it is undefined
+    there), once per dataset."""
+    return dataset.cached(("prepared measures",), lambda: _prepare_measures(dataset))
+
+
+def _prepare_measures(dataset):
+    whole = dataset.cover()
+    prepared = {}
+    for name, make in MEASURES.items():
+        measure = make()
+        if measure.dataset_is_defined(whole.positives, whole.negatives):
+            prepared[name] = measure.prepare(whole)
+        else:
+            prepared[name] = None
+    return prepared
+
+
+def dataset_values(data, target, positive_label=1):
+    """Each built-in measure on the whole of ``data`` (NaN where undefined).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or SortedDataset
+    target : SoftClassifierTarget
+    positive_label : object, default=1
+        Not used for a SortedDataset (sorted with its own).
+
+    Returns
+    -------
+    dict
+        ``{measure name: value}``.
+    """
+    dataset = _sorted(data, target, positive_label)
+    whole = dataset.cover()
+    return {
+        name: measure.value(whole) if measure else np.nan
+        for name, measure in _prepared_measures(dataset).items()
+    }
+
+
+def _roc_auc_intervals(dataset, masks):
+    """DeLong 95 % interval of each cover's ROC AUC (NaN where undefined)."""
+    intervals = [delong_interval(dataset.is_positive[mask], dataset.scores[mask]) for mask in masks]
+    return {
+        "roc_auc_ci_low": [interval.low for interval in intervals],
+        "roc_auc_ci_high": [interval.high for interval in intervals],
+    }
+
+
+def describe(subgroups, data, target, *, positive_label=1, intervals=False, suffix=""):
+    """Size, class counts and every built-in measure of each subgroup on ``data``.
+
+    Parameters
+    ----------
+    subgroups : list of pysubgroup descriptions
+    data : pandas.DataFrame or SortedDataset
+        A SortedDataset (e.g. ``ValidatedData.validation``) is used as sorted.
+    target : SoftClassifierTarget
+    positive_label : object, default=1
+        Not used for a SortedDataset.
+    intervals : bool, default=False
+        Add the DeLong 95 % confidence interval of the ROC AUC
+        (``roc_auc_ci_low``, ``roc_auc_ci_high``, see
+        :func:`~subroc_ext.roc_auc_confidence_interval`).
+    suffix : str, default=''
+        Appended to every column name (e.g. ``'_validation'`` gives
+        ``size_validation``, ``roc_auc_validation`` and
+        ``roc_auc_validation_ci_low``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``size``, ``positives``, ``negatives``, ``ncr`` (negatives /
+        size) and ``roc_auc``, ``pr_auc``, ``arl``, ``attribution_mean``
+        (NaN where undefined), then ``bpsn_auc`` and ``bnsp_auc`` (Borkan et
+        al.'s bias AUCs against the rows outside the subgroup, see
+        :func:`subroc_ext.subgroup_bias_aucs`), one row per subgroup.
+
+    Examples
+    --------
+    >>> import pysubgroup as ps, subroc_ext
+    >>> from subroc_ext.workflow import steps
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({"region": rng.choice(["east", "west"], 400),
+    ...                      "label": rng.integers(0, 2, 400)})
+    >>> data["score"] = np.where(data["region"] == "east", rng.random(400),  # east: chance
+    ...                          0.5 * data["label"] + 0.5 * rng.random(400))
+    >>> east = ps.Conjunction([ps.EqualitySelector("region", "east")])
+    >>> table = steps.describe([east], data, subroc_ext.SoftClassifierTarget("label", "score"))
+    >>> table[["size", "roc_auc"]].round(2)
+       size  roc_auc
+    0   179      0.5
+    """
+    dataset = _sorted(data, target, positive_label)
+    masks = np.array([dataset.mask_of(subgroup) for subgroup in subgroups], dtype=bool).reshape(
+        len(subgroups), len(dataset)
+    )
+    covers = [dataset.cover(mask) for mask in masks]
+    columns = {
+        "size": [len(cover.rows) for cover in covers],
+        "positives": [cover.positives for cover in covers],
+        "negatives": [cover.negatives for cover in covers],
+    }
+    for name, measure in _prepared_measures(dataset).items():
+        columns[name] = [
+            measure.value(cover) if measure and measure.is_defined(cover.positives, cover.negatives)
+            else np.nan
+            for cover in covers
+        ]  # fmt: skip
+    table = pd.DataFrame(columns, index=range(len(subgroups)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        table.insert(3, "ncr", table["negatives"] / table["size"])
+    bias = bias_aucs_of_masks(dataset.is_positive, dataset.scores, masks, group_ids=dataset.group_ids)
+    table["bpsn_auc"], table["bnsp_auc"] = bias["bpsn_auc"], bias["bnsp_auc"]
+    table = table.add_suffix(suffix)
+    if intervals:
+        for name, values in _roc_auc_intervals(dataset, masks).items():
+            table[name.replace("roc_auc", f"roc_auc{suffix}")] = values
+    return table
+
+
+def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max_samples=1_000_000,
+         method="fdr_by", alpha=0.05, random_state=None, progress=False, client=None, n_jobs=1):  # fmt: skip
+    """The randomization test of each subgroup on ``data``, corrected, and its effect.
+
+    A thin step over :func:`~subroc_ext.randomization_test` and
+    :func:`~subroc_ext.inference.effects.effect_intervals` (at confidence ``1 -
+    alpha``) that also takes an empty list of subgroups.
+
+    Parameters
+    ----------
+    subgroups : list of pysubgroup descriptions
+    data : pandas.DataFrame or SortedDataset
+        The validation split (a SortedDataset is used as sorted).
+    quality_function : SoftClassifierQF, ComparisonQF or AUCMuQF
+        Defines the statistic (its measure and mode; weights are not used).
+    target : SoftClassifierTarget, ComparisonTarget, DriftTarget or MultiClassTarget
+    n_samples, max_samples, method, alpha, random_state, progress, client, n_jobs
+        As in :func:`~subroc_ext.randomization_test`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The :data:`TEST_COLUMNS` (``statistic``, ``p_value``,
+        ``p_value_corrected``, ``significant``, ``testable``,
+        ``null_samples``, ``delta``, ``delta_ci_low``, ``delta_ci_high``),
+        one row per subgroup in input order (the effects of a ComparisonQF or
+        an AUCMuQF from :func:`~subroc_ext.inference.resampled_effects.resampled_effect_intervals`).
+        ``attrs['null_samples_drawn']`` as in
+        :func:`~subroc_ext.randomization_test`.
+
+    Examples
+    --------
+    >>> import pysubgroup as ps, subroc_ext
+    >>> from subroc_ext.workflow import steps
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({"region": rng.choice(["east", "west"], 400),
+    ...                      "label": rng.integers(0, 2, 400)})
+    >>> data["score"] = np.where(data["region"] == "east", rng.random(400),  # east: chance
+    ...                          0.5 * data["label"] + 0.5 * rng.random(400))
+    >>> east = ps.Conjunction([ps.EqualitySelector("region", "east")])
+    >>> statistic = subroc_ext.make_quality_function("roc_auc", "label")
+    >>> tested = steps.test([east], data, statistic, subroc_ext.SoftClassifierTarget("label", "score"),
+    ...                     n_samples=200, random_state=0)
+    >>> bool(tested["significant"][0])
+    True
+    """
+    if not len(subgroups):
+        empty = pd.DataFrame({column: [] for column in TEST_COLUMNS}).astype(float)
+        empty = empty.astype({"significant": bool, "testable": bool, "null_samples": np.int64})
+        empty.attrs["null_samples_drawn"] = 0
+        return empty
+    seed = base_seed(random_state)
+    _use_dataset(quality_function, data)
+    data = data.data if isinstance(data, SortedDataset) else data
+    tested = randomization_test(
+        subgroups, data, quality_function, target=target, n_samples=n_samples,
+        max_samples=max_samples, method=method, alpha=alpha, random_state=seed,
+        progress=progress, client=client, n_jobs=n_jobs,
+    )  # fmt: skip
+    intervals = (
+        effect_intervals if isinstance(quality_function, SoftClassifierQF) else resampled_effect_intervals
+    )
+    effects = intervals(subgroups, data, quality_function, target, confidence=1 - alpha, random_state=seed)
+    tested[EFFECT_COLUMNS] = effects.to_numpy()
+    return tested[TEST_COLUMNS]
+
+
+test.__test__ = False  # a pipeline step, not a pytest test
+
+
+def untested(n_subgroups):
+    """The :data:`TEST_COLUMNS` of ``n_subgroups`` patterns that were not tested.
+
+    The test statistic, p-values and effects are NaN, ``significant``,
+    ``testable`` and ``null_samples`` missing (``pd.NA``): unknown, not
+    ``False`` or 0.
+
+    Examples
+    --------
+    >>> from subroc_ext.workflow import steps
+    >>> steps.untested(1)[["p_value", "significant", "null_samples", "delta"]]
+       p_value  significant  null_samples  delta
+    0      NaN         <NA>          <NA>    NaN
+    """
+    unknown = {"significant": "boolean", "testable": "boolean", "null_samples": "Int64"}
+    return pd.DataFrame(
+        {
+            column: pd.array([pd.NA] * n_subgroups, dtype=unknown[column])
+            if column in unknown else np.full(n_subgroups, np.nan)
+            for column in TEST_COLUMNS
+        }
+    )
