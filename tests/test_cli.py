@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import subroc_ext
-from subroc_ext import cli as cli_module
+from subroc_ext.cli import commands as cli_module
 from subroc_ext.workflow import steps
 from subroc_ext.cli import main
 from subroc_ext.workflow.pipeline import split_validation

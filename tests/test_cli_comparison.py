@@ -79,7 +79,7 @@ def test_drift_writes_the_api_table(tmp_path, capsys):
 
 
 def test_a_failing_report_keeps_the_table(tmp_path, capsys, monkeypatch):
-    from subroc_ext import cli
+    from subroc_ext.cli import output as cli
 
     def fail(table, data, folder, **kwargs):
         (folder / "report.html").write_text("half")

@@ -1,0 +1,71 @@
+"""The ``subroc-ext`` command: ``subroc-ext demo`` and ``subroc-ext run DATA``.
+
+Both find the subgroups where a classifier performs exceptionally, write a
+report (``subgroups.csv`` first, then the curves and the HTML page, each file
+whole or not at all: :mod:`subroc_ext.utils.atomic`) and then print the best ones
+as a table. So nothing is lost when the output is cut short:
+
+* bad input ends the command with exit code 2 and one line on stderr that
+  names the problem, before any work;
+* a file that cannot be written (full disk, permissions) is one line naming
+  it, exit code 2, and no partial file (the results are still printed);
+* a closed output pipe (``subroc-ext run ... | head -1``) ends quietly with
+  exit code 141 (128 + SIGPIPE, as other commands end), every file written;
+* Ctrl-C ends with one line and exit code 130; during the significance test
+  the searched subgroups are kept in ``subgroups.csv``, untested.
+
+``subroc-ext compare DATA`` (two models) and ``subroc-ext drift REFERENCE
+CURRENT`` (two periods) find where a ranking got worse and write the table
+(CSV).
+"""
+
+import sys
+import warnings
+
+from .arguments import build_parser
+from .commands import compare_command, demo_command, drift_command, run_command
+from .output import INTERRUPTED, PIPE_CLOSED, PROG, report_interrupted, to_devnull
+
+__all__ = ["main"]
+
+#: The function of each command.
+COMMANDS = {"demo": demo_command, "run": run_command, "compare": compare_command, "drift": drift_command}
+
+
+def main(argv=None):
+    """Run the ``subroc-ext`` command line.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        Exit code: 0 on success, 2 on bad input or arguments or a failed
+        write, 130 after Ctrl-C, 141 when the output pipe was closed (after
+        every file was written).
+    """
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # --help, or a usage error already printed
+        return stop.code
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
+    except BrokenPipeError:
+        to_devnull(sys.stdout)
+        return PIPE_CLOSED
+    except KeyboardInterrupt:
+        report_interrupted(args)
+        return INTERRUPTED
+    return code
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one line on stderr (columns left out of the search space, ...)."""
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
+

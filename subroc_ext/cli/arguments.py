@@ -1,0 +1,345 @@
+"""The command line's arguments: the parser of every command, with its help texts.
+"""
+
+import argparse
+import math
+
+from .. import __version__
+from ..inputs.tables import parse_separator
+from ..utils.cluster import INSTALL
+from ..utils.validation import MODES
+from ..workflow.pipeline import MEASURES
+from .output import PROG
+
+__all__ = [
+    "build_parser",
+]
+
+
+_DESCRIPTION = """\
+Find interpretable subgroups of your data (e.g. sex=='Female' AND age<25) where
+a binary classifier's ROC AUC, PR AUC, average ranking loss or AUC attribution is
+exceptionally bad (or good), and test them for significance on held-out data
+(the SubROC framework).
+
+examples:
+  subroc-ext demo                         # UCI Adult census income, under a minute
+  subroc-ext run scored.csv --label y --score p --positive-label 1 --out report/
+"""
+
+
+_RUN_DESCRIPTION = """\
+Search DATA (CSV, TSV or Parquet: one row per example with its attributes,
+true label and the model's score) for subgroups where the model performs
+exceptionally, test each on held-out validation rows, write a report to --out
+(subgroups.csv, curves.png and a self-contained report.html) and print the
+best. Every column except the label, the score and --ignore'd ones can appear
+in a subgroup; numeric columns are cut into --nbins quantile bins. The seed
+(--seed, default 0) fixes the validation split and the test's random subsets,
+as random_state=0 does in the Python API: runs repeat exactly; pass other
+seeds for other draws.
+
+A multi-class model: --score-columns instead of --score (the measure is then
+AUC_mu; --measure and --positive-label do not apply).
+
+example:
+  subroc-ext run scored.csv --label defaulted --score risk --positive-label yes \\
+      --measure roc_auc --validation-fraction 0.5 --out credit-report/
+  subroc-ext run scored.tsv --label marital --score-columns married,single,widowed
+  subroc-ext run export.txt --sep ';' --encoding latin-1 --label y --score p
+"""
+
+
+_DEMO_DESCRIPTION = """\
+Audit a gradient-boosting model on the UCI Adult census income data (48,842
+rows, positive class '>50K'): split the rows into four random quarters (train,
+search, validation, evaluation), train on the first, search the second for
+subgroups with a bad ROC AUC (size and balance weights 1, generalization-aware,
+at most 2 conditions, at least 20 rows, top 100), test them on the third,
+print the top 10 and write a report to --out.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit code 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Keep the descriptions' line breaks and show the defaults that say something."""
+
+    def _get_help_string(self, action):
+        if isinstance(action.default, (bool, list, type(None))):
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _number(convert, kind, check):
+    """An argparse type: ``convert`` the text and require ``check`` of the value."""
+
+    def parse(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
+        if not check(value):
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}")
+        return value
+
+    return parse
+
+
+_positive_int = _number(int, "a positive integer", lambda v: v >= 1)
+
+
+_samples = _number(
+    lambda text: text if text == "adaptive" else int(text), "'adaptive' or a positive integer",
+    lambda v: v == "adaptive" or v >= 1,
+)
+
+
+_weight = _number(float, "a finite number >= 0", lambda v: math.isfinite(v) and v >= 0)
+
+
+_fraction = _number(float, "a fraction strictly between 0 and 1", lambda v: 0 < v < 1)
+
+
+_overlap = _number(float, "a Jaccard index between 0 and 1", lambda v: 0 <= v <= 1)
+
+
+_seed = _number(int, "an integer >= 0", lambda v: v >= 0)
+
+
+_support = _number(
+    lambda text: int(text) if text.strip().lstrip("+-").isdigit() else float(text),
+    "a number of rows (integer >= 0) or a fraction strictly between 0 and 1",
+    lambda v: v >= 0 if isinstance(v, int) else 0 < v < 1,
+)
+
+
+def _score_columns(text):
+    """``a,b,c`` (columns named like the classes they score) as a list, or
+    ``CLASS=COLUMN,...`` as a dict ``{class text: column}``: at least two
+    distinct columns."""
+    items = [item.strip() for item in text.split(",")]
+    named = ["=" in item for item in items]
+    pairs = [tuple(part.strip() for part in item.split("=", 1)) for item in items]
+    columns = [pair[-1] for pair in pairs]
+    if (
+        len(items) < 2 or not all(map(all, pairs)) or any(named) != all(named)
+        or len(set(columns)) != len(columns) or len({pair[0] for pair in pairs}) != len(pairs)
+    ):  # fmt: skip
+        raise argparse.ArgumentTypeError(
+            "expected at least two distinct comma-separated column names (A,B,C) or "
+            f"CLASS=COLUMN pairs (yes=p_yes,no=p_no), got {text!r}"
+        )
+    return dict(pairs) if all(named) else columns
+
+
+def _separator(text):
+    """An argparse type: a field separator (see :func:`~subroc_ext.inputs.tables.parse_separator`)."""
+    try:
+        return parse_separator(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+_SAMPLES_HELP = (
+    "random subsets per significance test: 'adaptive' draws until each subgroup's decision is "
+    "known (up to 1,000,000), a number draws that many (the paper used 10,000)"
+)
+
+
+def _common_arguments(parser, samples_help):
+    """Options shared by ``demo`` and ``run``."""
+    parser.add_argument("--samples", type=_samples, metavar="N", help=samples_help)
+    parser.add_argument("--seed", type=_seed, default=0, metavar="S",
+                        help="seed of the data split(s) and the randomization test (the "
+                             "API's random_state); other seeds give other draws")  # fmt: skip
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bars or status messages on stderr")  # fmt: skip
+    parser.add_argument("--export-rows", action="store_true",
+                        help="also write rows.csv to the report directory: for every row of "
+                             "the search and validation splits (split, row = its 0-based "
+                             "position in its file) a 0/1 column per subgroup, named by its "
+                             "description, in the order of subgroups.csv")  # fmt: skip
+
+
+def build_parser():
+    """The argument parser of ``subroc-ext`` and its ``demo`` and ``run`` commands."""
+    parser = _Parser(prog=PROG, description=_DESCRIPTION, formatter_class=_Formatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = commands.add_parser(
+        "demo", help="audit a model on the UCI Adult data (runs in under a minute)",
+        description=_DEMO_DESCRIPTION, formatter_class=_Formatter,
+    )  # fmt: skip
+    demo.add_argument("--out", default="subroc-ext-demo", metavar="DIR",
+                      help="directory for the report")  # fmt: skip
+    _common_arguments(demo, _SAMPLES_HELP)
+    demo.set_defaults(samples="adaptive")
+
+    run = commands.add_parser(
+        "run", help="find and test subgroups in your own scored data",
+        description=_RUN_DESCRIPTION, formatter_class=_Formatter,
+    )  # fmt: skip
+    run.add_argument("data", metavar="DATA",
+                     help="a .csv, .tsv (also compressed, e.g. .csv.gz) or .parquet file, or "
+                          "any delimited text with --sep")  # fmt: skip
+    run.add_argument("--sep", type=_separator, metavar="C",
+                     help="field separator of DATA and --validation (default: ',' for .csv, tab "
+                          "for .tsv; e.g. --sep ';' or --sep '\\t')")  # fmt: skip
+    run.add_argument("--encoding", metavar="E",
+                     help="text encoding of DATA and --validation (default: utf-8; e.g. "
+                          "latin-1)")  # fmt: skip
+    run.add_argument("--label", required=True, metavar="COL",
+                     help="column of true binary labels")  # fmt: skip
+    scores = run.add_mutually_exclusive_group(required=True)
+    scores.add_argument("--score", metavar="COL",
+                        help="column of model scores, higher meaning more likely positive")  # fmt: skip
+    scores.add_argument("--score-columns", type=_score_columns, metavar="A,B,C",
+                        help="a multi-class model instead: one score column per class, each "
+                             "named like the label value it scores, or CLASS=COLUMN pairs "
+                             "(e.g. 0=p0,1=p1,2=p2); the measure is then AUC_mu")  # fmt: skip
+    run.add_argument("--positive-label", metavar="V",
+                     help="label value of the positive class (needed unless the labels "
+                          "are 0/1 or true/false)")  # fmt: skip
+    held_out = run.add_mutually_exclusive_group()
+    held_out.add_argument("--validation", metavar="FILE",
+                          help="held-out rows for the significance test (then all of DATA "
+                               "is searched)")  # fmt: skip
+    held_out.add_argument("--validation-fraction", type=_fraction, default=0.5, metavar="F",
+                          help="share of DATA's rows held out for the significance test, "
+                               "unless --validation is given")  # fmt: skip
+    run.add_argument("--measure", choices=sorted(MEASURES),
+                     help="performance measure (default: roc_auc; multi-class models: "
+                          "AUC_mu)")  # fmt: skip
+    run.add_argument("--mode", choices=MODES, default="worse",
+                     help="look for subgroups where the model is worse, better or "
+                          "either")  # fmt: skip
+    run.add_argument("--size-weight", type=_weight, default=1.0, metavar="A",
+                     help="exponent of the subgroup size in the quality (0: ignore "
+                          "size)")  # fmt: skip
+    run.add_argument("--balance-weight", type=_weight, default=1.0, metavar="B",
+                     help="exponent of the class balance in the quality (0: ignore "
+                          "balance)")  # fmt: skip
+    run.add_argument("--no-generalization-awareness", dest="generalization_aware",
+                     action="store_false",
+                     help="rank patterns by their own quality, not by their gain over "
+                          "their best shorter pattern")  # fmt: skip
+    run.add_argument("--depth", type=_positive_int, default=2, metavar="D",
+                     help="maximum number of conditions per subgroup")  # fmt: skip
+    run.add_argument("--min-support", type=_support, default=20, metavar="M",
+                     help="minimum number of searched rows in a subgroup, or their share "
+                          "(e.g. 0.01)")  # fmt: skip
+    run.add_argument("--nbins", type=_positive_int, default=5, metavar="N",
+                     help="quantile bins per numeric column")  # fmt: skip
+    run.add_argument("--top", type=_positive_int, default=100, metavar="K",
+                     help="number of subgroups to find and test")  # fmt: skip
+    run.add_argument("--no-collapse", dest="collapse_identical", action="store_false",
+                     help="list descriptions of the same rows as separate subgroups (by "
+                          "default they are one row, the others under 'alternatives')")  # fmt: skip
+    run.add_argument("--max-overlap", type=_overlap, default=None, metavar="J",
+                     help="drop subgroups whose rows overlap a better one's by a Jaccard "
+                          "index above J (0-1) before testing, for a diverse result")  # fmt: skip
+    run.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
+                     help="columns not to use in subgroup descriptions")  # fmt: skip
+    run.add_argument("--bins-only", dest="thresholds", action="store_false",
+                     help="numeric columns as quantile bins only, no thresholds (the SubROC "
+                          "paper's search space, pysubgroup's create_selectors)")  # fmt: skip
+    run.add_argument("--keep-ids", action="store_true",
+                     help="keep ID-like columns (all or nearly all values distinct) in the "
+                          "search space")  # fmt: skip
+    run.add_argument("--threshold", type=_number(float, "a finite number", math.isfinite),
+                     metavar="T",
+                     help="operating point of the report's false-positive rate, false-negative "
+                          "rate and precision per subgroup (score >= T predicts positive; "
+                          "default: the Youden threshold of the search split)")  # fmt: skip
+    run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
+                     help="directory for the report")  # fmt: skip
+    cluster = run.add_mutually_exclusive_group()
+    cluster.add_argument("--scheduler", metavar="ADDRESS",
+                         help="run the search and the significance tests on the Dask cluster "
+                              "whose scheduler listens at ADDRESS (e.g. tcp://10.0.0.5:8786; "
+                              f"needs {INSTALL} here and on the workers); the results are the "
+                              "same as on one process")  # fmt: skip
+    cluster.add_argument("--jobs", type=_positive_int, metavar="N",
+                         help="run the search and the significance tests on N threads (the "
+                              "same results; before, N Dask worker processes)")  # fmt: skip
+    _common_arguments(run, _SAMPLES_HELP)
+    run.set_defaults(samples="adaptive")
+    _comparison_parsers(commands)
+    return parser
+
+
+_COMPARE_DESCRIPTION = """\
+Search DATA (one row per example: attributes, true label and two models'
+scores) for subgroups where the new model (--score) falls behind the baseline
+(--baseline) more than on the whole data, test each on held-out rows (random
+subsets with the subgroup's size and class counts, both models evaluated on
+each), print the best and write subgroups.csv and report.html (both ROC
+curves of the top subgroups) to --out.
+
+example:
+  subroc-ext compare scored.csv --label y --score new --baseline old --out compare/
+"""
+
+
+_DRIFT_DESCRIPTION = """\
+Search a REFERENCE and a CURRENT period (the same columns: attributes, true
+label and the model's score) for subgroups where the model's ranking degraded
+from the reference to the current period more than on the whole data, test
+each on held-out rows of both periods, print the best and write
+subgroups.csv and report.html (both ROC curves of the top subgroups) to --out.
+
+example:
+  subroc-ext drift january.csv june.csv --label y --score p --out drift/
+"""
+
+
+def _comparison_parsers(commands):
+    """The ``compare`` and ``drift`` commands (options as those of ``run``)."""
+    for name, description in (
+        ("compare", _COMPARE_DESCRIPTION),
+        ("drift", _DRIFT_DESCRIPTION),
+    ):
+        parser = commands.add_parser(
+            name, description=description, formatter_class=_Formatter,
+            help="where does a new model fall behind the old one?" if name == "compare"
+            else "where did a model degrade from a reference to a current period?",
+        )  # fmt: skip
+        if name == "compare":
+            parser.add_argument("data", metavar="DATA", help="CSV or Parquet file")
+            parser.add_argument("--baseline", required=True, metavar="COL",
+                                help="column of the baseline (old) model's scores")  # fmt: skip
+        else:
+            parser.add_argument("reference", metavar="REFERENCE", help="the reference period")
+            parser.add_argument("current", metavar="CURRENT", help="the current period")
+        parser.add_argument("--sep", type=_separator, metavar="C",
+                            help="field separator of the input files (default: by extension)")
+        parser.add_argument("--encoding", metavar="E",
+                            help="text encoding of the input files (default: utf-8)")
+        parser.add_argument("--label", required=True, metavar="COL", help="column of true labels")
+        parser.add_argument("--score", required=True, metavar="COL",
+                            help="column of (the new model's) scores")  # fmt: skip
+        parser.add_argument("--positive-label", metavar="V",
+                            help="positive class (needed unless labels are 0/1 or true/false)")
+        parser.add_argument("--validation-fraction", type=_fraction, default=0.5, metavar="F",
+                            help="share of the rows (of each period) held out for the test")
+        parser.add_argument("--measure", choices=sorted(MEASURES), default="roc_auc")
+        parser.add_argument("--mode", choices=MODES, default="worse")
+        parser.add_argument("--size-weight", type=_weight, default=1.0, metavar="A")
+        parser.add_argument("--balance-weight", type=_weight, default=1.0, metavar="B")
+        parser.add_argument("--no-generalization-awareness", dest="generalization_aware",
+                            action="store_false")  # fmt: skip
+        parser.add_argument("--depth", type=_positive_int, default=2, metavar="D")
+        parser.add_argument("--min-support", type=_support, default=20, metavar="M",
+                            help="minimum rows of a subgroup (in each period), or a share")
+        parser.add_argument("--top", type=_positive_int, default=100, metavar="K")
+        parser.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL")
+        parser.add_argument("--out", default=f"subroc-ext-{name}", metavar="DIR")
+        _common_arguments(parser, _SAMPLES_HELP)
+        parser.set_defaults(samples="adaptive")
