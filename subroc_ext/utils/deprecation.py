@@ -1,9 +1,12 @@
-"""Renamed public names keep working for one release, with a warning.
+"""Renamed public names and moved modules keep working for one release, with a warning.
 
 One name per idea (``label``, ``score``, ``positive_label``, ``size_weight``,
 ``balance_weight``, ``mode``): where an older release of subroc-ext used
 another keyword, :func:`renamed_keywords` maps it to the new one and warns.
-The old names are removed in the release after :data:`REMOVED_IN`.
+The modules of 0.1 lay flat in ``subroc_ext/``; each now lives in the folder
+of its layer, and :func:`register_moved_modules` keeps the old paths
+importable (:data:`MOVED_MODULES`). The old names and paths are removed in
+:data:`REMOVED_IN`.
 """
 
 import functools
@@ -16,7 +19,7 @@ import warnings
 
 __all__ = ["MOVED_MODULES", "REMOVED_IN", "register_moved_modules", "renamed_keywords"]
 
-#: The release that removes the old keyword names.
+#: The release that removes the old keyword names and module paths.
 REMOVED_IN = "0.3"
 
 #: The flat module paths of 0.1 (``subroc_ext.measures``) and where each module is now
@@ -28,7 +31,6 @@ MOVED_MODULES = {
     "atomic": "utils.atomic",
     "auc_mu": "scoring.auc_mu",
     "bitset": "scoring.bitset",
-    "bound_checks": "objective.bound_checks",
     "bounds": "scoring.bounds",
     "cluster": "utils.cluster",
     "comparison": "objective.comparison",
@@ -36,7 +38,6 @@ MOVED_MODULES = {
     "comparison_pipeline": "workflow.comparison",
     "comparison_plots": "reporting.comparison_plots",
     "comparison_report": "reporting.comparison_report",
-    "comparison_statistics": "objective.comparison_statistics",
     "conditions": "reporting.conditions",
     "confidence": "metrics.confidence",
     "counting": "engine.counting",
@@ -48,10 +49,8 @@ MOVED_MODULES = {
     "diagnostics": "metrics.diagnostics",
     "diversity": "workflow.diversity",
     "effects": "inference.effects",
-    "evaluators": "engine.evaluators",
     "generalization": "objective.generalization",
     "html_page": "reporting.page",
-    "joint_bounds": "scoring.joint_bounds",
     "kernels": "metrics.kernels",
     "labels": "inputs.labels",
     "measure_check": "objective.measure_check",
@@ -70,14 +69,10 @@ MOVED_MODULES = {
     "quality": "objective.quality",
     "report": "reporting.report",
     "report_sections": "reporting.sections",
-    "resampled_effects": "inference.resampled_effects",
     "search": "engine.search",
-    "search_kernels": "engine.search_kernels",
     "search_space": "inputs.search_space",
-    "selectors": "inputs.selectors",
     "sequential": "inference.sequential",
     "significance": "inference.significance",
-    "statistics": "objective.statistics",
     "steps": "workflow.steps",
     "subsets": "utils.subsets",
     "tables": "inputs.tables",
@@ -141,6 +136,7 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def __init__(self, package, moved):
         self.package = package
         self.moved = moved
+        self.specs = {}  # the moved module's own spec, which the import system overwrites
 
     def find_spec(self, fullname, path=None, target=None):
         prefix, _, name = fullname.rpartition(".")
@@ -157,11 +153,11 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             stacklevel=_outside_importlib(),
         )
         module = importlib.import_module(new)
-        self._spec = module.__spec__  # the import system overwrites it with the old path's
+        self.specs[module.__name__] = module.__spec__
         return module
 
     def exec_module(self, module):
-        module.__spec__ = self._spec
+        module.__spec__ = self.specs.pop(module.__name__)
 
 
 def _outside_importlib():
