@@ -549,7 +549,7 @@ def test_bad_input_gives_a_clear_error(case):
         (dict(balance_weight=np.nan), ValueError, r"balance_weight must be a finite number >= 0"),
         (dict(size_weight=np.inf), ValueError, r"size_weight must be a finite number >= 0"),
         (dict(measure=sklearn_roc_auc), TypeError,
-         r"measure must be a subroc_ext.scoring.measures.Measure"),
+         r"measure must be a subroc_ext.Measure"),
     ],
     ids=["mode", "negative-size", "nan-balance", "inf-size", "not-a-measure"],
 )

@@ -149,7 +149,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
     ):
         if not isinstance(measure, _measures.Measure):
             raise TypeError(
-                f"measure must be a subroc_ext.scoring.measures.Measure, got {type(measure).__name__}"
+                f"measure must be a subroc_ext.Measure, got {type(measure).__name__}"
             )
         self.measure = measure
         self.label = label
