@@ -249,10 +249,7 @@ def jackknife_logit_intervals(values, terms, whole_value, whole_terms, margins, 
     coordinates = slopes[:, None] * np.array(terms) - whole_slope * whole_terms
     # the last coordinate: the whole split's logit
     coordinates = np.vstack([coordinates, whole_slope * whole_terms]).T
-    covariance = np.zeros((coordinates.shape[1],) * 2)
-    for members in strata:  # jackknife within each stratum (mean change 0)
-        block = coordinates[members]
-        covariance += (len(block) - 1) / len(block) * (block.T @ block)
+    covariance = stratified_jackknife_covariance(coordinates, strata)
     error = np.sqrt(np.diag(covariance))
     critical = _max_t_critical(covariance / np.outer(error, error), confidence, rng)
     # the box of all coordinates mapped back: each difference at every whole-split logit in it
@@ -261,6 +258,55 @@ def jackknife_logit_intervals(values, terms, whole_value, whole_terms, margins, 
     low = (_expit(whole + difference - critical * error) - _expit(whole)).min(axis=1)
     high = (_expit(whole + difference + critical * error) - _expit(whole)).max(axis=1)
     return low, high
+
+
+def stratified_jackknife_covariance(coordinates, strata):
+    """The class-stratified jackknife covariance of statistics from each row's
+    exact delete-one change of them.
+
+    Parameters
+    ----------
+    coordinates : numpy.ndarray, shape (n_rows, n_statistics)
+        The change of each statistic when each row is left out; within each
+        stratum they sum to zero (as the AUCs' changes do).
+    strata : sequence of numpy.ndarray of bool
+        The rows of each stratum (the classes; the classes of each period for
+        independent periods, whose covariances then add).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_statistics, n_statistics)
+    """
+    covariance = np.zeros((coordinates.shape[1],) * 2)
+    for members in strata:
+        block = coordinates[members]
+        covariance += (len(block) - 1) / len(block) * (block.T @ block)
+    return covariance
+
+
+def jackknife_intervals(difference, coordinates, strata, confidence, rng):
+    """Simultaneous max-t intervals ``difference ± c * se`` of statistics
+    linear in AUCs, from each row's exact delete-one change of them.
+
+    Parameters
+    ----------
+    difference : numpy.ndarray of float, shape (n_statistics,)
+    coordinates, strata
+        As for :func:`stratified_jackknife_covariance`.
+    confidence : float
+    rng : numpy.random.Generator
+        For the max-t critical value.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The low and high ends.
+    """
+    covariance = stratified_jackknife_covariance(coordinates, strata)
+    error = np.sqrt(np.diag(covariance))
+    scale = np.where(error > 0, error, 1.0)
+    critical = _max_t_critical(covariance / np.outer(scale, scale), confidence, rng)
+    return difference - critical * error, difference + critical * error
 
 
 def _max_t_critical(correlation, confidence, rng):

@@ -39,17 +39,20 @@ import copy
 import numpy as np
 import pandas as pd
 
+from . import cover_kernels
 from .comparison import ComparisonQF
 from .effects import (
     EFFECT_COLUMNS,
     auc_influence,
     check_effect_settings,
+    jackknife_intervals,
     jackknife_logit_intervals,
     max_t_intervals,
     oriented,
     replicate_differences,
     stratified_draw,
 )
+from .measures import compiled_kind
 from .multiclass import AUCMuQF
 from .significance import base_seed
 
@@ -131,6 +134,11 @@ def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, 
     sides, defined = qf.sides, ~np.isnan(difference)
     masks = np.array([sides.mask_of(subgroup) for subgroup in subgroups], dtype=bool)
     masks = masks.reshape(len(subgroups), len(sides))[defined]
+    if compiled_kind(qf.measure) == cover_kernels.ROC_AUC:
+        low, high = np.full(len(subgroups), np.nan), np.full(len(subgroups), np.nan)
+        low[defined], high[defined] = _roc_auc_jackknife(sides, masks, difference[defined],
+                                                         confidence, rng)  # fmt: skip
+        return difference, low, high
     # each side's covers over its sorted rows, and each side's classes there
     side_masks = [masks[:, index] for index in sides.indices]
     classes = [(np.flatnonzero(d.is_positive), np.flatnonzero(~d.is_positive)) for d in sides.datasets]
@@ -149,6 +157,35 @@ def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, 
         )
         replicates[replicate, defined] = side_b - side_a
     return (difference, *max_t_intervals(difference, replicates, confidence, rng))
+
+
+def _roc_auc_jackknife(sides, masks, difference, confidence, rng):
+    """Simultaneous intervals of ROC AUC comparisons from the exact delete-one
+    changes of the four AUCs (NaN where a side's cover has fewer than two rows
+    of a class): each row's change of ``[m_B(S) - m_B(V)] - [m_A(S) - m_A(V)]``
+    over the canonical rows (a row of both models when paired, of one period
+    when not)."""
+    side_masks = [masks[:, index] for index in sides.indices]
+    estimable = np.ones(len(masks), dtype=bool)
+    for dataset, covers in zip(sides.datasets, side_masks):
+        positives = (covers & dataset.is_positive).sum(axis=1)
+        estimable &= (positives >= 2) & (covers.sum(axis=1) - positives >= 2)
+    coordinates = np.zeros((len(sides), estimable.sum()))
+    strata = []
+    for dataset, covers, index, sign in zip(sides.datasets, side_masks, sides.indices, (-1, 1)):
+        whole = auc_influence(dataset.is_positive, dataset.group_ids, np.ones(len(dataset), dtype=bool))
+        for k, mask in enumerate(covers[estimable]):
+            part = auc_influence(dataset.is_positive, dataset.group_ids, mask)
+            coordinates[index, k] += sign * (part[1] - whole[1])
+        if not sides.paired or sign == 1:  # paired: both models share the rows and classes
+            strata += [np.isin(np.arange(len(sides)), index[members])
+                       for members in (dataset.is_positive, ~dataset.is_positive)]  # fmt: skip
+    low, high = np.full(len(masks), np.nan), np.full(len(masks), np.nan)
+    if estimable.any():
+        low[estimable], high[estimable] = jackknife_intervals(
+            difference[estimable], coordinates, strata, confidence, rng
+        )
+    return low, high
 
 
 def _auc_mu_intervals(subgroups, data, qf, target, confidence, rng):
