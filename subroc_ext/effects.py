@@ -64,6 +64,7 @@ References
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from . import cover_kernels
 from .measures import Cover, compiled_kind
@@ -320,7 +321,7 @@ def _max_t_critical(correlation, confidence, rng):
 def _bootstrap_intervals(qf, dataset, masks, difference, confidence, n_bootstrap, rng):
     """Simultaneous intervals of ``m(S) - m(V)`` from a class-stratified bootstrap."""
     replicates = _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng)
-    return max_t_intervals(difference, replicates, confidence, rng)
+    return max_t_intervals(difference, replicates, confidence)
 
 
 def _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng):
@@ -373,8 +374,9 @@ def replicate_differences(measure, dataset, masks, rows):
     return values
 
 
-def max_t_intervals(difference, replicates, confidence, rng):
-    """Simultaneous max-t intervals of the differences from their bootstrap replicates.
+def max_t_intervals(difference, replicates, confidence):
+    """Simultaneous studentized-percentile intervals of the differences from
+    their bootstrap replicates (see the module notes).
 
     Parameters
     ----------
@@ -383,7 +385,6 @@ def max_t_intervals(difference, replicates, confidence, rng):
     replicates : numpy.ndarray of float, shape (n_bootstrap, n_subgroups)
         The estimates on bootstrap replicates (NaN where undefined there).
     confidence : float
-    rng : numpy.random.Generator
 
     Returns
     -------
@@ -399,9 +400,12 @@ def max_t_intervals(difference, replicates, confidence, rng):
     if not usable.any():
         return error, error
     deviation = (replicates[:, usable] - difference[usable]) / error[usable]
-    largest = np.nanmax(np.where(np.isnan(deviation), -np.inf, np.abs(deviation)), axis=1)
-    # the larger of the replicates' own quantile and the normal one with their correlation
-    correlation = pd.DataFrame(deviation).corr(min_periods=2).fillna(0).to_numpy(copy=True)
-    np.fill_diagonal(correlation, 1)
-    critical = max(float(np.quantile(largest, confidence)), _max_t_critical(correlation, confidence, rng))
-    return difference - critical * error, difference + critical * error
+    # each side at level (1 - confidence) / 2, floored by Šidák's critical value over the subgroups
+    side = 1 - (1 - confidence) / 2
+    floor = float(stats.norm.ppf(side ** (1 / usable.sum())))
+    above, below = (np.nanmax(np.where(np.isnan(deviation), -np.inf, sign * deviation), axis=1)
+                    for sign in (1, -1))  # fmt: skip
+    upper = max(float(np.quantile(above, side)), floor)
+    lower = max(float(np.quantile(below, side)), floor)
+    # percentile orientation: the interval leans the way the replicates spread
+    return difference - lower * error, difference + upper * error

@@ -156,7 +156,7 @@ def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, 
             for dataset, covers, drawn in zip(sides.datasets, side_masks, draws)
         )
         replicates[replicate, defined] = side_b - side_a
-    return (difference, *max_t_intervals(difference, replicates, confidence, rng))
+    return (difference, *max_t_intervals(difference, replicates, confidence))
 
 
 def _roc_auc_jackknife(sides, masks, difference, confidence, rng):
