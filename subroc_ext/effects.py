@@ -60,6 +60,9 @@ References
 .. [4] B. Efron and C. Stein, "The jackknife estimate of variance", Annals
    of Statistics 9(3), 586-596, 1981 (the jackknife does not underestimate
    the variance of such statistics).
+.. [5] Z. Šidák, "Rectangular confidence regions for the means of
+   multivariate normal distributions", Journal of the American Statistical
+   Association 62(318), 626-633, 1967.
 """
 
 import numpy as np
@@ -285,9 +288,10 @@ def stratified_jackknife_covariance(coordinates, strata):
     return covariance
 
 
-def jackknife_intervals(difference, coordinates, strata, confidence, rng):
-    """Simultaneous max-t intervals ``difference ± c * se`` of statistics
-    linear in AUCs, from each row's exact delete-one change of them.
+def jackknife_intervals(difference, coordinates, strata, confidence):
+    """Simultaneous intervals ``difference ± c * se`` of statistics linear in
+    AUCs, from each row's exact delete-one change of them; ``c`` is Šidák's
+    critical value (see :func:`sidak_critical`).
 
     Parameters
     ----------
@@ -295,19 +299,37 @@ def jackknife_intervals(difference, coordinates, strata, confidence, rng):
     coordinates, strata
         As for :func:`stratified_jackknife_covariance`.
     confidence : float
-    rng : numpy.random.Generator
-        For the max-t critical value.
 
     Returns
     -------
     (numpy.ndarray, numpy.ndarray)
         The low and high ends.
     """
-    covariance = stratified_jackknife_covariance(coordinates, strata)
-    error = np.sqrt(np.diag(covariance))
-    scale = np.where(error > 0, error, 1.0)
-    critical = _max_t_critical(covariance / np.outer(scale, scale), confidence, rng)
+    error = np.sqrt(np.diag(stratified_jackknife_covariance(coordinates, strata)))
+    critical = sidak_critical(confidence, len(difference), two_sided=True)
     return difference - critical * error, difference + critical * error
+
+
+def sidak_critical(confidence, n_intervals, *, two_sided):
+    """Šidák's critical value: ``c`` with ``P(|Z| <= c) ** n = confidence``
+    (``P(Z <= c) ** n = confidence`` one-sided), ``Z`` standard normal.
+
+    For normal estimates, ``n`` two-sided intervals ``± c`` standard errors
+    cover at once with probability at least ``confidence`` whatever their
+    correlation [5]_; one-sided, at least ``1 - n * (1 - confidence ** (1 /
+    n))`` (the union bound). It is larger than the max-t critical value of
+    correlated estimates; the margin absorbs the extra spread of a
+    studentized estimate whose standard error is itself estimated.
+
+    Examples
+    --------
+    >>> round(sidak_critical(0.95, 1, two_sided=True), 3)
+    1.96
+    >>> round(sidak_critical(0.95, 12, two_sided=True), 3)
+    2.858
+    """
+    level = confidence ** (1 / n_intervals)
+    return float(stats.norm.ppf((1 + level) / 2 if two_sided else level))
 
 
 def _max_t_critical(correlation, confidence, rng):
@@ -402,7 +424,7 @@ def max_t_intervals(difference, replicates, confidence):
     deviation = (replicates[:, usable] - difference[usable]) / error[usable]
     # each side at level (1 - confidence) / 2, floored by Šidák's critical value over the subgroups
     side = 1 - (1 - confidence) / 2
-    floor = float(stats.norm.ppf(side ** (1 / usable.sum())))
+    floor = sidak_critical(side, usable.sum(), two_sided=False)
     above, below = (np.nanmax(np.where(np.isnan(deviation), -np.inf, sign * deviation), axis=1)
                     for sign in (1, -1))  # fmt: skip
     upper = max(float(np.quantile(above, side)), floor)

@@ -136,8 +136,7 @@ def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, 
     masks = masks.reshape(len(subgroups), len(sides))[defined]
     if compiled_kind(qf.measure) == cover_kernels.ROC_AUC:
         low, high = np.full(len(subgroups), np.nan), np.full(len(subgroups), np.nan)
-        low[defined], high[defined] = _roc_auc_jackknife(sides, masks, difference[defined],
-                                                         confidence, rng)  # fmt: skip
+        low[defined], high[defined] = _roc_auc_jackknife(sides, masks, difference[defined], confidence)
         return difference, low, high
     # each side's covers over its sorted rows, and each side's classes there
     side_masks = [masks[:, index] for index in sides.indices]
@@ -159,7 +158,7 @@ def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, 
     return (difference, *max_t_intervals(difference, replicates, confidence))
 
 
-def _roc_auc_jackknife(sides, masks, difference, confidence, rng):
+def _roc_auc_jackknife(sides, masks, difference, confidence):
     """Simultaneous intervals of ROC AUC comparisons from the exact delete-one
     changes of the four AUCs (NaN where a side's cover has fewer than two rows
     of a class): each row's change of ``[m_B(S) - m_B(V)] - [m_A(S) - m_A(V)]``
@@ -183,7 +182,7 @@ def _roc_auc_jackknife(sides, masks, difference, confidence, rng):
     low, high = np.full(len(masks), np.nan), np.full(len(masks), np.nan)
     if estimable.any():
         low[estimable], high[estimable] = jackknife_intervals(
-            difference[estimable], coordinates, strata, confidence, rng
+            difference[estimable], coordinates, strata, confidence
         )
     return low, high
 
