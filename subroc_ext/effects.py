@@ -37,15 +37,24 @@ distribution:
   positives and the negatives resampled separately, as the measures condition
   on the class counts), each replicate recomputing ``m(S ∩ V*)`` and
   ``m(V*)`` - the measure prepared on ``V*``, so per-row values such as the
-  attributions are recomputed too. ``se`` is the bootstrap standard error;
-  ``c`` the larger of the ``confidence`` quantile of the replicates' largest
-  studentized deviation and the normal max-t critical value with the
-  replicates' correlation (the latter is steadier than a tail quantile of a
-  few hundred replicates). In seeded simulations like those of
-  ``tests/test_effects.py`` (12 patterns, 400 validation splits of 2,000
-  rows, 300 replicates) the intervals covered all true effects at once in
-  93 % (PR AUC), 94.5 % (ARL) and 96.5 % (attribution mean) of the splits,
-  each single interval in 96-100 %: treat them as approximate.
+  attributions are recomputed too. ``se`` is the bootstrap standard error
+  and the intervals are **studentized percentile** intervals ``[delta -
+  c_low * se, delta + c_high * se]``: ``c_high`` is the ``1 - (1 -
+  confidence) / 2`` quantile of the replicates' largest deviation above the
+  estimate (``max_j (delta*_j - delta_j) / se_j``), ``c_low`` of the largest
+  below, each at least Šidák's one-sided critical value over the subgroups
+  (:func:`sidak_critical`, valid by the union bound whenever the single
+  intervals are). The percentile orientation follows the skew of the
+  replicates (as the percentile interval respects a normalizing transform
+  such as the logit [2]_), and the Šidák floor guards the simultaneous
+  critical value against the noisy tail quantile of a few hundred
+  replicates and the extra spread of a studentized estimate. The single
+  intervals cover in 96-100 % but the symmetric max-t ones with the
+  replicates' own or the normal critical value covered all effects at once
+  in only 93 % (PR AUC) and 94.5 % (ARL) of the simulated splits; these
+  cover in SIMULATION_NUMBERS (``tests/test_effects.py``, 12 patterns, 500
+  validation splits of 2,000 rows, 500 replicates). Cost: no extra
+  computation; the intervals are 2-4 % wider than the symmetric max-t ones.
 
 References
 ----------
