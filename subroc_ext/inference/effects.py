@@ -37,15 +37,28 @@ distribution:
   positives and the negatives resampled separately, as the measures condition
   on the class counts), each replicate recomputing ``m(S ∩ V*)`` and
   ``m(V*)`` - the measure prepared on ``V*``, so per-row values such as the
-  attributions are recomputed too. ``se`` is the bootstrap standard error;
-  ``c`` the larger of the ``confidence`` quantile of the replicates' largest
-  studentized deviation and the normal max-t critical value with the
-  replicates' correlation (the latter is steadier than a tail quantile of a
-  few hundred replicates). In seeded simulations like those of
-  ``tests/test_effects.py`` (12 patterns, 400 validation splits of 2,000
-  rows, 300 replicates) the intervals covered all true effects at once in
-  93 % (PR AUC), 94.5 % (ARL) and 96.5 % (attribution mean) of the splits,
-  each single interval in 96-100 %: treat them as approximate.
+  attributions are recomputed too. ``se`` is the bootstrap standard error
+  and the intervals ``delta ± c * se``: ``c`` is the largest of the ``1 -
+  (1 - confidence) / 2`` quantiles of the replicates' largest deviation above
+  the estimate (``max_j (delta*_j - delta_j) / se_j``) and below it, and of
+  Šidák's one-sided critical value over the subgroups
+  (:func:`sidak_critical`, valid by the union bound whenever the single
+  intervals are). Taking the larger side covers both the percentile and the
+  reflected orientation of a skewed bootstrap distribution [2]_, and the
+  Šidák floor guards the simultaneous critical value against the noisy tail
+  quantile of a few hundred replicates and the extra spread of a studentized
+  estimate. Cost: no extra computation; the intervals are 5-7 % wider than
+  the symmetric max-t ones (the larger of the replicates' two-sided quantile
+  and the normal critical value with their correlation), which covered all
+  effects at once in 93 % (PR AUC) and 94.5 % (ARL) of 400 simulated
+  splits (12 patterns, 2,000 rows, 300 replicates; on those replicates
+  these cover in 96 %, 96 % and, for the attribution mean, 97 %). **Approximate**: in the
+  simulation of ``tests/test_effects.py`` (500 splits, 500 replicates) they
+  cover in 93.6 % (PR AUC; 95.0 % against a truth from 1,000,000 rows instead
+  of the test's 200,000; the symmetric max-t ones about 90 %) and 91.4 % (ARL).
+  The misses are the small subgroups' skew (120-200 rows): their estimate
+  exceeds the truth by more than Šidák's 2.86 standard errors in 3 % of the
+  splits instead of 0.2 %.
 
 References
 ----------
@@ -60,10 +73,14 @@ References
 .. [4] B. Efron and C. Stein, "The jackknife estimate of variance", Annals
    of Statistics 9(3), 586-596, 1981 (the jackknife does not underestimate
    the variance of such statistics).
+.. [5] Z. Šidák, "Rectangular confidence regions for the means of
+   multivariate normal distributions", Journal of the American Statistical
+   Association 62(318), 626-633, 1967.
 """
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ..scoring import cover_kernels
 from ..scoring.measures import Cover, compiled_kind
@@ -249,10 +266,7 @@ def jackknife_logit_intervals(values, terms, whole_value, whole_terms, margins, 
     coordinates = slopes[:, None] * np.array(terms) - whole_slope * whole_terms
     # the last coordinate: the whole split's logit
     coordinates = np.vstack([coordinates, whole_slope * whole_terms]).T
-    covariance = np.zeros((coordinates.shape[1],) * 2)
-    for members in strata:  # jackknife within each stratum (mean change 0)
-        block = coordinates[members]
-        covariance += (len(block) - 1) / len(block) * (block.T @ block)
+    covariance = stratified_jackknife_covariance(coordinates, strata)
     error = np.sqrt(np.diag(covariance))
     critical = _max_t_critical(covariance / np.outer(error, error), confidence, rng)
     # the box of all coordinates mapped back: each difference at every whole-split logit in it
@@ -261,6 +275,74 @@ def jackknife_logit_intervals(values, terms, whole_value, whole_terms, margins, 
     low = (_expit(whole + difference - critical * error) - _expit(whole)).min(axis=1)
     high = (_expit(whole + difference + critical * error) - _expit(whole)).max(axis=1)
     return low, high
+
+
+def stratified_jackknife_covariance(coordinates, strata):
+    """The class-stratified jackknife covariance of statistics from each row's
+    exact delete-one change of them.
+
+    Parameters
+    ----------
+    coordinates : numpy.ndarray, shape (n_rows, n_statistics)
+        The change of each statistic when each row is left out; within each
+        stratum they sum to zero (as the AUCs' changes do).
+    strata : sequence of numpy.ndarray of bool
+        The rows of each stratum (the classes; the classes of each period for
+        independent periods, whose covariances then add).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_statistics, n_statistics)
+    """
+    covariance = np.zeros((coordinates.shape[1],) * 2)
+    for members in strata:
+        block = coordinates[members]
+        covariance += (len(block) - 1) / len(block) * (block.T @ block)
+    return covariance
+
+
+def jackknife_intervals(difference, coordinates, strata, confidence):
+    """Simultaneous intervals ``difference ± c * se`` of statistics linear in
+    AUCs, from each row's exact delete-one change of them; ``c`` is Šidák's
+    critical value (see :func:`sidak_critical`).
+
+    Parameters
+    ----------
+    difference : numpy.ndarray of float, shape (n_statistics,)
+    coordinates, strata
+        As for :func:`stratified_jackknife_covariance`.
+    confidence : float
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The low and high ends.
+    """
+    error = np.sqrt(np.diag(stratified_jackknife_covariance(coordinates, strata)))
+    critical = sidak_critical(confidence, len(difference), two_sided=True)
+    return difference - critical * error, difference + critical * error
+
+
+def sidak_critical(confidence, n_intervals, *, two_sided):
+    """Šidák's critical value: ``c`` with ``P(|Z| <= c) ** n = confidence``
+    (``P(Z <= c) ** n = confidence`` one-sided), ``Z`` standard normal.
+
+    For normal estimates, ``n`` two-sided intervals ``± c`` standard errors
+    cover at once with probability at least ``confidence`` whatever their
+    correlation [5]_; one-sided, at least ``1 - n * (1 - confidence ** (1 /
+    n))`` (the union bound). It is larger than the max-t critical value of
+    correlated estimates; the margin absorbs the extra spread of a
+    studentized estimate whose standard error is itself estimated.
+
+    Examples
+    --------
+    >>> round(sidak_critical(0.95, 1, two_sided=True), 3)
+    1.96
+    >>> round(sidak_critical(0.95, 12, two_sided=True), 3)
+    2.858
+    """
+    level = confidence ** (1 / n_intervals)
+    return float(stats.norm.ppf((1 + level) / 2 if two_sided else level))
 
 
 def _max_t_critical(correlation, confidence, rng):
@@ -274,7 +356,7 @@ def _max_t_critical(correlation, confidence, rng):
 def _bootstrap_intervals(qf, dataset, masks, difference, confidence, n_bootstrap, rng):
     """Simultaneous intervals of ``m(S) - m(V)`` from a class-stratified bootstrap."""
     replicates = _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng)
-    return max_t_intervals(difference, replicates, confidence, rng)
+    return max_t_intervals(difference, replicates, confidence)
 
 
 def _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng):
@@ -327,8 +409,9 @@ def replicate_differences(measure, dataset, masks, rows):
     return values
 
 
-def max_t_intervals(difference, replicates, confidence, rng):
-    """Simultaneous max-t intervals of the differences from their bootstrap replicates.
+def max_t_intervals(difference, replicates, confidence):
+    """Simultaneous studentized intervals of the differences from their
+    bootstrap replicates (see the module notes).
 
     Parameters
     ----------
@@ -337,7 +420,6 @@ def max_t_intervals(difference, replicates, confidence, rng):
     replicates : numpy.ndarray of float, shape (n_bootstrap, n_subgroups)
         The estimates on bootstrap replicates (NaN where undefined there).
     confidence : float
-    rng : numpy.random.Generator
 
     Returns
     -------
@@ -353,9 +435,11 @@ def max_t_intervals(difference, replicates, confidence, rng):
     if not usable.any():
         return error, error
     deviation = (replicates[:, usable] - difference[usable]) / error[usable]
-    largest = np.nanmax(np.where(np.isnan(deviation), -np.inf, np.abs(deviation)), axis=1)
-    # the larger of the replicates' own quantile and the normal one with their correlation
-    correlation = pd.DataFrame(deviation).corr(min_periods=2).fillna(0).to_numpy(copy=True)
-    np.fill_diagonal(correlation, 1)
-    critical = max(float(np.quantile(largest, confidence)), _max_t_critical(correlation, confidence, rng))
+    # each side at level (1 - confidence) / 2, floored by Šidák's critical value over the subgroups
+    side = 1 - (1 - confidence) / 2
+    floor = sidak_critical(side, usable.sum(), two_sided=False)
+    above, below = (np.nanmax(np.where(np.isnan(deviation), -np.inf, sign * deviation), axis=1)
+                    for sign in (1, -1))  # fmt: skip
+    # either orientation (percentile or reflected): the larger of the two sides
+    critical = max(float(np.quantile(above, side)), float(np.quantile(below, side)), floor)
     return difference - critical * error, difference + critical * error
