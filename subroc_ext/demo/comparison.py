@@ -6,11 +6,18 @@ on UCI Adult (bundled, offline).
   without the household columns ``relationship`` and ``marital_status``
   (dropped, say, after a privacy review), both scoring the same rows.
 * :func:`adult_drift`: one model (the demo's) scoring a reference period and a
-  current period in which the self-employed's capital gains and losses are no
-  longer recorded (missing): a realistic upstream change (a new tax form
-  collects them elsewhere) that the model, trained when they were recorded,
-  silently absorbs. The model handles missing values, so nothing fails; its
-  ranking among the self-employed degrades.
+  current period in which the married's capital gains and losses are no longer
+  recorded (missing). A plausible upstream change: the current period's tax
+  data feed takes capital gains and losses from individual returns and does
+  not link joint returns, on which married couples report them, so for
+  everyone with ``marital_status`` ``Married-civ-spouse`` (46 % of rows,
+  44 % of them with income >50K) they arrive empty. The model, trained when
+  they were recorded, accepts missing values, so nothing fails; but it loses
+  a strong sign of a high income (a large capital gain) exactly where high
+  incomes are common: its ROC AUC among the married falls from 0.84-0.86 to 0.78-0.79,
+  on the whole data from 0.92-0.93 to 0.90 (Δ 0.037-0.048, seeds 0-3).
+  :func:`~subroc_ext.find_drift` with its defaults ranks the married first
+  and significant.
 """
 
 import numpy as np
@@ -18,14 +25,19 @@ import numpy as np
 from .datasets import load_adult
 from .modelling import fit_and_score, split_parts
 
-__all__ = ["two_models", "adult_two_models", "adult_drift", "LABEL", "POSITIVE", "DROPPED", "SHIFTED"]
+__all__ = [
+    "two_models", "adult_two_models", "adult_drift", "LABEL", "POSITIVE", "DROPPED", "SHIFTED", "SHIFTED_ROWS",
+]
 
 #: Adult's label column and positive class.
 LABEL, POSITIVE = "income", ">50K"
 #: The columns the new model of :func:`adult_two_models` is trained without.
 DROPPED = ("relationship", "marital_status")
-#: The columns missing for the self-employed in :func:`adult_drift`'s current period.
+#: The columns missing for the married in :func:`adult_drift`'s current period.
 SHIFTED = ("capital_gain", "capital_loss")
+#: The rows of :func:`adult_drift`'s current period whose :data:`SHIFTED` are
+#: missing: those with this column equal to this value (the married).
+SHIFTED_ROWS = ("marital_status", "Married-civ-spouse")
 
 
 def two_models(frame, label, positive_label, dropped, random_state=0):
@@ -76,10 +88,10 @@ def adult_drift(random_state=0):
 
     The rows are split into four random parts: the model is trained on the
     first and scores the second (the reference period) and the third with
-    :data:`SHIFTED` set to missing for the self-employed (``workclass``
-    ``Self-emp-not-inc`` or ``Self-emp-inc``, 11 % of rows; the current
-    period). Pass ``validation=0.5`` to :func:`~subroc_ext.find_drift` to
-    hold out half of each period.
+    :data:`SHIFTED` set to missing for the married (:data:`SHIFTED_ROWS`,
+    46 % of rows; the current period; the module's docstring tells the
+    story). Pass ``validation=0.5`` to :func:`~subroc_ext.find_drift` to
+    hold out half of each period (its default).
 
     Parameters
     ----------
@@ -91,7 +103,8 @@ def adult_drift(random_state=0):
         The reference and the current period with the model's ``score``.
     """
     train, reference, current, _ = split_parts(load_adult(), 4, random_state=random_state)
-    self_employed = current["workclass"].str.startswith("Self-emp").fillna(False).to_numpy()
-    current = current.astype({column: float for column in SHIFTED})
-    current.loc[self_employed, list(SHIFTED)] = np.nan
+    column, value = SHIFTED_ROWS
+    shifted = (current[column] == value).to_numpy()
+    current = current.astype({name: float for name in SHIFTED})
+    current.loc[shifted, list(SHIFTED)] = np.nan
     return tuple(fit_and_score(train, LABEL, POSITIVE, reference, current, random_state=random_state))
