@@ -43,7 +43,7 @@ def test_figures_are_embedded_at_their_drawn_size():
     assert 'width="450" height="200"' in tag and 'alt="a &quot;quoted&quot; figure"' in tag
     data = base64.b64decode(tag.split("base64,")[1].split('"')[0])
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    assert not plt.get_fignums()  # closed
+    assert not plt.fignum_exists(figure.number)  # closed (other tests' figures are theirs)
 
 
 def test_page_lists_its_non_empty_sections():
