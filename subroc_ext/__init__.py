@@ -6,7 +6,16 @@ PR AUC, average ranking loss or AUC attribution is exceptional.
 
 import sys
 
-from .utils.deprecation import MOVED_MODULES, register_moved_modules
+from .engine.search import FastSearch
+from .exceptions import InterruptedTest, LowPowerWarning, UndefinedMeasureWarning
+from .inference.significance import randomization_test
+from .inputs.search_space import SearchSpace, SearchSpaceWarning, make_search_space
+from .inputs.target import SoftClassifierTarget
+from .inputs.validated import ValidatedData, validate_data
+from .metrics.confidence import ROCAUCInterval, roc_auc_confidence_interval
+from .metrics.covers import subgroup_membership
+from .metrics.cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
+from .metrics.diagnostics import generalization_diagnostics
 from .metrics.kernels import (
     attribution_mean_score,
     average_ranking_loss,
@@ -14,21 +23,17 @@ from .metrics.kernels import (
     pr_auc_score,
     roc_auc_score,
 )
-from .metrics.confidence import ROCAUCInterval, roc_auc_confidence_interval
-from .exceptions import InterruptedTest, LowPowerWarning, UndefinedMeasureWarning
-from .scoring.auc_mu import auc_mu_score
+from .metrics.operating_point import threshold_rates
 from .objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
-from .workflow.comparison import find_drift, find_regressions
-from .reporting.comparison_plots import plot_comparison_roc_curves
-from .reporting.comparison_report import write_comparison_report
-from .metrics.cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
-from .metrics.diagnostics import generalization_diagnostics
 from .objective.generalization import GeneralizationAwareQF
-from .scoring.measures import KernelMeasure, Measure, RowMeanMeasure
 from .objective.measure_check import MeasureCheck, check_measure
 from .objective.multiclass import AUCMuQF, MultiClassTarget
-from .workflow.multiclass import find_multiclass_subgroups
-from .workflow.pipeline import find_subgroups, make_quality_function
+from .objective.quality import ARLQF, PRAUCQF, ROCAUCQF, AttributionMeanQF, SoftClassifierQF
+from .objective.statistics import SubgroupStatistics
+from .reporting.comparison_plots import plot_comparison_roc_curves
+from .reporting.comparison_report import write_comparison_report
+from .reporting.multiclass import write_multiclass_report
+from .reporting.notebook import SubgroupsAccessor  # registers the table.subroc accessor
 from .reporting.plotting import (
     plot_cross_auc,
     plot_forest,
@@ -37,17 +42,12 @@ from .reporting.plotting import (
     plot_roc_curves,
 )
 from .reporting.report import write_report
-from .reporting.multiclass import write_multiclass_report
-from .reporting.notebook import SubgroupsAccessor  # registers the table.subroc accessor
-from .metrics.covers import subgroup_membership
-from .metrics.operating_point import threshold_rates
-from .engine.search import FastSearch
-from .inputs.search_space import SearchSpace, SearchSpaceWarning, make_search_space
-from .inputs.validated import ValidatedData, validate_data
-from .inference.significance import randomization_test
-from .inputs.target import SoftClassifierTarget
-from .objective.quality import ARLQF, PRAUCQF, ROCAUCQF, AttributionMeanQF, SoftClassifierQF
-from .objective.statistics import SubgroupStatistics
+from .scoring.auc_mu import auc_mu_score
+from .scoring.measures import KernelMeasure, Measure, RowMeanMeasure
+from .utils.deprecation import MOVED_MODULES, register_moved_modules
+from .workflow.comparison import find_drift, find_regressions
+from .workflow.multiclass import find_multiclass_subgroups
+from .workflow.pipeline import find_subgroups, make_quality_function
 
 __version__ = "0.1.0"
 

@@ -10,8 +10,8 @@ to score the others.
 import numpy as np
 import pandas as pd
 
-from ..utils.validation import check_columns, positive_mask
 from ..utils.deprecation import renamed_keywords
+from ..utils.validation import check_columns, positive_mask
 
 __all__ = ["split_parts", "fit_and_score", "fit_and_score_multiclass"]
 

@@ -17,12 +17,12 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..scoring import bitset, bounds, cover_kernels, joint_bounds
-from . import search_kernels
 from ..objective.comparison import ComparisonQF
-from ..scoring.measures import compiled_kind
 from ..objective.multiclass import AUCMuQF
+from ..scoring import bitset, bounds, cover_kernels, joint_bounds
+from ..scoring.measures import compiled_kind
 from ..scoring.weights import max_weight, subgroup_weight
+from . import search_kernels
 
 __all__ = [
     "evaluator",

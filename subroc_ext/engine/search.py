@@ -62,18 +62,18 @@ from types import SimpleNamespace
 import numpy as np
 import pysubgroup as ps
 
-from ..scoring import bitset
-from ..utils.progress import progress_bar, search_status
-from ..utils.cluster import check_client
 from ..objective.comparison import ComparisonQF
-from .evaluators import BinaryEvaluator, evaluator, thread_safe
 from ..objective.generalization import GeneralizationAwareQF
-from ..objective.generalization import (
-    _generalization_aware_arrays as _aware_kernel,
-)  # without checks
+
+# the compiled loop of generalization_aware_quality, without its argument checks
+from ..objective.generalization import _generalization_aware_arrays as _aware_kernel
 from ..objective.multiclass import AUCMuQF
-from .parallel_search import search_on_cluster
 from ..objective.quality import SoftClassifierQF
+from ..scoring import bitset
+from ..utils.cluster import check_client
+from ..utils.progress import progress_bar, search_status
+from .evaluators import BinaryEvaluator, evaluator, thread_safe
+from .parallel_search import search_on_cluster
 
 __all__ = ["FastSearch", "SearchProblem"]
 

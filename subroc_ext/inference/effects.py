@@ -82,9 +82,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..objective.quality import SoftClassifierQF
 from ..scoring import cover_kernels
 from ..scoring.measures import Cover, compiled_kind
-from ..objective.quality import SoftClassifierQF
 from .significance import base_seed
 
 __all__ = ["EFFECT_COLUMNS", "effect_intervals"]

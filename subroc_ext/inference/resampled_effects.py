@@ -62,8 +62,10 @@ import copy
 import numpy as np
 import pandas as pd
 
-from ..scoring import cover_kernels
 from ..objective.comparison import ComparisonQF
+from ..objective.multiclass import AUCMuQF
+from ..scoring import cover_kernels
+from ..scoring.measures import compiled_kind
 from .effects import (
     EFFECT_COLUMNS,
     auc_influence,
@@ -75,8 +77,6 @@ from .effects import (
     replicate_differences,
     stratified_draw,
 )
-from ..scoring.measures import compiled_kind
-from ..objective.multiclass import AUCMuQF
 from .significance import base_seed
 
 __all__ = ["resampled_effect_intervals"]

@@ -38,14 +38,14 @@ import pandas as pd
 import pysubgroup as ps
 from statsmodels.stats.multitest import multipletests, multitest_alias
 
-from ..utils.progress import progress_bar
-from ..utils.cluster import parallelism, require_distributed, share
 from ..exceptions import LowPowerWarning
+from ..objective.quality import SoftClassifierQF
 from ..scoring.measures import compiled_kind
 from ..scoring.null_sampling import null_values
-from ..objective.quality import SoftClassifierQF
-from .sequential import SequentialPValues
+from ..utils.cluster import parallelism, require_distributed, share
+from ..utils.progress import progress_bar
 from ..utils.subsets import sample_subsets  # public here since 0.1
+from .sequential import SequentialPValues
 
 __all__ = [
     "base_seed",

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 
-from ..scoring import bitset
-from ..utils.validation import check_columns, finite_scores, positive_mask
 from ..metrics.kernels import sort_by_score
+from ..scoring import bitset
 from ..scoring.measures import Cover
+from ..utils.validation import check_columns, finite_scores, positive_mask
 
 __all__ = ["SortedDataset"]
 

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from ..utils.validation import check_columns
-from .sorted_data import SortedDataset
 from .labels import infer_positive_label
 from .search_space import SearchSpace, make_search_space
+from .sorted_data import SortedDataset
 from .target import SoftClassifierTarget
 
 __all__ = ["ValidatedData", "as_frame", "split_validation", "validate_data"]

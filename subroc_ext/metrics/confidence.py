@@ -20,9 +20,9 @@ from typing import NamedTuple
 import numpy as np
 from scipy.stats import norm, rankdata
 
-from ..utils.validation import check_binary_arrays
-from ..utils.deprecation import renamed_keywords
 from ..exceptions import UndefinedMeasureWarning
+from ..utils.deprecation import renamed_keywords
+from ..utils.validation import check_binary_arrays
 
 __all__ = ["ROCAUCInterval", "roc_auc_confidence_interval", "delong_interval"]
 

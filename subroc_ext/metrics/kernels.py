@@ -21,9 +21,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..utils.validation import check_binary_arrays
-from ..utils.deprecation import renamed_keywords
 from ..exceptions import UndefinedMeasureWarning
+from ..utils.deprecation import renamed_keywords
+from ..utils.validation import check_binary_arrays
 
 __all__ = [
     "TieCounts",

@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from ..inputs.sorted_data import SortedDataset
-from .quality import SoftClassifierQF
-from ..utils.subsets import all_subsets
 from ..inputs.target import SoftClassifierTarget
+from ..utils.subsets import all_subsets
+from .quality import SoftClassifierQF
 
 __all__ = ["Checker", "MeasureCheck", "Violation"]
 

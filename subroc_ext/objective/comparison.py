@@ -57,11 +57,11 @@ References
 import numpy as np
 import pysubgroup as ps
 
+from ..inputs.sorted_data import SortedDataset
 from ..scoring import bounds
 from ..scoring import measures as _measures
-from ..utils.validation import check_columns, check_mode, check_weights
-from ..inputs.sorted_data import SortedDataset
 from ..scoring.null_sampling import null_values, paired_null_values
+from ..utils.validation import check_columns, check_mode, check_weights
 from .comparison_statistics import (
     ComparisonGeneralizationAwareStatistics,
     ComparisonStatistics,

@@ -14,8 +14,8 @@ import numpy as np
 from numba import njit
 
 from ..scoring import bounds
-from .statistics import StatisticsByName
 from ..scoring.weights import max_weight, subgroup_weight
+from .statistics import StatisticsByName
 
 __all__ = [
     "comparison_statistics_kernel",

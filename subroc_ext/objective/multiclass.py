@@ -45,15 +45,15 @@ from typing import NamedTuple
 import numpy as np
 import pysubgroup as ps
 
-from ..utils.validation import check_columns, check_mode, check_weights
 from ..scoring.auc_mu import PairProjections, check_multiclass_arrays, check_partition_matrix
 from ..scoring.multiclass_weights import (
     multiclass_max_weight,
     multiclass_min_weight,
     multiclass_weight,
 )
-from .statistics import StatisticsByName, StatisticsQualityFunction
 from ..utils.subsets import sample_subsets
+from ..utils.validation import check_columns, check_mode, check_weights
+from .statistics import StatisticsByName, StatisticsQualityFunction
 
 __all__ = [
     "MultiClassTarget",

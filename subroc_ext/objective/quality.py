@@ -27,11 +27,11 @@ import warnings
 
 import numpy as np
 
+from ..inputs.sorted_data import SortedDataset
 from ..scoring import bitset, bounds, cover_kernels, joint_bounds
 from ..scoring import measures as _measures
-from ..utils.validation import check_mode, check_weights
-from ..inputs.sorted_data import SortedDataset
 from ..utils.deprecation import REMOVED_IN, renamed_keywords
+from ..utils.validation import check_mode, check_weights
 from .statistics import (
     Columns,
     StatisticsQualityFunction,

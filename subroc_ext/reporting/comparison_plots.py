@@ -9,8 +9,8 @@ each side's curve on the whole data.
 
 import numpy as np
 
-from ..workflow.diversity import cover_matrix
 from ..metrics.kernels import roc_auc_score, roc_curve
+from ..workflow.diversity import cover_matrix
 from .plotting import _wrapped
 
 __all__ = ["plot_comparison_roc_curves"]

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
-from .comparison_plots import plot_comparison_roc_curves
 from ..workflow.diversity import cover_matrix, select_diverse
+from .comparison_plots import plot_comparison_roc_curves
 from .page import (
     Column,
     Section,

@@ -16,11 +16,11 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..utils.validation import check_columns
-from ..scoring.auc_mu import PairProjections, check_multiclass_arrays, check_partition_matrix
-from .conditions import readable_description
 from ..metrics.covers import subgroup_covers
+from ..scoring.auc_mu import PairProjections, check_multiclass_arrays, check_partition_matrix
 from ..scoring.measures import ROCAUC
+from ..utils.validation import check_columns
+from .conditions import readable_description
 from .page import Section, heatmap_table, render_page, subgroups_table
 from .report import forest_section, result_columns, settings_html
 

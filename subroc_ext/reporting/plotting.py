@@ -16,9 +16,6 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..utils.validation import check_columns, finite_scores, positive_mask
-from .conditions import readable_description
-from ..workflow.diversity import cover_matrix, select_diverse
 from ..exceptions import UndefinedMeasureWarning
 from ..metrics.kernels import (
     pr_auc_from_counts,
@@ -27,6 +24,9 @@ from ..metrics.kernels import (
     roc_curve_from_counts,
     score_tie_counts,
 )
+from ..utils.validation import check_columns, finite_scores, positive_mask
+from ..workflow.diversity import cover_matrix, select_diverse
+from .conditions import readable_description
 
 __all__ = [
     "plot_forest",

@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
+from ..metrics.diagnostics import youden_threshold
+from ..metrics.operating_point import RATE_COLUMNS, threshold_rates
 from ..utils.validation import finite_scores, positive_mask
 from .conditions import readable_description
-from ..metrics.diagnostics import youden_threshold
 from .page import (
     Column,
     Section,
@@ -33,7 +34,6 @@ from .page import (
     render_page,
     subgroups_table,
 )
-from ..metrics.operating_point import RATE_COLUMNS, threshold_rates
 from .plotting import plot_forest, plot_pr_curves, plot_roc_curves
 from .sections import cross_auc_section, diagnostics_section
 

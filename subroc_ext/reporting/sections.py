@@ -8,9 +8,9 @@ when there is nothing to show.
 
 import html
 
-from .conditions import readable_description
 from ..metrics.cross_auc import cross_auc
 from ..metrics.diagnostics import generalization_diagnostics
+from .conditions import readable_description
 from .page import embedded_png, name_chips
 from .plotting import plot_cross_auc, plot_generalization_diagnostics
 

@@ -34,8 +34,8 @@ from typing import Callable
 import numpy as np
 
 from ..metrics import kernels
-from . import bitset, bounds, cover_kernels
 from ..utils.subsets import ClassTables, random_positions
+from . import bitset, bounds, cover_kernels
 
 __all__ = [
     "Cover",

@@ -23,8 +23,8 @@ the oracle the tests compare every sampler with.
 
 import numpy as np
 
-from .measures import Measure, compiled_kind, compiled_null_values
 from ..utils.subsets import ClassTables, random_positions
+from .measures import Measure, compiled_kind, compiled_null_values
 
 __all__ = [
     "null_values",

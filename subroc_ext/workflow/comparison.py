@@ -21,16 +21,16 @@ the quality function:
 import numpy as np
 import pandas as pd
 
-from . import diversity as _diversity
-from . import steps
-from ..utils.validation import check_columns, check_mode, check_search_settings, check_weights
-from ..utils.cluster import parallelism
+from ..inference.significance import check_test_settings
+from ..inputs.labels import infer_positive_label
+from ..inputs.target import SoftClassifierTarget
 from ..objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
 from ..objective.generalization import GeneralizationAwareQF
-from ..inputs.labels import infer_positive_label
+from ..utils.cluster import parallelism
+from ..utils.validation import check_columns, check_mode, check_search_settings, check_weights
+from . import diversity as _diversity
+from . import steps
 from .pipeline import make_quality_function, min_support_count, search_keep_test, split_validation
-from ..inference.significance import check_test_settings
-from ..inputs.target import SoftClassifierTarget
 
 __all__ = ["find_regressions", "find_drift", "describe_comparison", "split_periods"]
 

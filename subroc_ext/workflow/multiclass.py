@@ -9,17 +9,17 @@ the quality function.
 import numpy as np
 import pandas as pd
 
-from . import diversity, steps
-from ..utils.validation import check_columns, check_mode, check_weights
-from ..scoring.auc_mu import check_partition_matrix
-from ..utils.cluster import parallelism
 from ..exceptions import InterruptedTest
+from ..inference.significance import check_test_settings
+from ..inputs.search_space import make_search_space
+from ..inputs.validated import as_frame, split_validation
 from ..objective.generalization import GeneralizationAwareQF
 from ..objective.multiclass import AUCMuQF, MultiClassTarget
+from ..scoring.auc_mu import check_partition_matrix
+from ..utils.cluster import parallelism
+from ..utils.validation import check_columns, check_mode, check_weights
+from . import diversity, steps
 from .pipeline import min_support_count, search_keep_test
-from ..inputs.search_space import make_search_space
-from ..inference.significance import check_test_settings
-from ..inputs.validated import as_frame, split_validation
 
 __all__ = ["find_multiclass_subgroups", "describe_multiclass_subgroups"]
 

@@ -20,18 +20,18 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from . import diversity as _diversity
-from ..scoring import measures as _measures
-from . import steps
-from ..utils.validation import check_mode, check_weights
-from ..utils.cluster import parallelism
-from ..utils.deprecation import REMOVED_IN
 from ..exceptions import InterruptedTest
+from ..inference.significance import check_test_settings
+from ..inputs.validated import split_validation, validate_data
 from ..objective.generalization import GeneralizationAwareQF
 from ..objective.quality import SoftClassifierQF
-from ..inference.significance import check_test_settings
+from ..scoring import measures as _measures
+from ..utils.cluster import parallelism
+from ..utils.deprecation import REMOVED_IN
+from ..utils.validation import check_mode, check_weights
+from . import diversity as _diversity
+from . import steps
 from .steps import MEASURES
-from ..inputs.validated import split_validation, validate_data
 
 __all__ = [
     "MEASURES",

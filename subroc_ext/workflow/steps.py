@@ -22,17 +22,17 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 
-from ..scoring import measures as _measures
-from ..metrics.confidence import delong_interval
 from ..engine.counting import CountingQF
-from ..metrics.cross_auc import bias_aucs_of_masks
-from ..inputs.sorted_data import SortedDataset
-from ..inference.effects import EFFECT_COLUMNS, effect_intervals
-from ..objective.quality import SoftClassifierQF
-from ..inference.resampled_effects import resampled_effect_intervals
 from ..engine.search import FastSearch
-from ..inputs.search_space import make_search_space
+from ..inference.effects import EFFECT_COLUMNS, effect_intervals
+from ..inference.resampled_effects import resampled_effect_intervals
 from ..inference.significance import base_seed, randomization_test
+from ..inputs.search_space import make_search_space
+from ..inputs.sorted_data import SortedDataset
+from ..metrics.confidence import delong_interval
+from ..metrics.cross_auc import bias_aucs_of_masks
+from ..objective.quality import SoftClassifierQF
+from ..scoring import measures as _measures
 
 __all__ = ["MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test", "untested"]
 
