@@ -122,8 +122,7 @@ def check_measure(
     extremes: highest is below the value of a subset
         cover labels=[0, 1] scores=[0.0, 0.75], subset rows=[0, 1]: claimed 0.5, reached 1.0
     """
-    if not isinstance(measure, _measures.Measure):
-        raise TypeError(f"measure must be a subroc_ext.Measure, got {type(measure).__name__}")
+    _measures.check_measure_type(measure)
     n_datasets = _int_in(n_datasets, "n_datasets", 1, None)
     max_rows = _int_in(max_rows, "max_rows", 4, 14)
     null_samples = _int_in(null_samples, "null_samples", 0, None)

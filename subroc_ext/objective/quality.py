@@ -147,11 +147,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         balance_weight=0.0,
         mode="worse",
     ):
-        if not isinstance(measure, _measures.Measure):
-            raise TypeError(
-                f"measure must be a subroc_ext.Measure, got {type(measure).__name__}"
-            )
-        self.measure = measure
+        self.measure = _measures.check_measure_type(measure)
         self.label = label
         self.positive_label = positive_label
         self.size_weight, self.balance_weight = check_weights(size_weight, balance_weight)

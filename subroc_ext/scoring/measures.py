@@ -40,6 +40,7 @@ from . import bitset, bounds, cover_kernels
 __all__ = [
     "Cover",
     "Measure",
+    "check_measure_type",
     "ROCAUC",
     "PRAUC",
     "AverageRankingLoss",
@@ -582,3 +583,10 @@ def compiled_null_values(kind, measure, dataset, positives, negatives, n_samples
         group_end, row_values, out,
     )  # fmt: skip
     return out
+
+
+def check_measure_type(measure):
+    """``measure`` itself if it is a :class:`Measure`; else a ``TypeError`` naming its type."""
+    if not isinstance(measure, Measure):
+        raise TypeError(f"measure must be a subroc_ext.Measure, got {type(measure).__name__}")
+    return measure
