@@ -80,8 +80,12 @@ def test_count_children_counts_each_class_of_each_child(parent_density):
 @pytest.mark.parametrize("ties", ["none", "some", "heavy"])
 @pytest.mark.parametrize("qf_name", QF_NAMES)
 def test_compiled_kernels_equal_the_quality_function_bit_for_bit(qf_name, ties):
-    """Measure, extremes and size-aware bound of random covers: the engine's
-    kernels give exactly the floats of the quality function's own path."""
+    """Class counts, measure, extremes, size-aware bound and statistics of
+    random covers: the engine's one call per node gives exactly the floats of
+    the quality function's own path (the measure's methods and
+    :func:`statistics_kernel`)."""
+    from subroc_ext.objective.statistics import statistics_kernel
+
     data = scored_frame(5, 157, attributes=6, ties=ties)  # not a multiple of 64 rows
     for mode in ("worse", "better", "both"):
         qf = make_qf(qf_name, mode, (1, 0.3))
@@ -93,8 +97,8 @@ def test_compiled_kernels_equal_the_quality_function_bit_for_bit(qf_name, ties):
         parent = bitset.pack(np.ones(len(data), dtype=bool))
         evaluator = subroc_ext.engine.evaluators.evaluator(qf, _Space(space_words, dataset))
         candidates = np.arange(len(masks), dtype=np.int64)
+        children, stats = evaluator.children(parent, candidates, np.inf, -np.inf, 1, True)
         value, lowest, highest = evaluator.measure(parent, candidates)
-        size_aware = evaluator.size_aware(parent, candidates)
         unbounded_value, no_lowest, no_highest = evaluator.measure(parent, candidates, extremes=False)
         np.testing.assert_array_equal(unbounded_value, value)  # pruning off: the same values,
         assert np.isnan(no_lowest).all() and np.isnan(no_highest).all()  # no extremes computed
@@ -102,15 +106,23 @@ def test_compiled_kernels_equal_the_quality_function_bit_for_bit(qf_name, ties):
         for i, mask in enumerate(masks):
             cover = dataset.cover(mask)
             if not qf.measure.is_defined(cover.positives, cover.negatives):
+                assert i not in children
                 continue
+            j = checked
+            assert children[j] == i
             checked += 1
             measure = qf.prepared_measure
             assert value[i] == measure.value(cover)
             assert (lowest[i], highest[i]) == measure.extremes(cover)
-            expected = bounds.size_aware_bound(
-                measure, cover, qf.dataset_value, qf.signs(), qf.size_weight
-            )
-            assert size_aware[i] == expected
+            size_aware = np.inf
+            if qf.size_weight > 0:
+                size_aware = bounds.size_aware_bound(measure, cover, qf.dataset_value, qf.signs(), qf.size_weight)
+            expected = statistics_kernel(
+                cover.positives, cover.negatives, True, measure.value(cover), *measure.extremes(cover),
+                size_aware, *qf._settings(),
+            )  # fmt: skip
+            assert (stats.positives_count[j], stats.negatives_count[j]) == (cover.positives, cover.negatives)
+            assert tuple(field[j] for field in stats[3:]) == expected
         assert checked >= 40
 
 

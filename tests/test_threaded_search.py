@@ -164,15 +164,15 @@ def test_a_measure_of_the_users_runs_on_one_thread():
 
 def test_an_error_on_a_thread_stops_the_search_and_is_raised(monkeypatch):
     calls = []
-    measure = evaluators.CompiledEvaluator.measure
+    children = evaluators.CompiledEvaluator.children
 
     def failing(self, *args, **kwargs):
         calls.append(threading.get_ident())
-        if len(calls) == 30:
+        if len(calls) == 3:
             raise RuntimeError("kernel failed")
-        return measure(self, *args, **kwargs)
+        return children(self, *args, **kwargs)
 
-    monkeypatch.setattr(evaluators.CompiledEvaluator, "measure", failing)
+    monkeypatch.setattr(evaluators.CompiledEvaluator, "children", failing)
     data = scored_frame(0, 300, attributes=6)
     selectors = ps.create_selectors(data, nbins=4, ignore=["label", "score"])
     before = threading.active_count()

@@ -2,13 +2,14 @@
 
 :func:`evaluator` picks one per quality function: for a
 :class:`~subroc_ext.SoftClassifierQF` with a built-in measure
-(:class:`CompiledEvaluator`) the class counts of every child, the bound from
-counts (:func:`subroc_ext.engine.search_kernels.promising_children`, and for ROC AUC
-the joint bound from counts, :mod:`subroc_ext.scoring.joint_bounds`), then the
-measure and extremes of the survivors (:func:`subroc_ext.scoring.cover_kernels.measure_children`)
-and their statistics (:meth:`~subroc_ext.SoftClassifierQF.statistics_of_counts`);
-with a user's measure (:class:`PythonEvaluator`) the same steps through the
-measure's methods; :class:`ComparisonEvaluator` for two models or periods,
+(:class:`CompiledEvaluator`) one compiled call per node
+(:mod:`subroc_ext.engine.search_kernels`: the class counts of every child,
+the bound from counts, for ROC AUC the bound from counts of
+:mod:`subroc_ext.scoring.joint_bounds`, then the measure, extremes and
+statistics of the survivors), and one per group of sibling nodes for the
+children at the maximum depth; with a user's measure
+(:class:`PythonEvaluator`) the same steps through the measure's methods;
+:class:`ComparisonEvaluator` for two models or periods,
 :class:`MultiClassEvaluator` for AUC_mu. Each returns the children that may
 enter the result or lead to a pattern that may, with their statistics.
 """
@@ -19,6 +20,7 @@ import numpy as np
 
 from ..objective.comparison import ComparisonQF
 from ..objective.multiclass import AUCMuQF
+from ..objective.statistics import SubgroupStatistics
 from ..scoring import bitset, bounds, cover_kernels, joint_bounds
 from ..scoring.measures import compiled_kind
 from ..scoring.weights import max_weight, subgroup_weight
@@ -58,9 +60,8 @@ def class_counts(parent, words, candidates, positive_words, negative_words):
 
 
 class BinaryEvaluator:
-    """Statistics of the children of a node for a :class:`SoftClassifierQF`:
-    class counts of all of them (compiled), the bound from counts, then the
-    measure of the survivors (by the subclass) and their statistics."""
+    """Statistics of the children of a node for a :class:`SoftClassifierQF`
+    (the subclasses compute them); what both kinds share."""
 
     def __init__(self, qf, space):
         self.qf = qf
@@ -76,56 +77,22 @@ class BinaryEvaluator:
 
     def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
         """The candidates that may enter the result or lead to a pattern that
-        may, and their statistics (arrays).
+        may, and their statistics (arrays; None when there are none).
 
         ``cap`` bounds the raw quality gain of every child (``inf`` if unknown):
         a child weighing ``w`` cannot exceed ``w * cap``. ``offset`` is what a
         child's quality subtracts at least (the parent's ``max(q, g)`` with
-        generalization awareness, else 0), for :meth:`by_count_bounds`.
+        generalization awareness, else 0), for a bound from class counts.
         """
-        qf = self.qf
-        keep, positives, negatives = self.promising(parent, candidates, cap, threshold, min_support, expandable)
-        if np.isfinite(cap):
-            keep = self.by_count_bounds(parent, keep, positives, negatives, cap, threshold, expandable, offset)
-        candidates, positives, negatives = candidates[keep], positives[keep], negatives[keep]
-        if not len(candidates):
-            return candidates, None
-        value, lowest, highest = self.measure(parent, candidates, qf.optimistic_estimates)
-        if expandable and qf.size_weight > 0 and qf.optimistic_estimates:
-            size_aware = self.size_aware(parent, candidates)
-        else:
-            size_aware = np.full(len(candidates), np.inf)
-        return candidates, qf.statistics_of_counts(
-            positives, negatives, value, lowest, highest, size_aware
-        )
-
-    def by_count_bounds(self, parent, keep, positives, negatives, cap, threshold, expandable, offset):
-        """``keep`` without the children that a bound from their class counts
-        rules out, with (``expandable``) their subtrees; unchanged where the
-        measure has none (ROC AUC has one: :class:`CompiledEvaluator`)."""
-        return keep
+        raise NotImplementedError
 
     def tightened(self, parent, candidates, quality, estimate, offset, threshold, min_support):
         """``estimate`` of the children, tightened where it exceeds ``threshold``
-        by the joint bound with ``offset(i)`` of child ``i`` (``max(q, g)``
+        by the joint bound with ``offset[i]`` of child ``i`` (``max(q, g)``
         with generalization awareness; 0 when ``offset`` is None;
         :mod:`subroc_ext.scoring.joint_bounds`); the estimate unchanged for measures
         without one."""
         return estimate
-
-    def promising(self, parent, candidates, cap, threshold, min_support, expandable):
-        """Which candidates may enter the result or lead to a pattern that may
-        (a boolean mask), and their class counts."""
-        qf = self.qf
-        positives, negatives = self.counts(parent, candidates)
-        keep = (positives + negatives >= min_support) & qf.measure.is_defined(positives, negatives)
-        if np.isfinite(cap):
-            alpha, beta = qf.size_weight, qf.balance_weight
-            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
-            if expandable:
-                promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
-            keep &= promising
-        return keep, positives, negatives
 
     def raw_quality(self, parent, selector):
         """``q`` of ``parent AND selector``."""
@@ -138,29 +105,52 @@ class BinaryEvaluator:
 
 
 class CompiledEvaluator(BinaryEvaluator):
-    """Measure, extremes and size-aware bounds of children from the compiled kernels."""
+    """The built-in measures: every step of a node's children in one compiled
+    call (:func:`subroc_ext.engine.search_kernels.scored_children`, or
+    :func:`~subroc_ext.engine.search_kernels.leaves_of_nodes` for the
+    children at the maximum depth of several nodes), on the quality
+    function's own kernel data."""
 
     def __init__(self, qf, space, kind):
-        super().__init__(qf, space)
+        self.qf = qf
+        self.space = space
         self.kind = kind
-        self.group_start, self.group_end = cover_kernels.tie_group_bounds(qf.dataset.group_ids)
-        if kind == cover_kernels.ROW_MEAN:
-            self.row_values = np.ascontiguousarray(qf.prepared_measure.prepared_values, dtype=float)
-        else:
-            self.row_values = np.zeros(0)
+        (self.positive_words, self.negative_words, self.group_start, self.group_end, _, self.row_values,
+         self.value_order, self.ascending_values, *_) = qf._kernel_data  # fmt: skip
 
-    def promising(self, parent, candidates, cap, threshold, min_support, expandable):
-        """As :meth:`BinaryEvaluator.promising`, in one compiled call
-        (:func:`subroc_ext.engine.search_kernels.promising_children`; the built-in
-        measures' ``is_defined`` is that of :class:`~subroc_ext.scoring.measures.Measure`)."""
+    def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
         qf, measure = self.qf, self.qf.measure
-        return search_kernels.promising_children(
+        children, positives, negatives, fields = search_kernels.scored_children(
             parent, self.space.words, candidates, self.positive_words, self.negative_words,
-            min_support, measure.min_positives, measure.min_negatives, float(cap), float(threshold),
-            float(qf.size_weight), float(qf.balance_weight), expandable,
+            self.group_start, self.group_end, self.kind, self.row_values, self.value_order,
+            self.ascending_values, min_support, measure.min_positives, measure.min_negatives,
+            float(cap), float(threshold), *qf._settings(), expandable, float(offset),
+            bool(np.isfinite(cap) and self.kind == cover_kernels.ROC_AUC),
+        )  # fmt: skip
+        if not len(children):
+            return children, None
+        return children, SubgroupStatistics(positives + negatives, positives, negatives, *fields)
+
+    def leaves(self, grandparent, nodes, estimates, caps, generalizations, sibling_best, live_threshold,
+               min_support):  # fmt: skip
+        """The children at the maximum depth that may enter the result, below
+        sibling nodes, in one compiled call
+        (:func:`subroc_ext.engine.search_kernels.leaves_of_nodes`, whose
+        arguments and results these are)."""
+        qf, measure = self.qf, self.qf.measure
+        reference, downward, upward, alpha, beta, needs_both_classes, _ = qf._settings()
+        return search_kernels.leaves_of_nodes(
+            grandparent, np.asarray(nodes, dtype=np.int64), *(np.asarray(a, dtype=float) for a in (
+                estimates, caps, generalizations)), sibling_best, live_threshold, self.space.next_start,
+            self.space.words, self.positive_words, self.negative_words, self.group_start,
+            self.group_end, self.kind, self.row_values, min_support, measure.min_positives,
+            measure.min_negatives, reference, downward, upward, alpha, beta, needs_both_classes,
+            self.kind == cover_kernels.ROC_AUC,
         )  # fmt: skip
 
     def measure(self, parent, candidates, extremes=True):
+        """The measure and (``extremes``) its extremes over subsets of each child
+        (:func:`subroc_ext.scoring.cover_kernels.measure_children`)."""
         count = len(candidates)
         value, lowest, highest = np.empty(count), np.empty(count), np.empty(count)
         cover_kernels.measure_children(
@@ -169,30 +159,6 @@ class CompiledEvaluator(BinaryEvaluator):
             value, lowest, highest,
         )  # fmt: skip
         return value, lowest, highest
-
-    def by_count_bounds(self, parent, keep, positives, negatives, cap, threshold, expandable, offset):
-        """ROC AUC: a child with ``p`` positives and ``n`` negatives is a subset
-        of ``parent``, so its quality is at most ``w(p, n)`` times the parent's
-        largest AUC gain over subsets with exactly those counts
-        (:func:`subroc_ext.scoring.joint_bounds.roc_auc_count_bounds`), minus ``offset``."""
-        if self.kind != cover_kernels.ROC_AUC:
-            return keep
-        qf = self.qf
-        kept = np.flatnonzero(keep)
-        p, n = positives[kept], negatives[kept]
-        alpha, beta = qf.size_weight, qf.balance_weight
-        own, directions = np.empty(len(kept)), qf.signs()
-        joint_bounds.roc_auc_count_bounds(
-            parent, self.positive_words, self.negative_words, self.group_start, self.group_end,
-            p, n, float(qf.dataset_value), float(offset), -1 in directions,
-            1 in directions, float(alpha), float(beta), own,
-        )  # fmt: skip
-        still = np.minimum(subgroup_weight(p, n, alpha, beta) * cap, own) > threshold
-        if expandable:
-            still |= max_weight(p, n, alpha, beta) * cap > threshold
-        keep = keep.copy()
-        keep[kept[~still]] = False
-        return keep
 
     #: The joint bound is computed for children whose estimate exceeds the
     #: k-th best quality by at most this factor: it seldom cuts a larger one
@@ -206,7 +172,7 @@ class CompiledEvaluator(BinaryEvaluator):
         if self.kind != cover_kernels.ROC_AUC or not qf.optimistic_estimates or not len(room):
             return estimate
         joint, directions = np.empty(len(room)), qf.signs()
-        offsets = np.zeros(len(room)) if offset is None else np.array([offset(i) for i in room], dtype=float)
+        offsets = np.zeros(len(room)) if offset is None else np.asarray(offset, dtype=float)[room]
         joint_bounds.roc_auc_joint_children(
             parent, self.space.words, candidates[room], self.positive_words, self.negative_words,
             self.group_start, self.group_end, float(qf.dataset_value), offsets,
@@ -217,24 +183,33 @@ class CompiledEvaluator(BinaryEvaluator):
         estimate[room] = np.minimum(estimate[room], np.maximum(joint, quality[room]))
         return estimate
 
-    def size_aware(self, parent, candidates):
-        if self.kind != cover_kernels.ROW_MEAN:
-            return np.full(len(candidates), np.inf)
-        qf = self.qf
-        return np.array(
-            [
-                bounds.row_mean_size_aware_bound(
-                    qf.prepared_measure, parent & self.space.words[selector], qf.dataset_value,
-                    qf.signs(), qf.size_weight,
-                )  # fmt: skip
-                for selector in candidates
-            ],
-            dtype=float,
-        )
-
 
 class PythonEvaluator(BinaryEvaluator):
-    """Any other measure: its own methods on each child's cover."""
+    """Any other measure: the class counts of all children (compiled), the
+    bound from counts, then the measure's own methods on each surviving
+    child's cover and the statistics of all of them."""
+
+    def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
+        qf = self.qf
+        positives, negatives = self.counts(parent, candidates)
+        keep = (positives + negatives >= min_support) & qf.measure.is_defined(positives, negatives)
+        if np.isfinite(cap):
+            alpha, beta = qf.size_weight, qf.balance_weight
+            promising = subgroup_weight(positives, negatives, alpha, beta) * cap > threshold
+            if expandable:
+                promising |= max_weight(positives, negatives, alpha, beta) * cap > threshold
+            keep &= promising
+        candidates, positives, negatives = candidates[keep], positives[keep], negatives[keep]
+        if not len(candidates):
+            return candidates, None
+        value, lowest, highest = self.measure(parent, candidates, qf.optimistic_estimates)
+        if expandable and qf.size_weight > 0 and qf.optimistic_estimates:
+            size_aware = self.size_aware(parent, candidates)
+        else:
+            size_aware = np.full(len(candidates), np.inf)
+        return candidates, qf.statistics_of_counts(
+            positives, negatives, value, lowest, highest, size_aware
+        )
 
     def _covers(self, parent, candidates):
         for selector in candidates:

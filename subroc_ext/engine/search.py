@@ -65,14 +65,13 @@ import pysubgroup as ps
 from ..objective.comparison import ComparisonQF
 from ..objective.generalization import GeneralizationAwareQF
 
-# the compiled loop of generalization_aware_quality, without its argument checks
-from ..objective.generalization import _generalization_aware_arrays as _aware_kernel
 from ..objective.multiclass import AUCMuQF
 from ..objective.quality import SoftClassifierQF
 from ..scoring import bitset
 from ..utils.cluster import check_client
 from ..utils.progress import progress_bar, search_status
-from .evaluators import BinaryEvaluator, evaluator, thread_safe
+from .evaluators import BinaryEvaluator, CompiledEvaluator, evaluator, thread_safe
+from .generalization_memo import GeneralizationMemo
 from .parallel_search import search_on_cluster
 
 __all__ = ["FastSearch", "SearchProblem"]
@@ -345,14 +344,6 @@ def _at_least(quality):
     return np.nextafter(quality, -np.inf)
 
 
-def _generalization_aware(weight, raw_quality, raw_bound, max_weight, generalization):
-    """:func:`~subroc_ext.objective.generalization.generalization_aware_quality` of
-    float arrays of one length, without its argument handling."""
-    out = np.empty((2, len(weight)))
-    _aware_kernel(weight, raw_quality, raw_bound, max_weight, generalization, out)
-    return out[0], out[1]
-
-
 class _Run:
     """One search: the result heap, the node queue and the generalization memo.
 
@@ -374,12 +365,13 @@ class _Run:
         self.sequence = itertools.count()
         self.counted = 0
         self.evaluated = 0
-        self.best_raw = {(): 0.0}  # max(q, g) of patterns, for generalization awareness
-        self.raw = {}  # q of patterns evaluated whose g is not known yet
+        self.memo = GeneralizationMemo(self.space, self.evaluator) if self.generalization_aware else None
         self.lock = threading.Lock()  # the heap and the counters, with threads
         # (threshold with ties, without ties, rank of the worst kept pattern):
         # replaced as one tuple, so threads read a consistent (if older) state
         self.cut = (min_quality, min_quality, None)
+        # the threshold with ties, for compiled code that runs while it rises
+        self.live = np.array([min_quality], dtype=float)
 
     # -- the result set -------------------------------------------------------
 
@@ -422,6 +414,7 @@ class _Run:
             if len(self.results) == self.k:
                 kth, worst, _ = self.results[0]
                 self.cut = (max(self.min_quality, _at_least(kth)), max(self.min_quality, kth), worst)
+                self.live[0] = self.cut[0]
 
     # -- search ----------------------------------------------------------------
 
@@ -514,110 +507,99 @@ class _Run:
         awareness).
         """
         space = self.space
+        if pattern and len(pattern) + 1 == self.depth and isinstance(self.evaluator, CompiledEvaluator):
+            grandparent = space.cover(pattern[:-1])
+            self._offer_leaves(pattern[:-1], grandparent, [pattern], np.full(1, np.inf), np.full(1, raw_bound),
+                               np.full(1, best))  # fmt: skip
+            return
         parent = space.cover(pattern)
         candidates = space.refinements(pattern)
         if not len(candidates):
             return
-        with self.lock:
-            self.counted += len(candidates)
-            if self.bar is not None:
-                self.bar.set_postfix_str(search_status(len(self.results), self.k, self.threshold()), refresh=False)
-                self.bar.update(len(candidates))
+        self._count(len(candidates))
         child_depth = len(pattern) + 1
         expandable = child_depth < self.depth
-        # a child's raw quality is at most the parent's raw bound, and (with
-        # generalization awareness) its g at least the parent's max(q, g)
-        cap = max(raw_bound - best if self.generalization_aware else raw_bound, 0.0)
         threshold = self.threshold(pattern)
         offset = {"offset": max(best, 0.0)} if isinstance(self.evaluator, BinaryEvaluator) else {}
         candidates, stats = self.evaluator.children(
-            parent, candidates, cap, threshold, self.min_support, expandable, **offset
+            parent, candidates, self._cap(raw_bound, best), threshold, self.min_support, expandable, **offset
         )
         if stats is None:
             return
         with self.lock:
             self.evaluated += len(candidates)
-        children = [pattern + (int(c),) for c in candidates]
         if self.generalization_aware:
-            quality, estimate = self._generalization_aware(children, stats, best, expandable, threshold)
+            quality, estimate, bests = self.memo.children(pattern, candidates, stats, best, expandable, threshold)
         else:
-            quality, estimate = stats.quality, stats.optimistic_estimate
+            quality, estimate, bests = stats.quality, stats.optimistic_estimate, None
         for i in np.flatnonzero(quality > threshold):  # the others cannot enter
-            self.offer(quality[i], children[i])
+            self.offer(quality[i], pattern + (int(candidates[i]),))
         if not expandable:
             return
         if isinstance(self.evaluator, BinaryEvaluator):
-            offset = (lambda i: self.best_raw.get(children[i], best)) if self.generalization_aware else None
             estimate = self.evaluator.tightened(
-                parent, candidates, quality, estimate, offset, self.threshold(), self.min_support
+                parent, candidates, quality, estimate, bests, self.threshold(), self.min_support
             )
         order = np.argsort(-estimate, kind="stable")
         if self.partial is not None and pattern in self.partial:  # expand owned subtrees only
-            order = [i for i in order if children[i] in self.owned]
+            order = [i for i in order if pattern + (int(candidates[i]),) in self.owned]
+        bests = np.full(len(candidates), -np.inf) if bests is None else bests
         # the root's children are queued (threads share them), deeper nodes'
-        # children expanded at once one level above the maximum depth
+        # children expanded at once one level above the maximum depth: with
+        # compiled kernels all in one call (ties with the k-th best included)
         now = child_depth == self.depth - 1 and len(pattern) > 0
-        best_of = self.best_raw if self.generalization_aware else {}
+        if now and isinstance(self.evaluator, CompiledEvaluator):
+            order = np.asarray(order, dtype=np.int64)
+            order = order[estimate[order] > self.threshold()]
+            nodes = [pattern + (c,) for c in candidates[order].tolist()]
+            self._offer_leaves(pattern, parent, nodes, estimate[order], stats.raw_bound[order], bests[order])
+            return
         for i in order:
             if not estimate[i] > self.threshold():
                 break
-            child = children[i]
+            child = pattern + (int(candidates[i]),)
             if not self.promising(estimate[i], child):
                 continue
-            child_best = best_of.get(child, -np.inf)
             if now:
-                self.expand(child, stats.raw_bound[i], child_best, queue)
+                self.expand(child, stats.raw_bound[i], bests[i], queue)
             else:
-                entry = (-estimate[i], next(self.sequence), child, stats.raw_bound[i], child_best)
-                heapq.heappush(queue, entry)
+                heapq.heappush(queue, (-estimate[i], next(self.sequence), child, stats.raw_bound[i], bests[i]))
 
-    # -- generalization awareness -------------------------------------------
+    def _cap(self, raw_bound, best):
+        """Bound of the raw quality gain of a node's children (floats or
+        arrays): a child's raw quality is at most the node's raw bound, and
+        (with generalization awareness) its ``g`` at least the node's ``max(q, g)``."""
+        return np.maximum(raw_bound - best if self.generalization_aware else raw_bound, 0.0)
 
-    def _generalization_aware(self, children, stats, parent_best, expandable, threshold):
-        """Qualities and estimates of ``children``, computing ``g`` only where
-        the parent's ``max(q, g)`` (a lower bound of every child's ``g``) does
-        not already rule a child out (at or below ``threshold``)."""
-        fields = [np.asarray(field, dtype=float) for field in
-                  (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight)]  # fmt: skip
-        raw = fields[1].tolist()
-        generalization = np.full(len(children), float(parent_best))
-        quality, estimate = _generalization_aware(*fields, generalization)
-        if expandable:
-            self.raw.update(zip(children, raw))
-        # upper bounds, as g(child) >= parent_best
-        exact = quality > threshold
-        if expandable:
-            exact |= estimate > threshold
-        exact = np.flatnonzero(exact)
-        if not len(exact):
-            return quality, estimate
-        for i in exact.tolist():
-            child = children[i]
-            generalization[i] = best = self._generalization(child)
-            self.best_raw[child] = max(raw[i], best)
-            self.raw.pop(child, None)
-        quality[exact], estimate[exact] = _generalization_aware(
-            *(field[exact] for field in fields), generalization[exact]
+    def _count(self, candidates):
+        """Add ``candidates`` counted candidates (and show them)."""
+        with self.lock:
+            self.counted += candidates
+            if self.bar is not None:
+                self.bar.set_postfix_str(search_status(len(self.results), self.k, self.threshold()), refresh=False)
+                self.bar.update(candidates)
+
+    def _offer_leaves(self, pattern, parent, nodes, estimates, raw_bounds, bests):
+        """Offer the children at the maximum depth of the ``nodes`` (patterns
+        one selector longer than ``pattern``, whose cover is ``parent``; with
+        their estimates, raw bounds and ``max(q, g)``), in one compiled call
+        (:meth:`CompiledEvaluator.leaves`). With generalization awareness the
+        call bounds each child's ``g`` from below by its node's ``max(q, g)``
+        and the row of ``pattern`` (:meth:`GeneralizationMemo.sibling_row`),
+        and the children still above the threshold get their own."""
+        if self.memo is None:
+            sibling_best = np.full(len(self.space.words), -np.inf)
+        else:
+            sibling_best = self.memo.sibling_row(pattern)
+        node, children, raw, weight, quality, counted, evaluated = self.evaluator.leaves(
+            parent, [node[-1] for node in nodes], estimates, self._cap(raw_bounds, bests), bests,
+            sibling_best, self.live, self.min_support,
         )  # fmt: skip
-        return quality, estimate
-
-    def _generalization(self, pattern):
-        """``g``: the largest ``max(q, g)`` of the patterns one selector shorter."""
-        return max(
-            self._best_raw(pattern[:i] + pattern[i + 1 :]) for i in range(len(pattern))
-        )
-
-    def _best_raw(self, pattern):
-        """``max(q, g)`` of ``pattern`` (memoized; evaluated on demand)."""
-        best = self.best_raw.get(pattern)
-        if best is None:
-            raw = self.raw.pop(pattern, None)
-            if raw is None:
-                raw = self._raw_quality(pattern)
-            best = max(raw, self._generalization(pattern))
-            self.best_raw[pattern] = best
-        return best
-
-    def _raw_quality(self, pattern):
-        """``q`` of one pattern, from its cover."""
-        return self.evaluator.raw_quality(self.space.cover(pattern[:-1]), pattern[-1])
+        self._count(counted)
+        with self.lock:
+            self.evaluated += evaluated
+        children = [nodes[j] + (c,) for j, c in zip(node.tolist(), children.tolist())]
+        if self.memo is not None and children:
+            quality = self.memo.qualities(children, weight, raw)
+        for child, value in zip(children, quality.tolist()):
+            self.offer(value, child)

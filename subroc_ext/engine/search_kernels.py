@@ -6,17 +6,27 @@ operations holding the GIL: the class counts of every child
 children may enter the result or lead to a pattern that may. The arithmetic
 is that of :class:`subroc_ext.engine.evaluators.BinaryEvaluator` (the same weight
 functions, :mod:`subroc_ext.scoring.weights`, on the same floats), so both keep the
-same children. Releasing the GIL for the whole step is what lets
+same children.
+
+The children at the maximum depth, which are never expanded, and which are
+most of a search's candidates, take one call for all the nodes one level
+above them that share a parent (:func:`leaves_of_nodes`, each node's
+children as :func:`leaf_children`): counts, the bounds from counts, the
+measure and the quality, so that the Python code between calls, which holds
+the GIL, is a small part of the work. Releasing the GIL for the whole step is what lets
 ``FastSearch(n_jobs=...)`` threads run side by side.
 """
 
 import numpy as np
 from numba import njit
 
-from ..scoring.cover_kernels import count_children
+from ..objective.generalization import generalization_aware_kernel
+from ..objective.statistics import row_mean_size_aware, statistics_kernel
+from ..scoring.cover_kernels import ROW_MEAN, count_children, measure_children
+from ..scoring.joint_bounds import roc_auc_count_bounds
 from ..scoring.weights import max_weight, subgroup_weight
 
-__all__ = ["promising_children"]
+__all__ = ["promising_children", "scored_children", "leaf_children", "leaves_of_nodes"]
 
 
 @njit(cache=True, nogil=True)
@@ -77,3 +87,276 @@ def promising_children(
                 ok = max_weight(float(p), float(n), size_weight, balance_weight) * cap > threshold
         keep[i] = ok
     return keep, positives, negatives
+
+
+@njit(cache=True, nogil=True)
+def scored_children(
+    parent, selector_words, candidates, positive_words, negative_words, group_start, group_end, kind,
+    row_values, value_order, ascending_values, min_support, min_positives, min_negatives, cap,
+    threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
+    estimates, expandable, offset, count_bound,
+):  # fmt: skip
+    """The children of a node that may enter the result or lead to a pattern
+    that may, with their statistics, in one call.
+
+    :func:`promising_children`; for ROC AUC the bound from counts
+    (:func:`subroc_ext.scoring.joint_bounds.roc_auc_count_bounds`: a child
+    is kept if ``min(w * cap, own bound)`` exceeds ``threshold``, or, when
+    ``expandable``, ``max_weight * cap`` does); then the measure and its
+    extremes (:func:`subroc_ext.scoring.cover_kernels.measure_children`),
+    for a row mean with a size weight the size-aware bound, and
+    :func:`subroc_ext.objective.statistics.statistics_kernel` of each child
+    kept: the floats of the quality function's own path.
+
+    Parameters
+    ----------
+    parent, selector_words, candidates, positive_words, negative_words
+        As in :func:`promising_children`.
+    group_start, group_end, kind, row_values
+        As in :func:`subroc_ext.scoring.cover_kernels.measure_children`.
+    value_order, ascending_values
+        A row mean's rows in ascending value order and those values (read
+        only for the size-aware bound).
+    min_support, min_positives, min_negatives, cap, threshold, expandable
+        As in :func:`promising_children`.
+    reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates
+        The quality function's settings, as in
+        :func:`subroc_ext.objective.statistics.statistics_kernel`.
+    offset : float
+        What a child's quality subtracts at least (the parent's ``max(q,
+        g)`` with generalization awareness, else 0), for the bound from counts.
+    count_bound : bool
+        Apply the ROC AUC bound from counts.
+
+    Returns
+    -------
+    children : int64[M]
+        The candidates kept.
+    positives, negatives : int64[M]
+    fields : float64[7, M]
+        ``measure, raw_quality, weight, quality, raw_bound, max_weight,
+        optimistic_estimate`` of each, as in
+        :class:`subroc_ext.objective.statistics.SubgroupStatistics`.
+    """
+    keep, positives, negatives = promising_children(
+        parent, selector_words, candidates, positive_words, negative_words, min_support,
+        min_positives, min_negatives, cap, threshold, size_weight, balance_weight, expandable,
+    )  # fmt: skip
+    kept = np.flatnonzero(keep)
+    if count_bound and len(kept):
+        own = np.empty(len(kept))
+        roc_auc_count_bounds(
+            parent, positive_words, negative_words, group_start, group_end, positives[kept],
+            negatives[kept], reference, offset, downward, upward, size_weight, balance_weight, own,
+        )  # fmt: skip
+        still = np.empty(len(kept), dtype=np.bool_)
+        for j in range(len(kept)):
+            p, n = float(positives[kept[j]]), float(negatives[kept[j]])
+            still[j] = min(subgroup_weight(p, n, size_weight, balance_weight) * cap, own[j]) > threshold
+            if expandable and not still[j]:
+                still[j] = max_weight(p, n, size_weight, balance_weight) * cap > threshold
+        kept = kept[still]
+    count = len(kept)
+    children = candidates[kept]
+    values, lowest, highest = np.empty(count), np.empty(count), np.empty(count)
+    measure_children(
+        parent, selector_words, children, positive_words, negative_words, group_start, group_end,
+        kind, row_values, estimates, values, lowest, highest,
+    )  # fmt: skip
+    size_aware_wanted = expandable and estimates and size_weight > 0 and kind == ROW_MEAN
+    fields = np.empty((7, count))
+    for j in range(count):
+        size_aware = np.inf
+        if size_aware_wanted:
+            size_aware = row_mean_size_aware(
+                parent & selector_words[children[j]], value_order, ascending_values, reference,
+                downward, upward, size_weight,
+            )  # fmt: skip
+        statistics = statistics_kernel(
+            positives[kept[j]], negatives[kept[j]], True, values[j], lowest[j], highest[j], size_aware,
+            reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,
+        )  # fmt: skip
+        for f in range(7):
+            fields[f, j] = statistics[f]
+    return children, positives[kept], negatives[kept], fields
+
+
+@njit(cache=True, nogil=True)
+def leaf_children(
+    parent, selector_words, candidates, positive_words, negative_words, group_start, group_end, kind,
+    row_values, min_support, min_positives, min_negatives, cap, threshold, reference, downward, upward,
+    size_weight, balance_weight, needs_both_classes, generalization, sibling_best, count_bound,
+):  # fmt: skip
+    """The children of a node that may enter the result, when none of them
+    is expanded (they are at the maximum depth), in one call.
+
+    The steps of :class:`~subroc_ext.engine.evaluators.CompiledEvaluator` for
+    such children, on the same floats: :func:`promising_children`, for ROC
+    AUC the bound from counts
+    (:func:`subroc_ext.scoring.joint_bounds.roc_auc_count_bounds`), the
+    measure of the survivors without its extremes
+    (:func:`subroc_ext.scoring.cover_kernels.measure_children`) and their
+    quality (:func:`subroc_ext.objective.statistics.statistics_kernel`;
+    with generalization awareness :func:`generalization_aware_kernel` with
+    a lower bound of each child's ``g``, so an upper bound of its quality).
+
+    Parameters
+    ----------
+    parent, selector_words, candidates, positive_words, negative_words
+        As in :func:`promising_children`.
+    group_start, group_end, kind, row_values
+        As in :func:`subroc_ext.scoring.cover_kernels.measure_children`.
+    min_support, min_positives, min_negatives, cap, threshold
+        As in :func:`promising_children`; a child is returned if its quality
+        (its bound, with generalization awareness) exceeds ``threshold``.
+    reference, downward, upward, size_weight, balance_weight, needs_both_classes
+        The quality function's settings, as in
+        :func:`subroc_ext.objective.statistics.statistics_kernel`.
+    generalization : float
+        The parent's ``max(q, g)`` with generalization awareness, ``-inf``
+        without.
+    sibling_best : float64[S]
+        With generalization awareness, per selector ``c``, the ``max(q, g)``
+        of another pattern one selector shorter than the child with ``c``
+        (``-inf`` where not known): the child's ``g`` is at least this and
+        ``generalization``.
+    count_bound : bool
+        Apply the ROC AUC bound from counts (``kind`` is ROC AUC and ``cap``
+        finite).
+
+    Returns
+    -------
+    children : int64[M]
+        The candidates returned.
+    raw_quality, weight, quality : float64[M]
+        Their raw quality ``q``, weight and quality (with generalization
+        awareness ``w * (q - g)`` with the lower bound of ``g``).
+    evaluated : int
+        Children whose measure was computed.
+    """
+    keep, positives, negatives = promising_children(
+        parent, selector_words, candidates, positive_words, negative_words, min_support,
+        min_positives, min_negatives, cap, threshold, size_weight, balance_weight, False,
+    )  # fmt: skip
+    kept = np.flatnonzero(keep)
+    aware = generalization > -np.inf
+    if count_bound and len(kept):
+        own = np.empty(len(kept))
+        roc_auc_count_bounds(
+            parent, positive_words, negative_words, group_start, group_end, positives[kept],
+            negatives[kept], reference, max(generalization, 0.0), downward, upward, size_weight,
+            balance_weight, own,
+        )  # fmt: skip
+        still = np.empty(len(kept), dtype=np.bool_)
+        for j in range(len(kept)):
+            i = kept[j]
+            weight = subgroup_weight(float(positives[i]), float(negatives[i]), size_weight, balance_weight)
+            still[j] = min(weight * cap, own[j]) > threshold
+        kept = kept[still]
+    count = len(kept)
+    values, lowest, highest = np.empty(count), np.empty(count), np.empty(count)
+    measure_children(
+        parent, selector_words, candidates[kept], positive_words, negative_words, group_start,
+        group_end, kind, row_values, False, values, lowest, highest,
+    )  # fmt: skip
+    raw_quality, weight, quality = np.empty(count), np.empty(count), np.empty(count)
+    entering = np.zeros(count, dtype=np.bool_)
+    for j in range(count):
+        i = kept[j]
+        fields = statistics_kernel(
+            positives[i], negatives[i], True, values[j], np.nan, np.nan, np.inf, reference, downward,
+            upward, size_weight, balance_weight, needs_both_classes, False,
+        )  # fmt: skip
+        raw_quality[j], weight[j], quality[j] = fields[1], fields[2], fields[3]
+        if aware:
+            known = max(generalization, sibling_best[candidates[i]])
+            quality[j] = generalization_aware_kernel(fields[2], fields[1], np.inf, np.inf, known)[0]
+        entering[j] = quality[j] > threshold
+    return candidates[kept][entering], raw_quality[entering], weight[entering], quality[entering], count
+
+
+@njit(cache=True, nogil=True)
+def leaves_of_nodes(
+    grandparent, nodes, estimates, caps, generalizations, sibling_best, live_threshold, next_start,
+    selector_words, positive_words, negative_words, group_start, group_end, kind, row_values,
+    min_support, min_positives, min_negatives, reference, downward, upward, size_weight,
+    balance_weight, needs_both_classes, roc_auc,
+):  # fmt: skip
+    """:func:`leaf_children` of several sibling nodes one level above the
+    maximum depth, in one call.
+
+    Node ``j`` is ``grandparent AND selector nodes[j]``; its candidates are
+    the selectors from ``next_start[nodes[j]]`` on (one per later
+    attribute). A node is skipped when its estimate no longer exceeds
+    ``live_threshold[0]``, which other threads may raise while this runs
+    (a quality that at least ``k`` patterns reach: a stale value prunes
+    less, never more); the node's children must exceed the value it has
+    when the node starts.
+
+    Parameters
+    ----------
+    grandparent : uint64[W]
+        Cover of the nodes' common parent.
+    nodes : int64[J]
+        The nodes' last selectors, in the order to expand them.
+    estimates, caps, generalizations : float64[J]
+        Per node: its optimistic estimate, the cap of its children's raw
+        quality gain and its ``max(q, g)`` (``-inf`` without generalization
+        awareness).
+    sibling_best : float64[S]
+        As in :func:`leaf_children`, for the children of every node: the
+        ``max(q, g)`` of ``grandparent``'s pattern plus each selector.
+    live_threshold : float64[1]
+        The search's current threshold (read before each node).
+    next_start : int64[S]
+        First selector of the attributes after each selector's own.
+    selector_words, positive_words, negative_words, group_start, group_end, kind, row_values
+        As in :func:`leaf_children`.
+    min_support, min_positives, min_negatives, reference, downward, upward
+        As in :func:`leaf_children`.
+    size_weight, balance_weight, needs_both_classes
+        As in :func:`leaf_children`.
+    roc_auc : bool
+        ``kind`` is ROC AUC (the bound from counts applies where ``caps`` is finite).
+
+    Returns
+    -------
+    node : int64[M]
+        Index into ``nodes`` of each returned child's node.
+    children, raw_quality, weight, quality
+        As returned by :func:`leaf_children`, for all nodes.
+    counted, evaluated : int
+        Children whose class counts, and whose measure, were computed.
+    """
+    n_selectors = len(selector_words)
+    room = 0
+    for j in range(len(nodes)):
+        room += n_selectors - next_start[nodes[j]]
+    node = np.empty(room, dtype=np.int64)
+    children = np.empty(room, dtype=np.int64)
+    raw_quality, weight, quality = np.empty(room), np.empty(room), np.empty(room)
+    found = counted = evaluated = 0
+    for j in range(len(nodes)):
+        live = live_threshold[0]
+        if not estimates[j] > live:
+            continue
+        candidates = np.arange(next_start[nodes[j]], n_selectors)
+        if not len(candidates):
+            continue
+        parent = grandparent & selector_words[nodes[j]]
+        cap = caps[j]
+        kept, raw, weights, qualities, measured = leaf_children(
+            parent, selector_words, candidates, positive_words, negative_words, group_start,
+            group_end, kind, row_values, min_support, min_positives, min_negatives, cap,
+            live, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
+            generalizations[j], sibling_best, roc_auc and cap < np.inf,
+        )  # fmt: skip
+        counted += len(candidates)
+        evaluated += measured
+        stop = found + len(kept)
+        node[found:stop] = j
+        children[found:stop] = kept
+        raw_quality[found:stop], weight[found:stop], quality[found:stop] = raw, weights, qualities
+        found = stop
+    return (node[:found], children[:found], raw_quality[:found], weight[:found], quality[:found],
+            counted, evaluated)  # fmt: skip

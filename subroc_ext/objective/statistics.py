@@ -27,6 +27,7 @@ __all__ = [
     "relative_quality",
     "statistics_kernel",
     "statistics_of_arrays",
+    "row_mean_size_aware",
     "cover_statistics",
     "joint_estimate",
     "StatisticsByName",
@@ -133,6 +134,19 @@ def statistics_of_arrays(
 
 
 @njit(cache=True)
+def row_mean_size_aware(words, value_order, ascending_values, reference, downward, upward, size_weight):
+    """:func:`subroc_ext.scoring.cover_kernels.row_mean_size_aware_bound` of the
+    bitset cover ``words``, the larger over the signs of the mode (compiled)."""
+    size_aware = -np.inf
+    for sign, wanted in ((1.0, upward), (-1.0, downward)):
+        if wanted:
+            size_aware = max(size_aware, cover_kernels.row_mean_size_aware_bound(
+                words, value_order, ascending_values, reference, sign, size_weight,
+            ))  # fmt: skip
+    return size_aware
+
+
+@njit(cache=True)
 def cover_statistics(
     words, positive_words, negative_words, group_start, group_end, kind, row_values, value_order,
     ascending_values, min_positives, min_negatives,
@@ -157,12 +171,8 @@ def cover_statistics(
             row_values, estimates, value, lowest, highest,
         )  # fmt: skip
         if estimates and size_weight > 0 and kind == cover_kernels.ROW_MEAN:
-            size_aware = -np.inf
-            for sign, wanted in ((1.0, upward), (-1.0, downward)):
-                if wanted:
-                    size_aware = max(size_aware, cover_kernels.row_mean_size_aware_bound(
-                        words, value_order, ascending_values, reference, sign, size_weight,
-                    ))  # fmt: skip
+            size_aware = row_mean_size_aware(words, value_order, ascending_values, reference, downward, upward,
+                                             size_weight)  # fmt: skip
     fields = statistics_kernel(
         p, n, defined, value[0], lowest[0], highest[0], size_aware,
         reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,

@@ -295,7 +295,7 @@ def roc_auc_joint_bound(below_start, below_end, negatives, reference, offset, do
     return max(best, floor)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def roc_auc_joint_children(parent, selector_words, candidates, positive_words, negative_words,
                            group_start, group_end, reference, offsets, downward, upward, alpha, beta,
                            min_support, floor, stop_at, out):  # fmt: skip
@@ -358,7 +358,7 @@ def roc_auc_joint_bound_of_cover(cover, reference, offset, directions, size_weig
     ))  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def roc_auc_count_bounds(parent, positive_words, negative_words, group_start, group_end, positives,
                          negatives, reference, offset, downward, upward, alpha, beta, out):  # fmt: skip
     """A bound of ``w(C) * (q(C) - offset)`` for each child ``C`` of ``parent``

@@ -1,0 +1,153 @@
+"""What :class:`~subroc_ext.FastSearch` remembers of the patterns it has seen,
+for generalization awareness.
+
+Under :class:`~subroc_ext.GeneralizationAwareQF` a pattern's quality is
+``w * (q - g)``, where ``g`` is the largest ``max(q, g)`` of the patterns one
+selector shorter (:mod:`subroc_ext.objective.generalization`). The search
+expands a node by evaluating all its children at once, so the memo keeps,
+per expanded node, one *row*: the ``q`` and ``max(q, g)`` of each child, by
+selector (NaN where not known). A child ``S + (c,)`` of ``S`` then finds
+its shorter patterns in the rows of ``S``'s own parents: ``S`` without its
+``i``-th selector, plus ``c``, is in the row of ``S`` without its ``i``-th
+selector, column ``c`` (:meth:`GeneralizationMemo.children`, vectorized over
+the children). Patterns found in no row are evaluated one at a time
+(:meth:`GeneralizationMemo.generalization`) and kept in a dictionary.
+
+With threads, the rows and the dictionary are shared; a pattern's entry is
+written once with its final value (two threads may both compute it and write
+the same float), so readers never see a wrong one.
+"""
+
+import numpy as np
+
+# the compiled loop of generalization_aware_quality, without its argument checks
+from ..objective.generalization import _generalization_aware_arrays as _aware_kernel
+
+__all__ = ["GeneralizationMemo", "aware_quality"]
+
+
+def aware_quality(weight, raw_quality, raw_bound, max_weight, generalization):
+    """:func:`~subroc_ext.objective.generalization.generalization_aware_quality` of
+    float arrays of one length, without its argument handling: ``(quality,
+    estimate)``."""
+    out = np.empty((2, len(weight)))
+    _aware_kernel(weight, raw_quality, raw_bound, max_weight, generalization, out)
+    return out[0], out[1]
+
+
+class GeneralizationMemo:
+    """``q`` and ``max(q, g)`` of the patterns of one search.
+
+    Parameters
+    ----------
+    space
+        The search's selectors (``words``, ``next_start``, ``cover``).
+    evaluator
+        Its evaluator (``raw_quality`` of a pattern not evaluated as a child).
+    """
+
+    def __init__(self, space, evaluator):
+        self.space = space
+        self.evaluator = evaluator
+        self.best_raw = {(): 0.0}  # max(q, g) of patterns found one at a time
+        self.rows = {}  # pattern -> (first selector, q of its children, max(q, g) of its children)
+
+    def children(self, pattern, candidates, stats, parent_best, expandable, threshold):
+        """Qualities and estimates of the children ``pattern + (c,)`` of
+        ``candidates``, and (``expandable``) their ``max(q, g)``.
+
+        A child's ``g`` is the largest ``max(q, g)`` of the patterns one
+        selector shorter: ``pattern`` itself (``parent_best``) and, for each
+        selector of ``pattern``, ``pattern`` without it plus ``c``, read from
+        the row of ``pattern`` without it. Where one of them is not known, the
+        others bound ``g`` from below, and ``g`` is found one pattern at a time
+        only where that bound does not already rule the child out (at or below
+        ``threshold``). With ``expandable``, the children's ``q`` and ``max(q,
+        g)`` become the row of ``pattern``.
+
+        Returns
+        -------
+        quality, estimate : numpy.ndarray of float
+        bests : numpy.ndarray of float or None
+            ``max(q, g)`` of each child (``parent_best``, a lower bound,
+            where ``g`` is not known); None unless ``expandable``.
+        """
+        fields = [np.asarray(field, dtype=float) for field in
+                  (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight)]  # fmt: skip
+        generalization, lower = self._sibling_bests(pattern, candidates, parent_best)
+        quality, estimate = aware_quality(*fields, lower)
+        unknown = np.isnan(generalization)
+        if unknown.any():
+            open_ = (quality > threshold) | (estimate > threshold) if expandable else quality > threshold
+            for i in np.flatnonzero(unknown & open_).tolist():
+                generalization[i] = self.generalization(pattern + (int(candidates[i]),))
+        known = ~np.isnan(generalization)
+        quality[known], estimate[known] = aware_quality(
+            *(field[known] for field in fields), generalization[known]
+        )  # fmt: skip
+        if not expandable:
+            return quality, estimate, None
+        bests = np.maximum(fields[1], generalization)  # NaN where g is not known
+        start = int(self.space.next_start[pattern[-1]]) if pattern else 0
+        raw_row = np.full(len(self.space.words) - start, np.nan)
+        best_row = raw_row.copy()
+        raw_row[candidates - start], best_row[candidates - start] = fields[1], bests
+        self.rows[pattern] = (start, raw_row, best_row)
+        return quality, estimate, np.where(known, bests, parent_best)
+
+    def sibling_row(self, pattern):
+        """``max(q, g)`` of ``pattern + (c,)`` for every selector ``c``
+        (``-inf`` where not known): a lower bound of ``g`` of every pattern
+        ``pattern + (s, c)``."""
+        row = np.full(len(self.space.words), -np.inf)
+        known = self.rows.get(pattern)
+        if known is not None:
+            start, _, best_row = known
+            row[start:] = np.where(np.isnan(best_row), -np.inf, best_row)
+        return row
+
+    def qualities(self, patterns, weight, raw_quality):
+        """The quality ``w * (q - g)`` of each of ``patterns`` (a list), from
+        their weights and raw qualities, with their own ``g``."""
+        generalization = np.array([self.generalization(pattern) for pattern in patterns])
+        infinite = np.full(len(patterns), np.inf)
+        return aware_quality(weight, raw_quality, infinite, infinite, generalization)[0]
+
+    def generalization(self, pattern):
+        """``g``: the largest ``max(q, g)`` of the patterns one selector shorter."""
+        return max(self._best_raw(pattern[:i] + pattern[i + 1 :]) for i in range(len(pattern)))
+
+    def _sibling_bests(self, pattern, candidates, parent_best):
+        """``g`` of each child ``pattern + (c,)`` (NaN where not known) and a
+        lower bound of it, from ``parent_best`` and the rows of the nodes
+        ``pattern`` without one of its selectors."""
+        exact = np.full(len(candidates), float(parent_best))
+        lower = exact.copy()
+        for i in range(len(pattern)):
+            row = self.rows.get(pattern[:i] + pattern[i + 1 :])
+            if row is None:
+                exact[:] = np.nan
+                continue
+            start, _, best_row = row
+            values = best_row[candidates - start]
+            exact = np.maximum(exact, values)  # NaN stays NaN
+            lower = np.fmax(lower, values)
+        return exact, lower
+
+    def _best_raw(self, pattern):
+        """``max(q, g)`` of ``pattern`` (from its node's row, memoized, or evaluated on demand)."""
+        best = self.best_raw.get(pattern)
+        if best is not None:
+            return best
+        raw = np.nan
+        row = self.rows.get(pattern[:-1])
+        if row is not None:
+            start, raw_row, best_row = row
+            raw, best = float(raw_row[pattern[-1] - start]), float(best_row[pattern[-1] - start])
+            if not np.isnan(best):
+                return best
+        if np.isnan(raw):
+            raw = self.evaluator.raw_quality(self.space.cover(pattern[:-1]), pattern[-1])
+        best = max(raw, self.generalization(pattern))
+        self.best_raw[pattern] = best
+        return best
