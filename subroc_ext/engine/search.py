@@ -11,11 +11,20 @@ How it differs from pysubgroup's loop
 -------------------------------------
 * Covers are bitsets over the rows sorted once by score, and every
   refinement of a node is evaluated in one compiled call
-  (:mod:`subroc_ext.scoring.cover_kernels`): first the class counts of all children,
-  then the measure for those that survive a bound computed from the counts
-  alone, then the statistics of the survivors in a handful of vectorized
-  NumPy operations (:meth:`SoftClassifierQF.statistics_of_counts`, the same
-  code the quality function runs for one candidate).
+  (:func:`subroc_ext.engine.search_kernels.scored_children`): first the
+  class counts of all children, then the measure for those that survive a
+  bound computed from the counts alone, then their statistics
+  (:func:`subroc_ext.objective.statistics.statistics_kernel`, the code the
+  quality function runs for one candidate).
+* The children at the maximum depth, most of the candidates, are never
+  expanded: for the compiled measures those of all the nodes one level
+  above, that share a parent, take one call in all
+  (:func:`subroc_ext.engine.search_kernels.leaves_of_nodes`; no extremes,
+  no estimates), which returns only the children that may enter the result.
+  With generalization awareness it bounds each child's ``g`` from below by
+  its parent's ``max(q, g)`` and the sibling row of the memo
+  (:mod:`subroc_ext.engine.generalization_memo`), and only the children
+  still above the k-th best get their own ``g``.
 * The bound from counts: a child ``C`` of ``S`` has ``q(C) <= R(S)`` (the
   parent's raw bound covers every subset of its cover) and, with
   generalization awareness, ``g(C) >= max(q(S), g(S))``. So
@@ -40,8 +49,9 @@ How it differs from pysubgroup's loop
 
 * With ``n_jobs > 1``, that many threads take nodes from the one shared
   queue and expand them; the compiled kernels release the GIL, and the
-  threads share the result heap (so the k-th best quality that prunes) and
-  the generalization memo. Only the order of the work changes.
+  threads share the result heap (so the k-th best quality that prunes, also
+  read by the kernels while they run) and the generalization memo. Only the
+  order of the work changes.
 
 Ties at the k-th place: the result is the ``result_set_size`` best patterns
 by quality and, among equal qualities, by pattern in pysubgroup's refinement
@@ -99,7 +109,8 @@ class FastSearch:
         Threads in this process (not with ``client``). The compiled measures
         (ROC AUC, PR AUC, ARL, row means, and the counting of every
         candidate) run in parallel; the Python code between kernel calls
-        holds the GIL, which limits the speed-up (README, "Several cores").
+        (about a sixth of the work at Census depth 4) holds the GIL, which
+        limits the speed-up (README, "Several cores").
         A measure evaluated by its own
         Python methods runs on one thread whatever ``n_jobs`` (its code need
         not be thread-safe). The result is the same for any ``n_jobs``.
