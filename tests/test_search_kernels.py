@@ -1,5 +1,8 @@
-"""search_kernels.promising_children: the counts of every child and the
-children kept, against plain NumPy on unpacked masks."""
+"""search_kernels: promising_children's counts of every child and the
+children kept, against plain NumPy on unpacked masks; leaves_of_nodes'
+children above the threshold, against the quality function's own statistics
+of every child (bit for bit). scored_children is checked the same way in
+test_fast_search.py, and both through whole searches there."""
 
 import numpy as np
 import pytest
@@ -41,3 +44,72 @@ def test_counts_and_kept_children_equal_numpy(seed, cap, expandable):
             promising |= max_weight(expected_p, expected_n, alpha, beta) * cap > threshold
         expected &= promising
     np.testing.assert_array_equal(keep, expected)
+
+
+@pytest.mark.parametrize("qf_name", ["roc", "pr", "arl", "attribution"])
+@pytest.mark.parametrize("aware", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_name, aware, seed):
+    """The children at the maximum depth of several sibling nodes in one call:
+    exactly those whose quality (its bound from the lower bound of ``g``,
+    with generalization awareness) exceeds the threshold, with the quality
+    function's own floats (:meth:`SoftClassifierQF.statistics_of_cover`), the
+    nodes whose estimate is not above the threshold skipped; the bounds from
+    counts (finite caps: each node's true raw bound) lose none of them."""
+    from search_helpers import TARGET, make_qf
+    from synthetic import scored_frame
+
+    from subroc_ext.engine.search_kernels import leaves_of_nodes
+    from subroc_ext.objective.generalization import generalization_aware_kernel
+
+    rng = np.random.default_rng(seed)
+    data = scored_frame(seed, 190, attributes=4, ties="some")
+    qf = make_qf(qf_name, ["worse", "better", "both"][seed], [(0, 0), (1, 1), (0.5, 2)][seed])
+    qf.calculate_constant_statistics(data, TARGET)
+    dataset, n = qf.dataset, len(data)
+    n_selectors = 24
+    selectors = rng.random((n_selectors, n)) < rng.uniform(0.3, 0.95, size=(n_selectors, 1))
+    next_start = np.repeat(np.arange(4, n_selectors + 4, 4), 4).astype(np.int64)  # attributes of 4 selectors
+    grandparent = rng.random(n) < 0.9
+    nodes = np.array([0, 2, 5, 9, 14], dtype=np.int64)
+    node_covers = [grandparent & selectors[s] for s in nodes]
+    node_stats = [qf.statistics_of_cover(dataset.cover(mask)) for mask in node_covers]
+    generalizations = rng.uniform(0, 0.05, len(nodes)) if aware else np.full(len(nodes), -np.inf)
+    sibling_best = np.where(rng.random(n_selectors) < 0.5, rng.uniform(0, 0.1, n_selectors), -np.inf)
+    if not aware:
+        sibling_best[:] = -np.inf
+    caps = np.array([max(s.raw_bound - max(g, 0.0), 0.0) for s, g in zip(node_stats, generalizations)])
+    caps[0] = np.inf  # a node without a bound
+    values = {}  # the oracle: (node, selector) -> (raw quality, weight, quality or its bound)
+    for j, (selector, mask) in enumerate(zip(nodes, node_covers)):
+        for c in range(next_start[selector], n_selectors):
+            cover = dataset.cover(mask & selectors[c])
+            if cover.positives + cover.negatives < 5 or not qf.measure.is_defined(cover.positives, cover.negatives):
+                continue
+            stats = qf.statistics_of_cover(cover)
+            value = stats.quality
+            if aware:
+                known = max(generalizations[j], sibling_best[c])
+                value = generalization_aware_kernel(stats.weight, stats.raw_quality, np.inf, np.inf, known)[0]
+            values[(j, c)] = (stats.raw_quality, stats.weight, value)
+    threshold = float(np.quantile([v[2] for v in values.values()], 0.6))
+    estimates = np.array([np.inf, threshold, np.inf, np.inf, threshold + 1.0])  # node 1 skipped
+    reference, downward, upward, alpha, beta, needs_both, _ = qf._settings()
+    node, children, raw, weight, quality, counted, evaluated = leaves_of_nodes(
+        bitset_pack(grandparent), nodes, estimates, caps, generalizations, sibling_best,
+        np.array([threshold]), next_start, bitset_pack(selectors), bitset_pack(dataset.is_positive),
+        bitset_pack(~dataset.is_positive), *qf._kernel_data[2:6], 5, qf.measure.min_positives,
+        qf.measure.min_negatives, reference, downward, upward, alpha, beta, needs_both, qf_name == "roc",
+    )  # fmt: skip
+    expected = {key: v for key, v in values.items() if v[2] > threshold and key[0] != 1}
+    expected_counted = sum(n_selectors - next_start[s] for j, s in enumerate(nodes) if j != 1)
+    found = {
+        (int(j), int(c)): (r, w, q) for j, c, r, w, q in zip(node, children, raw, weight, quality)
+    }
+    assert found == expected
+    assert counted == expected_counted and len(expected) <= evaluated <= counted
+    assert len(expected) >= 5  # the case is not empty
+
+
+def bitset_pack(mask):
+    return pack(np.asarray(mask, dtype=bool))

@@ -22,6 +22,7 @@ import numpy as np
 
 # the compiled loop of generalization_aware_quality, without its argument checks
 from ..objective.generalization import _generalization_aware_arrays as _aware_kernel
+from ..objective.generalization import generalization_aware_kernel
 
 __all__ = ["GeneralizationMemo", "aware_quality"]
 
@@ -106,12 +107,10 @@ class GeneralizationMemo:
             row[start:] = np.where(np.isnan(best_row), -np.inf, best_row)
         return row
 
-    def qualities(self, patterns, weight, raw_quality):
-        """The quality ``w * (q - g)`` of each of ``patterns`` (a list), from
-        their weights and raw qualities, with their own ``g``."""
-        generalization = np.array([self.generalization(pattern) for pattern in patterns])
-        infinite = np.full(len(patterns), np.inf)
-        return aware_quality(weight, raw_quality, infinite, infinite, generalization)[0]
+    def quality(self, pattern, weight, raw_quality):
+        """The quality ``w * (q - g)`` of ``pattern`` from its weight and raw
+        quality, with its own ``g``."""
+        return generalization_aware_kernel(weight, raw_quality, np.inf, np.inf, self.generalization(pattern))[0]
 
     def generalization(self, pattern):
         """``g``: the largest ``max(q, g)`` of the patterns one selector shorter."""

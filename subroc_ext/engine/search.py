@@ -609,8 +609,11 @@ class _Run:
         self._count(counted)
         with self.lock:
             self.evaluated += evaluated
-        children = [nodes[j] + (c,) for j, c in zip(node.tolist(), children.tolist())]
-        if self.memo is not None and children:
-            quality = self.memo.qualities(children, weight, raw)
-        for child, value in zip(children, quality.tolist()):
+        # highest bound first: once it is not above the threshold (which the
+        # offers raise), neither are the others'
+        for i in np.argsort(-quality, kind="stable").tolist():
+            if not quality[i] > self.threshold():
+                break
+            child = nodes[node[i]] + (int(children[i]),)
+            value = quality[i] if self.memo is None else self.memo.quality(child, weight[i], raw[i])
             self.offer(value, child)
