@@ -117,6 +117,7 @@ class CompiledEvaluator(BinaryEvaluator):
         self.kind = kind
         (self.positive_words, self.negative_words, self.group_start, self.group_end, _, self.row_values,
          self.value_order, self.ascending_values, *_) = qf._kernel_data  # fmt: skip
+        self.settings = qf._settings()  # fixed for the search
 
     def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
         qf, measure = self.qf, self.qf.measure
@@ -124,7 +125,7 @@ class CompiledEvaluator(BinaryEvaluator):
             parent, self.space.words, candidates, self.positive_words, self.negative_words,
             self.group_start, self.group_end, self.kind, self.row_values, self.value_order,
             self.ascending_values, min_support, measure.min_positives, measure.min_negatives,
-            float(cap), float(threshold), *qf._settings(), expandable, float(offset),
+            float(cap), float(threshold), *self.settings, expandable, float(offset),
             bool(np.isfinite(cap) and self.kind == cover_kernels.ROC_AUC),
         )  # fmt: skip
         if not len(children):
@@ -138,10 +139,9 @@ class CompiledEvaluator(BinaryEvaluator):
         (:func:`subroc_ext.engine.search_kernels.leaves_of_nodes`, whose
         arguments and results these are)."""
         qf, measure = self.qf, self.qf.measure
-        reference, downward, upward, alpha, beta, needs_both_classes, _ = qf._settings()
+        reference, downward, upward, alpha, beta, needs_both_classes, _ = self.settings
         return search_kernels.leaves_of_nodes(
-            grandparent, np.asarray(nodes, dtype=np.int64), *(np.asarray(a, dtype=float) for a in (
-                estimates, caps, generalizations)), sibling_best, live_threshold, self.space.next_start,
+            grandparent, nodes, estimates, caps, generalizations, sibling_best, live_threshold, self.space.next_start,
             self.space.words, self.positive_words, self.negative_words, self.group_start,
             self.group_end, self.kind, self.row_values, min_support, measure.min_positives,
             measure.min_negatives, reference, downward, upward, alpha, beta, needs_both_classes,

@@ -519,9 +519,8 @@ class _Run:
         """
         space = self.space
         if pattern and len(pattern) + 1 == self.depth and isinstance(self.evaluator, CompiledEvaluator):
-            grandparent = space.cover(pattern[:-1])
-            self._offer_leaves(pattern[:-1], grandparent, [pattern], np.full(1, np.inf), np.full(1, raw_bound),
-                               np.full(1, best))  # fmt: skip
+            self._offer_leaves(pattern[:-1], space.cover(pattern[:-1]), np.array(pattern[-1:], dtype=np.int64),
+                               np.full(1, np.inf), np.full(1, float(raw_bound)), np.full(1, float(best)))  # fmt: skip
             return
         parent = space.cover(pattern)
         candidates = space.refinements(pattern)
@@ -562,8 +561,8 @@ class _Run:
         if now and isinstance(self.evaluator, CompiledEvaluator):
             order = np.asarray(order, dtype=np.int64)
             order = order[estimate[order] > self.threshold()]
-            nodes = [pattern + (c,) for c in candidates[order].tolist()]
-            self._offer_leaves(pattern, parent, nodes, estimate[order], stats.raw_bound[order], bests[order])
+            self._offer_leaves(pattern, parent, candidates[order], estimate[order], stats.raw_bound[order],
+                               bests[order])  # fmt: skip
             return
         for i in order:
             if not estimate[i] > self.threshold():
@@ -591,9 +590,10 @@ class _Run:
                 self.bar.update(candidates)
 
     def _offer_leaves(self, pattern, parent, nodes, estimates, raw_bounds, bests):
-        """Offer the children at the maximum depth of the ``nodes`` (patterns
-        one selector longer than ``pattern``, whose cover is ``parent``; with
-        their estimates, raw bounds and ``max(q, g)``), in one compiled call
+        """Offer the children at the maximum depth of the nodes ``pattern +
+        (s,)`` for the selectors ``s`` in ``nodes`` (``parent`` is the cover of
+        ``pattern``; arrays of the nodes' estimates, raw bounds and ``max(q,
+        g)`` go with them), in one compiled call
         (:meth:`CompiledEvaluator.leaves`). With generalization awareness the
         call bounds each child's ``g`` from below by its node's ``max(q, g)``
         and the row of ``pattern`` (:meth:`GeneralizationMemo.sibling_row`),
@@ -603,8 +603,8 @@ class _Run:
         else:
             sibling_best = self.memo.sibling_row(pattern)
         node, children, raw, weight, quality, counted, evaluated = self.evaluator.leaves(
-            parent, [node[-1] for node in nodes], estimates, self._cap(raw_bounds, bests), bests,
-            sibling_best, self.live, self.min_support,
+            parent, nodes, estimates, self._cap(raw_bounds, bests), bests, sibling_best, self.live,
+            self.min_support,
         )  # fmt: skip
         self._count(counted)
         with self.lock:
@@ -614,6 +614,6 @@ class _Run:
         for i in np.argsort(-quality, kind="stable").tolist():
             if not quality[i] > self.threshold():
                 break
-            child = nodes[node[i]] + (int(children[i]),)
+            child = pattern + (int(nodes[node[i]]), int(children[i]))
             value = quality[i] if self.memo is None else self.memo.quality(child, weight[i], raw[i])
             self.offer(value, child)
