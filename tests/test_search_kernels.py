@@ -12,7 +12,7 @@ from subroc_ext.engine.search_kernels import promising_children
 from subroc_ext.scoring.weights import max_weight, subgroup_weight
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("cap", [np.inf, 0.0, 0.01, 0.3])
 @pytest.mark.parametrize("expandable", [False, True])
 def test_counts_and_kept_children_equal_numpy(seed, cap, expandable):
@@ -20,20 +20,23 @@ def test_counts_and_kept_children_equal_numpy(seed, cap, expandable):
     n = int(rng.integers(1, 400))
     is_positive = rng.random(n) < rng.uniform(0.05, 0.95)
     selectors = rng.random((30, n)) < rng.uniform(0.02, 0.9, size=(30, 1))
-    parent = rng.random(n) < [0.0, 0.01, 0.5, 1.0][seed]
+    parent = rng.random(n) < [0.0, 0.01, 0.5, 1.0][seed % 4]
     candidates = np.sort(rng.choice(30, 20, replace=False)).astype(np.int64)
     min_support, min_positives, min_negatives = int(rng.integers(1, 15)), seed % 2, 1
-    alpha, beta = [(0.0, 0.0), (1.0, 1.0), (0.5, 2.0), (2.0, 0.0)][seed]
+    alpha, beta = [(0.0, 0.0), (1.0, 1.0), (0.5, 2.0), (2.0, 0.0)][seed % 4]
     threshold = float(rng.uniform(-1, 2))
+    selector_counts = np.array([(selectors & is_positive).sum(axis=1), (selectors & ~is_positive).sum(axis=1)])
     keep, positives, negatives = promising_children(
-        pack(parent), pack(selectors), candidates, pack(is_positive), pack(~is_positive), min_support,
-        min_positives, min_negatives, cap, threshold, alpha, beta, expandable,
+        pack(parent), pack(selectors), candidates, pack(is_positive), pack(~is_positive), selector_counts,
+        min_support, min_positives, min_negatives, cap, threshold, alpha, beta, expandable,
     )  # fmt: skip
     children = parent & selectors[candidates]
     expected_p = (children & is_positive).sum(axis=1)
     expected_n = (children & ~is_positive).sum(axis=1)
-    np.testing.assert_array_equal(positives, expected_p)
-    np.testing.assert_array_equal(negatives, expected_n)
+    # counted exactly, or ruled out (counts 0) by the selector's and the parent's counts alone
+    counted = (positives == expected_p) & (negatives == expected_n)
+    ruled_out = ~counted
+    assert ((positives[ruled_out] == 0) & (negatives[ruled_out] == 0)).all()
     expected = (
         (expected_p + expected_n >= min_support) & (expected_p >= min_positives)
         & (expected_n >= min_negatives) & (expected_p + expected_n >= 1)
@@ -43,7 +46,24 @@ def test_counts_and_kept_children_equal_numpy(seed, cap, expandable):
         if expandable:
             promising |= max_weight(expected_p, expected_n, alpha, beta) * cap > threshold
         expected &= promising
-    np.testing.assert_array_equal(keep, expected)
+    np.testing.assert_array_equal(keep, expected)  # nothing kept is lost by ruling out early
+
+
+def test_children_too_small_to_reach_the_threshold_are_not_counted():
+    """With weight = size (alpha = 1, beta = 0) and cap 1, a child of a
+    selector with 3 rows cannot exceed threshold 5: ruled out from the
+    selector's counts (its counts left 0), while the one of 8 rows is counted."""
+    is_positive = np.array([True, False] * 5)
+    selectors = np.zeros((2, 10), dtype=bool)
+    selectors[0, :3] = True
+    selectors[1, :8] = True
+    counts = np.array([(selectors & is_positive).sum(axis=1), (selectors & ~is_positive).sum(axis=1)])
+    keep, positives, negatives = promising_children(
+        pack(np.ones(10, bool)), pack(selectors), np.array([0, 1]), pack(is_positive), pack(~is_positive),
+        counts, 1, 0, 0, 1.0, 5.0, 1.0, 0.0, False,
+    )  # fmt: skip
+    assert keep.tolist() == [False, True]
+    assert positives.tolist() == [0, 4] and negatives.tolist() == [0, 4]
 
 
 @pytest.mark.parametrize("qf_name", ["roc", "pr", "arl", "attribution"])
@@ -98,7 +118,9 @@ def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_
     node, children, raw, weight, quality, counted, evaluated = leaves_of_nodes(
         bitset_pack(grandparent), nodes, estimates, caps, generalizations, sibling_best,
         np.array([threshold]), next_start, bitset_pack(selectors), bitset_pack(dataset.is_positive),
-        bitset_pack(~dataset.is_positive), *qf._kernel_data[2:6], 5, qf.measure.min_positives,
+        bitset_pack(~dataset.is_positive),
+        np.array([(selectors & dataset.is_positive).sum(axis=1), (selectors & ~dataset.is_positive).sum(axis=1)]),
+        *qf._kernel_data[2:6], 5, qf.measure.min_positives,
         qf.measure.min_negatives, reference, downward, upward, alpha, beta, needs_both, qf_name == "roc",
     )  # fmt: skip
     expected = {key: v for key, v in values.items() if v[2] > threshold and key[0] != 1}

@@ -118,12 +118,17 @@ class CompiledEvaluator(BinaryEvaluator):
         (self.positive_words, self.negative_words, self.group_start, self.group_end, _, self.row_values,
          self.value_order, self.ascending_values, *_) = qf._kernel_data  # fmt: skip
         self.settings = qf._settings()  # fixed for the search
+        # positives and negatives of every selector
+        everything = bitset.pack(np.ones(space.n_rows, dtype=bool))
+        self.selector_counts = np.array(
+            class_counts(everything, space.words, np.arange(len(space.words)), self.positive_words, self.negative_words)
+        )  # fmt: skip
 
     def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
         qf, measure = self.qf, self.qf.measure
         children, positives, negatives, fields = search_kernels.scored_children(
             parent, self.space.words, candidates, self.positive_words, self.negative_words,
-            self.group_start, self.group_end, self.kind, self.row_values, self.value_order,
+            self.selector_counts, self.group_start, self.group_end, self.kind, self.row_values, self.value_order,
             self.ascending_values, min_support, measure.min_positives, measure.min_negatives,
             float(cap), float(threshold), *self.settings, expandable, float(offset),
             bool(np.isfinite(cap) and self.kind == cover_kernels.ROC_AUC),
@@ -142,8 +147,8 @@ class CompiledEvaluator(BinaryEvaluator):
         reference, downward, upward, alpha, beta, needs_both_classes, _ = self.settings
         return search_kernels.leaves_of_nodes(
             grandparent, nodes, estimates, caps, generalizations, sibling_best, live_threshold, self.space.next_start,
-            self.space.words, self.positive_words, self.negative_words, self.group_start,
-            self.group_end, self.kind, self.row_values, min_support, measure.min_positives,
+            self.space.words, self.positive_words, self.negative_words, self.selector_counts,
+            self.group_start, self.group_end, self.kind, self.row_values, min_support, measure.min_positives,
             measure.min_negatives, reference, downward, upward, alpha, beta, needs_both_classes,
             self.kind == cover_kernels.ROC_AUC,
         )  # fmt: skip

@@ -25,6 +25,10 @@ How it differs from pysubgroup's loop
   its parent's ``max(q, g)`` and the sibling row of the memo
   (:mod:`subroc_ext.engine.generalization_memo`), and only the children
   still above the k-th best get their own ``g``.
+* Before counting, a child has at most the positives and the negatives
+  of both its parent and its selector (counted once), so one whose largest
+  possible weight times the cap below cannot reach the k-th best quality is
+  not counted at all.
 * The bound from counts: a child ``C`` of ``S`` has ``q(C) <= R(S)`` (the
   parent's raw bound covers every subset of its cover) and, with
   generalization awareness, ``g(C) >= max(q(S), g(S))``. So
@@ -146,7 +150,8 @@ class FastSearch:
         self.n_jobs = _positive_int(n_jobs, "n_jobs", "")
         if client is not None and self.n_jobs > 1:
             raise ValueError("pass client= or n_jobs=, not both")
-        #: Candidates whose class counts were computed in the last run.
+        #: Candidates considered in the last run: their class counts computed,
+        #: or ruled out by their selector's and their parent's counts alone.
         self.candidates_counted = 0
         #: Candidates whose measure was computed in the last run.
         self.candidates_evaluated = 0

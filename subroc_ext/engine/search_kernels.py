@@ -22,6 +22,7 @@ from numba import njit
 
 from ..objective.generalization import generalization_aware_kernel
 from ..objective.statistics import row_mean_size_aware, statistics_kernel
+from ..scoring.bitset import popcount
 from ..scoring.cover_kernels import ROW_MEAN, count_children, measure_children
 from ..scoring.joint_bounds import roc_auc_count_bounds
 from ..scoring.weights import max_weight, subgroup_weight
@@ -31,7 +32,7 @@ __all__ = ["promising_children", "scored_children", "leaf_children", "leaves_of_
 
 @njit(cache=True, nogil=True)
 def promising_children(
-    parent, selector_words, candidates, positive_words, negative_words, min_support,
+    parent, selector_words, candidates, positive_words, negative_words, selector_counts, min_support,
     min_positives, min_negatives, cap, threshold, size_weight, balance_weight, expandable,
 ):  # fmt: skip
     """Class counts of every child and whether it is worth evaluating.
@@ -40,6 +41,11 @@ def promising_children(
     ----------
     parent, selector_words, candidates, positive_words, negative_words
         As in :func:`subroc_ext.scoring.cover_kernels.count_children`.
+    selector_counts : int64[2, S]
+        Positives and negatives of every selector: a child has at most those
+        of its selector and of its parent, so a child whose largest possible
+        weight (:func:`subroc_ext.scoring.weights.max_weight`) cannot reach
+        the threshold is ruled out without counting.
     min_support : int
         Smallest cover a pattern may have.
     min_positives, min_negatives : int
@@ -59,6 +65,7 @@ def promising_children(
     -------
     keep : bool[K]
     positives, negatives : int64[K]
+        Class counts of the children (0 for those ruled out without counting).
 
     Examples
     --------
@@ -66,19 +73,37 @@ def promising_children(
     >>> is_positive = np.array([True, False, True, False, True])
     >>> selectors = pack(np.array([[True, True, True, False, False],
     ...                            [False, False, True, True, True]]))
+    >>> counts = np.array([[3, 2], [0, 1]])
     >>> keep, p, n = promising_children(
     ...     pack(np.ones(5, bool)), selectors, np.array([0, 1]), pack(is_positive),
-    ...     pack(~is_positive), 3, 1, 1, np.inf, 0.0, 1.0, 1.0, False)
+    ...     pack(~is_positive), counts, 3, 1, 1, np.inf, 0.0, 1.0, 1.0, False)
     >>> keep.tolist(), p.tolist(), n.tolist()
     ([True, True], [2, 2], [1, 1])
     """
     k = len(candidates)
-    positives = np.empty(k, dtype=np.int64)
-    negatives = np.empty(k, dtype=np.int64)
-    count_children(parent, selector_words, candidates, positive_words, negative_words, positives, negatives)
-    keep = np.empty(k, dtype=np.bool_)
+    positives = np.zeros(k, dtype=np.int64)
+    negatives = np.zeros(k, dtype=np.int64)
     bounded = np.isfinite(cap)
+    # a child has at most the rows of each class that both its parent and its selector have
+    parent_positives = parent_negatives = 0
+    for w in range(len(parent)):
+        parent_positives += popcount(parent[w] & positive_words[w])
+        parent_negatives += popcount(parent[w] & negative_words[w])
+    possible = np.empty(k, dtype=np.bool_)
     for i in range(k):
+        p = min(parent_positives, selector_counts[0, candidates[i]])
+        n = min(parent_negatives, selector_counts[1, candidates[i]])
+        ok = p + n >= min_support and p >= min_positives and n >= min_negatives and p + n >= 1
+        if ok and bounded:  # max_weight bounds every subset's weight (a margin for rounding)
+            ok = max_weight(float(p), float(n), size_weight, balance_weight) * cap * (1.0 + 1e-12) > threshold
+        possible[i] = ok
+    counted = np.flatnonzero(possible)
+    some_positives, some_negatives = np.empty(len(counted), np.int64), np.empty(len(counted), np.int64)
+    count_children(parent, selector_words, candidates[counted], positive_words, negative_words, some_positives,
+                   some_negatives)  # fmt: skip
+    positives[counted], negatives[counted] = some_positives, some_negatives
+    keep = np.zeros(k, dtype=np.bool_)
+    for i in counted:
         p, n = positives[i], negatives[i]
         ok = p + n >= min_support and p >= min_positives and n >= min_negatives and p + n >= 1
         if ok and bounded:
@@ -91,7 +116,8 @@ def promising_children(
 
 @njit(cache=True, nogil=True)
 def scored_children(
-    parent, selector_words, candidates, positive_words, negative_words, group_start, group_end, kind,
+    parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
+    group_end, kind,
     row_values, value_order, ascending_values, min_support, min_positives, min_negatives, cap,
     threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
     estimates, expandable, offset, count_bound,
@@ -110,7 +136,7 @@ def scored_children(
 
     Parameters
     ----------
-    parent, selector_words, candidates, positive_words, negative_words
+    parent, selector_words, candidates, positive_words, negative_words, selector_counts
         As in :func:`promising_children`.
     group_start, group_end, kind, row_values
         As in :func:`subroc_ext.scoring.cover_kernels.measure_children`.
@@ -139,8 +165,8 @@ def scored_children(
         :class:`subroc_ext.objective.statistics.SubgroupStatistics`.
     """
     keep, positives, negatives = promising_children(
-        parent, selector_words, candidates, positive_words, negative_words, min_support,
-        min_positives, min_negatives, cap, threshold, size_weight, balance_weight, expandable,
+        parent, selector_words, candidates, positive_words, negative_words, selector_counts,
+        min_support, min_positives, min_negatives, cap, threshold, size_weight, balance_weight, expandable,
     )  # fmt: skip
     kept = np.flatnonzero(keep)
     if count_bound and len(kept):
@@ -183,7 +209,8 @@ def scored_children(
 
 @njit(cache=True, nogil=True)
 def leaf_children(
-    parent, selector_words, candidates, positive_words, negative_words, group_start, group_end, kind,
+    parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
+    group_end, kind,
     row_values, min_support, min_positives, min_negatives, cap, threshold, reference, downward, upward,
     size_weight, balance_weight, needs_both_classes, generalization, sibling_best, count_bound,
 ):  # fmt: skip
@@ -202,7 +229,7 @@ def leaf_children(
 
     Parameters
     ----------
-    parent, selector_words, candidates, positive_words, negative_words
+    parent, selector_words, candidates, positive_words, negative_words, selector_counts
         As in :func:`promising_children`.
     group_start, group_end, kind, row_values
         As in :func:`subroc_ext.scoring.cover_kernels.measure_children`.
@@ -235,8 +262,8 @@ def leaf_children(
         Children whose measure was computed.
     """
     keep, positives, negatives = promising_children(
-        parent, selector_words, candidates, positive_words, negative_words, min_support,
-        min_positives, min_negatives, cap, threshold, size_weight, balance_weight, False,
+        parent, selector_words, candidates, positive_words, negative_words, selector_counts,
+        min_support, min_positives, min_negatives, cap, threshold, size_weight, balance_weight, False,
     )  # fmt: skip
     kept = np.flatnonzero(keep)
     aware = generalization > -np.inf
@@ -278,8 +305,8 @@ def leaf_children(
 @njit(cache=True, nogil=True)
 def leaves_of_nodes(
     grandparent, nodes, estimates, caps, generalizations, sibling_best, live_threshold, next_start,
-    selector_words, positive_words, negative_words, group_start, group_end, kind, row_values,
-    min_support, min_positives, min_negatives, reference, downward, upward, size_weight,
+    selector_words, positive_words, negative_words, selector_counts, group_start, group_end, kind,
+    row_values, min_support, min_positives, min_negatives, reference, downward, upward, size_weight,
     balance_weight, needs_both_classes, roc_auc,
 ):  # fmt: skip
     """:func:`leaf_children` of several sibling nodes one level above the
@@ -310,7 +337,7 @@ def leaves_of_nodes(
         The search's current threshold (read before each node).
     next_start : int64[S]
         First selector of the attributes after each selector's own.
-    selector_words, positive_words, negative_words, group_start, group_end, kind, row_values
+    selector_words, positive_words, negative_words, selector_counts, group_start, group_end, kind, row_values
         As in :func:`leaf_children`.
     min_support, min_positives, min_negatives, reference, downward, upward
         As in :func:`leaf_children`.
@@ -346,8 +373,8 @@ def leaves_of_nodes(
         parent = grandparent & selector_words[nodes[j]]
         cap = caps[j]
         kept, raw, weights, qualities, measured = leaf_children(
-            parent, selector_words, candidates, positive_words, negative_words, group_start,
-            group_end, kind, row_values, min_support, min_positives, min_negatives, cap,
+            parent, selector_words, candidates, positive_words, negative_words, selector_counts,
+            group_start, group_end, kind, row_values, min_support, min_positives, min_negatives, cap,
             live, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
             generalizations[j], sibling_best, roc_auc and cap < np.inf,
         )  # fmt: skip
