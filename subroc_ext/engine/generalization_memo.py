@@ -78,14 +78,15 @@ class GeneralizationMemo:
         generalization, lower = self._sibling_bests(pattern, candidates, parent_best)
         quality, estimate = aware_quality(*fields, lower)
         unknown = np.isnan(generalization)
-        if unknown.any():
+        if unknown.any():  # else the lower bound is g itself
             open_ = (quality > threshold) | (estimate > threshold) if expandable else quality > threshold
             for i in np.flatnonzero(unknown & open_).tolist():
                 generalization[i] = self.generalization(pattern + (int(candidates[i]),))
+            found = unknown & ~np.isnan(generalization)
+            quality[found], estimate[found] = aware_quality(
+                *(field[found] for field in fields), generalization[found]
+            )  # fmt: skip
         known = ~np.isnan(generalization)
-        quality[known], estimate[known] = aware_quality(
-            *(field[known] for field in fields), generalization[known]
-        )  # fmt: skip
         if not expandable:
             return quality, estimate, None
         bests = np.maximum(fields[1], generalization)  # NaN where g is not known
