@@ -99,7 +99,8 @@ def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_
         bitset_pack(grandparent), nodes, estimates, caps, generalizations, sibling_best,
         np.array([threshold]), next_start, bitset_pack(selectors), bitset_pack(dataset.is_positive),
         bitset_pack(~dataset.is_positive), *qf._kernel_data[2:6], 5, qf.measure.min_positives,
-        qf.measure.min_negatives, reference, downward, upward, alpha, beta, needs_both, qf_name == "roc",
+        qf.measure.min_negatives, reference, downward, upward, alpha, beta, needs_both,
+        qf_name in ("roc", "arl"),
     )  # fmt: skip
     expected = {key: v for key, v in values.items() if v[2] > threshold and key[0] != 1}
     expected_counted = sum(n_selectors - next_start[s] for j, s in enumerate(nodes) if j != 1)
