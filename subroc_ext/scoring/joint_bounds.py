@@ -432,7 +432,7 @@ def count_bounds(kind, parent, positive_words, negative_words, group_start, grou
     >>> count_bounds(ARL, pack(np.ones(4, bool)), pack(labels), pack(~labels), np.arange(4),
     ...              np.arange(1, 5), np.array([1, 1]), np.array([1, 0]), 0.75, 0.0, False, True,
     ...              0.0, 0.0, out)
-    >>> out.tolist()  # the worst pair (0.1+, 0.4-) has ARL 1
+    >>> out.tolist()  # the lowest positive with the highest negative: ARL 1
     [0.25, -0.75]
     """
     cpos = parent & positive_words
