@@ -5,32 +5,36 @@ minority and majority, several label encodings; see ``test_estimates.Case``)
 is scored by the brute-force oracle and SPEC's ``w * (q - offset)``; the
 joint bound must be >= the best subset with at least ``m`` rows (every mode,
 weight pair, minimum support and offset), equal to it where the grid has one
-block per count (tight), and a slightly tightened copy must be caught.
+block per count (tight), and a slightly tightened copy must be caught. The
+bounds from counts (ROC AUC and ARL) must be >= every subset with the
+counts, also as the kernels compute its quality, bit for bit.
 """
 
 import numpy as np
 import pytest
 
-from subroc_ext.scoring import bitset, joint_bounds
-from subroc_ext.scoring import bounds
+from subroc_ext.objective.statistics import relative_quality
+from subroc_ext.scoring import bitset, bounds, cover_kernels, joint_bounds
 from subroc_ext.scoring.bounds import signs
-from test_estimates import MODES, TARGET, TOL, WEIGHTS, case, prepared_qf
+from subroc_ext.scoring.weights import subgroup_weight
+from test_estimates import KINDS, MODES, TARGET, TOL, WEIGHTS, case, prepared_qf
 
 N_DATASETS = 24
 MIN_SUPPORTS = (1, 3, 6)
 OFFSETS = (0.0, 0.125)
 
 
-def subset_gains(values, reference, mode, alpha, beta, min_support, offset):
-    """``w * (q - offset)`` of every subset, ``-inf`` where ROC AUC is undefined
-    or the subset has fewer than ``min_support`` rows."""
+def subset_gains(values, reference, mode, alpha, beta, min_support, offset, name="roc_auc"):
+    """``w * (q - offset)`` of every subset by the oracle's measure ``name``,
+    ``-inf`` where it is undefined or the subset has fewer than
+    ``min_support`` rows."""
     p, n = values["positives"], values["negatives"]
-    auc = values["roc_auc"]
-    difference = auc - reference
-    raw = {"worse": -difference, "better": difference, "both": np.abs(difference)}[mode]
+    measure = values[name]
+    difference = measure - reference
+    raw = np.max([sign * difference for sign in signs(KINDS[name], mode)], axis=0)
     balance = np.minimum(p, n) / np.maximum(np.maximum(p, n), 1)
     weight = np.power(p + n, float(alpha)) * np.power(balance, float(beta))
-    return np.where(~np.isnan(auc) & (p + n >= min_support), weight * (raw - offset), -np.inf)
+    return np.where(~np.isnan(measure) & (p + n >= min_support), weight * (raw - offset), -np.inf)
 
 
 def best_subset(values, reference, mode, alpha, beta, min_support, offset):
@@ -170,36 +174,73 @@ def test_quality_function_estimate_uses_the_joint_bound(oracle):
     assert n_smaller > 50
 
 
-def test_count_bound_holds_for_every_subset(oracle):
-    """``roc_auc_count_bounds`` of a cover, at the class counts of each of its
-    subsets, is >= that subset's ``w * (q - offset)`` (every subset of every
-    test cover, each mode and weight pair, both offsets), equal to it for the
-    extreme subsets, and a copy lowered by 1e-6 is caught."""
-    n_tight = 0
+def kernel_values(qf, kind, mask, masks):
+    """The measure kernel's value on every subset of a cover (NaN where undefined)."""
+    subsets = np.zeros((len(masks), len(mask)), dtype=bool)
+    subsets[:, np.flatnonzero(mask)] = masks
+    positive_words, negative_words, group_start, group_end, _, row_values, *_ = qf._kernel_data
+    value, lowest, highest = (np.empty(len(masks)) for _ in range(3))
+    cover_kernels.measure_children(
+        bitset.pack(qf.dataset.mask_of(mask)), bitset.pack(subsets[:, qf.dataset.order]),
+        np.arange(len(masks)), positive_words, negative_words, group_start, group_end, kind,
+        row_values, False, value, lowest, highest,
+    )  # fmt: skip
+    return value
+
+
+@pytest.mark.parametrize("name", ["roc_auc", "arl"])
+def test_count_bound_holds_for_every_subset(oracle, name):
+    """``count_bounds`` of a cover, at the class counts of each of its subsets,
+    is >= that subset's ``w * (q - offset)`` (every subset of every test
+    cover, with and without ties, each mode and weight pair, both offsets):
+    never below the quality the kernels compute (exactly, no tolerance) and
+    within ``TOL`` of the brute-force oracle's, equal to it for the extreme
+    subsets; copies lowered by a factor ``1 - 1e-9`` or computed at one
+    negative fewer are caught."""
+    kind = {"roc_auc": cover_kernels.ROC_AUC, "arl": cover_kernels.ARL}[name]
+    assert kind in joint_bounds.COUNT_BOUND_KINDS
+    n_tight = n_checked = 0
+    caught = {"lowered": 0, "one negative fewer": 0}
     for seed in range(N_DATASETS):
         test_case = case(oracle, seed)
-        labels = np.asarray(test_case.data.label == test_case.positive_label)
-        reference = test_case.reference["roc_auc"]
-        qf = prepared_qf("roc_auc", test_case, 0, 0, "worse")
-        kernel_data = qf._kernel_data
-        for mask, _, values in test_case.covers:
+        qf = prepared_qf(name, test_case, 0, 0, "worse")
+        reference = qf.dataset_value
+        for mask, masks, values in test_case.covers:
             parent = bitset.pack(qf.dataset.mask_of(mask))
             p, n = values["positives"].astype(np.int64), values["negatives"].astype(np.int64)
-            for mode, alpha, beta, _, offset in settings():
-                if _ != 1:
+            value = kernel_values(qf, kind, mask, masks)
+            np.testing.assert_allclose(value, values[name], rtol=0, atol=TOL)  # NaN alike
+            for mode, alpha, beta, min_support, offset in settings():
+                if min_support != 1:
                     continue
-                directions = signs("score", mode)
-                out = np.empty(len(p))
-                joint_bounds.roc_auc_count_bounds(
-                    parent, *kernel_data[:4], p, n, reference, offset, -1 in directions,
-                    1 in directions, float(alpha), float(beta), out,
-                )  # fmt: skip
-                best = subset_gains(values, reference, mode, alpha, beta, 1, offset)
+                directions = signs(KINDS[name], mode)
+
+                def bound(positives, negatives):
+                    out = np.empty(len(positives))
+                    joint_bounds.count_bounds(
+                        kind, parent, *qf._kernel_data[:4], positives, negatives, reference, offset,
+                        -1 in directions, 1 in directions, float(alpha), float(beta), out,
+                    )  # fmt: skip
+                    return out
+
+                out = bound(p, n)
+                # the quality as the search computes it: statistics_kernel's arithmetic
+                raw = relative_quality(value, reference, -1 in directions, 1 in directions)
+                weight = subgroup_weight(p.astype(float), n.astype(float), float(alpha), float(beta))
+                exact = np.where(np.isnan(value), -np.inf, weight * (raw - offset))
+                best = subset_gains(values, reference, mode, alpha, beta, 1, offset, name)
                 defined = np.isfinite(best)
-                if not defined.any():
-                    continue
-                assert np.array_equal(np.isfinite(out), defined), labels[mask]
-                assert np.all(out[defined] >= best[defined] - TOL), ("INVALID", seed, mode, alpha, beta)
-                assert np.any(out[defined] - 1e-6 < best[defined] - TOL)  # lowered: caught
+                context = (name, seed, mode, alpha, beta, offset)
+                assert np.array_equal(np.isfinite(out), defined), context
+                assert np.array_equal(np.isfinite(exact), defined), context
+                assert np.all(out[defined] >= exact[defined]), ("INVALID", context)
+                assert np.all(out[defined] >= best[defined] - TOL), ("INVALID (oracle)", context)
+                positive = defined & (out > 0)
+                caught["lowered"] += np.sum(out[positive] * (1 - 1e-9) < exact[positive])
+                fewer = defined & (n > 1)
+                caught["one negative fewer"] += np.sum(bound(p[fewer], n[fewer] - 1) < exact[fewer])
                 n_tight += np.sum(np.abs(out[defined] - best[defined]) <= TOL)
-    assert n_tight > 1000
+                n_checked += np.sum(defined)
+    assert n_checked > 1_000_000
+    assert n_tight > 100_000
+    assert caught["lowered"] > 10_000 and caught["one negative fewer"] > 10_000, caught

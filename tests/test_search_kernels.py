@@ -1,7 +1,9 @@
 """search_kernels: promising_children's counts of every child and the
 children kept, against plain NumPy on unpacked masks; leaves_of_nodes'
 children above the threshold, against the quality function's own statistics
-of every child (bit for bit). scored_children is checked the same way in
+of every child (bit for bit); leaf_children keeps the extreme subsets of its
+parent, whose quality the bound from counts (ROC AUC, ARL) equals, with the
+threshold one ulp below it. scored_children is checked the same way in
 test_fast_search.py, and both through whole searches there."""
 
 import numpy as np
@@ -120,8 +122,8 @@ def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_
         np.array([threshold]), next_start, bitset_pack(selectors), bitset_pack(dataset.is_positive),
         bitset_pack(~dataset.is_positive),
         np.array([(selectors & dataset.is_positive).sum(axis=1), (selectors & ~dataset.is_positive).sum(axis=1)]),
-        *qf._kernel_data[2:6], 5, qf.measure.min_positives,
-        qf.measure.min_negatives, reference, downward, upward, alpha, beta, needs_both, qf_name == "roc",
+        *qf._kernel_data[2:6], 5, qf.measure.min_positives, qf.measure.min_negatives, reference, downward,
+        upward, alpha, beta, needs_both, qf_name in ("roc", "arl"),
     )  # fmt: skip
     expected = {key: v for key, v in values.items() if v[2] > threshold and key[0] != 1}
     expected_counted = sum(n_selectors - next_start[s] for j, s in enumerate(nodes) if j != 1)
@@ -135,3 +137,55 @@ def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_
 
 def bitset_pack(mask):
     return pack(np.asarray(mask, dtype=bool))
+
+
+@pytest.mark.parametrize("qf_name", ["roc", "arl"])
+@pytest.mark.parametrize("seed", range(3))
+def test_leaf_children_keep_the_extreme_subsets_the_count_bound_reaches(qf_name, seed):
+    """The bound from counts is tight: a child that is an extreme subset of
+    its parent (the ``p`` lowest-scored positives with the ``n`` highest
+    negatives, or the reverse) has exactly that quality, so with the
+    threshold one ulp below it ``leaf_children`` must still return it (a
+    bound lowered by one part in 10^9 is caught), with and without an offset
+    ``g`` (generalization awareness)."""
+    import pandas as pd
+    from search_helpers import TARGET, make_qf
+
+    from subroc_ext.engine.search_kernels import leaf_children
+    from subroc_ext.objective.generalization import generalization_aware_kernel
+
+    rng = np.random.default_rng(seed)
+    scores = rng.random(40) if seed == 0 else rng.integers(0, 6, 40) / 5  # ties for seeds 1, 2
+    data = pd.DataFrame({"label": (rng.random(40) < 0.2 + 0.25 * seed).astype(int), "score": scores})
+    mode, weights = ["worse", "better", "both"][seed], [(0, 0), (1, 1), (0.5, 2)][seed]
+    qf = make_qf(qf_name, mode, weights)
+    qf.calculate_constant_statistics(data, TARGET)
+    dataset, size = qf.dataset, len(data)
+    positives, negatives = np.flatnonzero(dataset.is_positive), np.flatnonzero(~dataset.is_positive)
+    whole = np.ones(size, dtype=bool)
+    cap = qf.statistics_of_cover(dataset.cover(whole)).raw_bound
+    reference, downward, upward, alpha, beta, needs_both, _ = qf._settings()
+    n_bound_decides = 0
+    for p in range(1, len(positives) + 1):
+        for n in range(1 if qf_name == "roc" else 0, len(negatives) + 1):
+            for rows in (np.r_[positives[:p], negatives[len(negatives) - n:]],
+                         np.r_[positives[len(positives) - p:], negatives[:n]]):  # fmt: skip
+                child = np.zeros(size, dtype=bool)
+                child[rows] = True
+                stats = qf.statistics_of_cover(dataset.cover(child))
+                for g in (-np.inf, 0.01):
+                    quality = stats.quality
+                    if g > -np.inf:
+                        quality = generalization_aware_kernel(stats.weight, stats.raw_quality, np.inf,
+                                                              np.inf, g)[0]  # fmt: skip
+                    threshold = np.nextafter(quality, -np.inf)
+                    kept, _, _, returned, evaluated = leaf_children(
+                        pack(whole), pack(child[None]), np.array([0]), pack(dataset.is_positive),
+                        pack(~dataset.is_positive), np.array([[p], [n]]), *qf._kernel_data[2:6], 1,
+                        qf.measure.min_positives,
+                        qf.measure.min_negatives, cap, threshold, reference, downward, upward, alpha,
+                        beta, needs_both, g, np.full(1, -np.inf), True,
+                    )  # fmt: skip
+                    assert kept.tolist() == [0] and returned[0] == quality, (p, n, g, quality)
+                    n_bound_decides += stats.weight * (cap - max(g, 0.0)) > threshold
+    assert n_bound_decides > 100  # the cap alone would keep these: the count bound was the test

@@ -131,7 +131,7 @@ class CompiledEvaluator(BinaryEvaluator):
             self.selector_counts, self.group_start, self.group_end, self.kind, self.row_values, self.value_order,
             self.ascending_values, min_support, measure.min_positives, measure.min_negatives,
             float(cap), float(threshold), *self.settings, expandable, float(offset),
-            bool(np.isfinite(cap) and self.kind == cover_kernels.ROC_AUC),
+            bool(np.isfinite(cap) and self.kind in joint_bounds.COUNT_BOUND_KINDS),
         )  # fmt: skip
         if not len(children):
             return children, None
@@ -150,7 +150,7 @@ class CompiledEvaluator(BinaryEvaluator):
             self.space.words, self.positive_words, self.negative_words, self.selector_counts,
             self.group_start, self.group_end, self.kind, self.row_values, min_support, measure.min_positives,
             measure.min_negatives, reference, downward, upward, alpha, beta, needs_both_classes,
-            self.kind == cover_kernels.ROC_AUC,
+            self.kind in joint_bounds.COUNT_BOUND_KINDS,
         )  # fmt: skip
 
     def measure(self, parent, candidates, extremes=True):

@@ -36,10 +36,11 @@ How it differs from pysubgroup's loop
   ``W_max(C) * max(R(S) - G(S), 0)`` everything below it; when both are at
   most the current k-th best quality, the child is neither evaluated nor
   expanded. Only the class counts are needed for that.
-* ROC AUC, tighter from the same counts: a child with ``p`` positives and
-  ``n`` negatives is a subset of its parent, so its AUC lies between the
-  parent's lowest and highest AUC over subsets of exactly those counts
-  (:func:`subroc_ext.scoring.joint_bounds.roc_auc_count_bounds`, one profile of the
+* ROC AUC and ARL, tighter from the same counts: a child with ``p``
+  positives and ``n`` negatives is a subset of its parent, so its AUC lies
+  between the parent's lowest and highest AUC over subsets of exactly those
+  counts, and its ARL, ``n (1 - AUC)``, between the matching extremes
+  (:func:`subroc_ext.scoring.joint_bounds.count_bounds`, one profile of the
   parent and a binary search per child); ``w(C)`` times that gain (less the
   parent's ``max(q, g)``) replaces ``w(C) * (R(S) - G(S))``.
 * ROC AUC: a child whose estimate still exceeds the k-th best quality gets

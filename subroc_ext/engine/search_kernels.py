@@ -24,7 +24,7 @@ from ..objective.generalization import generalization_aware_kernel
 from ..objective.statistics import row_mean_size_aware, statistics_kernel
 from ..scoring.bitset import popcount
 from ..scoring.cover_kernels import ROW_MEAN, count_children, measure_children
-from ..scoring.joint_bounds import roc_auc_count_bounds
+from ..scoring.joint_bounds import count_bounds
 from ..scoring.weights import max_weight, subgroup_weight
 
 __all__ = ["promising_children", "scored_children", "leaf_children", "leaves_of_nodes"]
@@ -125,8 +125,8 @@ def scored_children(
     """The children of a node that may enter the result or lead to a pattern
     that may, with their statistics, in one call.
 
-    :func:`promising_children`; for ROC AUC the bound from counts
-    (:func:`subroc_ext.scoring.joint_bounds.roc_auc_count_bounds`: a child
+    :func:`promising_children`; for ROC AUC and ARL the bound from counts
+    (:func:`subroc_ext.scoring.joint_bounds.count_bounds`: a child
     is kept if ``min(w * cap, own bound)`` exceeds ``threshold``, or, when
     ``expandable``, ``max_weight * cap`` does); then the measure and its
     extremes (:func:`subroc_ext.scoring.cover_kernels.measure_children`),
@@ -152,7 +152,8 @@ def scored_children(
         What a child's quality subtracts at least (the parent's ``max(q,
         g)`` with generalization awareness, else 0), for the bound from counts.
     count_bound : bool
-        Apply the ROC AUC bound from counts.
+        Apply the bound from counts (``kind`` in
+        :data:`~subroc_ext.scoring.joint_bounds.COUNT_BOUND_KINDS`).
 
     Returns
     -------
@@ -171,8 +172,8 @@ def scored_children(
     kept = np.flatnonzero(keep)
     if count_bound and len(kept):
         own = np.empty(len(kept))
-        roc_auc_count_bounds(
-            parent, positive_words, negative_words, group_start, group_end, positives[kept],
+        count_bounds(
+            kind, parent, positive_words, negative_words, group_start, group_end, positives[kept],
             negatives[kept], reference, offset, downward, upward, size_weight, balance_weight, own,
         )  # fmt: skip
         still = np.empty(len(kept), dtype=np.bool_)
@@ -219,8 +220,8 @@ def leaf_children(
 
     The steps of :class:`~subroc_ext.engine.evaluators.CompiledEvaluator` for
     such children, on the same floats: :func:`promising_children`, for ROC
-    AUC the bound from counts
-    (:func:`subroc_ext.scoring.joint_bounds.roc_auc_count_bounds`), the
+    AUC and ARL the bound from counts
+    (:func:`subroc_ext.scoring.joint_bounds.count_bounds`), the
     measure of the survivors without its extremes
     (:func:`subroc_ext.scoring.cover_kernels.measure_children`) and their
     quality (:func:`subroc_ext.objective.statistics.statistics_kernel`;
@@ -248,8 +249,9 @@ def leaf_children(
         (``-inf`` where not known): the child's ``g`` is at least this and
         ``generalization``.
     count_bound : bool
-        Apply the ROC AUC bound from counts (``kind`` is ROC AUC and ``cap``
-        finite).
+        Apply the bound from counts (``kind`` in
+        :data:`~subroc_ext.scoring.joint_bounds.COUNT_BOUND_KINDS` and
+        ``cap`` finite).
 
     Returns
     -------
@@ -269,8 +271,8 @@ def leaf_children(
     aware = generalization > -np.inf
     if count_bound and len(kept):
         own = np.empty(len(kept))
-        roc_auc_count_bounds(
-            parent, positive_words, negative_words, group_start, group_end, positives[kept],
+        count_bounds(
+            kind, parent, positive_words, negative_words, group_start, group_end, positives[kept],
             negatives[kept], reference, max(generalization, 0.0), downward, upward, size_weight,
             balance_weight, own,
         )  # fmt: skip
@@ -307,7 +309,7 @@ def leaves_of_nodes(
     grandparent, nodes, estimates, caps, generalizations, sibling_best, live_threshold, next_start,
     selector_words, positive_words, negative_words, selector_counts, group_start, group_end, kind,
     row_values, min_support, min_positives, min_negatives, reference, downward, upward, size_weight,
-    balance_weight, needs_both_classes, roc_auc,
+    balance_weight, needs_both_classes, count_bound,
 ):  # fmt: skip
     """:func:`leaf_children` of several sibling nodes one level above the
     maximum depth, in one call.
@@ -343,8 +345,10 @@ def leaves_of_nodes(
         As in :func:`leaf_children`.
     size_weight, balance_weight, needs_both_classes
         As in :func:`leaf_children`.
-    roc_auc : bool
-        ``kind`` is ROC AUC (the bound from counts applies where ``caps`` is finite).
+    count_bound : bool
+        ``kind`` has a bound from counts
+        (:data:`~subroc_ext.scoring.joint_bounds.COUNT_BOUND_KINDS`; it
+        applies where ``caps`` is finite).
 
     Returns
     -------
@@ -376,7 +380,7 @@ def leaves_of_nodes(
             parent, selector_words, candidates, positive_words, negative_words, selector_counts,
             group_start, group_end, kind, row_values, min_support, min_positives, min_negatives, cap,
             live, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
-            generalizations[j], sibling_best, roc_auc and cap < np.inf,
+            generalizations[j], sibling_best, count_bound and cap < np.inf,
         )  # fmt: skip
         counted += len(candidates)
         evaluated += measured

@@ -43,6 +43,7 @@ __all__ = [
     "ROW_MEAN",
     "count_children",
     "measure_children",
+    "rank_measure",
     "row_mean_size_aware_bound",
     "null_values",
     "tie_group_bounds",
@@ -181,6 +182,32 @@ def _twice_wins(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end):
     return total, has_tie
 
 
+@njit(cache=True, inline="always")
+def rank_measure(kind, twice, p, n):
+    """ROC AUC ``U / (p n)`` or ARL ``(p n - U) / p`` from ``twice = 2U``
+    (compiled): the one expression of both, so that every kernel (the
+    measure, the null distribution, the bounds from counts of
+    :mod:`subroc_ext.scoring.joint_bounds`) gets the same floating-point number
+    from the same counts.
+
+    Parameters
+    ----------
+    kind : int
+        :data:`ROC_AUC` or :data:`ARL`.
+    twice : int
+        Twice the Mann-Whitney count ``U`` (a tied pair counts one half).
+    p, n : int
+        Positives (at least 1) and negatives (at least 1 for ROC AUC).
+
+    Returns
+    -------
+    float
+    """
+    if kind == ROC_AUC:
+        return (twice / 2) / (p * n)
+    return (p * n - twice / 2) / p
+
+
 @njit(cache=True)
 def _pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end):
     """Trapezoidal PR AUC, one term per tie group holding positives, highest first."""
@@ -280,10 +307,7 @@ def measure_children(
             values[i] = _pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
         else:
             twice, has_tie = _twice_wins(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
-        if kind == ROC_AUC:
-            values[i] = (twice / 2) / (p * n)
-        elif kind == ARL:
-            values[i] = (p * n - twice / 2) / p
+            values[i] = rank_measure(kind, twice, p, n)
         if not with_extremes:
             continue
         first_pos = _first_row(cpos)
@@ -446,7 +470,4 @@ def null_values(kind, seed, positive_rows, negative_rows, positives, negatives, 
             out[b] = _pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
             continue
         twice, _ = _twice_wins(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
-        if kind == ROC_AUC:
-            out[b] = (twice / 2) / (p * n)
-        else:
-            out[b] = (p * n - twice / 2) / p
+        out[b] = rank_measure(kind, twice, p, n)

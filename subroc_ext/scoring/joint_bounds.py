@@ -1,4 +1,5 @@
-"""Joint, minimum-support-aware optimistic estimates of the ROC AUC quality.
+"""Joint, minimum-support-aware optimistic estimates of the ROC AUC quality,
+and bounds from class counts of the ROC AUC and ARL qualities.
 
 :mod:`subroc_ext.scoring.bounds` bounds the weighted quality of every subset ``T`` of
 a cover ``C`` by the largest weight times the largest raw quality, two
@@ -46,6 +47,20 @@ Derivation
    (classes of at most ``exact_up_to`` rows) it is exact: the subset of 1.
    that reaches it exists. ``-inf`` when no subset has ``m`` rows and both
    classes.
+5. *Bounds from class counts, ROC AUC and ARL* (:func:`count_bounds`). A
+   child ``C`` of a pattern with ``p`` positives and ``n`` negatives is one
+   of the subsets of 1., so ``A_low(p, n) <= AUC(C) <= A_high(p, n)`` and
+   ``w(C) * (q(C) - offset)`` is at most ``w(p, n)`` times the larger gain
+   of the mode at those extremes. The average ranking loss, with ``U`` the
+   Mann-Whitney count (ties one half) and ``AUC = U / (p n)``, is
+   ``ARL = (p n - U) / p = n (1 - AUC)``: at fixed counts a decreasing function of ``U``, so
+   its extremes over those subsets are ``n (1 - A_high(p, n))`` and
+   ``n (1 - A_low(p, n))``, reached by the same two subsets, and its bound
+   is built the same way (with ``ARL = 0`` for ``n = 0``, where ROC AUC is
+   undefined). Each extreme is computed from its integer ``2U`` by the
+   measure's own expression
+   (:func:`subroc_ext.scoring.cover_kernels.rank_measure`), and rounding is
+   monotone, so no subset's computed quality exceeds the bound.
 
 The cost is ``O(words + min(P, N))`` for the profile of the cover's smaller
 class (:func:`roc_auc_profile`), then ``O(log min(P, N))`` per block (prefix
@@ -53,6 +68,8 @@ sums and a binary search), at most about ``log_1.5 P * log_1.5 N`` blocks, of
 which those that cannot beat the best so far are skipped row by row.
 ``tests/test_joint_bounds.py`` proves validity and tightness by enumerating
 every subset of small covers, and that a slightly tightened copy is caught.
+The bounds from counts take one profile of the parent, then ``O(log min(P,
+N))`` per child.
 
 References
 ----------
@@ -66,22 +83,27 @@ import numpy as np
 from numba import njit
 
 from .bitset import count_below, highest_bit, lowest_bit, popcount, prefix_counts
+from .cover_kernels import ARL, ROC_AUC, rank_measure
 from .weights import subgroup_weight
 
 __all__ = [
+    "COUNT_BOUND_KINDS",
     "EXACT_UP_TO",
     "GRID_DIVISOR",
     "roc_auc_profile",
     "roc_auc_joint_bound",
     "roc_auc_joint_children",
     "roc_auc_joint_bound_of_cover",
-    "roc_auc_count_bounds",
+    "count_bounds",
 ]
 
 #: Classes with at most this many rows get one block per count (an exact bound).
 EXACT_UP_TO = 12
 #: Above it, a block starting at count ``v`` spans ``max(1, v // GRID_DIVISOR)`` counts.
 GRID_DIVISOR = 2
+#: Measures (:mod:`subroc_ext.scoring.cover_kernels` codes) with a bound from class counts
+#: (:func:`count_bounds`).
+COUNT_BOUND_KINDS = (ROC_AUC, ARL)
 
 
 @njit(cache=True)
@@ -157,20 +179,29 @@ def _sum_capped(values, prefix, start, cap):
 
 
 @njit(cache=True, inline="always")
-def _extreme_gain(below_start, below_end, prefix_start, prefix_end, others, p, n, direction, reference,
-                  offset):  # fmt: skip
-    """``reference - A_low(p, n) - offset`` (direction 0, worse) or
-    ``A_high(p, n) - reference - offset`` (1, better) from a profile and its
-    prefix sums; ``p`` counts the profile's class, ``n`` the other."""
-    pairs = 2.0 * p * n
+def _extreme_twice(below_start, below_end, prefix_start, prefix_end, others, p, n, direction):
+    """Twice the Mann-Whitney count of the subset reaching ``A_low(p, n)``
+    (direction 0) or ``A_high(p, n)`` (1), from a profile and its prefix
+    sums; ``p`` counts the profile's class, ``n`` the other."""
     if direction == 0:  # the p lowest of the profile's class against the n highest others
         skipped = others - n
         twice = _sum_excess(below_start, prefix_start, p, skipped)
-        twice += _sum_excess(below_end, prefix_end, p, skipped)
-        return (reference - twice / pairs) - offset
+        return twice + _sum_excess(below_end, prefix_end, p, skipped)
     # the p highest of the profile's class against the n lowest others
     start = len(below_start) - p
-    twice = _sum_capped(below_start, prefix_start, start, n) + _sum_capped(below_end, prefix_end, start, n)
+    return _sum_capped(below_start, prefix_start, start, n) + _sum_capped(below_end, prefix_end, start, n)
+
+
+@njit(cache=True, inline="always")
+def _extreme_gain(below_start, below_end, prefix_start, prefix_end, others, p, n, direction, reference,
+                  offset):  # fmt: skip
+    """``reference - A_low(p, n) - offset`` (direction 0, worse) or
+    ``A_high(p, n) - reference - offset`` (1, better)
+    (:func:`_extreme_twice`)."""
+    twice = _extreme_twice(below_start, below_end, prefix_start, prefix_end, others, p, n, direction)
+    pairs = 2.0 * p * n
+    if direction == 0:
+        return (reference - twice / pairs) - offset
     return (twice / pairs - reference) - offset
 
 
@@ -359,27 +390,50 @@ def roc_auc_joint_bound_of_cover(cover, reference, offset, directions, size_weig
 
 
 @njit(cache=True, nogil=True)
-def roc_auc_count_bounds(parent, positive_words, negative_words, group_start, group_end, positives,
-                         negatives, reference, offset, downward, upward, alpha, beta, out):  # fmt: skip
+def count_bounds(kind, parent, positive_words, negative_words, group_start, group_end, positives,
+                 negatives, reference, offset, downward, upward, alpha, beta, out):  # fmt: skip
     """A bound of ``w(C) * (q(C) - offset)`` for each child ``C`` of ``parent``
     from the child's class counts alone, into ``out`` (compiled).
 
     A child with ``p`` positives and ``n`` negatives is a subset of the
     parent, so its AUC lies in ``[A_low(p, n), A_high(p, n)]`` of the parent
-    (step 1 of the module's derivation): the bound is ``w(p, n)`` times the
-    larger gain of the mode at those extremes. One profile of the parent
-    (:func:`roc_auc_profile`), then ``O(log min(P, N))`` per child; ``-inf``
-    for a child without both classes (ROC AUC undefined).
+    and its ARL in ``[n (1 - A_high(p, n)), n (1 - A_low(p, n))]`` (steps 1
+    and 5 of the module's derivation): the bound is ``w(p, n)`` times the
+    larger gain of the mode at those extremes, each computed from its
+    Mann-Whitney count by the measure's own expression
+    (:func:`~subroc_ext.scoring.cover_kernels.rank_measure`), so no child's
+    quality exceeds it. One profile of the parent (:func:`roc_auc_profile`),
+    then ``O(log min(P, N))`` per child; ``-inf`` for a child on which the
+    measure is undefined (no positive, or for ROC AUC no negative).
 
     Parameters
     ----------
+    kind : int
+        One of :data:`COUNT_BOUND_KINDS`.
     parent, positive_words, negative_words, group_start, group_end
         As in :func:`roc_auc_joint_children`.
     positives, negatives : int64[K]
         Class counts of the children.
-    reference, offset, downward, upward, alpha, beta
+    reference : float
+        The measure on the whole data.
+    offset, downward, upward, alpha, beta
         As in :func:`roc_auc_joint_bound`.
     out : float64[K]
+
+    Examples
+    --------
+    Rows in ascending score order, labels ``+ - + -``; children with one
+    positive and one negative, and with one positive alone (ARL 0):
+
+    >>> from subroc_ext.scoring.bitset import pack
+    >>> from subroc_ext.scoring.cover_kernels import ARL
+    >>> labels = np.array([True, False, True, False])
+    >>> out = np.empty(2)
+    >>> count_bounds(ARL, pack(np.ones(4, bool)), pack(labels), pack(~labels), np.arange(4),
+    ...              np.arange(1, 5), np.array([1, 1]), np.array([1, 0]), 0.75, 0.0, False, True,
+    ...              0.0, 0.0, out)
+    >>> out.tolist()  # the lowest positive with the highest negative: ARL 1
+    [0.25, -0.75]
     """
     cpos = parent & positive_words
     cneg = parent & negative_words
@@ -389,17 +443,22 @@ def roc_auc_count_bounds(parent, positive_words, negative_words, group_start, gr
         parent_positives += popcount(cpos[w])
     swapped = len(below_start) != parent_positives  # the profile holds the negatives
     prefix_start, prefix_end = _prefix_sums(below_start), _prefix_sums(below_end)
+    lowest = 0 if kind == ROC_AUC else 1  # the extreme (A_low 0, A_high 1) of the lowest value
     for i in range(len(positives)):
         p, n = positives[i], negatives[i]
-        if p == 0 or n == 0:
+        if p == 0 or (n == 0 and kind == ROC_AUC):
             out[i] = -np.inf
             continue
         a, b = (n, p) if swapped else (p, n)
         gain = -np.inf
-        if downward:
-            gain = _extreme_gain(below_start, below_end, prefix_start, prefix_end, others, a, b, 0,
-                                 reference, offset)  # fmt: skip
-        if upward:
-            gain = max(gain, _extreme_gain(below_start, below_end, prefix_start, prefix_end, others, a,
-                                           b, 1, reference, offset))  # fmt: skip
+        for sign in range(2):  # -1, then +1
+            if not (downward if sign == 0 else upward):
+                continue
+            twice = 0  # ARL without negatives: 0
+            if n > 0:
+                extreme = lowest if sign == 0 else 1 - lowest
+                twice = _extreme_twice(below_start, below_end, prefix_start, prefix_end, others, a, b,
+                                       extreme)  # fmt: skip
+            difference = rank_measure(kind, twice, p, n) - reference
+            gain = max(gain, (-difference if sign == 0 else difference) - offset)
         out[i] = subgroup_weight(p, n, alpha, beta) * gain
