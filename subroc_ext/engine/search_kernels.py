@@ -115,6 +115,38 @@ def promising_children(
 
 
 @njit(cache=True, nogil=True)
+def _kept_children(
+    parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
+    group_end, kind, min_support, min_positives, min_negatives, cap, threshold, reference, downward,
+    upward, size_weight, balance_weight, expandable, offset, count_bound,
+):  # fmt: skip
+    """:func:`promising_children`, then (``count_bound``) the bound from counts
+    (:func:`subroc_ext.scoring.joint_bounds.count_bounds` with ``offset``): a
+    child stays if ``min(w * cap, its bound)`` exceeds ``threshold`` or, when
+    ``expandable``, ``max_weight * cap`` does. The indices of the children
+    kept into ``candidates``, and the class counts of all."""
+    keep, positives, negatives = promising_children(
+        parent, selector_words, candidates, positive_words, negative_words, selector_counts,
+        min_support, min_positives, min_negatives, cap, threshold, size_weight, balance_weight, expandable,
+    )  # fmt: skip
+    kept = np.flatnonzero(keep)
+    if not (count_bound and len(kept)):
+        return kept, positives, negatives
+    own = np.empty(len(kept))
+    count_bounds(
+        kind, parent, positive_words, negative_words, group_start, group_end, positives[kept],
+        negatives[kept], reference, offset, downward, upward, size_weight, balance_weight, own,
+    )  # fmt: skip
+    still = np.empty(len(kept), dtype=np.bool_)
+    for j in range(len(kept)):
+        p, n = float(positives[kept[j]]), float(negatives[kept[j]])
+        still[j] = min(subgroup_weight(p, n, size_weight, balance_weight) * cap, own[j]) > threshold
+        if expandable and not still[j]:
+            still[j] = max_weight(p, n, size_weight, balance_weight) * cap > threshold
+    return kept[still], positives, negatives
+
+
+@njit(cache=True, nogil=True)
 def scored_children(
     parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
     group_end, kind,
@@ -165,24 +197,11 @@ def scored_children(
         optimistic_estimate`` of each, as in
         :class:`subroc_ext.objective.statistics.SubgroupStatistics`.
     """
-    keep, positives, negatives = promising_children(
-        parent, selector_words, candidates, positive_words, negative_words, selector_counts,
-        min_support, min_positives, min_negatives, cap, threshold, size_weight, balance_weight, expandable,
+    kept, positives, negatives = _kept_children(
+        parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
+        group_end, kind, min_support, min_positives, min_negatives, cap, threshold, reference, downward,
+        upward, size_weight, balance_weight, expandable, offset, count_bound,
     )  # fmt: skip
-    kept = np.flatnonzero(keep)
-    if count_bound and len(kept):
-        own = np.empty(len(kept))
-        count_bounds(
-            kind, parent, positive_words, negative_words, group_start, group_end, positives[kept],
-            negatives[kept], reference, offset, downward, upward, size_weight, balance_weight, own,
-        )  # fmt: skip
-        still = np.empty(len(kept), dtype=np.bool_)
-        for j in range(len(kept)):
-            p, n = float(positives[kept[j]]), float(negatives[kept[j]])
-            still[j] = min(subgroup_weight(p, n, size_weight, balance_weight) * cap, own[j]) > threshold
-            if expandable and not still[j]:
-                still[j] = max_weight(p, n, size_weight, balance_weight) * cap > threshold
-        kept = kept[still]
     count = len(kept)
     children = candidates[kept]
     values, lowest, highest = np.empty(count), np.empty(count), np.empty(count)
@@ -263,25 +282,12 @@ def leaf_children(
     evaluated : int
         Children whose measure was computed.
     """
-    keep, positives, negatives = promising_children(
-        parent, selector_words, candidates, positive_words, negative_words, selector_counts,
-        min_support, min_positives, min_negatives, cap, threshold, size_weight, balance_weight, False,
+    kept, positives, negatives = _kept_children(
+        parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
+        group_end, kind, min_support, min_positives, min_negatives, cap, threshold, reference, downward,
+        upward, size_weight, balance_weight, False, max(generalization, 0.0), count_bound,
     )  # fmt: skip
-    kept = np.flatnonzero(keep)
     aware = generalization > -np.inf
-    if count_bound and len(kept):
-        own = np.empty(len(kept))
-        count_bounds(
-            kind, parent, positive_words, negative_words, group_start, group_end, positives[kept],
-            negatives[kept], reference, max(generalization, 0.0), downward, upward, size_weight,
-            balance_weight, own,
-        )  # fmt: skip
-        still = np.empty(len(kept), dtype=np.bool_)
-        for j in range(len(kept)):
-            i = kept[j]
-            weight = subgroup_weight(float(positives[i]), float(negatives[i]), size_weight, balance_weight)
-            still[j] = min(weight * cap, own[j]) > threshold
-        kept = kept[still]
     count = len(kept)
     values, lowest, highest = np.empty(count), np.empty(count), np.empty(count)
     measure_children(
