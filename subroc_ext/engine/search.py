@@ -114,8 +114,9 @@ class FastSearch:
         Threads in this process (not with ``client``). The compiled measures
         (ROC AUC, PR AUC, ARL, row means, and the counting of every
         candidate) run in parallel; the Python code between kernel calls
-        (about a sixth of the work at Census depth 4) holds the GIL, which
-        limits the speed-up (README, "Several cores").
+        (about a sixth of the work at Census depth 4 for ROC AUC, most of
+        it for ARL) holds the GIL, which limits the speed-up (README,
+        "Several cores").
         A measure evaluated by its own
         Python methods runs on one thread whatever ``n_jobs`` (its code need
         not be thread-safe). The result is the same for any ``n_jobs``.
