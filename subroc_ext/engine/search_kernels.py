@@ -73,7 +73,7 @@ def promising_children(
     >>> is_positive = np.array([True, False, True, False, True])
     >>> selectors = pack(np.array([[True, True, True, False, False],
     ...                            [False, False, True, True, True]]))
-    >>> counts = np.array([[3, 2], [0, 1]])
+    >>> counts = np.array([[2, 2], [1, 1]])  # positives, negatives of each selector
     >>> keep, p, n = promising_children(
     ...     pack(np.ones(5, bool)), selectors, np.array([0, 1]), pack(is_positive),
     ...     pack(~is_positive), counts, 3, 1, 1, np.inf, 0.0, 1.0, 1.0, False)
