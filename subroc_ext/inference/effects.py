@@ -85,6 +85,7 @@ from scipy import stats
 from ..objective.quality import SoftClassifierQF
 from ..scoring import cover_kernels
 from ..scoring.measures import Cover, compiled_kind
+from .influence import arl_influence, auc_influence, pr_auc_influence
 from .significance import base_seed
 
 __all__ = ["EFFECT_COLUMNS", "effect_intervals"]
@@ -156,8 +157,9 @@ def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstra
     difference = np.full(len(subgroups), np.nan)
     for j in np.flatnonzero(defined):
         difference[j] = measure.value(dataset.cover(masks[j])) - qf.dataset_value
-    if compiled_kind(measure) == cover_kernels.ROC_AUC:
-        low, high = _delong_intervals(dataset, masks, defined, confidence, rng)
+    kind = compiled_kind(measure)
+    if kind in _JACKKNIFED:
+        low, high = _jackknife_effect_intervals(dataset, masks, defined, kind, confidence, rng)
     else:
         low, high = _bootstrap_intervals(qf, dataset, masks, difference, confidence, n_bootstrap, rng)
     if qf.mode == "both":
@@ -182,36 +184,32 @@ def oriented(difference, low, high, sign):
     return np.column_stack([sign * difference, np.fmin(*ends), np.fmax(*ends)])
 
 
-def auc_influence(is_positive, group_ids, mask):
-    """The ROC AUC of the rows in ``mask`` and how much it changes when each
-    row is left out (exactly; zero outside the mask): the jackknife's terms."""
-    n_groups = int(group_ids[-1]) + 1
-    positive, negative = is_positive & mask, ~is_positive & mask
-    m, n = positive.sum(), negative.sum()
-    positive_counts = np.bincount(group_ids[positive], minlength=n_groups)
-    negative_counts = np.bincount(group_ids[negative], minlength=n_groups)
-    # share of the negatives a positive outscores, and of the positives outscoring a negative
-    outscored = (np.cumsum(negative_counts) - 0.5 * negative_counts) / n
-    outscoring = (positive_counts[::-1].cumsum()[::-1] - 0.5 * positive_counts) / m
-    auc = positive_counts @ outscored / m
-    terms = np.zeros(len(mask))
-    terms[positive] = (auc - outscored[group_ids[positive]]) / (m - 1)
-    terms[negative] = (auc - outscoring[group_ids[negative]]) / (n - 1)
-    return auc, terms
+#: The jackknifed measures: the exact delete-one changes and the scale of the intervals.
+_JACKKNIFED = {
+    cover_kernels.ROC_AUC: (auc_influence, "logit"),
+    cover_kernels.PR_AUC: (pr_auc_influence, "logit"),
+    cover_kernels.ARL: (arl_influence, "log"),
+}
 
 
-def _logit(auc, margin):
-    """logit of an AUC kept ``margin`` away from 0 and 1, and its derivative."""
-    auc = np.clip(auc, margin, 1 - margin)
-    return np.log(auc / (1 - auc)), 1 / (auc * (1 - auc))
+def _scaled(values, margins, scale):
+    """The measure on the ``scale`` ('logit': kept ``margins`` away from 0
+    and 1; 'log': kept above ``margins``), its derivative and the inverse."""
+    if scale == "logit":
+        values = np.clip(values, margins, 1 - margins)
+        return np.log(values / (1 - values)), 1 / (values * (1 - values)), _expit
+    values = np.maximum(values, margins)
+    return np.log(values), 1 / values, np.exp
 
 
 def _expit(x):
     return 1 / (1 + np.exp(-x))
 
 
-def _delong_intervals(dataset, masks, defined, confidence, rng):
-    """Simultaneous intervals of ``m(S) - m(V)`` for the ROC AUC (see the module notes)."""
+def _jackknife_effect_intervals(dataset, masks, defined, kind, confidence, rng):
+    """Simultaneous intervals of ``m(S) - m(V)`` for the ROC AUC, PR AUC and
+    ARL from their exact delete-one changes (see the module notes)."""
+    influence, scale = _JACKKNIFED[kind]
     is_positive, group_ids = dataset.is_positive, dataset.group_ids
     positives = (masks & is_positive).sum(axis=1)
     negatives = masks.sum(axis=1) - positives
@@ -219,21 +217,24 @@ def _delong_intervals(dataset, masks, defined, confidence, rng):
     low, high = np.full(len(masks), np.nan), np.full(len(masks), np.nan)
     if not estimable.any():
         return low, high
-    whole = auc_influence(is_positive, group_ids, np.ones(len(dataset), dtype=bool))
-    parts = [auc_influence(is_positive, group_ids, mask) for mask in masks[estimable]]
-    margins = 0.5 / (np.append(positives[estimable], is_positive.sum())
-                     * np.append(negatives[estimable], (~is_positive).sum()))  # fmt: skip
-    low[estimable], high[estimable] = jackknife_logit_intervals(
+    whole = influence(is_positive, group_ids, np.ones(len(dataset), dtype=bool))
+    parts = [influence(is_positive, group_ids, mask) for mask in masks[estimable]]
+    # half a pair away from 0 and 1 (AUCs), or half a negative per positive above 0 (ARL)
+    margins = 0.5 / np.append(positives[estimable], is_positive.sum())
+    if scale == "logit":
+        margins = margins / np.append(negatives[estimable], (~is_positive).sum())
+    low[estimable], high[estimable] = jackknife_scaled_intervals(
         [part[0] for part in parts], [part[1] for part in parts], *whole, margins,
-        (is_positive, ~is_positive), confidence, rng,
+        (is_positive, ~is_positive), confidence, rng, scale=scale,
     )  # fmt: skip
     return low, high
 
 
-def jackknife_logit_intervals(values, terms, whole_value, whole_terms, margins, strata, confidence,
-                              rng):  # fmt: skip
-    """Simultaneous intervals of ``m(S) - m(V)`` for AUC-like measures in (0, 1)
-    from exact delete-one changes (the jackknife), on the logit scale.
+def jackknife_scaled_intervals(values, terms, whole_value, whole_terms, margins, strata, confidence,
+                               rng, *, scale="logit"):  # fmt: skip
+    """Simultaneous intervals of ``m(S) - m(V)`` from exact delete-one changes
+    (the jackknife), on the logit scale (measures in (0, 1): the AUCs) or the
+    log scale (positive measures: the ARL).
 
     Parameters
     ----------
@@ -248,12 +249,13 @@ def jackknife_logit_intervals(values, terms, whole_value, whole_terms, margins, 
         The change of ``m(V)`` when each row is left out.
     margins : numpy.ndarray
         How far each value (the subgroups', then the whole split's) is kept
-        from 0 and 1 before the logit.
+        from 0 (and 1 on the logit scale) before the transformation.
     strata : sequence of numpy.ndarray of bool
         The rows of each stratum of the jackknife (the classes).
     confidence : float
     rng : numpy.random.Generator
         For the max-t critical value.
+    scale : {'logit', 'log'}, default='logit'
 
     Returns
     -------
@@ -261,31 +263,31 @@ def jackknife_logit_intervals(values, terms, whole_value, whole_terms, margins, 
         The low and high ends, one per subgroup (see the module notes: the
         range over the box of all coordinates ``± c`` standard errors).
     """
-    whole_logit, whole_slope = _logit(whole_value, margins[-1])
-    logits, slopes = _logit(np.asarray(values, dtype=float), margins[:-1])
+    whole_scaled, whole_slope, inverse = _scaled(whole_value, margins[-1], scale)
+    scaled, slopes, _ = _scaled(np.asarray(values, dtype=float), margins[:-1], scale)
     coordinates = slopes[:, None] * np.array(terms) - whole_slope * whole_terms
-    # the last coordinate: the whole split's logit
+    # the last coordinate: the whole split's transformed value
     coordinates = np.vstack([coordinates, whole_slope * whole_terms]).T
     covariance = stratified_jackknife_covariance(coordinates, strata)
     error = np.sqrt(np.diag(covariance))
     critical = _max_t_critical(covariance / np.outer(error, error), confidence, rng)
-    # the box of all coordinates mapped back: each difference at every whole-split logit in it
-    whole = whole_logit + critical * error[-1] * np.linspace(-1, 1, _WHOLE_GRID)
-    difference, error = (logits - whole_logit)[:, None], error[:-1, None]
-    low = (_expit(whole + difference - critical * error) - _expit(whole)).min(axis=1)
-    high = (_expit(whole + difference + critical * error) - _expit(whole)).max(axis=1)
+    # the box of all coordinates mapped back: each difference at every whole-split value in it
+    whole = whole_scaled + critical * error[-1] * np.linspace(-1, 1, _WHOLE_GRID)
+    difference, error = (scaled - whole_scaled)[:, None], error[:-1, None]
+    low = (inverse(whole + difference - critical * error) - inverse(whole)).min(axis=1)
+    high = (inverse(whole + difference + critical * error) - inverse(whole)).max(axis=1)
     return low, high
 
 
 def stratified_jackknife_covariance(coordinates, strata):
     """The class-stratified jackknife covariance of statistics from each row's
-    exact delete-one change of them.
+    exact delete-one change of them [4]_.
 
     Parameters
     ----------
     coordinates : numpy.ndarray, shape (n_rows, n_statistics)
-        The change of each statistic when each row is left out; within each
-        stratum they sum to zero (as the AUCs' changes do).
+        The change of each statistic when each row is left out (centred
+        within each stratum here; the AUCs' changes already sum to zero).
     strata : sequence of numpy.ndarray of bool
         The rows of each stratum (the classes; the classes of each period for
         independent periods, whose covariances then add).
@@ -293,10 +295,18 @@ def stratified_jackknife_covariance(coordinates, strata):
     Returns
     -------
     numpy.ndarray, shape (n_statistics, n_statistics)
+
+    Examples
+    --------
+    >>> changes = np.array([[1.0], [3.0], [-2.0], [2.0]])
+    >>> first = np.array([True, True, False, False])  # two strata of two rows
+    >>> stratified_jackknife_covariance(changes, [first, ~first])  # 1/2 * (1 + 1) + 1/2 * (4 + 4)
+    array([[5.]])
     """
     covariance = np.zeros((coordinates.shape[1],) * 2)
     for members in strata:
         block = coordinates[members]
+        block = block - block.mean(axis=0)
         covariance += (len(block) - 1) / len(block) * (block.T @ block)
     return covariance
 
