@@ -23,9 +23,9 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import subroc_ext
+from subroc_ext.inference.effects import _max_t_critical, effect_intervals
 from subroc_ext.scoring import measures
 from subroc_ext.workflow import steps
-from subroc_ext.inference.effects import _max_t_critical, effect_intervals
 
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 
