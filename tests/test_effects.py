@@ -14,6 +14,7 @@
 """
 
 import functools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -85,6 +86,19 @@ def test_delta_is_the_difference_to_the_whole_split_oriented_as_the_mode(name, m
         assert effects["delta"].notna().all() and not bounded.iloc[-1]
     else:
         assert bounded.iloc[-1]
+
+
+@pytest.mark.parametrize("name", list(steps.MEASURES))
+def test_a_subgroup_covering_the_whole_split_has_no_interval(name):
+    data = draw(np.random.default_rng(8), 600)
+    everything = ps.Conjunction([])
+    qf = subroc_ext.make_quality_function(name, "label")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        effects = effect_intervals([*PATTERNS[:3], everything], data, qf, TARGET, n_bootstrap=30,
+                                   random_state=0)  # fmt: skip
+    assert effects.iloc[-1].tolist()[0] == 0 and effects.iloc[-1, 1:].isna().all()
+    assert effects.iloc[:-1].notna().all().all()
 
 
 def test_mode_both_mirrors_the_interval_of_a_negative_difference():

@@ -130,8 +130,9 @@ def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstra
         One row per subgroup: ``delta``, ``delta_ci_low``, ``delta_ci_high``
         (the :data:`EFFECT_COLUMNS`). NaN where the measure is undefined on
         the subgroup's rows; NaN bounds where it has no variance estimate
-        (ROC AUC, PR AUC and ARL: fewer than two rows of a class; other
-        measures: the bootstrap replicates do not vary).
+        (ROC AUC, PR AUC and ARL: fewer than two rows of a class, or no
+        delete-one change of the difference, as for a subgroup covering the
+        whole split; other measures: the bootstrap replicates do not vary).
 
     Examples
     --------
@@ -267,7 +268,8 @@ def jackknife_scaled_intervals(values, terms, whole_value, whole_terms, margins,
     -------
     (numpy.ndarray, numpy.ndarray)
         The low and high ends, one per subgroup (see the module notes: the
-        range over the box of all coordinates ``± c`` standard errors).
+        range over the box of all coordinates ``± c`` standard errors); NaN
+        where the difference has no spread (its changes are all zero).
     """
     whole_scaled, whole_slope, inverse = _scaled(whole_value, margins[-1], scale)
     scaled, slopes, _ = _scaled(np.asarray(values, dtype=float), margins[:-1], scale)
@@ -276,13 +278,17 @@ def jackknife_scaled_intervals(values, terms, whole_value, whole_terms, margins,
     coordinates = np.vstack([coordinates, whole_slope * whole_terms]).T
     covariance = stratified_jackknife_covariance(coordinates, strata)
     error = np.sqrt(np.diag(covariance))
-    critical = _max_t_critical(covariance / np.outer(error, error), confidence, rng)
+    varies = error > 0  # not a subgroup covering the whole split, say
+    if not varies[:-1].any():
+        return np.full(len(scaled), np.nan), np.full(len(scaled), np.nan)
+    correlation = covariance[np.ix_(varies, varies)] / np.outer(error[varies], error[varies])
+    critical = _max_t_critical(correlation, confidence, rng)
     # the box of all coordinates mapped back: each difference at every whole-split value in it
     whole = whole_scaled + critical * error[-1] * np.linspace(-1, 1, _WHOLE_GRID)
     difference, error = (scaled - whole_scaled)[:, None], error[:-1, None]
     low = (inverse(whole + difference - critical * error) - inverse(whole)).min(axis=1)
     high = (inverse(whole + difference + critical * error) - inverse(whole)).max(axis=1)
-    return low, high
+    return np.where(varies[:-1], low, np.nan), np.where(varies[:-1], high, np.nan)
 
 
 def stratified_jackknife_covariance(coordinates, strata):
