@@ -2,17 +2,19 @@
 
 * ``delta`` is the measure on the subgroup minus on the whole split, oriented
   as the mode; NaN where undefined.
-* The ROC AUC's jackknife terms are exact delete-one changes (sklearn); the
-  max-t critical value is the known one for independent coordinates; the
-  DeLong intervals agree with the bootstrap ones.
+* The max-t critical value is the known one for independent coordinates;
+  the DeLong intervals agree with the bootstrap ones (the jackknife terms:
+  ``tests/test_influence.py``).
 * Seeded simulation: the simultaneous intervals cover the true effects (from
   a sample of a million rows) in at least the nominal share of validation
   splits - a small version always, 500 searches with ``-m slow``; the same
-  for the bootstrap intervals of PR AUC, ARL, the attribution mean and a
-  user measure (500 validation splits each with ``-m slow``).
+  for the jackknife intervals of PR AUC and ARL and the bootstrap intervals
+  of the attribution mean and a user measure (500 validation splits each
+  with ``-m slow``).
 """
 
 import functools
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -22,9 +24,9 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import subroc_ext
+from subroc_ext.inference.effects import _max_t_critical, effect_intervals
 from subroc_ext.scoring import measures
 from subroc_ext.workflow import steps
-from subroc_ext.inference.effects import auc_influence, _max_t_critical, effect_intervals
 
 TARGET = subroc_ext.SoftClassifierTarget("label", "score")
 
@@ -74,11 +76,29 @@ def test_delta_is_the_difference_to_the_whole_split_oriented_as_the_mode(name, m
     else:
         expected = difference * (1 if (mode == "worse") == (kind == "loss") else -1)
     np.testing.assert_allclose(effects["delta"], expected, rtol=1e-12, atol=1e-15)
-    finite = effects["delta"].notna()
-    assert (effects.loc[finite, "delta_ci_low"] <= effects.loc[finite, "delta"]).all()
-    assert (effects.loc[finite, "delta"] <= effects.loc[finite, "delta_ci_high"]).all()
+    bounded = effects["delta_ci_low"].notna()
+    assert (effects.loc[bounded, "delta_ci_low"] <= effects.loc[bounded, "delta"]).all()
+    assert (effects.loc[bounded, "delta"] <= effects.loc[bounded, "delta_ci_high"]).all()
+    assert bounded[:-1].all()
     if name == "roc_auc":  # undefined without negatives
         assert effects.iloc[-1].isna().all()
+    elif name in ("pr_auc", "arl"):  # defined, but the jackknife needs two rows of each class
+        assert effects["delta"].notna().all() and not bounded.iloc[-1]
+    else:
+        assert bounded.iloc[-1]
+
+
+@pytest.mark.parametrize("name", list(steps.MEASURES))
+def test_a_subgroup_covering_the_whole_split_has_no_interval(name):
+    data = draw(np.random.default_rng(8), 600)
+    everything = ps.Conjunction([])
+    qf = subroc_ext.make_quality_function(name, "label")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        effects = effect_intervals([*PATTERNS[:3], everything], data, qf, TARGET, n_bootstrap=30,
+                                   random_state=0)  # fmt: skip
+    assert effects.iloc[-1].tolist()[0] == 0 and effects.iloc[-1, 1:].isna().all()
+    assert effects.iloc[:-1].notna().all().all()
 
 
 def test_mode_both_mirrors_the_interval_of_a_negative_difference():
@@ -92,22 +112,6 @@ def test_mode_both_mirrors_the_interval_of_a_negative_difference():
     up = better["delta"] >= 0
     pd.testing.assert_frame_equal(both[up], better[up])
     pd.testing.assert_frame_equal(both[~up], worse[~up])
-
-
-def test_auc_jackknife_terms_are_exact_delete_one_changes():
-    rng = np.random.default_rng(3)
-    scores = rng.integers(0, 6, 120) / 5  # many ties
-    is_positive = rng.random(120) < 0.4
-    order = np.argsort(scores, kind="stable")
-    scores, is_positive = scores[order], is_positive[order]
-    group_ids = np.unique(scores, return_inverse=True)[1]
-    mask = rng.random(120) < 0.5
-    auc, terms = auc_influence(is_positive, group_ids, mask)
-    assert auc == pytest.approx(roc_auc_score(is_positive[mask], scores[mask]))
-    for row in range(120):
-        kept = mask.copy()
-        kept[row] = False
-        assert roc_auc_score(is_positive[kept], scores[kept]) - auc == pytest.approx(terms[row], abs=1e-12)
 
 
 def test_max_t_critical_value_of_independent_coordinates():
@@ -172,65 +176,78 @@ def test_simultaneous_intervals_cover_the_true_effects_of_500_searches():
     assert stats.binomtest(covered, 500, 0.95, alternative="less").pvalue > 0.01, covered
 
 
-BOOTSTRAPPED = ["pr_auc", "arl", "attribution_mean", "user"]
+JACKKNIFED = ["pr_auc", "arl"]
+BOOTSTRAPPED = ["attribution_mean", "user"]
 
 
-def bootstrap_setting(name):
-    """The quality function of a measure whose intervals come
-    from the bootstrap, oriented so that delta = m(S) - m(V); 'user' is the ROC AUC
-    as a user measure."""
+def measure_setting(name):
+    """The quality function of a measure other than the ROC AUC, oriented so
+    that delta = m(S) - m(V); 'user' is the ROC AUC as a user measure."""
     if name == "user":
         return subroc_ext.SoftClassifierQF(BootstrappedROCAUC(), "label", mode="better")
     return subroc_ext.make_quality_function(name, "label", mode="worse" if name == "arl" else "better")
 
 
 @functools.cache
-def big_differences():
-    """Every built-in measure's m(S) - m(V) of PATTERNS on 200,000 rows."""
-    big = draw(np.random.default_rng(0), 200_000)
+def big_differences(n_big):
+    """Every built-in measure's m(S) - m(V) of PATTERNS on ``n_big`` rows."""
+    big = draw(np.random.default_rng(0), n_big)
     whole = steps.dataset_values(big, TARGET)
     described = steps.describe(PATTERNS, big, TARGET)
-    return {name: (described[name] - whole[name]).to_numpy() for name in steps.MEASURES}, len(big)
+    return {name: (described[name] - whole[name]).to_numpy() for name in steps.MEASURES}
 
 
-def signed_truth(name, n_rows):
-    """True signed differences m(S) - m(V); the ARL, a count of negatives,
-    scaled to a split of ``n_rows``."""
-    differences, n_big = big_differences()
-    difference = differences["roc_auc" if name == "user" else name]
+def signed_truth(name, n_rows, n_big):
+    """True signed differences m(S) - m(V) from ``n_big`` rows; the ARL, a
+    count of negatives, scaled to a split of ``n_rows``."""
+    difference = big_differences(n_big)["roc_auc" if name == "user" else name]
     return difference * (n_rows / n_big if name == "arl" else 1)
 
 
-def bootstrap_coverage(name, repetitions, n_rows, n_bootstrap, seed):
-    """How many validation splits have every bootstrap interval covering its truth."""
-    truth = signed_truth(name, n_rows)
+def measure_coverage(name, repetitions, n_rows, n_bootstrap, seed, n_big):
+    """How many validation splits have every interval covering its truth."""
+    truth = signed_truth(name, n_rows, n_big)
     covered = 0
     for repetition in range(repetitions):
         data = draw(np.random.default_rng([seed, repetition]), n_rows)
-        effects = effect_intervals(PATTERNS, data, bootstrap_setting(name), TARGET,
+        effects = effect_intervals(PATTERNS, data, measure_setting(name), TARGET,
                                    n_bootstrap=n_bootstrap, random_state=repetition)  # fmt: skip
         covered += bool(((effects["delta_ci_low"] <= truth) & (truth <= effects["delta_ci_high"])).all())
     return covered
 
 
-@pytest.mark.parametrize("name", BOOTSTRAPPED)
-def test_bootstrap_intervals_cover_the_true_effects(name):
-    covered = bootstrap_coverage(name, 10, 1000, 60, seed=30)
-    assert covered >= stats.binom.ppf(0.005, 10, 0.95), covered  # 7 of 10
-
-
-# measured (500 splits): PR AUC 468 (passes narrowly), ARL 457 - the bootstrap
-# intervals still under-cover where small subgroups' estimates are skewed (issue 18)
-SHORT = pytest.mark.xfail(reason="ARL covered 457 of 500 splits (91.4 %) when measured", strict=True)
+@pytest.mark.parametrize("name", JACKKNIFED)
+def test_jackknife_intervals_cover_the_true_effects(name):
+    covered = measure_coverage(name, 100, 1000, 2, seed=30, n_big=200_000)
+    assert covered >= stats.binom.ppf(0.005, 100, 0.95), covered  # 88 of 100
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [pytest.param(n, marks=SHORT) if n == "arl" else n for n in BOOTSTRAPPED])
+@pytest.mark.parametrize("name", JACKKNIFED)
+def test_jackknife_intervals_cover_the_true_effects_of_500_splits(name):
+    """500 validation splits of 2,000 rows, truth from 1,000,000 rows: at least
+    the nominal 475. Measured: PR AUC 490 (98.0 %), ARL 494 (98.8 %); with the
+    truth from 4,000,000 rows the same. The class-stratified bootstrap's max-t
+    intervals they replace covered 468 and 457 (93.6 %, 91.4 %; truth from
+    200,000 rows), the jackknife's without the logit/log scale about 450."""
+    covered = measure_coverage(name, 500, 2000, 2, seed=40, n_big=1_000_000)
+    assert covered >= 0.95 * 500, covered
+
+
+@pytest.mark.parametrize("name", BOOTSTRAPPED)
+def test_bootstrap_intervals_cover_the_true_effects(name):
+    covered = measure_coverage(name, 10, 1000, 60, seed=30, n_big=200_000)
+    assert covered >= stats.binom.ppf(0.005, 10, 0.95), covered  # 7 of 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", BOOTSTRAPPED)
 def test_bootstrap_intervals_cover_the_true_effects_of_500_splits(name):
-    """500 validation splits of 2,000 rows, 500 replicates each. The
-    Monte-Carlo margin: a one-sided binomial test of coverage >= 0.95 at
-    level 0.01 must not reject (it rejects below 465 of 500, 0.93)."""
-    covered = bootstrap_coverage(name, 500, 2000, 500, seed=40)
+    """500 validation splits of 2,000 rows, 500 replicates each, truth from
+    1,000,000 rows. The Monte-Carlo margin: a one-sided binomial test of
+    coverage >= 0.95 at level 0.01 must not reject (it rejects below 465 of
+    500, 0.93). Measured: attribution mean 475 (95.0 %), user 479 (95.8 %)."""
+    covered = measure_coverage(name, 500, 2000, 500, seed=40, n_big=1_000_000)
     assert stats.binomtest(covered, 500, 0.95, alternative="less").pvalue > 0.01, covered
 
 

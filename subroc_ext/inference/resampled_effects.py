@@ -18,7 +18,7 @@ quality functions that are not a single binary measure:
 
 For **ROC AUC comparisons** the effect is a linear combination of four AUCs
 on nested row sets, and every row's exact delete-one change of each AUC is
-known (:func:`subroc_ext.inference.effects.auc_influence`, DeLong's structural
+known (:func:`subroc_ext.inference.influence.auc_influence`, DeLong's structural
 components [2]_): paired, a row's changes of both models' AUCs enter its
 one coordinate (both models share the rows and their classes); unpaired,
 each period's rows are their own strata (the periods are independent, so
@@ -43,7 +43,7 @@ AUC_mu is the mean of the class pairs' ROC AUCs, so, as for the ROC AUC in
 :mod:`subroc_ext.inference.effects`, every row's exact delete-one change of it is known
 (the mean of its changes of the pair AUCs): the intervals are the
 class-stratified jackknife's max-t intervals on the logit scale of
-:func:`subroc_ext.inference.effects.jackknife_logit_intervals` (no resampling; 98.4 %
+:func:`subroc_ext.inference.effects.jackknife_scaled_intervals` (no resampling; 98.4 %
 simultaneous coverage in the same simulation).
 
 References
@@ -68,15 +68,15 @@ from ..scoring import cover_kernels
 from ..scoring.measures import compiled_kind
 from .effects import (
     EFFECT_COLUMNS,
-    auc_influence,
     check_effect_settings,
     jackknife_intervals,
-    jackknife_logit_intervals,
+    jackknife_scaled_intervals,
     max_t_intervals,
     oriented,
     replicate_differences,
     stratified_draw,
 )
+from .influence import auc_influence
 from .significance import base_seed
 
 __all__ = ["resampled_effect_intervals"]
@@ -239,7 +239,7 @@ def _auc_mu_intervals(subgroups, data, qf, target, confidence, rng):
         smallest = np.sort(smallest, axis=1)
         margins = 0.5 / (smallest[:, 0] * smallest[:, 1])
         strata = [projections.codes == k for k in range(len(qf.classes))]
-        low[estimable], high[estimable] = jackknife_logit_intervals(
+        low[estimable], high[estimable] = jackknife_scaled_intervals(
             [p[0] for p in parts], [p[1] for p in parts], *whole, margins, strata, confidence, rng
         )
     return difference, low, high

@@ -1,0 +1,45 @@
+"""Tests of :mod:`subroc_ext.inference.influence`: each function's value and
+delete-one changes against recomputing the measure without each row
+(scikit-learn for the ROC AUC and PR AUC, a pairwise count for the ARL), on
+scores with many ties."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import auc, precision_recall_curve, roc_auc_score
+
+from subroc_ext.inference.influence import arl_influence, auc_influence, pr_auc_influence
+
+
+def pr_auc(is_positive, scores):
+    precision, recall, _ = precision_recall_curve(is_positive, scores)
+    return auc(recall, precision)
+
+
+def arl(is_positive, scores):
+    """Mean over positives of the negatives scored above, ties one half (pairwise)."""
+    positive, negative = scores[is_positive], scores[~is_positive]
+    above = (negative[None, :] > positive[:, None]) + 0.5 * (negative[None, :] == positive[:, None])
+    return above.sum(axis=1).mean()
+
+
+@pytest.mark.parametrize("influence, oracle", [(auc_influence, roc_auc_score),
+                                               (pr_auc_influence, pr_auc), (arl_influence, arl)])  # fmt: skip
+@pytest.mark.parametrize("seed", range(3))
+def test_terms_are_exact_delete_one_changes(influence, oracle, seed):
+    rng = np.random.default_rng([3, seed])
+    scores = rng.integers(0, 6, 120) / 5  # many ties
+    is_positive = rng.random(120) < 0.4
+    order = np.argsort(scores, kind="stable")
+    scores, is_positive = scores[order], is_positive[order]
+    group_ids = np.unique(scores, return_inverse=True)[1]
+    mask = rng.random(120) < 0.5
+    mask[-1], is_positive[-1] = True, seed % 2 == 0  # the top row alone in its tie group
+    scores[-1] = 1.5
+    group_ids[-1] = group_ids[-2] + 1
+    value, terms = influence(is_positive, group_ids, mask)
+    assert value == pytest.approx(oracle(is_positive[mask], scores[mask]), abs=1e-12)
+    for row in range(120):
+        kept = mask.copy()
+        kept[row] = False
+        expected = oracle(is_positive[kept], scores[kept]) - value if mask[row] else 0.0
+        assert terms[row] == pytest.approx(expected, abs=1e-12)
