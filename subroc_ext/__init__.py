@@ -5,6 +5,7 @@ PR AUC, average ranking loss or AUC attribution is exceptional.
 """
 
 import sys
+from pathlib import Path
 
 from .engine.search import FastSearch
 from .exceptions import InterruptedTest, LowPowerWarning, UndefinedMeasureWarning
@@ -45,11 +46,16 @@ from .reporting.report import write_report
 from .scoring.auc_mu import auc_mu_score
 from .scoring.measures import KernelMeasure, Measure, RowMeanMeasure
 from .utils.deprecation import MOVED_MODULES, register_moved_modules
+from .utils.kernel_cache import refresh_kernel_caches
 from .workflow.comparison import find_drift, find_regressions
 from .workflow.multiclass import find_multiclass_subgroups
 from .workflow.pipeline import find_subgroups, make_quality_function
 
 __version__ = "0.1.0"
+
+# compiled kernels cached on disk are dropped when any kernel source changed
+# (numba checks only each module's own file), before any kernel runs
+refresh_kernel_caches(Path(__file__).parent)
 
 # The flat module paths of 0.1 stay importable for one release (with a warning);
 # cross_auc is also a function here, so its old module path is a plain alias.
