@@ -120,16 +120,16 @@ class CompiledEvaluator(BinaryEvaluator):
         self.settings = qf._settings()  # fixed for the search
         # positives and negatives of every selector
         everything = bitset.pack(np.ones(space.n_rows, dtype=bool))
-        self.selector_counts = np.array(
-            class_counts(everything, space.words, np.arange(len(space.words)), self.positive_words, self.negative_words)
-        )  # fmt: skip
+        self.selector_counts = np.array(class_counts(
+            everything, space.words, np.arange(len(space.words)), self.positive_words, self.negative_words
+        ))  # fmt: skip
 
     def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
-        qf, measure = self.qf, self.qf.measure
+        measure = self.qf.measure
         children, positives, negatives, fields = search_kernels.scored_children(
             parent, self.space.words, candidates, self.positive_words, self.negative_words,
-            self.selector_counts, self.group_start, self.group_end, self.kind, self.row_values, self.value_order,
-            self.ascending_values, min_support, measure.min_positives, measure.min_negatives,
+            self.selector_counts, self.group_start, self.group_end, self.kind, self.row_values,
+            self.value_order, self.ascending_values, min_support, measure.min_positives, measure.min_negatives,
             float(cap), float(threshold), *self.settings, expandable, float(offset),
             bool(np.isfinite(cap) and self.kind in joint_bounds.COUNT_BOUND_KINDS),
         )  # fmt: skip
@@ -143,11 +143,11 @@ class CompiledEvaluator(BinaryEvaluator):
         sibling nodes, in one compiled call
         (:func:`subroc_ext.engine.search_kernels.leaves_of_nodes`, whose
         arguments and results these are)."""
-        qf, measure = self.qf, self.qf.measure
+        measure = self.qf.measure
         reference, downward, upward, alpha, beta, needs_both_classes, _ = self.settings
         return search_kernels.leaves_of_nodes(
-            grandparent, nodes, estimates, caps, generalizations, sibling_best, live_threshold, self.space.next_start,
-            self.space.words, self.positive_words, self.negative_words, self.selector_counts,
+            grandparent, nodes, estimates, caps, generalizations, sibling_best, live_threshold,
+            self.space.next_start, self.space.words, self.positive_words, self.negative_words, self.selector_counts,
             self.group_start, self.group_end, self.kind, self.row_values, min_support, measure.min_positives,
             measure.min_negatives, reference, downward, upward, alpha, beta, needs_both_classes,
             self.kind in joint_bounds.COUNT_BOUND_KINDS,

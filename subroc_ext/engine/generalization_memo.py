@@ -111,7 +111,8 @@ class GeneralizationMemo:
     def quality(self, pattern, weight, raw_quality):
         """The quality ``w * (q - g)`` of ``pattern`` from its weight and raw
         quality, with its own ``g``."""
-        return generalization_aware_kernel(weight, raw_quality, np.inf, np.inf, self.generalization(pattern))[0]
+        generalization = self.generalization(pattern)
+        return generalization_aware_kernel(weight, raw_quality, np.inf, np.inf, generalization)[0]
 
     def generalization(self, pattern):
         """``g``: the largest ``max(q, g)`` of the patterns one selector shorter."""

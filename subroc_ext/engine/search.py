@@ -79,7 +79,6 @@ import pysubgroup as ps
 
 from ..objective.comparison import ComparisonQF
 from ..objective.generalization import GeneralizationAwareQF
-
 from ..objective.multiclass import AUCMuQF
 from ..objective.quality import SoftClassifierQF
 from ..scoring import bitset
@@ -526,8 +525,9 @@ class _Run:
         """
         space = self.space
         if pattern and len(pattern) + 1 == self.depth and isinstance(self.evaluator, CompiledEvaluator):
-            self._offer_leaves(pattern[:-1], space.cover(pattern[:-1]), np.array(pattern[-1:], dtype=np.int64),
-                               np.full(1, np.inf), np.full(1, float(raw_bound)), np.full(1, float(best)))  # fmt: skip
+            node = np.array(pattern[-1:], dtype=np.int64)
+            self._offer_leaves(pattern[:-1], space.cover(pattern[:-1]), node, np.full(1, np.inf),
+                               np.full(1, float(raw_bound)), np.full(1, float(best)))  # fmt: skip
             return
         parent = space.cover(pattern)
         candidates = space.refinements(pattern)
