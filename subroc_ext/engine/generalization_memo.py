@@ -22,7 +22,6 @@ import numpy as np
 
 # the compiled loop of generalization_aware_quality, without its argument checks
 from ..objective.generalization import _generalization_aware_arrays as _aware_kernel
-from ..objective.generalization import generalization_aware_kernel
 
 __all__ = ["GeneralizationMemo", "aware_quality"]
 
@@ -108,11 +107,40 @@ class GeneralizationMemo:
             row[start:] = np.where(np.isnan(best_row), -np.inf, best_row)
         return row
 
-    def quality(self, pattern, weight, raw_quality):
-        """The quality ``w * (q - g)`` of ``pattern`` from its weight and raw
-        quality, with its own ``g``."""
-        generalization = self.generalization(pattern)
-        return generalization_aware_kernel(weight, raw_quality, np.inf, np.inf, generalization)[0]
+    def leaf_qualities(self, pattern, nodes, bests, node, children, weight, raw_quality):
+        """The quality ``w * (q - g)`` of each pattern ``pattern + (nodes[node[k]],
+        children[k])``, with its own ``g``.
+
+        Its patterns one selector shorter are its node (``max(q, g)`` in
+        ``bests``), ``pattern + (children[k],)`` (the row of ``pattern``) and,
+        for each selector of ``pattern``, ``pattern`` without it plus the two
+        (the row of ``pattern`` without it plus the node's selector): one row
+        lookup per node, not per pattern (``node`` is non-decreasing, as
+        :func:`~subroc_ext.engine.search_kernels.leaves_of_nodes` returns it);
+        where one of them is not known, the pattern's ``g`` is found alone.
+        """
+        generalization = np.maximum(bests[node], self._row_values(pattern, children))
+        starts = np.flatnonzero(np.diff(node, prepend=-1))
+        ends = np.append(starts[1:], len(node))
+        for start, end in zip(starts.tolist(), ends.tolist()):
+            selector = (int(nodes[node[start]]),)
+            for i in range(len(pattern)):
+                shorter = pattern[:i] + pattern[i + 1 :] + selector
+                generalization[start:end] = np.maximum(
+                    generalization[start:end], self._row_values(shorter, children[start:end])
+                )  # fmt: skip
+        for k in np.flatnonzero(np.isnan(generalization)).tolist():  # NaN: not known
+            generalization[k] = self.generalization(pattern + (int(nodes[node[k]]), int(children[k])))
+        infinite = np.full(len(children), np.inf)
+        return aware_quality(weight, raw_quality, infinite, infinite, generalization)[0]
+
+    def _row_values(self, pattern, selectors):
+        """``max(q, g)`` of ``pattern + (s,)`` for each of ``selectors`` (NaN where not known)."""
+        row = self.rows.get(pattern)
+        if row is None:
+            return np.full(len(selectors), np.nan)
+        start, _, best_row = row
+        return best_row[selectors - start]
 
     def generalization(self, pattern):
         """``g``: the largest ``max(q, g)`` of the patterns one selector shorter."""
@@ -125,12 +153,7 @@ class GeneralizationMemo:
         exact = np.full(len(candidates), float(parent_best))
         lower = exact.copy()
         for i in range(len(pattern)):
-            row = self.rows.get(pattern[:i] + pattern[i + 1 :])
-            if row is None:
-                exact[:] = np.nan
-                continue
-            start, _, best_row = row
-            values = best_row[candidates - start]
+            values = self._row_values(pattern[:i] + pattern[i + 1 :], candidates)
             exact = np.maximum(exact, values)  # NaN stays NaN
             lower = np.fmax(lower, values)
         return exact, lower

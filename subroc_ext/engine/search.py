@@ -604,7 +604,8 @@ class _Run:
         (:meth:`CompiledEvaluator.leaves`). With generalization awareness the
         call bounds each child's ``g`` from below by its node's ``max(q, g)``
         and the row of ``pattern`` (:meth:`GeneralizationMemo.sibling_row`),
-        and the children still above the threshold get their own."""
+        and the children still above the threshold get their own
+        (:meth:`GeneralizationMemo.leaf_qualities`)."""
         if self.memo is None:
             sibling_best = np.full(len(self.space.words), -np.inf)
         else:
@@ -616,11 +617,7 @@ class _Run:
         self._count(counted)
         with self.lock:
             self.evaluated += evaluated
-        # highest bound first: once it is not above the threshold (which the
-        # offers raise), neither are the others'
-        for i in np.argsort(-quality, kind="stable").tolist():
-            if not quality[i] > self.threshold():
-                break
-            child = pattern + (int(nodes[node[i]]), int(children[i]))
-            value = quality[i] if self.memo is None else self.memo.quality(child, weight[i], raw[i])
-            self.offer(value, child)
+        if self.memo is not None and len(children):
+            quality = self.memo.leaf_qualities(pattern, nodes, bests, node, children, weight, raw)
+        for i in np.flatnonzero(quality > self.threshold()).tolist():
+            self.offer(quality[i], pattern + (int(nodes[node[i]]), int(children[i])))
