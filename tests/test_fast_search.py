@@ -132,6 +132,7 @@ class _Space:
     def __init__(self, words, dataset):
         self.words = words
         self.n_rows = len(dataset)
+        self.all_rows = bitset.pack(np.ones(len(dataset), dtype=bool))
         self.positive_words = bitset.pack(dataset.is_positive)
         self.negative_words = bitset.pack(~dataset.is_positive)
 

@@ -119,9 +119,8 @@ class CompiledEvaluator(BinaryEvaluator):
          self.value_order, self.ascending_values, *_) = qf._kernel_data  # fmt: skip
         self.settings = qf._settings()  # fixed for the search
         # positives and negatives of every selector
-        everything = bitset.pack(np.ones(space.n_rows, dtype=bool))
         self.selector_counts = np.array(class_counts(
-            everything, space.words, np.arange(len(space.words)), self.positive_words, self.negative_words
+            space.all_rows, space.words, np.arange(len(space.words)), self.positive_words, self.negative_words
         ))  # fmt: skip
 
     def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):

@@ -28,19 +28,17 @@ FINGERPRINT = "subroc-ext-kernels.sha256"
 
 
 def kernel_sources(package):
-    """The package's modules that import numba (sorted paths)."""
-    return sorted(
-        path for path in Path(package).rglob("*.py")
-        if "numba" in path.read_text(encoding="utf-8", errors="replace")
-    )  # fmt: skip
+    """The package's modules that import numba: ``{path: contents}``, sorted by path."""
+    sources = {path: path.read_bytes() for path in sorted(Path(package).rglob("*.py"))}
+    return {path: text for path, text in sources.items() if b"numba" in text}
 
 
 def fingerprint(package):
-    """SHA-256 of the paths and contents of :func:`kernel_sources`."""
+    """SHA-256 of the paths and contents of :func:`kernel_sources` (each file read once)."""
     digest = hashlib.sha256()
-    for path in kernel_sources(package):
+    for path, text in kernel_sources(package).items():
         digest.update(str(path.relative_to(package)).encode())
-        digest.update(path.read_bytes())
+        digest.update(text)
     return digest.hexdigest()
 
 
