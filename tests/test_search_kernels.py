@@ -68,16 +68,18 @@ def test_children_too_small_to_reach_the_threshold_are_not_counted():
     assert positives.tolist() == [0, 4] and negatives.tolist() == [0, 4]
 
 
-@pytest.mark.parametrize("qf_name", ["roc", "pr", "arl", "attribution"])
+@pytest.mark.parametrize("qf_name,joint_gate", [("roc", 0.0), ("roc", 1e9), ("pr", 0.0), ("arl", 0.0),
+                                                 ("attribution", 0.0)])  # fmt: skip
 @pytest.mark.parametrize("aware", [False, True])
 @pytest.mark.parametrize("seed", range(3))
-def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_name, aware, seed):
+def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_name, joint_gate, aware, seed):
     """The children at the maximum depth of several sibling nodes in one call:
     exactly those whose quality (its bound from the lower bound of ``g``,
     with generalization awareness) exceeds the threshold, with the quality
     function's own floats (:meth:`SoftClassifierQF.statistics_of_cover`), the
     nodes whose estimate is not above the threshold skipped; the bounds from
-    counts (finite caps: each node's true raw bound) lose none of them."""
+    counts (finite caps: each node's true raw bound) and the nodes' joint
+    bounds (``joint_gate``, ROC AUC) lose none of them."""
     from search_helpers import TARGET, make_qf
     from synthetic import scored_frame
 
@@ -97,7 +99,8 @@ def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_
     node_covers = [grandparent & selectors[s] for s in nodes]
     node_stats = [qf.statistics_of_cover(dataset.cover(mask)) for mask in node_covers]
     generalizations = rng.uniform(0, 0.05, len(nodes)) if aware else np.full(len(nodes), -np.inf)
-    sibling_best = np.where(rng.random(n_selectors) < 0.5, rng.uniform(0, 0.1, n_selectors), -np.inf)
+    unknown = rng.choice([-np.inf, np.nan], n_selectors)  # both mean not known
+    sibling_best = np.where(rng.random(n_selectors) < 0.5, rng.uniform(0, 0.1, n_selectors), unknown)
     if not aware:
         sibling_best[:] = -np.inf
     caps = np.array([max(s.raw_bound - max(g, 0.0), 0.0) for s, g in zip(node_stats, generalizations)])
@@ -111,15 +114,17 @@ def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_
             stats = qf.statistics_of_cover(cover)
             value = stats.quality
             if aware:
-                known = max(generalizations[j], sibling_best[c])
+                known = np.fmax(generalizations[j], sibling_best[c])
                 value = generalization_aware_kernel(stats.weight, stats.raw_quality, np.inf, np.inf, known)[0]
             values[(j, c)] = (stats.raw_quality, stats.weight, value)
     threshold = float(np.quantile([v[2] for v in values.values()], 0.6))
     estimates = np.array([np.inf, threshold, np.inf, np.inf, threshold + 1.0])  # node 1 skipped
     reference, downward, upward, alpha, beta, needs_both, _ = qf._settings()
+    qualities = np.array([s.quality for s in node_stats])
+    first = int(next_start[nodes.min()])  # the row starts at the first child (as the memo's rows do)
     node, children, raw, weight, quality, counted, evaluated = leaves_of_nodes(
-        bitset_pack(grandparent), nodes, estimates, caps, generalizations, sibling_best,
-        np.array([threshold]), next_start, bitset_pack(selectors), bitset_pack(dataset.is_positive),
+        bitset_pack(grandparent), nodes, estimates, qualities, caps, generalizations, sibling_best[first:], first,
+        np.array([threshold]), joint_gate, next_start, bitset_pack(selectors), bitset_pack(dataset.is_positive),
         bitset_pack(~dataset.is_positive),
         np.array([(selectors & dataset.is_positive).sum(axis=1), (selectors & ~dataset.is_positive).sum(axis=1)]),
         *qf._kernel_data[2:6], 5, qf.measure.min_positives, qf.measure.min_negatives, reference, downward,
@@ -131,7 +136,8 @@ def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_
         (int(j), int(c)): (r, w, q) for j, c, r, w, q in zip(node, children, raw, weight, quality)
     }
     assert found == expected
-    assert counted == expected_counted and len(expected) <= evaluated <= counted
+    assert len(expected) <= evaluated <= counted
+    assert counted == expected_counted if joint_gate == 0 else counted <= expected_counted
     assert len(expected) >= 5  # the case is not empty
 
 
@@ -184,7 +190,7 @@ def test_leaf_children_keep_the_extreme_subsets_the_count_bound_reaches(qf_name,
                         pack(~dataset.is_positive), np.array([[p], [n]]), *qf._kernel_data[2:6], 1,
                         qf.measure.min_positives,
                         qf.measure.min_negatives, cap, threshold, reference, downward, upward, alpha,
-                        beta, needs_both, g, np.full(1, -np.inf), True,
+                        beta, needs_both, g, np.full(1, -np.inf), 0, True,
                     )  # fmt: skip
                     assert kept.tolist() == [0] and returned[0] == quality, (p, n, g, quality)
                     n_bound_decides += stats.weight * (cap - max(g, 0.0)) > threshold

@@ -136,20 +136,22 @@ class CompiledEvaluator(BinaryEvaluator):
             return children, None
         return children, SubgroupStatistics(positives + negatives, positives, negatives, *fields)
 
-    def leaves(self, grandparent, nodes, estimates, caps, generalizations, sibling_best, live_threshold,
-               min_support):  # fmt: skip
+    def leaves(self, grandparent, nodes, estimates, qualities, caps, generalizations, sibling_best, sibling_start,
+               live_threshold, min_support):  # fmt: skip
         """The children at the maximum depth that may enter the result, below
         sibling nodes, in one compiled call
         (:func:`subroc_ext.engine.search_kernels.leaves_of_nodes`, whose
-        arguments and results these are)."""
+        arguments and results these are; the nodes' estimates tightened
+        there as :meth:`tightened` would)."""
         measure = self.qf.measure
-        reference, downward, upward, alpha, beta, needs_both_classes, _ = self.settings
+        reference, downward, upward, alpha, beta, needs_both_classes, estimates_on = self.settings
+        joint_gate = self.joint_gate if self.kind == cover_kernels.ROC_AUC and estimates_on else 0.0
         return search_kernels.leaves_of_nodes(
-            grandparent, nodes, estimates, caps, generalizations, sibling_best, live_threshold,
-            self.space.next_start, self.space.words, self.positive_words, self.negative_words, self.selector_counts,
-            self.group_start, self.group_end, self.kind, self.row_values, min_support, measure.min_positives,
-            measure.min_negatives, reference, downward, upward, alpha, beta, needs_both_classes,
-            self.kind in joint_bounds.COUNT_BOUND_KINDS,
+            grandparent, nodes, estimates, qualities, caps, generalizations, sibling_best, sibling_start,
+            live_threshold, joint_gate, self.space.next_start, self.space.words, self.positive_words,
+            self.negative_words, self.selector_counts, self.group_start, self.group_end, self.kind, self.row_values,
+            min_support, measure.min_positives, measure.min_negatives, reference, downward, upward, alpha, beta,
+            needs_both_classes, self.kind in joint_bounds.COUNT_BOUND_KINDS,
         )  # fmt: skip
 
     def measure(self, parent, candidates, extremes=True):

@@ -22,6 +22,8 @@ import numpy as np
 
 # the compiled loop of generalization_aware_quality, without its argument checks
 from ..objective.generalization import _generalization_aware_arrays as _aware_kernel
+from ..objective.generalization import generalization_aware_kernel
+from .search_kernels import aware_children
 
 __all__ = ["GeneralizationMemo", "aware_quality"]
 
@@ -63,7 +65,9 @@ class GeneralizationMemo:
         others bound ``g`` from below, and ``g`` is found one pattern at a time
         only where that bound does not already rule the child out (at or below
         ``threshold``). With ``expandable``, the children's ``q`` and ``max(q,
-        g)`` become the row of ``pattern``.
+        g)`` become the row of ``pattern``
+        (:func:`~subroc_ext.engine.search_kernels.aware_children` does all but
+        the patterns found one at a time).
 
         Returns
         -------
@@ -72,40 +76,41 @@ class GeneralizationMemo:
             ``max(q, g)`` of each child (``parent_best``, a lower bound,
             where ``g`` is not known); None unless ``expandable``.
         """
-        fields = [np.asarray(field, dtype=float) for field in
-                  (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight)]  # fmt: skip
-        generalization, lower = self._sibling_bests(pattern, candidates, parent_best)
-        quality, estimate = aware_quality(*fields, lower)
-        unknown = np.isnan(generalization)
-        if unknown.any():  # else the lower bound is g itself
-            open_ = (quality > threshold) | (estimate > threshold) if expandable else quality > threshold
-            for i in np.flatnonzero(unknown & open_).tolist():
-                generalization[i] = self.generalization(pattern + (int(candidates[i]),))
-            found = unknown & ~np.isnan(generalization)
-            quality[found], estimate[found] = aware_quality(
-                *(field[found] for field in fields), generalization[found]
+        shorter = np.empty((len(pattern), len(candidates)))
+        for i in range(len(pattern)):
+            shorter[i] = self._row_values(pattern[:i] + pattern[i + 1 :], candidates)
+        start = int(self.space.next_start[pattern[-1]]) if pattern else 0
+        weight, raw_quality, raw_bound, max_weight = (np.ascontiguousarray(field, dtype=float) for field in
+                                                      (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight))
+        fields, pending, raw_row, best_row = aware_children(
+            candidates, weight, raw_quality, raw_bound, max_weight, float(parent_best), shorter, float(threshold),
+            expandable, start, len(self.space.words),
+        )  # fmt: skip
+        quality, estimate, _, bests = fields
+        for i in pending.tolist():
+            generalization = self.generalization(pattern + (int(candidates[i]),))
+            if np.isnan(generalization):
+                continue
+            raw = float(raw_quality[i])
+            quality[i], estimate[i] = generalization_aware_kernel(
+                float(weight[i]), raw, float(raw_bound[i]), float(max_weight[i]), generalization
             )  # fmt: skip
-        known = ~np.isnan(generalization)
+            if expandable:
+                bests[i] = best_row[candidates[i] - start] = max(raw, generalization)
         if not expandable:
             return quality, estimate, None
-        bests = np.maximum(fields[1], generalization)  # NaN where g is not known
-        start = int(self.space.next_start[pattern[-1]]) if pattern else 0
-        raw_row = np.full(len(self.space.words) - start, np.nan)
-        best_row = raw_row.copy()
-        raw_row[candidates - start], best_row[candidates - start] = fields[1], bests
         self.rows[pattern] = (start, raw_row, best_row)
-        return quality, estimate, np.where(known, bests, parent_best)
+        return quality, estimate, bests
 
     def sibling_row(self, pattern):
-        """``max(q, g)`` of ``pattern + (c,)`` for every selector ``c``
-        (``-inf`` where not known): a lower bound of ``g`` of every pattern
-        ``pattern + (s, c)``."""
-        row = np.full(len(self.space.words), -np.inf)
+        """``max(q, g)`` of ``pattern + (c,)`` for the selectors ``c`` from
+        ``start`` on (NaN where not known; empty when no row), and ``start``:
+        a lower bound of ``g`` of every pattern ``pattern + (s, c)``."""
         known = self.rows.get(pattern)
-        if known is not None:
-            start, _, best_row = known
-            row[start:] = np.where(np.isnan(best_row), -np.inf, best_row)
-        return row
+        if known is None:
+            return np.empty(0), len(self.space.words)
+        start, _, best_row = known
+        return best_row, start
 
     def leaf_qualities(self, pattern, nodes, bests, node, children, weight, raw_quality):
         """The quality ``w * (q - g)`` of each pattern ``pattern + (nodes[node[k]],
@@ -145,18 +150,6 @@ class GeneralizationMemo:
     def generalization(self, pattern):
         """``g``: the largest ``max(q, g)`` of the patterns one selector shorter."""
         return max(self._best_raw(pattern[:i] + pattern[i + 1 :]) for i in range(len(pattern)))
-
-    def _sibling_bests(self, pattern, candidates, parent_best):
-        """``g`` of each child ``pattern + (c,)`` (NaN where not known) and a
-        lower bound of it, from ``parent_best`` and the rows of the nodes
-        ``pattern`` without one of its selectors."""
-        exact = np.full(len(candidates), float(parent_best))
-        lower = exact.copy()
-        for i in range(len(pattern)):
-            values = self._row_values(pattern[:i] + pattern[i + 1 :], candidates)
-            exact = np.maximum(exact, values)  # NaN stays NaN
-            lower = np.fmax(lower, values)
-        return exact, lower
 
     def _best_raw(self, pattern):
         """``max(q, g)`` of ``pattern`` (from its node's row, memoized, or evaluated on demand)."""

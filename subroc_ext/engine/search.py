@@ -527,7 +527,7 @@ class _Run:
         if pattern and len(pattern) + 1 == self.depth and isinstance(self.evaluator, CompiledEvaluator):
             node = np.array(pattern[-1:], dtype=np.int64)
             self._offer_leaves(pattern[:-1], space.cover(pattern[:-1]), node, np.full(1, np.inf),
-                               np.full(1, float(raw_bound)), np.full(1, float(best)))  # fmt: skip
+                               np.full(1, -np.inf), np.full(1, float(raw_bound)), np.full(1, float(best)))  # fmt: skip
             return
         parent = space.cover(pattern)
         candidates = space.refinements(pattern)
@@ -553,7 +553,13 @@ class _Run:
             self.offer(quality[i], pattern + (int(candidates[i]),))
         if not expandable:
             return
-        if isinstance(self.evaluator, BinaryEvaluator):
+        # the root's children are queued (threads share them), deeper nodes'
+        # children expanded at once one level above the maximum depth: with
+        # compiled kernels all in one call (ties with the k-th best included),
+        # which tightens their estimates itself
+        now = child_depth == self.depth - 1 and len(pattern) > 0
+        leaves = now and isinstance(self.evaluator, CompiledEvaluator)
+        if isinstance(self.evaluator, BinaryEvaluator) and not leaves:
             estimate = self.evaluator.tightened(
                 parent, candidates, quality, estimate, bests, self.threshold(), self.min_support
             )
@@ -561,15 +567,11 @@ class _Run:
         if self.partial is not None and pattern in self.partial:  # expand owned subtrees only
             order = [i for i in order if pattern + (int(candidates[i]),) in self.owned]
         bests = np.full(len(candidates), -np.inf) if bests is None else bests
-        # the root's children are queued (threads share them), deeper nodes'
-        # children expanded at once one level above the maximum depth: with
-        # compiled kernels all in one call (ties with the k-th best included)
-        now = child_depth == self.depth - 1 and len(pattern) > 0
-        if now and isinstance(self.evaluator, CompiledEvaluator):
+        if leaves:
             order = np.asarray(order, dtype=np.int64)
             order = order[estimate[order] > self.threshold()]
-            self._offer_leaves(pattern, parent, candidates[order], estimate[order], stats.raw_bound[order],
-                               bests[order])  # fmt: skip
+            self._offer_leaves(pattern, parent, candidates[order], estimate[order], quality[order],
+                               stats.raw_bound[order], bests[order])  # fmt: skip
             return
         for i in order:
             if not estimate[i] > self.threshold():
@@ -596,23 +598,20 @@ class _Run:
                 self.bar.set_postfix_str(search_status(len(self.results), self.k, self.threshold()), refresh=False)
                 self.bar.update(candidates)
 
-    def _offer_leaves(self, pattern, parent, nodes, estimates, raw_bounds, bests):
+    def _offer_leaves(self, pattern, parent, nodes, estimates, qualities, raw_bounds, bests):
         """Offer the children at the maximum depth of the nodes ``pattern +
         (s,)`` for the selectors ``s`` in ``nodes`` (``parent`` is the cover of
-        ``pattern``; arrays of the nodes' estimates, raw bounds and ``max(q,
-        g)`` go with them), in one compiled call
+        ``pattern``; arrays of the nodes' estimates, qualities, raw bounds and
+        ``max(q, g)`` go with them), in one compiled call
         (:meth:`CompiledEvaluator.leaves`). With generalization awareness the
         call bounds each child's ``g`` from below by its node's ``max(q, g)``
         and the row of ``pattern`` (:meth:`GeneralizationMemo.sibling_row`),
         and the children still above the threshold get their own
         (:meth:`GeneralizationMemo.leaf_qualities`)."""
-        if self.memo is None:
-            sibling_best = np.full(len(self.space.words), -np.inf)
-        else:
-            sibling_best = self.memo.sibling_row(pattern)
+        sibling_best, sibling_start = (np.empty(0), 0) if self.memo is None else self.memo.sibling_row(pattern)
         node, children, raw, weight, quality, counted, evaluated = self.evaluator.leaves(
-            parent, nodes, estimates, self._cap(raw_bounds, bests), bests, sibling_best, self.live,
-            self.min_support,
+            parent, nodes, estimates, qualities, self._cap(raw_bounds, bests), bests, sibling_best, sibling_start,
+            self.live, self.min_support,
         )  # fmt: skip
         self._count(counted)
         with self.lock:

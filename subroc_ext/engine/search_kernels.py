@@ -24,10 +24,10 @@ from ..objective.generalization import generalization_aware_kernel
 from ..objective.statistics import row_mean_size_aware, statistics_kernel
 from ..scoring.bitset import popcount
 from ..scoring.cover_kernels import ROW_MEAN, count_children, measure_children
-from ..scoring.joint_bounds import count_bounds
+from ..scoring.joint_bounds import count_bounds, roc_auc_joint_of_words
 from ..scoring.weights import max_weight, subgroup_weight
 
-__all__ = ["promising_children", "scored_children", "leaf_children", "leaves_of_nodes"]
+__all__ = ["promising_children", "scored_children", "aware_children", "leaf_children", "leaves_of_nodes"]
 
 
 @njit(cache=True, nogil=True)
@@ -228,11 +228,82 @@ def scored_children(
 
 
 @njit(cache=True, nogil=True)
+def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, parent_best, shorter, threshold,
+                   expandable, start, n_selectors):  # fmt: skip
+    """Generalization-aware quality and estimate of a node's children from
+    what is known of their ``g``, and the node's memo row, in one call.
+
+    A child's ``g`` is the largest ``max(q, g)`` of its patterns one selector
+    shorter: the node itself (``parent_best``) and the others (``shorter``,
+    NaN where not known). Where one is not known, the others bound ``g``
+    from below, which bounds the quality and estimate from above
+    (:func:`subroc_ext.objective.generalization.generalization_aware_kernel`
+    with the bound, the floats of the quality function).
+
+    Parameters
+    ----------
+    candidates : int64[K]
+        The children's last selectors.
+    weight, raw_quality, raw_bound, max_weight : float64[K]
+        Their statistics.
+    parent_best : float
+        ``max(q, g)`` of the node.
+    shorter : float64[L, K]
+        ``max(q, g)`` of the node without its ``i``-th selector plus each
+        child's selector (NaN where not known).
+    threshold : float
+        Children whose quality (``expandable``: or estimate) is not above it
+        need no exact ``g``.
+    expandable : bool
+        Build the node's row.
+    start, n_selectors : int
+        The row covers selectors ``start`` to ``n_selectors - 1``.
+
+    Returns
+    -------
+    fields : float64[4, K]
+        ``quality, estimate, g`` (NaN where not known) and ``max(q, g)``
+        (``parent_best`` where ``g`` is not known) of each child.
+    pending : int64[M]
+        The children whose ``g`` is not known and whose bound does not rule
+        them out.
+    raw_row, best_row : float64[n_selectors - start]
+        With ``expandable``, ``q`` and ``max(q, g)`` of each child by
+        selector (NaN where not a child or ``g`` is not known); else empty.
+    """
+    count = len(candidates)
+    fields = np.empty((4, count))
+    pending = np.zeros(count, dtype=np.bool_)
+    width = n_selectors - start if expandable else 0
+    raw_row = np.full(width, np.nan)
+    best_row = np.full(width, np.nan)
+    for j in range(count):
+        lower = parent_best
+        known = True
+        for i in range(shorter.shape[0]):
+            value = shorter[i, j]
+            if np.isnan(value):
+                known = False
+            elif value > lower:
+                lower = value
+        quality, estimate = generalization_aware_kernel(weight[j], raw_quality[j], raw_bound[j], max_weight[j],
+                                                        lower)  # fmt: skip
+        fields[0, j], fields[1, j] = quality, estimate
+        fields[2, j] = lower if known else np.nan
+        fields[3, j] = max(raw_quality[j], lower) if known else parent_best
+        pending[j] = not known and (quality > threshold or (expandable and estimate > threshold))
+        if expandable:
+            raw_row[candidates[j] - start] = raw_quality[j]
+            best_row[candidates[j] - start] = fields[3, j] if known else np.nan
+    return fields, np.flatnonzero(pending), raw_row, best_row
+
+
+@njit(cache=True, nogil=True)
 def leaf_children(
     parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
     group_end, kind,
     row_values, min_support, min_positives, min_negatives, cap, threshold, reference, downward, upward,
-    size_weight, balance_weight, needs_both_classes, generalization, sibling_best, count_bound,
+    size_weight, balance_weight, needs_both_classes, generalization, sibling_best, sibling_start, count_bound,
 ):  # fmt: skip
     """The children of a node that may enter the result, when none of them
     is expanded (they are at the maximum depth), in one call.
@@ -262,11 +333,13 @@ def leaf_children(
     generalization : float
         The parent's ``max(q, g)`` with generalization awareness, ``-inf``
         without.
-    sibling_best : float64[S]
-        With generalization awareness, per selector ``c``, the ``max(q, g)``
-        of another pattern one selector shorter than the child with ``c``
-        (``-inf`` where not known): the child's ``g`` is at least this and
-        ``generalization``.
+    sibling_best : float64[S - sibling_start]
+        With generalization awareness, per selector ``c`` from
+        ``sibling_start`` on, the ``max(q, g)`` of another pattern one
+        selector shorter than the child with ``c`` (NaN or ``-inf`` where not
+        known): the child's ``g`` is at least this and ``generalization``.
+    sibling_start : int
+        The selector of ``sibling_best[0]`` (the candidates start at or after it).
     count_bound : bool
         Apply the bound from counts (``kind`` in
         :data:`~subroc_ext.scoring.joint_bounds.COUNT_BOUND_KINDS` and
@@ -304,7 +377,10 @@ def leaf_children(
         )  # fmt: skip
         raw_quality[j], weight[j], quality[j] = fields[1], fields[2], fields[3]
         if aware:
-            known = max(generalization, sibling_best[candidates[i]])
+            known = generalization
+            sibling = candidates[i] - sibling_start
+            if sibling < len(sibling_best) and sibling_best[sibling] > known:  # NaN: not known
+                known = sibling_best[sibling]
             quality[j] = generalization_aware_kernel(fields[2], fields[1], np.inf, np.inf, known)[0]
         entering[j] = quality[j] > threshold
     return candidates[kept][entering], raw_quality[entering], weight[entering], quality[entering], count
@@ -312,10 +388,10 @@ def leaf_children(
 
 @njit(cache=True, nogil=True)
 def leaves_of_nodes(
-    grandparent, nodes, estimates, caps, generalizations, sibling_best, live_threshold, next_start,
-    selector_words, positive_words, negative_words, selector_counts, group_start, group_end, kind,
-    row_values, min_support, min_positives, min_negatives, reference, downward, upward, size_weight,
-    balance_weight, needs_both_classes, count_bound,
+    grandparent, nodes, estimates, qualities, caps, generalizations, sibling_best, sibling_start,
+    live_threshold, joint_gate, next_start, selector_words, positive_words, negative_words, selector_counts,
+    group_start, group_end, kind, row_values, min_support, min_positives, min_negatives, reference, downward,
+    upward, size_weight, balance_weight, needs_both_classes, count_bound,
 ):  # fmt: skip
     """:func:`leaf_children` of several sibling nodes one level above the
     maximum depth, in one call.
@@ -326,7 +402,14 @@ def leaves_of_nodes(
     ``live_threshold[0]``, which other threads may raise while this runs
     (a quality that at least ``k`` patterns reach: a stale value prunes
     less, never more); the node's children must exceed the value it has
-    when the node starts.
+    when the node starts. For ROC AUC (``joint_gate > 0``) the estimate of
+    a node within ``joint_gate`` times that value is first tightened by
+    the joint bound of its cover
+    (:func:`subroc_ext.scoring.joint_bounds.roc_auc_joint_bound`, offset by
+    the node's ``max(q, g)``), as
+    :meth:`~subroc_ext.engine.evaluators.CompiledEvaluator.tightened` does
+    for nodes that are queued, here only for the nodes still open when
+    their turn comes.
 
     Parameters
     ----------
@@ -334,15 +417,18 @@ def leaves_of_nodes(
         Cover of the nodes' common parent.
     nodes : int64[J]
         The nodes' last selectors, in the order to expand them.
-    estimates, caps, generalizations : float64[J]
-        Per node: its optimistic estimate, the cap of its children's raw
-        quality gain and its ``max(q, g)`` (``-inf`` without generalization
-        awareness).
-    sibling_best : float64[S]
+    estimates, qualities, caps, generalizations : float64[J]
+        Per node: its optimistic estimate, its quality, the cap of its
+        children's raw quality gain and its ``max(q, g)`` (``-inf`` without
+        generalization awareness).
+    sibling_best, sibling_start
         As in :func:`leaf_children`, for the children of every node: the
         ``max(q, g)`` of ``grandparent``'s pattern plus each selector.
     live_threshold : float64[1]
         The search's current threshold (read before each node).
+    joint_gate : float
+        Tighten estimates up to this multiple of the threshold by the joint
+        bound (ROC AUC with optimistic estimates), 0 for never.
     next_start : int64[S]
         First selector of the attributes after each selector's own.
     selector_words, positive_words, negative_words, selector_counts, group_start, group_end, kind, row_values
@@ -373,20 +459,30 @@ def leaves_of_nodes(
     children = np.empty(room, dtype=np.int64)
     raw_quality, weight, quality = np.empty(room), np.empty(room), np.empty(room)
     found = counted = evaluated = 0
+    cpos, cneg = np.empty_like(grandparent), np.empty_like(grandparent)  # scratch of the joint bound
     for j in range(len(nodes)):
         live = live_threshold[0]
-        if not estimates[j] > live:
+        estimate = estimates[j]
+        if not estimate > live:
             continue
         candidates = np.arange(next_start[nodes[j]], n_selectors)
         if not len(candidates):
             continue
         parent = grandparent & selector_words[nodes[j]]
+        if joint_gate > 0 and estimate <= joint_gate * live:
+            joint = roc_auc_joint_of_words(
+                parent, positive_words, negative_words, group_start, group_end, reference,
+                max(generalizations[j], 0.0), downward, upward, size_weight, balance_weight, min_support, live,
+                estimate, cpos, cneg,
+            )  # fmt: skip
+            if not min(estimate, max(joint, qualities[j])) > live:
+                continue
         cap = caps[j]
         kept, raw, weights, qualities, measured = leaf_children(
             parent, selector_words, candidates, positive_words, negative_words, selector_counts,
             group_start, group_end, kind, row_values, min_support, min_positives, min_negatives, cap,
             live, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
-            generalizations[j], sibling_best, count_bound and cap < np.inf,
+            generalizations[j], sibling_best, sibling_start, count_bound and cap < np.inf,
         )  # fmt: skip
         counted += len(candidates)
         evaluated += measured

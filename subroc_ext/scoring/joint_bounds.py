@@ -93,6 +93,7 @@ __all__ = [
     "roc_auc_profile",
     "roc_auc_joint_bound",
     "roc_auc_joint_children",
+    "roc_auc_joint_of_words",
     "roc_auc_joint_bound_of_cover",
     "count_bounds",
 ]
@@ -326,6 +327,22 @@ def roc_auc_joint_bound(below_start, below_end, negatives, reference, offset, do
     return max(best, floor)
 
 
+@njit(cache=True)
+def roc_auc_joint_of_words(cover, positive_words, negative_words, group_start, group_end, reference, offset,
+                           downward, upward, alpha, beta, min_support, floor, stop_at, cpos, cneg):  # fmt: skip
+    """:func:`roc_auc_joint_bound` of the cover ``cover`` (uint64[W]; ``cpos``
+    and ``cneg`` are scratch words of its length, the other arguments as in
+    :func:`roc_auc_joint_children`), compiled."""
+    for w in range(len(cover)):
+        cpos[w] = cover[w] & positive_words[w]
+        cneg[w] = cover[w] & negative_words[w]
+    below_start, below_end, negatives = roc_auc_profile(cpos, cneg, group_start, group_end)
+    return roc_auc_joint_bound(
+        below_start, below_end, negatives, reference, offset, downward, upward, alpha, beta,
+        min_support, EXACT_UP_TO, GRID_DIVISOR, floor, stop_at,
+    )  # fmt: skip
+
+
 @njit(cache=True, nogil=True)
 def roc_auc_joint_children(parent, selector_words, candidates, positive_words, negative_words,
                            group_start, group_end, reference, offsets, downward, upward, alpha, beta,
@@ -335,18 +352,16 @@ def roc_auc_joint_children(parent, selector_words, candidates, positive_words, n
     ``out`` (compiled; the arguments as in
     :func:`subroc_ext.scoring.cover_kernels.count_children`)."""
     n_words = len(parent)
+    child = np.empty(n_words, dtype=np.uint64)
     cpos = np.empty(n_words, dtype=np.uint64)
     cneg = np.empty(n_words, dtype=np.uint64)
     for i in range(len(candidates)):
         selector = selector_words[candidates[i]]
         for w in range(n_words):
-            child = parent[w] & selector[w]
-            cpos[w] = child & positive_words[w]
-            cneg[w] = child & negative_words[w]
-        below_start, below_end, negatives = roc_auc_profile(cpos, cneg, group_start, group_end)
-        out[i] = roc_auc_joint_bound(
-            below_start, below_end, negatives, reference, offsets[i], downward, upward, alpha, beta,
-            min_support, EXACT_UP_TO, GRID_DIVISOR, floor, stop_at[i],
+            child[w] = parent[w] & selector[w]
+        out[i] = roc_auc_joint_of_words(
+            child, positive_words, negative_words, group_start, group_end, reference, offsets[i], downward,
+            upward, alpha, beta, min_support, floor, stop_at[i], cpos, cneg,
         )  # fmt: skip
 
 
