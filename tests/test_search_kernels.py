@@ -9,8 +9,8 @@ test_fast_search.py, and both through whole searches there."""
 import numpy as np
 import pytest
 
-from subroc_ext.scoring.bitset import pack
 from subroc_ext.engine.search_kernels import promising_children
+from subroc_ext.scoring.bitset import pack
 from subroc_ext.scoring.weights import max_weight, subgroup_weight
 
 

@@ -94,14 +94,16 @@ class BinaryEvaluator:
         without one."""
         return estimate
 
-    def raw_quality(self, parent, selector):
-        """``q`` of ``parent AND selector``."""
-        candidates = np.array([selector], dtype=np.int64)
+    def raw_qualities(self, parent, candidates):
+        """``q`` of ``parent AND selector`` for each candidate selector (``-inf``
+        where the measure is undefined)."""
         positives, negatives = self.counts(parent, candidates)
-        if not self.qf.measure.is_defined(positives, negatives)[0]:
-            return -np.inf
-        value, _, _ = self.measure(parent, candidates, extremes=False)
-        return float(self.qf.raw_quality(value[0]))
+        defined = np.asarray(self.qf.measure.is_defined(positives, negatives), dtype=bool)
+        out = np.full(len(candidates), -np.inf)
+        if defined.any():
+            value, _, _ = self.measure(parent, candidates[defined], extremes=False)
+            out[defined] = self.qf.raw_quality(value)
+        return out
 
 
 class CompiledEvaluator(BinaryEvaluator):
@@ -384,15 +386,18 @@ class ComparisonEvaluator:
         side_a, side_b = self.measure(parent, candidates, qf.optimistic_estimates)
         return candidates, qf.statistics_of_counts((pa, na, *side_a), (pb, nb, *side_b))
 
-    def raw_quality(self, parent, selector):
-        """``q`` of ``parent AND selector``."""
-        candidates = np.array([selector], dtype=np.int64)
+    def raw_qualities(self, parent, candidates):
+        """``q`` of ``parent AND selector`` for each candidate selector (``-inf``
+        where the measure is undefined on either side)."""
         (pa, na), (pb, nb) = self.counts(parent, candidates)
         measure = self.qf.measure
-        if not (measure.is_defined(pa, na)[0] and measure.is_defined(pb, nb)[0]):
-            return -np.inf
-        (value_a, _, _), (value_b, _, _) = self.measure(parent, candidates, extremes=False)
-        return float(self.qf.raw_quality(value_a[0], value_b[0]))
+        defined = np.asarray(measure.is_defined(pa, na), dtype=bool)
+        defined &= np.asarray(measure.is_defined(pb, nb), dtype=bool)
+        out = np.full(len(candidates), -np.inf)
+        if defined.any():
+            (value_a, _, _), (value_b, _, _) = self.measure(parent, candidates[defined], extremes=False)
+            out[defined] = self.qf.raw_quality(value_a, value_b)
+        return out
 
 
 class MultiClassEvaluator:
@@ -424,8 +429,8 @@ class MultiClassEvaluator:
         mask = bitset.unpack(parent & self.space.words[selector], self.space.n_rows)
         return self.qf.statistics_of_mask(mask)
 
-    def raw_quality(self, parent, selector):
-        return float(self._statistics(parent, selector).raw_quality)
+    def raw_qualities(self, parent, candidates):
+        return np.array([self._statistics(parent, c).raw_quality for c in candidates], dtype=float)
 
 
 def thread_safe(evaluator):

@@ -10,19 +10,22 @@ selector (NaN where not known). A child ``S + (c,)`` of ``S`` then finds
 its shorter patterns in the rows of ``S``'s own parents: ``S`` without its
 ``i``-th selector, plus ``c``, is in the row of ``S`` without its ``i``-th
 selector, column ``c`` (:meth:`GeneralizationMemo.children`, vectorized over
-the children). Patterns found in no row are evaluated one at a time
-(:meth:`GeneralizationMemo.generalization`) and kept in a dictionary.
+the children). Patterns found in no row (their node was not expanded, or
+pruned them) are evaluated together, per row, when a pattern that needs
+them may still enter the result (:meth:`GeneralizationMemo.bests`), and
+added to the row.
 
-With threads, the rows and the dictionary are shared; a pattern's entry is
-written once with its final value (two threads may both compute it and write
-the same float), so readers never see a wrong one.
+With threads, the rows are shared. A row is never changed in place: adding
+to it writes a new copy, so a reader sees a whole row, and every value in
+one is exact (two threads may both compute a pattern and write the same
+float; a row written from an older copy may lose another thread's
+additions, which are then found again), so readers never see a wrong one.
 """
 
 import numpy as np
 
 # the compiled loop of generalization_aware_quality, without its argument checks
 from ..objective.generalization import _generalization_aware_arrays as _aware_kernel
-from ..objective.generalization import generalization_aware_kernel
 from .search_kernels import aware_children
 
 __all__ = ["GeneralizationMemo", "aware_quality"]
@@ -45,13 +48,12 @@ class GeneralizationMemo:
     space
         The search's selectors (``words``, ``next_start``, ``cover``).
     evaluator
-        Its evaluator (``raw_quality`` of a pattern not evaluated as a child).
+        Its evaluator (``raw_qualities`` of patterns not evaluated as children).
     """
 
     def __init__(self, space, evaluator):
         self.space = space
         self.evaluator = evaluator
-        self.best_raw = {(): 0.0}  # max(q, g) of patterns found one at a time
         self.rows = {}  # pattern -> (first selector, q of its children, max(q, g) of its children)
 
     def children(self, pattern, candidates, stats, parent_best, expandable, threshold):
@@ -62,12 +64,12 @@ class GeneralizationMemo:
         selector shorter: ``pattern`` itself (``parent_best``) and, for each
         selector of ``pattern``, ``pattern`` without it plus ``c``, read from
         the row of ``pattern`` without it. Where one of them is not known, the
-        others bound ``g`` from below, and ``g`` is found one pattern at a time
-        only where that bound does not already rule the child out (at or below
-        ``threshold``). With ``expandable``, the children's ``q`` and ``max(q,
-        g)`` become the row of ``pattern``
+        others bound ``g`` from below, and ``g`` is found
+        (:meth:`generalizations`) only where that bound does not already rule
+        the child out (at or below ``threshold``). With ``expandable``, the
+        children's ``q`` and ``max(q, g)`` become the row of ``pattern``
         (:func:`~subroc_ext.engine.search_kernels.aware_children` does all but
-        the patterns found one at a time).
+        finding the unknown ``g``).
 
         Returns
         -------
@@ -79,26 +81,31 @@ class GeneralizationMemo:
         shorter = np.empty((len(pattern), len(candidates)))
         for i in range(len(pattern)):
             shorter[i] = self._row_values(pattern[:i] + pattern[i + 1 :], candidates)
-        start = int(self.space.next_start[pattern[-1]]) if pattern else 0
-        weight, raw_quality, raw_bound, max_weight = (np.ascontiguousarray(field, dtype=float) for field in
-                                                      (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight))
+        start = self._start(pattern)
+        weight, raw_quality, raw_bound, max_weight = (
+            np.ascontiguousarray(field, dtype=float)
+            for field in (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight)
+        )  # fmt: skip
         fields, pending, raw_row, best_row = aware_children(
-            candidates, weight, raw_quality, raw_bound, max_weight, float(parent_best), shorter, float(threshold),
-            expandable, start, len(self.space.words),
+            candidates, weight, raw_quality, raw_bound, max_weight, float(parent_best), shorter,
+            float(threshold), expandable, start, len(self.space.words),
         )  # fmt: skip
         quality, estimate, _, bests = fields
-        for i in pending.tolist():
-            generalization = self.generalization(pattern + (int(candidates[i]),))
-            if np.isnan(generalization):
-                continue
-            raw = float(raw_quality[i])
-            quality[i], estimate[i] = generalization_aware_kernel(
-                float(weight[i]), raw, float(raw_bound[i]), float(max_weight[i]), generalization
+        if len(pending):
+            generalization = self.generalizations(pattern, candidates[pending], parent_best)
+            quality[pending], estimate[pending] = aware_quality(
+                weight[pending], raw_quality[pending], raw_bound[pending], max_weight[pending], generalization
             )  # fmt: skip
             if expandable:
-                bests[i] = best_row[candidates[i] - start] = max(raw, generalization)
+                bests[pending] = best_row[candidates[pending] - start] = np.maximum(
+                    raw_quality[pending], generalization
+                )  # fmt: skip
         if not expandable:
             return quality, estimate, None
+        known = self.rows.get(pattern)  # patterns of this row found before (by leaves)
+        if known is not None:
+            raw_row = np.where(np.isnan(raw_row), known[1], raw_row)
+            best_row = np.where(np.isnan(best_row), known[2], best_row)
         self.rows[pattern] = (start, raw_row, best_row)
         return quality, estimate, bests
 
@@ -112,19 +119,19 @@ class GeneralizationMemo:
         start, _, best_row = known
         return best_row, start
 
-    def leaf_qualities(self, pattern, nodes, bests, node, children, weight, raw_quality):
+    def leaf_qualities(self, pattern, nodes, node, children, weight, raw_quality):
         """The quality ``w * (q - g)`` of each pattern ``pattern + (nodes[node[k]],
         children[k])``, with its own ``g``.
 
-        Its patterns one selector shorter are its node (``max(q, g)`` in
-        ``bests``), ``pattern + (children[k],)`` (the row of ``pattern``) and,
-        for each selector of ``pattern``, ``pattern`` without it plus the two
-        (the row of ``pattern`` without it plus the node's selector): one row
-        lookup per node, not per pattern (``node`` is non-decreasing, as
-        :func:`~subroc_ext.engine.search_kernels.leaves_of_nodes` returns it);
-        where one of them is not known, the pattern's ``g`` is found alone.
+        Its patterns one selector shorter are its node and ``pattern +
+        (children[k],)`` (both in the row of ``pattern``) and, for each
+        selector of ``pattern``, ``pattern`` without it plus the two (the row
+        of ``pattern`` without it plus the node's selector): one row per node
+        (``node`` is non-decreasing, as
+        :func:`~subroc_ext.engine.search_kernels.leaves_of_nodes` returns it),
+        the patterns not known found together (:meth:`bests`).
         """
-        generalization = np.maximum(bests[node], self._row_values(pattern, children))
+        generalization = np.maximum(self.bests(pattern, nodes[node]), self.bests(pattern, children))
         starts = np.flatnonzero(np.diff(node, prepend=-1))
         ends = np.append(starts[1:], len(node))
         for start, end in zip(starts.tolist(), ends.tolist()):
@@ -132,12 +139,51 @@ class GeneralizationMemo:
             for i in range(len(pattern)):
                 shorter = pattern[:i] + pattern[i + 1 :] + selector
                 generalization[start:end] = np.maximum(
-                    generalization[start:end], self._row_values(shorter, children[start:end])
+                    generalization[start:end], self.bests(shorter, children[start:end])
                 )  # fmt: skip
-        for k in np.flatnonzero(np.isnan(generalization)).tolist():  # NaN: not known
-            generalization[k] = self.generalization(pattern + (int(nodes[node[k]]), int(children[k])))
         infinite = np.full(len(children), np.inf)
         return aware_quality(weight, raw_quality, infinite, infinite, generalization)[0]
+
+    def generalizations(self, pattern, selectors, pattern_best=None):
+        """``g`` of ``pattern + (c,)`` for each of ``selectors``: the largest
+        ``max(q, g)`` of ``pattern`` (``pattern_best`` if given) and of
+        ``pattern`` without each of its selectors plus ``c``."""
+        if pattern_best is None:
+            last = np.array(pattern[-1:], dtype=np.int64)
+            pattern_best = self.bests(pattern[:-1], last)[0] if pattern else 0.0
+        generalization = np.full(len(selectors), float(pattern_best))
+        for i in range(len(pattern)):
+            generalization = np.maximum(generalization, self.bests(pattern[:i] + pattern[i + 1 :], selectors))
+        return generalization
+
+    def bests(self, pattern, selectors):
+        """``max(q, g)`` of ``pattern + (c,)`` for each of ``selectors``
+        (int64, after ``pattern``'s own in refinement order): read from the
+        row of ``pattern``; those not in it evaluated together (their ``q``
+        in one call of the evaluator, their ``g`` by :meth:`generalizations`)
+        and added to the row, a new copy (other threads read whole rows)."""
+        row = self.rows.get(pattern)
+        if row is None:
+            start = self._start(pattern)
+            values = np.full(len(selectors), np.nan)
+        else:
+            start, raw_row, best_row = row
+            values = best_row[selectors - start]
+        missing = np.isnan(values)
+        if not missing.any():
+            return values
+        need = selectors[missing]
+        raw = np.full(len(need), np.nan) if row is None else raw_row[need - start]
+        unknown = np.isnan(raw)
+        if unknown.any():
+            raw[unknown] = self.evaluator.raw_qualities(self.space.cover(pattern), need[unknown])
+        values[missing] = best = np.maximum(raw, self.generalizations(pattern, need))
+        if row is None:
+            raw_row = best_row = np.full(len(self.space.words) - start, np.nan)
+        raw_row, best_row = raw_row.copy(), best_row.copy()
+        raw_row[need - start], best_row[need - start] = raw, best
+        self.rows[pattern] = (start, raw_row, best_row)
+        return values
 
     def _row_values(self, pattern, selectors):
         """``max(q, g)`` of ``pattern + (s,)`` for each of ``selectors`` (NaN where not known)."""
@@ -147,24 +193,6 @@ class GeneralizationMemo:
         start, _, best_row = row
         return best_row[selectors - start]
 
-    def generalization(self, pattern):
-        """``g``: the largest ``max(q, g)`` of the patterns one selector shorter."""
-        return max(self._best_raw(pattern[:i] + pattern[i + 1 :]) for i in range(len(pattern)))
-
-    def _best_raw(self, pattern):
-        """``max(q, g)`` of ``pattern`` (from its node's row, memoized, or evaluated on demand)."""
-        best = self.best_raw.get(pattern)
-        if best is not None:
-            return best
-        raw = np.nan
-        row = self.rows.get(pattern[:-1])
-        if row is not None:
-            start, raw_row, best_row = row
-            raw, best = float(raw_row[pattern[-1] - start]), float(best_row[pattern[-1] - start])
-            if not np.isnan(best):
-                return best
-        if np.isnan(raw):
-            raw = self.evaluator.raw_quality(self.space.cover(pattern[:-1]), pattern[-1])
-        best = max(raw, self.generalization(pattern))
-        self.best_raw[pattern] = best
-        return best
+    def _start(self, pattern):
+        """The first selector of a row of ``pattern``: the first that may follow it."""
+        return int(self.space.next_start[pattern[-1]]) if pattern else 0

@@ -608,15 +608,15 @@ class _Run:
         and the row of ``pattern`` (:meth:`GeneralizationMemo.sibling_row`),
         and the children still above the threshold get their own
         (:meth:`GeneralizationMemo.leaf_qualities`)."""
-        sibling_best, sibling_start = (np.empty(0), 0) if self.memo is None else self.memo.sibling_row(pattern)
+        sibling = (np.empty(0), 0) if self.memo is None else self.memo.sibling_row(pattern)
         node, children, raw, weight, quality, counted, evaluated = self.evaluator.leaves(
-            parent, nodes, estimates, qualities, self._cap(raw_bounds, bests), bests, sibling_best, sibling_start,
-            self.live, self.min_support,
+            parent, nodes, estimates, qualities, self._cap(raw_bounds, bests), bests, *sibling, self.live,
+            self.min_support,
         )  # fmt: skip
         self._count(counted)
         with self.lock:
             self.evaluated += evaluated
         if self.memo is not None and len(children):
-            quality = self.memo.leaf_qualities(pattern, nodes, bests, node, children, weight, raw)
+            quality = self.memo.leaf_qualities(pattern, nodes, node, children, weight, raw)
         for i in np.flatnonzero(quality > self.threshold()).tolist():
             self.offer(quality[i], pattern + (int(nodes[node[i]]), int(children[i])))

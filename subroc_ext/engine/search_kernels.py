@@ -286,8 +286,9 @@ def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, paren
                 known = False
             elif value > lower:
                 lower = value
-        quality, estimate = generalization_aware_kernel(weight[j], raw_quality[j], raw_bound[j], max_weight[j],
-                                                        lower)  # fmt: skip
+        quality, estimate = generalization_aware_kernel(
+            weight[j], raw_quality[j], raw_bound[j], max_weight[j], lower
+        )  # fmt: skip
         fields[0, j], fields[1, j] = quality, estimate
         fields[2, j] = lower if known else np.nan
         fields[3, j] = max(raw_quality[j], lower) if known else parent_best
@@ -472,8 +473,8 @@ def leaves_of_nodes(
         if joint_gate > 0 and estimate <= joint_gate * live:
             joint = roc_auc_joint_of_words(
                 parent, positive_words, negative_words, group_start, group_end, reference,
-                max(generalizations[j], 0.0), downward, upward, size_weight, balance_weight, min_support, live,
-                estimate, cpos, cneg,
+                max(generalizations[j], 0.0), downward, upward, size_weight, balance_weight, min_support,
+                live, estimate, cpos, cneg,
             )  # fmt: skip
             if not min(estimate, max(joint, qualities[j])) > live:
                 continue
