@@ -119,6 +119,8 @@ def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_
             values[(j, c)] = (stats.raw_quality, stats.weight, value)
     threshold = float(np.quantile([v[2] for v in values.values()], 0.6))
     estimates = np.array([np.inf, threshold, np.inf, np.inf, threshold + 1.0])  # node 1 skipped
+    if joint_gate:  # finite estimates: each node's joint bound is computed (and tightens some)
+        estimates[[0, 2, 3]] = [abs(threshold) * 3 + 1.0, abs(threshold) * 5 + 1.0, abs(threshold) + 1.0]
     reference, downward, upward, alpha, beta, needs_both, _ = qf._settings()
     qualities = np.array([s.quality for s in node_stats])
     first = int(next_start[nodes.min()])  # the row starts at the first child (as the memo's rows do)

@@ -227,11 +227,12 @@ def scored_children(
     return children, positives[kept], negatives[kept], fields
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, parent_best, shorter, threshold,
                    expandable, start, n_selectors):  # fmt: skip
     """Generalization-aware quality and estimate of a node's children from
-    what is known of their ``g``, and the node's memo row, in one call.
+    what is known of their ``g``, and the node's memo row, in one call
+    (holding the GIL: too short to be worth handing it to another thread).
 
     A child's ``g`` is the largest ``max(q, g)`` of its patterns one selector
     shorter: the node itself (``parent_best``) and the others (``shorter``,
@@ -479,7 +480,7 @@ def leaves_of_nodes(
             if not min(estimate, max(joint, qualities[j])) > live:
                 continue
         cap = caps[j]
-        kept, raw, weights, qualities, measured = leaf_children(
+        kept, raw, weights, leaf_qualities, measured = leaf_children(
             parent, selector_words, candidates, positive_words, negative_words, selector_counts,
             group_start, group_end, kind, row_values, min_support, min_positives, min_negatives, cap,
             live, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
@@ -490,7 +491,7 @@ def leaves_of_nodes(
         stop = found + len(kept)
         node[found:stop] = j
         children[found:stop] = kept
-        raw_quality[found:stop], weight[found:stop], quality[found:stop] = raw, weights, qualities
+        raw_quality[found:stop], weight[found:stop], quality[found:stop] = raw, weights, leaf_qualities
         found = stop
     return (node[:found], children[:found], raw_quality[:found], weight[:found], quality[:found],
             counted, evaluated)  # fmt: skip
