@@ -85,3 +85,40 @@ def test_leaf_qualities_equal_the_quality_function(qf_name):
     quality = memo.leaf_qualities(pattern, nodes, node, children, weight, raw)
     assert quality.tolist() == [s.quality for s in stats]
     assert len(leaves) >= 5
+
+
+@pytest.mark.parametrize("qf_name", ["roc", "pr", "attribution"])  # (ARL leaves none open here)
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_searches_stay_exact_when_no_shorter_pattern_is_known(qf_name, n_jobs, monkeypatch):
+    """With the rows of every node's shorter patterns hidden, each open
+    child's ``g`` is found on demand before its leaves are searched (the
+    second path of ``_Run._expand_to_leaves``): the same top k, bit for bit,
+    as pysubgroup's BestFirstSearch."""
+    from search_helpers import run
+
+    from subroc_ext.engine import search
+
+    def unknown(self, pattern):
+        return np.full((len(pattern), len(self.space.words)), np.nan)
+
+    second = []
+    offer_leaves = search._Run._offer_leaves
+
+    def counted(self, *args):
+        second.append(args[0])
+        return offer_leaves(self, *args)
+
+    monkeypatch.setattr(GeneralizationMemo, "shorter_rows", unknown)
+    monkeypatch.setattr(search._Run, "_offer_leaves", counted)
+    data = scored_frame(1, 240, attributes=6, ties="some")
+    selectors = ps.create_selectors(data, nbins=4, ignore=["label", "score"])
+    for depth in (3, 4):
+
+        def qf():
+            return subroc_ext.GeneralizationAwareQF(make_qf(qf_name, "both", (1, 1)))
+
+        fast = run(subroc_ext.FastSearch(n_jobs=n_jobs), qf(), data, selectors, depth=depth, min_support=5, k=10)
+        best_first = run(ps.BestFirstSearch(), qf(), data, selectors, depth=depth, min_support=5, k=10)
+        assert [q for q, _ in fast] == [q for q, _ in best_first]
+        assert [str(sg) for _, sg in fast] == [str(sg) for _, sg in best_first]
+    assert len(second) >= 10  # the second path ran

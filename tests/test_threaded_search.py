@@ -23,7 +23,7 @@ from test_comparison import TARGETS, comparison_frame
 import subroc_ext
 from subroc_ext.engine import evaluators
 from subroc_ext.objective.comparison import ComparisonQF
-from subroc_ext.scoring.measures import KernelMeasure, ROCAUC
+from subroc_ext.scoring.measures import ROCAUC, KernelMeasure
 
 
 @pytest.fixture(autouse=True)
@@ -164,15 +164,15 @@ def test_a_measure_of_the_users_runs_on_one_thread():
 
 def test_an_error_on_a_thread_stops_the_search_and_is_raised(monkeypatch):
     calls = []
-    children = evaluators.CompiledEvaluator.children
+    expand = evaluators.CompiledEvaluator.expand_to_leaves
 
     def failing(self, *args, **kwargs):
         calls.append(threading.get_ident())
         if len(calls) == 3:
             raise RuntimeError("kernel failed")
-        return children(self, *args, **kwargs)
+        return expand(self, *args, **kwargs)
 
-    monkeypatch.setattr(evaluators.CompiledEvaluator, "children", failing)
+    monkeypatch.setattr(evaluators.CompiledEvaluator, "expand_to_leaves", failing)
     data = scored_frame(0, 300, attributes=6)
     selectors = ps.create_selectors(data, nbins=4, ignore=["label", "score"])
     before = threading.active_count()

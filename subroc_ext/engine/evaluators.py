@@ -14,6 +14,7 @@ children at the maximum depth; with a user's measure
 enter the result or lead to a pattern that may, with their statistics.
 """
 
+from functools import cached_property
 from types import SimpleNamespace
 
 import numpy as np
@@ -146,15 +147,46 @@ class CompiledEvaluator(BinaryEvaluator):
         arguments and results these are; the nodes' estimates tightened
         there as :meth:`tightened` would)."""
         measure = self.qf.measure
-        reference, downward, upward, alpha, beta, needs_both_classes, estimates_on = self.settings
-        joint_gate = self.joint_gate if self.kind == cover_kernels.ROC_AUC and estimates_on else 0.0
+        reference, downward, upward, alpha, beta, needs_both_classes, _ = self.settings
         return search_kernels.leaves_of_nodes(
             grandparent, nodes, estimates, qualities, caps, generalizations, sibling_best, sibling_start,
-            live_threshold, joint_gate, self.space.next_start, self.space.words, self.positive_words,
+            live_threshold, self._joint_gate(), self.space.next_start, self.space.words, self.positive_words,
             self.negative_words, self.selector_counts, self.group_start, self.group_end, self.kind, self.row_values,
             min_support, measure.min_positives, measure.min_negatives, reference, downward, upward, alpha, beta,
             needs_both_classes, self.kind in joint_bounds.COUNT_BOUND_KINDS,
         )  # fmt: skip
+
+    def expand_to_leaves(self, parent, candidates, cap, threshold, offset, parent_best, shorter_rows, start,
+                         live_threshold, min_support, aware):  # fmt: skip
+        """A node's children and their children at the maximum depth in one
+        compiled call (:func:`subroc_ext.engine.search_kernels.expand_to_leaves`,
+        whose arguments and results these are; the children's statistics
+        as a :class:`SubgroupStatistics`)."""
+        measure = self.qf.measure
+        reference, downward, upward, alpha, beta, needs_both_classes, estimates_on = self.settings
+        settings = (
+            self.kind, int(min_support), measure.min_positives, measure.min_negatives, reference, downward,
+            upward, alpha, beta, needs_both_classes, estimates_on, self.kind in joint_bounds.COUNT_BOUND_KINDS,
+            self._joint_gate(), aware,
+        )  # fmt: skip
+        children, positives, negatives, fields, *rest = search_kernels.expand_to_leaves(
+            parent, candidates, float(cap), float(threshold), float(offset), float(parent_best), shorter_rows,
+            int(start), live_threshold, self.data, settings,
+        )  # fmt: skip
+        return (children, SubgroupStatistics(positives + negatives, positives, negatives, *fields), *rest)
+
+    @cached_property
+    def data(self):
+        """The arrays of :func:`~subroc_ext.engine.search_kernels.expand_to_leaves`."""
+        return (
+            self.space.words, self.positive_words, self.negative_words, self.selector_counts,
+            self.group_start, self.group_end, self.row_values, self.value_order, self.ascending_values,
+            self.space.next_start,
+        )  # fmt: skip
+
+    def _joint_gate(self):
+        """The joint gate of the compiled leaves (0: no joint bound)."""
+        return self.joint_gate if self.kind == cover_kernels.ROC_AUC and self.settings[-1] else 0.0
 
     def measure(self, parent, candidates, extremes=True):
         """The measure and (``extremes``) its extremes over subsets of each child

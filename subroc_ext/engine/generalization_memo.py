@@ -78,36 +78,55 @@ class GeneralizationMemo:
             ``max(q, g)`` of each child (``parent_best``, a lower bound,
             where ``g`` is not known); None unless ``expandable``.
         """
-        shorter = np.empty((len(pattern), len(candidates)))
-        for i in range(len(pattern)):
-            shorter[i] = self._row_values(pattern[:i] + pattern[i + 1 :], candidates)
-        start = self._start(pattern)
+        start = self.start(pattern)
         weight, raw_quality, raw_bound, max_weight = (
             np.ascontiguousarray(field, dtype=float)
             for field in (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight)
         )  # fmt: skip
         fields, pending, raw_row, best_row = aware_children(
-            candidates, weight, raw_quality, raw_bound, max_weight, float(parent_best), shorter,
-            float(threshold), expandable, start, len(self.space.words),
+            candidates, weight, raw_quality, raw_bound, max_weight, float(parent_best),
+            self.shorter_rows(pattern), float(threshold), expandable, start, len(self.space.words),
         )  # fmt: skip
         quality, estimate, _, bests = fields
+        self.complete(pattern, candidates, (weight, raw_quality, raw_bound, max_weight), parent_best, quality,
+                      estimate, bests, pending, raw_row, best_row, expandable)  # fmt: skip
+        return quality, estimate, bests if expandable else None
+
+    def shorter_rows(self, pattern):
+        """The rows of ``pattern`` without each of its selectors, all
+        selectors wide (NaN where not known): float64[len(pattern), S]."""
+        rows = np.full((len(pattern), len(self.space.words)), np.nan)
+        for i in range(len(pattern)):
+            row = self.rows.get(pattern[:i] + pattern[i + 1 :])
+            if row is not None:
+                rows[i, row[0] :] = row[2]
+        return rows
+
+    def complete(self, pattern, candidates, statistics, parent_best, quality, estimate, bests, pending,
+                 raw_row, best_row, expandable):  # fmt: skip
+        """Finish what :func:`~subroc_ext.engine.search_kernels.aware_children`
+        returned (its arrays, changed in place): the ``g`` of the ``pending``
+        children (:meth:`generalizations`), their quality, estimate and
+        ``max(q, g)``, and (``expandable``) the row of ``pattern``, merged
+        with what an earlier row of it held. ``statistics``: the children's
+        ``weight, raw_quality, raw_bound, max_weight``."""
         if len(pending):
+            weight, raw_quality, raw_bound, max_weight = (field[pending] for field in statistics)
             generalization = self.generalizations(pattern, candidates[pending], parent_best)
             quality[pending], estimate[pending] = aware_quality(
-                weight[pending], raw_quality[pending], raw_bound[pending], max_weight[pending], generalization
+                weight, raw_quality, raw_bound, max_weight, generalization
             )  # fmt: skip
             if expandable:
-                bests[pending] = best_row[candidates[pending] - start] = np.maximum(
-                    raw_quality[pending], generalization
-                )  # fmt: skip
+                start = self.start(pattern)
+                best = np.maximum(raw_quality, generalization)
+                bests[pending] = best_row[candidates[pending] - start] = best
         if not expandable:
-            return quality, estimate, None
+            return
         known = self.rows.get(pattern)  # patterns of this row found before (by leaves)
         if known is not None:
             raw_row = np.where(np.isnan(raw_row), known[1], raw_row)
             best_row = np.where(np.isnan(best_row), known[2], best_row)
-        self.rows[pattern] = (start, raw_row, best_row)
-        return quality, estimate, bests
+        self.rows[pattern] = (self.start(pattern), raw_row, best_row)
 
     def sibling_row(self, pattern):
         """``max(q, g)`` of ``pattern + (c,)`` for the selectors ``c`` from
@@ -164,7 +183,7 @@ class GeneralizationMemo:
         and added to the row, a new copy (other threads read whole rows)."""
         row = self.rows.get(pattern)
         if row is None:
-            start = self._start(pattern)
+            start = self.start(pattern)
             values = np.full(len(selectors), np.nan)
         else:
             start, raw_row, best_row = row
@@ -185,14 +204,6 @@ class GeneralizationMemo:
         self.rows[pattern] = (start, raw_row, best_row)
         return values
 
-    def _row_values(self, pattern, selectors):
-        """``max(q, g)`` of ``pattern + (s,)`` for each of ``selectors`` (NaN where not known)."""
-        row = self.rows.get(pattern)
-        if row is None:
-            return np.full(len(selectors), np.nan)
-        start, _, best_row = row
-        return best_row[selectors - start]
-
-    def _start(self, pattern):
+    def start(self, pattern):
         """The first selector of a row of ``pattern``: the first that may follow it."""
         return int(self.space.next_start[pattern[-1]]) if pattern else 0

@@ -537,6 +537,11 @@ class _Run:
         child_depth = len(pattern) + 1
         expandable = child_depth < self.depth
         threshold = self.threshold(pattern)
+        compiled = isinstance(self.evaluator, CompiledEvaluator)
+        owned = self.partial is None or pattern not in self.partial  # else only some children's subtrees
+        if compiled and pattern and child_depth == self.depth - 1 and owned:
+            self._expand_to_leaves(pattern, parent, candidates, raw_bound, best, threshold)
+            return
         offset = {"offset": max(best, 0.0)} if isinstance(self.evaluator, BinaryEvaluator) else {}
         candidates, stats = self.evaluator.children(
             parent, candidates, self._cap(raw_bound, best), threshold, self.min_support, expandable, **offset
@@ -558,7 +563,7 @@ class _Run:
         # compiled kernels all in one call (ties with the k-th best included),
         # which tightens their estimates itself
         now = child_depth == self.depth - 1 and len(pattern) > 0
-        leaves = now and isinstance(self.evaluator, CompiledEvaluator)
+        leaves = now and compiled
         if isinstance(self.evaluator, BinaryEvaluator) and not leaves:
             estimate = self.evaluator.tightened(
                 parent, candidates, quality, estimate, bests, self.threshold(), self.min_support
@@ -598,6 +603,38 @@ class _Run:
                 self.bar.set_postfix_str(search_status(len(self.results), self.k, self.threshold()), refresh=False)
                 self.bar.update(candidates)
 
+    def _expand_to_leaves(self, pattern, parent, candidates, raw_bound, best, threshold):
+        """:meth:`expand` of a node two levels above the maximum depth (the
+        compiled measures) in one call
+        (:meth:`CompiledEvaluator.expand_to_leaves`): its children, offered
+        and (with generalization awareness) made the node's memo row, and
+        their children at the maximum depth, offered. Where some child's
+        ``g`` must first be found (:meth:`GeneralizationMemo.complete`), the
+        leaves take a second call (:meth:`_offer_leaves`)."""
+        memo = self.memo
+        rows = (np.empty((0, 0)), 0) if memo is None else (memo.shorter_rows(pattern), memo.start(pattern))
+        children, stats, quality, estimate, bests, pending, raw_row, best_row, nodes, leaves = (
+            self.evaluator.expand_to_leaves(
+                parent, candidates, self._cap(raw_bound, best), threshold, max(best, 0.0), best, *rows,
+                self.live, self.min_support, memo is not None,
+            )
+        )  # fmt: skip
+        with self.lock:
+            self.evaluated += len(children)
+        if memo is not None:
+            statistics = (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight)
+            memo.complete(pattern, children, statistics, best, quality, estimate, bests, pending, raw_row,
+                          best_row, True)  # fmt: skip
+        for i in np.flatnonzero(quality > threshold):  # the others cannot enter
+            self.offer(quality[i], pattern + (int(children[i]),))
+        if not len(pending):
+            self._take_leaves(pattern, nodes, leaves)
+            return
+        order = np.argsort(-estimate, kind="stable")
+        order = order[estimate[order] > self.threshold()]
+        self._offer_leaves(pattern, parent, children[order], estimate[order], quality[order],
+                           stats.raw_bound[order], bests[order])  # fmt: skip
+
     def _offer_leaves(self, pattern, parent, nodes, estimates, qualities, raw_bounds, bests):
         """Offer the children at the maximum depth of the nodes ``pattern +
         (s,)`` for the selectors ``s`` in ``nodes`` (``parent`` is the cover of
@@ -609,10 +646,18 @@ class _Run:
         and the children still above the threshold get their own
         (:meth:`GeneralizationMemo.leaf_qualities`)."""
         sibling = (np.empty(0), 0) if self.memo is None else self.memo.sibling_row(pattern)
-        node, children, raw, weight, quality, counted, evaluated = self.evaluator.leaves(
+        leaves = self.evaluator.leaves(
             parent, nodes, estimates, qualities, self._cap(raw_bounds, bests), bests, *sibling, self.live,
             self.min_support,
         )  # fmt: skip
+        self._take_leaves(pattern, nodes, leaves)
+
+    def _take_leaves(self, pattern, nodes, leaves):
+        """Count and offer what :func:`~subroc_ext.engine.search_kernels.leaves_of_nodes`
+        returned for the nodes ``pattern + (s,)`` of the selectors ``nodes``,
+        with generalization awareness each with its own ``g``
+        (:meth:`GeneralizationMemo.leaf_qualities`)."""
+        node, children, raw, weight, quality, counted, evaluated = leaves
         self._count(counted)
         with self.lock:
             self.evaluated += evaluated

@@ -27,7 +27,10 @@ from ..scoring.cover_kernels import ROW_MEAN, count_children, measure_children
 from ..scoring.joint_bounds import count_bounds, roc_auc_joint_of_words
 from ..scoring.weights import max_weight, subgroup_weight
 
-__all__ = ["promising_children", "scored_children", "aware_children", "leaf_children", "leaves_of_nodes"]
+__all__ = [
+    "promising_children", "scored_children", "aware_children", "leaf_children", "leaves_of_nodes",
+    "expand_to_leaves",
+]  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
@@ -228,14 +231,14 @@ def scored_children(
 
 
 @njit(cache=True)
-def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, parent_best, shorter, threshold,
-                   expandable, start, n_selectors):  # fmt: skip
+def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, parent_best, shorter_rows,
+                   threshold, expandable, start, n_selectors):  # fmt: skip
     """Generalization-aware quality and estimate of a node's children from
     what is known of their ``g``, and the node's memo row, in one call
     (holding the GIL: too short to be worth handing it to another thread).
 
     A child's ``g`` is the largest ``max(q, g)`` of its patterns one selector
-    shorter: the node itself (``parent_best``) and the others (``shorter``,
+    shorter: the node itself (``parent_best``) and the others (``shorter_rows``,
     NaN where not known). Where one is not known, the others bound ``g``
     from below, which bounds the quality and estimate from above
     (:func:`subroc_ext.objective.generalization.generalization_aware_kernel`
@@ -249,9 +252,9 @@ def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, paren
         Their statistics.
     parent_best : float
         ``max(q, g)`` of the node.
-    shorter : float64[L, K]
-        ``max(q, g)`` of the node without its ``i``-th selector plus each
-        child's selector (NaN where not known).
+    shorter_rows : float64[L, S]
+        Per selector ``c``, ``max(q, g)`` of the node without its ``i``-th
+        selector plus ``c`` (NaN where not known).
     threshold : float
         Children whose quality (``expandable``: or estimate) is not above it
         need no exact ``g``.
@@ -281,8 +284,8 @@ def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, paren
     for j in range(count):
         lower = parent_best
         known = True
-        for i in range(shorter.shape[0]):
-            value = shorter[i, j]
+        for i in range(shorter_rows.shape[0]):
+            value = shorter_rows[i, candidates[j]]
             if np.isnan(value):
                 known = False
             elif value > lower:
@@ -495,3 +498,88 @@ def leaves_of_nodes(
         found = stop
     return (node[:found], children[:found], raw_quality[:found], weight[:found], quality[:found],
             counted, evaluated)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, shorter_rows, start,
+                     live_threshold, data, settings):  # fmt: skip
+    """A node two levels above the maximum depth in one call: its children
+    (:func:`scored_children`; with generalization awareness
+    :func:`aware_children`) and, unless some child's ``g`` must first be
+    found outside (``pending``), their children, the leaves
+    (:func:`leaves_of_nodes`, the children in order of decreasing estimate,
+    those above ``live_threshold[0]``).
+
+    Parameters
+    ----------
+    parent, candidates, cap, threshold, offset
+        As in :func:`scored_children` (the node's children are expandable).
+    parent_best, shorter_rows, start
+        As in :func:`aware_children` (unused without generalization awareness).
+    live_threshold : float64[1]
+        As in :func:`leaves_of_nodes`.
+    data : tuple
+        ``selector_words, positive_words, negative_words, selector_counts,
+        group_start, group_end, row_values, value_order, ascending_values,
+        next_start`` (as in :func:`scored_children` and :func:`leaves_of_nodes`).
+    settings : tuple
+        ``kind, min_support, min_positives, min_negatives, reference,
+        downward, upward, size_weight, balance_weight, needs_both_classes,
+        estimates, count_bound, joint_gate, aware``: the quality function's
+        settings, whether ``kind`` has a bound from counts, the joint gate of
+        :func:`leaves_of_nodes` and generalization awareness.
+
+    Returns
+    -------
+    children, positives, negatives, fields
+        As in :func:`scored_children`.
+    quality, estimate, bests : float64[M]
+        The children's quality, estimate and ``max(q, g)`` (as
+        :func:`aware_children` gives them; the statistics' own quality and
+        estimate and ``-inf`` without generalization awareness).
+    pending : int64[P]
+        As in :func:`aware_children` (empty without generalization awareness).
+    raw_row, best_row : float64[S - start]
+        As in :func:`aware_children` (empty without generalization awareness).
+    nodes : int64[J]
+        The children whose leaves were searched, in that order (empty when
+        ``pending`` is not).
+    leaves : tuple
+        What :func:`leaves_of_nodes` returns for them.
+    """
+    (selector_words, positive_words, negative_words, selector_counts, group_start, group_end, row_values,
+     value_order, ascending_values, next_start) = data  # fmt: skip
+    (kind, min_support, min_positives, min_negatives, reference, downward, upward, size_weight,
+     balance_weight, needs_both_classes, estimates_on, count_bound, joint_gate, aware) = settings  # fmt: skip
+    children, positives, negatives, fields = scored_children(
+        parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
+        group_end, kind, row_values, value_order, ascending_values, min_support, min_positives, min_negatives,
+        cap, threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
+        estimates_on, True, offset, count_bound and cap < np.inf,
+    )  # fmt: skip
+    if aware:
+        aware_fields, pending, raw_row, best_row = aware_children(
+            children, fields[2], fields[1], fields[4], fields[5], parent_best, shorter_rows, threshold, True,
+            start, len(selector_words),
+        )  # fmt: skip
+        quality, estimate, bests = aware_fields[0], aware_fields[1], aware_fields[3]
+        caps = np.maximum(fields[4] - bests, 0.0)
+    else:
+        quality, estimate = fields[3].copy(), fields[6].copy()
+        bests = np.full(len(children), -np.inf)
+        pending = np.empty(0, dtype=np.int64)
+        raw_row, best_row = np.empty(0), np.empty(0)
+        caps = np.maximum(fields[4], 0.0)
+    order = np.argsort(-estimate, kind="mergesort")  # stable: ties in selector order
+    if len(pending):
+        order = order[:0]
+    order = order[estimate[order] > live_threshold[0]]
+    nodes = children[order]
+    leaves = leaves_of_nodes(
+        parent, nodes, estimate[order], quality[order], caps[order], bests[order], best_row, start,
+        live_threshold, joint_gate, next_start, selector_words, positive_words, negative_words,
+        selector_counts, group_start, group_end, kind, row_values, min_support, min_positives, min_negatives,
+        reference, downward, upward, size_weight, balance_weight, needs_both_classes, count_bound,
+    )  # fmt: skip
+    return (children, positives, negatives, fields, quality, estimate, bests, pending, raw_row, best_row,
+            nodes, leaves)  # fmt: skip
