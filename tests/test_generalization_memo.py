@@ -92,24 +92,24 @@ def test_leaf_qualities_equal_the_quality_function(qf_name):
 def test_searches_stay_exact_when_no_shorter_pattern_is_known(qf_name, n_jobs, monkeypatch):
     """With the rows of every node's shorter patterns hidden, each open
     child's ``g`` is found on demand before its leaves are searched (the
-    second path of ``_Run._expand_to_leaves``): the same top k, bit for bit,
+    second path of ``SearchRun._expand_to_leaves``): the same top k, bit for bit,
     as pysubgroup's BestFirstSearch."""
     from search_helpers import run
 
-    from subroc_ext.engine import search
+    from subroc_ext.engine.search_run import SearchRun
 
     def unknown(self, pattern):
         return np.full((len(pattern), len(self.space.words)), np.nan)
 
     second = []
-    offer_leaves = search._Run._offer_leaves
+    offer_leaves = SearchRun._offer_leaves
 
     def counted(self, *args):
         second.append(args[0])
         return offer_leaves(self, *args)
 
     monkeypatch.setattr(GeneralizationMemo, "shorter_rows", unknown)
-    monkeypatch.setattr(search._Run, "_offer_leaves", counted)
+    monkeypatch.setattr(SearchRun, "_offer_leaves", counted)
     data = scored_frame(1, 240, attributes=6, ties="some")
     selectors = ps.create_selectors(data, nbins=4, ignore=["label", "score"])
     for depth in (3, 4):

@@ -1,0 +1,330 @@
+"""One run of :class:`~subroc_ext.FastSearch` (:mod:`subroc_ext.engine.search`,
+whose docstring describes the search): the result heap and its threshold,
+the queue of nodes, the threads that take nodes from it, and the expansion
+of a node, through its evaluator's compiled calls and, with generalization
+awareness, the memo (:mod:`subroc_ext.engine.generalization_memo`).
+"""
+
+import heapq
+import itertools
+import threading
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..utils.progress import search_status
+from .evaluators import BinaryEvaluator, CompiledEvaluator, evaluator, thread_safe
+from .generalization_memo import GeneralizationMemo
+
+__all__ = ["SearchRun", "at_least"]
+
+
+def at_least(quality):
+    """The largest float below ``quality``: ``x > at_least(q)`` is ``x >= q``."""
+    return np.nextafter(quality, -np.inf)
+
+
+class SearchRun:
+    """One search: the result heap, the node queue and the generalization memo.
+
+    The heap's entries are ``(quality, rank, pattern)``, where ``rank``
+    orders equal qualities: the pattern first in refinement order ranks
+    highest (the selector indices negated, padded with 1 so that a pattern
+    ranks above its extensions), so the heap's root is the worst pattern by
+    the tie rule of the module.
+    """
+
+    def __init__(self, problem, depth, min_quality):
+        self.space, self.k = problem.space, problem.k
+        self.min_support = problem.min_support
+        self.generalization_aware = problem.generalization_aware
+        self.evaluator = evaluator(problem.qf, problem.space)
+        self.depth = depth
+        self.min_quality = min_quality
+        self.results = []  # min-heap of (quality, rank, pattern)
+        self.sequence = itertools.count()
+        self.counted = 0
+        self.evaluated = 0
+        self.memo = GeneralizationMemo(self.space, self.evaluator) if self.generalization_aware else None
+        self.lock = threading.Lock()  # the heap and the counters, with threads
+        # (threshold with ties, without ties, rank of the worst kept pattern):
+        # replaced as one tuple, so threads read a consistent (if older) state
+        self.cut = (min_quality, min_quality, None)
+        # the threshold with ties, for compiled code that runs while it rises
+        self.live = np.array([min_quality], dtype=float)
+
+    # -- the result set -------------------------------------------------------
+
+    def rank(self, pattern):
+        """Orders patterns of equal quality: higher for the one first in
+        refinement order (a pattern before its extensions)."""
+        return tuple(-i for i in pattern) + (1,) * (self.depth - len(pattern))
+
+    def threshold(self, pattern=None):
+        """Quality a pattern in the subtree of ``pattern`` (the whole search
+        if None) must exceed to enter the result: the minimum quality, or
+        just below the k-th best quality where a tie may still rank higher
+        than the worst kept pattern, or the k-th best quality itself where it
+        cannot (every pattern of the subtree comes after ``pattern`` in
+        refinement order, so after the worst kept one if ``pattern`` does)."""
+        ties, no_ties, worst = self.cut
+        if pattern is None or worst is None or self.rank(pattern) > worst:
+            return ties
+        return no_ties
+
+    def promising(self, estimate, pattern):
+        """Whether the subtree of ``pattern`` (``pattern`` itself excluded)
+        may hold a pattern that enters, by its optimistic estimate."""
+        ties, no_ties, worst = self.cut
+        if estimate > no_ties:
+            return True
+        return estimate > ties and self.rank(pattern) > worst
+
+    def offer(self, quality, pattern):
+        if not quality > self.threshold():
+            return
+        entry = (quality, self.rank(pattern), pattern)
+        with self.lock:
+            if len(self.results) < self.k:
+                heapq.heappush(self.results, entry)
+            elif entry > self.results[0]:
+                heapq.heapreplace(self.results, entry)
+            else:
+                return
+            if len(self.results) == self.k:
+                kth, worst, _ = self.results[0]
+                self.cut = (max(self.min_quality, at_least(kth)), max(self.min_quality, kth), worst)
+                self.live[0] = self.cut[0]
+
+    # -- search ----------------------------------------------------------------
+
+    def search(self, bar, prefixes=None, threads=1):
+        """The patterns of the result, best first (by the tie rule); ``bar``
+        counts candidates (or None).
+
+        ``prefixes``: search only the subtrees of these patterns (tuples of
+        one or two selectors; every pattern of one selector, and every child
+        of a one-selector prefix of a two-selector prefix, is still evaluated
+        and offered); all subtrees by default. ``threads``: expand nodes on
+        this many threads (this one included) when the evaluator is
+        thread-safe.
+        """
+        self.bar = bar
+        self.partial = self.owned = None  # patterns whose subtrees are owned in part, or at all
+        if prefixes is not None:
+            whole = set(map(tuple, prefixes))
+            self.partial = {(), *(p[:i] for p in whole for i in range(1, len(p)))} - whole
+            self.owned = whole | self.partial
+        queue = []
+        self.expand((), np.inf, 0.0 if self.generalization_aware else -np.inf, queue)
+        if threads > 1 and thread_safe(self.evaluator):
+            self._expand_on_threads(queue, threads)
+        while queue:
+            negative_estimate, _, pattern, raw_bound, best = heapq.heappop(queue)
+            if not -negative_estimate > self.threshold():
+                break
+            if self.promising(-negative_estimate, pattern):
+                self.expand(pattern, raw_bound, best, queue)
+        return [pattern for _, _, pattern in sorted(self.results, reverse=True)]
+
+    def _expand_on_threads(self, queue, threads):
+        """Expand the nodes of ``queue`` (and those they add) best first on
+        ``threads`` threads, this one included, until none is left that may
+        lead to a result. An exception on any thread (Ctrl-C here) stops all
+        of them and is raised here."""
+        condition = threading.Condition()
+        state = SimpleNamespace(busy=0, stop=False, error=None)
+
+        def work():
+            try:
+                while True:
+                    with condition:
+                        while not queue and state.busy and not state.stop:
+                            condition.wait()
+                        if state.stop or not queue:
+                            return
+                        node = heapq.heappop(queue)
+                        if not -node[0] > self.threshold():
+                            queue.clear()  # the others' estimates are at most this one's
+                            continue
+                        if not self.promising(-node[0], node[2]):
+                            continue
+                        state.busy += 1
+                    found = []
+                    try:
+                        self.expand(*node[2:], found)
+                    finally:
+                        with condition:
+                            state.busy -= 1
+                            for entry in found:
+                                heapq.heappush(queue, entry)
+                            condition.notify_all()
+            except BaseException as error:  # noqa: BLE001 - raised again on this thread
+                with condition:
+                    state.stop = True
+                    state.error = state.error or error
+                    condition.notify_all()
+
+        helpers = [threading.Thread(target=work, daemon=True) for _ in range(threads - 1)]
+        for helper in helpers:
+            helper.start()
+        try:
+            work()
+        finally:  # done, failed, or Ctrl-C while waiting: every helper stops
+            with condition:
+                state.stop = True
+                condition.notify_all()
+            for helper in helpers:
+                helper.join()
+        if state.error is not None:
+            raise state.error
+
+    def expand(self, pattern, raw_bound, best, queue):
+        """Evaluate the refinements of ``pattern``; queue or expand the promising ones.
+
+        ``raw_bound`` is the pattern's largest raw quality over subsets and
+        ``best`` is ``max(q, g)`` of the pattern (-inf without generalization
+        awareness).
+        """
+        space = self.space
+        if pattern and len(pattern) + 1 == self.depth and isinstance(self.evaluator, CompiledEvaluator):
+            node = np.array(pattern[-1:], dtype=np.int64)
+            self._offer_leaves(pattern[:-1], space.cover(pattern[:-1]), node, np.full(1, np.inf),
+                               np.full(1, -np.inf), np.full(1, float(raw_bound)), np.full(1, float(best)))  # fmt: skip
+            return
+        parent = space.cover(pattern)
+        candidates = space.refinements(pattern)
+        if not len(candidates):
+            return
+        self._count(len(candidates))
+        child_depth = len(pattern) + 1
+        expandable = child_depth < self.depth
+        threshold = self.threshold(pattern)
+        compiled = isinstance(self.evaluator, CompiledEvaluator)
+        owned = self.partial is None or pattern not in self.partial  # else only some children's subtrees
+        if compiled and pattern and child_depth == self.depth - 1 and owned:
+            self._expand_to_leaves(pattern, parent, candidates, raw_bound, best, threshold)
+            return
+        offset = {"offset": max(best, 0.0)} if isinstance(self.evaluator, BinaryEvaluator) else {}
+        candidates, stats = self.evaluator.children(
+            parent, candidates, self._cap(raw_bound, best), threshold, self.min_support, expandable, **offset
+        )
+        if stats is None:
+            return
+        with self.lock:
+            self.evaluated += len(candidates)
+        if self.generalization_aware:
+            quality, estimate, bests = self.memo.children(pattern, candidates, stats, best, expandable, threshold)
+        else:
+            quality, estimate, bests = stats.quality, stats.optimistic_estimate, None
+        for i in np.flatnonzero(quality > threshold):  # the others cannot enter
+            self.offer(quality[i], pattern + (int(candidates[i]),))
+        if not expandable:
+            return
+        # the root's children are queued (threads share them), deeper nodes'
+        # children expanded at once one level above the maximum depth: with
+        # compiled kernels all in one call (ties with the k-th best included),
+        # which tightens their estimates itself
+        now = child_depth == self.depth - 1 and len(pattern) > 0
+        leaves = now and compiled
+        if isinstance(self.evaluator, BinaryEvaluator) and not leaves:
+            estimate = self.evaluator.tightened(
+                parent, candidates, quality, estimate, bests, self.threshold(), self.min_support
+            )
+        order = np.argsort(-estimate, kind="stable")
+        if self.partial is not None and pattern in self.partial:  # expand owned subtrees only
+            order = [i for i in order if pattern + (int(candidates[i]),) in self.owned]
+        bests = np.full(len(candidates), -np.inf) if bests is None else bests
+        if leaves:
+            order = np.asarray(order, dtype=np.int64)
+            order = order[estimate[order] > self.threshold()]
+            self._offer_leaves(pattern, parent, candidates[order], estimate[order], quality[order],
+                               stats.raw_bound[order], bests[order])  # fmt: skip
+            return
+        for i in order:
+            if not estimate[i] > self.threshold():
+                break
+            child = pattern + (int(candidates[i]),)
+            if not self.promising(estimate[i], child):
+                continue
+            if now:
+                self.expand(child, stats.raw_bound[i], bests[i], queue)
+            else:
+                heapq.heappush(queue, (-estimate[i], next(self.sequence), child, stats.raw_bound[i], bests[i]))
+
+    def _cap(self, raw_bound, best):
+        """Bound of the raw quality gain of a node's children (floats or
+        arrays): a child's raw quality is at most the node's raw bound, and
+        (with generalization awareness) its ``g`` at least the node's ``max(q, g)``."""
+        return np.maximum(raw_bound - best if self.generalization_aware else raw_bound, 0.0)
+
+    def _count(self, candidates):
+        """Add ``candidates`` counted candidates (and show them)."""
+        with self.lock:
+            self.counted += candidates
+            if self.bar is not None:
+                self.bar.set_postfix_str(search_status(len(self.results), self.k, self.threshold()), refresh=False)
+                self.bar.update(candidates)
+
+    def _expand_to_leaves(self, pattern, parent, candidates, raw_bound, best, threshold):
+        """:meth:`expand` of a node two levels above the maximum depth (the
+        compiled measures) in one call
+        (:meth:`CompiledEvaluator.expand_to_leaves`): its children, offered
+        and (with generalization awareness) made the node's memo row, and
+        their children at the maximum depth, offered. Where some child's
+        ``g`` must first be found (:meth:`GeneralizationMemo.complete`), the
+        leaves take a second call (:meth:`_offer_leaves`)."""
+        memo = self.memo
+        rows = (np.empty((0, 0)), 0) if memo is None else (memo.shorter_rows(pattern), memo.start(pattern))
+        children, stats, quality, estimate, bests, pending, raw_row, best_row, nodes, leaves = (
+            self.evaluator.expand_to_leaves(
+                parent, candidates, self._cap(raw_bound, best), threshold, max(best, 0.0), best, *rows,
+                self.live, self.min_support, memo is not None,
+            )
+        )  # fmt: skip
+        with self.lock:
+            self.evaluated += len(children)
+        if memo is not None:
+            statistics = (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight)
+            memo.complete(pattern, children, statistics, best, quality, estimate, bests, pending, raw_row,
+                          best_row, True)  # fmt: skip
+        for i in np.flatnonzero(quality > threshold):  # the others cannot enter
+            self.offer(quality[i], pattern + (int(children[i]),))
+        if not len(pending):
+            self._take_leaves(pattern, nodes, leaves)
+            return
+        order = np.argsort(-estimate, kind="stable")
+        order = order[estimate[order] > self.threshold()]
+        self._offer_leaves(pattern, parent, children[order], estimate[order], quality[order],
+                           stats.raw_bound[order], bests[order])  # fmt: skip
+
+    def _offer_leaves(self, pattern, parent, nodes, estimates, qualities, raw_bounds, bests):
+        """Offer the children at the maximum depth of the nodes ``pattern +
+        (s,)`` for the selectors ``s`` in ``nodes`` (``parent`` is the cover of
+        ``pattern``; arrays of the nodes' estimates, qualities, raw bounds and
+        ``max(q, g)`` go with them), in one compiled call
+        (:meth:`CompiledEvaluator.leaves`). With generalization awareness the
+        call bounds each child's ``g`` from below by its node's ``max(q, g)``
+        and the row of ``pattern`` (:meth:`GeneralizationMemo.sibling_row`),
+        and the children still above the threshold get their own
+        (:meth:`GeneralizationMemo.leaf_qualities`)."""
+        sibling = (np.empty(0), 0) if self.memo is None else self.memo.sibling_row(pattern)
+        leaves = self.evaluator.leaves(
+            parent, nodes, estimates, qualities, self._cap(raw_bounds, bests), bests, *sibling, self.live,
+            self.min_support,
+        )  # fmt: skip
+        self._take_leaves(pattern, nodes, leaves)
+
+    def _take_leaves(self, pattern, nodes, leaves):
+        """Count and offer what :func:`~subroc_ext.engine.search_kernels.leaves_of_nodes`
+        returned for the nodes ``pattern + (s,)`` of the selectors ``nodes``,
+        with generalization awareness each with its own ``g``
+        (:meth:`GeneralizationMemo.leaf_qualities`)."""
+        node, children, raw, weight, quality, counted, evaluated = leaves
+        self._count(counted)
+        with self.lock:
+            self.evaluated += evaluated
+        if self.memo is not None and len(children):
+            quality = self.memo.leaf_qualities(pattern, nodes, node, children, weight, raw)
+        for i in np.flatnonzero(quality > self.threshold()).tolist():
+            self.offer(quality[i], pattern + (int(nodes[node[i]]), int(children[i])))
