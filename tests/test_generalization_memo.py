@@ -84,6 +84,8 @@ def test_leaf_qualities_equal_the_quality_function(qf_name):
     raw = np.array([s.raw_quality for s in stats])
     quality = memo.leaf_qualities(pattern, nodes, node, children, weight, raw)
     assert quality.tolist() == [s.quality for s in stats]
+    # again, now that every shorter pattern is in a row
+    assert memo.leaf_qualities(pattern, nodes, node, children, weight, raw).tolist() == quality.tolist()
     assert len(leaves) >= 5
 
 

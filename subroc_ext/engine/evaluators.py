@@ -166,8 +166,8 @@ class CompiledEvaluator(BinaryEvaluator):
         reference, downward, upward, alpha, beta, needs_both_classes, estimates_on = self.settings
         settings = (
             self.kind, int(min_support), measure.min_positives, measure.min_negatives, reference, downward,
-            upward, alpha, beta, needs_both_classes, estimates_on, self.kind in joint_bounds.COUNT_BOUND_KINDS,
-            self._joint_gate(), aware,
+            upward, alpha, beta, needs_both_classes, estimates_on,
+            self.kind in joint_bounds.COUNT_BOUND_KINDS, self._joint_gate(), aware,
         )  # fmt: skip
         children, positives, negatives, fields, *rest = search_kernels.expand_to_leaves(
             parent, candidates, float(cap), float(threshold), float(offset), float(parent_best), shorter_rows,
@@ -187,6 +187,17 @@ class CompiledEvaluator(BinaryEvaluator):
     def _joint_gate(self):
         """The joint gate of the compiled leaves (0: no joint bound)."""
         return self.joint_gate if self.kind == cover_kernels.ROC_AUC and self.settings[-1] else 0.0
+
+    def raw_qualities(self, parent, candidates):
+        """``q`` of each child in one compiled call
+        (:func:`subroc_ext.engine.search_kernels.raw_qualities`)."""
+        measure = self.qf.measure
+        reference, downward, upward, alpha, beta, needs_both_classes, _ = self.settings
+        return search_kernels.raw_qualities(
+            parent, self.space.words, candidates, self.positive_words, self.negative_words,
+            self.group_start, self.group_end, self.kind, self.row_values, measure.min_positives,
+            measure.min_negatives, reference, downward, upward, alpha, beta, needs_both_classes,
+        )  # fmt: skip
 
     def measure(self, parent, candidates, extremes=True):
         """The measure and (``extremes``) its extremes over subsets of each child

@@ -93,11 +93,16 @@ class GeneralizationMemo:
         return quality, estimate, bests if expandable else None
 
     def shorter_rows(self, pattern):
-        """The rows of ``pattern`` without each of its selectors, all
-        selectors wide (NaN where not known): float64[len(pattern), S]."""
-        rows = np.full((len(pattern), len(self.space.words)), np.nan)
-        for i in range(len(pattern)):
-            row = self.rows.get(pattern[:i] + pattern[i + 1 :])
+        """The rows of ``pattern`` without each of its selectors
+        (:meth:`stacked_rows`): float64[len(pattern), S]."""
+        return self.stacked_rows([pattern[:i] + pattern[i + 1 :] for i in range(len(pattern))])
+
+    def stacked_rows(self, patterns):
+        """The ``max(q, g)`` rows of ``patterns``, all selectors wide (NaN where
+        not known): float64[len(patterns), S]."""
+        rows = np.full((len(patterns), len(self.space.words)), np.nan)
+        for i, pattern in enumerate(patterns):
+            row = self.rows.get(pattern)
             if row is not None:
                 rows[i, row[0] :] = row[2]
         return rows
@@ -145,21 +150,22 @@ class GeneralizationMemo:
         Its patterns one selector shorter are its node and ``pattern +
         (children[k],)`` (both in the row of ``pattern``) and, for each
         selector of ``pattern``, ``pattern`` without it plus the two (the row
-        of ``pattern`` without it plus the node's selector): one row per node
-        (``node`` is non-decreasing, as
-        :func:`~subroc_ext.engine.search_kernels.leaves_of_nodes` returns it),
-        the patterns not known found together (:meth:`bests`).
+        of ``pattern`` without it plus the node's selector): read from the
+        rows of all nodes at once (``node`` is non-decreasing, as
+        :func:`~subroc_ext.engine.search_kernels.leaves_of_nodes` returns
+        it), those not known found per node (:meth:`bests`).
         """
         generalization = np.maximum(self.bests(pattern, nodes[node]), self.bests(pattern, children))
-        starts = np.flatnonzero(np.diff(node, prepend=-1))
-        ends = np.append(starts[1:], len(node))
-        for start, end in zip(starts.tolist(), ends.tolist()):
-            selector = (int(nodes[node[start]]),)
-            for i in range(len(pattern)):
-                shorter = pattern[:i] + pattern[i + 1 :] + selector
-                generalization[start:end] = np.maximum(
-                    generalization[start:end], self.bests(shorter, children[start:end])
-                )  # fmt: skip
+        segment = np.cumsum(np.diff(node, prepend=-1) != 0) - 1  # index of each pattern's node among them
+        selectors = [(int(s),) for s in nodes[np.unique(node)]]
+        for i in range(len(pattern)):
+            others = pattern[:i] + pattern[i + 1 :]
+            values = self.stacked_rows([others + s for s in selectors])[segment, children]
+            unknown = np.isnan(values)
+            for j in np.unique(segment[unknown]).tolist():
+                found = unknown & (segment == j)
+                values[found] = self.bests(others + selectors[j], children[found])
+            generalization = np.maximum(generalization, values)
         infinite = np.full(len(children), np.inf)
         return aware_quality(weight, raw_quality, infinite, infinite, generalization)[0]
 

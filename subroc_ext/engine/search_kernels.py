@@ -29,7 +29,7 @@ from ..scoring.weights import max_weight, subgroup_weight
 
 __all__ = [
     "promising_children", "scored_children", "aware_children", "leaf_children", "leaves_of_nodes",
-    "expand_to_leaves",
+    "expand_to_leaves", "raw_qualities",
 ]  # fmt: skip
 
 
@@ -583,3 +583,33 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
     )  # fmt: skip
     return (children, positives, negatives, fields, quality, estimate, bests, pending, raw_row, best_row,
             nodes, leaves)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def raw_qualities(parent, selector_words, candidates, positive_words, negative_words, group_start, group_end,
+                  kind, row_values, min_positives, min_negatives, reference, downward, upward, size_weight,
+                  balance_weight, needs_both_classes):  # fmt: skip
+    """The raw quality ``q`` of ``parent AND selector`` for each candidate
+    selector (``-inf`` where the measure is undefined), in one call: the class
+    counts, the measure without extremes and
+    :func:`subroc_ext.objective.statistics.statistics_kernel`'s ``q``, the
+    floats of the quality function (the arguments as in :func:`leaf_children`)."""
+    count = len(candidates)
+    positives, negatives = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+    count_children(parent, selector_words, candidates, positive_words, negative_words, positives, negatives)
+    defined = np.flatnonzero(
+        (positives >= min_positives) & (negatives >= min_negatives) & (positives + negatives >= 1)
+    )  # fmt: skip
+    values, lowest, highest = np.empty(len(defined)), np.empty(len(defined)), np.empty(len(defined))
+    measure_children(
+        parent, selector_words, candidates[defined], positive_words, negative_words, group_start, group_end,
+        kind, row_values, False, values, lowest, highest,
+    )  # fmt: skip
+    out = np.full(count, -np.inf)
+    for j in range(len(defined)):
+        i = defined[j]
+        out[i] = statistics_kernel(
+            positives[i], negatives[i], True, values[j], np.nan, np.nan, np.inf, reference, downward, upward,
+            size_weight, balance_weight, needs_both_classes, False,
+        )[1]  # fmt: skip
+    return out

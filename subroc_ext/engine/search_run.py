@@ -80,17 +80,28 @@ class SearchRun:
             return True
         return estimate > ties and self.rank(pattern) > worst
 
-    def offer(self, quality, pattern):
-        if not quality > self.threshold():
+    #: From this many patterns on, :meth:`offer_all` merges them with the heap
+    #: in one :func:`heapq.nlargest` instead of one heap operation each.
+    merge_from = 16
+
+    def offer_all(self, qualities, patterns):
+        """Put the patterns whose quality (a sequence of floats, one per
+        pattern) exceeds the threshold into the result heap, under one lock,
+        and raise the threshold: the ``k`` best of the heap and them by
+        ``(quality, rank)``, whatever order they come in."""
+        threshold = self.threshold()
+        entries = [(float(q), self.rank(p), p) for q, p in zip(qualities, patterns) if q > threshold]
+        if not entries:
             return
-        entry = (quality, self.rank(pattern), pattern)
         with self.lock:
-            if len(self.results) < self.k:
-                heapq.heappush(self.results, entry)
-            elif entry > self.results[0]:
-                heapq.heapreplace(self.results, entry)
+            if len(entries) >= self.merge_from:
+                self.results = heapq.nlargest(self.k, itertools.chain(self.results, entries))[::-1]  # a heap
             else:
-                return
+                for entry in entries:
+                    if len(self.results) < self.k:
+                        heapq.heappush(self.results, entry)
+                    elif entry > self.results[0]:
+                        heapq.heapreplace(self.results, entry)
             if len(self.results) == self.k:
                 kth, worst, _ = self.results[0]
                 self.cut = (max(self.min_quality, at_least(kth)), max(self.min_quality, kth), worst)
@@ -217,8 +228,7 @@ class SearchRun:
             quality, estimate, bests = self.memo.children(pattern, candidates, stats, best, expandable, threshold)
         else:
             quality, estimate, bests = stats.quality, stats.optimistic_estimate, None
-        for i in np.flatnonzero(quality > threshold):  # the others cannot enter
-            self.offer(quality[i], pattern + (int(candidates[i]),))
+        self._offer_children(pattern, candidates, quality, threshold)
         if not expandable:
             return
         # the root's children are queued (threads share them), deeper nodes'
@@ -251,6 +261,12 @@ class SearchRun:
                 self.expand(child, stats.raw_bound[i], bests[i], queue)
             else:
                 heapq.heappush(queue, (-estimate[i], next(self.sequence), child, stats.raw_bound[i], bests[i]))
+
+    def _offer_children(self, pattern, selectors, quality, threshold):
+        """Offer the children ``pattern + (s,)`` above ``threshold`` (the others cannot enter)."""
+        above = np.flatnonzero(quality > threshold)
+        if len(above):
+            self.offer_all(quality[above].tolist(), [pattern + (s,) for s in selectors[above].tolist()])
 
     def _cap(self, raw_bound, best):
         """Bound of the raw quality gain of a node's children (floats or
@@ -288,8 +304,7 @@ class SearchRun:
             statistics = (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight)
             memo.complete(pattern, children, statistics, best, quality, estimate, bests, pending, raw_row,
                           best_row, True)  # fmt: skip
-        for i in np.flatnonzero(quality > threshold):  # the others cannot enter
-            self.offer(quality[i], pattern + (int(children[i]),))
+        self._offer_children(pattern, children, quality, threshold)
         if not len(pending):
             self._take_leaves(pattern, nodes, leaves)
             return
@@ -326,5 +341,9 @@ class SearchRun:
             self.evaluated += evaluated
         if self.memo is not None and len(children):
             quality = self.memo.leaf_qualities(pattern, nodes, node, children, weight, raw)
-        for i in np.flatnonzero(quality > self.threshold()).tolist():
-            self.offer(quality[i], pattern + (int(nodes[node[i]]), int(children[i])))
+        above = np.flatnonzero(quality > self.threshold())
+        if len(above):
+            self.offer_all(quality[above].tolist(), [
+                pattern + (node_selector, child)
+                for node_selector, child in zip(nodes[node[above]].tolist(), children[above].tolist())
+            ])  # fmt: skip
