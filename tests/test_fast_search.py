@@ -242,6 +242,36 @@ def test_tied_qualities_keep_the_top_and_the_cut_off():
     assert_same_top_k(fast, best_first, 10)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_offers_in_batches_keep_what_offers_one_by_one_keep(seed):
+    """The result heap and its threshold after offers in batches of any size
+    (small ones one heap operation each, large ones merged) are those of the
+    same offers one at a time: the k best by quality and, among equal
+    qualities, by pattern; ties and the minimum quality included."""
+    from subroc_ext.engine.search import SearchProblem
+    from subroc_ext.engine.search_run import SearchRun
+
+    rng = np.random.default_rng(seed)
+    data = scored_frame(seed, 120, attributes=4)
+    task = ps.SubgroupDiscoveryTask(data, TARGET, _selectors(data, negated=False), make_qf("roc"),
+                                    result_set_size=7, depth=3, min_quality=0.05)  # fmt: skip
+    problem = SearchProblem.from_task(task)
+    patterns = [tuple(sorted(rng.choice(30, size=rng.integers(1, 4), replace=False).tolist()))
+                for _ in range(300)]
+    patterns = list(dict.fromkeys(patterns))  # each pattern once, as in a search
+    qualities = rng.choice([0.0, 0.05, 0.1, 0.2, 0.3], size=len(patterns)) + rng.choice([0, 1e-3], len(patterns))
+    one, batches = (SearchRun(problem, 3, problem.min_quality) for _ in range(2))
+    for quality, pattern in zip(qualities, patterns):
+        one.offer_all([quality], [pattern])
+    start = 0
+    while start < len(patterns):
+        stop = start + int(rng.choice([1, 3, SearchRun.merge_from, 40]))
+        batches.offer_all(qualities[start:stop].tolist(), patterns[start:stop])
+        start = stop
+    assert sorted(batches.results) == sorted(one.results) and len(one.results) == 7
+    assert batches.cut == one.cut and batches.live[0] == one.live[0]
+
+
 def test_min_quality_is_honoured():
     data = scored_frame(0, 300, attributes=6)
     selectors = _selectors(data, negated=False)
