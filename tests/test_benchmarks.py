@@ -141,3 +141,20 @@ def test_comparison_benchmark_runs(capsys):
     printed = capsys.readouterr().out
     lines = printed.split("vs single")[1].strip().splitlines()
     assert [line.split()[1] for line in lines] == ["single", "paired", "single", "unpaired"]
+
+
+def test_thread_benchmark_smoke_run_agrees(tmp_path, capsys):
+    """bench_threads.py: pairs of 1- and 2-thread runs agree; the ceiling's
+    processes start together, run and report."""
+    markdown = tmp_path / "table.md"
+    bench = load(SCRIPT.with_name("bench_threads.py"))
+    status = bench.main(["--smoke", "--ceiling", "1", "--markdown", str(markdown)])
+    printed = capsys.readouterr()
+    assert status == 0, printed.out + printed.err
+    table = markdown.read_text().splitlines()
+    pairs = [line for line in table if line.endswith(("| yes |", "| NO |"))]
+    assert len(pairs) == 2 and all(line.endswith("| yes |") for line in pairs)
+    assert any(line.startswith("Speed-up: median of the pairs") for line in table)
+    ceiling = [line for line in table if line.startswith("| 1 |") and line.endswith("x |")]
+    assert len(ceiling) == 1  # one round of the ceiling
+    assert table[-1] == "agreement check: OK"
