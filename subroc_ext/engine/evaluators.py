@@ -195,8 +195,9 @@ class CompiledEvaluator(BinaryEvaluator):
         reference, downward, upward, alpha, beta, needs_both_classes, _ = self.settings
         return search_kernels.raw_qualities(
             parent, self.space.words, candidates, self.positive_words, self.negative_words,
-            self.group_start, self.group_end, self.kind, self.row_values, measure.min_positives,
-            measure.min_negatives, reference, downward, upward, alpha, beta, needs_both_classes,
+            self.selector_counts, self.group_start, self.group_end, self.kind, self.row_values,
+            measure.min_positives, measure.min_negatives, reference, downward, upward, alpha, beta,
+            needs_both_classes,
         )  # fmt: skip
 
     def measure(self, parent, candidates, extremes=True):

@@ -87,7 +87,7 @@ class GeneralizationMemo:
             candidates, weight, raw_quality, raw_bound, max_weight, float(parent_best),
             self.shorter_rows(pattern), float(threshold), expandable, start, len(self.space.words),
         )  # fmt: skip
-        quality, estimate, _, bests = fields
+        quality, estimate, bests = fields
         self.complete(pattern, candidates, (weight, raw_quality, raw_bound, max_weight), parent_best, quality,
                       estimate, bests, pending, raw_row, best_row, expandable)  # fmt: skip
         return quality, estimate, bests if expandable else None
@@ -115,6 +115,7 @@ class GeneralizationMemo:
         ``max(q, g)``, and (``expandable``) the row of ``pattern``, merged
         with what an earlier row of it held. ``statistics``: the children's
         ``weight, raw_quality, raw_bound, max_weight``."""
+        start = self.start(pattern)
         if len(pending):
             weight, raw_quality, raw_bound, max_weight = (field[pending] for field in statistics)
             generalization = self.generalizations(pattern, candidates[pending], parent_best)
@@ -122,7 +123,6 @@ class GeneralizationMemo:
                 weight, raw_quality, raw_bound, max_weight, generalization
             )  # fmt: skip
             if expandable:
-                start = self.start(pattern)
                 best = np.maximum(raw_quality, generalization)
                 bests[pending] = best_row[candidates[pending] - start] = best
         if not expandable:
@@ -131,7 +131,7 @@ class GeneralizationMemo:
         if known is not None:
             raw_row = np.where(np.isnan(raw_row), known[1], raw_row)
             best_row = np.where(np.isnan(best_row), known[2], best_row)
-        self.rows[pattern] = (self.start(pattern), raw_row, best_row)
+        self.rows[pattern] = (start, raw_row, best_row)
 
     def sibling_row(self, pattern):
         """``max(q, g)`` of ``pattern + (c,)`` for the selectors ``c`` from

@@ -265,9 +265,9 @@ def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, paren
 
     Returns
     -------
-    fields : float64[4, K]
-        ``quality, estimate, g`` (NaN where not known) and ``max(q, g)``
-        (``parent_best`` where ``g`` is not known) of each child.
+    fields : float64[3, K]
+        ``quality, estimate`` and ``max(q, g)`` (``parent_best`` where ``g``
+        is not known) of each child.
     pending : int64[M]
         The children whose ``g`` is not known and whose bound does not rule
         them out.
@@ -276,7 +276,7 @@ def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, paren
         selector (NaN where not a child or ``g`` is not known); else empty.
     """
     count = len(candidates)
-    fields = np.empty((4, count))
+    fields = np.empty((3, count))
     pending = np.zeros(count, dtype=np.bool_)
     width = n_selectors - start if expandable else 0
     raw_row = np.full(width, np.nan)
@@ -294,12 +294,11 @@ def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, paren
             weight[j], raw_quality[j], raw_bound[j], max_weight[j], lower
         )  # fmt: skip
         fields[0, j], fields[1, j] = quality, estimate
-        fields[2, j] = lower if known else np.nan
-        fields[3, j] = max(raw_quality[j], lower) if known else parent_best
+        fields[2, j] = max(raw_quality[j], lower) if known else parent_best
         pending[j] = not known and (quality > threshold or (expandable and estimate > threshold))
         if expandable:
             raw_row[candidates[j] - start] = raw_quality[j]
-            best_row[candidates[j] - start] = fields[3, j] if known else np.nan
+            best_row[candidates[j] - start] = fields[2, j] if known else np.nan
     return fields, np.flatnonzero(pending), raw_row, best_row
 
 
@@ -562,7 +561,7 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
             children, fields[2], fields[1], fields[4], fields[5], parent_best, shorter_rows, threshold, True,
             start, len(selector_words),
         )  # fmt: skip
-        quality, estimate, bests = aware_fields[0], aware_fields[1], aware_fields[3]
+        quality, estimate, bests = aware_fields[0], aware_fields[1], aware_fields[2]
         caps = np.maximum(fields[4] - bests, 0.0)
     else:
         quality, estimate = fields[3].copy(), fields[6].copy()
@@ -586,20 +585,21 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
 
 
 @njit(cache=True, nogil=True)
-def raw_qualities(parent, selector_words, candidates, positive_words, negative_words, group_start, group_end,
-                  kind, row_values, min_positives, min_negatives, reference, downward, upward, size_weight,
-                  balance_weight, needs_both_classes):  # fmt: skip
+def raw_qualities(parent, selector_words, candidates, positive_words, negative_words, selector_counts,
+                  group_start, group_end, kind, row_values, min_positives, min_negatives, reference, downward,
+                  upward, size_weight, balance_weight, needs_both_classes):  # fmt: skip
     """The raw quality ``q`` of ``parent AND selector`` for each candidate
     selector (``-inf`` where the measure is undefined), in one call: the class
-    counts, the measure without extremes and
+    counts and where the measure is defined (:func:`promising_children`
+    without a bound), the measure without extremes and
     :func:`subroc_ext.objective.statistics.statistics_kernel`'s ``q``, the
     floats of the quality function (the arguments as in :func:`leaf_children`)."""
     count = len(candidates)
-    positives, negatives = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
-    count_children(parent, selector_words, candidates, positive_words, negative_words, positives, negatives)
-    defined = np.flatnonzero(
-        (positives >= min_positives) & (negatives >= min_negatives) & (positives + negatives >= 1)
+    keep, positives, negatives = promising_children(
+        parent, selector_words, candidates, positive_words, negative_words, selector_counts, 0, min_positives,
+        min_negatives, np.inf, -np.inf, size_weight, balance_weight, False,
     )  # fmt: skip
+    defined = np.flatnonzero(keep)
     values, lowest, highest = np.empty(len(defined)), np.empty(len(defined)), np.empty(len(defined))
     measure_children(
         parent, selector_words, candidates[defined], positive_words, negative_words, group_start, group_end,

@@ -200,7 +200,8 @@ class SearchRun:
         space = self.space
         if pattern and len(pattern) + 1 == self.depth and isinstance(self.evaluator, CompiledEvaluator):
             node = np.array(pattern[-1:], dtype=np.int64)
-            self._offer_leaves(pattern[:-1], space.cover(pattern[:-1]), node, np.full(1, np.inf),
+            order = np.zeros(1, dtype=np.int64)
+            self._offer_leaves(pattern[:-1], space.cover(pattern[:-1]), node, order, np.full(1, np.inf),
                                np.full(1, -np.inf), np.full(1, float(raw_bound)), np.full(1, float(best)))  # fmt: skip
             return
         parent = space.cover(pattern)
@@ -247,9 +248,7 @@ class SearchRun:
         bests = np.full(len(candidates), -np.inf) if bests is None else bests
         if leaves:
             order = np.asarray(order, dtype=np.int64)
-            order = order[estimate[order] > self.threshold()]
-            self._offer_leaves(pattern, parent, candidates[order], estimate[order], quality[order],
-                               stats.raw_bound[order], bests[order])  # fmt: skip
+            self._offer_leaves(pattern, parent, candidates, order, estimate, quality, stats.raw_bound, bests)
             return
         for i in order:
             if not estimate[i] > self.threshold():
@@ -308,25 +307,26 @@ class SearchRun:
         if not len(pending):
             self._take_leaves(pattern, nodes, leaves)
             return
-        order = np.argsort(-estimate, kind="stable")
-        order = order[estimate[order] > self.threshold()]
-        self._offer_leaves(pattern, parent, children[order], estimate[order], quality[order],
-                           stats.raw_bound[order], bests[order])  # fmt: skip
+        self._offer_leaves(pattern, parent, children, np.argsort(-estimate, kind="stable"), estimate, quality,
+                           stats.raw_bound, bests)  # fmt: skip
 
-    def _offer_leaves(self, pattern, parent, nodes, estimates, qualities, raw_bounds, bests):
+    def _offer_leaves(self, pattern, parent, selectors, order, estimates, qualities, raw_bounds, bests):
         """Offer the children at the maximum depth of the nodes ``pattern +
-        (s,)`` for the selectors ``s`` in ``nodes`` (``parent`` is the cover of
-        ``pattern``; arrays of the nodes' estimates, qualities, raw bounds and
-        ``max(q, g)`` go with them), in one compiled call
-        (:meth:`CompiledEvaluator.leaves`). With generalization awareness the
-        call bounds each child's ``g`` from below by its node's ``max(q, g)``
+        (s,)`` for the selectors ``s`` in ``selectors``, taken in ``order``
+        (those whose estimate no longer exceeds the threshold left out;
+        ``parent`` is the cover of ``pattern``; arrays of the nodes'
+        estimates, qualities, raw bounds and ``max(q, g)`` go with them), in
+        one compiled call (:meth:`CompiledEvaluator.leaves`). With
+        generalization awareness the call bounds each child's ``g`` from below by its node's ``max(q, g)``
         and the row of ``pattern`` (:meth:`GeneralizationMemo.sibling_row`),
         and the children still above the threshold get their own
         (:meth:`GeneralizationMemo.leaf_qualities`)."""
+        order = order[estimates[order] > self.threshold()]
+        nodes, bests = selectors[order], bests[order]
         sibling = (np.empty(0), 0) if self.memo is None else self.memo.sibling_row(pattern)
         leaves = self.evaluator.leaves(
-            parent, nodes, estimates, qualities, self._cap(raw_bounds, bests), bests, *sibling, self.live,
-            self.min_support,
+            parent, nodes, estimates[order], qualities[order], self._cap(raw_bounds[order], bests), bests,
+            *sibling, self.live, self.min_support,
         )  # fmt: skip
         self._take_leaves(pattern, nodes, leaves)
 
