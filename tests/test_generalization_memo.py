@@ -94,14 +94,14 @@ def test_leaf_qualities_equal_the_quality_function(qf_name):
 def test_searches_stay_exact_when_no_shorter_pattern_is_known(qf_name, n_jobs, monkeypatch):
     """With the rows of every node's shorter patterns hidden, each open
     child's ``g`` is found on demand before its leaves are searched (the
-    second path of ``SearchRun._expand_to_leaves``): the same top k, bit for bit,
+    second path of ``SearchRun.expand_nodes``): the same top k, bit for bit,
     as pysubgroup's BestFirstSearch."""
     from search_helpers import run
 
     from subroc_ext.engine.search_run import SearchRun
 
-    def unknown(self, pattern):
-        return np.full((len(pattern), len(self.space.words)), np.nan)
+    def unknown(self, patterns):
+        return np.full((len(patterns), len(patterns[0]), len(self.space.words)), np.nan)
 
     second = []
     offer_leaves = SearchRun._offer_leaves

@@ -22,6 +22,7 @@ from test_comparison import TARGETS, comparison_frame
 
 import subroc_ext
 from subroc_ext.engine import evaluators
+from subroc_ext.engine.search_run import SearchRun
 from subroc_ext.objective.comparison import ComparisonQF
 from subroc_ext.scoring.measures import ROCAUC, KernelMeasure
 
@@ -164,7 +165,7 @@ def test_a_measure_of_the_users_runs_on_one_thread():
 
 def test_an_error_on_a_thread_stops_the_search_and_is_raised(monkeypatch):
     calls = []
-    expand = evaluators.CompiledEvaluator.expand_to_leaves
+    expand = evaluators.CompiledEvaluator.expand_nodes
 
     def failing(self, *args, **kwargs):
         calls.append(threading.get_ident())
@@ -172,7 +173,8 @@ def test_an_error_on_a_thread_stops_the_search_and_is_raised(monkeypatch):
             raise RuntimeError("kernel failed")
         return expand(self, *args, **kwargs)
 
-    monkeypatch.setattr(evaluators.CompiledEvaluator, "expand_to_leaves", failing)
+    monkeypatch.setattr(evaluators.CompiledEvaluator, "expand_nodes", failing)
+    monkeypatch.setattr(SearchRun, "batch_size", 1)  # a call per node
     data = scored_frame(0, 300, attributes=6)
     selectors = ps.create_selectors(data, nbins=4, ignore=["label", "score"])
     before = threading.active_count()

@@ -25,7 +25,7 @@ from ..objective.statistics import SubgroupStatistics
 from ..scoring import bitset, bounds, cover_kernels, joint_bounds
 from ..scoring.measures import compiled_kind
 from ..scoring.weights import max_weight, subgroup_weight
-from . import search_kernels
+from . import batch_kernels, search_kernels
 
 __all__ = [
     "evaluator",
@@ -156,12 +156,11 @@ class CompiledEvaluator(BinaryEvaluator):
             needs_both_classes, self.kind in joint_bounds.COUNT_BOUND_KINDS,
         )  # fmt: skip
 
-    def expand_to_leaves(self, parent, candidates, cap, threshold, offset, parent_best, shorter_rows, start,
-                         live_threshold, min_support, aware):  # fmt: skip
-        """A node's children and their children at the maximum depth in one
-        compiled call (:func:`subroc_ext.engine.search_kernels.expand_to_leaves`,
-        whose arguments and results these are; the children's statistics
-        as a :class:`SubgroupStatistics`)."""
+    def expand_nodes(self, patterns, caps, thresholds, bests, shorter_rows, starts, live_threshold, top, floor,
+                     min_support, aware):  # fmt: skip
+        """Nodes' children and their children at the maximum depth in one
+        compiled call (:func:`subroc_ext.engine.batch_kernels.expand_nodes_to_leaves`,
+        whose arguments and results these are)."""
         measure = self.qf.measure
         reference, downward, upward, alpha, beta, needs_both_classes, estimates_on = self.settings
         settings = (
@@ -169,15 +168,15 @@ class CompiledEvaluator(BinaryEvaluator):
             upward, alpha, beta, needs_both_classes, estimates_on,
             self.kind in joint_bounds.COUNT_BOUND_KINDS, self._joint_gate(), aware,
         )  # fmt: skip
-        children, positives, negatives, fields, *rest = search_kernels.expand_to_leaves(
-            parent, candidates, float(cap), float(threshold), float(offset), float(parent_best), shorter_rows,
-            int(start), live_threshold, self.data, settings,
+        return batch_kernels.expand_nodes_to_leaves(
+            patterns, caps, thresholds, bests, shorter_rows, starts, live_threshold, top, float(floor), self.data,
+            settings,
         )  # fmt: skip
-        return (children, SubgroupStatistics(positives + negatives, positives, negatives, *fields), *rest)
 
     @cached_property
     def data(self):
-        """The arrays of :func:`~subroc_ext.engine.search_kernels.expand_to_leaves`."""
+        """The arrays of :func:`~subroc_ext.engine.search_kernels.expand_to_leaves`
+        (and its batch)."""
         return (
             self.space.words, self.positive_words, self.negative_words, self.selector_counts,
             self.group_start, self.group_end, self.row_values, self.value_order, self.ascending_values,

@@ -85,17 +85,19 @@ class GeneralizationMemo:
         )  # fmt: skip
         fields, pending, raw_row, best_row = aware_children(
             candidates, weight, raw_quality, raw_bound, max_weight, float(parent_best),
-            self.shorter_rows(pattern), float(threshold), expandable, start, len(self.space.words),
+            self.shorter_rows([pattern])[0], float(threshold), expandable, start, len(self.space.words),
         )  # fmt: skip
         quality, estimate, bests = fields
         self.complete(pattern, candidates, (weight, raw_quality, raw_bound, max_weight), parent_best, quality,
                       estimate, bests, pending, raw_row, best_row, expandable)  # fmt: skip
         return quality, estimate, bests if expandable else None
 
-    def shorter_rows(self, pattern):
-        """The rows of ``pattern`` without each of its selectors
-        (:meth:`stacked_rows`): float64[len(pattern), S]."""
-        return self.stacked_rows([pattern[:i] + pattern[i + 1 :] for i in range(len(pattern))])
+    def shorter_rows(self, patterns):
+        """The rows of each of ``patterns`` (of one length ``L``) without
+        each of its selectors (:meth:`stacked_rows`): float64[len(patterns), L, S]."""
+        length = len(patterns[0])
+        shorter = [pattern[:i] + pattern[i + 1 :] for pattern in patterns for i in range(length)]
+        return self.stacked_rows(shorter).reshape(len(patterns), length, len(self.space.words))
 
     def stacked_rows(self, patterns):
         """The ``max(q, g)`` rows of ``patterns``, all selectors wide (NaN where
@@ -125,8 +127,12 @@ class GeneralizationMemo:
             if expandable:
                 best = np.maximum(raw_quality, generalization)
                 bests[pending] = best_row[candidates[pending] - start] = best
-        if not expandable:
-            return
+        if expandable:
+            self.store(pattern, start, raw_row, best_row)
+
+    def store(self, pattern, start, raw_row, best_row):
+        """Make ``raw_row`` and ``best_row`` (from selector ``start`` on) the
+        row of ``pattern``, merged with what an earlier row of it held."""
         known = self.rows.get(pattern)  # patterns of this row found before (by leaves)
         if known is not None:
             raw_row = np.where(np.isnan(raw_row), known[1], raw_row)

@@ -26,8 +26,12 @@ How it differs from pysubgroup's loop
   (:mod:`subroc_ext.engine.generalization_memo`), and only the children
   still above the k-th best get their own ``g``. A node two levels above
   the maximum depth takes one call for its children and their leaves
-  together (:func:`~subroc_ext.engine.search_kernels.expand_to_leaves`), so
-  the Python code that holds the GIL runs once per such node, briefly.
+  together (:func:`~subroc_ext.engine.search_kernels.expand_to_leaves`),
+  and up to eight such nodes taken from the queue together take one call
+  in all (:mod:`subroc_ext.engine.batch_kernels`, which raises its own
+  threshold by the exact qualities it finds, so later nodes of a batch
+  prune by earlier ones), so the Python code that holds the GIL runs once
+  per batch.
 * Before counting, a child has at most the positives and the negatives
   of both its parent and its selector (counted once), so one whose largest
   possible weight times the cap below cannot reach the k-th best quality is

@@ -46,6 +46,9 @@ class SearchRun:
         self.counted = 0
         self.evaluated = 0
         self.memo = GeneralizationMemo(self.space, self.evaluator) if self.generalization_aware else None
+        # the length of the patterns expanded in batches (none when -1)
+        compiled = isinstance(self.evaluator, CompiledEvaluator)
+        self.batch_length = depth - 2 if compiled and depth >= 3 else -1
         self.lock = threading.Lock()  # the heap and the counters, with threads
         # (threshold with ties, without ties, rank of the worst kept pattern):
         # replaced as one tuple, so threads read a consistent (if older) state
@@ -131,12 +134,48 @@ class SearchRun:
         if threads > 1 and thread_safe(self.evaluator):
             self._expand_on_threads(queue, threads)
         while queue:
-            negative_estimate, _, pattern, raw_bound, best = heapq.heappop(queue)
-            if not -negative_estimate > self.threshold():
+            node = heapq.heappop(queue)
+            if not -node[0] > self.threshold():
                 break
-            if self.promising(-negative_estimate, pattern):
-                self.expand(pattern, raw_bound, best, queue)
+            if self.promising(-node[0], node[2]):
+                self.expand_taken(self.take(node, queue), queue)
         return [pattern for _, _, pattern in sorted(self.results, reverse=True)]
+
+    #: At most this many nodes two levels above the maximum depth are taken
+    #: from the queue and expanded together (:meth:`expand_nodes`).
+    batch_size = 8
+
+    def batched(self, pattern):
+        """Whether ``pattern`` is expanded in batches (:meth:`expand_nodes`):
+        two levels above the maximum depth, not the root, compiled measures,
+        and its whole subtree searched here."""
+        return (
+            len(pattern) == self.batch_length
+            and (self.partial is None or pattern not in self.partial)
+        )
+
+    def take(self, node, queue):
+        """``node`` (a queue entry just taken, promising) and, when it is
+        :meth:`batched`, the next entries of ``queue`` that are too, up to
+        :attr:`batch_size` (those no longer promising dropped): a list of
+        ``(pattern, raw_bound, best)``."""
+        batch = [node[2:]]
+        if not self.batched(node[2]):
+            return batch
+        while queue and len(batch) < self.batch_size and self.batched(queue[0][2]):
+            if not -queue[0][0] > self.threshold():
+                break
+            entry = heapq.heappop(queue)
+            if self.promising(-entry[0], entry[2]):
+                batch.append(entry[2:])
+        return batch
+
+    def expand_taken(self, batch, queue):
+        """Expand what :meth:`take` returned."""
+        if self.batched(batch[0][0]):
+            self.expand_nodes(batch)
+        else:
+            self.expand(*batch[0], queue)
 
     def _expand_on_threads(self, queue, threads):
         """Expand the nodes of ``queue`` (and those they add) best first on
@@ -160,10 +199,11 @@ class SearchRun:
                             continue
                         if not self.promising(-node[0], node[2]):
                             continue
+                        batch = self.take(node, queue)
                         state.busy += 1
                     found = []
                     try:
-                        self.expand(*node[2:], found)
+                        self.expand_taken(batch, found)
                     finally:
                         with condition:
                             state.busy -= 1
@@ -204,6 +244,9 @@ class SearchRun:
             self._offer_leaves(pattern[:-1], space.cover(pattern[:-1]), node, order, np.full(1, np.inf),
                                np.full(1, -np.inf), np.full(1, float(raw_bound)), np.full(1, float(best)))  # fmt: skip
             return
+        if self.batched(pattern):
+            self.expand_nodes([(pattern, raw_bound, best)])
+            return
         parent = space.cover(pattern)
         candidates = space.refinements(pattern)
         if not len(candidates):
@@ -213,10 +256,6 @@ class SearchRun:
         expandable = child_depth < self.depth
         threshold = self.threshold(pattern)
         compiled = isinstance(self.evaluator, CompiledEvaluator)
-        owned = self.partial is None or pattern not in self.partial  # else only some children's subtrees
-        if compiled and pattern and child_depth == self.depth - 1 and owned:
-            self._expand_to_leaves(pattern, parent, candidates, raw_bound, best, threshold)
-            return
         offset = {"offset": max(best, 0.0)} if isinstance(self.evaluator, BinaryEvaluator) else {}
         candidates, stats = self.evaluator.children(
             parent, candidates, self._cap(raw_bound, best), threshold, self.min_support, expandable, **offset
@@ -273,42 +312,70 @@ class SearchRun:
         (with generalization awareness) its ``g`` at least the node's ``max(q, g)``."""
         return np.maximum(raw_bound - best if self.generalization_aware else raw_bound, 0.0)
 
-    def _count(self, candidates):
-        """Add ``candidates`` counted candidates (and show them)."""
+    def _count(self, counted, evaluated=0):
+        """Add ``counted`` counted and ``evaluated`` measured candidates (and show them)."""
         with self.lock:
-            self.counted += candidates
+            self.counted += counted
+            self.evaluated += evaluated
             if self.bar is not None:
                 self.bar.set_postfix_str(search_status(len(self.results), self.k, self.threshold()), refresh=False)
-                self.bar.update(candidates)
+                self.bar.update(counted)
 
-    def _expand_to_leaves(self, pattern, parent, candidates, raw_bound, best, threshold):
-        """:meth:`expand` of a node two levels above the maximum depth (the
-        compiled measures) in one call
-        (:meth:`CompiledEvaluator.expand_to_leaves`): its children, offered
-        and (with generalization awareness) made the node's memo row, and
-        their children at the maximum depth, offered. Where some child's
-        ``g`` must first be found (:meth:`GeneralizationMemo.complete`), the
-        leaves take a second call (:meth:`_offer_leaves`)."""
+    def expand_nodes(self, nodes):
+        """:meth:`expand` of nodes two levels above the maximum depth
+        (:meth:`batched`; ``(pattern, raw_bound, best)`` each) in one
+        compiled call (:meth:`CompiledEvaluator.expand_nodes`): their
+        children, offered and (with generalization awareness) made the
+        nodes' memo rows, and their children at the maximum depth, offered.
+        Where some child's ``g`` must first be found
+        (:meth:`GeneralizationMemo.complete`), its node's leaves take a
+        second call (:meth:`_offer_leaves`)."""
         memo = self.memo
-        rows = (np.empty((0, 0)), 0) if memo is None else (memo.shorter_rows(pattern), memo.start(pattern))
-        children, stats, quality, estimate, bests, pending, raw_row, best_row, nodes, leaves = (
-            self.evaluator.expand_to_leaves(
-                parent, candidates, self._cap(raw_bound, best), threshold, max(best, 0.0), best, *rows,
-                self.live, self.min_support, memo is not None,
-            )
+        patterns = [pattern for pattern, _, _ in nodes]
+        selectors = np.array(patterns, dtype=np.int64)
+        raw_bounds, bests = np.array([node[1:] for node in nodes], dtype=float).T
+        thresholds = np.array([self.threshold(pattern) for pattern in patterns])
+        if memo is None:
+            shorter, starts = np.empty((len(nodes), 0, 0)), np.zeros(len(nodes), dtype=np.int64)
+        else:
+            shorter, starts = memo.shorter_rows(patterns), self.space.next_start[selectors[:, -1]]
+        (child_start, children, fields, (quality, estimate, child_bests), pending, row_start, rows, node_start,
+         searched, leaf_node, leaf_children, leaf_fields, counted, evaluated) = self.evaluator.expand_nodes(
+            selectors, self._cap(raw_bounds, bests), thresholds, bests, shorter, starts, self.live, self._top(),
+            self.min_quality, self.min_support, memo is not None,
         )  # fmt: skip
-        with self.lock:
-            self.evaluated += len(children)
+        self._count(counted, evaluated)
+        waiting = np.flatnonzero(np.diff(np.searchsorted(pending, child_start)))  # nodes with pending children
         if memo is not None:
-            statistics = (stats.weight, stats.raw_quality, stats.raw_bound, stats.max_weight)
-            memo.complete(pattern, children, statistics, best, quality, estimate, bests, pending, raw_row,
-                          best_row, True)  # fmt: skip
-        self._offer_children(pattern, children, quality, threshold)
-        if not len(pending):
-            self._take_leaves(pattern, nodes, leaves)
-            return
-        self._offer_leaves(pattern, parent, children, np.argsort(-estimate, kind="stable"), estimate, quality,
-                           stats.raw_bound, bests)  # fmt: skip
+            for b in np.setdiff1d(np.arange(len(nodes)), waiting).tolist():
+                memo.store(patterns[b], int(starts[b]), *rows[:, row_start[b] : row_start[b + 1]])
+        for b in waiting.tolist():  # g found first, then the leaves in a second call
+            first, last = child_start[b], child_start[b + 1]
+            children_b, quality_b, estimate_b, bests_b = (
+                children[first:last], quality[first:last], estimate[first:last], child_bests[first:last]
+            )  # fmt: skip
+            statistics = (fields[2][first:last], fields[1][first:last], fields[4][first:last], fields[5][first:last])
+            memo.complete(
+                patterns[b], children_b, statistics, bests[b], quality_b, estimate_b, bests_b,
+                pending[(pending >= first) & (pending < last)] - first, *rows[:, row_start[b] : row_start[b + 1]],
+                True,
+            )  # fmt: skip
+            self._offer_leaves(patterns[b], self.space.cover(patterns[b]), children_b,
+                               np.argsort(-estimate_b, kind="stable"), estimate_b, quality_b,
+                               fields[4][first:last], bests_b)  # fmt: skip
+        owner = np.repeat(np.arange(len(nodes)), np.diff(child_start))
+        above = np.flatnonzero(quality > thresholds[owner])
+        offers = (quality[above].tolist(), [
+            patterns[b] + (s,) for b, s in zip(owner[above].tolist(), children[above].tolist())
+        ])  # fmt: skip
+        leaf_start = np.searchsorted(leaf_node, node_start)
+        for b in np.flatnonzero(np.diff(leaf_start)).tolist():
+            leaves = slice(leaf_start[b], leaf_start[b + 1])
+            self._leaf_offers(
+                patterns[b], searched[node_start[b] : node_start[b + 1]], leaf_node[leaves] - node_start[b],
+                leaf_children[leaves], *leaf_fields[:, leaves], offers,
+            )  # fmt: skip
+        self.offer_all(*offers)
 
     def _offer_leaves(self, pattern, parent, selectors, order, estimates, qualities, raw_bounds, bests):
         """Offer the children at the maximum depth of the nodes ``pattern +
@@ -328,22 +395,31 @@ class SearchRun:
             parent, nodes, estimates[order], qualities[order], self._cap(raw_bounds[order], bests), bests,
             *sibling, self.live, self.min_support,
         )  # fmt: skip
-        self._take_leaves(pattern, nodes, leaves)
-
-    def _take_leaves(self, pattern, nodes, leaves):
-        """Count and offer what :func:`~subroc_ext.engine.search_kernels.leaves_of_nodes`
-        returned for the nodes ``pattern + (s,)`` of the selectors ``nodes``,
-        with generalization awareness each with its own ``g``
-        (:meth:`GeneralizationMemo.leaf_qualities`)."""
         node, children, raw, weight, quality, counted, evaluated = leaves
-        self._count(counted)
-        with self.lock:
-            self.evaluated += evaluated
+        self._count(counted, evaluated)
+        offers = ([], [])
+        self._leaf_offers(pattern, nodes, node, children, raw, weight, quality, offers)
+        self.offer_all(*offers)
+
+    def _top(self):
+        """The qualities of the result, ascending, ``-inf`` in the places not yet taken: float64[k]."""
+        top = np.full(self.k, -np.inf)
+        with self.lock:  # another thread may be changing the heap
+            qualities = sorted(quality for quality, _, _ in self.results)
+        top[self.k - len(qualities) :] = qualities
+        return top
+
+    def _leaf_offers(self, pattern, nodes, node, children, raw, weight, quality, offers):
+        """Add to ``offers`` (a list of qualities and one of patterns) the
+        children at the maximum depth :func:`~subroc_ext.engine.search_kernels.leaves_of_nodes`
+        returned for the nodes ``pattern + (s,)`` of the selectors
+        ``nodes`` that exceed the threshold, with generalization awareness
+        each by its own ``g`` (:meth:`GeneralizationMemo.leaf_qualities`)."""
         if self.memo is not None and len(children):
             quality = self.memo.leaf_qualities(pattern, nodes, node, children, weight, raw)
         above = np.flatnonzero(quality > self.threshold())
-        if len(above):
-            self.offer_all(quality[above].tolist(), [
-                pattern + (node_selector, child)
-                for node_selector, child in zip(nodes[node[above]].tolist(), children[above].tolist())
-            ])  # fmt: skip
+        offers[0].extend(quality[above].tolist())
+        offers[1].extend(
+            pattern + (node_selector, child)
+            for node_selector, child in zip(nodes[node[above]].tolist(), children[above].tolist())
+        )
