@@ -96,15 +96,32 @@ def search_task(args):
         from bench_engine import census_split
 
         frame, label, positive = census_split()
+    return _task(frame, label, positive, args.depth, args.top, args.min_support)
+
+
+def _task(frame, label, positive, depth, top, min_support):
     selectors = ps.create_selectors(frame, nbins=5, ignore=[label, SCORE])
     qf = subroc_ext.make_quality_function(
         "roc_auc", label, positive_label=positive, size_weight=1.0, balance_weight=1.0,
         generalization_aware=True,
     )  # fmt: skip
     return ps.SubgroupDiscoveryTask(
-        frame, subroc_ext.SoftClassifierTarget(label, SCORE), selectors, qf, result_set_size=args.top,
-        depth=args.depth, constraints=[ps.MinSupportConstraint(args.min_support)],
+        frame, subroc_ext.SoftClassifierTarget(label, SCORE), selectors, qf, result_set_size=top,
+        depth=depth, constraints=[ps.MinSupportConstraint(min_support)],
     )  # fmt: skip
+
+
+def warm_up_search(client=None):
+    """Load every compiled kernel of the search (here or on every worker of
+    ``client``) with a small task of the same kind, deep enough for the
+    kernels that only depths above 2 call: the first search in a process
+    loads them from numba's cache, about a second, which is not the search's."""
+    task = _task(smoke_frame(9, 400), "label", 1, depth=4, top=5, min_support=5)
+    if client is None:
+        subroc_ext.FastSearch().execute(task)
+        return
+    for _ in range(2):  # parts land on every worker
+        subroc_ext.FastSearch(client=client, parts_per_worker=8).execute(task)
 
 
 def test_inputs(args):
@@ -170,6 +187,7 @@ def start_cluster(n_workers):
     warm = smoke_frame(9, 400)
     subroc_ext.find_subgroups(warm, label="label", score=SCORE, depth=2, n_samples=50,
                               result_set_size=5, progress=False, client=client)  # fmt: skip
+    warm_up_search(client)
     return cluster, client, time.perf_counter() - started
 
 
@@ -181,6 +199,7 @@ def start_cluster(n_workers):
 def search_reference(args):
     """The task and the single-process search (run before any cluster starts)."""
     task = search_task(args)
+    warm_up_search()
     with threadpool_limits(1):
         single = subroc_ext.FastSearch()
         expected, wall, cpu, _ = timed(lambda: single.execute(task))

@@ -99,6 +99,33 @@ def test_search_on_a_cluster_equals_one_process(client, score, weights, generali
     assert (parts["start_threshold"].iloc[1:] > -np.inf).all()  # from the pilot's k-th best
 
 
+def test_each_part_goes_to_a_worker_without_one(client, monkeypatch):
+    """A part is sent to a worker that runs none (left to itself, the
+    scheduler may queue it behind a busy worker's while the other idles), and
+    runs there."""
+    from subroc_ext.engine.parallel_search import search_part
+
+    sent = []
+    submit = client.submit
+
+    def spy(function, *args, **kwargs):
+        if function is search_part:
+            sent.append(kwargs.get("workers"))
+        return submit(function, *args, **kwargs)
+
+    monkeypatch.setattr(client, "submit", spy)
+    data = scored_frame(12, 800, attributes=6, ties="some")
+    task = make_task(data, make_qf("roc", weights=(1, 1), generalization_aware=True), depth=3, min_support=10,
+                     k=12)  # fmt: skip
+    search = subroc_ext.FastSearch(client=client, parts_per_worker=4)
+    search.execute(task)
+    workers = set(client.scheduler_info()["workers"])
+    assert len(sent) == 8 and all(to is not None and len(to) == 1 and to[0] in workers for to in sent)
+    assert {to[0] for to in sent[:2]} == workers  # one part each to start
+    parts = search.parts[search.parts["part"] >= 0]
+    assert list(parts["worker"]) == [to[0] for to in sent]
+
+
 def test_randomization_test_on_a_cluster_equals_one_process(client):
     data = scored_frame(12, 900, attributes=6, ties="some")
     selectors = ps.create_selectors(data, ignore=["label", "score"])

@@ -17,8 +17,9 @@ results merged so far (a lower bound of the final k-th best quality), so it
 prunes at least as well as a fresh search of its subtrees would. Before any
 part starts, a search to depth 2 runs here (cheap: a few hundred thousand
 candidates on 445 selectors), so that even the first parts start from a good
-threshold. As many parts run at once as there are workers; when one ends, its
-results are merged and the next part starts from the new threshold.
+threshold. As many parts run at once as there are workers, each on a worker
+that runs no other; when one ends, its results are merged and the next part
+starts from the new threshold on a worker that is free.
 
 Exactness: a pattern whose quality exceeds the final k-th best quality is in
 the top k of its own part (all patterns that beat it are in the same top k or
@@ -204,11 +205,17 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
     completed = distributed.as_completed()
 
     def submit():
+        # on a worker without a part (the scheduler, left to itself, may
+        # queue a part behind a busy worker's while another idles); the
+        # part may still run elsewhere, if that worker is gone
         index, (prefixes, cost) = pending.pop()
         floor = kth_best(found, problem.k, problem.min_quality)
         worst = top_k(found, problem.k)[-1] if len(found) >= problem.k else None
-        future = client.submit(search_part, shared, prefixes, floor, None, worst, pure=False)
-        running[future] = (index, len(prefixes), cost, floor)
+        busy = {worker for *_, worker in running.values()}
+        free = [worker for worker in client.scheduler_info(n_workers=-1)["workers"] if worker not in busy]
+        where = {"workers": free[:1], "allow_other_workers": True} if free else {}
+        future = client.submit(search_part, shared, prefixes, floor, None, worst, pure=False, **where)
+        running[future] = (index, len(prefixes), cost, floor, free[0] if free else None)
         completed.add(future)
 
     try:
@@ -216,7 +223,7 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
             submit()
         for future in completed:
             outcome = future.result()
-            index, n_prefixes, cost, floor = running.pop(future)
+            index, n_prefixes, cost, floor, _ = running.pop(future)
             for quality, pattern in outcome["results"]:
                 found[pattern] = quality
             records.append(_record(index, n_prefixes, cost, floor, outcome))
