@@ -109,7 +109,7 @@ def expand_nodes_to_leaves(patterns, caps, thresholds, bests, shorter_rows, star
             shorter_rows[b], starts[b], live, data, settings,
         )  # fmt: skip
         results.append(result)
-        children, quality, best_row, leaf_quality = result[0], result[4], result[9], result[11][4]
+        children, quality, best_row, leaf_quality = result[0], result[2], result[7], result[9][4]
         for j in range(len(children)):
             if not aware or not np.isnan(best_row[children[j] - starts[b]]):
                 _take_in(top, quality[j], floor)
@@ -126,10 +126,10 @@ def expand_nodes_to_leaves(patterns, caps, thresholds, bests, shorter_rows, star
     for b in range(count):
         result = results[b]
         child_start[b + 1] = child_start[b] + len(result[0])
-        row_start[b + 1] = row_start[b] + len(result[8])
-        node_start[b + 1] = node_start[b] + len(result[10])
-        leaf_start[b + 1] = leaf_start[b] + len(result[11][0])
-        n_pending += len(result[7])
+        row_start[b + 1] = row_start[b] + len(result[6])
+        node_start[b + 1] = node_start[b] + len(result[8])
+        leaf_start[b + 1] = leaf_start[b] + len(result[9][0])
+        n_pending += len(result[5])
     children = np.empty(child_start[count], dtype=np.int64)
     fields = np.empty((7, child_start[count]))
     aware = np.empty((3, child_start[count]))
@@ -142,8 +142,7 @@ def expand_nodes_to_leaves(patterns, caps, thresholds, bests, shorter_rows, star
     evaluated = child_start[count]
     n_pending = 0
     for b in range(count):
-        (kept, _, _, kept_fields, quality, estimate, best, waiting, raw_row, best_row, searched,
-         leaves) = results[b]  # fmt: skip
+        kept, kept_fields, quality, estimate, best, waiting, raw_row, best_row, searched, leaves = results[b]
         first, last = child_start[b], child_start[b + 1]
         children[first:last] = kept
         fields[:, first:last] = kept_fields

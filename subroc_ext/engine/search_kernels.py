@@ -530,7 +530,7 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
 
     Returns
     -------
-    children, positives, negatives, fields
+    children, fields
         As in :func:`scored_children`.
     quality, estimate, bests : float64[M]
         The children's quality, estimate and ``max(q, g)`` (as
@@ -550,7 +550,7 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
      value_order, ascending_values, next_start) = data  # fmt: skip
     (kind, min_support, min_positives, min_negatives, reference, downward, upward, size_weight,
      balance_weight, needs_both_classes, estimates_on, count_bound, joint_gate, aware) = settings  # fmt: skip
-    children, positives, negatives, fields = scored_children(
+    children, _, _, fields = scored_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
         group_end, kind, row_values, value_order, ascending_values, min_support, min_positives, min_negatives,
         cap, threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
@@ -580,8 +580,7 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
         selector_counts, group_start, group_end, kind, row_values, min_support, min_positives, min_negatives,
         reference, downward, upward, size_weight, balance_weight, needs_both_classes, count_bound,
     )  # fmt: skip
-    return (children, positives, negatives, fields, quality, estimate, bests, pending, raw_row, best_row,
-            nodes, leaves)  # fmt: skip
+    return children, fields, quality, estimate, bests, pending, raw_row, best_row, nodes, leaves
 
 
 @njit(cache=True, nogil=True)

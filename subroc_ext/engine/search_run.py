@@ -262,13 +262,14 @@ class SearchRun:
         )
         if stats is None:
             return
-        with self.lock:
-            self.evaluated += len(candidates)
+        self._count(0, len(candidates))
         if self.generalization_aware:
             quality, estimate, bests = self.memo.children(pattern, candidates, stats, best, expandable, threshold)
         else:
             quality, estimate, bests = stats.quality, stats.optimistic_estimate, None
-        self._offer_children(pattern, candidates, quality, threshold)
+        offers = ([], [])
+        self._child_offers(pattern, candidates, quality, threshold, offers)
+        self.offer_all(*offers)
         if not expandable:
             return
         # the root's children are queued (threads share them), deeper nodes'
@@ -300,11 +301,12 @@ class SearchRun:
             else:
                 heapq.heappush(queue, (-estimate[i], next(self.sequence), child, stats.raw_bound[i], bests[i]))
 
-    def _offer_children(self, pattern, selectors, quality, threshold):
-        """Offer the children ``pattern + (s,)`` above ``threshold`` (the others cannot enter)."""
+    def _child_offers(self, pattern, selectors, quality, threshold, offers):
+        """Add to ``offers`` (a list of qualities and one of patterns) the
+        children ``pattern + (s,)`` above ``threshold`` (the others cannot enter)."""
         above = np.flatnonzero(quality > threshold)
-        if len(above):
-            self.offer_all(quality[above].tolist(), [pattern + (s,) for s in selectors[above].tolist()])
+        offers[0].extend(quality[above].tolist())
+        offers[1].extend(pattern + (s,) for s in selectors[above].tolist())
 
     def _cap(self, raw_bound, best):
         """Bound of the raw quality gain of a node's children (floats or
@@ -363,11 +365,10 @@ class SearchRun:
             self._offer_leaves(patterns[b], self.space.cover(patterns[b]), children_b,
                                np.argsort(-estimate_b, kind="stable"), estimate_b, quality_b,
                                fields[4][first:last], bests_b)  # fmt: skip
-        owner = np.repeat(np.arange(len(nodes)), np.diff(child_start))
-        above = np.flatnonzero(quality > thresholds[owner])
-        offers = (quality[above].tolist(), [
-            patterns[b] + (s,) for b, s in zip(owner[above].tolist(), children[above].tolist())
-        ])  # fmt: skip
+        offers = ([], [])
+        for b, pattern in enumerate(patterns):
+            first, last = child_start[b], child_start[b + 1]
+            self._child_offers(pattern, children[first:last], quality[first:last], thresholds[b], offers)
         leaf_start = np.searchsorted(leaf_node, node_start)
         for b in np.flatnonzero(np.diff(leaf_start)).tolist():
             leaves = slice(leaf_start[b], leaf_start[b + 1])
