@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..utils.interrupts import kernel_interrupts
 from ..utils.progress import search_status
 from .evaluators import BinaryEvaluator, CompiledEvaluator, evaluator, thread_safe
 from .generalization_memo import GeneralizationMemo
@@ -112,6 +113,7 @@ class SearchRun:
 
     # -- search ----------------------------------------------------------------
 
+    @kernel_interrupts()
     def search(self, bar, prefixes=None, threads=1):
         """The patterns of the result, best first (by the tie rule); ``bar``
         counts candidates (or None).

@@ -43,6 +43,7 @@ from ..objective.quality import SoftClassifierQF
 from ..scoring.measures import compiled_kind
 from ..scoring.null_sampling import null_values
 from ..utils.cluster import parallelism, require_distributed, share
+from ..utils.interrupts import kernel_interrupts
 from ..utils.progress import progress_bar
 from ..utils.subsets import sample_subsets  # public here since 0.1
 from .sequential import SequentialPValues
@@ -152,6 +153,7 @@ def _own_code(qf):
     return all(compiled_kind(measure) is not None for measure in measures)
 
 
+@kernel_interrupts()
 def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, progress, batch=None,
                         threads=1):  # fmt: skip
     """The null values of each key of ``draws`` (``{key: number of values}``),

@@ -1,0 +1,68 @@
+"""Ctrl-C inside a compiled kernel's call: numba reports the interrupt as a
+``SystemError`` caused by it (seen with SIGINT during a Census search on
+threads); the search and the test raise it as the ``KeyboardInterrupt`` it
+is, so the command line exits with 130 and an interrupted test keeps the
+searched patterns."""
+
+import pysubgroup as ps
+import pytest
+from search_helpers import make_qf, run
+from synthetic import scored_frame
+
+import subroc_ext
+from subroc_ext.engine import evaluators
+from subroc_ext.exceptions import InterruptedTest
+from subroc_ext.inference import significance
+from subroc_ext.utils.interrupts import caused_by_interrupt, kernel_interrupts
+
+
+def _numba_error():
+    """What numba raises when the interrupt lands while it unpickles a constant."""
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as interrupt:
+            raise SystemError("returned a result with an exception set") from interrupt
+    except SystemError as error:
+        return error
+
+
+def test_a_system_error_caused_by_an_interrupt_is_one():
+    assert caused_by_interrupt(_numba_error())
+    assert caused_by_interrupt(KeyboardInterrupt())
+    other = SystemError("something else")
+    assert not caused_by_interrupt(other)
+    with pytest.raises(KeyboardInterrupt) as raised, kernel_interrupts():
+        raise _numba_error()
+    assert isinstance(raised.value.__cause__, SystemError)
+    with pytest.raises(SystemError, match="something else"), kernel_interrupts():
+        raise other
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_an_interrupt_inside_the_search_kernels_is_a_keyboard_interrupt(n_jobs, monkeypatch):
+    def interrupted(self, *args, **kwargs):
+        raise _numba_error()
+
+    monkeypatch.setattr(evaluators.CompiledEvaluator, "expand_nodes", interrupted)
+    data = scored_frame(0, 300, attributes=6)
+    selectors = ps.create_selectors(data, nbins=4, ignore=["label", "score"])
+    with pytest.raises(KeyboardInterrupt):
+        run(subroc_ext.FastSearch(n_jobs=n_jobs), make_qf("roc"), data, selectors, depth=3, min_support=5, k=5)
+
+
+def test_an_interrupt_inside_the_null_sampling_keeps_the_searched_patterns(monkeypatch):
+    data = scored_frame(1, 600, attributes=5)
+    settings = {"label": "label", "score": "score", "depth": 2, "min_support": 20, "result_set_size": 8,
+                "n_samples": 100, "random_state": 0, "progress": False}  # fmt: skip
+    tested = subroc_ext.find_subgroups(data, **settings)
+
+    def interrupted(*args, **kwargs):
+        raise _numba_error()
+
+    monkeypatch.setattr(significance, "_null_distribution", interrupted)
+    with pytest.raises(InterruptedTest) as raised:
+        subroc_ext.find_subgroups(data, **settings)
+    untested = raised.value.table
+    assert untested["description"].tolist() == tested["description"].tolist()
+    assert untested["p_value"].isna().all()
