@@ -53,26 +53,17 @@ covers from the column converted once
 (:meth:`subroc_ext.inputs.selectors.Condition.column_values`).
 """
 
-import math
 import os
 import re
 import sys
 import warnings
 from dataclasses import dataclass, field
-from decimal import ROUND_FLOOR, Decimal
 
 import numpy as np
 import pandas as pd
-import pysubgroup as ps
 
-from .selectors import (
-    ISO_DATE,
-    MissingCondition,
-    RangeCondition,
-    ValueCondition,
-    as_datetime,
-    comparable_values,
-)
+from .cuts import cut_conditions, without_near_copies
+from .selectors import ISO_DATE, MissingCondition, ValueCondition, as_datetime, comparable_values
 
 __all__ = [
     "SearchSpace",
@@ -83,74 +74,6 @@ __all__ = [
 
 class SearchSpaceWarning(UserWarning):
     """Columns were left out of the search space (ID-like, constant, unsupported)."""
-
-
-# --------------------------------------------------------------------------
-# cut-points and their labels
-# --------------------------------------------------------------------------
-
-
-def _shortest_number(low, high):
-    """The shortest decimal in ``(low, high]`` (``low`` None: ``high``), and its text."""
-    exact = Decimal(repr(float(high)))
-    if low is not None:
-        magnitude = max(abs(float(high)), abs(float(low)))
-        first = -math.floor(math.log10(magnitude)) - 1 if magnitude > 0 else 0
-        for places in range(first, first + 20):
-            step = Decimal(1).scaleb(-places)
-            candidate = (exact / step).to_integral_value(rounding=ROUND_FLOOR) * step
-            if low < float(candidate) <= high:
-                return float(candidate), _decimal_text(candidate)
-    return float(exact), _decimal_text(exact)
-
-
-def _decimal_text(number):
-    text = format(number.normalize(), "f")
-    return "0" if text in ("-0", "0") else text
-
-
-def _shortest_time(low, high, domain, tz):
-    """The coarsest round time (or duration) in ``(low, high]`` (nanoseconds), and its text."""
-    if domain == "timedelta":
-        exact = pd.Timedelta(high, unit="ns")
-        rounders = [lambda t, step=step: t.floor(step) for step in ("D", "h", "min", "s", "ms", "us")]
-    else:
-        exact = pd.Timestamp(high, unit="ns", tz="UTC")
-        exact = exact.tz_convert(tz) if tz is not None else exact.tz_localize(None)
-        rounders = [
-            lambda t: t.normalize().replace(month=1, day=1),
-            lambda t: t.normalize().replace(day=1),
-            lambda t: t.normalize(),
-            *(lambda t, step=step: t.floor(step) for step in ("h", "min", "s", "ms", "us")),
-        ]
-    for rounder in rounders:
-        try:
-            candidate = rounder(exact)
-        except (ValueError, OverflowError):  # e.g. a wall time that a DST change skips
-            continue
-        if (low is None or low < candidate.value) and candidate.value <= high:
-            return candidate.value, _time_text(candidate, domain)
-    return exact.value, _time_text(exact, domain)
-
-
-def _time_text(value, domain):
-    if domain == "timedelta":
-        text = str(value)
-        return text[: -len(" 00:00:00")] if text.endswith(" 00:00:00") else text
-    if value.nanosecond or value.microsecond:
-        text = value.tz_localize(None).isoformat(sep=" ")
-    elif value == value.normalize():
-        text = value.strftime("%Y-%m-%d")
-    else:
-        text = value.strftime("%Y-%m-%d %H:%M" if value.second == 0 else "%Y-%m-%d %H:%M:%S")
-    return f"{text} {value.tzname()}" if value.tzinfo is not None else text
-
-
-def _cut_points(numbers, nbins):
-    """pysubgroup's equal-frequency cut-points of the non-missing ``numbers``."""
-    frame = pd.DataFrame({"x": numbers})
-    return [v.item() if isinstance(v, np.generic) else v
-            for v in ps.equal_frequency_discretization(frame, "x", nbins)]  # fmt: skip
 
 
 # --------------------------------------------------------------------------
@@ -283,20 +206,17 @@ def _column_conditions(name, column, kind, nbins, thresholds):
         conditions += _value_conditions(name, values)
         distinct = len(values)
     else:
-        domain = "number" if kind == "number" else kind
-        numbers, _ = comparable_values(column, domain)
-        numbers = numbers[~missing]
-        distinct_numbers = np.unique(numbers)
-        distinct = len(distinct_numbers)
+        numbers, present_mask = comparable_values(column, kind)
+        distinct = len(np.unique(numbers[present_mask]))
         if distinct <= nbins and kind == "number":
             conditions += _value_conditions(name, pd.unique(present))
         elif distinct > 1:
-            conditions += _range_conditions(
-                name, numbers, distinct_numbers, domain, nbins, thresholds,
-                getattr(as_datetime(column).dtype, "tz", None) if domain == "datetime" else None,
-            )  # fmt: skip
+            tz = getattr(as_datetime(column).dtype, "tz", None) if kind == "datetime" else None
+            conditions += cut_conditions(name, numbers[present_mask], kind, nbins, thresholds, tz)
     if thresholds and n_missing and distinct >= 2:
         conditions.append(MissingCondition(name, missing=False))
+    if thresholds and kind != "nominal" and distinct > nbins:
+        conditions = without_near_copies(conditions, numbers, present_mask, len(column))
     return conditions
 
 
@@ -306,36 +226,6 @@ def _value_conditions(name, values):
     labels = [str(c) for c in conditions]
     if len(set(labels)) < len(labels):  # e.g. 0.1 and float32 0.1: tell them apart by repr
         conditions = [ValueCondition(name, v, f"{name}=={v!r}") for v in values]
-    return conditions
-
-
-def _range_conditions(name, numbers, distinct_numbers, domain, nbins, thresholds, tz):
-    cuts = _cut_points(numbers.astype(float) if domain == "number" else numbers, nbins)
-    cuts = [c for c in cuts if np.isfinite(c)] if domain == "number" else [int(c) for c in cuts]
-    if thresholds:  # a cut at the minimum would give an empty and an everything condition
-        cuts = [c for c in cuts if c > distinct_numbers[0]]
-    points, texts = [], []
-    for cut in cuts:
-        below = np.searchsorted(distinct_numbers, cut, side="left")
-        low = distinct_numbers[below - 1].item() if below > 0 else None
-        if domain == "number":
-            point, text = _shortest_number(low, cut)
-        else:
-            point, text = _shortest_time(low, cut, domain, tz)
-        points.append(point)
-        texts.append(text)
-    conditions = []
-    if thresholds:
-        for point, text in zip(points, texts):
-            conditions.append(RangeCondition(name, None, point, domain, (None, text)))
-            conditions.append(RangeCondition(name, point, None, domain, (text, None)))
-        edges = list(zip(points, texts))
-        for (low, low_text), (high, high_text) in zip(edges, edges[1:]):
-            conditions.append(RangeCondition(name, low, high, domain, (low_text, high_text)))
-        return conditions
-    bounds = [(None, None), *zip(points, texts), (None, None)]
-    for (low, low_text), (high, high_text) in zip(bounds, bounds[1:]):
-        conditions.append(RangeCondition(name, low, high, domain, (low_text, high_text)))
     return conditions
 
 

@@ -5,8 +5,9 @@ computes its cover from the column converted once
 (:meth:`Condition.column_values`, cached by
 :class:`~subroc_ext.inputs.sorted_data.SortedDataset`): :class:`ValueCondition`
 (``region=='east'``), :class:`RangeCondition` (``age < 38``,
-``38 <= age < 52``, also on datetimes and durations) and
-:class:`MissingCondition` (``income is missing``). :func:`comparable_values`
+``38 <= age < 52``, also on datetimes and durations), :class:`PointCondition`
+(``capital_gain == 0``, ``capital_gain != 0``: a mass point of a numeric or
+time column) and :class:`MissingCondition` (``income is missing``). :func:`comparable_values`
 turns a column into the numbers its range conditions compare.
 :mod:`subroc_ext.inputs.search_space` decides which conditions a column gets.
 """
@@ -21,6 +22,7 @@ __all__ = [
     "Condition",
     "ValueCondition",
     "RangeCondition",
+    "PointCondition",
     "MissingCondition",
     "ISO_DATE",
     "as_datetime",
@@ -182,6 +184,29 @@ class RangeCondition(Condition):
         if self.upper_bound is not None:
             mask &= numbers < self.upper_bound
         return mask
+
+
+class PointCondition(Condition):
+    """``column == value`` or, with ``equal=False``, ``column != value`` on a
+    numeric, datetime or timedelta column, compared as :func:`comparable_values`
+    (float, or int64 nanoseconds); missing values never match.
+
+    Labelled ``capital_gain == 0``, ``capital_gain != 0`` (``text``: the value
+    as printed), in the notation of the range conditions.
+    """
+
+    def __init__(self, attribute_name, value, domain, text, equal=True):
+        super().__init__(attribute_name, f"{attribute_name} {'==' if equal else '!='} {text}")
+        self.value, self.domain, self.equal = value, domain, equal
+        self.values_kind = domain
+
+    def column_values(self, column):
+        return comparable_values(column, self.domain)
+
+    def mask_of_values(self, values):
+        numbers, present = values
+        equal = numbers == self.value
+        return present & (equal if self.equal else ~equal)
 
 
 def comparable_values(column, domain):
