@@ -16,7 +16,8 @@ import subroc_ext
 from subroc_ext.demo import datasets
 from subroc_ext.inputs.sorted_data import SortedDataset
 from subroc_ext.inputs.search_space import SearchSpaceWarning, make_search_space
-from subroc_ext.inputs.selectors import MissingCondition, RangeCondition, ValueCondition
+from subroc_ext.inputs.cuts import NEAR_COPY_SHARE, cut_conditions, equal_frequency_cuts
+from subroc_ext.inputs.selectors import MissingCondition, PointCondition, RangeCondition, ValueCondition
 
 
 def _labels(space):
@@ -77,6 +78,8 @@ def _frame_pysubgroup_handles(seed):
     frame["flag"] = rng.random(len(frame)) < 0.3
     frame["word"] = rng.choice(["x", "y", "z"], len(frame)).astype(object)
     frame.loc[rng.random(len(frame)) < 0.1, "word"] = np.nan
+    # a mass point: 0 in 60 % of the rows, the rest spread
+    frame["gain"] = np.where(rng.random(len(frame)) < 0.6, 0.0, rng.lognormal(7, 1, len(frame)).round())
     return frame
 
 
@@ -206,7 +209,7 @@ def test_sorted_dataset_masks_equal_covers_on_any_index():
     dataset = SortedDataset(frame, "label", "score", 1)
     space = make_search_space(frame, ignore=["label", "score"])
     kinds = {type(c) for c in space}
-    assert kinds == {ValueCondition, RangeCondition, MissingCondition}
+    assert kinds == {ValueCondition, RangeCondition, MissingCondition, PointCondition}
     for condition in space:
         np.testing.assert_array_equal(
             dataset.selector_mask(condition), np.asarray(condition.covers(frame))[dataset.order]
@@ -233,6 +236,7 @@ def test_fast_search_equals_best_first_search_with_thresholds_and_missing(
 ):
     frame, selectors = _search_frame(seed)
     assert any(isinstance(s, MissingCondition) for s in selectors)
+    assert any(isinstance(s, PointCondition) for s in selectors)
 
     def qf():
         return make_qf(name, mode, weights, generalization_aware=generalization_aware)
@@ -390,7 +394,144 @@ def test_command_line_search_space_options(tmp_path, capsys):
 def test_the_report_writes_the_conditions_in_its_notation():
     from subroc_ext.reporting.conditions import condition_texts
 
-    frame = pd.DataFrame({"g": ["a", "b", None] * 5, "x": np.arange(15.0), "k": [1.0, 2.0, 3.0] * 5})
+    frame = pd.DataFrame({"g": ["a", "b", None] * 5, "x": np.arange(15.0), "k": [1.0, 2.0, 3.0] * 5,
+                          "m": [0.0] * 9 + [1.5, 2.5, 3.5, 4.5, 5.5, 6.5]})  # fmt: skip
     texts = condition_texts(ps.Conjunction(list(make_search_space(frame, nbins=3))))
     assert texts == ["g is missing", "g = a", "g = b", "g is not missing", "x < 5", "x ≥ 5", "x < 10",
-                     "x ≥ 10", "5 ≤ x < 10", "k = 1", "k = 2", "k = 3"]  # fmt: skip
+                     "x ≥ 10", "5 ≤ x < 10", "k = 1", "k = 2", "k = 3", "m = 0", "m ≠ 0", "m < 4",
+                     "m ≥ 4", "1 ≤ m < 4"]  # fmt: skip
+
+
+# -- mass points and near copies ----------------------------------------------
+
+
+def _expected_cover(condition, frame):
+    """A condition's rows, from its label alone (the printed numbers are the condition)."""
+    values = frame[condition.attribute_name].to_numpy(dtype=float)
+    text = str(condition)[len(condition.attribute_name):]
+    if isinstance(condition, PointCondition):
+        number = float(text.split()[-1])
+        return (values == number) if text.startswith(" ==") else (~np.isnan(values) & (values != number))
+    if text.endswith(" is missing"):
+        return np.isnan(values)
+    if text.endswith(" is not missing"):
+        return ~np.isnan(values)
+    if " <= " in str(condition):
+        low = float(str(condition).split(" <= ")[0])
+        return (values >= low) & (values < float(text.split(" < ")[1]))
+    if text.startswith(" >= "):
+        return values >= float(text[4:])
+    return values < float(text[3:])
+
+
+def _mass_point_column(rng, n):
+    """Random values with zero, one or two mass points and some missing values."""
+    values = rng.lognormal(3, 1, n).round(rng.integers(0, 3))
+    for value in rng.choice([0.0, 10.0, 50.0, 1e6], rng.integers(0, 3), replace=False):
+        values[rng.random(n) < rng.uniform(0.15, 0.9)] = value
+    values[rng.random(n) < rng.choice([0, 0.003, 0.05])] = np.nan
+    return values
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_equal_frequency_cuts_are_pysubgroups(seed):
+    """The vectorized rule gives ``ps.equal_frequency_discretization``'s cut-points."""
+    rng = np.random.default_rng(seed)
+    for _ in range(30):
+        values = _mass_point_column(rng, int(rng.integers(5, 400)))
+        values = values[~np.isnan(values)]
+        for nbins in (1, 2, 3, 5, 8):
+            expected = ps.equal_frequency_discretization(pd.DataFrame({"x": values}), "x", nbins)
+            assert equal_frequency_cuts(np.sort(values), nbins) == [float(c) for c in expected]
+
+
+def test_adult_capital_gain_is_zero_or_not_and_cut_above_zero():
+    """Issue 30: ``capital_gain`` is 0 in 92 % of the rows; the cuts were
+    ``< 100``, ``< 400``, ``< 500`` (the next values above 0, covers 8 and 5
+    rows apart); now ``== 0``, ``!= 0`` and quartiles of the other values."""
+    frame = datasets.load_adult()
+    for name in ("capital_gain", "capital_loss"):
+        space = make_search_space(frame[[name]])
+        labels = _labels(space)
+        assert labels[:2] == [f"{name} == 0", f"{name} != 0"]
+        covers = _covers(space, frame)
+        np.testing.assert_array_equal(covers[f"{name} == 0"], frame[name].to_numpy() == 0)
+        sizes = sorted(cover.sum() for label, cover in covers.items() if " <= " in label)
+        nonzero = (frame[name] != 0).sum()
+        assert len(sizes) == 3 and sizes[0] > nonzero / 6  # bins of the values above 0
+    assert "capital_gain < 3400" in _labels(make_search_space(frame[["capital_gain"]]))
+
+
+@given(seed=st.integers(0, 10**6), nbins=st.integers(2, 7))
+@settings(max_examples=60, derandomize=True, deadline=None)
+def test_mass_point_covers_equal_direct_comparisons_and_no_near_copies(seed, nbins):
+    """Brute force on random columns with mass points: every condition selects
+    what its label says; a value in more than 1/nbins of the non-missing rows
+    is its own condition; no two overlapping conditions of the column differ
+    in fewer than 0.5 % of the rows; and every condition left out is such a
+    copy of one that stays."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(200, 3000))
+    frame = pd.DataFrame({"x": _mass_point_column(rng, n)})
+    present = frame["x"].dropna()
+    if present.nunique() <= nbins:
+        return
+    space = list(make_search_space(frame, nbins=nbins))
+    covers = [np.asarray(c.covers(frame), dtype=bool) for c in space]
+    for condition, cover in zip(space, covers):
+        np.testing.assert_array_equal(cover, _expected_cover(condition, frame), err_msg=str(condition))
+        assert cover.any() and not cover.all()
+    counts = present.value_counts()
+    masses = set(counts[counts * nbins > len(present)].index)
+    assert {c.value for c in space if isinstance(c, PointCondition)} == masses
+    def near(a, b):
+        differ = int((a ^ b).sum())
+        return differ == 0 or (differ < NEAR_COPY_SHARE * n and (a & b).any())
+    for i in range(len(covers)):
+        for j in range(i):
+            assert not near(covers[i], covers[j]), (str(space[i]), str(space[j]))
+    # every candidate left out is a near copy of a kept condition (or of a candidate before it)
+    numbers = present.to_numpy()
+    candidates = [*([MissingCondition("x")] if len(present) < n else []),
+                  *cut_conditions("x", numbers, "number", nbins, True),
+                  *([MissingCondition("x", missing=False)] if len(present) < n else [])]  # fmt: skip
+    kept = {str(c) for c in space}
+    assert kept <= {str(c) for c in candidates}
+    for candidate in candidates:
+        if str(candidate) not in kept:
+            cover = np.asarray(candidate.covers(frame), dtype=bool)
+            assert any(near(cover, other) for other in covers), str(candidate)
+
+
+def test_mass_points_of_times_and_durations():
+    rng = np.random.default_rng(3)
+    n = 400
+    stamps = pd.Series(pd.to_datetime("2021-03-01") + pd.to_timedelta(rng.integers(0, 10**8, n), unit="s"))
+    default = rng.random(n) < 0.5
+    frame = pd.DataFrame({
+        "signup": stamps.where(~default, pd.Timestamp("2020-01-01")),
+        "paid": stamps.where(~default, pd.Timestamp("2020-01-01 10:30")).dt.tz_localize("Europe/Berlin"),
+        "wait": pd.Series(pd.to_timedelta(rng.integers(1, 10**6, n), unit="s")).where(~default, pd.Timedelta(0)),
+    })  # fmt: skip
+    space = make_search_space(frame)
+    labels = _labels(space)
+    assert {"signup == 2020-01-01", "signup != 2020-01-01", "paid == 2020-01-01 10:30 CET",
+            "wait == 0 days", "wait != 0 days"} <= set(labels)  # fmt: skip
+    for condition in space:
+        if isinstance(condition, PointCondition):
+            column = frame[condition.attribute_name]
+            value = {"signup": pd.Timestamp("2020-01-01"), "wait": pd.Timedelta(0),
+                     "paid": pd.Timestamp("2020-01-01 10:30", tz="Europe/Berlin")}[condition.attribute_name]  # fmt: skip
+            expected = (column == value) if condition.equal else (column != value)
+            np.testing.assert_array_equal(condition.covers(frame), expected.to_numpy())
+
+
+def test_bins_only_space_ignores_mass_points():
+    """``thresholds=False`` keeps pysubgroup's bins, mass point or not."""
+    frame = datasets.load_adult()[["capital_gain", "hours_per_week"]]
+    ours = make_search_space(frame, thresholds=False)
+    assert not any(isinstance(c, PointCondition) for c in ours)
+    theirs = ps.create_selectors(frame, nbins=5)
+    assert sorted(tuple(np.asarray(c.covers(frame))) for c in ours) == sorted(
+        tuple(np.asarray(s.covers(frame), dtype=bool)) for s in theirs
+    )

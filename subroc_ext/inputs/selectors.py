@@ -197,7 +197,7 @@ class PointCondition(Condition):
 
     def __init__(self, attribute_name, value, domain, text, equal=True):
         super().__init__(attribute_name, f"{attribute_name} {'==' if equal else '!='} {text}")
-        self.value, self.domain, self.equal = value, domain, equal
+        self.value, self.domain, self.equal, self.text = value, domain, equal, text
         self.values_kind = domain
 
     def column_values(self, column):
