@@ -535,3 +535,62 @@ def test_bins_only_space_ignores_mass_points():
     assert sorted(tuple(np.asarray(c.covers(frame))) for c in ours) == sorted(
         tuple(np.asarray(s.covers(frame), dtype=bool)) for s in theirs
     )
+
+
+# -- ID-like columns by evidence ----------------------------------------------
+
+
+def _actg175_like(seed=0, n=2139):
+    """A table like ACTG175 (AIDS Clinical Trials Group study 175): ``pidnum``,
+    distinct patient numbers from 10056 to 990077, next to the trial's
+    measurements (integers and floats) and codes."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "pidnum": np.sort(rng.choice(np.arange(10_056, 990_078), n, replace=False)),
+        "age": rng.integers(12, 71, n),
+        "wtkg": rng.normal(75, 13, n).round(4),
+        "karnof": rng.choice([70, 80, 90, 100], n),
+        "cd40": rng.integers(0, 1200, n),
+        "cd80": rng.integers(40, 5000, n),
+        "preanti": rng.integers(0, 2851, n),
+        "treat": rng.integers(0, 2, n),
+        "arms": rng.integers(0, 4, n),
+    })  # fmt: skip
+
+
+def test_actg175_pidnum_is_left_out_and_the_measurements_stay():
+    """Issue 30: ``pidnum`` stayed in the search space (and in 4 of the top 20)."""
+    frame = _actg175_like()
+    with pytest.warns(SearchSpaceWarning, match=r"'pidnum' \(ID-like: 2139 distinct values in 2139 rows, named like a key\)"):
+        space = make_search_space(frame)
+    assert list(space.left_out) == ["pidnum"]
+    assert set(space.used) == set(frame.columns) - {"pidnum"}
+
+
+@pytest.mark.parametrize("name", ["pidnum", "patient_id", "ID", "PatientNo", "customerID", "subject.no", "usubjid", "rowid"])
+def test_distinct_integers_named_like_a_key_are_left_out(name):
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({name: rng.choice(10**6, 300, replace=False), "g": rng.choice(["a", "b"], 300)})
+    with pytest.warns(SearchSpaceWarning, match="named like a key"):
+        space = make_search_space(frame)
+    assert name in space.left_out and set(space.used) == {"g"}
+
+
+@pytest.mark.parametrize("name", ["amount_paid", "covid", "fluid", "acid", "lipid", "platinum", "casino"])
+def test_measurements_whose_name_ends_like_a_key_stay(name):
+    """All distinct integers, but the name only ends in the letters of a key word."""
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({name: rng.choice(10**6, 300, replace=False)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SearchSpaceWarning)
+        space = make_search_space(frame)
+    assert space.used == {name: "number"}
+
+
+@pytest.mark.parametrize("name", ["pidnum", "patient_id", "ID"])
+def test_floats_are_never_ids(name):
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({name: rng.choice(10**6, 300, replace=False) + 0.5})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SearchSpaceWarning)
+        assert make_search_space(frame).used == {name: "number"}

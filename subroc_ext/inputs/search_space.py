@@ -24,9 +24,10 @@ values (NaN, None, NA, NaT) every other condition, ``income is not missing``
 
 Left out, with one :class:`SearchSpaceWarning` naming them all: constant
 columns (one value in every row, or missing everywhere: no condition would
-separate rows), ID-like columns (strings, or integers that count rows or are
-named like a key, with at least 95 % distinct values; ``keep_ids=True``
-keeps them) and columns of other types (complex numbers, lists, ...).
+separate rows), ID-like columns (with at least 95 % distinct values: strings,
+or integers that count rows or are named like a key, :func:`named_like_a_key`;
+floats never; ``keep_ids=True`` keeps them) and columns of other types
+(complex numbers, lists, ...).
 
 **Cut-points** (the documented rule): pysubgroup's equal-frequency rule
 (``ps.equal_frequency_discretization``, what ``ps.create_selectors`` uses) on
@@ -69,6 +70,7 @@ __all__ = [
     "SearchSpace",
     "SearchSpaceWarning",
     "make_search_space",
+    "named_like_a_key",
 ]
 
 
@@ -80,10 +82,16 @@ class SearchSpaceWarning(UserWarning):
 # column types
 # --------------------------------------------------------------------------
 
-_ID_NAME = re.compile(
-    r"(^|[^a-z0-9])(id|ids|key|idx|index|uuid|guid|no|nr|number|code|row|rownames)$|[a-z0-9]id$",
-    re.IGNORECASE,
+#: Words that name a key, and words a key's name may put before one
+#: (``patient_id``, ``PatientNo``, ``pidnum`` = p + id + num, ``usubjid``).
+_KEY_WORDS = "id|ids|key|idx|index|uuid|guid|no|nr|num|number|code|row|rownames|seq|serial"
+_ENTITY_WORDS = (
+    "p|u|s|pat|patient|subj|usubj|subject|cust|customer|client|user|case|emp|employee|acct|"
+    "account|rec|record|order|item|member|person|visit|sample|site|study"
 )
+_KEY_TOKEN = re.compile(rf"(?:{_ENTITY_WORDS}|{_KEY_WORDS})*(?:{_KEY_WORDS})")
+#: A name's words: snake_case, kebab-case, dotted, camelCase, CAPS and digits.
+_NAME_TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _TIME_NAME = re.compile(r"year|date|time|month|day|week|quarter|period", re.IGNORECASE)
 
 #: Share of distinct values from which a string or integer column can be an ID.
@@ -120,6 +128,23 @@ def _kind(column):
     return "nominal"
 
 
+def named_like_a_key(name):
+    """Whether one word of a column name names a key.
+
+    The name is split into words (``patient_id``, ``PatientNo``, ``ID2``); a
+    word names a key if it is one of id, no, num, key, code, index, ... or
+    made of such words and a few words for what is numbered (``pidnum``,
+    ``rowid``, ``usubjid``). A word that merely ends in the letters ``id``
+    (``amount_paid``, ``covid``, ``fluid``, ``acid``) does not.
+
+    Examples
+    --------
+    >>> [named_like_a_key(n) for n in ("pidnum", "patient_id", "ID", "PatientNo", "covid", "amount_paid")]
+    [True, True, True, True, False, False]
+    """
+    return any(_KEY_TOKEN.fullmatch(word.lower()) for word in _NAME_TOKEN.findall(str(name)))
+
+
 def _in_range(column, domain):
     """``domain``, or why its values cannot be compared in nanoseconds."""
     try:
@@ -147,7 +172,7 @@ def _id_like(name, column, kind, distinct, present):
         return None
     if _TIME_NAME.search(str(name)):
         return None
-    if _ID_NAME.search(str(name)):
+    if named_like_a_key(name):
         return text + ", named like a key"
     numbers = np.sort(column.dropna().to_numpy(dtype=np.int64))
     if numbers[-1] - numbers[0] + 1 <= 2 * distinct:
