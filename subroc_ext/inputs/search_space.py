@@ -64,7 +64,7 @@ import numpy as np
 import pandas as pd
 
 from .cuts import cut_conditions, without_near_copies
-from .selectors import ISO_DATE, MissingCondition, ValueCondition, as_datetime, comparable_values
+from .selectors import ISO_DATE, MissingCondition, ValueCodes, ValueCondition, as_datetime, comparable_values
 
 __all__ = [
     "SearchSpace",
@@ -96,6 +96,9 @@ _TIME_NAME = re.compile(r"year|date|time|month|day|week|quarter|period", re.IGNO
 
 #: Share of distinct values from which a string or integer column can be an ID.
 ID_DISTINCT_SHARE = 0.95
+
+#: A column with this many values too rare for a condition is named in a note.
+RARE_VALUES_NOTED = 100
 
 
 def _kind(column):
@@ -154,6 +157,25 @@ def _in_range(column, domain):
     return domain
 
 
+def _separates_periods(column, kind, periods):
+    """Why a column tells two periods apart (None if it does not): no value
+    (for numbers and times: no range) in common, and missing values in at
+    most one of them; a constant in each period that differs is a case."""
+    missing = column.isna().to_numpy(dtype=bool)
+    if (missing & periods).any() and (missing & ~periods).any():
+        return None
+    if kind == "nominal":
+        values = [set(pd.unique(column[~missing & rows])) for rows in (~periods, periods)]
+        if values[0] & values[1]:
+            return None
+        return "separates the periods: no value in common"
+    numbers, present = comparable_values(column, kind)
+    ranges = [numbers[present & rows] for rows in (~periods, periods)]
+    if all(len(r) for r in ranges) and ranges[0].max() >= ranges[1].min() and ranges[1].max() >= ranges[0].min():
+        return None
+    return "separates the periods: their ranges do not overlap"
+
+
 def _id_like(name, column, kind, distinct, present):
     """Why an integer or string column looks like an ID (None if it does not)."""
     if present < 2 or distinct < ID_DISTINCT_SHARE * present:
@@ -204,11 +226,20 @@ class SearchSpace:
     left_out : dict
         ``{column: why}`` for the columns without conditions (``ignore``
         and the target columns are not listed).
+    rare_values : dict
+        ``{column: number of values}`` in fewer rows than the minimum
+        support, which got no condition.
+    notes : tuple of str
+        What the :class:`SearchSpaceWarning` said: the columns left out,
+        the columns whose values were mostly too rare, text columns of
+        numbers with a few other values.
     """
 
     selectors: tuple
     used: dict = field(default_factory=dict)
     left_out: dict = field(default_factory=dict)
+    rare_values: dict = field(default_factory=dict)
+    notes: tuple = ()
 
     def __iter__(self):
         return iter(self.selectors)
@@ -220,21 +251,26 @@ class SearchSpace:
         return self.selectors[index]
 
 
-def _column_conditions(name, column, kind, nbins, thresholds):
-    """The conditions of one column (possibly none)."""
+def _column_conditions(name, column, kind, nbins, thresholds, min_support):
+    """The conditions of one column (possibly none), how many of its values
+    were too rare for one, and a note for the user (or None)."""
     missing = column.isna().to_numpy(dtype=bool)
     n_missing = int(missing.sum())
     conditions = [MissingCondition(name)] if n_missing else []
     present = column[~missing]
+    rare, note = 0, None
     if kind == "nominal":
-        values = pd.unique(present.astype(object) if isinstance(column.dtype, pd.CategoricalDtype) else present)
+        codes = ValueCodes(present.astype(object) if isinstance(column.dtype, pd.CategoricalDtype) else present)
+        distinct = len(codes.uniques)
+        values, rare = _frequent_values(codes, min_support)
         conditions += _value_conditions(name, values)
-        distinct = len(values)
+        note = _numbers_as_text(name, codes, nbins)
     else:
         numbers, present_mask = comparable_values(column, kind)
         distinct = len(np.unique(numbers[present_mask]))
         if distinct <= nbins and kind == "number":
-            conditions += _value_conditions(name, pd.unique(present))
+            values, rare = _frequent_values(ValueCodes(present), min_support)
+            conditions += _value_conditions(name, values)
         elif distinct > 1:
             tz = getattr(as_datetime(column).dtype, "tz", None) if kind == "datetime" else None
             conditions += cut_conditions(name, numbers[present_mask], kind, nbins, thresholds, tz)
@@ -242,7 +278,38 @@ def _column_conditions(name, column, kind, nbins, thresholds):
         conditions.append(MissingCondition(name, missing=False))
     if thresholds and kind != "nominal" and distinct > nbins:
         conditions = without_near_copies(conditions, numbers, present_mask, len(column))
-    return conditions
+    return conditions, rare, note
+
+
+def _frequent_values(codes, min_support):
+    """The distinct values in at least ``min_support`` rows (all if None), and
+    how many are in fewer: a pattern with one of those could never reach the
+    minimum support, so they get no condition and no mask."""
+    if not min_support:
+        return codes.uniques, 0
+    frequent = codes.counts() >= min_support
+    return codes.uniques[frequent], int((~frequent).sum())
+
+
+def _numbers_as_text(name, codes, nbins):
+    """A note when a text column is mostly numbers with a few other values
+    (``age`` with some ``'unknown'``): it is searched as categories, value by
+    value, where without them it would be cut into ranges."""
+    values = codes.uniques
+    if not len(values) or not all(isinstance(v, str) for v in values):
+        return None
+    is_number = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").notna().to_numpy()
+    counts = codes.counts()
+    others = int(counts[~is_number].sum())
+    if is_number.sum() <= nbins or others == 0 or others * 2 > len(codes):
+        return None  # as values they give the same conditions; or no numbers; or mostly text
+    order = np.argsort(-counts[~is_number], kind="stable")
+    shown = [repr(v) for v in values[~is_number][order][:3]]
+    more = ", ..." if len(order) > 3 else ""
+    return (
+        f"column {name!r}: {others:,} of {len(codes):,} values are not numbers ({', '.join(shown)}{more}): "
+        "treated as categorical; convert them to NaN to cut it numerically"
+    )
 
 
 def _value_conditions(name, values):
@@ -264,7 +331,10 @@ def _caller_stacklevel():
     return level
 
 
-def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=False, warn=True):
+def make_search_space(
+    frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=False, min_support=None, periods=None,
+    warn=True,
+):  # fmt: skip
     """The conditions on every attribute column of ``frame``.
 
     Parameters
@@ -285,9 +355,17 @@ def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=Fa
         ``create_selectors(frame, nbins)``).
     keep_ids : bool, default=False
         Keep ID-like columns (left out by default).
+    min_support : int, optional
+        The search's minimum support (rows): values of nominal columns in
+        fewer rows get no condition (no pattern with one could reach it);
+        by default every value gets one.
+    periods : array-like of bool, optional
+        Marks the rows of the second of two periods (:func:`~subroc_ext.find_drift`):
+        a column whose values tell the periods apart is left out.
     warn : bool, default=True
-        Emit one :class:`SearchSpaceWarning` naming the columns left out
-        (they are listed in :attr:`SearchSpace.left_out` either way).
+        Emit one :class:`SearchSpaceWarning` naming the columns left out,
+        and one for each note (they are in :attr:`SearchSpace.left_out` and
+        :attr:`SearchSpace.notes` either way).
 
     Returns
     -------
@@ -309,8 +387,12 @@ def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=Fa
     if duplicated:
         raise ValueError(f"column names must be unique; repeated: {duplicated!r}")
     ignored = set(ignore)
+    if periods is not None:
+        periods = np.asarray(periods, dtype=bool)
+        if periods.shape != (len(frame),):
+            raise ValueError(f"periods must be one boolean per row ({len(frame)}), got shape {periods.shape}")
     by_kind = {"nominal": [], "number": [], "datetime": [], "timedelta": []}
-    used, left_out = {}, {}
+    used, left_out, rare_values, notes = {}, {}, {}, []
     for name in frame.columns:
         if name in ignored:
             continue
@@ -328,23 +410,35 @@ def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=Fa
         if distinct + (present < len(column)) <= 1:
             left_out[name] = "constant" if present else "missing in every row"
             continue
-        reason = None if keep_ids else _id_like(name, column, kind, distinct, present)
+        reason = None if periods is None else _separates_periods(column, kind, periods)
+        if not reason and not keep_ids:
+            reason = _id_like(name, column, kind, distinct, present)
         if reason:
             left_out[name] = reason
             continue
-        conditions = _column_conditions(name, column, kind, nbins, thresholds)
+        conditions, rare, note = _column_conditions(name, column, kind, nbins, thresholds, min_support)
+        if rare:
+            rare_values[name] = rare
+        if note:
+            notes.append(note)
         if conditions:
             by_kind[kind].append(conditions)
             used[name] = kind
+        elif rare:
+            left_out[name] = f"every value in fewer than {min_support:,} rows, the minimum support"
         else:
             left_out[name] = f"no cut-point with nbins={nbins}"
     selectors = tuple(c for kind in by_kind.values() for conditions in kind for c in conditions)
-    if warn and left_out:
+    many_rare = {name: rare for name, rare in rare_values.items() if rare >= RARE_VALUES_NOTED and name in used}
+    if many_rare:
+        listed = ", ".join(f"{name!r} {rare:,} of {frame[name].nunique():,}" for name, rare in many_rare.items())
+        notes.insert(0, f"values in fewer than {min_support:,} rows (the minimum support) get no condition: {listed}")
+    if left_out:
         listed = "; ".join(f"{name!r} ({why})" for name, why in left_out.items())
         hint = (" - keep_ids=True (--keep-ids) keeps ID-like columns"
                 if any(why.startswith("ID-like") for why in left_out.values()) else "")  # fmt: skip
-        warnings.warn(
-            f"columns left out of the search space: {listed}{hint}", SearchSpaceWarning,
-            stacklevel=_caller_stacklevel(),
-        )  # fmt: skip
-    return SearchSpace(selectors, used, left_out)
+        notes.insert(0, f"columns left out of the search space: {listed}{hint}")
+    if warn:
+        for note in notes:
+            warnings.warn(note, SearchSpaceWarning, stacklevel=_caller_stacklevel())
+    return SearchSpace(selectors, used, left_out, rare_values, tuple(notes))

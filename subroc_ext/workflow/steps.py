@@ -189,7 +189,7 @@ def search(
     data = data.data if isinstance(data, SortedDataset) else data
     if selectors is None:
         excluded = [*target.get_target_columns(data.iloc[:0]).columns, *ignore]
-        selectors = make_search_space(data, nbins=nbins, ignore=excluded)
+        selectors = make_search_space(data, nbins=nbins, ignore=excluded, min_support=min_support)
     selectors = list(selectors)
     counting = CountingQF(quality_function, prune)
     # FastSearch runs subroc-ext's quality functions only (not the wrapper)
