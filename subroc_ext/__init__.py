@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from .engine.search import FastSearch
-from .exceptions import InterruptedTest, LowPowerWarning, UndefinedMeasureWarning
+from .exceptions import InterruptedTest, LowPowerWarning, SearchSizeWarning, UndefinedMeasureWarning
 from .inference.significance import randomization_test
 from .inputs.search_space import SearchSpace, SearchSpaceWarning, make_search_space
 from .inputs.target import SoftClassifierTarget
@@ -101,6 +101,7 @@ __all__ = [
     "attribution_mean_score",
     "InterruptedTest",
     "LowPowerWarning",
+    "SearchSizeWarning",
     "UndefinedMeasureWarning",
     "roc_auc_confidence_interval",
     "ROCAUCInterval",

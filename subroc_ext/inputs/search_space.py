@@ -54,15 +54,14 @@ covers from the column converted once
 (:meth:`subroc_ext.inputs.selectors.Condition.column_values`).
 """
 
-import os
 import re
-import sys
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from ..utils.callers import user_stacklevel
 from .cuts import cut_conditions, without_near_copies
 from .selectors import ISO_DATE, MissingCondition, ValueCodes, ValueCondition, as_datetime, comparable_values
 
@@ -321,16 +320,6 @@ def _value_conditions(name, values):
     return conditions
 
 
-def _caller_stacklevel():
-    """The ``stacklevel`` of the first caller outside subroc-ext (the user's line,
-    whether they called this module, ``find_subgroups`` or the command line)."""
-    package = os.path.dirname(os.path.abspath(sys.modules[__name__.partition(".")[0]].__file__)) + os.sep
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 def make_search_space(
     frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=False, min_support=None, periods=None,
     warn=True,
@@ -440,5 +429,5 @@ def make_search_space(
         notes.insert(0, f"columns left out of the search space: {listed}{hint}")
     if warn:
         for note in notes:
-            warnings.warn(note, SearchSpaceWarning, stacklevel=_caller_stacklevel())
+            warnings.warn(note, SearchSpaceWarning, stacklevel=user_stacklevel())
     return SearchSpace(selectors, used, left_out, rare_values, tuple(notes))

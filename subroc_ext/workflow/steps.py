@@ -27,6 +27,7 @@ from ..engine.search import FastSearch
 from ..inference.effects import EFFECT_COLUMNS, effect_intervals
 from ..inference.resampled_effects import resampled_effect_intervals
 from ..inference.significance import base_seed, randomization_test
+from ..inputs.search_size import estimate_search_size, warn_if_large
 from ..inputs.search_space import make_search_space
 from ..inputs.sorted_data import SortedDataset
 from ..metrics.confidence import delong_interval
@@ -70,6 +71,9 @@ class SearchResult:
     finished : bool
         False if the search was stopped after ``timeout`` seconds; then
         ``subgroups`` is empty and ``candidates`` counts up to the stop.
+    size : SearchSize or None
+        The search's size estimated before it started
+        (:func:`~subroc_ext.inputs.search_size.estimate_search_size`).
     """
 
     subgroups: list = field(default_factory=list)
@@ -78,6 +82,7 @@ class SearchResult:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     finished: bool = True
+    size: object = None
 
 
 class _Timeout(Exception):
@@ -167,6 +172,11 @@ def search(
     -------
     SearchResult
 
+    Warns
+    -----
+    SearchSizeWarning
+        Before a large search (:func:`~subroc_ext.inputs.search_size.warn_if_large`).
+
     Examples
     --------
     >>> import subroc_ext
@@ -191,6 +201,8 @@ def search(
         excluded = [*target.get_target_columns(data.iloc[:0]).columns, *ignore]
         selectors = make_search_space(data, nbins=nbins, ignore=excluded, min_support=min_support)
     selectors = list(selectors)
+    size = estimate_search_size(selectors, len(data), depth)
+    warn_if_large(size)
     counting = CountingQF(quality_function, prune)
     # FastSearch runs subroc-ext's quality functions only (not the wrapper)
     # and counts its evaluated candidates itself.
@@ -200,7 +212,7 @@ def search(
         result_set_size=result_set_size, depth=depth, min_quality=min_quality,
         constraints=[ps.MinSupportConstraint(min_support)],
     )  # fmt: skip
-    found = SearchResult()
+    found = SearchResult(size=size)
     start, cpu = time.perf_counter(), time.process_time()
     try:
         with _time_limit(timeout):
