@@ -1,6 +1,7 @@
 """The search space: every column type, exact labels, pysubgroup's bins-only
 space, missing values, ID-like and constant columns, and the search on it."""
 
+import re
 import warnings
 
 import numpy as np
@@ -594,3 +595,168 @@ def test_floats_are_never_ids(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error", SearchSpaceWarning)
         assert make_search_space(frame).used == {name: "number"}
+
+
+# -- rare values and high-cardinality columns ---------------------------------
+
+
+def _direct_equal(column, value):
+    """``column == value`` row by row, missing values never equal (the oracle)."""
+    def equal(x):
+        try:
+            return bool(x == value)
+        except (TypeError, ValueError):
+            return False
+    return np.array([not pd.isna(x) and equal(x) for x in column.astype(object)], dtype=bool)
+
+
+@pytest.mark.parametrize("kind", ["object", "string", "category", "Int64", "bool", "float32", "mixed", "period"])
+def test_value_masks_equal_direct_comparisons(kind):
+    from subroc_ext.inputs.selectors import ValueCodes
+
+    rng = np.random.default_rng(4)
+    n = 300
+    column = {
+        "object": lambda: pd.Series(rng.choice(["a", "b", "c", None], n), dtype=object),
+        "string": lambda: pd.Series(rng.choice(["x", "y", "ü"], n), dtype="string").mask(rng.random(n) < 0.1),
+        "category": lambda: pd.Series(pd.Categorical(rng.choice(["p", "q"], n), categories=["p", "q", "r"])),
+        "Int64": lambda: pd.Series(pd.array(rng.integers(0, 5, n), dtype="Int64")).mask(rng.random(n) < 0.1),
+        "bool": lambda: pd.Series(rng.random(n) < 0.3),
+        "float32": lambda: pd.Series(rng.choice([0.1, 0.2, 0.3], n).astype(np.float32)),
+        "mixed": lambda: pd.Series(rng.choice(np.array([1, "1", 2.5, True, None], dtype=object), n)),
+        "period": lambda: pd.Series(pd.period_range("2020-01", periods=4, freq="M")[rng.integers(0, 4, n)]),
+    }[kind]()
+    codes = ValueCodes(column)
+    values = [*codes.uniques.tolist(), "never seen", 99]
+    for value in values:
+        np.testing.assert_array_equal(codes.mask(value), _direct_equal(column, value), err_msg=repr(value))
+    for condition in make_search_space(pd.DataFrame({"c": column}), nbins=10):
+        if isinstance(condition, ValueCondition):
+            np.testing.assert_array_equal(condition.covers(pd.DataFrame({"c": column})),
+                                          _direct_equal(column, condition.attribute_value))  # fmt: skip
+
+
+def _zipf_frame(seed, n=1500):
+    """A nominal column with a few frequent values and many rare ones."""
+    rng = np.random.default_rng(seed)
+    frame = scored_frame(seed, n, attributes=3)
+    frame["city"] = pd.Series(rng.zipf(1.5, n) % 400).map("c{}".format)
+    return frame
+
+
+@pytest.mark.parametrize("min_support", [1, 5, 20])
+def test_values_under_the_minimum_support_get_no_condition_and_change_nothing(min_support):
+    """Lossless: a pattern with a rarer value never reaches the minimum
+    support, so the search finds the same with and without those values."""
+    frame = _zipf_frame(min_support)
+    counts = frame["city"].value_counts()
+    space = make_search_space(frame, ignore=["label", "score"], min_support=min_support, warn=False)
+    full = make_search_space(frame, ignore=["label", "score"], warn=False)
+    cities = {c.attribute_value for c in space if c.attribute_name == "city"}
+    assert cities == set(counts[counts >= min_support].index)
+    assert space.rare_values.get("city", 0) == (counts < min_support).sum()
+    assert [str(c) for c in space if c.attribute_name != "city"] == [str(c) for c in full if c.attribute_name != "city"]
+    qf = make_qf("roc", weights=(1, 1))
+    pruned = run(subroc_ext.FastSearch(), qf, frame, list(space), depth=2, min_support=min_support, k=20)
+    everything = run(ps.BestFirstSearch(), make_qf("roc", weights=(1, 1)), frame, list(full), depth=2,
+                     min_support=min_support, k=20)  # fmt: skip
+    assert_same_top_k(pruned, everything, 20)
+
+
+def test_a_high_cardinality_column_is_named_in_a_note_and_no_mask_is_built_for_its_rare_values(monkeypatch):
+    """Issue 32: 285k values of one string column ran for 580 s (a mask per
+    value, each found by scanning all values). Now values under the minimum
+    support get no condition and no mask, and a note says so."""
+    from subroc_ext.inputs import selectors
+
+    rng = np.random.default_rng(0)
+    n = 20_000
+    frame = scored_frame(0, n, attributes=2)
+    frame["city"] = np.where(rng.random(n) < 0.3, rng.integers(0, 30, n), 1000 + rng.integers(0, 12_000, n))
+    frame["city"] = frame["city"].map("c{}".format)
+    frame["rare"] = [f"r{i // 3}" for i in range(n)]  # every value in 3 rows
+    masks = []
+    real_mask = selectors.ValueCodes.mask
+    monkeypatch.setattr(selectors.ValueCodes, "mask", lambda self, value: masks.append(value) or real_mask(self, value))
+    monkeypatch.setattr(selectors, "_same", lambda a, b: pytest.fail("a value was looked up by scanning"))
+    with pytest.warns(SearchSpaceWarning) as caught:
+        table = subroc_ext.find_subgroups(frame, label="label", score="score", depth=1, n_samples=50, progress=False)
+    messages = [str(w.message) for w in caught]
+    assert "columns left out of the search space: 'rare' (every value in fewer than 20 rows, the minimum support)" in messages
+    note = next(m for m in messages if m.startswith("values in fewer than 20 rows (the minimum support) get no condition: 'city' "))
+    search_values = table.attrs["search_space"]["conditions"]
+    assert search_values < 60
+    rare = {v for v in masks if re.fullmatch(r"r\d+|c\d{4,}", str(v))}
+    assert masks and not rare  # masks of frequent values only (both splits)
+    assert int(note.split("'city' ")[1].split(" of ")[0].replace(",", "")) > 5000
+
+
+# -- numbers written as text --------------------------------------------------
+
+
+def test_numbers_with_a_few_words_are_named_with_those_words():
+    """Issue 32: ``age`` with 1 in 7 values 'unknown' silently became categorical."""
+    rng = np.random.default_rng(5)
+    n = 8000
+    age = rng.integers(18, 90, n).astype(str).astype(object)
+    age[np.arange(n) % 7 == 0] = "unknown"
+    age[np.arange(n) % 500 == 1] = "n/a"
+    frame = pd.DataFrame({"age": age, "grade": rng.choice(["1", "2", "3", "x"], n),
+                          "code": rng.choice(["A1", "B2", "7", "8"], n)})  # fmt: skip
+    words = int((~frame["age"].str.isdigit()).sum())
+    with pytest.warns(SearchSpaceWarning) as caught:
+        space = make_search_space(frame)
+    assert [str(w.message) for w in caught] == [
+        f"column 'age': {words:,} of 8,000 values are not numbers ('unknown', 'n/a'): treated as categorical; "
+        "convert them to NaN to cut it numerically"
+    ]
+    assert space.notes == (str(caught[0].message),)
+    assert space.used["age"] == "nominal"
+    numeric = frame.assign(age=pd.to_numeric(frame["age"], errors="coerce"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SearchSpaceWarning)
+        assert make_search_space(numeric).used["age"] == "number"
+
+
+# -- columns that separate two periods ----------------------------------------
+
+
+def test_columns_that_tell_the_periods_apart_are_left_out():
+    rng = np.random.default_rng(6)
+    n = 400
+    current = np.arange(n) >= n // 2
+    frame = pd.DataFrame({
+        "sample_yr": np.where(current, rng.integers(3, 5, n), rng.integers(1, 3, n)),  # 1-2 | 3-4
+        "version": np.where(current, "v2", "v1"),                                      # constant in each
+        "added": pd.Series(np.where(current, rng.random(n), np.nan)),                  # missing before
+        "seen": pd.to_datetime("2021-01-01") + pd.to_timedelta(np.arange(n), unit="D"),
+        "age": rng.integers(18, 80, n),                                                # overlaps: stays
+        "plan": rng.choice(["a", "b"], n),
+        "gap": pd.Series(np.where(rng.random(n) < 0.1, np.nan, np.where(current, 2.0, 1.0) + rng.random(n))),
+    })  # fmt: skip
+    with pytest.warns(SearchSpaceWarning, match="columns left out of the search space: 'sample_yr' .separates the periods"):
+        space = make_search_space(frame, periods=current)
+    assert set(space.left_out) == {"sample_yr", "version", "added", "seen"}
+    assert set(space.used) == {"age", "plan", "gap"}  # 'gap': missing values in both periods
+    assert set(make_search_space(frame, warn=False).used) == set(frame.columns)
+
+
+def test_find_drift_leaves_out_the_column_that_defines_the_periods():
+    """Issue 30: ``sample.yr`` defined the drift's periods and appeared in its conditions."""
+    rng = np.random.default_rng(7)
+
+    def period(years, broken):
+        n = 1500
+        frame = pd.DataFrame({"region": rng.choice(["north", "south", "east"], n), "sample.yr": rng.choice(years, n),
+                              "label": rng.integers(0, 2, n)})  # fmt: skip
+        frame["p"] = 0.5 * frame["label"] + 0.5 * rng.random(n)
+        if broken:
+            east = (frame["region"] == "east").to_numpy()
+            frame.loc[east, "p"] = rng.random(east.sum())
+        return frame
+
+    with pytest.warns(SearchSpaceWarning, match=r"'sample\.yr' \(separates the periods: their ranges do not overlap\)"):
+        table = subroc_ext.find_drift(period([2015, 2016], False), period([2017, 2018], True), label="label",
+                                      score="p", depth=2, n_samples=200, progress=False)  # fmt: skip
+    assert not table["description"].str.contains("sample.yr", regex=False).any()
+    assert table["description"].iloc[0] == "region=='east'"
