@@ -8,12 +8,15 @@ column                      conditions
 ==========================  ===================================================
 nominal: object, string,    one per value observed: ``region=='east'``,
 category, bool, nullable    ``smoker==True``, ``grade==3`` (categories that
-Int/boolean/string, period  occur in no row get none)
+Int/boolean/string, period  occur in no row get none; with ``min_support``,
+                            values in fewer rows get none)
 numeric with at most        one per value, as nominal
 ``nbins`` distinct values
 numeric                     cut-points ``c`` (the quantile rule below), used as
                             thresholds ``age < 38``, ``age >= 38`` and as bins
                             between neighbouring cut-points ``38 <= age < 52``
+a mass point of one         ``capital_gain == 0``, ``capital_gain != 0`` (a value
+(thresholds only)           in more than ``1 / nbins`` of the non-missing rows)
 datetime (naive or          as numeric, on the time axis: ``signup < 2021-06-01``;
 tz-aware), ISO date         tz-aware columns are labelled in their own zone;
 strings, timedelta          strings like ``2021-06-01`` or ``2021-06-01T10:00``
@@ -26,8 +29,13 @@ Left out, with one :class:`SearchSpaceWarning` naming them all: constant
 columns (one value in every row, or missing everywhere: no condition would
 separate rows), ID-like columns (with at least 95 % distinct values: strings,
 or integers that count rows or are named like a key, :func:`named_like_a_key`;
-floats never; ``keep_ids=True`` keeps them) and columns of other types
-(complex numbers, lists, ...).
+floats never; ``keep_ids=True`` keeps them), columns whose values tell two
+periods apart (``periods``, for :func:`~subroc_ext.find_drift`), nominal
+columns whose every value is rarer than ``min_support``, and columns of other
+types (complex numbers, lists, ...). Further :class:`SearchSpaceWarning`
+notes name columns that lost 100 or more values to ``min_support``, and text
+columns of numbers with a few words (``'unknown'``), which are searched as
+categories.
 
 **Cut-points** (the documented rule): pysubgroup's equal-frequency rule
 (``ps.equal_frequency_discretization``, what ``ps.create_selectors`` uses) on
@@ -40,18 +48,34 @@ selects the same rows of the table it was built from, and the label is the
 exact condition: labels carry exactly as many digits as it takes to tell the
 cut-points apart, and two conditions never print the same.
 
+**Mass points** (with thresholds): a value ``v`` in more than ``1 / nbins``
+of the non-missing rows (the zeros of ``capital_gain``) is its own condition,
+``x == v`` and ``x != v``; ``v`` and the next larger value are cut-points,
+and the other ``nbins - m - 1`` cut-points (``m`` mass points) follow the
+rule above on the values other than the mass points. Equal-frequency cuts
+inside a mass point gave conditions a handful of rows apart
+(``capital_gain < 100``, ``< 400``, ``< 500``).
+
+**No near copies** (with thresholds, numeric and time columns): of two
+overlapping conditions of one column whose covers differ in fewer than
+0.5 % of the table's rows (:data:`~subroc_ext.inputs.cuts.NEAR_COPY_SHARE`),
+or in none, only the first in the order of the table above is kept (mass
+points before thresholds before bins); disjoint conditions are never copies.
+
 ``thresholds=False`` gives the bins-only space of the SubROC paper and of
 pysubgroup's ``create_selectors(data, nbins)``: the same rows for every
 condition (``nbins`` bins per numeric column, ``x is missing`` where values
-are missing, no thresholds and no ``is not missing``), with these labels and
-covers that handle every dtype.
+are missing, no thresholds, no mass points and no ``is not missing``), with
+these labels and covers that handle every dtype.
 
 Every condition is a pysubgroup selector (``covers(data)``,
 ``attribute_name``; at most one condition per column in a pattern, as in
 pysubgroup), so :class:`~subroc_ext.FastSearch` and every pysubgroup
 algorithm search it; :class:`~subroc_ext.inputs.sorted_data.SortedDataset` computes its
 covers from the column converted once
-(:meth:`subroc_ext.inputs.selectors.Condition.column_values`).
+(:meth:`subroc_ext.inputs.selectors.Condition.column_values`), the masks of
+all values of a nominal column from one factorization
+(:class:`~subroc_ext.inputs.selectors.ValueCodes`).
 """
 
 import re
