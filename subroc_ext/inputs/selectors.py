@@ -118,6 +118,7 @@ class ValueCodes:
         self.codes, uniques = pd.factorize(column, use_na_sentinel=True)
         self.uniques = np.asarray(uniques, dtype=object)
         self._index = self._rows = self._starts = None
+        self._compared = False
 
     def __len__(self):
         return len(self.codes)
@@ -139,14 +140,23 @@ class ValueCodes:
             return int(found[0]) if len(found) else None
 
     def mask(self, value):
-        """Boolean mask of the rows holding ``value`` (none if it does not occur)."""
-        mask = np.zeros(len(self.codes), dtype=bool)
+        """Boolean mask of the rows holding ``value`` (none if it does not occur).
+
+        The first mask compares the codes of all rows; from the second on,
+        the rows are grouped by value once (one sort) and each mask sets
+        only its value's rows.
+        """
         code = self.code_of(value)
-        if code is not None:
-            if self._rows is None:  # rows grouped by value: one sort for all values
-                self._rows = np.argsort(self.codes, kind="stable")
-                self._starts = np.searchsorted(self.codes[self._rows], np.arange(len(self.uniques) + 1))
-            mask[self._rows[self._starts[code] : self._starts[code + 1]]] = True
+        if code is None:
+            return np.zeros(len(self.codes), dtype=bool)
+        if self._rows is None:
+            if not self._compared:  # the first mask of this column: maybe the only one
+                self._compared = True
+                return self.codes == code
+            self._rows = np.argsort(self.codes, kind="stable")
+            self._starts = np.searchsorted(self.codes[self._rows], np.arange(len(self.uniques) + 1))
+        mask = np.zeros(len(self.codes), dtype=bool)
+        mask[self._rows[self._starts[code] : self._starts[code + 1]]] = True
         return mask
 
 
