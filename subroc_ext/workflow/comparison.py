@@ -199,7 +199,7 @@ def find_regressions(
     data, *, label, score, baseline, measure="roc_auc", positive_label=None, mode="worse",
     validation=0.5, size_weight=1.0, balance_weight=1.0, generalization_aware=True, depth=2,
     min_support=20, nbins=5, ignore=(), result_set_size=100, collapse_identical=True,
-    max_overlap=None, n_samples="adaptive", method="fdr_by", alpha=0.05, random_state=0,
+    max_overlap=0.8, n_samples="adaptive", method="fdr_by", alpha=0.05, random_state=0,
     algorithm=None, progress=True, client=None, n_jobs=None,
 ):  # fmt: skip
     """Find subgroups where a new model falls behind a baseline on the same rows, and test them.
@@ -281,7 +281,7 @@ def find_drift(
     reference, current, *, label, score, measure="roc_auc", positive_label=None, mode="worse",
     validation=0.5, size_weight=1.0, balance_weight=1.0, generalization_aware=True, depth=2,
     min_support=20, nbins=5, ignore=(), result_set_size=100, collapse_identical=True,
-    max_overlap=None, n_samples="adaptive", method="fdr_by", alpha=0.05, random_state=0,
+    max_overlap=0.8, n_samples="adaptive", method="fdr_by", alpha=0.05, random_state=0,
     algorithm=None, progress=True, client=None, n_jobs=None,
 ):  # fmt: skip
     """Find subgroups where a model's ranking degraded from a reference to a current period.
