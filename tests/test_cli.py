@@ -75,9 +75,14 @@ def test_demo(tmp_path, capsys):
     assert f"Report: {out.resolve() / 'report.html'} (with subgroups.csv, curves.png); it " \
            "replaces the report an earlier run wrote there." in captured.out
     table = pd.read_csv(out / "subgroups.csv", keep_default_na=False)
-    assert 50 <= len(table) <= 100  # identical covers collapsed into one row
-    assert f"Top 10 of {len(table)} subgroups" in captured.out
-    assert (table["alternatives"] != "").any()
+    # 100 distinct subgroups: identical covers collapsed into one row, near copies
+    # (Jaccard index above 0.8 with a better row) listed under it, the search
+    # repeated for a longer ranking until 100 are left
+    assert len(table) == 100 and table["overlap"].max() <= 0.8
+    assert f"Top 10 of {len(table)} distinct subgroups" in captured.out
+    assert (table["alternatives"] != "").any() and (table["near_copies"] != "").any()
+    # the headline first: the verdict, then the significant findings by effect
+    assert captured.out.startswith("Where the ROC AUC is worse than on the whole data: ")
     assert "roc_auc_validation" in captured.out and "Whole data: roc_auc 0.9" in captured.out
     assert "Runtime:" in captured.out
 
@@ -225,7 +230,7 @@ def test_a_failing_write_is_one_line_and_leaves_no_partial_file(workdir, tmp_pat
     assert "Report:" not in captured.out
     if failing == "curves.png":  # written first, complete
         written = pd.read_csv(out / "subgroups.csv")
-        assert f"Top {min(10, len(written))} of {len(written)} subgroups" in captured.out
+        assert f"Top {min(10, len(written))} of {len(written)} distinct subgroups" in captured.out
         assert not (out / "report.html").exists()
 
 
@@ -255,7 +260,7 @@ def test_head_keeps_every_file(workdir, tmp_path):
         text=True, timeout=600,
     )  # fmt: skip
     assert process.returncode in (0, 141) and without_power_warning(process.stderr) == ""
-    assert process.stdout.startswith("Top ") and process.stdout.count("\n") == 1
+    assert process.stdout.startswith(("Where the ROC AUC", "No subgroup where")) and process.stdout.count("\n") == 1
     assert_every_file_written(tmp_path / "out")
 
 

@@ -21,6 +21,7 @@ from ..scoring.auc_mu import PairProjections, check_multiclass_arrays, check_par
 from ..scoring.measures import ROCAUC
 from ..utils.validation import check_columns
 from .conditions import readable_description
+from .findings import findings_section
 from .page import Section, heatmap_table, render_page, subgroups_table
 from .report import forest_section, result_columns, settings_html
 
@@ -167,12 +168,14 @@ def write_multiclass_report(
     n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
     created = datetime.datetime.now().isoformat(timespec="seconds")
     summary = (
-        f"<p>{len(table):,} subgroups, {n_significant:,} of them significant, by AUC_mu over "
+        f'<p class="note">{len(table):,} distinct subgroups, {n_significant:,} of them significant, by AUC_mu over '
+
         f"{len(score_columns)} classes ({html.escape(', '.join(map(str, score_columns)))}). "
         f"Created {created}{f' in {runtime:.1f} s' if runtime is not None else ''}; the full "
         f"table is in <code>{files.csv.name}</code>.</p>"
     )
     sections = [
+        findings_section(table, n_rows=len(data)),
         Section("AUC_mu of each subgroup", forest_section(shown, n_rows=len(data)), "forest"),
         Section("Subgroups", subgroups_table(shown, result_columns(shown, "auc_mu", n_rows=len(data))),
                 "subgroups"),

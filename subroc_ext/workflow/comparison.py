@@ -168,8 +168,14 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
         method=method, alpha=alpha, dataset_values=dataset_values,
     )  # fmt: skip
-    if not isinstance(target, DriftTarget):
+    if isinstance(target, DriftTarget):  # the rows of the current period
+
+        def rows(frame):
+            return int((frame[target.period_column] == target.current).sum())
+    else:
         table.attrs["baseline"] = target.baseline_column
+        rows = len
+    table.attrs["n_rows"] = {"search": rows(search), "validation": rows(held_out)}
     return table
 
 

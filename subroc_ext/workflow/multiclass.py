@@ -206,6 +206,7 @@ def find_multiclass_subgroups(
             "auc_mu_search": describer.dataset_value,
             "auc_mu_validation": statistic_qf.dataset_value,
         },
+        n_rows={"search": len(search), "validation": len(held_out)},
     )  # fmt: skip
     if tested is None:
         raise InterruptedTest(table)

@@ -277,7 +277,8 @@ def find_subgroups(
         ``delta_ci_low``, ``delta_ci_high`` (its confidence interval at
         ``1 - alpha``, simultaneous over all rows, see
         :func:`~subroc_ext.inference.effects.effect_intervals`). ``table.attrs``
-        holds the dataset values of the measures, the settings,
+        holds the dataset values of the measures, ``n_rows`` (rows of the
+        search and validation splits), the settings,
         ``search_space`` (``conditions``: how many; ``left_out``: the
         columns without conditions and why) and ``counts``:
         ``candidates`` (patterns the searches evaluated), ``searched`` (the
@@ -374,7 +375,7 @@ def find_subgroups(
         collapse_identical=collapse_identical, max_overlap=max_overlap,
         n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
         null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
-        dataset_values=dataset_values,
+        dataset_values=dataset_values, n_rows={"search": len(search), "validation": len(held_out)},
         min_quality=min_quality, thresholds=thresholds, nbins=nbins,
         search_space={"conditions": len(checked.space), "left_out": dict(checked.space.left_out)},
         counts={
