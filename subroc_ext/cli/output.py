@@ -101,7 +101,7 @@ def _text_table(table, columns, shown=_PRINTED):
     width = max([len("description"), *map(len, top["description"])])
 
     def cell(name):
-        kind = table[name].dtype
+        kind = top[name].dtype
         if name == "description":
             return lambda text: text.ljust(width)
         if name.startswith("p_value"):

@@ -22,7 +22,7 @@ from ..metrics.diagnostics import youden_threshold
 from ..metrics.operating_point import RATE_COLUMNS, threshold_rates
 from ..utils.validation import finite_scores, positive_mask
 from .conditions import readable_description
-from .findings import findings_section
+from .findings import findings_section, measure_title
 from .page import (
     Column,
     Section,
@@ -511,7 +511,7 @@ def write_report(
     )
     sections = [
         findings_section(table, n_rows=len(data)),
-        Section(f"{measure if value in (None, measure_column) else value} of each subgroup", forest_section(
+        Section(f"{measure_title(measure) if value in (None, measure_column) else value} of each subgroup", forest_section(
             shown, n_rows=len(data), value=value, interval=interval,
             reference=0.0 if value == "delta" else None), "forest"),
         Section("Subgroups", subgroups_table(shown, columns) + effect_note(table) + rates_note, "subgroups"),
