@@ -216,6 +216,8 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
     if "significant" not in table.columns or table["significant"].isna().all():
         return Headline(f"{prefix}{_subgroups(len(table))} found, not tested.".strip())
     n_rows = attrs.get("n_rows", {}).get("validation") if n_rows is None else n_rows
+    if "delta" not in table.columns:  # a table of before 0.3: the test statistic is the effect
+        table = table.assign(delta=table["statistic"])
     significant = table[table["significant"].astype(bool)]
     test = f"{attrs.get('method', 'fdr_by')}, alpha {attrs.get('alpha', 0.05):g}"
     subject = "the change" if kind != "single" else f"the {measure}"

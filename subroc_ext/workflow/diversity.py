@@ -90,7 +90,7 @@ def _mask(subgroup, data):
 def _words(covers):
     """Bitsets of a boolean cover matrix (bitsets pass through)."""
     covers = np.asarray(covers)
-    return covers if covers.dtype == np.uint64 else bitset.pack(covers.reshape(len(covers), -1))
+    return covers if covers.dtype == np.uint64 else bitset.pack(np.atleast_2d(covers))
 
 
 def _jaccard(intersections, first_sizes, second_sizes):
