@@ -17,6 +17,7 @@ from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
 from ..utils.atomic import atomic_directory, atomic_path
+from .arguments import PROG
 
 __all__ = [
     "PROG",
@@ -33,9 +34,6 @@ __all__ = [
     "report_interrupted",
     "finish_comparison",
 ]
-
-
-PROG = "subroc-ext"
 
 
 #: Number of subgroups printed.
