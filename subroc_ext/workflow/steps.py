@@ -313,19 +313,17 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     masks = np.array([dataset.mask_of(subgroup) for subgroup in subgroups], dtype=bool).reshape(
         len(subgroups), len(dataset)
     )
-    covers = [dataset.cover(mask) for mask in masks]
-    columns = {
-        "size": [len(cover.rows) for cover in covers],
-        "positives": [cover.positives for cover in covers],
-        "negatives": [cover.negatives for cover in covers],
-    }
-    for name, measure in _prepared_measures(dataset).items():
-        columns[name] = [
-            measure.value(cover) if measure and measure.is_defined(cover.positives, cover.negatives)
-            else np.nan
-            for cover in covers
-        ]  # fmt: skip
-    table = pd.DataFrame(columns, index=range(len(subgroups)))
+    measures = _prepared_measures(dataset)
+    rows = []
+    for mask in masks:  # one cover at a time: memory in proportion to the rows
+        cover = dataset.cover(mask)
+        rows.append({
+            "size": len(cover.rows), "positives": cover.positives, "negatives": cover.negatives,
+            **{name: measure.value(cover) if measure and measure.is_defined(cover.positives, cover.negatives)
+               else np.nan for name, measure in measures.items()},
+        })  # fmt: skip
+    columns = ["size", "positives", "negatives", *measures]
+    table = pd.DataFrame.from_records(rows, columns=columns, index=range(len(subgroups)))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])
     bias = bias_aucs_of_masks(dataset.is_positive, dataset.scores, masks, group_ids=dataset.group_ids)
