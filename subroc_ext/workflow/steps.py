@@ -314,16 +314,16 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
         len(subgroups), len(dataset)
     )
     measures = _prepared_measures(dataset)
-    rows = []
+    columns = {name: [] for name in ["size", "positives", "negatives", *measures]}
     for mask in masks:  # one cover at a time: memory in proportion to the rows
         cover = dataset.cover(mask)
-        rows.append({
-            "size": len(cover.rows), "positives": cover.positives, "negatives": cover.negatives,
-            **{name: measure.value(cover) if measure and measure.is_defined(cover.positives, cover.negatives)
-               else np.nan for name, measure in measures.items()},
-        })  # fmt: skip
-    columns = ["size", "positives", "negatives", *measures]
-    table = pd.DataFrame.from_records(rows, columns=columns, index=range(len(subgroups)))
+        columns["size"].append(len(cover.rows))
+        columns["positives"].append(cover.positives)
+        columns["negatives"].append(cover.negatives)
+        for name, measure in measures.items():
+            defined = measure and measure.is_defined(cover.positives, cover.negatives)
+            columns[name].append(measure.value(cover) if defined else np.nan)
+    table = pd.DataFrame(columns, index=range(len(subgroups)))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])
     bias = bias_aucs_of_masks(dataset.is_positive, dataset.scores, masks, group_ids=dataset.group_ids)
