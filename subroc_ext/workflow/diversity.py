@@ -61,9 +61,12 @@ def jaccard_matrix(covers):
     -------
     numpy.ndarray of float, shape (k, k)
     """
-    counts = covers.astype(np.float64)
-    intersections = counts @ counts.T
-    sizes = counts.sum(axis=1)
+    covers = np.asarray(covers, dtype=bool)
+    intersections = np.zeros((len(covers), len(covers)))
+    for start in range(0, covers.shape[1], 1 << 16):  # blocks of rows: exact integer sums, little memory
+        counts = covers[:, start : start + (1 << 16)].astype(np.float64)
+        intersections += counts @ counts.T
+    sizes = covers.sum(axis=1).astype(np.float64)
     unions = sizes[:, None] + sizes[None, :] - intersections
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(unions > 0, intersections / unions, 1.0)
