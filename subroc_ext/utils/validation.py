@@ -8,6 +8,8 @@ bad input fails early instead of producing a silently wrong number.
 import numpy as np
 import pandas as pd
 
+from .names import MODES
+
 __all__ = [
     "check_columns",
     "positive_mask",
@@ -18,8 +20,6 @@ __all__ = [
     "check_binary_arrays",
     "quoted_values",
 ]
-
-MODES = ("worse", "better", "both")
 
 
 def check_columns(data, columns, what="data"):
