@@ -11,6 +11,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from .names import MODES
+
 __all__ = [
     "check_columns",
     "positive_mask",
@@ -22,8 +24,6 @@ __all__ = [
     "check_binary_arrays",
     "quoted_values",
 ]
-
-MODES = ("worse", "better", "both")
 
 
 def check_columns(data, columns, what="data"):

@@ -330,18 +330,16 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     masks = np.array([dataset.mask_of(subgroup) for subgroup in subgroups], dtype=bool).reshape(
         len(subgroups), len(dataset)
     )
-    covers = [dataset.cover(mask) for mask in masks]
-    columns = {
-        "size": [len(cover.rows) for cover in covers],
-        "positives": [cover.positives for cover in covers],
-        "negatives": [cover.negatives for cover in covers],
-    }
-    for name, measure in _prepared_measures(dataset).items():
-        columns[name] = [
-            measure.value(cover) if measure and measure.is_defined(cover.positives, cover.negatives)
-            else np.nan
-            for cover in covers
-        ]  # fmt: skip
+    measures = _prepared_measures(dataset)
+    columns = {name: [] for name in ["size", "positives", "negatives", *measures]}
+    for mask in masks:  # one cover at a time: memory in proportion to the rows
+        cover = dataset.cover(mask)
+        columns["size"].append(len(cover.rows))
+        columns["positives"].append(cover.positives)
+        columns["negatives"].append(cover.negatives)
+        for name, measure in measures.items():
+            defined = measure and measure.is_defined(cover.positives, cover.negatives)
+            columns[name].append(measure.value(cover) if defined else np.nan)
     table = pd.DataFrame(columns, index=range(len(subgroups)))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])
