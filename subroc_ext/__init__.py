@@ -22,7 +22,7 @@ def _load_api():
     ``table.subroc`` accessor): on first use of any of its names, so that
     ``import subroc_ext`` and ``subroc-ext --version`` load nothing heavy."""
     from .engine.search import FastSearch
-    from .exceptions import InterruptedTest, LowPowerWarning, UndefinedMeasureWarning
+    from .exceptions import InterruptedTest, LowPowerWarning, SearchSizeWarning, UndefinedMeasureWarning
     from .inference.significance import randomization_test
     from .inputs.search_space import SearchSpace, SearchSpaceWarning, make_search_space
     from .inputs.target import SoftClassifierTarget
@@ -125,6 +125,7 @@ __all__ = [
     "attribution_mean_score",
     "InterruptedTest",
     "LowPowerWarning",
+    "SearchSizeWarning",
     "UndefinedMeasureWarning",
     "roc_auc_confidence_interval",
     "ROCAUCInterval",
