@@ -250,7 +250,11 @@ def find_subgroups(
         :func:`~subroc_ext.inference.effects.effect_intervals`). ``table.attrs``
         holds the dataset values of the measures, ``n_rows`` (rows of the
         search and validation splits), the settings,
-        ``search_space`` (``conditions``: how many; ``left_out``: the
+        ``search_space`` (``conditions``: how many; ``rare_values``: per
+        column, the values under the minimum support that got no condition;
+        ``notes``: what the search space's warnings said;
+        ``candidates_bound``: the patterns the search could have had to
+        evaluate, before pruning; ``left_out``: the
         columns without conditions and why) and ``counts``:
         ``candidates`` (patterns the searches evaluated), ``searched`` (the
         number of top patterns each search asked for: several when the
@@ -348,7 +352,11 @@ def find_subgroups(
         null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
         dataset_values=dataset_values, n_rows={"search": len(search), "validation": len(held_out)},
         min_quality=min_quality, thresholds=thresholds, nbins=nbins,
-        search_space={"conditions": len(checked.space), "left_out": dict(checked.space.left_out)},
+        search_space={
+            "conditions": len(checked.space), "left_out": dict(checked.space.left_out),
+            "rare_values": dict(checked.space.rare_values), "notes": list(checked.space.notes),
+            "candidates_bound": None if found.size is None else found.size.candidates,
+        },
         counts={
             "candidates": found.candidates, "searched": found.result_set_sizes,
             "found": len(found.subgroups), "rows": len(table),
