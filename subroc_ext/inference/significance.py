@@ -161,12 +161,23 @@ def _own_code(qf):
     return all(compiled_kind(measure) is not None for measure in measures)
 
 
+def _progress_label(draws, batch):
+    """What a round of the test draws, for its progress line: ``testing round 2,
+    256 random subsets per group of equal size and class counts``."""
+    sizes = sorted({n for n, _ in draws.values()})
+    each = f"{sizes[0]:,}" if len(sizes) == 1 else f"{sizes[0]:,}-{sizes[-1]:,}"
+    step = "testing" if batch is None else f"testing round {batch + 1}"
+    return f"{step}, {each} random subsets per group of equal size and class counts"
+
+
 @kernel_interrupts()
 def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, progress, batch=None,
                         threads=1):  # fmt: skip
     """:func:`_null_exceedances` of each key of ``draws`` (``{key: (number of
     values, thresholds)}``), here (on ``threads`` threads, one key at a time
-    each) or on the workers of ``client``."""
+    each) or on the workers of ``client``; the progress line names the round
+    (``batch``) and counts the keys."""
+    desc = _progress_label(draws, batch)
     if client is None and threads > 1 and len(draws) > 1 and _own_code(qf):
         with ThreadPoolExecutor(threads) as pool:
             futures = {
@@ -174,14 +185,14 @@ def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, 
                 for key, (n, cuts) in draws.items()
             }  # fmt: skip
             try:
-                items = progress_bar(futures.items(), enabled=progress, desc="testing")
+                items = progress_bar(futures.items(), enabled=progress, desc=desc)
                 return {key: future.result() for key, future in items}
             finally:
                 pool.shutdown(cancel_futures=True)  # Ctrl-C: only the running keys finish
     if client is None:
         return {
             key: _null_exceedances(qf, whole, key, cuts, n, seed, batch_elements, batch)
-            for key, (n, cuts) in progress_bar(draws.items(), enabled=progress, desc="testing")
+            for key, (n, cuts) in progress_bar(draws.items(), enabled=progress, desc=desc)
         }
     distributed = require_distributed("client")
     futures = {
@@ -192,7 +203,7 @@ def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, 
     nulls = {}
     try:
         done = distributed.as_completed(futures)
-        for future in progress_bar(done, enabled=progress, desc="testing", total=len(draws)):
+        for future in progress_bar(done, enabled=progress, desc=desc, total=len(draws)):
             nulls[futures[future]] = future.result()
     finally:
         client.cancel(list(futures))
