@@ -129,7 +129,7 @@ def null_exceedances(measure, dataset, positives, negatives, n_samples, rng, qua
     >>> from subroc_ext.scoring.measures import ROCAUC, Cover
     >>> whole = Cover.from_arrays([True, False] * 50, np.arange(100.0))
     >>> reached = null_exceedances(ROCAUC(), whole, 10, 10, 1000, np.random.default_rng(0),
-    ...                            lambda auc: 0.5 - auc, [0.0, 0.4])
+    ...                            lambda auc: 0.5 - auc, [0.0, 0.5])
     >>> reached.shape, 0.3 < reached[0].mean() < 0.7, reached[1].any()
     ((2, 1000), True, False)
     """
