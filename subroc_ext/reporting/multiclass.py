@@ -9,7 +9,6 @@ there.
 """
 
 import datetime
-import html
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,7 +20,7 @@ from ..scoring.auc_mu import PairProjections, check_multiclass_arrays, check_par
 from ..scoring.measures import ROCAUC
 from ..utils.validation import check_columns
 from .conditions import readable_description
-from .page import Section, heatmap_table, render_page, subgroups_table
+from .page import Html, Section, heatmap_table, render_page, subgroups_table
 from .report import forest_section, result_columns, settings_html
 
 __all__ = ["MulticlassReportFiles", "class_pair_aucs", "class_pair_section", "write_multiclass_report"]
@@ -95,11 +94,11 @@ def class_pair_section(table, data, *, label, score_columns, partition_matrix=No
 
     Returns
     -------
-    str
+    Html
         ``''`` when the table has no subgroup objects or no rows.
     """
     if "subgroup" not in table.columns or len(table) == 0:
-        return ""
+        return Html("")
     rows = table.head(top)
     auc, pairs = class_pair_aucs(
         {f"#{rank} {readable_description(sg)}": sg for rank, sg in enumerate(rows["subgroup"], 1)},
@@ -108,24 +107,24 @@ def class_pair_section(table, data, *, label, score_columns, partition_matrix=No
     )  # fmt: skip
     auc = auc.rename(index={"all": "whole data"})
     tips = pairs.map(lambda n: f"{n:,} pairs of rows")
-    return f"""{heatmap_table(auc, tooltips=tips)}
+    return Html("""{}
 <p class="note">AUC_mu is the mean of one AUC per pair of classes (Kleiman &amp; Page 2019):
 cell (subgroup, "i vs j") is the AUC of class i's rows against class j's rows, ranked by the
-pair's projected score, on the {len(data):,} validation rows (hover for the number of pairs).
+pair's projected score, on the {:,} validation rows (hover for the number of pairs).
 A cell far below the whole data's shows which two classes the model confuses in that
-subgroup; "–" where a class of the pair is absent. The whole data and the top {len(rows)}
-subgroups.</p>"""
+subgroup; "–" where a class of the pair is absent. The whole data and the top {}
+subgroups.</p>""").format(heatmap_table(auc, tooltips=tips), len(data), len(rows))
 
 
 def _how_to_read(attrs):
     mode = attrs.get("mode", "worse")
     adjective = {"worse": "worse", "better": "better"}.get(mode, "different")
-    return f"""<p>Each row is a subgroup found on the <em>search</em> split, best first: where the
+    return Html("""<p>Each row is a subgroup found on the <em>search</em> split, best first: where the
 model's AUC_mu (the multi-class ROC AUC of Kleiman &amp; Page 2019) is {adjective} than on the
 whole data, weighted by size and class balance. The table shows it on the held-out
 <em>validation</em> split with its difference from the whole split (Δ), the corrected p-value
 of the randomization test (random subsets with the same count of every class) and whether it
-is significant; the class counts and the search split are under "Columns".</p>"""
+is significant; the class counts and the search split are under "Columns".</p>""").format(adjective=adjective)
 
 
 def write_multiclass_report(
@@ -166,12 +165,11 @@ def write_multiclass_report(
     shown = table.assign(rank=np.arange(1, len(table) + 1))
     n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
     created = datetime.datetime.now().isoformat(timespec="seconds")
-    summary = (
-        f"<p>{len(table):,} subgroups, {n_significant:,} of them significant, by AUC_mu over "
-        f"{len(score_columns)} classes ({html.escape(', '.join(map(str, score_columns)))}). "
-        f"Created {created}{f' in {runtime:.1f} s' if runtime is not None else ''}; the full "
-        f"table is in <code>{files.csv.name}</code>.</p>"
-    )
+    summary = Html(
+        "<p>{:,} subgroups, {:,} of them significant, by AUC_mu over {} classes ({}). Created {}{}; "
+        "the full table is in <code>{}</code>.</p>"
+    ).format(len(table), n_significant, len(score_columns), ", ".join(map(str, score_columns)), created,
+             f" in {runtime:.1f} s" if runtime is not None else "", files.csv.name)  # fmt: skip
     sections = [
         Section("AUC_mu of each subgroup", forest_section(shown, n_rows=len(data)), "forest"),
         Section("Subgroups", subgroups_table(shown, result_columns(shown, "auc_mu", n_rows=len(data))),
