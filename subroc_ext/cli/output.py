@@ -17,6 +17,7 @@ from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
 from ..utils.atomic import atomic_directory, atomic_path
+from ..utils.spreadsheet import write_csv
 
 __all__ = [
     "PROG",
@@ -214,7 +215,7 @@ def _export_rows(table, splits, folder):
         membership.insert(0, "row", frame.index)
         membership.insert(0, "split", name)
         parts.append(membership)
-    pd.concat(parts).to_csv(Path(folder) / "rows.csv", index=False)
+    write_csv(pd.concat(parts), Path(folder) / "rows.csv")
 
 
 def _write_outputs(table, out, report=None):
@@ -230,7 +231,7 @@ def _write_outputs(table, out, report=None):
     written = []
     try:
         with atomic_path(out / "subgroups.csv") as part:
-            table.drop(columns="subgroup", errors="ignore").to_csv(part, index=False)
+            write_csv(table.drop(columns="subgroup", errors="ignore"), part)
         written.append("subgroups.csv")
         if report is not None:
             with atomic_directory(out) as folder:

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
+from ..utils.spreadsheet import write_csv
 from ..workflow.diversity import cover_matrix, select_diverse
 from .comparison_plots import plot_comparison_roc_curves
 from .page import (
@@ -266,7 +267,7 @@ def write_comparison_report(table, data, out_dir, *, current=None, title=None, r
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = ReportFiles(out_dir / "subgroups.csv", out_dir / "curves.png", out_dir / "report.html")
-    table.drop(columns="subgroup").to_csv(files.csv, index=False)
+    write_csv(table.drop(columns="subgroup"), files.csv)
     attrs, measure = table.attrs, table.attrs["measure"]
     shown = table.assign(rank=np.arange(1, len(table) + 1))
     n_rows = len(data) if paired else len(current)

@@ -18,6 +18,7 @@ import pandas as pd
 from ..metrics.covers import subgroup_covers
 from ..scoring.auc_mu import PairProjections, check_multiclass_arrays, check_partition_matrix
 from ..scoring.measures import ROCAUC
+from ..utils.spreadsheet import write_csv
 from ..utils.validation import check_columns
 from .conditions import readable_description
 from .page import Html, Section, heatmap_table, render_page, subgroups_table
@@ -161,7 +162,7 @@ def write_multiclass_report(
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = MulticlassReportFiles(out_dir / "subgroups.csv", out_dir / "report.html")
-    table.drop(columns="subgroup", errors="ignore").to_csv(files.csv, index=False)
+    write_csv(table.drop(columns="subgroup", errors="ignore"), files.csv)
     shown = table.assign(rank=np.arange(1, len(table) + 1))
     n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
     created = datetime.datetime.now().isoformat(timespec="seconds")

@@ -19,6 +19,7 @@ from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from ..metrics.diagnostics import youden_threshold
 from ..metrics.operating_point import RATE_COLUMNS, threshold_rates
+from ..utils.spreadsheet import write_csv
 from ..utils.validation import finite_scores, positive_mask
 from .conditions import readable_description
 from .page import (
@@ -457,7 +458,7 @@ def write_report(
         figure.savefig(files.png, dpi=100)
     finally:
         plt.close(figure)
-    table.drop(columns="subgroup", errors="ignore").to_csv(files.csv, index=False)
+    write_csv(table.drop(columns="subgroup", errors="ignore"), files.csv)
 
     shown = table.assign(rank=np.arange(1, len(table) + 1))
     rates_note = ""
