@@ -11,6 +11,9 @@ as a table. So nothing is lost when the output is cut short:
   it, exit code 2, and no partial file (the results are still printed);
 * a closed output pipe (``subroc-ext run ... | head -1``) ends quietly with
   exit code 141 (128 + SIGPIPE, as other commands end), every file written;
+  a closed stderr only silences the status lines; a stdout that cannot be
+  written (``>&-``, ``>/dev/full``) is one line on stderr and exit code 2,
+  every file written;
 * Ctrl-C ends with one line and exit code 130; during the significance test
   the searched subgroups are kept in ``subgroups.csv``, untested.
 
@@ -24,7 +27,7 @@ import warnings
 
 from .arguments import build_parser
 from .commands import compare_command, demo_command, drift_command, run_command
-from .output import INTERRUPTED, PIPE_CLOSED, PROG, report_interrupted, to_devnull
+from .output import FAILED, INTERRUPTED, PIPE_CLOSED, PROG, GuardedStream, report_interrupted
 
 __all__ = ["main"]
 
@@ -43,10 +46,29 @@ def main(argv=None):
     Returns
     -------
     int
-        Exit code: 0 on success, 2 on bad input or arguments or a failed
-        write, 130 after Ctrl-C, 141 when the output pipe was closed (after
-        every file was written).
+        Exit code: 0 on success, 2 on bad input or arguments, a failed write
+        or a stdout that cannot be written, 130 after Ctrl-C, 141 when the
+        output pipe was closed (after every file was written).
     """
+    streams = sys.stdout, sys.stderr
+    out = sys.stdout = GuardedStream(sys.stdout)
+    sys.stderr = GuardedStream(sys.stderr)
+    try:
+        code = _run(argv)
+        out.flush()  # a closed pipe or a full disk shows here, not in Python's flush at exit
+        if out.error is None:
+            return code
+        if isinstance(out.error, BrokenPipeError):
+            return PIPE_CLOSED
+        print(f"{PROG}: error: cannot write to standard output: {out.error.strerror or out.error}"
+              + ("; every file was written" if code == 0 else ""), file=sys.stderr)  # fmt: skip
+        return code or FAILED
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run(argv):
+    """Parse ``argv`` and run its command; the exit code."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as stop:  # --help, or a usage error already printed
@@ -54,15 +76,10 @@ def main(argv=None):
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
-            code = COMMANDS[args.command](args)
-        sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
-    except BrokenPipeError:
-        to_devnull(sys.stdout)
-        return PIPE_CLOSED
+            return COMMANDS[args.command](args)
     except KeyboardInterrupt:
         report_interrupted(args)
         return INTERRUPTED
-    return code
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

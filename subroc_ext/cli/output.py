@@ -1,8 +1,17 @@
 """What the commands print and write: the results table, the files (each whole or
 not at all, subgroups.csv first), and the one-line messages of a failure or an
 interruption.
+
+Printing never stops the work: the command line runs with both standard
+streams behind a :class:`GuardedStream`, whose writes never raise. A closed
+stderr (``... 2>&1 | head -1``, ``2>&-``) only silences the status lines and
+warnings; a stdout that fails (a closed pipe, ``>&-``, ``>/dev/full``) is
+reported once the files are written (``main`` turns its ``error`` into exit
+code 141 for a closed pipe, else one line on stderr and exit code 2).
 """
 
+import contextlib
+import errno
 import os
 import signal
 import sys
@@ -24,6 +33,7 @@ __all__ = [
     "FAILED",
     "INTERRUPTED",
     "PIPE_CLOSED",
+    "GuardedStream",
     "to_devnull",
     "print_status",
     "fail",
@@ -57,15 +67,64 @@ def to_devnull(stream):
     os.close(devnull)
 
 
+class GuardedStream:
+    """A text stream whose writes never raise.
+
+    The first failure of the wrapped stream (a closed pipe, a closed file
+    descriptor, a full disk), or a stream that is None because the process
+    started with it closed, is kept in :attr:`error`; from then on the text
+    is dropped, and the file descriptor points at the null device so that
+    Python's own flush at exit cannot fail either.
+
+    Parameters
+    ----------
+    stream : io.TextIOBase or None
+        ``sys.stdout`` or ``sys.stderr``.
+
+    Attributes
+    ----------
+    error : OSError or None
+        Why the stream stopped (``BrokenPipeError`` for a closed pipe).
+    """
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.error = None if stream is not None else OSError(errno.EBADF, "it is closed")
+
+    def write(self, text):
+        """Write ``text`` (dropped once the stream has failed); its length."""
+        if self.error is None:
+            try:
+                self.stream.write(text)
+            except (OSError, ValueError) as error:  # ValueError: a closed file object
+                self._failed(error)
+        return len(text)
+
+    def flush(self):
+        """Flush the stream, keeping a failure instead of raising it."""
+        if self.error is None:
+            try:
+                self.stream.flush()
+            except (OSError, ValueError) as error:
+                self._failed(error)
+
+    def isatty(self):
+        """Whether the stream is a working terminal."""
+        return self.error is None and self.stream.isatty()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+    def _failed(self, error):
+        self.error = error if isinstance(error, OSError) else OSError(errno.EBADF, str(error))
+        with contextlib.suppress(OSError, ValueError):
+            to_devnull(self.stream)
+
+
 def print_status(args, message):
-    """Print a status line on stderr unless ``--quiet``; a closed stderr does
-    not stop the work."""
-    if args.quiet:
-        return
-    try:
+    """Print a status line on stderr unless ``--quiet``."""
+    if not args.quiet:
         print(message, file=sys.stderr, flush=True)
-    except BrokenPipeError:
-        to_devnull(sys.stderr)
 
 
 def fail(error):

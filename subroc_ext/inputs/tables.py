@@ -5,9 +5,16 @@ also compressed, e.g. ``.csv.gz``; ``.parquet``/``.pq``) or, for delimited
 text with any extension, from ``sep``. Every problem is one ``ValueError``
 (``FileNotFoundError`` for a missing file) whose message names the file and
 says what to do, in terms of the command's options (``--sep``,
-``--encoding``).
+``--encoding``): also a file that cannot be opened (permissions) and a
+compressed file that is cut short or corrupt, which the decompressors report
+as ``EOFError``, ``gzip.BadGzipFile``, ``zlib.error``, ``lzma.LZMAError``,
+``zipfile.BadZipFile`` or ``tarfile.TarError``.
 """
 
+import lzma
+import tarfile
+import zipfile
+import zlib
 from pathlib import Path
 
 import pandas as pd
@@ -33,6 +40,8 @@ _SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
 #: Separators a one-column table may really be split by.
 _LIKELY = {";": "';'", "\t": "tab ('\\t')", "|": "'|'"}
+#: What the decompressors raise for data that is not what its extension says.
+_CORRUPT = (zlib.error, lzma.LZMAError, zipfile.BadZipFile, tarfile.TarError)
 
 
 def parse_separator(text):
@@ -96,6 +105,12 @@ def _read_text(path, sep, encoding, name):
     except pd.errors.ParserError as error:
         shown = {"\t": "tab"}.get(sep, repr(sep))
         raise ValueError(f"cannot parse {name} with separator {shown}: {error}") from None
+    except EOFError:
+        raise ValueError(f"cannot read {name}: the compressed file ends early (cut short?)") from None
+    except _CORRUPT as error:
+        raise ValueError(f"cannot read {name}: the compressed data is corrupt ({error})") from None
+    except OSError as error:  # PermissionError; gzip.BadGzipFile, bz2's "Invalid data stream"
+        raise ValueError(f"cannot read {name}: {error.strerror or error}") from None
     if frame.shape[1] == 1:
         column = str(frame.columns[0])
         for candidate, shown in _LIKELY.items():
