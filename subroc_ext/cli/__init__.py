@@ -14,20 +14,27 @@ as a table. So nothing is lost when the output is cut short:
   a closed stderr only silences the status lines; a stdout that cannot be
   written (``>&-``, ``>/dev/full``) is one line on stderr and exit code 2,
   every file written;
-* Ctrl-C ends with one line and exit code 130; during the significance test
-  the searched subgroups are kept in ``subgroups.csv``, untested.
+* Ctrl-C ends with one line and exit code 130 (SIGTERM: 143); during the
+  significance test the searched subgroups are kept in ``subgroups.csv``,
+  untested;
+* --out never mixes two runs: a run's files are written into a staging
+  folder there and moved in together, after the earlier run's are removed;
+  staging folders that SIGKILL left behind are removed by the next run.
 
 ``subroc-ext compare DATA`` (two models) and ``subroc-ext drift REFERENCE
 CURRENT`` (two periods) find where a ranking got worse and write the table
 (CSV).
 """
 
+import contextlib
+import signal
 import sys
+import threading
 import warnings
 
 from .arguments import build_parser
 from .commands import compare_command, demo_command, drift_command, run_command
-from .output import FAILED, INTERRUPTED, PIPE_CLOSED, PROG, GuardedStream, report_interrupted
+from .output import FAILED, PIPE_CLOSED, PROG, GuardedStream, on_sigterm, report_interrupted
 
 __all__ = ["main"]
 
@@ -48,7 +55,8 @@ def main(argv=None):
     int
         Exit code: 0 on success, 2 on bad input or arguments, a failed write
         or a stdout that cannot be written, 130 after Ctrl-C, 141 when the
-        output pipe was closed (after every file was written).
+        output pipe was closed (after every file was written), 143 after
+        SIGTERM.
     """
     streams = sys.stdout, sys.stderr
     out = sys.stdout = GuardedStream(sys.stdout)
@@ -74,12 +82,25 @@ def _run(argv):
     except SystemExit as stop:  # --help, or a usage error already printed
         return stop.code
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _handled(signal.SIGTERM, on_sigterm(args)):
             warnings.showwarning = _show_warning
             return COMMANDS[args.command](args)
-    except KeyboardInterrupt:
-        report_interrupted(args)
-        return INTERRUPTED
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM
+        return report_interrupted(args)
+
+
+@contextlib.contextmanager
+def _handled(number, handler):
+    """Signal ``number`` handled by ``handler`` in the block (in the main thread,
+    the only one where Python runs signal handlers; elsewhere as before)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(number, handler)
+    try:
+        yield
+    finally:
+        signal.signal(number, previous)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

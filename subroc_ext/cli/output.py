@@ -25,7 +25,7 @@ import pandas as pd
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
-from ..utils.atomic import atomic_directory, atomic_path
+from ..utils.atomic import atomic_directory, atomic_path, remove_stale
 from ..utils.spreadsheet import write_csv
 
 __all__ = [
@@ -33,7 +33,10 @@ __all__ = [
     "FAILED",
     "INTERRUPTED",
     "PIPE_CLOSED",
+    "TERMINATED",
+    "RESULT_FILES",
     "GuardedStream",
+    "on_sigterm",
     "to_devnull",
     "print_status",
     "fail",
@@ -54,8 +57,25 @@ _PRINTED = 10
 
 
 #: Exit codes: bad input or a failed write; Ctrl-C (128 + SIGINT); a closed
-#: output pipe (128 + SIGPIPE), as the shell reports commands ended by them.
-FAILED, INTERRUPTED, PIPE_CLOSED = 2, 130, 141
+#: output pipe (128 + SIGPIPE); SIGTERM (128 + SIGTERM), as the shell reports
+#: commands ended by them.
+FAILED, INTERRUPTED, PIPE_CLOSED, TERMINATED = 2, 130, 141, 143
+#: Every file a run may write into --out: an earlier run's are removed when a
+#: new run's files move in, so that the folder never mixes two runs.
+RESULT_FILES = ("subgroups.csv", "curves.png", "report.html", "rows.csv")
+
+
+def on_sigterm(args):
+    """A SIGTERM handler for the run of ``args``: it sets ``args.terminated``
+    and raises ``KeyboardInterrupt``, so that a terminated run ends as an
+    interrupted one does (the searched subgroups kept, no staging folder
+    left), with its own line and exit code (:func:`report_interrupted`)."""
+
+    def terminate(signum, frame):
+        args.terminated = True
+        raise KeyboardInterrupt
+
+    return terminate
 
 
 def to_devnull(stream):
@@ -253,12 +273,14 @@ def _samples_text(attrs):
 
 def check_out(out):
     """Create the report directory ``out`` if needed and make sure files can be
-    written there, so that a bad ``--out`` fails before the search, not after."""
+    written there, so that a bad ``--out`` fails before the search, not after;
+    remove the staging folders that killed runs left there."""
     path = Path(out)
     try:
         path.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):
             pass
+        remove_stale(path)
     except OSError as error:
         raise ValueError(
             f"cannot write the report to '{out}': {error.strerror or error}"
@@ -278,8 +300,12 @@ def _export_rows(table, splits, folder):
 
 
 def _write_outputs(table, out, report=None):
-    """Write ``subgroups.csv``, then the files ``report(folder)`` writes, each
-    whole or not at all.
+    """Write ``subgroups.csv``, then the files ``report(folder)`` writes, into a
+    staging folder, and move them into ``out`` together, after the files of
+    an earlier run (:data:`RESULT_FILES`) are removed.
+
+    If the report fails (an error, Ctrl-C), the table alone moves in: the
+    folder then holds this run's table and nothing of the earlier run.
 
     Returns
     -------
@@ -287,19 +313,16 @@ def _write_outputs(table, out, report=None):
         The names of the files written, in order, and the error that stopped
         the writing (its ``filename`` is the file that failed).
     """
-    written = []
     try:
-        with atomic_path(out / "subgroups.csv") as part:
-            write_csv(table.drop(columns="subgroup", errors="ignore"), part)
-        written.append("subgroups.csv")
-        if report is not None:
-            with atomic_directory(out) as folder:
+        with atomic_directory(out, replaces=RESULT_FILES, keep=["subgroups.csv"]) as folder:
+            with atomic_path(folder / "subgroups.csv") as part:  # whole, so it can be kept
+                write_csv(table.drop(columns="subgroup", errors="ignore"), part)
+            if report is not None:
                 report(folder)
-                names = sorted(path.name for path in folder.iterdir())
-            written += [name for name in names if name not in written]
+            names = sorted(path.name for path in folder.iterdir() if path.name != "subgroups.csv")
     except OSError as error:
-        return written, error
-    return written, None
+        return [], error
+    return ["subgroups.csv", *names], None
 
 
 def _write_failed(error):
@@ -349,24 +372,28 @@ def keep_untested(interrupted, args):
     """Ctrl-C during the significance test: write the searched subgroups,
     untested, to ``subgroups.csv`` and say so in one line; exit code 130."""
     table = interrupted.table
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # one more Ctrl-C: still one line
+    # one more Ctrl-C or SIGTERM: still one line
+    previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         _, error = _write_outputs(table, Path(args.out))
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     kept = (
         f"cannot write '{error.filename}': {error.strerror or error}" if error is not None
         else f"the {len(table):,} searched subgroups are in "
              f"{(Path(args.out) / 'subgroups.csv').resolve()}, untested (no p-values)"
     )  # fmt: skip
-    report_interrupted(args, f"during the significance test; {kept}")
-    return INTERRUPTED
+    return report_interrupted(args, f"during the significance test; {kept}")
 
 
 def report_interrupted(args, what=""):
-    """Print the one line of Ctrl-C, below a progress bar that may be cut short."""
-    line = f"{PROG}: interrupted{' ' + what if what else ''}"
+    """Print the one line of Ctrl-C (or of SIGTERM, when :func:`on_sigterm` set
+    ``args.terminated``), below a progress bar that may be cut short; the exit code."""
+    terminated = getattr(args, "terminated", False)
+    line = f"{PROG}: {'terminated' if terminated else 'interrupted'}{' ' + what if what else ''}"
     print(line if args.quiet else f"\n{line}", file=sys.stderr)
+    return TERMINATED if terminated else INTERRUPTED
 
 
 def finish_comparison(table, args, sides, start, validation, current=None):
