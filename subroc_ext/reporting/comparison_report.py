@@ -23,6 +23,7 @@ from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 from ..utils.spreadsheet import write_csv
 from ..workflow.diversity import cover_matrix, select_diverse
 from .comparison_plots import plot_comparison_roc_curves
+from .findings import findings_section
 from .page import (
     Column,
     Html,
@@ -285,13 +286,14 @@ def write_comparison_report(table, data, out_dir, *, current=None, title=None, r
     n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
     created = datetime.datetime.now().isoformat(timespec="seconds")
     summary = Html(
-        "<p>{:,} subgroups where the {} {} {} the {} more than on the whole data, {:,} of them "
-        "significant. On the whole validation split, {} is {} ({}) and {} ({}). Created {}{}; the "
-        "full table is in <code>{}</code>.</p>"
+        '<p class="note">{:,} distinct subgroups ranked by how much more the {} {} {} the {} than on the '
+        "whole data, {:,} of them significant. On the whole validation split, {} is {} ({}) and {} ({}). "
+        "Created {}{}; the full table is in <code>{}</code>.</p>"
     ).format(len(table), names[1], what, _DIRECTION.get(attrs.get("mode", "worse"), "differs from"), names[0],
              n_significant, measure, format_number(values[0]), names[0], format_number(values[1]), names[1],
              created, f" in {runtime:.1f} s" if runtime is not None else "", files.csv.name)  # fmt: skip
     sections = [
+        findings_section(table, n_rows=n_rows),
         Section(f"Δ of each subgroup ({names[1]} vs {names[0]})", forest, "forest"),
         Section("Subgroups", subgroups_table(shown, comparison_columns(shown, n_rows)) + note, "subgroups"),
         Section(f"ROC curves of the {names[0]} and the {names[1]} {what}",

@@ -22,6 +22,7 @@ from ..metrics.operating_point import RATE_COLUMNS, threshold_rates
 from ..utils.spreadsheet import write_csv
 from ..utils.validation import finite_scores, positive_mask
 from .conditions import readable_description
+from .findings import findings_section, measure_title
 from .page import (
     Column,
     Html,
@@ -45,6 +46,8 @@ __all__ = ["ReportFiles", "effect_note", "forest_section", "result_columns", "se
 FOREST_ROWS = 20
 #: The effect-size columns of :mod:`subroc_ext.inference.effects` (absent from older and multi-class tables).
 EFFECT_COLUMNS = ("delta", "delta_ci_low", "delta_ci_high")
+#: Near copies named under a subgroup's conditions (all are in the CSV).
+NEAR_COPIES_SHOWN = 3
 #: Curves of subgroups overlapping a better-shown one by more than this are skipped.
 CURVE_MAX_OVERLAP = 0.8
 
@@ -75,6 +78,14 @@ def _description_cell(record):
     if alternatives:
         text += Html('<div class="also">same rows: {}</div>').format(
             "; ".join(readable_description(a) for a in alternatives.split("; ")))
+    copies = [item.rsplit(" (Jaccard ", 1) for item in (record.get("near_copies") or "").split("; ") if item]
+    if copies:
+        shown = "; ".join(
+            f"{readable_description(description)} ({jaccard.rstrip(')')})"
+            for description, jaccard in copies[:NEAR_COPIES_SHOWN]
+        )
+        more = f"; … {len(copies):,} in all" if len(copies) > NEAR_COPIES_SHOWN else ""
+        text += Html('<div class="also">near copies (Jaccard index): {}{}</div>').format(shown, more)
     return text, None
 
 
@@ -337,6 +348,12 @@ def _how_to_read(attrs, measure, effects=False):
         " The interval of the ROC AUC is DeLong's 95% confidence interval."
         if measure == "roc_auc" else ""
     )  # fmt: skip
+    near_copies = (
+        ", and a subgroup whose rows overlap a better one's by a Jaccard index above "
+        f"{format_number(attrs['max_overlap'])} is listed under it as a \"near copy\" "
+        "instead of taking a row of its own"
+        if attrs.get("max_overlap") is not None else ""
+    )
     difference = (
         Html("<em>Δ [interval]</em> is the difference from the whole split, positive = {}, with an "
              "interval that holds for all rows at once").format(_effect_meaning(attrs))
@@ -351,10 +368,10 @@ balance<sup>{balance_weight}</sup></code>, where balance is the
 ratio of the smaller to the larger class: the weights favour large and balanced
 subgroups, whose performance is both reliable and consequential.{generalization}</p>
 <p>The table shows each subgroup on the held-out <em>validation</em> split: its size (and
-share of the rows), its <code>{measure}</code>{interval} {difference}. More columns (the search split, the quality,
+share of the rows), its <code>{measure}</code>, {difference}.{interval} More columns (the search split, the quality,
 <code>overlap</code> with better-ranked subgroups, other measures, error rates at the
 threshold) are under "Columns". Descriptions of exactly the same rows are one row (the others
-listed under it as "same rows").</p>
+listed under it as "same rows"){near_copies}.</p>
 <p>Every subgroup is tested on the validation split: its unweighted quality there is compared
 with that of random subsets of the same size and class balance. The p-value is, essentially,
 the share of random subsets at least as exceptional{floor}; <em>p (corrected)</em> corrects all
@@ -362,8 +379,8 @@ p-values together with the {method_name} method, which {guarantee}. Highlighted
 rows are <strong>significant</strong> (corrected p-value at most {alpha}).</p>""").format(
         adjective=adjective, measure=measure, preposition=preposition, size_weight=format_number(size_weight),
         balance_weight=format_number(balance_weight), generalization=generalization, interval=interval,
-        difference=difference, floor=floor, method_name=method_name, guarantee=guarantee,
-        alpha=format_number(alpha))  # fmt: skip
+        difference=difference, near_copies=near_copies, floor=floor, method_name=method_name,
+        guarantee=guarantee, alpha=format_number(alpha))  # fmt: skip
 
 
 def _rates_note(rates, source):
@@ -491,12 +508,13 @@ def write_report(
     ).format(image=png_image(files.png.read_bytes(), f"curves of the whole {split} split and the top subgroups"),
              split=split, rows=len(data), overlap=CURVE_MAX_OVERLAP)  # fmt: skip
     kind = "Precision-recall" if measure == "pr_auc" else "ROC"
-    summary = Html("<p>{:,} subgroups, {:,} of them significant. Created {}{}; the full table is in "
-                   "<code>{}</code>.</p>").format(len(table), n_significant, created,
-                                                  f" in {runtime:.1f} s" if runtime is not None else "",
-                                                  files.csv.name)  # fmt: skip
+    summary = Html('<p class="note">{:,} distinct subgroups, {:,} of them significant. Created {}{}; the full '
+                   "table is in <code>{}</code>.</p>").format(len(table), n_significant, created,
+                                                             f" in {runtime:.1f} s" if runtime is not None else "",
+                                                             files.csv.name)  # fmt: skip
     sections = [
-        Section(f"{measure if value in (None, measure_column) else value} of each subgroup", forest_section(
+        findings_section(table, n_rows=len(data)),
+        Section(f"{measure_title(measure) if value in (None, measure_column) else value} of each subgroup", forest_section(
             shown, n_rows=len(data), value=value, interval=interval,
             reference=0.0 if value == "delta" else None), "forest"),
         Section("Subgroups", subgroups_table(shown, columns) + effect_note(table) + rates_note, "subgroups"),
