@@ -415,9 +415,10 @@ def write_report(
         Label and score columns of ``data``.
     positive_label : object, default=1
         Label value of the positive class.
-    measure : str, default='roc_auc'
-        The measure searched for: PR curves are drawn for ``'pr_auc'``, ROC
-        curves otherwise; its columns lead the HTML table and the forest plot.
+    measure : str or Measure, default='roc_auc'
+        The measure searched for (its name, or the measure itself): PR curves
+        are drawn for ``'pr_auc'``, ROC curves otherwise; its columns lead the
+        HTML table and the forest plot.
     top : int, default=5
         Number of distinct subgroups whose curves are drawn (a subgroup
         whose rows overlap a drawn one's by a Jaccard index above 0.8 is
@@ -459,6 +460,7 @@ def write_report(
     >>> write_report(table, held_out, "report", label="y", score="p").html  # doctest: +SKIP
     PosixPath('report/report.html')
     """
+    measure = getattr(measure, "name", measure)  # a Measure of one's own: its columns carry its name
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = ReportFiles(out_dir / "subgroups.csv", out_dir / "curves.png", out_dir / "report.html")
