@@ -26,20 +26,19 @@ CURRENT`` (two periods) find where a ranking got worse and write the table
 (CSV).
 """
 
-import contextlib
-import signal
+import importlib
 import sys
-import threading
 import warnings
 
-from .arguments import build_parser
-from .commands import compare_command, demo_command, drift_command, run_command
-from .output import FAILED, PIPE_CLOSED, PROG, GuardedStream, on_sigterm, report_interrupted
+from .arguments import PROG, build_parser
+from .streams import FAILED, PIPE_CLOSED, GuardedStream, sigterm_as_interrupt
 
 __all__ = ["main"]
 
-#: The function of each command.
-COMMANDS = {"demo": demo_command, "run": run_command, "compare": compare_command, "drift": drift_command}
+#: The function of each command, in :mod:`subroc_ext.cli.commands` (imported
+#: only once a command runs: ``--help`` and ``--version`` load nothing else).
+COMMANDS = {"demo": "demo_command", "run": "run_command", "compare": "compare_command",
+            "drift": "drift_command"}  # fmt: skip
 
 
 def main(argv=None):
@@ -82,28 +81,25 @@ def _run(argv):
     except SystemExit as stop:  # --help, or a usage error already printed
         return stop.code
     try:
-        with warnings.catch_warnings(), _handled(signal.SIGTERM, on_sigterm(args)):
+        _announce_compilation(args)
+        with warnings.catch_warnings(), sigterm_as_interrupt(args):
             warnings.showwarning = _show_warning
-            return COMMANDS[args.command](args)
+            command = getattr(importlib.import_module(".commands", __name__), COMMANDS[args.command])
+            return command(args)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM
-        return report_interrupted(args)
+        return importlib.import_module(".output", __name__).report_interrupted(args)
 
 
-@contextlib.contextmanager
-def _handled(number, handler):
-    """Signal ``number`` handled by ``handler`` in the block (in the main thread,
-    the only one where Python runs signal handlers; elsewhere as before)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(number, handler)
-    try:
-        yield
-    finally:
-        signal.signal(number, previous)
+def _announce_compilation(args):
+    """Say so on stderr when the compiled kernels are not cached yet (the first
+    run after an install or an update compiles them)."""
+    from ..utils.kernel_cache import kernels_cached
+
+    if not args.quiet and not kernels_cached():
+        print(f"{PROG}: compiling the search and test kernels for this machine (once per "
+              "installed version; later runs start at once) ...", file=sys.stderr, flush=True)  # fmt: skip
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """A warning as one line on stderr (columns left out of the search space, ...)."""
     print(f"{PROG}: warning: {message}", file=sys.stderr)
-

@@ -3,16 +3,10 @@ not at all, subgroups.csv first), and the one-line messages of a failure or an
 interruption.
 
 Printing never stops the work: the command line runs with both standard
-streams behind a :class:`GuardedStream`, whose writes never raise. A closed
-stderr (``... 2>&1 | head -1``, ``2>&-``) only silences the status lines and
-warnings; a stdout that fails (a closed pipe, ``>&-``, ``>/dev/full``) is
-reported once the files are written (``main`` turns its ``error`` into exit
-code 141 for a closed pipe, else one line on stderr and exit code 2).
+streams behind a :class:`~subroc_ext.cli.streams.GuardedStream`, so the files
+are written whatever happens to the streams, and printed only then.
 """
 
-import contextlib
-import errno
-import os
 import signal
 import sys
 import tempfile
@@ -29,6 +23,8 @@ from ..reporting.findings import headline
 from ..reporting.page import format_p_value
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
 from ..utils.spreadsheet import write_csv
+from .arguments import PROG
+from .streams import FAILED, INTERRUPTED, PIPE_CLOSED, TERMINATED
 
 __all__ = [
     "PROG",
@@ -37,9 +33,6 @@ __all__ = [
     "PIPE_CLOSED",
     "TERMINATED",
     "RESULT_FILES",
-    "GuardedStream",
-    "on_sigterm",
-    "to_devnull",
     "print_status",
     "fail",
     "why_empty",
@@ -51,96 +44,13 @@ __all__ = [
 ]
 
 
-PROG = "subroc-ext"
-
-
 #: Number of subgroups printed.
 _PRINTED = 10
 
 
-#: Exit codes: bad input or a failed write; Ctrl-C (128 + SIGINT); a closed
-#: output pipe (128 + SIGPIPE); SIGTERM (128 + SIGTERM), as the shell reports
-#: commands ended by them.
-FAILED, INTERRUPTED, PIPE_CLOSED, TERMINATED = 2, 130, 141, 143
 #: Every file a run may write into --out: an earlier run's are removed when a
 #: new run's files move in, so that the folder never mixes two runs.
 RESULT_FILES = ("subgroups.csv", "curves.png", "report.html", "rows.csv")
-
-
-def on_sigterm(args):
-    """A SIGTERM handler for the run of ``args``: it sets ``args.terminated``
-    and raises ``KeyboardInterrupt``, so that a terminated run ends as an
-    interrupted one does (the searched subgroups kept, no staging folder
-    left), with its own line and exit code (:func:`report_interrupted`)."""
-
-    def terminate(signum, frame):
-        args.terminated = True
-        raise KeyboardInterrupt
-
-    return terminate
-
-
-def to_devnull(stream):
-    """Point ``stream``'s file descriptor at the null device, so that no later
-    write (nor Python's flush at exit) fails on a closed pipe (the Python
-    documentation's "Note on SIGPIPE", module ``signal``)."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, stream.fileno())
-    os.close(devnull)
-
-
-class GuardedStream:
-    """A text stream whose writes never raise.
-
-    The first failure of the wrapped stream (a closed pipe, a closed file
-    descriptor, a full disk), or a stream that is None because the process
-    started with it closed, is kept in :attr:`error`; from then on the text
-    is dropped, and the file descriptor points at the null device so that
-    Python's own flush at exit cannot fail either.
-
-    Parameters
-    ----------
-    stream : io.TextIOBase or None
-        ``sys.stdout`` or ``sys.stderr``.
-
-    Attributes
-    ----------
-    error : OSError or None
-        Why the stream stopped (``BrokenPipeError`` for a closed pipe).
-    """
-
-    def __init__(self, stream):
-        self.stream = stream
-        self.error = None if stream is not None else OSError(errno.EBADF, "it is closed")
-
-    def write(self, text):
-        """Write ``text`` (dropped once the stream has failed); its length."""
-        if self.error is None:
-            try:
-                self.stream.write(text)
-            except (OSError, ValueError) as error:  # ValueError: a closed file object
-                self._failed(error)
-        return len(text)
-
-    def flush(self):
-        """Flush the stream, keeping a failure instead of raising it."""
-        if self.error is None:
-            try:
-                self.stream.flush()
-            except (OSError, ValueError) as error:
-                self._failed(error)
-
-    def isatty(self):
-        """Whether the stream is a working terminal."""
-        return self.error is None and self.stream.isatty()
-
-    def __getattr__(self, name):
-        return getattr(self.stream, name)
-
-    def _failed(self, error):
-        self.error = error if isinstance(error, OSError) else OSError(errno.EBADF, str(error))
-        with contextlib.suppress(OSError, ValueError):
-            to_devnull(self.stream)
 
 
 def print_status(args, message):

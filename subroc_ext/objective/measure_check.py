@@ -29,7 +29,8 @@ import pandas as pd
 
 from ..inputs.sorted_data import SortedDataset
 from ..scoring import measures as _measures
-from ..utils.validation import MODES, check_mode, check_weights
+from ..utils.names import MODES
+from ..utils.validation import check_mode, check_weights
 from .bound_checks import Checker, MeasureCheck, Violation
 
 __all__ = ["check_measure", "probe_points", "MeasureCheck", "Violation", "MODES", "WEIGHTS"]
