@@ -1,12 +1,15 @@
 """Tests of :mod:`subroc_ext.utils.atomic`: a file is replaced whole or not at all,
-nothing is left behind, and an error names the final file."""
+nothing is left behind, an error names the final file, a folder never mixes
+two runs, and what killed runs left is removed (only theirs)."""
 
 import errno
 import os
+import subprocess
+import sys
 
 import pytest
 
-from subroc_ext.utils.atomic import atomic_directory, atomic_path
+from subroc_ext.utils.atomic import STAGING_PREFIX, atomic_directory, atomic_path, remove_stale
 
 
 def full_disk():
@@ -76,3 +79,50 @@ def test_atomic_directory_error_with_a_file_name(tmp_path):
             open(folder / "missing" / "x.png", "rb")
     assert raised.value.filename == str(tmp_path / "missing" / "x.png")
     assert raised.value.errno == errno.ENOENT and os.listdir(tmp_path) == []
+
+
+def test_atomic_directory_replaces_an_earlier_runs_files(tmp_path):
+    for name in ("report.html", "rows.csv", "notes.txt"):
+        (tmp_path / name).write_text("earlier")
+    with atomic_directory(tmp_path, replaces=["report.html", "rows.csv", "curves.png"]) as folder:
+        (folder / "report.html").write_text("new")
+    assert sorted(os.listdir(tmp_path)) == ["notes.txt", "report.html"]  # rows.csv was the earlier run's
+    assert (tmp_path / "report.html").read_text() == "new"
+
+
+@pytest.mark.parametrize("error", [full_disk(), KeyboardInterrupt()])
+def test_atomic_directory_keeps_what_it_is_told_when_the_block_fails(tmp_path, error):
+    for name in ("table.csv", "report.html"):
+        (tmp_path / name).write_text("earlier")
+    with pytest.raises(type(error)):
+        with atomic_directory(tmp_path, replaces=["table.csv", "report.html"], keep=["table.csv"]) as folder:
+            (folder / "table.csv").write_text("new")
+            (folder / "report.html").write_text("half")
+            raise error
+    assert os.listdir(tmp_path) == ["table.csv"] and (tmp_path / "table.csv").read_text() == "new"
+    with pytest.raises(OSError):  # nothing to keep yet: the earlier run stays whole
+        with atomic_directory(tmp_path, replaces=["table.csv"], keep=["table.csv"]):
+            raise full_disk()
+    assert (tmp_path / "table.csv").read_text() == "new"
+
+
+def gone_pid():
+    """The id of a process that has ended."""
+    process = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    return int(process.stdout)
+
+
+def test_remove_stale_removes_only_what_ended_runs_left(tmp_path):
+    dead, alive = gone_pid(), os.getppid()
+    left = [f"{STAGING_PREFIX}{dead}-ab_c12de", f"{STAGING_PREFIX}xyz_0123",  # 0.1's names: no process id
+            f".subroc.csv.{dead}-0123456789ab.part", ".subroc.csv.0123456789ab.part"]  # fmt: skip
+    kept = [f"{STAGING_PREFIX}{alive}-ab_c12de", f"{STAGING_PREFIX}{os.getpid()}-q",
+            f".report.html.{alive}-0123456789ab.part", ".subroc-ext-notes.txt", "report.html", ".hidden.part"]  # fmt: skip
+    for name in left + kept:
+        if name.startswith(STAGING_PREFIX) and "." not in name[1:]:
+            (tmp_path / name).mkdir()
+            (tmp_path / name / "report.html").write_text("half")
+        else:
+            (tmp_path / name).write_text("")
+    assert remove_stale(tmp_path) == sorted(left)
+    assert sorted(os.listdir(tmp_path)) == sorted(kept)

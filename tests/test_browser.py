@@ -2,9 +2,11 @@
 
 Each report (binary, multi-class and a comparison of two models, made as the
 demos make them, from the UCI Adult data, on fewer rows) is opened with a checking script appended
-to a copy of the page; Chromium runs it (``--dump-dom``) and the script writes
+to a copy of the page (:func:`browser.run_checks`); Chromium runs it (``--dump-dom``) and the script writes
 its findings as JSON into the page:
 
+* no dialog and no script error from the first byte of the page to the end
+  of the checks;
 * the page is no wider than the 1280 px window (nothing scrolls sideways);
 * every image has loaded (``complete`` with a natural width), and each is
   shown at most at the size it was drawn (no blown-up, blurred figure);
@@ -15,7 +17,8 @@ its findings as JSON into the page:
 * ticking a column in the chooser shows that column's cells.
 
 The test installs nothing: without Chromium it is skipped with the reason
-(``.ci/run`` installs Debian's ``chromium`` where it can).
+(``.ci/run`` installs Debian's ``chromium`` where it can). Reports of hostile
+names (script injection) are opened in ``test_html_safety.py``.
 
 Looked at (screenshots at 1280 px of these reports and of the demo's, and
 every embedded figure at its drawn size, on 2026-11-23): no cut or
@@ -27,11 +30,8 @@ forest plot of Δ, the table and the panels of both ROC curves (three per row,
 titles of up to three lines, near-copies skipped).
 """
 
-import json
-import shutil
-import subprocess
-
 import pytest
+from browser import WIDTH, needs_browser, run_checks
 
 from subroc_ext import find_multiclass_subgroups, find_regressions, find_subgroups
 from subroc_ext.demo import comparison as comparison_demos, datasets
@@ -39,21 +39,14 @@ from subroc_ext import write_comparison_report, write_multiclass_report, write_r
 from subroc_ext.demo import modelling
 
 pytest.importorskip("matplotlib")
-BROWSER = next(
-    (path for name in ("chromium", "chromium-browser", "google-chrome") if (path := shutil.which(name))),
-    None,
-)
-pytestmark = pytest.mark.skipif(
-    BROWSER is None, reason="no Chromium on PATH (apt-get install chromium); the test installs nothing"
-)
-WIDTH = 1280
+pytestmark = needs_browser
 
 #: Appended to a copy of the report: checks the page once it has loaded and
 #: writes the findings into <pre id="browser-test">.
 CHECKS = """
 <script>
 window.addEventListener("load", function () {
-  var found = {};
+  var found = window.__found;
   var root = document.documentElement;
   found.window_width = window.innerWidth;
   found.page_width = root.scrollWidth;
@@ -113,21 +106,11 @@ window.addEventListener("load", function () {
 
 def browser_checks(report, tmp_path):
     """Open ``report`` (with :data:`CHECKS`) in headless Chromium at 1280 px; the findings."""
-    page = report.read_text(encoding="utf-8").replace("</body>", CHECKS + "</body>")
-    checked = tmp_path / "checked.html"
-    checked.write_text(page, encoding="utf-8")
-    run = subprocess.run(
-        [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-         f"--window-size={WIDTH},900", "--virtual-time-budget=20000", "--dump-dom",
-         checked.as_uri()],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    dom = run.stdout
-    assert '<pre id="browser-test">' in dom, run.stderr[-2000:]
-    return json.loads(dom.split('<pre id="browser-test">')[1].split("</pre>")[0].replace("&quot;", '"'))
+    return run_checks(report, CHECKS, tmp_path)
 
 
 def assert_page_works(found, n_rows):
+    assert found["dialogs"] == [] and found["errors"] == []
     assert found["window_width"] == WIDTH
     assert found["page_width"] <= WIDTH and found["page_width_with_column"] <= WIDTH
     assert found["images"] >= 1 and found["images_loaded"] == found["images"]

@@ -96,7 +96,7 @@ def test_a_failing_report_keeps_the_table(tmp_path, capsys, monkeypatch):
 
 @pytest.mark.parametrize("argv, message", [
     (["compare", "{data}", "--label", "y", "--score", "new", "--baseline", "nope"], "['nope'] not found"),
-    (["compare", "{data}", "--label", "y", "--score", "new", "--baseline", "new"], "must be different"),
+    (["compare", "{data}", "--label", "y", "--score", "new", "--baseline", "new"], "score and baseline are the same column"),
     (["drift", "{data}", "{missing}", "--label", "y", "--score", "new"], "not found"),
     (["drift", "{data}", "{data}", "--label", "y", "--score", "new", "--positive-label", "7"],
      "7"),

@@ -120,7 +120,7 @@ def test_best_first_search_gives_the_same_table():
 
 def test_bad_input_is_named():
     data = regression_data(4, n=200)
-    with pytest.raises(ValueError, match="score and baseline must be different"):
+    with pytest.raises(ValueError, match="score and baseline are the same column"):
         subroc_ext.find_regressions(data, label="y", score="new", baseline="new")
     with pytest.raises(KeyError, match="older"):
         subroc_ext.find_regressions(data, label="y", score="new", baseline="older")

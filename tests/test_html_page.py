@@ -68,7 +68,7 @@ def test_table_cells_carry_sort_values_and_hidden_columns_are_chosen():
     assert '<td data-col="n" data-value="10.0">10</td>' in html
     assert '<td data-col="hidden" data-value="nan">x</td>' in html
     assert '<input type="checkbox" value="hidden"> more' in html and 'value="n" checked>' in html
-    assert html.count('<tr class="significant"') == 1 and 'data-text="b==&#x27;&lt;y&gt;&#x27; b = &lt;y&gt;"' in html
+    assert html.count('<tr class="significant"') == 1 and "data-text=\"b=='&lt;y&gt;' b = &lt;y&gt;\"" in html
     static = subgroups_table(table, columns, interactive=False, rows=1)
     assert "hidden" not in static and static.count("<tr") == 2  # header and one row
 

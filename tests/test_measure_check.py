@@ -24,7 +24,7 @@ from sklearn.metrics import balanced_accuracy_score
 
 import subroc_ext
 from subroc_ext.scoring import measures
-from subroc_ext.objective.measure_check import MODES, WEIGHTS
+from subroc_ext.objective.measure_check import MODES, WEIGHTS, probe_points
 
 BUILT_IN = {
     "roc_auc": measures.ROCAUC,
@@ -378,3 +378,40 @@ def test_tightness_is_counted_per_side():
     assert f"{balanced.tight_lowest:.0%} (lowest) and {balanced.tight_highest:.0%} (highest)" in repr(
         balanced
     )
+
+
+class ThresholdSpecificity(measures.Measure):
+    """Specificity at 0.3 (``score > 0.3`` predicts positive) whose ``extremes``
+    forget that a negative scored exactly 0.3 is predicted negative: a one-row
+    cover breaks it, but random scores are never exactly 0.3."""
+
+    name, kind, min_negatives = "specificity_at_0.3", "score", 1
+
+    def value(self, cover):
+        return float(np.mean(cover.scores[~cover.is_positive] <= 0.3))
+
+    def extremes(self, cover):
+        negatives = cover.scores[~cover.is_positive]
+        return (0.0 if (negatives >= 0.3).any() else 1.0), (1.0 if (negatives < 0.3).any() else 0.0)
+
+
+class FixedThresholdSpecificity(ThresholdSpecificity):
+    def extremes(self, cover):
+        negatives = cover.scores[~cover.is_positive]
+        return (0.0 if (negatives > 0.3).any() else 1.0), (1.0 if (negatives <= 0.3).any() else 0.0)
+
+
+def test_a_wrong_bound_at_a_threshold_that_is_no_quarter_is_caught():
+    """Scores at the measure's jumps (0.3 and the float after it) are in the datasets."""
+    points = probe_points(ThresholdSpecificity())
+    assert points.tolist() == [0.3, np.nextafter(0.3, 1)]
+    report = subroc_ext.check_measure(ThresholdSpecificity())
+    extremes = [v for v in report.violations if v.check == "extremes"]
+    assert len(extremes) == 1 and (extremes[0].labels, extremes[0].scores) == ((0,), (0.3,))
+    assert (extremes[0].claimed, extremes[0].reached) == (0.0, 1.0)
+    assert subroc_ext.check_measure(FixedThresholdSpecificity(), tight=True).ok
+
+
+def test_probe_points_of_rank_measures_and_continuous_ones():
+    assert probe_points(measures.ROCAUC()).tolist() == [np.nextafter(0.5, 0), 0.5, np.nextafter(0.5, 1)]  # rank ties
+    assert probe_points(measures.brier_score()).tolist() == []  # moves with the score: no threshold

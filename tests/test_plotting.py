@@ -229,3 +229,47 @@ def test_cross_auc_cells_hold_short_pair_counts():
     figure = plot_cross_auc(type("Cross", (), {"auc": auc, "pairs": pairs})())
     texts = sorted(t.get_text() for t in figure.axes[0].texts)
     assert texts == ["0.50\n100 pairs", "0.75\n12.3k pairs", "1.00\n7 pairs", "n/a\n0 pairs"]
+
+
+def dollar_frame(seed):
+    """Column names and values with ``$`` (two of them make matplotlib read math)."""
+    frame = scored_frame(seed, n=1200)
+    frame["region"] = frame["region"].map(
+        {"north": "$0-$25k", "south": "$25k-$50k", "east": "$50k-$1M", "west": "none"})
+    return frame.rename(columns={"region": "revenue_$", "age": "margin_$", "p": "p_$"})
+
+
+def assert_drawn_as_spelled(figure):
+    """Draw ``figure``; no text of it (tick labels made while drawing too) is read as math."""
+    from matplotlib.text import Text
+
+    figure.canvas.draw()
+    texts = [t for t in figure.findobj(Text) if t.get_text()]
+    assert texts and not [t.get_text() for t in texts if t._preprocess_math(t.get_text())[1]]
+    return [t.get_text() for t in texts]
+
+
+def test_dollar_signs_are_text_in_every_figure(tmp_path):
+    """'revenue_$ & margin_$' stopped the report (ParseSyntaxException); '$0-$25k' was drawn
+    as an italic 0−25k. Every plotting function draws them as they are spelled."""
+    import subroc_ext
+    from subroc_ext.reporting.comparison_plots import plot_comparison_roc_curves
+
+    search, validation = dollar_frame(0), dollar_frame(1)
+    table = subroc_ext.find_subgroups(search, label="y", score="p_$", validation=validation, n_samples=50,
+                                      result_set_size=8, random_state=0, progress=False)  # fmt: skip
+    assert table["description"].str.count(r"\$").max() >= 4  # two conditions with '$' in one row
+    texts = assert_drawn_as_spelled(subroc_ext.plot_forest(table))
+    assert any("revenue_$ = $50k-$1M" in t for t in texts)
+    for plot in (subroc_ext.plot_roc_curves, subroc_ext.plot_pr_curves):
+        assert_drawn_as_spelled(plot(table, validation, label="y", score="p_$", split="$plit"))
+    top = dict(zip(table["description"][:3], table["subgroup"][:3]))
+    assert_drawn_as_spelled(subroc_ext.plot_cross_auc(subroc_ext.cross_auc(top, validation, label="y", score="p_$")))
+    diagnostics = subroc_ext.generalization_diagnostics(top, search, validation, label="y", score="p_$")
+    assert_drawn_as_spelled(subroc_ext.plot_generalization_diagnostics(diagnostics))
+    both = search.assign(old=search["p_$"].round(1))
+    compared = subroc_ext.find_regressions(both, label="y", score="p_$", baseline="old", n_samples=50,
+                                           result_set_size=3, depth=1, random_state=0, progress=False)  # fmt: skip
+    assert_drawn_as_spelled(plot_comparison_roc_curves(compared, both, top=2))
+    files = subroc_ext.write_report(table, validation, tmp_path, label="y", score="p_$", search=search)
+    assert "revenue_$" in files.html.read_text(encoding="utf-8")

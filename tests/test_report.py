@@ -2,11 +2,15 @@
 
 import base64
 
+import numpy as np
 import pandas as pd
 import pytest
 
+import subroc_ext
 from subroc_ext import write_report
 from subroc_ext.reporting import report
+from subroc_ext.scoring.measures import RowMeanMeasure
+from synthetic import scored_frame
 
 pytest.importorskip("matplotlib")
 
@@ -208,3 +212,21 @@ def test_effect_note_follows_the_mode():
     table.attrs["mode"] = "both"
     assert "positive = the size of the deviation of arl;" in report.effect_note(table)
     assert report.effect_note(table.drop(columns="delta_ci_high")) == ""
+
+
+def test_a_measure_of_ones_own_gets_its_columns_and_its_report(tmp_path):
+    """A user's measure had no <name>_search/_validation columns: write_report(measure=it) raised KeyError."""
+    search, validation = scored_frame(0, n=1000), scored_frame(1, n=1000)
+    brier = RowMeanMeasure(lambda y, p: (p - y) ** 2, kind="loss", name="my_brier")
+    with pytest.warns(subroc_ext.LowPowerWarning):
+        table = subroc_ext.find_subgroups(search, label="y", score="p", validation=validation, measure=brier,
+                                          n_samples=20, random_state=0, progress=False)  # fmt: skip
+    rows = validation[np.asarray(table["subgroup"][0].covers(validation), bool)]
+    assert table["my_brier_validation"][0] == pytest.approx(((rows["p"] - rows["y"]) ** 2).mean())
+    whole = table.attrs["dataset_values"]
+    assert whole["my_brier_validation"] == pytest.approx(((validation["p"] - validation["y"]) ** 2).mean())
+    assert whole["my_brier_search"] == pytest.approx(((search["p"] - search["y"]) ** 2).mean())
+    for measure in (brier, "my_brier"):
+        page = write_report(table, validation, tmp_path / "report", label="y", score="p",
+                            measure=measure).html.read_text(encoding="utf-8")  # fmt: skip
+        assert "my_brier (validation)" in page and 'alt="forest plot"' in page

@@ -2,6 +2,7 @@
 written, and each problem one message naming the file and what to do."""
 
 import gzip
+import re
 
 import numpy as np
 import pandas as pd
@@ -127,3 +128,29 @@ def test_text_numbers_are_read_exactly(tmp_path):
     scores = pd.DataFrame({"p": np.random.default_rng(0).random(2000) / 3})
     scores.to_csv(tmp_path / "scores.csv", index=False)
     np.testing.assert_array_equal(read_table(tmp_path / "scores.csv")["p"], scores["p"])
+
+
+@pytest.mark.parametrize("header, message", [
+    ("region,p,age,y,p", "has more than one column named 'p' (columns 2, 5); give each column"),
+    ("region,p,,y,q", "has a column without a name (column 3 of its header)"),
+    (",p,age,y,q", "has a column without a name (column 1 of its header); name it, or drop it (a row index"),
+])  # fmt: skip
+def test_renamed_columns_are_refused_with_their_names(tmp_path, header, message):
+    """pandas reads a second 'p' as 'p.1' and an empty header as 'Unnamed: 2': both were searched."""
+    path = tmp_path / "data.csv.gz"
+    path.write_bytes(gzip.compress(f"{header}\nnorth,0.5,30,1,0.2\nsouth,0.1,40,0,0.3\n".encode()))
+    with pytest.raises(ValueError, match=re.escape(f"data file '{path}' {message}")):
+        read_table(path)
+
+
+def test_numbered_names_that_are_in_the_file_are_read(tmp_path):
+    (tmp_path / "data.csv").write_text("version.2,p.1,y\n1,0.5,1\n")
+    assert list(read_table(tmp_path / "data.csv").columns) == ["version.2", "p.1", "y"]
+
+
+def test_decimal_commas(tmp_path):
+    (tmp_path / "data.csv").write_text("y;p\n1;0,37\n0;1,5\n")
+    assert read_table(tmp_path / "data.csv", sep=";", decimal=",")["p"].tolist() == [0.37, 1.5]
+    (tmp_path / "data.parquet").write_bytes(b"PAR1")
+    with pytest.raises(ValueError, match="--decimal does not apply to the Parquet"):
+        read_table(tmp_path / "data.parquet", decimal=",")

@@ -1,6 +1,7 @@
 """The validated data object: checked and sorted once, other table libraries,
 only real findings, seeded by default."""
 
+import re
 import sys
 from collections import Counter
 
@@ -102,8 +103,34 @@ def test_other_input_is_refused_in_one_line():
         subroc_ext.find_subgroups([[1, 2]], **ARGS)
     with pytest.raises(ValueError, match="min_quality must be a number"):
         subroc_ext.find_subgroups(FRAME, min_quality=np.nan, **ARGS)
-    with pytest.raises(ValueError, match="column names must be unique; repeated: \\['age'\\]"):
+    with pytest.raises(ValueError, match="data has more than one column named 'age'; give each column its own name"):
         subroc_ext.find_subgroups(pd.concat([FRAME, FRAME[["age"]]], axis=1), **ARGS)
+
+
+@pytest.mark.parametrize("columns, message", [
+    (["p", "age", "y", "p"], "data has more than one column named 'p'"),  # the score twice: which one?
+    (["region", "Unnamed: 1", "y", "p"], "data has column(s) without a name: ['Unnamed: 1'] ('Unnamed: <position>'"),
+    (["region", "", "y", "p"], "data has column(s) without a name: ['']"),
+])  # fmt: skip
+def test_columns_of_one_name_or_none_are_refused_with_the_names(columns, message):
+    frame = FRAME[["region", "age", "y", "p"]].set_axis(columns, axis=1)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        subroc_ext.find_subgroups(frame, **ARGS)
+    with pytest.raises(ValueError, match=re.escape(message.replace("data has", "validation has"))):
+        subroc_ext.find_subgroups(FRAME[["region", "age", "y", "p"]], **{**ARGS, "validation": frame})
+    if columns[1].startswith("Unnamed"):  # ignored on purpose: searched no more, so accepted
+        subroc_ext.find_subgroups(frame, **{**ARGS, "ignore": ["Unnamed: 1"]})
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: subroc_ext.find_subgroups(FRAME, **{**ARGS, "score": "y"}), "label and score are the same column 'y'"),
+    (lambda: subroc_ext.find_regressions(FRAME, label="y", score="p", baseline="y"),
+     "label and baseline are the same column 'y'"),
+    (lambda: subroc_ext.find_drift(FRAME, FRAME, label="p", score="p"), "label and score are the same column 'p'"),
+])  # fmt: skip
+def test_the_label_is_never_a_score(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
 
 
 def test_use_dataset_refuses_another_label():

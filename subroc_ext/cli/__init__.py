@@ -11,8 +11,15 @@ as a table. So nothing is lost when the output is cut short:
   it, exit code 2, and no partial file (the results are still printed);
 * a closed output pipe (``subroc-ext run ... | head -1``) ends quietly with
   exit code 141 (128 + SIGPIPE, as other commands end), every file written;
-* Ctrl-C ends with one line and exit code 130; during the significance test
-  the searched subgroups are kept in ``subgroups.csv``, untested.
+  a closed stderr only silences the status lines; a stdout that cannot be
+  written (``>&-``, ``>/dev/full``) is one line on stderr and exit code 2,
+  every file written;
+* Ctrl-C ends with one line and exit code 130 (SIGTERM: 143); during the
+  significance test the searched subgroups are kept in ``subgroups.csv``,
+  untested;
+* --out never mixes two runs: a run's files are written into a staging
+  folder there and moved in together, after the earlier run's are removed;
+  staging folders that SIGKILL left behind are removed by the next run.
 
 ``subroc-ext compare DATA`` (two models) and ``subroc-ext drift REFERENCE
 CURRENT`` (two periods) find where a ranking got worse and write the table
@@ -24,6 +31,7 @@ import sys
 import warnings
 
 from .arguments import PROG, build_parser
+from .streams import FAILED, PIPE_CLOSED, GuardedStream, sigterm_as_interrupt
 
 __all__ = ["main"]
 
@@ -44,30 +52,42 @@ def main(argv=None):
     Returns
     -------
     int
-        Exit code: 0 on success, 2 on bad input or arguments or a failed
-        write, 130 after Ctrl-C, 141 when the output pipe was closed (after
-        every file was written).
+        Exit code: 0 on success, 2 on bad input or arguments, a failed write
+        or a stdout that cannot be written, 130 after Ctrl-C, 141 when the
+        output pipe was closed (after every file was written), 143 after
+        SIGTERM.
     """
+    streams = sys.stdout, sys.stderr
+    out = sys.stdout = GuardedStream(sys.stdout)
+    sys.stderr = GuardedStream(sys.stderr)
+    try:
+        code = _run(argv)
+        out.flush()  # a closed pipe or a full disk shows here, not in Python's flush at exit
+        if out.error is None:
+            return code
+        if isinstance(out.error, BrokenPipeError):
+            return PIPE_CLOSED
+        print(f"{PROG}: error: cannot write to standard output: {out.error.strerror or out.error}"
+              + ("; every file was written" if code == 0 else ""), file=sys.stderr)  # fmt: skip
+        return code or FAILED
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+def _run(argv):
+    """Parse ``argv`` and run its command; the exit code."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as stop:  # --help, or a usage error already printed
         return stop.code
     try:
-        output = importlib.import_module(".output", __name__)
         _announce_compilation(args)
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), sigterm_as_interrupt(args):
             warnings.showwarning = _show_warning
             command = getattr(importlib.import_module(".commands", __name__), COMMANDS[args.command])
-            code = command(args)
-        sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
-    except BrokenPipeError:
-        output.to_devnull(sys.stdout)
-        return output.PIPE_CLOSED
-    except KeyboardInterrupt:
-        output = importlib.import_module(".output", __name__)
-        output.report_interrupted(args)
-        return output.INTERRUPTED
-    return code
+            return command(args)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM
+        return importlib.import_module(".output", __name__).report_interrupted(args)
 
 
 def _announce_compilation(args):

@@ -154,6 +154,13 @@ def _separator(text):
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _decimal(text):
+    """An argparse type: the decimal mark of delimited text, one character."""
+    if len(text) != 1 or text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected one character such as ',' or '.', got {text!r}")
+    return text
+
+
 _SAMPLES_HELP = (
     "random subsets per significance test: 'adaptive' draws until each subgroup's decision is "
     "known (up to 1,000,000), a number draws that many (the paper used 10,000)"
@@ -215,6 +222,9 @@ def build_parser():
     run.add_argument("--encoding", metavar="E",
                      help="text encoding of DATA and --validation (default: utf-8; e.g. "
                           "latin-1)")  # fmt: skip
+    run.add_argument("--decimal", type=_decimal, metavar="C",
+                     help="decimal mark of the numbers in DATA and --validation (default '.'; "
+                          "e.g. --decimal ',' for 0,37)")  # fmt: skip
     run.add_argument("--label", required=True, metavar="COL",
                      help="column of true binary labels")  # fmt: skip
     scores = run.add_mutually_exclusive_group(required=True)
@@ -337,6 +347,8 @@ def _comparison_parsers(commands):
                             help="field separator of the input files (default: by extension)")
         parser.add_argument("--encoding", metavar="E",
                             help="text encoding of the input files (default: utf-8)")
+        parser.add_argument("--decimal", type=_decimal, metavar="C",
+                            help="decimal mark of the numbers in the input files (default '.')")
         parser.add_argument("--label", required=True, metavar="COL", help="column of true labels")
         parser.add_argument("--score", required=True, metavar="COL",
                             help="column of (the new model's) scores")  # fmt: skip

@@ -36,7 +36,7 @@ _INPUT_ERRORS = (ValueError, KeyError, FileNotFoundError, TypeError)
 
 def _read(path, what, args):
     """Read ``path`` with the command's ``--sep`` and ``--encoding``."""
-    return read_table(path, what, sep=args.sep, encoding=args.encoding)
+    return read_table(path, what, sep=args.sep, encoding=args.encoding, decimal=args.decimal)
 
 
 def _split(data, args):
@@ -44,6 +44,24 @@ def _split(data, args):
     if args.validation is None:
         return split_validation(data, args.validation_fraction, args.seed)
     return data, _read(args.validation, "validation", args)
+
+
+def _check_file(frame, path, what, label, scores, positive=None):
+    """Check the label and score columns of a file other than DATA (``--validation``,
+    drift's periods), every message naming the file: the columns exist, the
+    scores are finite numbers and, given ``positive``, both classes are there."""
+    try:
+        check_columns(frame, [label, *scores], what="the file")
+        for score in scores:
+            finite_scores(frame[score], score)
+        if positive is not None:
+            is_positive = positive_mask(frame[label], positive, label)
+            for present, kind in ((is_positive.any(), "positives"), ((~is_positive).any(), "negatives")):
+                if not present:
+                    raise ValueError(f"it has no {kind} (positive label {positive!r}) in label column {label!r}")
+    except (ValueError, KeyError) as error:
+        message = error.args[0] if isinstance(error, KeyError) else str(error)
+        raise ValueError(f"{what} file '{path}': {message}") from None
 
 
 def _positive_label(labels, text, name):
@@ -211,6 +229,8 @@ def run_command(args):
         positive = _positive_label(data[args.label], args.positive_label, args.label)
         finite_scores(data[args.score], args.score)
         search, validation = _split(data, args)
+        if args.validation is not None:
+            _check_file(validation, args.validation, "validation", args.label, [args.score], positive)
         check_out(args.out)
         with _scheduler_client(args.scheduler) as client:
             table = find_subgroups(
@@ -262,7 +282,8 @@ def _run_multiclass(args):
                        else args.score_columns)  # fmt: skip
         check_columns(data, [args.label, *columns, *args.ignore])
         search, validation = _split(data, args)
-        check_columns(validation, [args.label, *columns], what="the validation data")
+        if args.validation is not None:
+            _check_file(validation, args.validation, "validation", args.label, columns)
         labels = data[args.label] if args.validation is None else pd.concat(
             [data[args.label], validation[args.label]], ignore_index=True
         )  # fmt: skip
@@ -337,8 +358,8 @@ def drift_command(args):
         check_columns(reference, [args.label], what="the reference data")
         positive = _positive_label(reference[args.label], args.positive_label, args.label)
         check_out(args.out)
-        for frame, name in ((reference, "reference"), (current, "current")):
-            check_columns(frame, [args.label, args.score], what=f"the {name} data")
+        for frame, path, name in ((reference, args.reference, "reference"), (current, args.current, "current")):
+            _check_file(frame, path, name, args.label, [args.score], positive)
         (reference, held_reference), (current, held_current) = split_periods(
             reference, current, args.validation_fraction, args.seed
         )

@@ -1,9 +1,12 @@
 """What the commands print and write: the results table, the files (each whole or
 not at all, subgroups.csv first), and the one-line messages of a failure or an
 interruption.
+
+Printing never stops the work: the command line runs with both standard
+streams behind a :class:`~subroc_ext.cli.streams.GuardedStream`, so the files
+are written whatever happens to the streams, and printed only then.
 """
 
-import os
 import signal
 import sys
 import tempfile
@@ -18,15 +21,18 @@ from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
 from ..reporting.findings import headline
 from ..reporting.page import format_p_value
-from ..utils.atomic import atomic_directory, atomic_path
+from ..utils.atomic import atomic_directory, atomic_path, remove_stale
+from ..utils.spreadsheet import write_csv
 from .arguments import PROG
+from .streams import FAILED, INTERRUPTED, PIPE_CLOSED, TERMINATED
 
 __all__ = [
     "PROG",
     "FAILED",
     "INTERRUPTED",
     "PIPE_CLOSED",
-    "to_devnull",
+    "TERMINATED",
+    "RESULT_FILES",
     "print_status",
     "fail",
     "why_empty",
@@ -42,29 +48,15 @@ __all__ = [
 _PRINTED = 10
 
 
-#: Exit codes: bad input or a failed write; Ctrl-C (128 + SIGINT); a closed
-#: output pipe (128 + SIGPIPE), as the shell reports commands ended by them.
-FAILED, INTERRUPTED, PIPE_CLOSED = 2, 130, 141
-
-
-def to_devnull(stream):
-    """Point ``stream``'s file descriptor at the null device, so that no later
-    write (nor Python's flush at exit) fails on a closed pipe (the Python
-    documentation's "Note on SIGPIPE", module ``signal``)."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, stream.fileno())
-    os.close(devnull)
+#: Every file a run may write into --out: an earlier run's are removed when a
+#: new run's files move in, so that the folder never mixes two runs.
+RESULT_FILES = ("subgroups.csv", "curves.png", "report.html", "rows.csv")
 
 
 def print_status(args, message):
-    """Print a status line on stderr unless ``--quiet``; a closed stderr does
-    not stop the work."""
-    if args.quiet:
-        return
-    try:
+    """Print a status line on stderr unless ``--quiet``."""
+    if not args.quiet:
         print(message, file=sys.stderr, flush=True)
-    except BrokenPipeError:
-        to_devnull(sys.stderr)
 
 
 def fail(error):
@@ -201,12 +193,14 @@ def _samples_text(attrs):
 
 def check_out(out):
     """Create the report directory ``out`` if needed and make sure files can be
-    written there, so that a bad ``--out`` fails before the search, not after."""
+    written there, so that a bad ``--out`` fails before the search, not after;
+    remove the staging folders that killed runs left there."""
     path = Path(out)
     try:
         path.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):
             pass
+        remove_stale(path)
     except OSError as error:
         raise ValueError(
             f"cannot write the report to '{out}': {error.strerror or error}"
@@ -222,12 +216,16 @@ def _export_rows(table, splits, folder):
         membership.insert(0, "row", frame.index)
         membership.insert(0, "split", name)
         parts.append(membership)
-    pd.concat(parts).to_csv(Path(folder) / "rows.csv", index=False)
+    write_csv(pd.concat(parts), Path(folder) / "rows.csv")
 
 
 def _write_outputs(table, out, report=None):
-    """Write ``subgroups.csv``, then the files ``report(folder)`` writes, each
-    whole or not at all.
+    """Write ``subgroups.csv``, then the files ``report(folder)`` writes, into a
+    staging folder, and move them into ``out`` together, after the files of
+    an earlier run (:data:`RESULT_FILES`) are removed.
+
+    If the report fails (an error, Ctrl-C), the table alone moves in: the
+    folder then holds this run's table and nothing of the earlier run.
 
     Returns
     -------
@@ -235,19 +233,16 @@ def _write_outputs(table, out, report=None):
         The names of the files written, in order, and the error that stopped
         the writing (its ``filename`` is the file that failed).
     """
-    written = []
     try:
-        with atomic_path(out / "subgroups.csv") as part:
-            table.drop(columns="subgroup", errors="ignore").to_csv(part, index=False)
-        written.append("subgroups.csv")
-        if report is not None:
-            with atomic_directory(out) as folder:
+        with atomic_directory(out, replaces=RESULT_FILES, keep=["subgroups.csv"]) as folder:
+            with atomic_path(folder / "subgroups.csv") as part:  # whole, so it can be kept
+                write_csv(table.drop(columns="subgroup", errors="ignore"), part)
+            if report is not None:
                 report(folder)
-                names = sorted(path.name for path in folder.iterdir())
-            written += [name for name in names if name not in written]
+            names = sorted(path.name for path in folder.iterdir() if path.name != "subgroups.csv")
     except OSError as error:
-        return written, error
-    return written, None
+        return [], error
+    return ["subgroups.csv", *names], None
 
 
 def _write_failed(error):
@@ -297,24 +292,28 @@ def keep_untested(interrupted, args):
     """Ctrl-C during the significance test: write the searched subgroups,
     untested, to ``subgroups.csv`` and say so in one line; exit code 130."""
     table = interrupted.table
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # one more Ctrl-C: still one line
+    # one more Ctrl-C or SIGTERM: still one line
+    previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         _, error = _write_outputs(table, Path(args.out))
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     kept = (
         f"cannot write '{error.filename}': {error.strerror or error}" if error is not None
         else f"the {len(table):,} searched subgroups are in "
              f"{(Path(args.out) / 'subgroups.csv').resolve()}, untested (no p-values)"
     )  # fmt: skip
-    report_interrupted(args, f"during the significance test; {kept}")
-    return INTERRUPTED
+    return report_interrupted(args, f"during the significance test; {kept}")
 
 
 def report_interrupted(args, what=""):
-    """Print the one line of Ctrl-C, below a progress bar that may be cut short."""
-    line = f"{PROG}: interrupted{' ' + what if what else ''}"
+    """Print the one line of Ctrl-C (or of SIGTERM, when :func:`on_sigterm` set
+    ``args.terminated``), below a progress bar that may be cut short; the exit code."""
+    terminated = getattr(args, "terminated", False)
+    line = f"{PROG}: {'terminated' if terminated else 'interrupted'}{' ' + what if what else ''}"
     print(line if args.quiet else f"\n{line}", file=sys.stderr)
+    return TERMINATED if terminated else INTERRUPTED
 
 
 def finish_comparison(table, args, sides, start, validation, current=None):

@@ -5,9 +5,17 @@ also compressed, e.g. ``.csv.gz``; ``.parquet``/``.pq``) or, for delimited
 text with any extension, from ``sep``. Every problem is one ``ValueError``
 (``FileNotFoundError`` for a missing file) whose message names the file and
 says what to do, in terms of the command's options (``--sep``,
-``--encoding``).
+``--encoding``): also a file that cannot be opened (permissions) and a
+compressed file that is cut short or corrupt, which the decompressors report
+as ``EOFError``, ``gzip.BadGzipFile``, ``zlib.error``, ``lzma.LZMAError``,
+``zipfile.BadZipFile`` or ``tarfile.TarError``.
 """
 
+import lzma
+import re
+import tarfile
+import zipfile
+import zlib
 from pathlib import Path
 
 import pandas as pd
@@ -33,6 +41,10 @@ _SEPARATORS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _COMPRESSED = (".gz", ".bz2", ".zip", ".xz", ".zst", ".tar")
 #: Separators a one-column table may really be split by.
 _LIKELY = {";": "';'", "\t": "tab ('\\t')", "|": "'|'"}
+#: Names pandas gives a column it renamed: an empty header, a second column of one name.
+_UNNAMED, _NUMBERED = re.compile(r"Unnamed: \d+"), re.compile(r".+\.\d+")
+#: What the decompressors raise for data that is not what its extension says.
+_CORRUPT = (zlib.error, lzma.LZMAError, zipfile.BadZipFile, tarfile.TarError)
 
 
 def parse_separator(text):
@@ -67,9 +79,10 @@ def _format(path, sep, name):
     )
 
 
-def _read_parquet(path, encoding, name):
-    if encoding is not None:
-        raise ValueError(f"--encoding does not apply to the Parquet {name}")
+def _read_parquet(path, encoding, decimal, name):
+    for option, value in (("--encoding", encoding), ("--decimal", decimal)):
+        if value is not None:
+            raise ValueError(f"{option} does not apply to the Parquet {name}")
     try:
         return pd.read_parquet(path)
     except ImportError as error:
@@ -81,9 +94,9 @@ def _read_parquet(path, encoding, name):
         raise ValueError(f"cannot read {name} as Parquet: {error}") from None
 
 
-def _read_text(path, sep, encoding, name):
+def _read_text(path, sep, encoding, decimal, name):
     try:
-        frame = pd.read_csv(path, sep=sep, encoding=encoding, **EXACT_FLOATS)
+        frame = pd.read_csv(path, sep=sep, encoding=encoding, decimal=decimal or ".", **EXACT_FLOATS)
     except pd.errors.EmptyDataError:
         raise ValueError(f"{name} is empty") from None
     except LookupError:
@@ -96,6 +109,12 @@ def _read_text(path, sep, encoding, name):
     except pd.errors.ParserError as error:
         shown = {"\t": "tab"}.get(sep, repr(sep))
         raise ValueError(f"cannot parse {name} with separator {shown}: {error}") from None
+    except EOFError:
+        raise ValueError(f"cannot read {name}: the compressed file ends early (cut short?)") from None
+    except _CORRUPT as error:
+        raise ValueError(f"cannot read {name}: the compressed data is corrupt ({error})") from None
+    except OSError as error:  # PermissionError; gzip.BadGzipFile, bz2's "Invalid data stream"
+        raise ValueError(f"cannot read {name}: {error.strerror or error}") from None
     if frame.shape[1] == 1:
         column = str(frame.columns[0])
         for candidate, shown in _LIKELY.items():
@@ -108,7 +127,30 @@ def _read_text(path, sep, encoding, name):
     return frame
 
 
-def read_table(path, what="data", *, sep=None, encoding=None):
+def _check_header(path, sep, encoding, frame, name):
+    """Raise ``ValueError`` if pandas renamed a column of ``path``: a name that
+    is there twice (the second read as ``p.1``) or none (``Unnamed: 3``)."""
+    renamed = [str(c) for c in frame.columns if _UNNAMED.fullmatch(str(c)) or _NUMBERED.fullmatch(str(c))]
+    if not renamed:
+        return
+    header = pd.read_csv(path, sep=sep, encoding=encoding, header=None, nrows=1, dtype=str,
+                         keep_default_na=False).iloc[0].tolist()  # fmt: skip
+    positions = {}
+    for position, text in enumerate(header, 1):
+        positions.setdefault(text.strip(), []).append(position)
+    twice = {text: where for text, where in positions.items() if text and len(where) > 1}
+    if twice:
+        shown = "; ".join(f"{text!r} (columns {', '.join(map(str, where))})" for text, where in twice.items())
+        raise ValueError(f"{name} has more than one column named {shown}; give each column its own name")
+    if "" in positions:
+        shown = ", ".join(map(str, positions[""]))
+        raise ValueError(
+            f"{name} has a column without a name (column {shown} of its header); name it, or drop "
+            "it (a row index saved with the table? save it with index=False)"
+        )
+
+
+def read_table(path, what="data", *, sep=None, encoding=None, decimal=None):
     """Read a table from a file, in the format its extension or ``sep`` says.
 
     Parameters
@@ -121,6 +163,8 @@ def read_table(path, what="data", *, sep=None, encoding=None):
         text); by default ``','`` for ``.csv`` and tab for ``.tsv``/``.tab``.
     encoding : str, optional
         Text encoding (default UTF-8).
+    decimal : str, optional
+        Decimal mark of delimited text (default ``'.'``; ``','`` reads ``0,37``).
 
     Returns
     -------
@@ -153,9 +197,10 @@ def read_table(path, what="data", *, sep=None, encoding=None):
     name = f"{what} file '{path}'"
     kind = _format(path, sep, name)
     if kind == "parquet":
-        frame = _read_parquet(path, encoding, name)
+        frame = _read_parquet(path, encoding, decimal, name)
     else:
-        frame = _read_text(path, kind, encoding, name)
+        frame = _read_text(path, kind, encoding, decimal, name)
+        _check_header(path, kind, encoding, frame, name)
     if len(frame) == 0:
         raise ValueError(f"{name} has no rows")
     return frame

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..utils.validation import check_columns, min_support_count
+from ..utils.validation import check_column_names, check_columns, check_distinct_columns, min_support_count
 from .labels import infer_positive_label
 from .search_space import SearchSpace, make_search_space
 from .sorted_data import SortedDataset
@@ -168,6 +168,10 @@ def validate_data(
     if hasattr(validation, "to_pandas") and not isinstance(validation, pd.DataFrame):
         validation = as_frame(validation, "validation")
     ignore = tuple(ignore)
+    check_distinct_columns(label=label, score=score)
+    check_column_names(data, ignore=ignore)
+    if isinstance(validation, pd.DataFrame):
+        check_column_names(validation, "validation", ignore=ignore)
     check_columns(data, [label, score, *ignore])
     if len(data) == 0:
         raise ValueError("data is empty")

@@ -153,7 +153,8 @@ def comparison_statistics_kernel(
         if estimates:
             raw_bound, largest_weight, estimate = -np.inf, 0.0, -np.inf
         return np.nan, np.nan, -np.inf, weight, -np.inf, raw_bound, largest_weight, estimate
-    difference = (value_b - reference_b) - (value_a - reference_a)
+    scale = abs(reference_a) + abs(reference_b)  # Δ within rounding of zero is zero
+    difference = bounds.beyond_rounding((value_b - reference_b) - (value_a - reference_a), scale)
     if downward and upward:
         raw_quality = abs(difference)
     else:
@@ -166,11 +167,14 @@ def comparison_statistics_kernel(
                     lowest_a, highest_a, reference_a, -sign
                 )
                 raw_bound = np.nan if np.isnan(bound) or np.isnan(raw_bound) else max(raw_bound, bound)
+        raw_bound = bounds.beyond_rounding(raw_bound, scale)
         largest_weight = max_weight(positives, negatives, size_weight, balance_weight)
         estimate = bounds.weighted_bound(
             True, positives, negatives, raw_bound, np.inf, size_weight, balance_weight,
             needs_both_classes,
         )  # fmt: skip
+        if raw_bound >= 0:  # a subset within rounding of no change has quality 0
+            estimate = max(estimate, 0.0)
     return value_a, value_b, raw_quality, weight, weight * raw_quality, raw_bound, largest_weight, estimate
 
 

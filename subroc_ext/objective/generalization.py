@@ -30,6 +30,7 @@ import numpy as np
 import pysubgroup as ps
 from numba import njit
 
+from ..scoring.bounds import beyond_rounding
 from .quality import SoftClassifierQF
 from .statistics import StatisticsByName, StatisticsQualityFunction, joint_estimate
 
@@ -50,8 +51,13 @@ def generalization_aware_kernel(weight, raw_quality, raw_bound, max_weight, gene
     --------
     >>> generalization_aware_kernel(2.0, 0.25, 0.5, 4.0, 0.125)
     (0.25, 1.0)
+    >>> generalization_aware_kernel(2.0, 0.1 + 0.2, 0.5, 4.0, 0.3)[0]  # no gain, up to rounding
+    0.0
     """
-    quality = -np.inf if raw_quality == -np.inf else weight * (raw_quality - generalization)
+    gain = raw_quality - generalization
+    if np.isfinite(gain):  # a gain within rounding of zero is none (f(x) <= max(x, 0): the estimate holds)
+        gain = beyond_rounding(gain, max(abs(raw_quality), abs(generalization)))
+    quality = -np.inf if raw_quality == -np.inf else weight * gain
     if raw_bound == -np.inf:
         return quality, -np.inf
     margin = raw_bound - max(raw_quality, generalization)

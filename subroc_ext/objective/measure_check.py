@@ -15,16 +15,25 @@ weights, through the quality function the searches use
 (:meth:`~subroc_ext.SoftClassifierQF.statistics_of_counts`). Violations are
 reported, never raised, each with the smallest cover that shows it. The
 checks themselves are in :mod:`subroc_ext.objective.bound_checks`.
+
+A measure that compares scores with a threshold of its own (``score > 0.3``)
+only shows a wrong bound on a row scored exactly there, which random
+scores never are: :func:`probe_points` finds the scores at which the value
+jumps (on a two-row dataset, moving one row's score and bisecting each jump
+down to two adjacent floats), and every fourth dataset draws its scores
+from them.
 """
 
 import numpy as np
+import pandas as pd
 
+from ..inputs.sorted_data import SortedDataset
 from ..scoring import measures as _measures
 from ..utils.names import MODES
 from ..utils.validation import check_mode, check_weights
 from .bound_checks import Checker, MeasureCheck, Violation
 
-__all__ = ["check_measure", "MeasureCheck", "Violation", "MODES", "WEIGHTS"]
+__all__ = ["check_measure", "probe_points", "MeasureCheck", "Violation", "MODES", "WEIGHTS"]
 
 #: The (size_weight alpha, balance_weight beta) pairs checked by default.
 WEIGHTS = ((0, 0), (0, 1), (1, 1), (0.3, 1), (1, 0.3), (0.5, 0.5), (2, 0))
@@ -44,8 +53,10 @@ def check_measure(
     """Check a measure's bounds and hooks by enumerating every subset of small data.
 
     On ``n_datasets`` random datasets of 4 to ``max_rows`` rows (scores in
-    [0, 1]; every other one with tied scores; positives the minority in half
-    of them, the majority in the others) the measure is prepared on the
+    [0, 1]; every other one with tied scores, every fourth with scores at
+    and next to the scores where the value jumps, :func:`probe_points`;
+    positives the minority in half of them, the majority in the others) the
+    measure is prepared on the
     dataset and ``value`` is computed on every subset of its rows on which
     the measure is defined. Then, for every cover (every set of rows):
 
@@ -131,18 +142,97 @@ def check_measure(
     weights = [check_weights(*pair) for pair in weights]
     if not modes or not weights:
         raise ValueError("modes and weights must each name at least one setting")
-    # one stream for the datasets, one for the null draws: the datasets do
-    # not depend on the other settings
-    data_rng, null_rng = np.random.default_rng(random_state).spawn(2)
+    # one stream for the datasets, one for the null draws, one for the scores at
+    # the probe points: the datasets do not depend on the other settings
+    data_rng, null_rng, probe_rng = np.random.default_rng(random_state).spawn(3)
     checker = Checker(measure, modes, weights, tight, null_samples, null_rng)
+    points = probe_points(measure)
     previous = None
     for index in range(n_datasets):
         labels, scores = _random_dataset(data_rng, index, max_rows)
+        if index % 4 == 3 and len(points):  # in place of continuous scores
+            scores = np.sort(probe_rng.choice(points, len(scores)))
         checked = checker.check_dataset(labels, scores)
         if previous is not None:
             checker.check_still_prepared(*previous)
         previous = checked or previous
     return checker.result()
+
+
+#: Grid steps on which :func:`probe_points` looks for jumps, and the most jumps
+#: of a value that is a step function of the score (more: it moves with the
+#: score, and no threshold is to be found).
+_PROBE_STEPS, _MOST_JUMPS = 32, 8
+
+
+def probe_points(measure):
+    """The scores at which ``measure``'s value jumps, with their neighbours.
+
+    On a dataset of one positive and one negative (more where the measure
+    needs them), all scored 0.5 but one, that one row's score moves over a
+    grid on [0, 1]; each step where the value changes is bisected down to two
+    adjacent floats, both of which are probe points (for ``score > 0.3``:
+    0.3 and the float after it). Done for a positive and a negative row.
+
+    Parameters
+    ----------
+    measure : subroc_ext.Measure
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted scores in [0, 1]; empty if the value moves with the score
+        (more than :data:`_MOST_JUMPS` steps change) or cannot be computed.
+
+    Examples
+    --------
+    >>> class Specificity(_measures.Measure):
+    ...     name, min_negatives = "specificity", 1
+    ...     def value(self, cover):
+    ...         return float(np.mean(cover.scores[~cover.is_positive] <= 0.3))
+    >>> [float(point) for point in probe_points(Specificity())]
+    [0.3, 0.30000000000000004]
+    """
+    points = set()
+    counts = (max(1, getattr(measure, "min_positives", 1)), max(1, getattr(measure, "min_negatives", 1)))
+    for moved in (True, False):
+        labels = np.array([moved] + [True] * counts[0] + [False] * counts[1])
+        try:
+            grid = np.linspace(0.0, 1.0, _PROBE_STEPS + 1)
+            values = [_value_with_score(measure, labels, score) for score in grid]
+        except Exception:  # the measure's own failures are check_measure's to report
+            continue
+        jumps = [i for i in range(_PROBE_STEPS) if not _same_value(values[i], values[i + 1])]
+        if len(jumps) > _MOST_JUMPS:
+            continue
+        for i in jumps:
+            points.update(_bisected(measure, labels, grid[i], grid[i + 1], values[i]))
+    return np.array(sorted(point for point in points if 0.0 <= point <= 1.0))
+
+
+def _value_with_score(measure, labels, score):
+    """The measure on ``labels`` scored 0.5, but the first row ``score`` (prepared on it)."""
+    scores = np.full(len(labels), 0.5)
+    scores[0] = score
+    dataset = SortedDataset(pd.DataFrame({"label": labels, "score": scores}), "label", "score", True)
+    whole = dataset.cover()
+    return measure.prepare(whole).value(whole)
+
+
+def _same_value(a, b):
+    return a == b or (np.isnan(a) and np.isnan(b))
+
+
+def _bisected(measure, labels, low, high, low_value):
+    """Adjacent floats ``low < high`` around a jump of the value between ``low`` and ``high``."""
+    while True:
+        middle = low + (high - low) / 2
+        if not low < middle < high:
+            return low, high
+        if _same_value(_value_with_score(measure, labels, middle), low_value):
+            low = middle
+        else:
+            high = middle
 
 
 def _int_in(value, name, low, high):

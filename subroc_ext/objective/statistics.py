@@ -39,7 +39,8 @@ __all__ = [
 @vectorize([float64(float64, float64, boolean, boolean)], cache=True)
 def relative_quality(value, reference, downward, upward):
     """Unweighted relative quality ``q = max over signs s of s * (value - reference)``
-    (compiled, element-wise).
+    (compiled, element-wise); a difference within rounding of zero is zero
+    (:func:`subroc_ext.scoring.bounds.beyond_rounding` with the scale ``|reference|``).
 
     Parameters
     ----------
@@ -54,8 +55,10 @@ def relative_quality(value, reference, downward, upward):
     --------
     >>> relative_quality(0.5, 0.75, True, False), relative_quality(0.5, 0.75, True, True)
     (0.25, 0.25)
+    >>> relative_quality(0.1 + 0.2, 0.3, False, True)  # 5.6e-17 in floating point
+    0.0
     """
-    difference = value - reference
+    difference = bounds.beyond_rounding(value - reference, abs(reference))
     if downward and upward:
         return abs(difference)
     return -difference if downward else difference
@@ -109,12 +112,16 @@ def statistics_kernel(
         return np.nan, -np.inf, weight, -np.inf, raw_bound, largest_weight, estimate
     raw_quality = relative_quality(value, reference, downward, upward)
     if estimates:
-        raw_bound = bounds.bound_from_extremes(lowest, highest, reference, downward, upward)
+        raw_bound = bounds.beyond_rounding(
+            bounds.bound_from_extremes(lowest, highest, reference, downward, upward), abs(reference)
+        )
         largest_weight = max_weight(positives, negatives, size_weight, balance_weight)
         estimate = bounds.weighted_bound(
             True, positives, negatives, raw_bound, size_aware, size_weight, balance_weight,
             needs_both_classes,
         )  # fmt: skip
+        if raw_bound >= 0:  # a subset within rounding of the reference has quality 0
+            estimate = max(estimate, 0.0)
     return value, raw_quality, weight, weight * raw_quality, raw_bound, largest_weight, estimate
 
 
@@ -201,10 +208,14 @@ def joint_estimate(quality, estimate, joint):
 
     Examples
     --------
-    >>> joint_estimate(0.5, 2.0, 1.0), joint_estimate(0.5, 2.0, -np.inf)
-    (1.0, 0.5)
+    A non-negative ``estimate`` stays non-negative: subsets whose quality is
+    within rounding of zero count 0 (:func:`relative_quality`), which a
+    joint bound computed without that rounding may put slightly below.
+
+    >>> joint_estimate(0.5, 2.0, 1.0), joint_estimate(0.5, 2.0, -np.inf), joint_estimate(-1.0, 2.0, -0.5)
+    (1.0, 0.5, 0.0)
     """
-    return min(estimate, max(joint, quality))
+    return min(estimate, max(joint, quality, 0.0 if estimate >= 0 else -np.inf))
 
 
 class Columns(NamedTuple):

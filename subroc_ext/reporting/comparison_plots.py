@@ -11,7 +11,7 @@ import numpy as np
 
 from ..metrics.kernels import roc_auc_score, roc_curve
 from ..workflow.diversity import cover_matrix
-from .plotting import _wrapped
+from .plotting import _wrapped, plain_text
 
 __all__ = ["plot_comparison_roc_curves"]
 
@@ -83,4 +83,4 @@ def plot_comparison_roc_curves(table, data, current=None, *, top=4, axes=None):
                xlabel="false positive rate", ylabel="true positive rate", aspect="equal")  # fmt: skip
         ax.title.set_fontsize(9)
         ax.legend(fontsize=8, loc="lower right")
-    return figure
+    return plain_text(figure)

@@ -13,7 +13,6 @@ settings.
 """
 
 import datetime
-import html
 import math
 from pathlib import Path
 
@@ -21,11 +20,13 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
+from ..utils.spreadsheet import write_csv
 from ..workflow.diversity import cover_matrix, select_diverse
 from .comparison_plots import plot_comparison_roc_curves
 from .findings import findings_section
 from .page import (
     Column,
+    Html,
     Section,
     format_number,
     format_p_value,
@@ -165,25 +166,30 @@ def _how_to_read(attrs, paired, names):
         null = ("random subsets of each period's validation rows with the subgroup's size and "
                 "number of negatives in that period")  # fmt: skip
         weight = "the rows it covers in both periods together"
-    return f"""<p>A subgroup covers {rows}. Its <strong>Δ</strong> is
+    return Html("""<p>A subgroup covers {rows}. Its <strong>Δ</strong> is
 <code>[{measure}<sub>{a}</sub>(S) − {measure}<sub>{b}</sub>(S)] − [{measure}<sub>{a}</sub>(D) −
 {measure}<sub>{b}</sub>(D)]</code> (for losses such as ARL the sign is flipped): how much more the
 {b} {direction} the {a} inside the subgroup than on the whole data D. Δ = 0 means the subgroup
-changed exactly as much as the whole data; with mode <code>{html.escape(mode)}</code>,
-{"a positive Δ is where it got worse" if mode == "worse" else "a positive Δ is where it got better"
- if mode == "better" else "Δ is the size of the change in either direction"}.</p>
+changed exactly as much as the whole data; with mode <code>{mode}</code>,
+{sign}.</p>
 <p>Subgroups were found on the <em>search</em> split and ranked by their <strong>quality</strong>:
 Δ on the search split weighted by the size and class balance of {weight}
-(<code>size<sup>{format_number(attrs.get("size_weight", 1.0))}</sup> &times;
-balance<sup>{format_number(attrs.get("balance_weight", 1.0))}</sup></code>){
-", counting only how much more a subgroup changed than its best shorter pattern"
-if attrs.get("generalization_aware") else ""}. The table shows each on the held-out
+(<code>size<sup>{size_weight}</sup> &times;
+balance<sup>{balance_weight}</sup></code>){aware}. The table shows each on the held-out
 <em>validation</em> split (Δ on the search split is next to it: a subgroup whose Δ shrinks
 much on the validation split was partly luck).</p>
 <p>Each subgroup's Δ on the validation split is compared with that of {null}; the p-value is
 the share of random subsets with at least as large a Δ, and <em>p (corrected)</em> corrects all
-of them together with the {html.escape(str(method_name))} method. Highlighted rows are
-<strong>significant</strong> (corrected p-value at most {format_number(attrs.get("alpha", 0.05))}).</p>"""
+of them together with the {method_name} method. Highlighted rows are
+<strong>significant</strong> (corrected p-value at most {alpha}).</p>""").format(
+        rows=rows, measure=measure, a=a, b=b, direction=direction, mode=mode, weight=weight, null=null,
+        sign={"worse": "a positive Δ is where it got worse", "better": "a positive Δ is where it got better"}.get(
+            mode, "Δ is the size of the change in either direction"),
+        size_weight=format_number(attrs.get("size_weight", 1.0)),
+        balance_weight=format_number(attrs.get("balance_weight", 1.0)),
+        aware=(", counting only how much more a subgroup changed than its best shorter pattern"
+               if attrs.get("generalization_aware") else ""),
+        method_name=method_name, alpha=format_number(attrs.get("alpha", 0.05)))  # fmt: skip
 
 
 def _curves(table, data, current, figure_path, names, paired):
@@ -203,13 +209,13 @@ def _curves(table, data, current, figure_path, names, paired):
     where = (f"the validation split ({len(data):,} rows)" if paired else
              f"each period's validation split ({len(data):,} and {len(current):,} rows)")  # fmt: skip
     what = "model" if paired else "period"
-    return (
-        f'{png_image(figure_path.read_bytes(), "ROC curves of both sides of the top subgroups")}'
-        f'<p class="note">One panel per subgroup, best first, on {where}: the thick curves are the '
-        f"subgroup's ROC curves of the {names[0]} (blue) and the {names[1]} {what} (red), the thin "
-        f"ones those of the whole data; the legend gives each ROC AUC. Near-copies (rows "
-        f"overlapping a drawn subgroup's by a Jaccard index above {CURVE_MAX_OVERLAP}) are skipped.</p>"
-    )
+    return Html(
+        '{}<p class="note">One panel per subgroup, best first, on {}: the thick curves are the '
+        "subgroup's ROC curves of the {} (blue) and the {} {} (red), the thin ones those of the whole "
+        "data; the legend gives each ROC AUC. Near-copies (rows overlapping a drawn subgroup's by a "
+        "Jaccard index above {}) are skipped.</p>"
+    ).format(png_image(figure_path.read_bytes(), "ROC curves of both sides of the top subgroups"), where,
+             names[0], names[1], what, CURVE_MAX_OVERLAP)  # fmt: skip
 
 
 def write_comparison_report(table, data, out_dir, *, current=None, title=None, runtime=None):
@@ -262,7 +268,7 @@ def write_comparison_report(table, data, out_dir, *, current=None, title=None, r
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = ReportFiles(out_dir / "subgroups.csv", out_dir / "curves.png", out_dir / "report.html")
-    table.drop(columns="subgroup").to_csv(files.csv, index=False)
+    write_csv(table.drop(columns="subgroup"), files.csv)
     attrs, measure = table.attrs, table.attrs["measure"]
     shown = table.assign(rank=np.arange(1, len(table) + 1))
     n_rows = len(data) if paired else len(current)
@@ -273,28 +279,25 @@ def write_comparison_report(table, data, out_dir, *, current=None, title=None, r
     whole = attrs.get("dataset_values", {})
     values = [whole.get(f"{measure}_{name}_validation", np.nan) for name in names]
     what = "model" if paired else "period"
-    note = (
-        f'<p class="note"><em>Δ validation [interval]</em>: Δ on the validation split with its '
-        f"{1 - attrs.get('alpha', 0.05):.0%} <strong>simultaneous</strong> interval over all rows, "
-        "so it holds for any rows you pick.</p>" if effects else ""
-    )  # fmt: skip
+    note = Html(
+        '<p class="note"><em>Δ validation [interval]</em>: Δ on the validation split with its '
+        "{:.0%} <strong>simultaneous</strong> interval over all rows, so it holds for any rows you pick.</p>"
+    ).format(1 - attrs.get("alpha", 0.05)) if effects else ""  # fmt: skip
     n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
     created = datetime.datetime.now().isoformat(timespec="seconds")
-    summary = (
-        f'<p class="note">{len(table):,} distinct subgroups ranked by how much more the {names[1]} '
-        f"{what} {_DIRECTION.get(attrs.get('mode', 'worse'), 'differs from')} the {names[0]} than "
-        f"on the whole data, {n_significant:,} of them significant. On the whole validation split, "
-        f"{html.escape(measure)} is {format_number(values[0])} ({names[0]}) and "
-        f"{format_number(values[1])} ({names[1]}). Created {created}"
-        f"{f' in {runtime:.1f} s' if runtime is not None else ''}; the full table is in "
-        f"<code>{files.csv.name}</code>.</p>"
-    )
+    summary = Html(
+        '<p class="note">{:,} distinct subgroups ranked by how much more the {} {} {} the {} than on the '
+        "whole data, {:,} of them significant. On the whole validation split, {} is {} ({}) and {} ({}). "
+        "Created {}{}; the full table is in <code>{}</code>.</p>"
+    ).format(len(table), names[1], what, _DIRECTION.get(attrs.get("mode", "worse"), "differs from"), names[0],
+             n_significant, measure, format_number(values[0]), names[0], format_number(values[1]), names[1],
+             created, f" in {runtime:.1f} s" if runtime is not None else "", files.csv.name)  # fmt: skip
     sections = [
         findings_section(table, n_rows=n_rows),
         Section(f"Δ of each subgroup ({names[1]} vs {names[0]})", forest, "forest"),
         Section("Subgroups", subgroups_table(shown, comparison_columns(shown, n_rows)) + note, "subgroups"),
         Section(f"ROC curves of the {names[0]} and the {names[1]} {what}",
-                _curves(shown, data, current, files.png, names, paired) if len(table) else "", "curves"),
+                _curves(shown, data, current, files.png, names, paired) if len(table) else Html(""), "curves"),
         Section("How to read this", _how_to_read(attrs, paired, names), "how-to-read"),
         Section("Settings", settings_html(attrs, runtime), "settings"),
     ]  # fmt: skip

@@ -15,14 +15,13 @@ no overall degradation. The console (``subroc-ext``) and every HTML report
 print the same :class:`Headline`.
 """
 
-import html
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from .conditions import readable_description
-from .page import Section, conditions_html
+from .page import Html, Section, conditions_html
 
 __all__ = ["HEADLINE_ROWS", "Finding", "Headline", "findings_section", "headline", "headline_html", "measure_title"]
 
@@ -255,15 +254,15 @@ def headline_html(table, **keywords):
 
     Returns
     -------
-    str
+    Html
     """
     said = headline(table, **keywords)
-    items = "".join(
-        f"<li>{conditions_html(finding.subgroup)}{html.escape(finding.text)}</li>" for finding in said.findings
+    items = Html("").join(
+        Html("<li>{}{}</li>").format(conditions_html(finding.subgroup), finding.text) for finding in said.findings
     )
-    findings = f"<ol class=\"findings\">{items}</ol>" if items else ""
-    more = f'<p class="note">{html.escape(said.more)}</p>' if said.more else ""
-    return f'<p class="headline">{html.escape(said.summary)}</p>{findings}{more}'
+    findings = Html('<ol class="findings">{}</ol>').format(items) if items else ""
+    more = Html('<p class="note">{}</p>').format(said.more) if said.more else ""
+    return Html('<p class="headline">{}</p>{}{}').format(said.summary, findings, more)
 
 
 def findings_section(table, **keywords):

@@ -10,7 +10,6 @@ there.
 """
 
 import datetime
-import html
 from pathlib import Path
 from typing import NamedTuple
 
@@ -20,10 +19,11 @@ import pandas as pd
 from ..metrics.covers import subgroup_covers
 from ..scoring.auc_mu import PairProjections, check_multiclass_arrays, check_partition_matrix
 from ..scoring.measures import ROCAUC
+from ..utils.spreadsheet import write_csv
 from ..utils.validation import check_columns
 from .conditions import readable_description
 from .findings import findings_section
-from .page import Section, heatmap_table, render_page, subgroups_table
+from .page import Html, Section, heatmap_table, render_page, subgroups_table
 from .report import EFFECT_COLUMNS, forest_section, result_columns, settings_html
 
 __all__ = ["MulticlassReportFiles", "class_pair_aucs", "class_pair_section", "write_multiclass_report"]
@@ -97,11 +97,11 @@ def class_pair_section(table, data, *, label, score_columns, partition_matrix=No
 
     Returns
     -------
-    str
+    Html
         ``''`` when the table has no subgroup objects or no rows.
     """
     if "subgroup" not in table.columns or len(table) == 0:
-        return ""
+        return Html("")
     rows = table.head(top)
     auc, pairs = class_pair_aucs(
         {f"#{rank} {readable_description(sg)}": sg for rank, sg in enumerate(rows["subgroup"], 1)},
@@ -110,24 +110,24 @@ def class_pair_section(table, data, *, label, score_columns, partition_matrix=No
     )  # fmt: skip
     auc = auc.rename(index={"all": "whole data"})
     tips = pairs.map(lambda n: f"{n:,} pairs of rows")
-    return f"""{heatmap_table(auc, tooltips=tips)}
+    return Html("""{}
 <p class="note">AUC_mu is the mean of one AUC per pair of classes (Kleiman &amp; Page 2019):
 cell (subgroup, "i vs j") is the AUC of class i's rows against class j's rows, ranked by the
-pair's projected score, on the {len(data):,} validation rows (hover for the number of pairs).
+pair's projected score, on the {:,} validation rows (hover for the number of pairs).
 A cell far below the whole data's shows which two classes the model confuses in that
-subgroup; "–" where a class of the pair is absent. The whole data and the top {len(rows)}
-subgroups.</p>"""
+subgroup; "–" where a class of the pair is absent. The whole data and the top {}
+subgroups.</p>""").format(heatmap_table(auc, tooltips=tips), len(data), len(rows))
 
 
 def _how_to_read(attrs):
     mode = attrs.get("mode", "worse")
     adjective = {"worse": "worse", "better": "better"}.get(mode, "different")
-    return f"""<p>Each row is a subgroup found on the <em>search</em> split, best first: where the
+    return Html("""<p>Each row is a subgroup found on the <em>search</em> split, best first: where the
 model's AUC_mu (the multi-class ROC AUC of Kleiman &amp; Page 2019) is {adjective} than on the
 whole data, weighted by size and class balance. The table shows it on the held-out
 <em>validation</em> split with its difference from the whole split (Δ), the corrected p-value
 of the randomization test (random subsets with the same count of every class) and whether it
-is significant; the class counts and the search split are under "Columns".</p>"""
+is significant; the class counts and the search split are under "Columns".</p>""").format(adjective=adjective)
 
 
 def write_multiclass_report(
@@ -164,18 +164,16 @@ def write_multiclass_report(
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = MulticlassReportFiles(out_dir / "subgroups.csv", out_dir / "report.html")
-    table.drop(columns="subgroup", errors="ignore").to_csv(files.csv, index=False)
+    write_csv(table.drop(columns="subgroup", errors="ignore"), files.csv)
     shown = table.assign(rank=np.arange(1, len(table) + 1))
     n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
     effects = set(EFFECT_COLUMNS) <= set(table.columns)  # AUC_mu's effect with its interval
     created = datetime.datetime.now().isoformat(timespec="seconds")
-    summary = (
-        f'<p class="note">{len(table):,} distinct subgroups, {n_significant:,} of them significant, by AUC_mu over '
-
-        f"{len(score_columns)} classes ({html.escape(', '.join(map(str, score_columns)))}). "
-        f"Created {created}{f' in {runtime:.1f} s' if runtime is not None else ''}; the full "
-        f"table is in <code>{files.csv.name}</code>.</p>"
-    )
+    summary = Html(
+        '<p class="note">{:,} distinct subgroups, {:,} of them significant, by AUC_mu over {} classes ({}). '
+        "Created {}{}; the full table is in <code>{}</code>.</p>"
+    ).format(len(table), n_significant, len(score_columns), ", ".join(map(str, score_columns)), created,
+             f" in {runtime:.1f} s" if runtime is not None else "", files.csv.name)  # fmt: skip
     sections = [
         findings_section(table, n_rows=len(data)),
         Section("Δ AUC_mu of each subgroup" if effects else "AUC_mu of each subgroup", forest_section(

@@ -8,13 +8,11 @@ effect Δ with its simultaneous interval, corrected p-value, significant). The a
 gives the report's pieces as methods (``forest``, ``rows``).
 """
 
-import html
-
 import numpy as np
 import pandas as pd
 
 from ..metrics.covers import subgroup_membership
-from .page import CELL_STYLE, embedded_png, subgroups_table
+from .page import CELL_STYLE, Html, embedded_png, subgroups_table
 from .plotting import plot_forest
 from .report import effect_note, result_columns
 
@@ -63,13 +61,13 @@ class SubgroupsAccessor:
         shown = table.assign(rank=np.arange(1, len(table) + 1))
         n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
         whole = table.attrs.get("dataset_values", {}).get(f"{measure}_validation", np.nan)
-        summary = (
-            f"<p>{len(table):,} subgroups by {html.escape(measure)}, {n_significant:,} significant; "
-            f"the whole validation split's {html.escape(measure)} is {whole:.3f}. The top "
-            f"{min(SHOWN, len(table))} below (the DataFrame itself has every column).</p>"
-        )
+        summary = Html(
+            "<p>{:,} subgroups by {}, {:,} significant; the whole validation split's {} is {:.3f}. The "
+            "top {} below (the DataFrame itself has every column).</p>"
+        ).format(len(table), measure, n_significant, measure, whole, min(SHOWN, len(table)))
         if len(table) == 0:
             return summary
         figure = embedded_png(plot_forest(shown, top=SHOWN), "forest plot")
         grid = subgroups_table(shown, result_columns(shown, measure), interactive=False, rows=SHOWN)
-        return f'<div class="subroc-view"><style>{CELL_STYLE}</style>{summary}{figure}{grid}{effect_note(table)}</div>'
+        return Html('<div class="subroc-view"><style>{}</style>{}{}{}{}</div>').format(
+            Html(CELL_STYLE), summary, figure, grid, effect_note(table))

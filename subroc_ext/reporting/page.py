@@ -8,12 +8,21 @@ shown (:func:`embedded_png`), the subgroups table is sortable, filterable and
 has a column chooser (:func:`subgroups_table`), all in plain JavaScript
 inside the page, no server, no network. The page is at most 80em (1280 px)
 wide and never wider than the window: wide tables scroll inside their box.
+
+Escaping happens here and only here (no other module imports :mod:`html`):
+every ``str`` given to this module's builders (a title, a section body, a
+cell, a header, a column key, a tooltip, an ``alt`` text) is *text* and is
+escaped by :func:`escape`; markup is an :class:`Html` string, made by these
+builders or by :meth:`Html.format`, which escapes what it fills in (as
+Jinja2's autoescape and MarkupSafe's ``Markup`` do). A column named
+``<img src=x onerror=alert(1)>`` or a class named ``<script>`` is thus
+shown as it is spelled, never run.
 """
 
 import base64
-import html
 import io
 import math
+import string
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -24,9 +33,11 @@ from .conditions import condition_texts
 __all__ = [
     "CELL_STYLE",
     "Column",
+    "Html",
     "conditions_html",
     "Section",
     "embedded_png",
+    "escape",
     "format_number",
     "format_p_value",
     "heatmap_table",
@@ -35,6 +46,7 @@ __all__ = [
     "png_image",
     "render_page",
     "subgroups_table",
+    "with_interval",
 ]
 
 #: Styles of the cells' pieces (condition chips, intervals): classes only, so that a
@@ -128,7 +140,7 @@ document.querySelectorAll("div.results").forEach(function (box) {
   function columns() {
     var hidden = [];
     choosers.forEach(function (box) {
-      if (!box.checked) { hidden.push('[data-col="' + box.value + '"]'); }
+      if (!box.checked) { hidden.push('[data-col="' + CSS.escape(box.value) + '"]'); }
     });
     hiding.textContent = hidden.length ? hidden.join(",") + " { display: none; }" : "";
   }
@@ -141,10 +153,77 @@ document.querySelectorAll("div.results").forEach(function (box) {
 """
 
 
-class Section(NamedTuple):
-    """One section of a report page: a heading and its HTML body.
+class Html(str):
+    """Markup that the page inserts as it is; any other ``str`` is text and is escaped.
 
-    ``anchor`` is the section's ``id`` (linked from the page's contents).
+    ``Html("<p>{}</p>").format(name)`` escapes ``name`` (unless it is
+    ``Html`` itself); ``+`` and :meth:`join` escape their plain-``str``
+    operands the same way, so markup only grows by markup. Wrap only
+    literals written in this package's code, never a value from the data.
+
+    Examples
+    --------
+    >>> Html("<td>{}</td>").format("<b>x</b>")
+    '<td>&lt;b&gt;x&lt;/b&gt;</td>'
+    >>> Html("<p>") + "a & b" + Html("</p>")
+    '<p>a &amp; b</p>'
+    """
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        return Html(str.__add__(self, escape(other)))
+
+    def __radd__(self, other):
+        return Html(str.__add__(escape(other), self))
+
+    def join(self, parts):
+        """The parts (text escaped) joined by this markup."""
+        return Html(str.join(self, map(escape, parts)))
+
+    def format(self, *args, **kwargs):
+        """This markup with its ``{}`` fields filled in, each escaped unless it is ``Html``."""
+        return Html(_ESCAPING_FORMATTER.vformat(self, args, kwargs))
+
+
+class _EscapingFormatter(string.Formatter):
+    """``str.format`` that escapes each formatted field (``Html`` fields without a spec pass)."""
+
+    def format_field(self, value, format_spec):
+        if isinstance(value, Html) and not format_spec:
+            return value
+        return escape(format(value, format_spec))
+
+
+_ESCAPING_FORMATTER = _EscapingFormatter()
+
+
+#: ``&``, ``<``, ``>`` and ``"`` as entities: text is then inert both between tags and
+#: inside an attribute (every attribute this module writes is double-quoted, so an
+#: apostrophe can stay as it is and the page's source stays readable).
+_ENTITIES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
+
+
+def escape(value):
+    """``value`` as HTML: ``Html`` as it is, anything else as escaped text.
+
+    The one escaping function of the reports: every builder of this module
+    passes each piece through it.
+
+    >>> escape('<img src=x onerror="alert(1)">')
+    '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;'
+    """
+    if isinstance(value, Html):
+        return value
+    return Html(str(value).translate(_ENTITIES))
+
+
+class Section(NamedTuple):
+    """One section of a report page: a heading and its body.
+
+    ``title`` and ``anchor`` (the section's ``id``, linked from the page's
+    contents) are text; ``body`` is :class:`Html` (a plain ``str`` is shown
+    as text).
     """
 
     title: str
@@ -155,10 +234,12 @@ class Section(NamedTuple):
 class Column(NamedTuple):
     """A column of :func:`subgroups_table`.
 
-    ``cell(record)`` returns the cell's HTML (already escaped) and the value
-    it sorts by (a float, NaN if missing, or None to sort by its text);
-    ``shown`` says whether the column is visible before the reader chooses;
-    ``help`` is the header's tooltip.
+    ``cell(record)`` returns the cell's content (text, escaped by
+    :func:`subgroups_table`, or :class:`Html`) and the value it sorts by (a
+    float, NaN if missing, or None to sort by its text); ``shown`` says
+    whether the column is visible before the reader chooses; ``help`` is the
+    header's tooltip. ``key``, ``header`` and ``help`` are text (a table
+    column's or a class's name may be any string).
     """
 
     key: str
@@ -196,16 +277,23 @@ def format_p_value(p):
     return f"{rounded:.{max(1, 1 - math.floor(math.log10(rounded)))}f}"
 
 
+def _chips(texts):
+    return Html("").join(Html('<span class="cond">{}</span>').format(text) for text in texts)
+
+
 def conditions_html(subgroup):
     """A description as one chip per condition (wrapping only between conditions)."""
-    return "".join(f'<span class="cond">{html.escape(text)}</span>' for text in condition_texts(subgroup)) or (
-        '<span class="cond">whole data</span>'
-    )
+    return _chips(condition_texts(subgroup) or ["whole data"])
 
 
 def name_chips(name):
     """A readable group name (conditions joined by ``' & '``) as one chip per condition."""
-    return "".join(f'<span class="cond">{html.escape(part)}</span>' for part in str(name).split(" & "))
+    return _chips(str(name).split(" & "))
+
+
+def with_interval(value, low, high):
+    """A cell: ``value`` (text) with the interval ``[low, high]`` (text) in small grey type."""
+    return Html('{} <span class="ci">[{}, {}]</span>').format(value, low, high)
 
 
 def embedded_png(figure, alt):
@@ -228,22 +316,24 @@ def png_image(data, alt):
     """PNG bytes as an ``<img>`` with its pixel width and height (read from the PNG header)."""
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     image = base64.b64encode(data).decode("ascii")
-    return (
-        f'<img alt="{html.escape(alt)}" width="{width}" height="{height}" '
-        f'src="data:image/png;base64,{image}">'
+    return Html('<img alt="{}" width="{}" height="{}" src="data:image/png;base64,{}">').format(
+        alt, width, height, image
     )
 
 
 def html_table(header, rows, *, text_columns=1):
-    """A plain table of already formatted cells (escaped here), the first columns text."""
+    """A plain table of formatted cells (text, escaped here, or :class:`Html`), the first columns text."""
 
     def cell(tag, index, value):
-        css = ' class="text"' if index < text_columns else ""
-        return f"<{tag}{css}>{html.escape(str(value))}</{tag}>"
+        css = Html(' class="text"') if index < text_columns else ""
+        return Html("<{}{}>{}</{}>").format(Html(tag), css, value, Html(tag))
 
-    head = "".join(cell("th", i, name) for i, name in enumerate(header))
-    body = ["<tr>" + "".join(cell("td", i, v) for i, v in enumerate(row)) + "</tr>" for row in rows]
-    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+    def row(tag, values):
+        return Html("<tr>{}</tr>").format(Html("").join(cell(tag, i, v) for i, v in enumerate(values)))
+
+    return Html('<div class="scroll"><table><thead>{}</thead><tbody>{}</tbody></table></div>').format(
+        row("th", header), Html("").join(row("td", values) for values in rows)
+    )
 
 
 def heatmap_table(frame, *, tooltips=None, fmt="{:.3f}", vmin=0.0, vmax=1.0):
@@ -259,22 +349,21 @@ def heatmap_table(frame, *, tooltips=None, fmt="{:.3f}", vmin=0.0, vmax=1.0):
     from matplotlib import colormaps, colors
 
     cmap = colormaps["RdYlGn"]
-    head = '<th class="text"></th>' + "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    head = Html('<th class="text"></th>') + Html("").join(Html("<th>{}</th>").format(c) for c in frame.columns)
     body = []
     for i, (name, values) in enumerate(frame.iterrows()):
-        cells = [f'<td class="text">{name_chips(name)}</td>']
+        cells = [Html('<td class="text">{}</td>').format(name_chips(name))]
         for j, value in enumerate(values):
-            tip = "" if tooltips is None else f' title="{html.escape(str(tooltips.iat[i, j]))}"'
+            tip = "" if tooltips is None else Html(' title="{}"').format(tooltips.iat[i, j])
             if pd.isna(value):
-                cells.append(f"<td{tip}>–</td>")
+                cells.append(Html("<td{}>–</td>").format(tip))
                 continue
             shade = colors.to_hex(cmap((float(value) - vmin) / (vmax - vmin)))
-            cells.append(f'<td style="background:{shade}"{tip}>{fmt.format(value)}</td>')
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        f'<div class="scroll"><table class="heatmap"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
-    )
+            cells.append(Html('<td style="background:{}"{}>{}</td>').format(shade, tip, fmt.format(value)))
+        body.append(Html("<tr>{}</tr>").format(Html("").join(cells)))
+    return Html(
+        '<div class="scroll"><table class="heatmap"><thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>'
+    ).format(head, Html("").join(body))
 
 
 def subgroups_table(table, columns, *, interactive=True, rows=None):
@@ -299,47 +388,46 @@ def subgroups_table(table, columns, *, interactive=True, rows=None):
         columns = [column for column in columns if column.shown]
     shown_table = table if rows is None else table.head(rows)
 
+    text_css = {True: Html(' class="text"'), False: ""}
+
     def th(column):
-        css = ' class="text"' if column.text else ""
-        tip = f' title="{html.escape(column.help)}"' if column.help else ""
-        return f'<th data-col="{column.key}"{css}{tip}>{column.header}</th>'
+        tip = Html(' title="{}"').format(column.help) if column.help else ""
+        return Html('<th data-col="{}"{}{}>{}</th>').format(column.key, text_css[column.text], tip, column.header)
 
     body = []
     for _, record in shown_table.iterrows():
         cells = []
         for column in columns:
-            text, value = column.cell(record)
-            css = ' class="text"' if column.text else ""
-            sort = "" if value is None else f' data-value="{float(value)!r}"'
-            cells.append(f'<td data-col="{column.key}"{css}{sort}>{text}</td>')
+            content, value = column.cell(record)
+            sort = "" if value is None else Html(' data-value="{!r}"').format(float(value))
+            cells.append(Html('<td data-col="{}"{}{}>{}</td>').format(column.key, text_css[column.text], sort, content))
         parts = [record.get("description"), record.get("alternatives"),
                  *condition_texts(record.get("subgroup", record.get("description", "")))]  # fmt: skip
         searchable = " ".join(part for part in parts if isinstance(part, str) and part).lower()
-        row_class = ' class="significant"' if bool(record.get("significant", False)) else ""
-        body.append(f'<tr{row_class} data-text="{html.escape(searchable)}">{"".join(cells)}</tr>')
-    grid = (
-        f'<div class="scroll"><table><thead><tr>{"".join(th(c) for c in columns)}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
+        row_class = Html(' class="significant"') if bool(record.get("significant", False)) else ""
+        body.append(Html('<tr{} data-text="{}">{}</tr>').format(row_class, searchable, Html("").join(cells)))
+    grid = Html('<div class="scroll"><table><thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>').format(
+        Html("").join(th(c) for c in columns), Html("").join(body)
     )
     if not interactive:
         return grid
-    chooser = "".join(
-        f'<label title="{html.escape(c.help)}"><input type="checkbox" value="{c.key}"'
-        f'{" checked" if c.shown else ""}> {c.header}</label>'
+    chooser = Html("").join(
+        Html('<label title="{}"><input type="checkbox" value="{}"{}> {}</label>').format(
+            c.help, c.key, Html(" checked") if c.shown else "", c.header)
         for c in columns
-    )
+    )  # fmt: skip
     significant = (
-        '<label><input type="checkbox" class="significant-only"> significant only</label>'
+        Html('<label><input type="checkbox" class="significant-only"> significant only</label>')
         if "significant" in table.columns
         else ""
     )
-    return f"""<div class="results"><style></style>
+    return Html("""<div class="results"><style></style>
 <div class="controls"><label>Filter: <input type="search"
-placeholder="words of the conditions, e.g. age married"></label>{significant}
+placeholder="words of the conditions, e.g. age married"></label>{}
 <span class="count note"></span></div>
-<details class="columns"><summary>Columns ({sum(c.shown for c in columns)} of {len(columns)}
-shown; click a header to sort, again to reverse)</summary>{chooser}</details>
-{grid}</div>"""
+<details class="columns"><summary>Columns ({} of {}
+shown; click a header to sort, again to reverse)</summary>{}</details>
+{}</div>""").format(significant, sum(c.shown for c in columns), len(columns), chooser, grid)
 
 
 def render_page(title, summary, sections):
@@ -349,30 +437,29 @@ def render_page(title, summary, sections):
     ----------
     title : str
         Plain text.
-    summary : str
-        HTML of the paragraph under the title.
+    summary : Html
+        The paragraph under the title (a plain ``str`` is shown as text).
     sections : list of Section
         In order; empty bodies are left out.
 
     Returns
     -------
-    str
+    Html
     """
     sections = [section for section in sections if section.body]
-    contents = " ".join(f'<a href="#{s.anchor}">{html.escape(s.title)}</a>' for s in sections)
-    parts = "\n".join(
-        f'<section id="{s.anchor}"><h2>{html.escape(s.title)}</h2>\n{s.body}</section>'
-        for s in sections
+    contents = Html(" ").join(Html('<a href="#{}">{}</a>').format(s.anchor, s.title) for s in sections)
+    parts = Html("\n").join(
+        Html('<section id="{}"><h2>{}</h2>\n{}</section>').format(s.anchor, s.title, s.body) for s in sections
     )
-    return f"""<!DOCTYPE html>
+    return Html("""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(title)}</title>
-<style>{STYLE}</style></head><body>
-<h1>{html.escape(title)}</h1>
+<title>{title}</title>
+<style>{style}</style></head><body>
+<h1>{title}</h1>
 {summary}
 <nav>{contents}</nav>
 {parts}
-<script>{SCRIPT}</script>
+<script>{script}</script>
 </body></html>
-"""
+""").format(title=title, style=Html(STYLE), summary=summary, contents=contents, parts=parts, script=Html(SCRIPT))

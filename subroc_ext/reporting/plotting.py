@@ -6,7 +6,9 @@ The curves come from :func:`subroc_ext.metrics.kernels.roc_curve_from_counts` an
 one point per distinct score, so tied scores give
 a straight segment and the area under the drawn curve is the tie-aware AUC
 that the quality functions use. matplotlib (``pip install subroc-ext[plot]``)
-is imported only when a plot is drawn.
+is imported only when a plot is drawn. Every text is drawn as it is spelled
+(:func:`plain_text`): a column ``revenue_$`` or a value ``$0-$25k`` is never
+read as math.
 """
 
 import os
@@ -29,6 +31,7 @@ from ..workflow.diversity import cover_matrix, select_diverse
 from .conditions import readable_description
 
 __all__ = [
+    "plain_text",
     "plot_forest",
     "plot_roc_curves",
     "plot_pr_curves",
@@ -53,6 +56,35 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def plain_text(figure):
+    """``figure`` with every text drawn as it is spelled: no mathtext, no LaTeX.
+
+    matplotlib reads a text with two ``$`` as math (``revenue_$ & margin_$``
+    stops the drawing with a ParseSyntaxException, ``$0-$25k`` is drawn as an
+    italic "0−25k") and, under ``text.usetex``, hands it to LaTeX. Every
+    plotting function of subroc-ext returns its figure through this one
+    function: it turns both off for each text of the figure (titles, axis
+    labels, tick labels, legends, annotations, colorbars). ``findobj`` walks
+    each axis' ticks through ``get_major_ticks``, which creates the tick
+    labels that matplotlib would otherwise create only when drawing.
+
+    Parameters
+    ----------
+    figure : matplotlib.figure.Figure
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The same figure.
+    """
+    from matplotlib.text import Text
+
+    for text in figure.findobj(Text):
+        text.set_parse_math(False)
+        text.set_usetex(False)
+    return figure
 
 
 def _roc_curve(is_positive, scores):
@@ -179,7 +211,7 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
     ax.legend(loc="upper left", bbox_to_anchor=(0, -0.1), fontsize="small", frameon=False)
     ax.set(xlim=(-0.01, 1.01), ylim=(-0.01, 1.01))
     ax.grid(alpha=0.3)
-    return figure
+    return plain_text(figure)
 
 
 def plot_roc_curves(
@@ -357,7 +389,7 @@ def plot_cross_auc(cross, *, ax=None, annotate=True, label_width=40):
                 text += f"\n{_compact_count(pairs.iat[row, column])} pairs"
             ax.text(column, row, text, ha="center", va="center", fontsize=7)
     figure.colorbar(image, ax=ax, label="AUC", shrink=0.8)
-    return figure
+    return plain_text(figure)
 
 
 def plot_generalization_diagnostics(table, *, top=5, axes=None, label_width=40):
@@ -409,7 +441,7 @@ def plot_generalization_diagnostics(table, *, top=5, axes=None, label_width=40):
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(0, -0.08), ncol=2,
                   frameon=False)  # fmt: skip
-    return figure
+    return plain_text(figure)
 
 
 def _shortened(text, width):
@@ -549,4 +581,4 @@ def plot_forest(
                   fontsize="small")  # fmt: skip
     ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=len(handles),
               fontsize="small", frameon=False, borderaxespad=0.2)  # fmt: skip
-    return figure
+    return plain_text(figure)

@@ -10,7 +10,6 @@ generalization diagnostics, how to read it all, and the settings.
 """
 
 import datetime
-import html
 from pathlib import Path
 from typing import NamedTuple
 
@@ -20,11 +19,13 @@ from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from ..metrics.diagnostics import youden_threshold
 from ..metrics.operating_point import RATE_COLUMNS, threshold_rates
+from ..utils.spreadsheet import write_csv
 from ..utils.validation import finite_scores, positive_mask
 from .conditions import readable_description
 from .findings import findings_section, measure_title
 from .page import (
     Column,
+    Html,
     Section,
     conditions_html,
     embedded_png,
@@ -34,6 +35,7 @@ from .page import (
     png_image,
     render_page,
     subgroups_table,
+    with_interval,
 )
 from .plotting import plot_forest, plot_pr_curves, plot_roc_curves
 from .sections import cross_auc_section, diagnostics_section
@@ -64,7 +66,7 @@ def _number_cell(column, fmt=format_number):
     def cell(record):
         value = record[column]
         sort = float("nan") if pd.isna(value) else float(value)
-        return html.escape(fmt(value)), sort
+        return fmt(value), sort
 
     return cell
 
@@ -74,16 +76,16 @@ def _description_cell(record):
     text = conditions_html(subgroup)
     alternatives = record.get("alternatives") or ""
     if alternatives:
-        text += '<div class="also">same rows: ' + "; ".join(
-            html.escape(readable_description(a)) for a in alternatives.split("; ")) + "</div>"
+        text += Html('<div class="also">same rows: {}</div>').format(
+            "; ".join(readable_description(a) for a in alternatives.split("; ")))
     copies = [item.rsplit(" (Jaccard ", 1) for item in (record.get("near_copies") or "").split("; ") if item]
     if copies:
         shown = "; ".join(
-            f"{html.escape(readable_description(description))} ({html.escape(jaccard.rstrip(')'))})"
+            f"{readable_description(description)} ({jaccard.rstrip(')')})"
             for description, jaccard in copies[:NEAR_COPIES_SHOWN]
         )
         more = f"; … {len(copies):,} in all" if len(copies) > NEAR_COPIES_SHOWN else ""
-        text += f'<div class="also">near copies (Jaccard index): {shown}{more}</div>'
+        text += Html('<div class="also">near copies (Jaccard index): {}{}</div>').format(shown, more)
     return text, None
 
 
@@ -103,7 +105,7 @@ def _value_cell(value, interval):
         shown = "–" if pd.isna(record[value]) else f"{record[value]:.3f}"
         if interval and not pd.isna(record[interval[0]]):
             low, high = record[interval[0]], record[interval[1]]
-            shown += f' <span class="ci">[{low:.3f}, {high:.3f}]</span>'
+            shown = with_interval(shown, f"{low:.3f}", f"{high:.3f}")
         return shown, float(record[value])
 
     return cell
@@ -124,7 +126,7 @@ def _effect_cell(record):
         return "–", float("nan")
     shown = f"{delta:+.3f}"
     if not (pd.isna(low) or pd.isna(high)):
-        shown += f' <span class="ci">[{low:+.3f}, {high:+.3f}]</span>'
+        shown = with_interval(shown, f"{low:+.3f}", f"{high:+.3f}")
     return shown, float(delta)
 
 
@@ -153,19 +155,17 @@ def effect_note(table, split="validation"):
 
     Returns
     -------
-    str
+    Html
     """
     if not _has_effects(table):
-        return ""
+        return Html("")
     attrs = table.attrs
-    measure = attrs.get("measure", "the measure")
-    confidence = 1 - attrs.get("alpha", 0.05)
-    return (
-        f'<p class="note"><em>Δ [interval]</em>: {html.escape(measure)} on the subgroup\'s '
-        f"{html.escape(split)} rows minus on the whole {html.escape(split)} split, positive = "
-        f"{html.escape(_effect_meaning(attrs))}; the intervals are {confidence:.0%} "
+    return Html(
+        '<p class="note"><em>Δ [interval]</em>: {measure} on the subgroup\'s {split} rows minus on '
+        "the whole {split} split, positive = {meaning}; the intervals are {confidence:.0%} "
         "<strong>simultaneous</strong> over all rows (max-t), so they hold for any rows you pick.</p>"
-    )
+    ).format(measure=attrs.get("measure", "the measure"), split=split, meaning=_effect_meaning(attrs),
+             confidence=1 - attrs.get("alpha", 0.05))  # fmt: skip
 
 
 def _rank_cell(record):
@@ -266,26 +266,27 @@ def forest_section(table, *, n_rows=None, value=None, interval=None, reference=N
 
     Returns
     -------
-    str
+    Html
     """
     if len(table) == 0:
-        return ""
+        return Html("")
     settings = dict(value=value, interval=interval, reference=reference, n_rows=n_rows, size=size)
     top = embedded_png(plot_forest(table, top=FOREST_ROWS, **settings), "forest plot")
     rest = ""
     if len(table) > FOREST_ROWS:
         everything = embedded_png(plot_forest(table, top=None, **settings), "forest plot of all subgroups")
-        rest = f"<details><summary>All {len(table):,} subgroups</summary>{everything}</details>"
+        rest = Html("<details><summary>All {:,} subgroups</summary>{}</details>").format(len(table), everything)
     column = value or f"{table.attrs.get('measure')}_validation"
     has_interval = bool(interval) or {f"{column}_ci_low", f"{column}_ci_high"} <= set(table.columns)
     line = " with its interval (line)" if has_interval else ""
     dashed = ("the whole split's value" if reference is None
               else f"{format_number(reference)}" + (" (no difference from the whole split)"
                                                     if column == "delta" and reference == 0 else ""))  # fmt: skip
-    return f"""{top}{rest}
-<p class="note">Each row is a subgroup, best first: its <code>{html.escape(column)}</code>
+    return Html("""{top}{rest}
+<p class="note">Each row is a subgroup, best first: its <code>{column}</code>
 (dot){line}; filled red dots are significant. The dashed line is {dashed}; on
-the right, each subgroup's size (and share of the rows).</p>"""
+the right, each subgroup's size (and share of the rows).</p>""").format(
+        top=top, rest=rest, column=column, line=line, dashed=dashed)
 
 
 def settings_html(attrs, runtime=None):
@@ -298,7 +299,8 @@ def settings_html(attrs, runtime=None):
     ]
     if runtime is not None:
         rows.append(["runtime", f"{runtime:.1f} s"])
-    settings = html_table(["setting", "value"], rows, text_columns=2) if rows else '<p class="note">No settings recorded.</p>'
+    settings = (html_table(["setting", "value"], rows, text_columns=2) if rows
+                else Html('<p class="note">No settings recorded.</p>'))  # fmt: skip
     values = attrs.get("dataset_values", {})
     if not values:
         return settings
@@ -308,7 +310,7 @@ def settings_html(attrs, runtime=None):
          format_number(values.get(f"{name}_validation", np.nan))]
         for name in measures
     ]  # fmt: skip
-    return settings + "<h3>The whole data</h3>" + html_table(["measure", "search split", "validation split"], rows)
+    return settings + Html("<h3>The whole data</h3>") + html_table(["measure", "search split", "validation split"], rows)
 
 
 def _how_to_read(attrs, measure, effects=False):
@@ -348,45 +350,48 @@ def _how_to_read(attrs, measure, effects=False):
     )  # fmt: skip
     near_copies = (
         ", and a subgroup whose rows overlap a better one's by a Jaccard index above "
-        f"{html.escape(format_number(attrs['max_overlap']))} is listed under it as a \"near copy\" "
+        f"{format_number(attrs['max_overlap'])} is listed under it as a \"near copy\" "
         "instead of taking a row of its own"
         if attrs.get("max_overlap") is not None else ""
     )
     difference = (
-        f"<em>Δ [interval]</em> is the difference from the whole split, positive = "
-        f"{html.escape(_effect_meaning(attrs))}, with an interval that holds for all rows at once"
-        if effects else "<em>Δ whole data</em> is the difference from the whole split"
-    )
-    return f"""<p>Each row is a subgroup (a pattern of conditions on the attributes) found on the
+        Html("<em>Δ [interval]</em> is the difference from the whole split, positive = {}, with an "
+             "interval that holds for all rows at once").format(_effect_meaning(attrs))
+        if effects else Html("<em>Δ whole data</em> is the difference from the whole split")
+    )  # fmt: skip
+    return Html("""<p>Each row is a subgroup (a pattern of conditions on the attributes) found on the
 <em>search</em> split, best first. Its <strong>quality</strong> measures how much
-{adjective} the classifier's <code>{html.escape(measure)}</code> is inside the subgroup
+{adjective} the classifier's <code>{measure}</code> is inside the subgroup
 {preposition} on the whole data, multiplied by the weight
-<code>size<sup>{html.escape(format_number(size_weight))}</sup> &times;
-balance<sup>{html.escape(format_number(balance_weight))}</sup></code>, where balance is the
+<code>size<sup>{size_weight}</sup> &times;
+balance<sup>{balance_weight}</sup></code>, where balance is the
 ratio of the smaller to the larger class: the weights favour large and balanced
 subgroups, whose performance is both reliable and consequential.{generalization}</p>
 <p>The table shows each subgroup on the held-out <em>validation</em> split: its size (and
-share of the rows), its <code>{html.escape(measure)}</code>, {difference}.{interval} More columns (the search split, the quality,
+share of the rows), its <code>{measure}</code>, {difference}.{interval} More columns (the search split, the quality,
 <code>overlap</code> with better-ranked subgroups, other measures, error rates at the
 threshold) are under "Columns". Descriptions of exactly the same rows are one row (the others
 listed under it as "same rows"){near_copies}.</p>
 <p>Every subgroup is tested on the validation split: its unweighted quality there is compared
 with that of random subsets of the same size and class balance. The p-value is, essentially,
 the share of random subsets at least as exceptional{floor}; <em>p (corrected)</em> corrects all
-p-values together with the {html.escape(method_name)} method, which {guarantee}. Highlighted
-rows are <strong>significant</strong> (corrected p-value at most {format_number(alpha)}).</p>"""
+p-values together with the {method_name} method, which {guarantee}. Highlighted
+rows are <strong>significant</strong> (corrected p-value at most {alpha}).</p>""").format(
+        adjective=adjective, measure=measure, preposition=preposition, size_weight=format_number(size_weight),
+        balance_weight=format_number(balance_weight), generalization=generalization, interval=interval,
+        difference=difference, near_copies=near_copies, floor=floor, method_name=method_name,
+        guarantee=guarantee, alpha=format_number(alpha))  # fmt: skip
 
 
 def _rates_note(rates, source):
     whole = rates.iloc[0]
-    return (
-        f'<p class="note">At the threshold {whole["threshold"]:.3g} (score ≥ threshold predicts '
-        f"positive; {source}) the whole validation split has a false-positive rate of "
-        f"{whole['false_positive_rate']:.3f}, a false-negative rate of "
-        f"{whole['false_negative_rate']:.3f} and a precision of {whole['precision']:.3f}; each "
-        "subgroup's are the columns <em>false positive rate</em>, <em>false negative rate</em> "
-        "and <em>precision</em> (under \"Columns\").</p>"
-    )
+    return Html(
+        '<p class="note">At the threshold {:.3g} (score ≥ threshold predicts positive; {}) the whole '
+        "validation split has a false-positive rate of {:.3f}, a false-negative rate of {:.3f} and a "
+        "precision of {:.3f}; each subgroup's are the columns <em>false positive rate</em>, "
+        '<em>false negative rate</em> and <em>precision</em> (under "Columns").</p>'
+    ).format(whole["threshold"], source, whole["false_positive_rate"], whole["false_negative_rate"],
+             whole["precision"])  # fmt: skip
 
 
 def write_report(
@@ -410,9 +415,10 @@ def write_report(
         Label and score columns of ``data``.
     positive_label : object, default=1
         Label value of the positive class.
-    measure : str, default='roc_auc'
-        The measure searched for: PR curves are drawn for ``'pr_auc'``, ROC
-        curves otherwise; its columns lead the HTML table and the forest plot.
+    measure : str or Measure, default='roc_auc'
+        The measure searched for (its name, or the measure itself): PR curves
+        are drawn for ``'pr_auc'``, ROC curves otherwise; its columns lead the
+        HTML table and the forest plot.
     top : int, default=5
         Number of distinct subgroups whose curves are drawn (a subgroup
         whose rows overlap a drawn one's by a Jaccard index above 0.8 is
@@ -454,6 +460,7 @@ def write_report(
     >>> write_report(table, held_out, "report", label="y", score="p").html  # doctest: +SKIP
     PosixPath('report/report.html')
     """
+    measure = getattr(measure, "name", measure)  # a Measure of one's own: its columns carry its name
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     files = ReportFiles(out_dir / "subgroups.csv", out_dir / "curves.png", out_dir / "report.html")
@@ -470,7 +477,7 @@ def write_report(
         figure.savefig(files.png, dpi=100)
     finally:
         plt.close(figure)
-    table.drop(columns="subgroup", errors="ignore").to_csv(files.csv, index=False)
+    write_csv(table.drop(columns="subgroup", errors="ignore"), files.csv)
 
     shown = table.assign(rank=np.arange(1, len(table) + 1))
     rates_note = ""
@@ -496,19 +503,17 @@ def write_report(
     value = value or (measure_column if measure_column in table.columns else None)
     columns = result_columns(shown, measure, n_rows=len(data),
                              interval=interval if value == measure_column else None)  # fmt: skip
-    curves = (
-        f'{png_image(files.png.read_bytes(), f"curves of the whole {split} split and the top subgroups")}'
-        f'<p class="note">Drawn on the {html.escape(split)} split ({len(data):,} rows): the '
-        f"thick dark curve is the whole {html.escape(split)} split; the sizes in the legend are "
-        f"those of the {html.escape(split)} rows. Near-copies (rows overlapping a drawn "
-        f"subgroup's by a Jaccard index above {CURVE_MAX_OVERLAP}) are skipped.</p>"
-    )
+    curves = Html(
+        '{image}<p class="note">Drawn on the {split} split ({rows:,} rows): the thick dark curve is the '
+        "whole {split} split; the sizes in the legend are those of the {split} rows. Near-copies (rows "
+        "overlapping a drawn subgroup's by a Jaccard index above {overlap}) are skipped.</p>"
+    ).format(image=png_image(files.png.read_bytes(), f"curves of the whole {split} split and the top subgroups"),
+             split=split, rows=len(data), overlap=CURVE_MAX_OVERLAP)  # fmt: skip
     kind = "Precision-recall" if measure == "pr_auc" else "ROC"
-    summary = (
-        f'<p class="note">{len(table):,} distinct subgroups, {n_significant:,} of them significant. '
-        f"Created {created}{f' in {runtime:.1f} s' if runtime is not None else ''}; the full table "
-        f"is in <code>{files.csv.name}</code>.</p>"
-    )
+    summary = Html('<p class="note">{:,} distinct subgroups, {:,} of them significant. Created {}{}; the full '
+                   "table is in <code>{}</code>.</p>").format(len(table), n_significant, created,
+                                                             f" in {runtime:.1f} s" if runtime is not None else "",
+                                                             files.csv.name)  # fmt: skip
     sections = [
         findings_section(table, n_rows=len(data)),
         Section(f"{measure_title(measure) if value in (None, measure_column) else value} of each subgroup", forest_section(

@@ -6,12 +6,10 @@ call per section; each function returns the body of a
 when there is nothing to show.
 """
 
-import html
-
 from ..metrics.cross_auc import cross_auc
 from ..metrics.diagnostics import generalization_diagnostics
 from .conditions import readable_description
-from .page import embedded_png, name_chips
+from .page import Html, embedded_png, html_table, name_chips
 from .plotting import plot_cross_auc, plot_generalization_diagnostics
 
 __all__ = ["cross_auc_section", "diagnostics_section"]
@@ -33,25 +31,25 @@ def cross_auc_section(table, data, *, label, score, positive_label=1, top=5):
 
     Returns
     -------
-    str
+    Html
         The heatmap and how to read it, or ``''`` when the table has no
         subgroup objects (e.g. read back from CSV) or no rows.
     """
     if "subgroup" not in table.columns or len(table) == 0:
-        return ""
+        return Html("")
     rows = table.head(top)
     subgroups = {f"#{rank} {readable_description(sg)}": sg for rank, sg in enumerate(rows["subgroup"], 1)}
     cross = cross_auc(subgroups, data, label=label, score=score, positive_label=positive_label)
-    return f"""<p class="note">The top {len(rows)} subgroups.</p>
-{embedded_png(plot_cross_auc(cross), "cross AUC heatmap")}
+    return Html("""<p class="note">The top {} subgroups.</p>
+{}
 <p class="note">Cell (row, column): the AUC of the row group's positives against the
-column group's negatives, on {len(data):,} rows, with the number of such pairs
+column group's negatives, on {:,} rows, with the number of such pairs
 (k = thousand, M = million).
 <code>background</code> is the rows outside every subgroup shown, <code>all</code> the
 whole data. A low cell in a subgroup's row and the background column (its BNSP AUC)
 means its positives are scored too low; a low cell in the background row and its
 column (BPSN AUC), that its negatives are scored too high. (Tafvizi et al. 2022, §6;
-Borkan et al. 2019.)</p>"""
+Borkan et al. 2019.)</p>""").format(len(rows), embedded_png(plot_cross_auc(cross), "cross AUC heatmap"), len(data))
 
 
 def diagnostics_section(table, search, validation, *, label, score, positive_label=1, top=5):
@@ -69,12 +67,12 @@ def diagnostics_section(table, search, validation, *, label, score, positive_lab
 
     Returns
     -------
-    str
+    Html
         The plot and the key columns, or ``''`` when the table has no
         subgroup objects or no rows.
     """
     if "subgroup" not in table.columns or len(table) == 0:
-        return ""
+        return Html("")
     rows = table.head(top)
     diagnostics = generalization_diagnostics(
         {f"#{rank} {readable_description(sg)}": sg for rank, sg in enumerate(rows["subgroup"], 1)},
@@ -89,22 +87,19 @@ def diagnostics_section(table, search, validation, *, label, score, positive_lab
                "w2_search_neg__search_pos": "W2 negatives vs positives (search)",
                "w2_search_neg__validation_neg": "W2 negatives, search vs validation",
                "w2_search_pos__validation_pos": "W2 positives, search vs validation"}  # fmt: skip
-    head = '<th class="text">subgroup</th>' + "".join(f"<th>{html.escape(h)}</th>" for h in columns.values())
-    body = []
-    for _, record in diagnostics.iterrows():
-        name = str(record["subgroup"])
-        cells = "".join(f"<td>{record[c]:.3f}</td>" for c in columns)
-        body.append(f'<tr><td class="text">{name_chips(name)}</td>{cells}</tr>')
-    shown = (
-        f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
-    )
+    shown = html_table(
+        ["subgroup", *columns.values()],
+        [[name_chips(record["subgroup"]), *(f"{record[c]:.3f}" for c in columns)]
+         for _, record in diagnostics.iterrows()],
+    )  # fmt: skip
     threshold = diagnostics["threshold"].iloc[0]
-    return f"""<p class="note">The whole data and the top {len(rows)} subgroups.</p>
-{embedded_png(plot_generalization_diagnostics(diagnostics, top=top), "generalization diagnostics")}
-{shown}
+    return Html("""<p class="note">The whole data and the top {} subgroups.</p>
+{}
+{}
 <p class="note">Roberts et al. (2023): robustness of the AUC to a bias subtracted from the
 positives' scores and to Gaussian noise (shifts 0 to 1; 1 = no loss), sensitivity and
-specificity at the search split's Youden threshold {threshold:.3g} and their drift from the
+specificity at the search split's Youden threshold {:.3g} and their drift from the
 search to the validation split, and 2-Wasserstein distances (W2) between the class score
-distributions (large between the classes, small for one class across the splits is good).</p>"""
+distributions (large between the classes, small for one class across the splits is good).</p>""").format(
+        len(rows), embedded_png(plot_generalization_diagnostics(diagnostics, top=top), "generalization diagnostics"),
+        shown, threshold)  # fmt: skip

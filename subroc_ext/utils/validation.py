@@ -7,6 +7,7 @@ bad input fails early instead of producing a silently wrong number.
 
 import math
 import numbers
+import re
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,8 @@ from .names import MODES
 
 __all__ = [
     "check_columns",
+    "check_column_names",
+    "check_distinct_columns",
     "positive_mask",
     "finite_scores",
     "check_mode",
@@ -39,6 +42,65 @@ def check_columns(data, columns, what="data"):
             f"column(s) {missing!r} not found in {what}; available columns: "
             f"{list(data.columns)!r}"
         )
+
+
+#: How pandas names a CSV column whose header is empty (``Unnamed: 3``; with a
+#: multi-row header ``Unnamed: 3_level_1``).
+_UNNAMED = re.compile(r"Unnamed: \d+(?:_level_\d+)?")
+#: A number as written with a decimal comma: ``0,37``, ``-1,5``, ``1.234,5``, ``2``.
+_DECIMAL_COMMA = re.compile(r"\s*[+-]?(?:\d+|\d{1,3}(?:\.\d{3})+)?(?:,\d+)?\s*")
+
+
+def _has_no_name(name):
+    if name is None or (isinstance(name, float) and np.isnan(name)):
+        return True
+    return isinstance(name, str) and (name.strip() == "" or bool(_UNNAMED.fullmatch(name)))
+
+
+def check_column_names(data, what="data", ignore=()):
+    """Raise ``ValueError`` naming the columns of ``data`` that share a name or have none.
+
+    Two columns of one name make ``data[name]`` a table, not a column; a
+    column without a name (``''``, ``None``, or ``Unnamed: <position>``, the
+    name pandas gives a CSV column with an empty header, often a row index
+    saved with the table) would be searched as if it were an attribute. Both
+    are refused; an unnamed column listed in ``ignore`` is accepted.
+
+    Examples
+    --------
+    >>> check_column_names(pd.DataFrame([[1, 2]], columns=["p", "p"]))
+    Traceback (most recent call last):
+    ...
+    ValueError: data has more than one column named 'p'; give each column its own name
+    """
+    index = pd.Index(data.columns)
+    duplicated = list(dict.fromkeys(index[index.duplicated()]))
+    if duplicated:
+        names = ", ".join(repr(name) for name in duplicated)
+        raise ValueError(f"{what} has more than one column named {names}; give each column its own name")
+    unnamed = [name for name in index if _has_no_name(name) and name not in ignore]
+    if unnamed:
+        raise ValueError(
+            f"{what} has column(s) without a name: {unnamed!r} ('Unnamed: <position>' is what "
+            "pandas calls a CSV column with an empty header, e.g. a row index saved with the "
+            "table); name or drop them, or ignore them"
+        )
+
+
+def check_distinct_columns(**columns):
+    """Raise ``ValueError`` if two of the roles (``label=``, ``score=``, ...) name the same column.
+
+    >>> check_distinct_columns(label="y", score="y")
+    Traceback (most recent call last):
+    ...
+    ValueError: label and score are the same column 'y'; each needs a column of its own
+    """
+    seen = {}
+    for role, column in columns.items():
+        if column in seen:
+            raise ValueError(f"{seen[column]} and {role} are the same column {column!r}; each needs a "
+                             "column of its own")  # fmt: skip
+        seen[column] = role
 
 
 def quoted_values(values):
@@ -94,9 +156,7 @@ def finite_scores(scores, name="score"):
     """Return ``scores`` as a float array, rejecting non-numeric, NaN and inf values."""
     values = pd.Series(scores) if not isinstance(scores, pd.Series) else scores
     if not (pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values)):
-        raise ValueError(
-            f"score column {name!r} must be numeric, got dtype {values.dtype}"
-        )
+        raise ValueError(f"score column {name!r} must be numeric, got dtype {values.dtype}{_decimal_hint(values)}")
     array = values.to_numpy(dtype=float, na_value=np.nan)
     bad = ~np.isfinite(array)
     if bad.any():
@@ -105,6 +165,20 @@ def finite_scores(scores, name="score"):
             f"value(s), e.g. at position {int(np.flatnonzero(bad)[0])}"
         )
     return array
+
+
+def _decimal_hint(values):
+    """A hint for text that is numbers with a decimal comma (``'0,37'``), else ''."""
+    text = values.dropna().astype(str)
+    commas = text[text.str.contains(",", regex=False)]
+    numbers = text.map(lambda item: bool(_DECIMAL_COMMA.fullmatch(item)) and any(map(str.isdigit, item)))
+    if len(commas) == 0 or numbers.mean() < 0.9:  # a few typos are still a hint's business
+        return ""
+    example = commas.iloc[0]
+    return (
+        f": its values look like numbers written with a decimal comma (e.g. {example!r}); read "
+        "them with a decimal point: pandas.read_csv(..., decimal=','), or subroc-ext's --decimal ','"
+    )
 
 
 def check_mode(mode):

@@ -28,7 +28,13 @@ from ..inputs.target import SoftClassifierTarget
 from ..objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
 from ..objective.generalization import GeneralizationAwareQF
 from ..utils.cluster import parallelism
-from ..utils.validation import check_columns, check_mode, check_search_settings, check_weights
+from ..utils.validation import (
+    check_columns,
+    check_distinct_columns,
+    check_mode,
+    check_search_settings,
+    check_weights,
+)
 from . import diversity as _diversity
 from . import steps
 from .pipeline import make_quality_function, min_support_count, search_keep_test, split_validation
@@ -278,9 +284,8 @@ def find_regressions(
           description  delta_validation  significant
     0  region=='east'              0.37         True
     """
+    check_distinct_columns(label=label, score=score, baseline=baseline)
     check_columns(data, [label, score, baseline, *ignore])
-    if score == baseline:
-        raise ValueError(f"score and baseline must be different columns, both are {score!r}")
     if len(data) == 0:
         raise ValueError("data is empty")
     if positive_label is None:
@@ -362,6 +367,7 @@ def find_drift(
           description  roc_auc_current_validation  significant
     0  region=='east'                        0.49         True
     """
+    check_distinct_columns(label=label, score=score)
     for frame, name in ((reference, "reference"), (current, "current")):
         check_columns(frame, [label, score, *ignore], what=f"the {name} data")
         if len(frame) == 0:

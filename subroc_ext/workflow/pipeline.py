@@ -330,10 +330,11 @@ def find_subgroups(
     table = pd.concat(
         [
             kept.frame(),
-            steps.describe(kept.subgroups, search, target, positive_label=positive_label, suffix="_search"),
+            steps.describe(kept.subgroups, search, target, positive_label=positive_label, suffix="_search",
+                           measure=statistic_qf.measure),  # fmt: skip
             steps.describe(
                 kept.subgroups, held_out, target, positive_label=positive_label, intervals=True,
-                suffix="_validation",
+                suffix="_validation", measure=statistic_qf.measure,
             ),  # fmt: skip
             steps.untested(len(kept.subgroups)) if tested is None else tested,
         ],
@@ -341,7 +342,7 @@ def find_subgroups(
     )
     dataset_values = {}
     for split, dataset in (("search", search), ("validation", held_out)):
-        for name, value in steps.dataset_values(dataset, target).items():
+        for name, value in steps.dataset_values(dataset, target, measure=statistic_qf.measure).items():
             dataset_values[f"{name}_{split}"] = value
     table.attrs.update(
         measure=statistic_qf.measure.name, mode=mode, label=label, score=score,

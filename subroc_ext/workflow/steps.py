@@ -231,25 +231,27 @@ def search(
     return found
 
 
-def _prepared_measures(dataset):
+def _prepared_measures(dataset, measure=None):
     """Every built-in measure prepared on ``dataset`` (None where it is undefined
-    there), once per dataset."""
-    return dataset.cached(("prepared measures",), lambda: _prepare_measures(dataset))
+    there), once per dataset; then ``measure``, the searched one, if it is none
+    of them."""
+    prepared = dataset.cached(("prepared measures",), lambda: _prepare_measures(dataset, MEASURES.values()))
+    if measure is None or measure.name in prepared:
+        return prepared
+    return {**prepared, **_prepare_measures(dataset, [lambda: measure])}
 
 
-def _prepare_measures(dataset):
+def _prepare_measures(dataset, makers):
     whole = dataset.cover()
     prepared = {}
-    for name, make in MEASURES.items():
+    for make in makers:
         measure = make()
-        if measure.dataset_is_defined(whole.positives, whole.negatives):
-            prepared[name] = measure.prepare(whole)
-        else:
-            prepared[name] = None
+        defined = measure.dataset_is_defined(whole.positives, whole.negatives)
+        prepared[measure.name] = measure.prepare(whole) if defined else None
     return prepared
 
 
-def dataset_values(data, target, positive_label=1):
+def dataset_values(data, target, positive_label=1, measure=None):
     """Each built-in measure on the whole of ``data`` (NaN where undefined).
 
     Parameters
@@ -258,6 +260,8 @@ def dataset_values(data, target, positive_label=1):
     target : SoftClassifierTarget
     positive_label : object, default=1
         Not used for a SortedDataset (sorted with its own).
+    measure : Measure, optional
+        The searched measure: one of the user's is added (by its name).
 
     Returns
     -------
@@ -267,8 +271,8 @@ def dataset_values(data, target, positive_label=1):
     dataset = _sorted(data, target, positive_label)
     whole = dataset.cover()
     return {
-        name: measure.value(whole) if measure else np.nan
-        for name, measure in _prepared_measures(dataset).items()
+        name: prepared.value(whole) if prepared else np.nan
+        for name, prepared in _prepared_measures(dataset, measure).items()
     }
 
 
@@ -281,7 +285,7 @@ def _roc_auc_intervals(dataset, masks):
     }
 
 
-def describe(subgroups, data, target, *, positive_label=1, intervals=False, suffix=""):
+def describe(subgroups, data, target, *, positive_label=1, intervals=False, suffix="", measure=None):
     """Size, class counts and every built-in measure of each subgroup on ``data``.
 
     Parameters
@@ -300,13 +304,16 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
         Appended to every column name (e.g. ``'_validation'`` gives
         ``size_validation``, ``roc_auc_validation`` and
         ``roc_auc_validation_ci_low``).
+    measure : Measure, optional
+        The searched measure: one of the user's gets a column of its own
+        (named as the measure), after the built-in ones.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``size``, ``positives``, ``negatives``, ``ncr`` (negatives /
         size) and ``roc_auc``, ``pr_auc``, ``arl``, ``attribution_mean``
-        (NaN where undefined), then ``bpsn_auc`` and ``bnsp_auc`` (Borkan et
+        (and ``measure``'s; NaN where undefined), then ``bpsn_auc`` and ``bnsp_auc`` (Borkan et
         al.'s bias AUCs against the rows outside the subgroup, see
         :func:`subroc_ext.subgroup_bias_aucs`), one row per subgroup.
 
@@ -330,16 +337,16 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     masks = np.array([dataset.mask_of(subgroup) for subgroup in subgroups], dtype=bool).reshape(
         len(subgroups), len(dataset)
     )
-    measures = _prepared_measures(dataset)
+    measures = _prepared_measures(dataset, measure)
     columns = {name: [] for name in ["size", "positives", "negatives", *measures]}
     for mask in masks:  # one cover at a time: memory in proportion to the rows
         cover = dataset.cover(mask)
         columns["size"].append(len(cover.rows))
         columns["positives"].append(cover.positives)
         columns["negatives"].append(cover.negatives)
-        for name, measure in measures.items():
-            defined = measure and measure.is_defined(cover.positives, cover.negatives)
-            columns[name].append(measure.value(cover) if defined else np.nan)
+        for name, prepared in measures.items():
+            defined = prepared and prepared.is_defined(cover.positives, cover.negatives)
+            columns[name].append(prepared.value(cover) if defined else np.nan)
     table = pd.DataFrame(columns, index=range(len(subgroups)))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])

@@ -1,0 +1,81 @@
+"""Inputs the command line used to change silently or blame on the wrong file.
+
+Each case ran before (searching a renamed column, using the label as the
+score) or named no file or the wrong one (an error in the ``--validation``
+file or in drift's current period reported as one of "the search split");
+now each is one line naming the file and the column.
+"""
+
+import numpy as np
+import pytest
+from synthetic import scored_frame
+
+from subroc_ext.cli import main
+
+pytest.importorskip("matplotlib")
+QUICK = ["--samples", "20", "--depth", "1", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    path = tmp_path_factory.mktemp("inputs")
+    frame = scored_frame(0, n=1200)
+    frame.to_csv(path / "data.csv", index=False)
+    frame.iloc[:600].to_csv(path / "search.csv", index=False)
+    held = frame.iloc[600:]
+    held.assign(p=np.nan).to_csv(path / "nan.csv", index=False)
+    held.assign(p="x").to_csv(path / "text.csv", index=False)
+    held.assign(y=0).to_csv(path / "negatives.csv", index=False)
+    held.drop(columns="p").to_csv(path / "no_score.csv", index=False)
+    frame.assign(p=frame["p"].map(lambda v: f"{v:.3f}".replace(".", ","))).to_csv(
+        path / "commas.csv", index=False, sep=";")  # fmt: skip
+    frame.to_csv(path / "with_index.csv")  # an empty first header: pandas reads 'Unnamed: 0'
+    return path
+
+
+def run(*arguments, capsys):
+    code = main([*map(str, arguments), *QUICK])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name, message", [
+    ("nan.csv", "score column 'p' contains 600 NaN or infinite value(s), e.g. at position 0"),
+    ("text.csv", "score column 'p' must be numeric, got dtype"),
+    ("negatives.csv", "it has no positives (positive label 1) in label column 'y'"),
+    ("no_score.csv", "column(s) ['p'] not found in the file"),
+])  # fmt: skip
+def test_errors_in_the_validation_file_name_it(folder, tmp_path, capsys, name, message):
+    code, err = run("run", folder / "search.csv", "--validation", folder / name, "--label", "y", "--score", "p",
+                    "--out", tmp_path, capsys=capsys)  # fmt: skip
+    assert code == 2 and err.startswith(f"subroc-ext: error: validation file '{folder / name}': {message}")
+
+
+@pytest.mark.parametrize("name, message", [
+    ("nan.csv", "score column 'p' contains 600 NaN"),
+    ("text.csv", "score column 'p' must be numeric"),
+    ("negatives.csv", "it has no positives (positive label 1) in label column 'y'"),
+])  # fmt: skip
+def test_errors_in_drifts_current_file_name_it(folder, tmp_path, capsys, name, message):
+    code, err = run("drift", folder / "data.csv", folder / name, "--label", "y", "--score", "p", "--out", tmp_path,
+                    capsys=capsys)  # fmt: skip
+    assert code == 2 and err.startswith(f"subroc-ext: error: current file '{folder / name}': {message}")
+
+
+def test_the_label_as_score_is_refused(folder, tmp_path, capsys):
+    code, err = run("run", folder / "data.csv", "--label", "y", "--score", "y", "--out", tmp_path, capsys=capsys)
+    assert code == 2 and err == "subroc-ext: error: label and score are the same column 'y'; each needs a column of its own\n"
+
+
+def test_decimal_commas_get_a_hint_and_an_option(folder, tmp_path, capsys):
+    arguments = ["run", folder / "commas.csv", "--sep", ";", "--label", "y", "--score", "p", "--out", tmp_path]
+    code, err = run(*arguments, capsys=capsys)
+    assert code == 2 and "its values look like numbers written with a decimal comma (e.g. '0," in err
+    assert "--decimal ','" in err
+    code, err = run(*arguments, "--decimal", ",", capsys=capsys)
+    assert code == 0
+
+
+def test_a_saved_index_is_refused(folder, tmp_path, capsys):
+    code, err = run("run", folder / "with_index.csv", "--label", "y", "--score", "p", "--out", tmp_path,
+                    capsys=capsys)  # fmt: skip
+    assert code == 2 and "has a column without a name (column 1 of its header)" in err
