@@ -15,8 +15,11 @@ probabilities included, ranks worse there.
 probabilities sorted once (``O(n)`` after the sort), tied probabilities
 handled exactly: a group of ``c`` rows tied at ``v`` adds ``c (c - 1) v (1 -
 v) / 2`` to the numerator and twice that to the denominator; every term is
-non-negative, so nothing cancels. It is undefined (NaN) for fewer than two rows and when every
-probability is 0 or every one is 1. :func:`expected_auc_extremes` gives
+non-negative, so nothing cancels. It is undefined (NaN) for fewer than two
+rows. Where the denominator is 0 (every probability 0, or every one 1) it is
+1/2: such rows are all tied, and every other all-tied set has 1/2 (its limit;
+SPEC leaves this case undefined, which would make the measure depend on the
+values and not only on the class counts). :func:`expected_auc_extremes` gives
 the lowest and highest ``mbc`` over the subsets of a set of rows (both
 reached by two rows; a ratio of sums over pairs lies between the smallest
 and the largest ratio of one pair, the mediant inequality). The compiled
@@ -54,8 +57,8 @@ def expected_auc_of_sorted(probabilities):
     Returns
     -------
     float
-        ``mbc``; NaN for fewer than two rows or a zero denominator (all 0
-        or all 1).
+        ``mbc``; NaN for fewer than two rows, 1/2 for a zero denominator
+        (all 0 or all 1: all tied).
 
     Examples
     --------
@@ -85,7 +88,7 @@ def expected_auc_of_sorted(probabilities):
         below_p += count * value
         start = end
     if not denominator > 0.0:
-        return np.nan
+        return 0.5
     return numerator / denominator
 
 
@@ -100,26 +103,25 @@ def pair_ratio(high, low):
 @njit(cache=True, nogil=True)
 def expected_auc_extremes(probabilities):
     """Lowest and highest expected ROC AUC of any subset of at least two rows
-    on which it is defined (compiled).
+    (compiled).
 
     Parameters
     ----------
     probabilities : numpy.ndarray of float
-        Values in [0, 1], ascending, on which ``mbc`` is defined.
+        At least two values in [0, 1], ascending.
 
     Returns
     -------
     (float, float)
         Highest: :func:`pair_ratio` of the highest and the lowest value (1/2
-        when all are equal). Lowest: 1/2 if two rows tie at a value in
-        (0, 1), else the smallest :func:`pair_ratio` of neighbouring distinct
+        when all are equal). Lowest: 1/2 if two rows tie, else the smallest :func:`pair_ratio` of neighbouring distinct
         values. Both are reached by a pair of rows, so they are exact.
 
     Notes
     -----
     ``mbc(T)`` is a ratio of sums over the pairs of ``T`` (a tied pair adds
     ``v (1 - v)`` above and ``2 v (1 - v)`` below; a pair tied at 0 or 1 adds
-    nothing), so it lies between the smallest and the largest ratio of one
+    nothing, and a set of such pairs alone has 1/2), so it lies between the smallest and the largest ratio of one
     pair (the mediant inequality). A pair's ratio grows with the odds ratio
     ``odds(high) / odds(low)``: largest for the two extreme values, smallest
     for neighbours, and 1/2 for a tie.
@@ -138,8 +140,7 @@ def expected_auc_extremes(probabilities):
     for i in range(1, n):
         previous, value = probabilities[i - 1], probabilities[i]
         if value == previous:
-            if 0.0 < value < 1.0:
-                return 0.5, highest
+            return 0.5, highest
         else:
             lowest = min(lowest, pair_ratio(value, previous))
     return lowest, highest
@@ -171,8 +172,8 @@ def expected_roc_auc(probability):
     Returns
     -------
     float
-        The model-based concordance ``mbc``; NaN for fewer than two rows or
-        when every probability is 0 or every one is 1.
+        The model-based concordance ``mbc``; NaN for fewer than two rows,
+        1/2 when every probability is 0 or every one is 1.
 
     References
     ----------

@@ -1,0 +1,77 @@
+"""What the scores themselves promise: the expected ROC AUC as a measure.
+
+:class:`ExpectedROCAUC` is the ROC AUC a cover would have if its scores were
+the true probabilities (the model-based concordance ``mbc`` of van Klaveren
+et al., :mod:`subroc_ext.metrics.expected_auc`). It reads only the scores of
+the dataset it is prepared on, which must be probabilities in [0, 1]; the
+case-mix quality (:class:`~subroc_ext.objective.case_mix.CaseMixQF`)
+compares it with the ROC AUC of the model's scores on the same rows.
+
+It is defined where the ROC AUC is (a positive and a negative), so that the
+case-mix quality ``[mbc(S) - AUC(S)] - [mbc(D) - AUC(D)]`` is defined exactly
+where the AUC is. Its extremes over subsets are exact and need no labels
+(:func:`~subroc_ext.metrics.expected_auc.expected_auc_extremes`); over the
+subsets with both classes they are still valid bounds.
+
+References
+----------
+.. [1] D. van Klaveren, M. Gönen, E. W. Steyerberg and Y. Vergouwe, "A new
+   concordance measure for risk prediction models in external validation
+   settings", Statistics in Medicine 35(23), 4136-4152, 2016.
+"""
+
+import copy
+
+import numpy as np
+
+from ..metrics.expected_auc import check_probabilities, expected_auc_extremes, expected_auc_of_sorted
+from . import cover_kernels
+from .measures import Measure
+
+__all__ = ["ExpectedROCAUC"]
+
+
+class ExpectedROCAUC(Measure):
+    """The ROC AUC the scores promise: ``mbc`` of the cover's scores read as probabilities.
+
+    Prepare it on a dataset sorted by the probabilities (the scores of its
+    :class:`~subroc_ext.scoring.measures.Cover` are the probabilities):
+    :meth:`prepare` checks they lie in [0, 1].
+
+    Examples
+    --------
+    >>> from subroc_ext.scoring.measures import Cover
+    >>> whole = Cover.from_arrays([False, True, False, True], [0.1, 0.3, 0.6, 0.9])
+    >>> measure = ExpectedROCAUC().prepare(whole)
+    >>> round(measure.value(whole), 4), [round(x, 4) for x in measure.extremes(whole)]
+    (0.9018, [0.7778, 0.9878])
+    """
+
+    name = "expected_roc_auc"
+    min_positives = 1
+    min_negatives = 1
+    compiled_code = cover_kernels.EXPECTED_ROC_AUC
+
+    def __init__(self):
+        self._values = None
+
+    def prepare(self, cover):
+        """A copy holding the dataset's probabilities (its scores, checked in [0, 1])."""
+        prepared = copy.copy(self)
+        values = np.empty(len(cover.all_scores))
+        values[cover.rows] = check_probabilities(cover.scores, "the probabilities (scores) of expected_roc_auc")
+        prepared._values = values
+        return prepared
+
+    @property
+    def prepared_values(self):
+        """The probabilities of the prepared dataset, in its order (None before :meth:`prepare`)."""
+        return self._values
+
+    def value(self, cover):
+        return float(expected_auc_of_sorted(np.ascontiguousarray(cover.scores, dtype=float)))
+
+    def extremes(self, cover):
+        """Exact over the subsets of at least two rows (reached by a pair)."""
+        lowest, highest = expected_auc_extremes(np.ascontiguousarray(cover.scores, dtype=float))
+        return float(lowest), float(highest)
