@@ -273,3 +273,31 @@ def test_compiled_and_python_evaluators_agree_bit_for_bit_and_pruning_works():
         searches.append((run_search(search, qf, data, selectors, 3, 20, 5), search.candidates_evaluated))
     assert searches[0][0] == searches[1][0]
     assert searches[0][1] < searches[1][1]
+
+
+def test_the_null_distribution_is_q_cm_of_random_subsets():
+    """The test's statistic on random subsets: every row drawn gives q_cm(D) - q_cm(D) = 0
+    exactly; the compiled sampler and the measures' own methods (another
+    random stream) give the same distribution, centred where q_cm of random
+    subsets is (slightly above 0: a smaller set promises a little less)."""
+    from scipy import stats
+
+    class SlowExpected(ExpectedROCAUC):
+        pass
+
+    class SlowAUC(ROCAUC):
+        pass
+
+    data = search_frame(3, "some", n=400)
+    compiled = CaseMixQF("label")
+    python = ComparisonQF(SlowAUC(), "label", baseline_measure=SlowExpected())
+    for qf in (compiled, python):
+        qf.calculate_constant_statistics(data, TARGET)
+    negatives = int((data["label"] == 0).sum())
+    whole = compiled.null_raw_qualities((len(data), negatives), 5, np.random.default_rng(0))
+    assert whole.tolist() == [0.0] * 5
+    key = (60, 25)
+    got = compiled.null_raw_qualities(key, 3000, np.random.default_rng(1))
+    want = python.null_raw_qualities(key, 3000, np.random.default_rng(2))
+    assert stats.ks_2samp(got, want).pvalue > 1e-3
+    assert abs(got.mean()) < 0.02 and got.std() > 0.02
