@@ -275,29 +275,59 @@ def test_compiled_and_python_evaluators_agree_bit_for_bit_and_pruning_works():
     assert searches[0][1] < searches[1][1]
 
 
-def test_the_null_distribution_is_q_cm_of_random_subsets():
-    """The test's statistic on random subsets: every row drawn gives q_cm(D) - q_cm(D) = 0
-    exactly; the compiled sampler and the measures' own methods (another
-    random stream) give the same distribution, centred where q_cm of random
-    subsets is (slightly above 0: a smaller set promises a little less)."""
+def test_simulated_auc_changes_are_the_auc_of_the_drawn_labels():
+    from sklearn.metrics import roc_auc_score
+
+    from subroc_ext.metrics.kernels import sort_by_score
+    from subroc_ext.scoring.case_mix import simulated_auc_changes
+
+    rng = np.random.default_rng(5)
+    scores = np.sort(np.round(rng.random(300), 1))  # ties
+    _, group_ids = sort_by_score(scores)
+    probabilities = np.clip(scores + 0.05, 0, 1)
+    mask = rng.random(300) < 0.3
+    uniforms = rng.random((20, 300))
+    out = np.empty(20)
+    simulated_auc_changes(uniforms, probabilities, group_ids, mask, out)
+    for row, change in zip(uniforms, out):
+        labels = row < probabilities
+        expected = roc_auc_score(labels[mask], scores[mask]) - roc_auc_score(labels, scores)
+        assert change == pytest.approx(expected, abs=1e-12)
+    one_class = np.zeros((1, 300))  # every label positive: undefined
+    simulated_auc_changes(one_class, probabilities + 1, group_ids, mask, out[:1])
+    assert np.isnan(out[0])
+
+
+def test_the_null_draws_labels_from_the_probabilities():
+    """Each pattern has its own null: q_cm of its rows with labels drawn from
+    the probabilities, as a plain simulation with scikit-learn gives it; it
+    is centred near 0 for a slice whose spread is narrow (where random
+    subsets of its size and class counts are centred far below)."""
     from scipy import stats
+    from sklearn.metrics import roc_auc_score
 
-    class SlowExpected(ExpectedROCAUC):
-        pass
-
-    class SlowAUC(ROCAUC):
-        pass
+    from subroc_ext.metrics.expected_auc import expected_roc_auc
 
     data = search_frame(3, "some", n=400)
-    compiled = CaseMixQF("label")
-    python = ComparisonQF(SlowAUC(), "label", baseline_measure=SlowExpected())
-    for qf in (compiled, python):
-        qf.calculate_constant_statistics(data, TARGET)
-    negatives = int((data["label"] == 0).sum())
-    whole = compiled.null_raw_qualities((len(data), negatives), 5, np.random.default_rng(0))
-    assert whole.tolist() == [0.0] * 5
-    key = (60, 25)
-    got = compiled.null_raw_qualities(key, 3000, np.random.default_rng(1))
-    want = python.null_raw_qualities(key, 3000, np.random.default_rng(2))
+    data["p"] = np.clip(data["score"], 0.01, 0.99)
+    qf = CaseMixQF("label", mode="both")
+    qf.calculate_constant_statistics(data, TARGET)
+    narrow = ps.Conjunction([ps.IntervalSelector("x", 0.0, 1.0)])
+    key = qf.pattern_null_key(narrow)
+    assert key == qf.pattern_null_key(narrow) != qf.pattern_null_key(ps.Conjunction([ps.EqualitySelector("a0", "p")]))
+    got = qf.null_raw_qualities(key, 2000, np.random.default_rng(1))
+    inside = ((data["x"] >= 0) & (data["x"] < 1)).to_numpy()
+    p, score = data["p"].to_numpy(), data["score"].to_numpy()
+    rng = np.random.default_rng(2)
+    want = []
+    for _ in range(800):
+        labels = rng.random(len(p)) < p
+        difference = (roc_auc_score(labels[inside], score[inside]) - roc_auc_score(labels, score)) - (
+            expected_roc_auc(p[inside]) - expected_roc_auc(p)
+        )
+        want.append(abs(difference))
     assert stats.ks_2samp(got, want).pvalue > 1e-3
-    assert abs(got.mean()) < 0.02 and got.std() > 0.02
+    worse = CaseMixQF("label")
+    worse.calculate_constant_statistics(data, TARGET)
+    centred = worse.null_raw_qualities(worse.pattern_null_key(narrow), 2000, np.random.default_rng(3))
+    assert abs(np.median(centred)) < 0.02

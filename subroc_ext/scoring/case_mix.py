@@ -23,12 +23,13 @@ References
 import copy
 
 import numpy as np
+from numba import njit
 
 from ..metrics.expected_auc import check_probabilities, expected_auc_extremes, expected_auc_of_sorted
 from . import cover_kernels
 from .measures import Measure
 
-__all__ = ["ExpectedROCAUC"]
+__all__ = ["ExpectedROCAUC", "simulated_auc_changes"]
 
 
 class ExpectedROCAUC(Measure):
@@ -75,3 +76,61 @@ class ExpectedROCAUC(Measure):
         """Exact over the subsets of at least two rows (reached by a pair)."""
         lowest, highest = expected_auc_extremes(np.ascontiguousarray(cover.scores, dtype=float))
         return float(lowest), float(highest)
+
+
+@njit(cache=True, nogil=True)
+def simulated_auc_changes(uniforms, probabilities, group_ids, mask, out):
+    """``AUC*(S) - AUC*(D)`` for labels drawn from the probabilities (compiled).
+
+    The null distribution of the case-mix test: if the probabilities are the
+    true ones, the labels are independent draws ``y_i = [u_i < p_i]``. Each
+    row of ``uniforms`` is one draw of every row's ``u``; the ROC AUC of the
+    scores with those labels is computed on the whole data ``D`` and on the
+    cover ``S`` (ties in the score counting one half).
+
+    Parameters
+    ----------
+    uniforms : float64[B, n]
+        Uniform numbers in [0, 1), one row per draw.
+    probabilities : float64[n]
+        Each row's probability, rows in ascending score order.
+    group_ids : int64[n]
+        The score's tie group of each row (non-decreasing).
+    mask : bool[n]
+        The cover.
+    out : float64[B]
+        Output: the change of each draw; NaN where ``S`` or ``D`` lacks a class.
+    """
+    n = len(probabilities)
+    for b in range(uniforms.shape[0]):
+        wins_d = wins_s = 0.0
+        below_d = below_s = 0.0  # negatives of lower score
+        pos_d = neg_d = pos_s = neg_s = 0.0
+        start = 0
+        while start < n:
+            end = start
+            group_pos_d = group_neg_d = group_pos_s = group_neg_s = 0.0
+            while end < n and group_ids[end] == group_ids[start]:
+                positive = uniforms[b, end] < probabilities[end]
+                if positive:
+                    group_pos_d += 1.0
+                    if mask[end]:
+                        group_pos_s += 1.0
+                else:
+                    group_neg_d += 1.0
+                    if mask[end]:
+                        group_neg_s += 1.0
+                end += 1
+            wins_d += group_pos_d * (below_d + 0.5 * group_neg_d)
+            wins_s += group_pos_s * (below_s + 0.5 * group_neg_s)
+            below_d += group_neg_d
+            below_s += group_neg_s
+            pos_d += group_pos_d
+            neg_d += group_neg_d
+            pos_s += group_pos_s
+            neg_s += group_neg_s
+            start = end
+        if pos_s == 0 or neg_s == 0 or pos_d == 0 or neg_d == 0:
+            out[b] = np.nan
+        else:
+            out[b] = wins_s / (pos_s * neg_s) - wins_d / (pos_d * neg_d)

@@ -31,6 +31,7 @@ from ..inputs.search_space import make_search_space
 from ..inputs.sorted_data import SortedDataset
 from ..metrics.confidence import delong_interval
 from ..metrics.cross_auc import bias_aucs_of_masks
+from ..metrics.expected_auc import expected_auc_of_sorted
 from ..objective.quality import SoftClassifierQF
 from ..scoring import measures as _measures
 
@@ -232,7 +233,7 @@ def _prepare_measures(dataset):
     return prepared
 
 
-def dataset_values(data, target, positive_label=1):
+def dataset_values(data, target, positive_label=1, *, probabilities=None):
     """Each built-in measure on the whole of ``data`` (NaN where undefined).
 
     Parameters
@@ -241,6 +242,8 @@ def dataset_values(data, target, positive_label=1):
     target : SoftClassifierTarget
     positive_label : object, default=1
         Not used for a SortedDataset (sorted with its own).
+    probabilities : numpy.ndarray, optional
+        Each row's probability (data's row order): adds ``expected_roc_auc``.
 
     Returns
     -------
@@ -249,10 +252,24 @@ def dataset_values(data, target, positive_label=1):
     """
     dataset = _sorted(data, target, positive_label)
     whole = dataset.cover()
-    return {
+    values = {
         name: measure.value(whole) if measure else np.nan
         for name, measure in _prepared_measures(dataset).items()
     }
+    if probabilities is not None:
+        values["expected_roc_auc"] = _expected_aucs(dataset, probabilities, [np.ones(len(dataset), bool)])[0]
+    return values
+
+
+def _expected_aucs(dataset, probabilities, masks):
+    """The expected ROC AUC of each cover (a mask over the sorted rows) where
+    its ROC AUC is defined, NaN elsewhere (:mod:`subroc_ext.metrics.expected_auc`)."""
+    in_order = np.asarray(probabilities, dtype=float)[dataset.order]
+    values = np.full(len(masks), np.nan)
+    for j, mask in enumerate(masks):
+        if dataset.is_positive[mask].any() and not dataset.is_positive[mask].all():
+            values[j] = expected_auc_of_sorted(np.sort(in_order[mask]))
+    return values
 
 
 def _roc_auc_intervals(dataset, masks):
@@ -264,7 +281,7 @@ def _roc_auc_intervals(dataset, masks):
     }
 
 
-def describe(subgroups, data, target, *, positive_label=1, intervals=False, suffix=""):
+def describe(subgroups, data, target, *, positive_label=1, intervals=False, suffix="", probabilities=None):
     """Size, class counts and every built-in measure of each subgroup on ``data``.
 
     Parameters
@@ -283,6 +300,11 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
         Appended to every column name (e.g. ``'_validation'`` gives
         ``size_validation``, ``roc_auc_validation`` and
         ``roc_auc_validation_ci_low``).
+    probabilities : numpy.ndarray, optional
+        Each row's score as a probability (data's row order;
+        :func:`~subroc_ext.workflow.case_mix.split_probabilities`): adds
+        ``expected_roc_auc`` after ``roc_auc``, the ROC AUC the subgroup's
+        scores promise (:func:`~subroc_ext.expected_roc_auc`).
 
     Returns
     -------
@@ -326,6 +348,8 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
             for cover in covers
         ]  # fmt: skip
     table = pd.DataFrame(columns, index=range(len(subgroups)))
+    if probabilities is not None:
+        table.insert(4, "expected_roc_auc", _expected_aucs(dataset, probabilities, masks))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])
     bias = bias_aucs_of_masks(dataset.is_positive, dataset.scores, masks, group_ids=dataset.group_ids)
