@@ -276,6 +276,9 @@ def test_compiled_and_python_evaluators_agree_bit_for_bit_and_pruning_works():
 
 
 def test_simulated_auc_changes_are_the_auc_of_the_drawn_labels():
+    """With probabilities 0 and 1 the labels are fixed: each draw is the
+    change of scikit-learn's AUC exactly; one class only is NaN; and the
+    values are a function of the seed."""
     from sklearn.metrics import roc_auc_score
 
     from subroc_ext.metrics.kernels import sort_by_score
@@ -284,18 +287,18 @@ def test_simulated_auc_changes_are_the_auc_of_the_drawn_labels():
     rng = np.random.default_rng(5)
     scores = np.sort(np.round(rng.random(300), 1))  # ties
     _, group_ids = sort_by_score(scores)
-    probabilities = np.clip(scores + 0.05, 0, 1)
+    labels = rng.random(300) < scores
     mask = rng.random(300) < 0.3
-    uniforms = rng.random((20, 300))
-    out = np.empty(20)
-    simulated_auc_changes(uniforms, probabilities, group_ids, mask, out)
-    for row, change in zip(uniforms, out):
-        labels = row < probabilities
-        expected = roc_auc_score(labels[mask], scores[mask]) - roc_auc_score(labels, scores)
-        assert change == pytest.approx(expected, abs=1e-12)
-    one_class = np.zeros((1, 300))  # every label positive: undefined
-    simulated_auc_changes(one_class, probabilities + 1, group_ids, mask, out[:1])
-    assert np.isnan(out[0])
+    out = np.empty(3)
+    simulated_auc_changes(0, labels.astype(float), group_ids, mask, out)
+    expected = roc_auc_score(labels[mask], scores[mask]) - roc_auc_score(labels, scores)
+    assert out.tolist() == pytest.approx([expected] * 3, abs=1e-12)
+    simulated_auc_changes(0, np.ones(300), group_ids, mask, out)
+    assert np.isnan(out).all()
+    first, second = np.empty(50), np.empty(50)
+    for out in (first, second):
+        simulated_auc_changes(7, np.clip(scores, 0.1, 0.9), group_ids, mask, out)
+    assert first.tolist() == second.tolist() and first.std() > 0
 
 
 def test_the_null_draws_labels_from_the_probabilities():

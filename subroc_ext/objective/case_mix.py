@@ -172,13 +172,10 @@ class CaseMixQF(ComparisonQF):
         """
         mask = self._null_covers[key]
         expected_change = self._expected_value(mask) - self.dataset_values[0]
-        group_ids = self.sides.datasets[1].group_ids
-        per_batch = max(1, batch_elements // max(len(mask), 1))
         changes = np.empty(n_samples)
-        for start in range(0, n_samples, per_batch):
-            stop = min(n_samples, start + per_batch)
-            uniforms = rng.random((stop - start, len(mask)))
-            simulated_auc_changes(uniforms, self._probabilities, group_ids, mask, changes[start:stop])
+        simulated_auc_changes(
+            int(rng.integers(2**32)), self._probabilities, self.sides.datasets[1].group_ids, mask, changes
+        )
         difference = changes - expected_change
         if self.mode == "both":
             qualities = np.abs(difference)

@@ -78,20 +78,31 @@ class ExpectedROCAUC(Measure):
         return float(lowest), float(highest)
 
 
+@njit(cache=True, inline="always")
+def _uniform(state):
+    """A uniform float in [0, 1) from the SplitMix64 generator ``state`` (uint64[1])."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return float(z >> np.uint64(11)) * 2.0**-53
+
+
 @njit(cache=True, nogil=True)
-def simulated_auc_changes(uniforms, probabilities, group_ids, mask, out):
+def simulated_auc_changes(seed, probabilities, group_ids, mask, out):
     """``AUC*(S) - AUC*(D)`` for labels drawn from the probabilities (compiled).
 
     The null distribution of the case-mix test: if the probabilities are the
-    true ones, the labels are independent draws ``y_i = [u_i < p_i]``. Each
-    row of ``uniforms`` is one draw of every row's ``u``; the ROC AUC of the
-    scores with those labels is computed on the whole data ``D`` and on the
-    cover ``S`` (ties in the score counting one half).
+    true ones, the labels are independent draws ``y_i ~ Bernoulli(p_i)``. For
+    each draw, every row's label is drawn and the ROC AUC of the scores with
+    those labels is computed on the whole data ``D`` and on the cover ``S``
+    (ties in the score counting one half).
 
     Parameters
     ----------
-    uniforms : float64[B, n]
-        Uniform numbers in [0, 1), one row per draw.
+    seed : int
+        Seeds the generator (SplitMix64: the values are a function of the seed).
     probabilities : float64[n]
         Each row's probability, rows in ascending score order.
     group_ids : int64[n]
@@ -101,8 +112,9 @@ def simulated_auc_changes(uniforms, probabilities, group_ids, mask, out):
     out : float64[B]
         Output: the change of each draw; NaN where ``S`` or ``D`` lacks a class.
     """
+    state = np.full(1, np.uint64(seed), dtype=np.uint64)
     n = len(probabilities)
-    for b in range(uniforms.shape[0]):
+    for b in range(len(out)):
         wins_d = wins_s = 0.0
         below_d = below_s = 0.0  # negatives of lower score
         pos_d = neg_d = pos_s = neg_s = 0.0
@@ -111,8 +123,7 @@ def simulated_auc_changes(uniforms, probabilities, group_ids, mask, out):
             end = start
             group_pos_d = group_neg_d = group_pos_s = group_neg_s = 0.0
             while end < n and group_ids[end] == group_ids[start]:
-                positive = uniforms[b, end] < probabilities[end]
-                if positive:
+                if _uniform(state) < probabilities[end]:
                     group_pos_d += 1.0
                     if mask[end]:
                         group_pos_s += 1.0
