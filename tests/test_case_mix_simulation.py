@@ -1,0 +1,96 @@
+"""Seeded simulations of ``find_subgroups(case_mix=True)`` (issue 29's "done when").
+
+Each dataset: a strong predictor ``age``, three attributes of noise, scores
+that *are* the true probabilities (labels drawn from them). Without case mix
+the slices of ``age`` lead the table and are significant: a narrower spread of
+risk means a lower ROC AUC for any model. With case mix the share of datasets
+with any significant row must be at the test's nominal rate (the correction
+controls the false discovery rate, which under this complete null is the
+chance of any rejection). With a planted failure (scores shuffled inside
+``g == 'c' AND h == 'x'``) that pattern must be found, significant, in the
+top 5 in at least 95 % of the runs.
+
+The fast versions run in the default suite; the 200-dataset ones are marked
+slow. Measured (the slow versions, see the closing note of issue 29): with
+case mix, 0 of 200 null datasets had a significant row; the planted failure
+was significant in the top 5 in 200 of 200; without case mix, every null
+dataset had significant age slices.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import subroc_ext
+
+ALPHA = 0.05
+PLANTED = {"g=='c' AND h=='x'", "h=='x' AND g=='c'"}
+AGE_ONLY = r"[\d. <=]*age[\d. <>=]*"
+
+
+def risk_frame(seed, n, planted):
+    rng = np.random.default_rng([29, seed])
+    data = pd.DataFrame({"age": rng.uniform(20, 90, n).round(), "g": rng.choice(list("abc"), n),
+                         "h": rng.choice(list("xyz"), n), "k": rng.choice(list("uv"), n)})  # fmt: skip
+    p = 1 / (1 + np.exp(-(data["age"].to_numpy() - 55) / 8))
+    data["y"] = (rng.random(n) < p).astype(int)
+    if planted:
+        failing = ((data["g"] == "c") & (data["h"] == "x")).to_numpy()
+        p = p.copy()
+        p[failing] = rng.permutation(p[failing])
+    data["p"] = p
+    return data
+
+
+def run(seed, n, planted, case_mix):
+    return subroc_ext.find_subgroups(risk_frame(seed, n, planted), label="y", score="p", case_mix=case_mix,
+                                     alpha=ALPHA, progress=False, random_state=seed)  # fmt: skip
+
+
+def null_rates(n_datasets, n, case_mix):
+    """Datasets with any significant row, and with a significant slice of age alone."""
+    any_significant = slices = 0
+    for seed in range(n_datasets):
+        table = run(seed, n, planted=False, case_mix=case_mix)
+        significant = table["significant"].to_numpy(dtype=bool)
+        any_significant += significant.any()
+        slices += (significant & table["description"].str.fullmatch(AGE_ONLY).to_numpy()).any()
+    return any_significant, slices
+
+
+def planted_found(n_datasets, n):
+    found = 0
+    for seed in range(n_datasets):
+        top = run(seed, n, planted=True, case_mix=True).head(5)
+        hit = top[top["description"].isin(PLANTED)]
+        found += bool(len(hit)) and bool(hit["significant"].iloc[0])
+    return found
+
+
+def test_case_mix_keeps_the_nominal_rate_where_plain_subroc_flags_every_slice():
+    any_significant, _ = null_rates(10, 2000, case_mix=True)
+    assert any_significant <= 2  # Binomial(10, 0.05): P(>= 3) = 0.012
+    any_significant, slices = null_rates(3, 2000, case_mix=False)
+    assert slices == 3  # the problem, measured: significant slices of age in every dataset
+
+
+def test_case_mix_finds_the_planted_failure():
+    assert planted_found(8, 2000) >= 8
+
+
+@pytest.mark.slow
+def test_case_mix_keeps_the_nominal_rate_over_200_datasets():
+    any_significant, _ = null_rates(200, 4000, case_mix=True)
+    assert any_significant / 200 <= ALPHA + 2 * np.sqrt(ALPHA * (1 - ALPHA) / 200)  # 0.081
+
+
+@pytest.mark.slow
+def test_case_mix_finds_the_planted_failure_in_95_percent_of_200_runs():
+    assert planted_found(200, 4000) >= 190
+
+
+@pytest.mark.slow
+def test_without_case_mix_slices_of_the_strong_predictor_are_significant():
+    """The problem, measured: the share of null datasets with a significant slice of age alone."""
+    _, slices = null_rates(50, 4000, case_mix=False)
+    assert slices >= 45
