@@ -153,3 +153,77 @@ def test_case_mix_finds_the_planted_failure_above_the_slices():
     np.testing.assert_allclose(table["delta"], q_cm, atol=1e-12)
     assert (table["delta_ci_low"] <= table["delta"]).all() and (table["delta"] <= table["delta_ci_high"]).all()
     assert table.attrs["case_mix"] is True and table.attrs["measure"] == "roc_auc"
+
+
+# --------------------------------------------------------------------------
+# the command line and the report
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def planted_csv(tmp_path_factory):
+    path = tmp_path_factory.mktemp("case_mix") / "risk.csv"
+    data = risk_frame(4, planted=True)
+    data["margin"] = 2 * np.log(data["p"] / (1 - data["p"]))
+    data.to_csv(path, index=False)
+    return path
+
+
+def test_the_command_line_runs_with_and_without_case_mix(planted_csv, tmp_path, capsys):
+    from subroc_ext.cli import main
+
+    run = ["run", str(planted_csv), "--label", "y", "--score", "p", "--ignore", "margin", "--quiet",
+           "--top", "15"]  # fmt: skip
+    assert main([*run, "--out", str(tmp_path / "plain")]) == 0
+    plain = capsys.readouterr().out
+    assert "subgroups where the roc_auc is worse than on the whole data" in plain
+    assert "expected_roc_auc_validation" in plain and "range-restricted" in plain
+    assert "probabilities: the scores as given (score column 'p' is in [0, 1])" in plain
+    assert main([*run, "--case-mix", "--out", str(tmp_path / "case_mix")]) == 0
+    adjusted = capsys.readouterr().out
+    assert "falls further short of what the scores promise than on the whole data" in adjusted
+    assert "label draws in all" in adjusted
+    table = pd.read_csv(tmp_path / "case_mix" / "subgroups.csv")
+    assert {"expected_roc_auc_search", "expected_roc_auc_validation", "range_restricted",
+            "complement_of"} <= set(table.columns)  # fmt: skip
+    page = (tmp_path / "case_mix" / "report.html").read_text(encoding="utf-8")
+    assert "case-mix-adjusted</strong> drop" in page and "what the scores promise" in page
+    assert "case_mix" in page.split('id="settings"')[1]
+
+
+def test_the_command_line_says_in_one_line_what_cannot_be_probabilities(planted_csv, tmp_path, capsys):
+    from subroc_ext.cli import main
+
+    run = ["run", str(planted_csv), "--label", "y", "--quiet", "--out", str(tmp_path / "out")]
+    assert main([*run, "--score", "margin", "--ignore", "p", "--case-mix", "--calibrate", "none"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith("subroc-ext: error: score column 'margin' cannot be read as probabilities")
+    assert main([*run, "--score", "margin", "--ignore", "p", "--case-mix", "--calibrate", "isotonic",
+                 "--top", "5"]) == 0  # fmt: skip
+    assert "probabilities: an isotonic regression fitted on the search split" in capsys.readouterr().out
+    assert main(["run", str(planted_csv), "--label", "y", "--score-columns", "p,margin", "--case-mix",
+                 "--out", str(tmp_path / "multi")]) == 2  # fmt: skip
+    assert "--case-mix does not apply" in capsys.readouterr().err
+
+
+def test_the_report_marks_range_restriction_and_what_the_scores_promise(plain, tmp_path):
+    import matplotlib.pyplot as plt
+
+    from subroc_ext.reporting.plotting import plot_forest
+    from subroc_ext.reporting.report import write_report
+
+    data, table = plain
+    figure = plot_forest(table)
+    labels = [handle.get_label() for handle in figure.axes[0].get_legend().legend_handles]
+    plt.close(figure)
+    whole = table.attrs["dataset_values"]["expected_roc_auc_validation"]
+    assert labels[-2:] == [f"promised on the whole data {whole:.3f}", "what the scores promise"]
+    validation = split_validation(data, 0.5, 0)[1]
+    page = write_report(table, validation, tmp_path, label="y", score="p").html.read_text(encoding="utf-8")
+    restricted = table[table["range_restricted"]].iloc[0]
+    assert f"its scores promise {restricted['expected_share']:.0%} of this drop" in page
+    partner = table["complement_of"].dropna().iloc[0]
+    assert f"the other side of this cut is #{partner}" in page
+    assert "Blue diamonds: <code>expected_roc_auc_validation</code>" in page
+    assert "run with <code>case_mix=True</code>" in page
