@@ -16,6 +16,8 @@ import pandas as pd
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
+from ..reporting.findings import headline
+from ..reporting.page import format_p_value
 from ..utils.atomic import atomic_directory, atomic_path
 
 __all__ = [
@@ -97,39 +99,50 @@ def _notes(table, shown):
     return notes
 
 
-def _format_results(table, measure, shown=_PRINTED):
-    """The top ``shown`` rows of a ``find_subgroups`` table as aligned text."""
-    columns = ["description", "size_search", "ncr_search", f"{measure}_search",
-               f"{measure}_validation", f"expected_{measure}_validation", "delta", "p_value_corrected",
-               "significant"]  # fmt: skip
+def _text_table(table, columns, shown=_PRINTED):
+    """The top ``shown`` rows of ``table`` as aligned text, one format for every
+    command: ``columns`` maps each column to its header; numbers with three
+    decimals (counts with thousands separators, p-values as the reports write
+    them), flags as yes/no, the effect with its interval (``delta``) as one
+    cell; a ``note`` column, when asked for, says which rows are mostly range
+    restriction and which are the two sides of one cut."""
     top = table[[c for c in columns if c in table.columns]].head(shown)
-    if "delta" in top.columns:  # the effect with its simultaneous interval, in one column
+    if "delta_ci_low" in table.columns and "delta" in top.columns:
         top = top.assign(delta=_effects(table, shown))
-    if {"range_restricted", "complement_of"} <= set(table.columns):
+    if "note" in columns and {"range_restricted", "complement_of"} <= set(table.columns):
         top = top.assign(note=_notes(table, shown))
     top.index = range(1, len(top) + 1)
     width = max([len("description"), *map(len, top["description"])])
     note_width = max([len("note"), *map(len, top["note"])]) if "note" in top.columns else 0
 
-    def number(spec):
-        return lambda value: "-" if pd.isna(value) else format(value, spec)
+    def cell(name):
+        kind = top[name].dtype
+        if name == "description":
+            return lambda text: text.ljust(width)
+        if name == "note":
+            return lambda text: text.ljust(note_width)
+        if name.startswith("p_value"):
+            return format_p_value
+        if pd.api.types.is_bool_dtype(kind):
+            return lambda flag: "yes" if flag else "no"
+        if pd.api.types.is_integer_dtype(kind):
+            return lambda value: "-" if pd.isna(value) else f"{value:,}"
+        if pd.api.types.is_float_dtype(kind):
+            return lambda value: "-" if pd.isna(value) else f"{value:.3f}"
+        return str
 
-    text = top.to_string(
-        formatters={
-            "description": lambda text: text.ljust(width),
-            "size_search": number(","),
-            "ncr_search": number(".3f"),
-            f"{measure}_search": number(".3f"),
-            f"{measure}_validation": number(".3f"),
-            f"expected_{measure}_validation": number(".3f"),
-            "p_value_corrected": number(".2g"),
-            "significant": lambda flag: "yes" if flag else "no",
-            "delta": str,
-            "note": lambda text: text.ljust(note_width),
-        },
-        justify="left",
+    text = top.rename(columns=columns).to_string(
+        formatters={columns[name]: cell(name) for name in top.columns}, justify="left"
     )
     return "\n".join(line.rstrip() for line in text.splitlines())
+
+
+def _format_results(table, measure, shown=_PRINTED):
+    """The top ``shown`` rows of a ``find_subgroups`` table as aligned text."""
+    names = ["description", "size_search", "ncr_search", f"{measure}_search",
+             f"{measure}_validation", f"expected_{measure}_validation", "delta", "p_value_corrected",
+             "significant", "note"]  # fmt: skip
+    return _text_table(table, {name: name for name in names}, shown)
 
 
 def _comparison(mode, case_mix=False):
@@ -172,17 +185,18 @@ def why_empty(table, search, measure, space):
 
 
 def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
-    """Print the top subgroups (or ``why_empty()``), the whole data's measure
-    and the runtime."""
+    """Print the headline, the top subgroups (or ``why_empty()``), the whole
+    data's measure and the runtime."""
     attrs = table.attrs
     whole = attrs["dataset_values"]
     if len(table) == 0:
         print(f"No subgroup found in the {n_search:,} searched rows: {why_empty()}.")
     else:
+        print(headline(table).text() + "\n")
         print(
-            f"Top {min(_PRINTED, len(table))} of {len(table)} subgroups where the {measure} "
-            f"{_comparison(attrs['mode'], attrs.get('case_mix', False))} (searched {n_search:,} rows, "
-            f"tested on {n_validation:,} held-out rows):\n"
+            f"Top {min(_PRINTED, len(table))} of {len(table)} distinct subgroups by quality, where "
+            f"the {measure} {_comparison(attrs['mode'], attrs.get('case_mix', False))} (searched "
+            f"{n_search:,} rows, tested on {n_validation:,} held-out rows):\n"
         )
         print(_format_results(table, measure))
     print(
@@ -191,10 +205,7 @@ def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
     )
     _print_expected(table, measure)
     if len(table):
-        print(
-            f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
-            f"({attrs['method']}-corrected p <= {attrs['alpha']}, {_samples_text(attrs)})."
-        )
+        print(f"Test: {attrs['method']}-corrected p <= {attrs['alpha']}, {_samples_text(attrs)}.")
     if len(table) and "delta" in table.columns:
         what = (
             f"the {measure}'s shortfall from what the scores promise on the subgroup's validation "
@@ -374,24 +385,18 @@ def finish_comparison(table, args, sides, start, validation, current=None):
     old = f"{measure}_{'baseline' if sides[0] == 'baseline' else 'reference'}_validation"
     shown = {"description": "description", "delta_search": "delta (search)",
              old: f"{sides[0]} (validation)", f"{measure}{suffix}_validation": f"{sides[1]} (validation)",
-             "delta_validation": "delta (validation)", "p_value_corrected": "p (corrected)",
+             "delta": "delta (validation)", "p_value_corrected": "p (corrected)",
              "significant": "significant"}  # fmt: skip
-    top = table[list(shown)].head(_PRINTED).rename(columns=shown)
-    if "delta_ci_low" in table.columns:  # the effect with its simultaneous interval
-        top = top.assign(**{"delta (validation)": _effects(table, _PRINTED)})
-    top.index = range(1, len(top) + 1)
-    print(f"Top {len(top)} of {len(table)} subgroups where the {measure} of the {sides[1]} "
-          f"{'model' if sides[0] == 'baseline' else 'period'} changed most ({args.mode}) "
-          f"relative to the {sides[0]}:\n")  # fmt: skip
-    width = max([len("description"), *map(len, top["description"])])
-    note_width = max([len("note"), *map(len, top["note"])]) if "note" in top.columns else 0
-    print(top.to_string(float_format=lambda v: f"{v:.3g}", justify="left",
-                        formatters={"description": lambda text: text.ljust(width)}))  # fmt: skip
+    print(headline(table).text() + "\n")
+    if len(table):
+        print(f"Top {min(_PRINTED, len(table))} of {len(table)} distinct subgroups by quality, where "
+              f"the {measure} of the {sides[1]} {'model' if sides[0] == 'baseline' else 'period'} "
+              f"changed more ({args.mode}) than on the whole data, relative to the {sides[0]}:\n")  # fmt: skip
+        print(_text_table(table, shown))
     print("\nWhole data: " + ", ".join(f"{key} {value:.3f}" for key, value in whole.items()) + ".")
-    print(f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
-          f"({table.attrs['method']}-corrected p <= {table.attrs['alpha']}).")  # fmt: skip
     if len(table) and "delta_ci_low" in table.columns:
-        print(f"[{1 - table.attrs['alpha']:.0%} intervals, simultaneous over all rows]")
+        print(f"Test: {table.attrs['method']}-corrected p <= {table.attrs['alpha']}; "
+              f"[{1 - table.attrs['alpha']:.0%} intervals, simultaneous over all rows]")  # fmt: skip
     if error is not None:
         _write_failed(error)
         return FAILED

@@ -168,8 +168,14 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
         method=method, alpha=alpha, dataset_values=dataset_values,
     )  # fmt: skip
-    if not isinstance(target, DriftTarget):
+    if isinstance(target, DriftTarget):  # the rows of the current period
+
+        def rows(frame):
+            return int((frame[target.period_column] == target.current).sum())
+    else:
         table.attrs["baseline"] = target.baseline_column
+        rows = len
+    table.attrs["n_rows"] = {"search": rows(search), "validation": rows(held_out)}
     return table
 
 
@@ -199,7 +205,7 @@ def find_regressions(
     data, *, label, score, baseline, measure="roc_auc", positive_label=None, mode="worse",
     validation=0.5, size_weight=1.0, balance_weight=1.0, generalization_aware=True, depth=2,
     min_support=20, nbins=5, ignore=(), result_set_size=100, collapse_identical=True,
-    max_overlap=None, n_samples="adaptive", method="fdr_by", alpha=0.05, random_state=0,
+    max_overlap=0.8, n_samples="adaptive", method="fdr_by", alpha=0.05, random_state=0,
     algorithm=None, progress=True, client=None, n_jobs=None,
 ):  # fmt: skip
     """Find subgroups where a new model falls behind a baseline on the same rows, and test them.
@@ -281,7 +287,7 @@ def find_drift(
     reference, current, *, label, score, measure="roc_auc", positive_label=None, mode="worse",
     validation=0.5, size_weight=1.0, balance_weight=1.0, generalization_aware=True, depth=2,
     min_support=20, nbins=5, ignore=(), result_set_size=100, collapse_identical=True,
-    max_overlap=None, n_samples="adaptive", method="fdr_by", alpha=0.05, random_state=0,
+    max_overlap=0.8, n_samples="adaptive", method="fdr_by", alpha=0.05, random_state=0,
     algorithm=None, progress=True, client=None, n_jobs=None,
 ):  # fmt: skip
     """Find subgroups where a model's ranking degraded from a reference to a current period.

@@ -71,6 +71,10 @@ class SearchResult:
     finished : bool
         False if the search was stopped after ``timeout`` seconds; then
         ``subgroups`` is empty and ``candidates`` counts up to the stop.
+    result_set_sizes : list of int
+        The number of patterns asked for (several, summed over in
+        ``candidates`` and the times, after
+        :func:`~subroc_ext.workflow.diversity.search_distinct` searched again).
     """
 
     subgroups: list = field(default_factory=list)
@@ -79,6 +83,7 @@ class SearchResult:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     finished: bool = True
+    result_set_sizes: list = field(default_factory=list)
 
 
 class _Timeout(Exception):
@@ -201,7 +206,7 @@ def search(
         result_set_size=result_set_size, depth=depth, min_quality=min_quality,
         constraints=[ps.MinSupportConstraint(min_support)],
     )  # fmt: skip
-    found = SearchResult()
+    found = SearchResult(result_set_sizes=[result_set_size])
     start, cpu = time.perf_counter(), time.process_time()
     try:
         with _time_limit(timeout):
