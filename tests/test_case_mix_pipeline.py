@@ -176,7 +176,7 @@ def test_the_command_line_runs_with_and_without_case_mix(planted_csv, tmp_path, 
            "--top", "15"]  # fmt: skip
     assert main([*run, "--out", str(tmp_path / "plain")]) == 0
     plain = capsys.readouterr().out
-    assert "subgroups where the roc_auc is worse than on the whole data" in plain
+    assert "where the roc_auc is worse than on the whole data" in plain
     assert "expected_roc_auc_validation" in plain and "range-restricted" in plain
     assert "probabilities: the scores as given (score column 'p' is in [0, 1])" in plain
     assert main([*run, "--case-mix", "--out", str(tmp_path / "case_mix")]) == 0
