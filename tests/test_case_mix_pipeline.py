@@ -227,3 +227,23 @@ def test_the_report_marks_range_restriction_and_what_the_scores_promise(plain, t
     assert f"the other side of this cut is #{partner}" in page
     assert "Blue diamonds: <code>expected_roc_auc_validation</code>" in page
     assert "run with <code>case_mix=True</code>" in page
+
+
+def test_comparisons_have_each_sides_expected_auc():
+    """find_regressions: the new model's and the baseline's; find_drift: each period's."""
+    rng = np.random.default_rng(6)
+    data = risk_frame(6)
+    data["old"] = np.clip(data["p"] + rng.normal(scale=0.05, size=len(data)), 0, 1)
+    table = subroc_ext.find_regressions(data, label="y", score="p", baseline="old", depth=1, progress=False)
+    _, validation = split_validation(data, 0.5, 0)
+    for column, name in (("p", "expected_roc_auc_validation"), ("old", "expected_roc_auc_baseline_validation")):
+        covers = [np.asarray(sg.covers(validation), dtype=bool) for sg in table["subgroup"]]
+        np.testing.assert_allclose(table[name], [expected_roc_auc(validation[column][c]) for c in covers], atol=1e-12)
+    assert table.attrs["dataset_values"]["expected_roc_auc_new_validation"] == pytest.approx(
+        expected_roc_auc(validation["p"])
+    )
+    reference, current = risk_frame(7), risk_frame(8)
+    drift = subroc_ext.find_drift(reference, current, label="y", score="p", depth=1, progress=False)
+    assert {f"expected_roc_auc_{period}_{split}" for period in ("reference", "current")
+            for split in ("search", "validation")} <= set(drift.columns)  # fmt: skip
+    assert drift.attrs["probabilities"] == "p: the scores as given (score column 'p' is in [0, 1])"
