@@ -25,6 +25,7 @@ from subroc_ext.objective.case_mix import CaseMixQF, CaseMixTarget
 from subroc_ext.objective.comparison import ComparisonQF
 from subroc_ext.scoring.case_mix import ExpectedROCAUC
 from subroc_ext.scoring.measures import ROCAUC
+from test_comparison import SEARCH_CASES, brute_force, run_search
 from test_expected_auc import brute_force as mbc_brute_force
 
 TOL = 1e-9
@@ -205,30 +206,6 @@ def search_frame(seed, ties, n=300):
     return data
 
 
-def run_search(algorithm, qf, data, selectors, depth, min_support, k):
-    task = ps.SubgroupDiscoveryTask(data, TARGET, selectors, qf, result_set_size=k, depth=depth,
-                                    constraints=[ps.MinSupportConstraint(min_support)])  # fmt: skip
-    return [(float(q), frozenset(map(str, sg.selectors))) for q, sg, _ in algorithm.execute(task).results]
-
-
-def brute_force_search(qf, data, selectors, depth, min_support, k):
-    found = []
-    for size in range(1, depth + 1):
-        for combination in itertools.combinations(selectors, size):
-            stats = qf.calculate_statistics(ps.Conjunction(list(combination)), TARGET, data)
-            if stats.size_sg >= min_support and stats.quality > -np.inf:
-                found.append((stats.quality, frozenset(map(str, combination))))
-    return sorted(found, key=lambda item: -item[0])[:k]
-
-
-SEARCH_CASES = [  # (mode, (alpha, beta), generalization aware, ties)
-    ("worse", (1, 1), True, "some"),
-    ("better", (0, 0), False, "none"),
-    ("both", (0.5, 1), True, "heavy"),
-    ("worse", (2, 0), False, "some"),
-]
-
-
 @pytest.mark.parametrize("case_index", range(len(SEARCH_CASES)))
 def test_fast_search_equals_best_first_search_and_brute_force(case_index):
     mode, (alpha, beta), aware, ties = SEARCH_CASES[case_index]
@@ -240,11 +217,11 @@ def test_fast_search_equals_best_first_search_and_brute_force(case_index):
         function = CaseMixQF("label", size_weight=alpha, balance_weight=beta, mode=mode)
         return subroc_ext.GeneralizationAwareQF(function) if aware else function
 
-    fast = run_search(FastSearch(), qf(), data, selectors, depth, min_support, k)
-    best_first = run_search(ps.BestFirstSearch(), qf(), data, selectors, depth, min_support, k)
+    fast = run_search(FastSearch(), qf(), TARGET, data, selectors, depth, min_support, k)
+    best_first = run_search(ps.BestFirstSearch(), qf(), TARGET, data, selectors, depth, min_support, k)
     assert_same_top_k(fast, best_first, k)
     assert [q for q, _ in fast] == [q for q, _ in best_first]  # bit-identical
-    assert_same_top_k(fast, brute_force_search(qf(), data, selectors, depth, min_support, k), k)
+    assert_same_top_k(fast, brute_force(qf(), TARGET, data, selectors, depth, min_support, k), k)
     assert len(fast) == k
 
 
@@ -261,16 +238,16 @@ def test_compiled_and_python_evaluators_agree_bit_for_bit_and_pruning_works():
 
     data = search_frame(7, "some", n=600)
     selectors = ps.create_selectors(data, nbins=4, ignore=["label", "score", "p"])
-    compiled = run_search(FastSearch(), CaseMixQF("label", size_weight=1, balance_weight=1), data, selectors,
-                          2, 5, 30)  # fmt: skip
+    compiled = run_search(FastSearch(), CaseMixQF("label", size_weight=1, balance_weight=1), TARGET, data,
+                          selectors, 2, 5, 30)  # fmt: skip
     python_qf = ComparisonQF(SlowAUC(), "label", size_weight=1, balance_weight=1, baseline_measure=SlowExpected())
-    assert run_search(FastSearch(), python_qf, data, selectors, 2, 5, 30) == compiled
+    assert run_search(FastSearch(), python_qf, TARGET, data, selectors, 2, 5, 30) == compiled
     searches = []
     for prune in (True, False):
         qf = CaseMixQF("label", size_weight=1, balance_weight=1)
         qf.optimistic_estimates = prune
         search = FastSearch()
-        searches.append((run_search(search, qf, data, selectors, 3, 20, 5), search.candidates_evaluated))
+        searches.append((run_search(search, qf, TARGET, data, selectors, 3, 20, 5), search.candidates_evaluated))
     assert searches[0][0] == searches[1][0]
     assert searches[0][1] < searches[1][1]
 

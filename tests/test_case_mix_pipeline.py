@@ -15,22 +15,9 @@ from subroc_ext.metrics.expected_auc import expected_roc_auc
 from subroc_ext.metrics.kernels import roc_auc_score
 from subroc_ext.inputs.validated import split_validation
 from subroc_ext.workflow.case_mix import complements, range_restriction
+from synthetic import risk_frame
 
 FAST = dict(progress=False, result_set_size=20)
-
-
-def risk_frame(seed, n=3000, planted=False):
-    rng = np.random.default_rng(seed)
-    data = pd.DataFrame({"age": rng.uniform(20, 90, n).round(), "g": rng.choice(list("abc"), n),
-                         "h": rng.choice(list("xyz"), n)})  # fmt: skip
-    p = 1 / (1 + np.exp(-(data["age"].to_numpy() - 55) / 8))
-    data["y"] = (rng.random(n) < p).astype(int)
-    if planted:
-        failing = ((data["g"] == "c") & (data["h"] == "x")).to_numpy()
-        p = p.copy()
-        p[failing] = rng.permutation(p[failing])
-    data["p"] = p
-    return data
 
 
 def split_rows(table, data, split):

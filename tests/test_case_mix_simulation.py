@@ -18,32 +18,18 @@ dataset had significant age slices.
 """
 
 import numpy as np
-import pandas as pd
 import pytest
 
 import subroc_ext
+from synthetic import risk_frame
 
 ALPHA = 0.05
 PLANTED = {"g=='c' AND h=='x'", "h=='x' AND g=='c'"}
 AGE_ONLY = r"[\d. <=]*age[\d. <>=]*"
 
 
-def risk_frame(seed, n, planted):
-    rng = np.random.default_rng([29, seed])
-    data = pd.DataFrame({"age": rng.uniform(20, 90, n).round(), "g": rng.choice(list("abc"), n),
-                         "h": rng.choice(list("xyz"), n), "k": rng.choice(list("uv"), n)})  # fmt: skip
-    p = 1 / (1 + np.exp(-(data["age"].to_numpy() - 55) / 8))
-    data["y"] = (rng.random(n) < p).astype(int)
-    if planted:
-        failing = ((data["g"] == "c") & (data["h"] == "x")).to_numpy()
-        p = p.copy()
-        p[failing] = rng.permutation(p[failing])
-    data["p"] = p
-    return data
-
-
 def run(seed, n, planted, case_mix):
-    return subroc_ext.find_subgroups(risk_frame(seed, n, planted), label="y", score="p", case_mix=case_mix,
+    return subroc_ext.find_subgroups(risk_frame(seed, n, planted=planted), label="y", score="p", case_mix=case_mix,
                                      alpha=ALPHA, progress=False, random_state=seed)  # fmt: skip
 
 
