@@ -234,3 +234,11 @@ def test_comparisons_have_each_sides_expected_auc():
     assert {f"expected_roc_auc_{period}_{split}" for period in ("reference", "current")
             for split in ("search", "validation")} <= set(drift.columns)  # fmt: skip
     assert drift.attrs["probabilities"] == "p: the scores as given (score column 'p' is in [0, 1])"
+
+
+def test_case_mix_on_two_threads_gives_the_same_table():
+    data = risk_frame(9, n=2000, planted=True)
+    settings = dict(label="y", score="p", case_mix=True, progress=False, result_set_size=15)
+    one = subroc_ext.find_subgroups(data, **settings)
+    two = subroc_ext.find_subgroups(data, n_jobs=2, **settings)
+    pd.testing.assert_frame_equal(one.drop(columns="subgroup"), two.drop(columns="subgroup"))
