@@ -311,3 +311,21 @@ def test_the_null_draws_labels_from_the_probabilities():
     worse.calculate_constant_statistics(data, TARGET)
     centred = worse.null_raw_qualities(worse.pattern_null_key(narrow), 2000, np.random.default_rng(3))
     assert abs(np.median(centred)) < 0.02
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_expected_auc_alone_searches_compiled_as_any_built_in_measure(mode):
+    """SoftClassifierQF(ExpectedROCAUC()): where the scores promise the least
+    (most); FastSearch (compiled) == BestFirstSearch == brute force."""
+    from search_helpers import brute_force_top_k, run
+
+    data = search_frame(11, "some").drop(columns="p")
+    selectors = ps.create_selectors(data, nbins=3, ignore=["label", "score"])
+
+    def qf():
+        return subroc_ext.SoftClassifierQF(ExpectedROCAUC(), "label", size_weight=1, balance_weight=1, mode=mode)
+
+    settings = dict(depth=2, min_support=10, k=12)
+    fast = run(FastSearch(), qf(), data, selectors, **settings)
+    assert_same_top_k(fast, run(ps.BestFirstSearch(), qf(), data, selectors, **settings), 12)
+    assert_same_top_k(fast, brute_force_top_k(qf(), data, selectors, 2, 10, 12, include_root=False), 12)
