@@ -80,3 +80,39 @@ def test_without_case_mix_slices_of_the_strong_predictor_are_significant():
     """The problem, measured: the share of null datasets with a significant slice of age alone."""
     _, slices = null_rates(50, 4000, case_mix=False)
     assert slices >= 45
+
+
+@pytest.mark.slow
+def test_effect_intervals_cover_the_population_q_cm():
+    """The jackknife intervals of q_cm (both AUCs' exact delete-one changes,
+    Šidák over the rows): six patterns, truth on 400,000 rows, 1,000
+    validation samples of 3,000 rows. Measured: 93.9 % simultaneous coverage
+    (per pattern 97.6-99.4 %, the smallest pattern, age < 40 AND h == 'y',
+    the lowest), near the paired ROC AUC comparisons' 94.4 %."""
+    import pysubgroup as ps
+
+    from subroc_ext.inference.resampled_effects import resampled_effect_intervals
+    from subroc_ext.metrics.expected_auc import expected_roc_auc
+    from subroc_ext.metrics.kernels import roc_auc_score
+    from subroc_ext.objective.case_mix import CaseMixQF, CaseMixTarget
+
+    population = risk_frame(100, n=400_000, planted=True)
+    patterns = [ps.Conjunction([ps.EqualitySelector("g", "c"), ps.EqualitySelector("h", "x")]),
+                ps.Conjunction([ps.EqualitySelector("g", "c")]),
+                ps.Conjunction([ps.IntervalSelector("age", 48, 61)]),
+                ps.Conjunction([ps.IntervalSelector("age", 61, np.inf)]),
+                ps.Conjunction([ps.EqualitySelector("k", "u")]),
+                ps.Conjunction([ps.IntervalSelector("age", -np.inf, 40), ps.EqualitySelector("h", "y")])]  # fmt: skip
+    whole = expected_roc_auc(population["p"]) - roc_auc_score(population["y"], population["p"])
+    truth = []
+    for pattern in patterns:
+        inside = np.asarray(pattern.covers(population), dtype=bool)
+        rows = population[inside]
+        truth.append(expected_roc_auc(rows["p"]) - roc_auc_score(rows["y"], rows["p"]) - whole)
+    rng = np.random.default_rng(0)
+    covered = 0
+    for _ in range(1000):
+        sample = population.iloc[rng.choice(len(population), 3000, replace=False)].reset_index(drop=True)
+        effects = resampled_effect_intervals(patterns, sample, CaseMixQF("y"), CaseMixTarget("y", "p", "p"))
+        covered += bool(((effects["delta_ci_low"] <= truth) & (truth <= effects["delta_ci_high"])).all())
+    assert covered >= 925
