@@ -180,7 +180,7 @@ def why_empty(table, search, measure, space):
         )
     return (
         f"no subgroup of at least {min_support:,} rows and at most {attrs['depth']} "
-        f"condition(s) has a {measure} that {_comparison(attrs['mode'])}"
+        f"condition(s) has a {measure} that {_comparison(attrs['mode'], attrs.get('case_mix', False))}"
     )
 
 
