@@ -1,20 +1,22 @@
 """The command line's arguments: the parser of every command, with its help texts.
+
+Nothing here loads NumPy, pandas or the compiled kernels, so that
+``subroc-ext --help`` and ``--version`` answer at once.
 """
 
 import argparse
 import math
 
 from .. import __version__
-from ..inputs.probabilities import CALIBRATIONS
-from ..inputs.tables import parse_separator
-from ..utils.cluster import INSTALL
-from ..utils.validation import MODES
-from ..workflow.pipeline import MEASURES
-from .output import PROG
+from ..utils.names import CALIBRATIONS, INSTALL, MEASURE_NAMES, MODES
 
 __all__ = [
+    "PROG",
     "build_parser",
 ]
+
+#: The command's name in messages.
+PROG = "subroc-ext"
 
 
 _DESCRIPTION = """\
@@ -144,6 +146,8 @@ def _score_columns(text):
 
 def _separator(text):
     """An argparse type: a field separator (see :func:`~subroc_ext.inputs.tables.parse_separator`)."""
+    from ..inputs.tables import parse_separator  # pandas: only when --sep is given
+
     try:
         return parse_separator(text)
     except ValueError as error:
@@ -230,7 +234,7 @@ def build_parser():
     held_out.add_argument("--validation-fraction", type=_fraction, default=0.5, metavar="F",
                           help="share of DATA's rows held out for the significance test, "
                                "unless --validation is given")  # fmt: skip
-    run.add_argument("--measure", choices=sorted(MEASURES),
+    run.add_argument("--measure", choices=sorted(MEASURE_NAMES),
                      help="performance measure (default: roc_auc; multi-class models: "
                           "AUC_mu)")  # fmt: skip
     run.add_argument("--mode", choices=MODES, default="worse",
@@ -350,7 +354,7 @@ def _comparison_parsers(commands):
                             help="positive class (needed unless labels are 0/1 or true/false)")
         parser.add_argument("--validation-fraction", type=_fraction, default=0.5, metavar="F",
                             help="share of the rows (of each period) held out for the test")
-        parser.add_argument("--measure", choices=sorted(MEASURES), default="roc_auc")
+        parser.add_argument("--measure", choices=sorted(MEASURE_NAMES), default="roc_auc")
         parser.add_argument("--mode", choices=MODES, default="worse")
         parser.add_argument("--size-weight", type=_weight, default=1.0, metavar="A")
         parser.add_argument("--balance-weight", type=_weight, default=1.0, metavar="B")

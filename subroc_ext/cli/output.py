@@ -19,6 +19,7 @@ from ..reporting.comparison_report import write_comparison_report
 from ..reporting.findings import headline
 from ..reporting.page import format_p_value
 from ..utils.atomic import atomic_directory, atomic_path
+from .arguments import PROG
 
 __all__ = [
     "PROG",
@@ -35,9 +36,6 @@ __all__ = [
     "report_interrupted",
     "finish_comparison",
 ]
-
-
-PROG = "subroc-ext"
 
 
 #: Number of subgroups printed.

@@ -25,12 +25,10 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from sklearn.isotonic import IsotonicRegression
 
+from ..utils.names import CALIBRATIONS
+
 __all__ = ["CALIBRATIONS", "Probabilities", "check_calibrate", "fit_probabilities"]
 
-#: The values of ``calibrate``: 'auto' uses scores in [0, 1] as given and
-#: fits a sigmoid to others; 'none' never recalibrates (scores outside [0, 1]
-#: are an error).
-CALIBRATIONS = ("auto", "none", "isotonic", "sigmoid")
 
 
 def check_calibrate(calibrate):
