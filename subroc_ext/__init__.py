@@ -31,6 +31,7 @@ def _load_api():
     from .metrics.covers import subgroup_membership
     from .metrics.cross_auc import CrossAUC, cross_auc, subgroup_bias_aucs
     from .metrics.diagnostics import generalization_diagnostics
+    from .metrics.expected_auc import expected_roc_auc
     from .metrics.kernels import (
         attribution_mean_score,
         average_ranking_loss,
@@ -39,6 +40,7 @@ def _load_api():
         roc_auc_score,
     )
     from .metrics.operating_point import threshold_rates
+    from .objective.case_mix import CaseMixQF, CaseMixTarget
     from .objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
     from .objective.generalization import GeneralizationAwareQF
     from .objective.measure_check import MeasureCheck, check_measure
@@ -144,4 +146,7 @@ __all__ = [
     "plot_cross_auc",
     "generalization_diagnostics",
     "plot_generalization_diagnostics",
+    "expected_roc_auc",
+    "CaseMixQF",
+    "CaseMixTarget",
 ]

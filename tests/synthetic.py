@@ -1,5 +1,6 @@
 """Synthetic scored data for the tests: one generator for binary labels,
-:func:`scored_frame`, and one for K classes, :func:`multiclass_frame`.
+:func:`scored_frame`, one for K classes, :func:`multiclass_frame`, and one
+whose scores are the true probabilities of a strong predictor, :func:`risk_frame`.
 
 Every test that needs a data set with a binary label and a classifier's score
 draws it here, seeded, so that the data of a test can be named by its
@@ -11,7 +12,7 @@ of a frame that exists already (to check that a result does not depend on it).
 import numpy as np
 import pandas as pd
 
-__all__ = ["INDEXES", "messy", "multiclass_frame", "scored_frame"]
+__all__ = ["INDEXES", "messy", "multiclass_frame", "risk_frame", "scored_frame"]
 
 #: Index variants, from the number of rows: 0..n-1, a permutation of it,
 #: labels that are not positions, strings, and each label twice.
@@ -166,3 +167,24 @@ def multiclass_frame(seed=0, n=240, n_classes=3):
     data["grade"] = np.array(names, dtype=object)[codes]
     data.index = np.arange(n)[::-1] + 1000
     return data, {name: f"p_{name}" for name in names}
+
+
+def risk_frame(seed, n=3000, *, planted=False):
+    """Scores ``p`` that *are* the true probabilities, driven by a strong
+    predictor ``age`` (20-90; ``p = 1 / (1 + exp(-(age - 55) / 8))``), three
+    attributes of noise ``g`` (a-c), ``h`` (x-z), ``k`` (u, v) and labels
+    ``y`` drawn from ``p``. Every slice of ``age`` ranks worse than the whole
+    data, for any model. ``planted``: the scores are shuffled inside ``g ==
+    'c' AND h == 'x'`` (the labels stay): a real failure of the model there.
+    """
+    rng = np.random.default_rng([29, seed])
+    data = pd.DataFrame({"age": rng.uniform(20, 90, n).round(), "g": rng.choice(list("abc"), n),
+                         "h": rng.choice(list("xyz"), n), "k": rng.choice(list("uv"), n)})  # fmt: skip
+    p = 1 / (1 + np.exp(-(data["age"].to_numpy() - 55) / 8))
+    data["y"] = (rng.random(n) < p).astype(int)
+    if planted:
+        failing = ((data["g"] == "c") & (data["h"] == "x")).to_numpy()
+        p = p.copy()
+        p[failing] = rng.permutation(p[failing])
+    data["p"] = p
+    return data

@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 from sklearn.metrics import auc, precision_recall_curve, roc_auc_score
 
-from subroc_ext.inference.influence import arl_influence, auc_influence, pr_auc_influence
+from subroc_ext.inference.influence import (
+    arl_influence,
+    auc_influence,
+    expected_auc_influence,
+    pr_auc_influence,
+)
+from subroc_ext.metrics.expected_auc import expected_roc_auc
 
 
 def pr_auc(is_positive, scores):
@@ -43,3 +49,21 @@ def test_terms_are_exact_delete_one_changes(influence, oracle, seed):
         kept[row] = False
         expected = oracle(is_positive[kept], scores[kept]) - value if mask[row] else 0.0
         assert terms[row] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_expected_auc_terms_are_exact_delete_one_changes(seed):
+    """Against recomputing the expected AUC without each row, with ties,
+    zeros and ones (a set whose remaining rows all sit at 0 gives 1/2)."""
+    rng = np.random.default_rng([4, seed])
+    probabilities = np.sort(rng.integers(0, 6, 80) / 5 if seed % 2 else rng.random(80))
+    mask = rng.random(80) < 0.5
+    value, terms = expected_auc_influence(probabilities, mask)
+    assert value == pytest.approx(expected_roc_auc(probabilities[mask]), abs=1e-12)
+    for row in range(80):
+        kept = mask.copy()
+        kept[row] = False
+        expected = expected_roc_auc(probabilities[kept]) - value if mask[row] else 0.0
+        assert terms[row] == pytest.approx(expected, abs=1e-12)
+    _, terms = expected_auc_influence(np.array([0.0, 0.0, 0.7]), np.ones(3, bool))
+    assert terms.tolist() == pytest.approx([0.0, 0.0, 0.5 - 1.0])

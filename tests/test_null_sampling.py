@@ -20,6 +20,7 @@ from scipy import stats
 
 import subroc_ext
 from subroc_ext.scoring import measures
+from subroc_ext.scoring.case_mix import ExpectedROCAUC
 from subroc_ext.scoring.measures import Cover
 from subroc_ext.scoring.null_sampling import null_values, reference_null_values, values_one_by_one
 from subroc_ext.utils.subsets import ClassTables, random_positions
@@ -31,6 +32,7 @@ BUILT_IN = {
     "arl": measures.AverageRankingLoss,
     "attribution_mean": measures.attribution_mean,
     "brier": measures.brier_score,
+    "expected_roc_auc": ExpectedROCAUC,
 }
 EXACT = {"roc_auc", "arl"}  # integer pair counts: the same floats as the kernels
 

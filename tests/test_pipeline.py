@@ -27,14 +27,14 @@ from subroc_ext.workflow import pipeline, steps
 COLUMNS = [
     "subgroup", "description", "alternatives", "near_copies", "quality", "overlap", "overlaps_with",
     "size_search", "positives_search", "negatives_search", "ncr_search",
-    "roc_auc_search", "pr_auc_search", "arl_search", "attribution_mean_search",
+    "roc_auc_search", "expected_roc_auc_search", "pr_auc_search", "arl_search", "attribution_mean_search",
     "bpsn_auc_search", "bnsp_auc_search",
     "size_validation", "positives_validation", "negatives_validation", "ncr_validation",
-    "roc_auc_validation", "pr_auc_validation", "arl_validation", "attribution_mean_validation",
-    "bpsn_auc_validation", "bnsp_auc_validation",
+    "roc_auc_validation", "expected_roc_auc_validation", "pr_auc_validation", "arl_validation",
+    "attribution_mean_validation", "bpsn_auc_validation", "bnsp_auc_validation",
     "roc_auc_validation_ci_low", "roc_auc_validation_ci_high",
     "statistic", "p_value", "p_value_corrected", "significant", "testable", "null_samples",
-    "delta", "delta_ci_low", "delta_ci_high",
+    "delta", "delta_ci_low", "delta_ci_high", "expected_share", "range_restricted", "complement_of",
 ]  # fmt: skip
 MEASURE_NAMES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
 BASIC = dict(size_weight=0, balance_weight=0, generalization_aware=False)
@@ -360,7 +360,7 @@ def test_attrs(table, frames):
     assert {key: attrs[key] for key in expected} == expected
     assert attrs["positive_label"] == 1
     values = attrs["dataset_values"]
-    assert set(values) == {f"{m}_{s}" for m in MEASURE_NAMES for s in ("search", "validation")}
+    assert set(values) == {f"{m}_{s}" for m in (*MEASURE_NAMES, "expected_roc_auc") for s in ("search", "validation")}
     for split, frame in (("search", search), ("validation", validation)):
         labels = frame["y"].to_numpy() == 1
         scores = frame["s"].to_numpy()

@@ -83,9 +83,12 @@ def test_page_names_the_split_and_sorts_and_filters_without_a_server(analysis, t
     assert "Δ [interval]" in header and "Δ whole data" not in header
     assert ("positive = roc_auc worse in the subgroup than on the whole split; the intervals are "
             "95% <strong>simultaneous</strong> over all rows") in page
-    # seven columns shown, every other numeric column one click away in the chooser
+    # eight columns shown (the ROC AUC the scores promise among them), every other
+    # numeric column one click away in the chooser
     chooser = page.split('<details class="columns">')[1].split("</details>")[0]
-    assert chooser.count(" checked>") == 7
+    assert chooser.count(" checked>") == 8
+    assert 'value="expected_roc_auc_validation" checked>' in chooser
+    assert f'>{first["expected_roc_auc_validation"]:.3f}<' in rows[1]
     for hidden in ("quality", "size_search", "bpsn_auc_validation", "false_positive_rate", "p_value"):
         assert f'value="{hidden}">' in chooser
 

@@ -8,7 +8,7 @@ import argparse
 import math
 
 from .. import __version__
-from ..utils.names import INSTALL, MEASURE_NAMES, MODES
+from ..utils.names import CALIBRATIONS, INSTALL, MEASURE_NAMES, MODES
 
 __all__ = [
     "PROG",
@@ -250,6 +250,16 @@ def build_parser():
     run.add_argument("--mode", choices=MODES, default="worse",
                      help="look for subgroups where the model is worse, better or "
                           "either")  # fmt: skip
+    run.add_argument("--case-mix", action="store_true", default=None,
+                     help="rank and test by how much further the ROC AUC falls short of what "
+                          "the subgroup's own scores promise (its expected ROC AUC) than on the "
+                          "whole data: slices of the strongest predictor, where every model "
+                          "ranks worse, are then no finding (assumes the scores are "
+                          "probabilities up to a monotone map)")  # fmt: skip
+    run.add_argument("--calibrate", choices=CALIBRATIONS,
+                     help="how scores become the probabilities of the expected ROC AUC: auto "
+                          "(default: scores in [0, 1] as given, others through a sigmoid fitted "
+                          "on the searched rows), none, isotonic or sigmoid")  # fmt: skip
     run.add_argument("--size-weight", type=_weight, default=1.0, metavar="A",
                      help="exponent of the subgroup size in the quality (0: ignore "
                           "size)")  # fmt: skip

@@ -117,6 +117,10 @@ _NOT_MULTICLASS = {
                         "(--score-columns); no class is the positive one",
     "--threshold": "a multi-class model (--score-columns) predicts the class of the highest "
                    "score; there is no single threshold on one score",
+    "--case-mix": "the expected ROC AUC reads one score as the probability of the positive "
+                  "class; a multi-class model (--score-columns) has one score per class",
+    "--calibrate": "the expected ROC AUC reads one score as the probability of the positive "
+                   "class; a multi-class model (--score-columns) has one score per class",
 }  # fmt: skip
 
 
@@ -242,7 +246,8 @@ def run_command(args):
                 thresholds=args.thresholds, keep_ids=args.keep_ids, result_set_size=args.top,
                 collapse_identical=args.collapse_identical, max_overlap=args.max_overlap,
                 n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
-                client=client, n_jobs=args.jobs,
+                client=client, n_jobs=args.jobs, case_mix=bool(args.case_mix),
+                calibrate=args.calibrate or "auto",
             )  # fmt: skip
     except InterruptedTest as interrupted:
         return keep_untested(interrupted, args)

@@ -78,22 +78,39 @@ def _effects(table, shown):
     ]
 
 
+def _notes(table, shown):
+    """The ``note`` of the top ``shown`` rows: range restriction, the other side of a cut."""
+    notes = []
+    for restricted, partner in table[["range_restricted", "complement_of"]].head(shown).to_numpy():
+        parts = (["range-restricted"] if bool(restricted) else []) + (
+            [] if pd.isna(partner) else [f"other side: #{int(partner)}"]
+        )
+        notes.append("; ".join(parts))
+    return notes
+
+
 def _text_table(table, columns, shown=_PRINTED):
     """The top ``shown`` rows of ``table`` as aligned text, one format for every
     command: ``columns`` maps each column to its header; numbers with three
     decimals (counts with thousands separators, p-values as the reports write
     them), flags as yes/no, the effect with its interval (``delta``) as one
-    cell."""
+    cell; a ``note`` column, when asked for, says which rows are mostly range
+    restriction and which are the two sides of one cut."""
     top = table[[c for c in columns if c in table.columns]].head(shown)
     if "delta_ci_low" in table.columns and "delta" in top.columns:
         top = top.assign(delta=_effects(table, shown))
+    if "note" in columns and {"range_restricted", "complement_of"} <= set(table.columns):
+        top = top.assign(note=_notes(table, shown))
     top.index = range(1, len(top) + 1)
     width = max([len("description"), *map(len, top["description"])])
+    note_width = max([len("note"), *map(len, top["note"])]) if "note" in top.columns else 0
 
     def cell(name):
         kind = top[name].dtype
         if name == "description":
             return lambda text: text.ljust(width)
+        if name == "note":
+            return lambda text: text.ljust(note_width)
         if name.startswith("p_value"):
             return format_p_value
         if pd.api.types.is_bool_dtype(kind):
@@ -113,12 +130,18 @@ def _text_table(table, columns, shown=_PRINTED):
 def _format_results(table, measure, shown=_PRINTED):
     """The top ``shown`` rows of a ``find_subgroups`` table as aligned text."""
     names = ["description", "size_search", "ncr_search", f"{measure}_search",
-             f"{measure}_validation", "delta", "p_value_corrected", "significant"]  # fmt: skip
+             f"{measure}_validation", f"expected_{measure}_validation", "delta", "p_value_corrected",
+             "significant", "note"]  # fmt: skip
     return _text_table(table, {name: name for name in names}, shown)
 
 
-def _comparison(mode):
+def _comparison(mode, case_mix=False):
     """How the subgroups' measure compares with the whole data's, in words."""
+    if case_mix:
+        return {
+            "worse": "falls further short of what the scores promise than on the whole data",
+            "better": "exceeds what the scores promise by more than on the whole data",
+        }.get(mode, "departs from what the scores promise more than on the whole data")  # fmt: skip
     return {
         "worse": "is worse than on the whole data", "better": "is better than on the whole data",
     }.get(mode, "differs from the whole data")  # fmt: skip
@@ -147,7 +170,7 @@ def why_empty(table, search, measure, space):
         )
     return (
         f"no subgroup of at least {min_support:,} rows and at most {attrs['depth']} "
-        f"condition(s) has a {measure} that {_comparison(attrs['mode'])}"
+        f"condition(s) has a {measure} that {_comparison(attrs['mode'], attrs.get('case_mix', False))}"
     )
 
 
@@ -162,33 +185,58 @@ def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
         print(headline(table).text() + "\n")
         print(
             f"Top {min(_PRINTED, len(table))} of {len(table)} distinct subgroups by quality, where "
-            f"the {measure} {_comparison(attrs['mode'])} (searched {n_search:,} rows, tested on "
-            f"{n_validation:,} held-out rows):\n"
+            f"the {measure} {_comparison(attrs['mode'], attrs.get('case_mix', False))} (searched "
+            f"{n_search:,} rows, tested on {n_validation:,} held-out rows):\n"
         )
         print(_format_results(table, measure))
     print(
         f"\nWhole data: {measure} {whole[f'{measure}_search']:.3f} (search), "
         f"{whole[f'{measure}_validation']:.3f} (validation)."
     )
+    _print_expected(table, measure)
     if len(table):
         print(f"Test: {attrs['method']}-corrected p <= {attrs['alpha']}, {_samples_text(attrs)}.")
     if len(table) and "delta" in table.columns:
+        what = (
+            f"the {measure}'s shortfall from what the scores promise on the subgroup's validation "
+            "rows minus on all of them" if attrs.get("case_mix") else
+            f"the {measure} on the subgroup's validation rows minus on all of them"
+        )  # fmt: skip
         print(
-            f"delta: the {measure} on the subgroup's validation rows minus on all of them, "
-            f"positive = {attrs['mode']}; [{1 - attrs['alpha']:.0%} intervals, simultaneous "
-            "over all rows]"
+            f"delta: {what}, positive = {attrs['mode']}; [{1 - attrs['alpha']:.0%} intervals, "
+            "simultaneous over all rows]"
         )
     print(f"Runtime: {runtime:.1f} s.")
 
 
+def _print_expected(table, measure):
+    """The whole data's expected ROC AUC, where the probabilities came from, and the notes."""
+    whole = table.attrs["dataset_values"]
+    if measure != "roc_auc" or not np.isfinite(whole.get("expected_roc_auc_validation", np.nan)):
+        return
+    print(
+        f"Its scores promise {whole['expected_roc_auc_search']:.3f} (search), "
+        f"{whole['expected_roc_auc_validation']:.3f} (validation), the expected ROC AUC if they "
+        f"were the true probabilities; probabilities: {table.attrs.get('probabilities', 'the scores')}."
+    )
+    if len(table) and "range_restricted" in table.columns:
+        print(
+            "note: range-restricted = at least half of the subgroup's ROC AUC drop is what its own "
+            "scores promise (a narrower spread of risk, which every model would show), not a "
+            "failure; other side = both sides of one cut are listed"
+            + ("" if table.attrs.get("case_mix") else "; --case-mix ranks and tests by the shortfall instead")
+        )
+
+
 def _samples_text(attrs):
-    """How many random subsets the test drew, for the summary line."""
+    """How many random subsets (case mix: label draws) the test drew, for the summary line."""
+    draws = "label draws" if attrs.get("case_mix") else "random subsets"
     if attrs["n_samples"] == "adaptive":
         return (
-            f"adaptive: {attrs.get('null_samples_drawn', 0):,} random subsets drawn in all, "
+            f"adaptive: {attrs.get('null_samples_drawn', 0):,} {draws} in all, "
             f"at most {attrs['max_samples']:,} per test"
         )
-    return f"{attrs['n_samples']:,} random subsets per test"
+    return f"{attrs['n_samples']:,} {draws} per test"
 
 
 def check_out(out):

@@ -23,7 +23,7 @@ from ..objective.comparison import ComparisonQF
 from ..objective.multiclass import AUCMuQF
 from ..objective.statistics import SubgroupStatistics
 from ..scoring import bitset, bounds, cover_kernels, joint_bounds
-from ..scoring.measures import compiled_kind
+from ..scoring.measures import compiled_kind, compiled_row_values
 from ..scoring.weights import max_weight, subgroup_weight
 from . import batch_kernels, search_kernels
 
@@ -326,9 +326,8 @@ class ComparisonEvaluator:
             negative[index[~dataset.is_positive]] = True
             words = space.words if (start, stop) == (0, n_words) else np.ascontiguousarray(space.words[:, start:stop])
             self.count_views.append((words, bitset.pack(positive)[start:stop], bitset.pack(negative)[start:stop]))
-        kinds = {compiled_kind(measure) for measure in qf.prepared_measures}
-        self.kind = kinds.pop() if len(kinds) == 1 else None
-        self.views = None if self.kind is None else self._compiled_views()
+        self.kinds = [compiled_kind(measure) for measure in qf.prepared_measures]
+        self.views = None if None in self.kinds else self._compiled_views()
 
     def _compiled_views(self):
         """Per side: (word range, new position of each row of the range or
@@ -337,9 +336,8 @@ class ComparisonEvaluator:
         sides, measures = self.qf.sides, self.qf.prepared_measures
 
         def row_values(measure, shift=0):
-            if self.kind != cover_kernels.ROW_MEAN:
-                return np.zeros(0)
-            return np.ascontiguousarray(np.concatenate([np.zeros(shift), measure.prepared_values]), dtype=float)
+            values = compiled_row_values(measure)
+            return np.ascontiguousarray(np.concatenate([np.zeros(shift), values])) if len(values) else values
 
         if not sides.paired:
             views = []
@@ -381,14 +379,16 @@ class ComparisonEvaluator:
         if self.views is None:
             return self._measure_in_python(parent, candidates, extremes)
         measured = []
-        for (first, stop), position, words, (positive, negative), start, end, values in self.views:
+        for kind, ((first, stop), position, words, (positive, negative), start, end, values) in zip(
+            self.kinds, self.views
+        ):
             view_parent = parent[first:stop]
             if position is not None:
                 view_parent = np.empty_like(parent)
                 bitset.permute(parent, position, view_parent)
             out = [np.empty(len(candidates)) for _ in range(3)]
             cover_kernels.measure_children(
-                view_parent, words, candidates, positive, negative, start, end, self.kind, values,
+                view_parent, words, candidates, positive, negative, start, end, kind, values,
                 extremes, *out,
             )  # fmt: skip
             measured.append(out)
@@ -412,10 +412,7 @@ class ComparisonEvaluator:
         """As :meth:`BinaryEvaluator.children`; the minimum support applies to each side."""
         qf = self.qf
         (pa, na), (pb, nb) = self.counts(parent, candidates)
-        measure = qf.measure
-        keep = (np.minimum(pa + na, pb + nb) >= min_support) & measure.is_defined(pa, na)
-        if not self.paired:  # paired, both sides have the one cover's counts
-            keep &= measure.is_defined(pb, nb)
+        keep = (np.minimum(pa + na, pb + nb) >= min_support) & qf.defined((pa, na), (pb, nb))
         if np.isfinite(cap):
             alpha, beta = qf.size_weight, qf.balance_weight
             positives, negatives = qf.weight_counts((pa, na), (pb, nb))
@@ -433,9 +430,7 @@ class ComparisonEvaluator:
         """``q`` of ``parent AND selector`` for each candidate selector (``-inf``
         where the measure is undefined on either side)."""
         (pa, na), (pb, nb) = self.counts(parent, candidates)
-        measure = self.qf.measure
-        defined = np.asarray(measure.is_defined(pa, na), dtype=bool)
-        defined &= np.asarray(measure.is_defined(pb, nb), dtype=bool)
+        defined = self.qf.defined((pa, na), (pb, nb))
         out = np.full(len(candidates), -np.inf)
         if defined.any():
             (value_a, _, _), (value_b, _, _) = self.measure(parent, candidates[defined], extremes=False)

@@ -16,6 +16,9 @@ without recomputing the measure ``n`` times: each function takes ``O(n)``.
   below its score, so the area splits into the unchanged terms above the
   row's tie group (a prefix sum), the group's own term, and the terms below
   with one row fewer (a suffix sum that depends only on the row's class).
+* The expected ROC AUC (:mod:`subroc_ext.metrics.expected_auc`): a ratio of
+  sums over pairs, so leaving out a row removes its pairs from both sums; a
+  row's share of each is a few prefix sums over the probabilities.
 
 References
 ----------
@@ -28,7 +31,7 @@ References
 
 import numpy as np
 
-__all__ = ["arl_influence", "auc_influence", "pr_auc_influence"]
+__all__ = ["arl_influence", "auc_influence", "expected_auc_influence", "pr_auc_influence"]
 
 
 def auc_influence(is_positive, group_ids, mask):
@@ -128,3 +131,55 @@ def pr_auc_influence(is_positive, group_ids, mask):
     terms[positive] = changes[0][index[group_ids[positive]]]
     terms[negative] = changes[1][index[group_ids[negative]]]
     return value, terms
+
+
+def expected_auc_influence(probabilities, mask):
+    """The expected ROC AUC of the rows in ``mask`` and its exact delete-one
+    changes (as :func:`auc_influence`; at least three rows).
+
+    Parameters
+    ----------
+    probabilities : numpy.ndarray of float
+        The probabilities of a dataset, ascending.
+    mask : numpy.ndarray of bool
+        The set.
+
+    Returns
+    -------
+    (float, numpy.ndarray)
+
+    Notes
+    -----
+    A row ``k`` of probability ``v``, with ``c`` rows of the set at ``v``
+    (itself included), takes ``v Q_below + (1 - v) P_above + (c - 1) v (1 -
+    v)`` from the numerator (``Q_below``: the sum of ``1 - p`` of the rows
+    below ``v``, ``P_above``: the sum of ``p`` above) and ``v (Q - 1 + v) +
+    (1 - v) (P - v)`` from the denominator (``P``, ``Q``: the set's sums of
+    ``p`` and ``1 - p``). A zero denominator left gives 1/2, as
+    :func:`~subroc_ext.metrics.expected_auc.expected_auc_of_sorted` does.
+
+    Examples
+    --------
+    >>> value, terms = expected_auc_influence(np.array([0.1, 0.5, 0.9]), np.ones(3, bool))
+    >>> round(value, 4), terms.round(4).tolist()  # leaving out the middle row widens the spread
+    (0.9396, [-0.0396, 0.0482, -0.0396])
+    """
+    p = probabilities[mask]
+    values, counts = np.unique(p, return_counts=True)
+    q_groups, p_groups = counts * (1 - values), counts * values
+    total_p, total_q = p_groups.sum(), q_groups.sum()
+    q_below, p_below = np.cumsum(q_groups) - q_groups, np.cumsum(p_groups) - p_groups
+    p_above = total_p - p_below - p_groups
+    tied = counts * (counts - 1.0) * values * (1 - values)
+    numerator = (p_groups * q_below + 0.5 * tied).sum()
+    denominator = (p_groups * q_below + q_groups * p_below + tied).sum()
+    value = numerator / denominator if denominator > 0 else 0.5
+    row_numerator = values * q_below + (1 - values) * p_above + (counts - 1) * values * (1 - values)
+    row_denominator = values * (total_q - 1 + values) + (1 - values) * (total_p - values)
+    left_numerator, left_denominator = numerator - row_numerator, denominator - row_denominator
+    with np.errstate(invalid="ignore", divide="ignore"):
+        left = np.where(left_denominator > 1e-12 * denominator, left_numerator / left_denominator, 0.5)
+    group = np.searchsorted(values, p)
+    terms = np.zeros(len(mask))
+    terms[mask] = left[group] - value
+    return float(value), terms

@@ -14,6 +14,11 @@ quality functions that are not a single binary measure:
   (:func:`~subroc_ext.find_drift`, unpaired): ``[m(S ∩ C) - m(C)] - [m(S ∩ R)
   - m(R)]`` for the current period ``C`` and the reference ``R``; each
   period's rows are left out or resampled separately (within each class).
+* :class:`~subroc_ext.objective.case_mix.CaseMixQF` (``case_mix=True``): the
+  paired comparison of the expected ROC AUC of the probabilities and the ROC
+  AUC of the scores on the same rows, ``Δ = [mbc(S) - AUC(S)] - [mbc(V) -
+  AUC(V)]`` for ``mode='worse'``; jackknifed as a paired ROC AUC comparison,
+  the expected AUC's exact delete-one changes in place of the baseline's.
 * :class:`~subroc_ext.AUCMuQF`: ``AUC_mu(S ∩ V) - AUC_mu(V)``.
 
 For **ROC AUC comparisons** the effect is a linear combination of four AUCs
@@ -76,7 +81,7 @@ from .effects import (
     replicate_differences,
     stratified_draw,
 )
-from .influence import auc_influence
+from .influence import auc_influence, expected_auc_influence
 from .significance import base_seed
 
 __all__ = ["resampled_effect_intervals"]
@@ -157,9 +162,10 @@ def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, 
     sides, defined = qf.sides, ~np.isnan(difference)
     masks = np.array([sides.mask_of(subgroup) for subgroup in subgroups], dtype=bool)
     masks = masks.reshape(len(subgroups), len(sides))[defined]
-    if compiled_kind(qf.measure) == cover_kernels.ROC_AUC:
+    kinds = [compiled_kind(measure) for measure in qf.measures]
+    if kinds[1] == cover_kernels.ROC_AUC and kinds[0] in _INFLUENCE:
         low, high = np.full(len(subgroups), np.nan), np.full(len(subgroups), np.nan)
-        low[defined], high[defined] = _roc_auc_jackknife(sides, masks, difference[defined], confidence)
+        low[defined], high[defined] = _roc_auc_jackknife(sides, masks, difference[defined], kinds, confidence)
         return difference, low, high
     # each side's covers over its sorted rows, and each side's classes there
     side_masks = [masks[:, index] for index in sides.indices]
@@ -174,19 +180,28 @@ def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, 
         else:  # each period's rows on their own
             draws = [stratified_draw(members, rng) for members in classes]
         side_a, side_b = (
-            replicate_differences(qf.measure, dataset, covers, drawn)
-            for dataset, covers, drawn in zip(sides.datasets, side_masks, draws)
+            replicate_differences(measure, dataset, covers, drawn)
+            for measure, dataset, covers, drawn in zip(qf.measures, sides.datasets, side_masks, draws)
         )
         replicates[replicate, defined] = side_b - side_a
     return (difference, *max_t_intervals(difference, replicates, confidence))
 
 
-def _roc_auc_jackknife(sides, masks, difference, confidence):
+#: The exact delete-one changes of each jackknifed kind on a side's sorted rows.
+_INFLUENCE = {
+    cover_kernels.ROC_AUC: lambda dataset, mask: auc_influence(dataset.is_positive, dataset.group_ids, mask),
+    cover_kernels.EXPECTED_ROC_AUC: lambda dataset, mask: expected_auc_influence(dataset.scores, mask),
+}
+
+
+def _roc_auc_jackknife(sides, masks, difference, kinds, confidence):
     """Simultaneous intervals of ROC AUC comparisons from the exact delete-one
     changes of the four AUCs (NaN where a side's cover has fewer than two rows
     of a class): each row's change of ``[m_B(S) - m_B(V)] - [m_A(S) - m_A(V)]``
     over the canonical rows (a row of both models when paired, of one period
-    when not)."""
+    when not). Side A may hold the expected ROC AUC instead (``kinds``, the
+    case-mix comparison), whose changes come from
+    :func:`~subroc_ext.inference.influence.expected_auc_influence`."""
     side_masks = [masks[:, index] for index in sides.indices]
     estimable = np.ones(len(masks), dtype=bool)
     for dataset, covers in zip(sides.datasets, side_masks):
@@ -194,10 +209,11 @@ def _roc_auc_jackknife(sides, masks, difference, confidence):
         estimable &= (positives >= 2) & (covers.sum(axis=1) - positives >= 2)
     coordinates = np.zeros((len(sides), estimable.sum()))
     strata = []
-    for dataset, covers, index, sign in zip(sides.datasets, side_masks, sides.indices, (-1, 1)):
-        whole = auc_influence(dataset.is_positive, dataset.group_ids, np.ones(len(dataset), dtype=bool))
+    for dataset, covers, index, sign, kind in zip(sides.datasets, side_masks, sides.indices, (-1, 1), kinds):
+        influence = _INFLUENCE[kind]
+        whole = influence(dataset, np.ones(len(dataset), dtype=bool))
         for k, mask in enumerate(covers[estimable]):
-            part = auc_influence(dataset.is_positive, dataset.group_ids, mask)
+            part = influence(dataset, mask)
             coordinates[index, k] += sign * (part[1] - whole[1])
         if not sides.paired or sign == 1:  # paired: both models share the rows and classes
             strata += [np.isin(np.arange(len(sides)), index[members])

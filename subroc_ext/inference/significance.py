@@ -13,7 +13,9 @@ Before drawing, :func:`smallest_corrected_p_value` checks that the settings
 can make a pattern significant at all and warns (:class:`LowPowerWarning`)
 if not.
 
-The null distribution depends only on ``(size, negatives)``; it is drawn
+The null distribution depends only on ``(size, negatives)`` (a quality
+function with a ``pattern_null_key``, the case-mix one, has one per pattern:
+:meth:`~subroc_ext.objective.case_mix.CaseMixQF.null_raw_qualities`); it is drawn
 once per key for all patterns of that key by
 :func:`subroc_ext.scoring.null_sampling.null_exceedances` (compiled for the
 built-in measures, memory-bounded batches for the others). Each sample is a
@@ -469,7 +471,10 @@ def randomization_test(
     statistics = [qf.calculate_statistics(d, target, data) for d in descriptions]
     testable = np.array([bool(np.isfinite(stats.raw_quality)) for stats in statistics], dtype=bool)
     tested = [stats for stats, ok in zip(statistics, testable) if ok]
-    keys = [null_key(stats) for stats in tested]
+    if hasattr(qf, "pattern_null_key"):  # CaseMixQF: a null distribution per pattern
+        keys = [qf.pattern_null_key(d) for d, ok in zip(descriptions, testable) if ok]
+    else:
+        keys = [null_key(stats) for stats in tested]
     values = np.array([stats.raw_quality for stats in tested], dtype=float)
     # Null values equal to the statistic count as extreme; they may differ
     # from it in the last bits (sums in another order), by much less than

@@ -285,6 +285,10 @@ class ComparisonQF(StatisticsQualityFunction):
         Weight exponents alpha and beta.
     mode : {'worse', 'better', 'both'}, default='worse'
         ``'worse'``: the new model (current period) falls behind.
+    baseline_measure : Measure, optional
+        A different measure of the same kind on side A (by default
+        ``measure``): :class:`~subroc_ext.objective.case_mix.CaseMixQF` puts the
+        expected ROC AUC there. The quality is defined where both are.
 
     Attributes
     ----------
@@ -320,8 +324,16 @@ class ComparisonQF(StatisticsQualityFunction):
     optimistic_estimates = True
 
     def __init__(self, measure, label, *, positive_label=1, size_weight=0.0, balance_weight=0.0,
-                 mode="worse"):  # fmt: skip
+                 mode="worse", baseline_measure=None):  # fmt: skip
         self.measure = _measures.check_measure_type(measure)
+        self.baseline_measure = measure if baseline_measure is None else _measures.check_measure_type(
+            baseline_measure
+        )
+        if self.baseline_measure.kind != measure.kind:
+            raise ValueError(
+                f"baseline_measure must be of measure's kind ({measure.kind!r}), got "
+                f"{self.baseline_measure.kind!r}"
+            )
         self.label = label
         self.positive_label = positive_label
         self.size_weight, self.balance_weight = check_weights(size_weight, balance_weight)
@@ -352,14 +364,15 @@ class ComparisonQF(StatisticsQualityFunction):
         else:
             sides = _Sides.paired_sides(data, target, self.positive_label)
         prepared, values = [], []
-        for cover, name in zip(sides.covers(np.ones(len(sides), dtype=bool)), sides.names):
-            if not self.measure.dataset_is_defined(cover.positives, cover.negatives):
+        wholes = sides.covers(np.ones(len(sides), dtype=bool))
+        for cover, name, measure in zip(wholes, sides.names, self.measures):
+            if not measure.dataset_is_defined(cover.positives, cover.negatives):
                 raise ValueError(
-                    f"{self.measure.name} is undefined on the {name} data: label column "
+                    f"{measure.name} is undefined on the {name} data: label column "
                     f"{self.label!r} has {cover.positives} positive(s) (label "
                     f"{self.positive_label!r}) and {cover.negatives} negative(s) there"
                 )
-            measure = self.measure.prepare(cover)
+            measure = measure.prepare(cover)
             prepared.append(measure)
             values.append(float(measure.value(cover)))
         self.prepared_measures = tuple(prepared)
@@ -372,6 +385,23 @@ class ComparisonQF(StatisticsQualityFunction):
     def _prepared(self, data, target):
         if self._data is not data or self._target is not target:
             self.calculate_constant_statistics(data, target)
+
+    @property
+    def measures(self):
+        """The measures of side A and side B (the same one unless ``baseline_measure``)."""
+        return self.baseline_measure, self.measure
+
+    @property
+    def needs_both_classes(self):
+        """Whether every defined cover holds both classes (either measure needs them)."""
+        return any(m.min_positives >= 1 and m.min_negatives >= 1 for m in self.measures)
+
+    def defined(self, side_a, side_b):
+        """Whether both measures are defined on covers with these class counts
+        (``(positives, negatives)`` of each side; vectorized)."""
+        return np.asarray(self.baseline_measure.is_defined(*side_a), dtype=bool) & np.asarray(
+            self.measure.is_defined(*side_b), dtype=bool
+        )
 
     @property
     def paired(self):
@@ -449,10 +479,7 @@ class ComparisonQF(StatisticsQualityFunction):
         positives_a, negatives_a, positives_b, negatives_b = (
             np.asarray(counts, dtype=np.int64) for counts in (positives_a, negatives_a, positives_b, negatives_b)
         )
-        measure = self.measure
-        defined = np.asarray(measure.is_defined(positives_b, negatives_b), dtype=bool)
-        if not self.sides.paired:  # paired, both sides have the one cover's counts
-            defined &= measure.is_defined(positives_a, negatives_a)
+        defined = self.defined((positives_a, negatives_a), (positives_b, negatives_b))
         directions = self.signs()
         out = np.empty((8, len(positives_a)))
         comparison_statistics_of_arrays(
@@ -460,8 +487,7 @@ class ComparisonQF(StatisticsQualityFunction):
             positives_b, negatives_b, *(np.asarray(x, dtype=float) for x in floats_b),
             defined, bool(self.sides.paired), *map(float, self.dataset_values),
             -1 in directions, 1 in directions, float(self.size_weight), float(self.balance_weight),
-            measure.min_positives >= 1 and measure.min_negatives >= 1, bool(self.optimistic_estimates),
-            out,
+            self.needs_both_classes, bool(self.optimistic_estimates), out,
         )  # fmt: skip
         size = np.minimum(positives_a + negatives_a, positives_b + negatives_b)
         return ComparisonStatistics(size, positives_b, negatives_b, positives_a, negatives_a, *out)
@@ -527,8 +553,9 @@ class ComparisonQF(StatisticsQualityFunction):
         return self.raw_quality(*values)
 
     def __repr__(self):
+        baseline = "" if self.baseline_measure is self.measure else f", baseline_measure={self.baseline_measure!r}"
         return (
-            f"ComparisonQF(measure={self.measure!r}, label={self.label!r}, "
+            f"{type(self).__name__}(measure={self.measure!r}, label={self.label!r}, "
             f"positive_label={self.positive_label!r}, size_weight={self.size_weight}, "
-            f"balance_weight={self.balance_weight}, mode={self.mode!r})"
+            f"balance_weight={self.balance_weight}, mode={self.mode!r}{baseline})"
         )

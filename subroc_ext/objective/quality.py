@@ -215,9 +215,9 @@ class SoftClassifierQF(StatisticsQualityFunction):
         kind = _measures.compiled_kind(prepared)
         if kind is None:
             return None
-        row_values, value_order, ascending_values = np.zeros(0), np.zeros(0, np.int64), np.zeros(0)
+        row_values = _measures.compiled_row_values(prepared)
+        value_order, ascending_values = np.zeros(0, np.int64), np.zeros(0)
         if kind == cover_kernels.ROW_MEAN:
-            row_values = np.ascontiguousarray(prepared.prepared_values, dtype=float)
             value_order = np.ascontiguousarray(prepared.value_order, dtype=np.int64)
             ascending_values = np.ascontiguousarray(prepared.ascending_values, dtype=float)
         return (

@@ -119,10 +119,21 @@ def _single_text(record, attrs, total):
     measure = attrs["measure"]
     value = record[f"{measure}_validation"]
     overall = attrs["dataset_values"][f"{measure}_validation"]
+    if attrs.get("case_mix"):  # the effect is the shortfall from what the scores promise
+        relation = {"worse": "further below", "better": "further above"}.get(attrs.get("mode"), "further from")
+        return (
+            f"{_share(record['size_validation'], total)}: {measure_title(measure)} {value:.3f} where "
+            f"its scores promise {record[f'expected_{measure}_validation']:.3f}, {record['delta']:.3f} "
+            f"{relation} its promise than overall{_interval(record)}"
+        )
     direction = "lower" if value < overall else "higher"
+    restricted = (
+        f"; mostly range restriction (its scores promise {record['expected_share']:.0%} of the drop)"
+        if bool(record.get("range_restricted", False)) else ""
+    )  # fmt: skip
     return (
         f"{_share(record['size_validation'], total)}: {measure_title(measure)} {value:.3f} vs "
-        f"{overall:.3f} overall, {abs(value - overall):.3f} {direction}{_interval(record)}"
+        f"{overall:.3f} overall, {abs(value - overall):.3f} {direction}{_interval(record)}{restricted}"
     )
 
 
@@ -209,6 +220,9 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
     measure = measure_title(attrs.get("measure"))
     mode = attrs.get("mode", "worse")
     comparison = {"worse": "worse than", "better": "better than"}.get(mode, "different from")
+    if attrs.get("case_mix"):  # the quality is the shortfall from what the scores promise
+        comparison = {"worse": "further below what its scores promise than", "better": "further above "
+                      "what its scores promise than"}.get(mode, "further from what its scores promise than")  # fmt: skip
     prefix = "" if kind == "single" else _overall_change(table, kind) + " "
     if len(table) == 0:
         return Headline(f"{prefix}No subgroup found.".strip())

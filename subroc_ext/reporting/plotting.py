@@ -476,7 +476,7 @@ def _forest_columns(table, value, interval, size):
 
 def plot_forest(
     table, *, value=None, interval=None, reference=None, size=None, n_rows=None, top=20, ax=None,
-    label_width=72,
+    label_width=72, expected=None,
 ):
     """Forest plot: each subgroup's measure with its interval against the whole data's.
 
@@ -518,6 +518,11 @@ def plot_forest(
     label_width : int, default=72
         Descriptions longer than this many characters are shortened with an
         ellipsis.
+    expected : str, optional
+        Column of a second marker (a blue diamond) per subgroup, "what the
+        scores promise": default ``'expected_<value>'`` when the table has it
+        (``expected_roc_auc_validation`` next to ``roc_auc_validation``), with
+        the whole data's value as a dotted line; ``''`` for none.
 
     Returns
     -------
@@ -562,6 +567,14 @@ def plot_forest(
             ax.plot(values[chosen], y[chosen], "o", color=color, fillstyle=fill, markersize=6,
                     label=text)[0]  # fmt: skip
         )
+    expected = f"expected_{value}" if expected is None else expected
+    if expected and expected in rows.columns:
+        promised = table.attrs.get("dataset_values", {}).get(expected)
+        if promised is not None and np.isfinite(promised):
+            handles.append(ax.axvline(promised, color="tab:blue", linestyle=":", linewidth=1,
+                                      label=f"promised on the whole data {promised:.3f}"))  # fmt: skip
+        handles.append(ax.plot(rows[expected].to_numpy(dtype=float), y, "D", color="tab:blue",
+                               fillstyle="none", markersize=5, label="what the scores promise")[0])  # fmt: skip
     descriptions = rows["subgroup"] if "subgroup" in rows.columns else rows["description"]
     names = [
         f"#{rank} {_shortened(readable_description(d), label_width)}"

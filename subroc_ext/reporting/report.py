@@ -71,6 +71,10 @@ def _number_cell(column, fmt=format_number):
     return cell
 
 
+def _three_digits(value):
+    return "–" if pd.isna(value) else f"{value:.3f}"
+
+
 def _description_cell(record):
     subgroup = record.get("subgroup", record["description"])
     text = conditions_html(subgroup)
@@ -86,7 +90,19 @@ def _description_cell(record):
         )
         more = f"; … {len(copies):,} in all" if len(copies) > NEAR_COPIES_SHOWN else ""
         text += Html('<div class="also">near copies (Jaccard index): {}{}</div>').format(shown, more)
-    return text, None
+    return text + _case_mix_notes(record), None
+
+
+def _case_mix_notes(record):
+    """The notes under a subgroup: its drop is mostly range restriction; the other side of its cut."""
+    notes = Html("")
+    if record.get("range_restricted") is True or record.get("range_restricted") is np.True_:
+        notes += Html('<div class="also">mostly range restriction: its scores promise '
+                      '{:.0%} of this drop</div>').format(record["expected_share"])  # fmt: skip
+    partner = record.get("complement_of")
+    if partner is not None and not pd.isna(partner):
+        notes += Html('<div class="also">the other side of this cut is #{}</div>').format(int(partner))
+    return notes
 
 
 def _size_cell(column, n_rows):
@@ -137,6 +153,12 @@ def _has_effects(table):
 def _effect_meaning(attrs):
     """What a positive ``delta`` means under the table's mode (e.g. 'lower in the subgroup')."""
     measure, mode = attrs.get("measure", "the measure"), attrs.get("mode", "worse")
+    if attrs.get("case_mix"):
+        return {"worse": f"{measure} further below what the scores promise in the subgroup than on "
+                         "the whole split",
+                "better": f"{measure} further above what the scores promise in the subgroup than "
+                          "on the whole split"}.get(mode, f"the size of the deviation of {measure} "
+                                                          "from what the scores promise")  # fmt: skip
     if mode == "both":
         return f"the size of the deviation of {measure}"
     return f"{measure} {mode} in the subgroup than on the whole split"
@@ -220,6 +242,11 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
                _value_cell(value, interval),
                help=f"{measure} on the {split} split" + (
                    f", with its interval ({interval[0]} to {interval[1]})" if interval else "")),
+        *([Column(f"expected_{value}", "promised", _number_cell(f"expected_{value}", _three_digits),
+                  help=f"the {measure} the subgroup's own scores promise: its expected {measure} if "
+                       "the scores were the true probabilities (whole split: "
+                       f"{table.attrs.get('dataset_values', {}).get(f'expected_{value}', np.nan):.3f})")]
+          if f"expected_{value}" in table.columns else []),
         Column("delta", "Δ [interval]", _effect_cell,
                help=f"{measure} of the subgroup minus that of the whole {split} split "
                     f"({reference:.3f}), positive = {_effect_meaning(table.attrs)}, with its "
@@ -243,6 +270,7 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
             columns.append(Column(key, header, cell, shown=False, help=help_))
     listed = {c.key for c in columns} | set(interval) | set(EFFECT_COLUMNS) | {
         "subgroup", "description", "alternatives", "overlaps_with", "rank", "testable", "statistic",
+        "complement_of",
     }  # fmt: skip
     for name in table.columns:
         if name in listed or not pd.api.types.is_numeric_dtype(table[name]):
@@ -282,11 +310,18 @@ def forest_section(table, *, n_rows=None, value=None, interval=None, reference=N
     dashed = ("the whole split's value" if reference is None
               else f"{format_number(reference)}" + (" (no difference from the whole split)"
                                                     if column == "delta" and reference == 0 else ""))  # fmt: skip
+    promised = (
+        Html(" Blue diamonds: <code>expected_{}</code>, what the subgroup's own scores "
+             "promise (its ROC AUC if the scores were the true probabilities; the dotted line: the whole "
+             "split's); a dot far left of its diamond is a model doing worse than its scores promise, a "
+             "dot near it a subgroup where every model would rank worse.").format(column)
+        if f"expected_{column}" in table.columns else Html("")
+    )  # fmt: skip
     return Html("""{top}{rest}
 <p class="note">Each row is a subgroup, best first: its <code>{column}</code>
 (dot){line}; filled red dots are significant. The dashed line is {dashed}; on
-the right, each subgroup's size (and share of the rows).</p>""").format(
-        top=top, rest=rest, column=column, line=line, dashed=dashed)
+the right, each subgroup's size (and share of the rows).{promised}</p>""").format(
+        top=top, rest=rest, column=column, line=line, dashed=dashed, promised=promised)
 
 
 def settings_html(attrs, runtime=None):
@@ -372,15 +407,47 @@ share of the rows), its <code>{measure}</code>, {difference}.{interval} More col
 <code>overlap</code> with better-ranked subgroups, other measures, error rates at the
 threshold) are under "Columns". Descriptions of exactly the same rows are one row (the others
 listed under it as "same rows"){near_copies}.</p>
+{case_mix}
 <p>Every subgroup is tested on the validation split: its unweighted quality there is compared
-with that of random subsets of the same size and class balance. The p-value is, essentially,
+with {null}. The p-value is, essentially,
 the share of random subsets at least as exceptional{floor}; <em>p (corrected)</em> corrects all
 p-values together with the {method_name} method, which {guarantee}. Highlighted
 rows are <strong>significant</strong> (corrected p-value at most {alpha}).</p>""").format(
         adjective=adjective, measure=measure, preposition=preposition, size_weight=format_number(size_weight),
         balance_weight=format_number(balance_weight), generalization=generalization, interval=interval,
         difference=difference, near_copies=near_copies, floor=floor, method_name=method_name,
-        guarantee=guarantee, alpha=format_number(alpha))  # fmt: skip
+        guarantee=guarantee, alpha=format_number(alpha), case_mix=_case_mix_paragraph(attrs, measure),
+        null=_null_text(attrs))  # fmt: skip
+
+
+def _case_mix_paragraph(attrs, measure):
+    """What 'promised', the range-restriction notes and (with case mix) the quality mean."""
+    if measure != "roc_auc" or "probabilities" not in attrs:
+        return Html("")
+    searched = Html(
+        "The search ranked and tested the <strong>case-mix-adjusted</strong> drop instead: how "
+        "much further the subgroup's ROC AUC falls short of what its scores promise than the "
+        "whole data's does, <code>[promised(S) - AUC(S)] - [promised(D) - AUC(D)]</code>, so such "
+        "slices are no finding." if attrs.get("case_mix") else
+        "To rank and test by how much further a subgroup falls short of what its scores promise "
+        "than the whole data, run with <code>case_mix=True</code> (<code>--case-mix</code>)."
+    )  # fmt: skip
+    return Html("""<p><em>promised</em> is the ROC AUC the subgroup's own scores promise: the expected
+ROC AUC if the scores were the true probabilities (van Klaveren et al.'s model-based concordance;
+probabilities: {probabilities}). A subgroup cut on a strong predictor
+(an age band) has a narrower spread of risk, so every model, the true probabilities included,
+ranks worse inside it: where at least half of a subgroup's drop is what its scores promise, it is
+marked <em>mostly range restriction</em>, and two subgroups that are the two sides of one cut are
+marked as such. {searched} The assumption: the scores are the probabilities up to a monotone
+map.</p>""").format(probabilities=str(attrs["probabilities"]), searched=searched)
+
+
+def _null_text(attrs):
+    """What the test compares a subgroup's quality with."""
+    if attrs.get("case_mix"):
+        return ("its quality when the labels are drawn from the probabilities (what it would be if the "
+                "scores were the true probabilities)")  # fmt: skip
+    return "that of random subsets of the same size and class balance"
 
 
 def _rates_note(rates, source):

@@ -18,6 +18,10 @@ position, read in O(1) from per-word prefix counts:
   add exactly 0), so both give the same floating-point number.
 * Row means sum per-row values over the set bits in ascending row order, as
   :class:`subroc_ext.scoring.measures.RowMeanMeasure` does.
+* The expected ROC AUC gathers the cover's probabilities (the per-row values,
+  ascending) and runs :func:`subroc_ext.metrics.expected_auc.expected_auc_of_sorted`
+  and :func:`~subroc_ext.metrics.expected_auc.expected_auc_extremes` on them, as
+  :class:`subroc_ext.scoring.case_mix.ExpectedROCAUC` does.
 
 The extreme values over subsets follow SPEC.md and are those of
 :mod:`subroc_ext.scoring.measures`, which the tests prove by enumeration.
@@ -28,12 +32,14 @@ The randomization test's null distributions come from the same kernels
 when they are fewer) and evaluated like a cover, so a random subset equal to
 a pattern's cover gets exactly the pattern's value.
 
-Measure codes: :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC`, :data:`ROW_MEAN`.
+Measure codes: :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC`, :data:`ROW_MEAN`,
+:data:`EXPECTED_ROC_AUC`.
 """
 
 import numpy as np
 from numba import njit
 
+from ..metrics.expected_auc import expected_auc_extremes, expected_auc_of_sorted
 from .bitset import count_below, highest_bit, lowest_bit, popcount, prefix_counts
 from .rank_null import random_below
 
@@ -42,6 +48,7 @@ __all__ = [
     "ARL",
     "PR_AUC",
     "ROW_MEAN",
+    "EXPECTED_ROC_AUC",
     "count_children",
     "measure_children",
     "rank_measure",
@@ -51,7 +58,7 @@ __all__ = [
     "tie_group_bounds",
 ]
 
-ROC_AUC, ARL, PR_AUC, ROW_MEAN = 0, 1, 2, 3
+ROC_AUC, ARL, PR_AUC, ROW_MEAN, EXPECTED_ROC_AUC = 0, 1, 2, 3, 4
 
 
 def tie_group_bounds(group_ids):
@@ -265,9 +272,11 @@ def measure_children(
     group_start, group_end : int64[n]
         Tie group bounds of every row.
     kind : int
-        :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC` or :data:`ROW_MEAN`.
+        :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC`, :data:`ROW_MEAN` or
+        :data:`EXPECTED_ROC_AUC`.
     row_values : float64[n]
-        Per-row values for :data:`ROW_MEAN` (ignored otherwise).
+        Per-row values for :data:`ROW_MEAN`, the probabilities (ascending) for
+        :data:`EXPECTED_ROC_AUC` (ignored otherwise).
     with_extremes : bool
         Whether to compute the extremes; without them ``lowest`` and
         ``highest`` stay NaN and no work is spent on them (a search without
@@ -282,6 +291,7 @@ def measure_children(
     cneg = np.empty(n_words, dtype=np.uint64)
     pre_pos = np.empty(n_words + 1, dtype=np.int64)
     pre_neg = np.empty(n_words + 1, dtype=np.int64)
+    gathered = np.empty(len(row_values) if kind == EXPECTED_ROC_AUC else 0)
     for i in range(len(candidates)):
         selector = selector_words[candidates[i]]
         for w in range(n_words):
@@ -312,6 +322,14 @@ def measure_children(
             if with_extremes:
                 lowest[i] = low
                 highest[i] = high
+            continue
+        if kind == EXPECTED_ROC_AUC:
+            if p == 0 or n == 0:
+                continue
+            covered = _gather(cpos, cneg, row_values, gathered)
+            values[i] = expected_auc_of_sorted(covered)
+            if with_extremes:
+                lowest[i], highest[i] = expected_auc_extremes(covered)
             continue
         if p == 0 or (kind == ROC_AUC and n == 0):
             continue
@@ -348,6 +366,19 @@ def measure_children(
             start = 0.0 if above > 0 else 1.0
             lowest[i] = (start + precision) / 2.0
             highest[i] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _gather(cpos, cneg, row_values, out):
+    """The values of the rows of either class, in ascending row order: a view of ``out``."""
+    count = 0
+    for w in range(len(cpos)):
+        x = cpos[w] | cneg[w]
+        while x:
+            out[count] = row_values[w * 64 + lowest_bit(x)]
+            x &= x - np.uint64(1)
+            count += 1
+    return out[:count]
 
 
 @njit(cache=True, nogil=True)
@@ -422,7 +453,8 @@ def null_values(kind, seed, positive_rows, negative_rows, positives, negatives, 
     Parameters
     ----------
     kind : int
-        :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC` or :data:`ROW_MEAN`.
+        :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC`, :data:`ROW_MEAN` or
+        :data:`EXPECTED_ROC_AUC`.
     seed : int
         Seeds the generator (SplitMix64; the values are a function of the seed).
     positive_rows, negative_rows : int64[:]
@@ -432,7 +464,8 @@ def null_values(kind, seed, positive_rows, negative_rows, positives, negatives, 
     group_start, group_end : int64[n]
         Tie group bounds of every row.
     row_values : float64[n]
-        Per-row values for :data:`ROW_MEAN`.
+        Per-row values for :data:`ROW_MEAN`, the probabilities for
+        :data:`EXPECTED_ROC_AUC`.
     out : float64[B]
         Output.
     """
@@ -448,6 +481,7 @@ def null_values(kind, seed, positive_rows, negative_rows, positives, negatives, 
     pre_pos = np.empty(n_words + 1, dtype=np.int64)
     pre_neg = np.empty(n_words + 1, dtype=np.int64)
     p, n = np.int64(positives), np.int64(negatives)
+    gathered = np.empty(len(row_values) if kind == EXPECTED_ROC_AUC else 0)
     for b in range(len(out)):
         _draw(state, pools[0], pool_words[0], positives, cpos)
         _draw(state, pools[1], pool_words[1], negatives, cneg)
@@ -459,6 +493,9 @@ def null_values(kind, seed, positive_rows, negative_rows, positives, negatives, 
                     total += row_values[w * 64 + lowest_bit(x)]
                     x &= x - np.uint64(1)
             out[b] = total / (p + n)
+            continue
+        if kind == EXPECTED_ROC_AUC:
+            out[b] = expected_auc_of_sorted(_gather(cpos, cneg, row_values, gathered))
             continue
         prefix_counts(cpos, pre_pos)
         prefix_counts(cneg, pre_neg)

@@ -49,6 +49,7 @@ __all__ = [
     "attribution_mean",
     "brier_score",
     "compiled_kind",
+    "compiled_row_values",
 ]
 
 
@@ -256,6 +257,7 @@ class ROCAUC(Measure):
     name = "roc_auc"
     min_positives = 1
     min_negatives = 1
+    compiled_code = cover_kernels.ROC_AUC
 
     def value(self, cover):
         return kernels.roc_auc_from_counts(cover.counts)
@@ -294,6 +296,7 @@ class PRAUC(Measure):
 
     name = "pr_auc"
     min_positives = 1
+    compiled_code = cover_kernels.PR_AUC
 
     def value(self, cover):
         return kernels.pr_auc_from_counts(cover.counts)
@@ -331,6 +334,7 @@ class AverageRankingLoss(Measure):
     name = "arl"
     kind = "loss"
     min_positives = 1
+    compiled_code = cover_kernels.ARL
 
     def value(self, cover):
         return kernels.arl_from_counts(cover.counts)
@@ -370,6 +374,8 @@ class RowMeanMeasure(Measure):
     >>> round(brier.prepare(whole).value(whole), 3)
     0.1
     """
+
+    compiled_code = cover_kernels.ROW_MEAN
 
     def __init__(self, row_values, *, kind, name, needs_both_classes=False):
         self.kind = _check_kind(kind)
@@ -536,22 +542,15 @@ def brier_score():
     )
 
 
-_COMPILED_KINDS = {
-    ROCAUC: cover_kernels.ROC_AUC,
-    AverageRankingLoss: cover_kernels.ARL,
-    PRAUC: cover_kernels.PR_AUC,
-    RowMeanMeasure: cover_kernels.ROW_MEAN,
-}
-
-
 def compiled_kind(measure):
     """The :mod:`~subroc_ext.scoring.cover_kernels` code that evaluates ``measure`` on
     bitsets (the search engine's kernels and the compiled null sampler), or
     None.
 
-    Only the built-in classes themselves have one: a subclass may change
-    :meth:`Measure.value` or :meth:`Measure.extremes`, so it is evaluated
-    through its own methods.
+    Only the built-in classes themselves have one, the ``compiled_code``
+    attribute set in their own class body (not inherited): a subclass may
+    change :meth:`Measure.value` or :meth:`Measure.extremes`, so it is
+    evaluated through its own methods.
 
     Examples
     --------
@@ -560,7 +559,16 @@ def compiled_kind(measure):
     >>> compiled_kind(KernelMeasure(len, kind="score", name="size")) is None
     True
     """
-    return _COMPILED_KINDS.get(type(measure))
+    return vars(type(measure)).get("compiled_code")
+
+
+def compiled_row_values(measure):
+    """The per-row values the compiled kernels read for a prepared built-in
+    measure, in its dataset's order: a :class:`RowMeanMeasure`'s values, the
+    probabilities of :class:`~subroc_ext.scoring.case_mix.ExpectedROCAUC`
+    (their ``prepared_values``); empty for the others."""
+    values = getattr(measure, "prepared_values", None)
+    return np.zeros(0) if values is None else np.ascontiguousarray(values, dtype=float)
 
 
 def compiled_null_values(kind, measure, dataset, positives, negatives, n_samples, rng, pools=None):
@@ -574,9 +582,9 @@ def compiled_null_values(kind, measure, dataset, positives, negatives, n_samples
         positions = np.arange(len(dataset.rows), dtype=np.int64)
         pools = positions[dataset.is_positive], positions[~dataset.is_positive]
     group_start, group_end = cover_kernels.tie_group_bounds(dataset.group_ids)
-    row_values = np.zeros(0)
-    if isinstance(measure, RowMeanMeasure):
-        row_values = np.ascontiguousarray(measure.prepared_values[dataset.rows], dtype=float)
+    row_values = compiled_row_values(measure)
+    if len(row_values):
+        row_values = np.ascontiguousarray(row_values[dataset.rows])
     out = np.empty(n_samples)
     cover_kernels.null_values(
         kind, int(rng.integers(2**63)), *pools, int(positives), int(negatives), group_start,

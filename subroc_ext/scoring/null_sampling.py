@@ -262,7 +262,8 @@ def paired_null_values(measures, datasets, first_positions, positives, negatives
     Parameters
     ----------
     measures : (Measure, Measure)
-        The measure prepared on each dataset.
+        The measure prepared on each dataset (two different measures, e.g.
+        the expected ROC AUC and the ROC AUC of one model, work too).
     datasets : (Cover, Cover)
         The same rows sorted by the first and by the second model's score.
     first_positions : numpy.ndarray of int
@@ -278,8 +279,8 @@ def paired_null_values(measures, datasets, first_positions, positives, negatives
 
     Notes
     -----
-    Built-in measures: the compiled sampler runs once per dataset from one
-    seed, with the pools of the first dataset the rows of those of the
+    Built-in measures: the compiled sampler runs once per dataset (each
+    with its measure's kernel) from one seed, with the pools of the first dataset the rows of those of the
     second in the same order; its draws depend only on the seed and on
     indices into the pools, so both runs draw the same rows. Other measures:
     :func:`subroc_ext.utils.subsets.random_positions` in the second dataset,
@@ -298,8 +299,8 @@ def paired_null_values(measures, datasets, first_positions, positives, negatives
     """
     first, second = datasets
     first_positions = np.asarray(first_positions, dtype=np.int64)
-    kind = compiled_kind(measures[1])
-    if kind is not None and compiled_kind(measures[0]) == kind:
+    kinds = [compiled_kind(measure) for measure in measures]
+    if None not in kinds:
         positions = np.arange(len(second.rows), dtype=np.int64)
         pools = positions[second.is_positive], positions[~second.is_positive]
         seed = int(rng.integers(2**63))  # one generator state per run: the same draws
@@ -309,7 +310,7 @@ def paired_null_values(measures, datasets, first_positions, positives, negatives
                 kind, measure, dataset, positives, negatives, n_samples,
                 np.random.default_rng(seed), rows,
             )  # fmt: skip
-            for measure, dataset, rows in ((measures[0], first, mapped), (measures[1], second, pools))
+            for kind, measure, dataset, rows in zip(kinds, measures, datasets, (mapped, pools))
         )
     tables = ClassTables(second.is_positive)
     values = ([], [])

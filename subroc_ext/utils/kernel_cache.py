@@ -10,8 +10,8 @@ developing) the caller's cache still holds the old callee, and numba reuses it
 without a word: the search would run yesterday's bound. An installed release
 is not affected (installing rewrites every file).
 
-:func:`use_kernel_cache` (called when :mod:`subroc_ext.scoring`, the lowest
-layer with kernels, is imported) makes numba keep them in the user's cache
+:func:`use_kernel_cache` (called when :mod:`subroc_ext.metrics` and
+:mod:`subroc_ext.scoring`, the layers with kernels, are imported) makes numba keep them in the user's cache
 instead, ``$SUBROC_EXT_CACHE/kernels/<fingerprint>/`` (default
 ``~/.cache/subroc-ext``), where the fingerprint covers the sources of every
 module that imports numba: a fresh install of the same version (a new

@@ -4,7 +4,7 @@
 so they start without loading NumPy, pandas or the compiled kernels.
 """
 
-__all__ = ["MODES", "MEASURE_NAMES", "INSTALL"]
+__all__ = ["MODES", "MEASURE_NAMES", "CALIBRATIONS", "INSTALL"]
 
 #: The directions a search looks in.
 MODES = ("worse", "better", "both")
@@ -12,6 +12,12 @@ MODES = ("worse", "better", "both")
 #: The built-in measures by name (``subroc_ext.workflow.steps.MEASURES`` maps
 #: each to its class).
 MEASURE_NAMES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
+
+#: How scores become probabilities for the expected ROC AUC
+#: (:func:`subroc_ext.inputs.probabilities.fit_probabilities`): 'auto' uses
+#: scores in [0, 1] as given and fits a sigmoid to others; 'none' never
+#: recalibrates (scores outside [0, 1] are an error).
+CALIBRATIONS = ("auto", "none", "isotonic", "sigmoid")
 
 #: How to install the optional Dask extra.
 INSTALL = "pip install 'subroc-ext[dask]'"

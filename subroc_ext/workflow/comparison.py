@@ -23,8 +23,10 @@ import pandas as pd
 
 from ..inference.significance import check_test_settings
 from ..inputs.labels import infer_positive_label
+from ..inputs.probabilities import fit_probabilities
 from ..inputs.search_space import make_search_space
 from ..inputs.target import SoftClassifierTarget
+from ..metrics.expected_auc import expected_roc_auc
 from ..objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
 from ..objective.generalization import GeneralizationAwareQF
 from ..utils.cluster import parallelism
@@ -64,7 +66,7 @@ def split_periods(reference, current, fraction, random_state):
     return [split_validation(frame, fraction, rng) for frame in (reference, current)]
 
 
-def describe_comparison(subgroups, data, target, *, positive_label=1, suffix=""):
+def describe_comparison(subgroups, data, target, *, positive_label=1, suffix="", probabilities=None):
     """Size, class counts and every built-in measure of each subgroup on both sides.
 
     Parameters
@@ -75,6 +77,10 @@ def describe_comparison(subgroups, data, target, *, positive_label=1, suffix="")
     positive_label : object, default=1
     suffix : str, default=''
         Appended to every column name.
+    probabilities : dict, optional
+        ``{score column: Probabilities}``
+        (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`): adds each
+        side's ``expected_roc_auc`` (the ROC AUC its scores promise).
 
     Returns
     -------
@@ -85,23 +91,47 @@ def describe_comparison(subgroups, data, target, *, positive_label=1, suffix="")
         (``size_reference``, ``roc_auc_current``, ...). Then the suffix.
     """
     label, score = target.label_column, target.prediction_column
+    probabilities = probabilities or {}
+
+    def probability(frame, column):
+        fitted = probabilities.get(column)
+        return None if fitted is None else fitted(frame[column].to_numpy(dtype=float))
+
     if isinstance(target, DriftTarget):
         is_current = (data[target.period_column] == target.current).to_numpy(dtype=bool)
         parts = [
             steps.describe(subgroups, data[rows], SoftClassifierTarget(label, score),
-                           positive_label=positive_label, suffix=f"_{name}{suffix}")
+                           positive_label=positive_label, suffix=f"_{name}{suffix}",
+                           probabilities=probability(data[rows], score))
             for rows, name in ((~is_current, PERIODS[0]), (is_current, PERIODS[1]))
         ]  # fmt: skip
     else:
         new = steps.describe(subgroups, data, SoftClassifierTarget(label, score),
-                             positive_label=positive_label, suffix=suffix)  # fmt: skip
+                             positive_label=positive_label, suffix=suffix,
+                             probabilities=probability(data, score))  # fmt: skip
         baseline = steps.describe(
             subgroups, data, SoftClassifierTarget(label, target.baseline_column),
             positive_label=positive_label, suffix=f"_baseline{suffix}",
+            probabilities=probability(data, target.baseline_column),
         )  # fmt: skip
         counts = [f"{c}_baseline{suffix}" for c in ("size", "positives", "negatives", "ncr")]
         parts = [new, baseline.drop(columns=counts)]
     return pd.concat(parts, axis=1)
+
+
+def _side_probabilities(qf):
+    """Each score column's probabilities (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`,
+    'auto'), fitted on the search split (a drift's on its reference period);
+    a column whose scores cannot be read as probabilities has none."""
+    fitted = {}
+    for dataset in qf.sides.datasets:
+        column = dataset.columns[1]
+        if column not in fitted:
+            try:
+                fitted[column] = fit_probabilities(dataset.scores, dataset.is_positive, "auto", column)
+            except ValueError:
+                fitted[column] = None
+    return {column: p for column, p in fitted.items() if p is not None}
 
 
 def _prepared(qf, data, target, split):
@@ -162,6 +192,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
     if tested is None:
         raise KeyboardInterrupt
     delta = [on_search.calculate_statistics(sg, target, search).raw_quality for sg in kept.subgroups]
+    probabilities = _side_probabilities(on_search) if measure.name == "roc_auc" else {}
     table = pd.concat(
         [
             kept.frame().assign(
@@ -169,9 +200,9 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
                 delta_validation=tested["statistic"].to_numpy(dtype=float),
             ),
             describe_comparison(kept.subgroups, search, target, positive_label=positive_label,
-                                suffix="_search"),
+                                suffix="_search", probabilities=probabilities),
             describe_comparison(kept.subgroups, held_out, target, positive_label=positive_label,
-                                suffix="_validation"),
+                                suffix="_validation", probabilities=probabilities),
             tested,
         ],
         axis=1,
@@ -182,6 +213,13 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         for split, prepared in (("search", on_search), ("validation", statistic_qf))
         for side, value in zip(sides, prepared.dataset_values)
     }
+    for split, prepared in (("search", on_search), ("validation", statistic_qf)):
+        for side, dataset in zip(sides, prepared.sides.datasets):
+            fitted = probabilities.get(dataset.columns[1])
+            if fitted is not None:
+                dataset_values[f"expected_roc_auc_{side}_{split}"] = expected_roc_auc(fitted(dataset.scores))
+    if probabilities:
+        table.attrs["probabilities"] = "; ".join(f"{c}: {p.description}" for c, p in probabilities.items())
     table.attrs.update(
         measure=measure.name, mode=mode, label=label, score=target.prediction_column,
         positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,

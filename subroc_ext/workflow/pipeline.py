@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..exceptions import InterruptedTest
 from ..inference.significance import check_test_settings
+from ..inputs.probabilities import check_calibrate, fit_probabilities
 from ..inputs.validated import split_validation, validate_data
 from ..objective.generalization import GeneralizationAwareQF
 from ..objective.quality import SoftClassifierQF
@@ -28,6 +29,7 @@ from ..scoring import measures as _measures
 from ..utils.cluster import parallelism
 from ..utils.deprecation import REMOVED_IN
 from ..utils.validation import check_mode, check_weights, min_support_count
+from . import case_mix as _case_mix
 from . import diversity as _diversity
 from . import steps
 from .steps import MEASURES
@@ -126,6 +128,8 @@ def find_subgroups(
     progress=True,
     client=None,
     n_jobs=None,
+    case_mix=False,
+    calibrate="auto",
 ):
     """Find subgroups where a classifier performs exceptionally, and test them.
 
@@ -224,6 +228,23 @@ def find_subgroups(
         randomization test, in this process (not with ``client``); the
         table is the same for any number. It used to start a local Dask
         cluster of worker processes; for that, pass ``client=``.
+    case_mix : bool, default=False
+        Search, rank and test by the case-mix-adjusted ROC AUC drop
+        ``q_cm(S) = [mbc(S) - AUC(S)] - [mbc(D) - AUC(D)]`` (``measure``
+        must be ``'roc_auc'``): how much further the subgroup falls short of
+        the ROC AUC its own scores promise (``mbc``, the expected ROC AUC)
+        than the whole data does. A slice of the strongest predictor, where
+        every model ranks worse because the risks spread less, is then no
+        finding (:class:`~subroc_ext.objective.case_mix.CaseMixQF`). The test's
+        statistic and ``delta`` are ``q_cm`` on the validation split. Assumes
+        the scores are the probabilities up to a monotone map.
+    calibrate : {'auto', 'none', 'isotonic', 'sigmoid'}, default='auto'
+        How the scores become the probabilities of the expected ROC AUC:
+        'auto' uses scores in [0, 1] as given and fits a sigmoid on the
+        search split to any others; 'none' uses them as given (an error if
+        they are not in [0, 1] and ``case_mix``); 'isotonic' and 'sigmoid'
+        always fit that monotone map on the search split
+        (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`).
 
     Returns
     -------
@@ -242,6 +263,16 @@ def find_subgroups(
         :func:`~subroc_ext.roc_auc_confidence_interval`), ``statistic`` (the
         test statistic on the validation split), ``p_value``,
         ``p_value_corrected``, ``significant``, ``testable``,
+        ``expected_roc_auc_search`` and ``expected_roc_auc_validation`` (the
+        ROC AUC the subgroup's scores promise, next to ``roc_auc_*``; NaN if
+        the scores could not be read as probabilities), ``expected_share``
+        (the share of the subgroup's ROC AUC change on the validation split
+        that its scores promise, NaN where it changed against the mode) and
+        ``range_restricted`` (``expected_share >= 0.5``: the drop is mostly
+        the narrower spread of risk inside the subgroup, see
+        :func:`~subroc_ext.workflow.case_mix.range_restriction`),
+        ``complement_of`` (the rank of the row that is the other side of the
+        same cut, e.g. ``age < 66`` for ``age >= 66``; missing if none),
         ``null_samples`` (random subsets behind the p-value), ``delta`` (the
         effect: the measure on the subgroup's validation rows minus on the
         whole validation split, positive in the direction of ``mode``) and
@@ -255,7 +286,9 @@ def find_subgroups(
         ``notes``: what the search space's warnings said;
         ``candidates_bound``: the patterns the search could have had to
         evaluate, before pruning; ``left_out``: the
-        columns without conditions and why) and ``counts``:
+        columns without conditions and why), ``case_mix``, ``calibrate``,
+        ``probabilities`` (which scores were read as probabilities: as given
+        or which map, fitted where) and ``counts``:
         ``candidates`` (patterns the searches evaluated), ``searched`` (the
         number of top patterns each search asked for: several when the
         diverse set needed a longer ranking), ``found`` (of the last
@@ -304,6 +337,9 @@ def find_subgroups(
     if not (isinstance(min_quality, numbers.Real) and not np.isnan(min_quality)):
         raise ValueError(f"min_quality must be a number (or -inf), got {min_quality!r}")
     _diversity.check_max_overlap(max_overlap)
+    check_calibrate(calibrate)
+    if case_mix and measure != "roc_auc":
+        raise ValueError(f"case_mix=True compares ROC AUCs: measure must be 'roc_auc', got {measure!r}")
     checked = validate_data(
         data, label=label, score=score, positive_label=positive_label, validation=validation,
         random_state=random_state, ignore=ignore, nbins=nbins, thresholds=thresholds,
@@ -314,14 +350,23 @@ def find_subgroups(
     min_support = min_support_count(min_support, len(search))
 
     target = checked.target
-    qf = make_quality_function(
-        measure, label, positive_label=positive_label, size_weight=size_weight,
-        balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware,
-    )  # fmt: skip
-    statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
+    probabilities, p_values = _probabilities(checked, calibrate, case_mix)
+    if case_mix:
+        searched, tested_on, case_mix_target = _case_mix.case_mix_data(search, held_out, p_values, label, score)
+        qf, statistic_qf = _case_mix.case_mix_functions(
+            label, positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
+            mode=mode, generalization_aware=generalization_aware,
+        )  # fmt: skip
+    else:
+        searched, tested_on, case_mix_target = search, held_out, target
+        qf = make_quality_function(
+            measure, label, positive_label=positive_label, size_weight=size_weight,
+            balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware,
+        )  # fmt: skip
+        statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
     client, n_jobs = parallelism(client, n_jobs)
     found, kept, tested = search_keep_test(
-        search, held_out, qf, statistic_qf, target, selectors=checked.space, depth=depth,
+        searched, tested_on, qf, statistic_qf, case_mix_target, selectors=checked.space, depth=depth,
         min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
         algorithm=algorithm, collapse_identical=collapse_identical, max_overlap=max_overlap,
         n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
@@ -331,19 +376,21 @@ def find_subgroups(
         [
             kept.frame(),
             steps.describe(kept.subgroups, search, target, positive_label=positive_label, suffix="_search",
-                           measure=statistic_qf.measure),  # fmt: skip
+                           measure=statistic_qf.measure, probabilities=p_values[0]),  # fmt: skip
             steps.describe(
                 kept.subgroups, held_out, target, positive_label=positive_label, intervals=True,
-                suffix="_validation", measure=statistic_qf.measure,
+                suffix="_validation", measure=statistic_qf.measure, probabilities=p_values[1],
             ),  # fmt: skip
             steps.untested(len(kept.subgroups)) if tested is None else tested,
         ],
         axis=1,
     )
     dataset_values = {}
-    for split, dataset in (("search", search), ("validation", held_out)):
-        for name, value in steps.dataset_values(dataset, target, measure=statistic_qf.measure).items():
+    for split, dataset, p in (("search", search, p_values[0]), ("validation", held_out, p_values[1])):
+        for name, value in steps.dataset_values(dataset, target, measure=statistic_qf.measure,
+                                                probabilities=p).items():  # fmt: skip
             dataset_values[f"{name}_{split}"] = value
+    table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode)
     table.attrs.update(
         measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
         positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
@@ -358,6 +405,7 @@ def find_subgroups(
             "rare_values": dict(checked.space.rare_values), "notes": list(checked.space.notes),
             "candidates_bound": None if found.size is None else found.size.candidates,
         },
+        case_mix=case_mix, calibrate=calibrate, probabilities=probabilities,
         counts={
             "candidates": found.candidates, "searched": found.result_set_sizes,
             "found": len(found.subgroups), "rows": len(table),
@@ -366,6 +414,33 @@ def find_subgroups(
     )  # fmt: skip
     if tested is None:
         raise InterruptedTest(table)
+    return table
+
+
+def _probabilities(checked, calibrate, required):
+    """Which scores are read as probabilities (a sentence) and each split's
+    probabilities (data row order); without ``required`` (``case_mix``) a
+    score that cannot be read as one gives NaN expected AUCs, not an error."""
+    search = checked.search
+    try:
+        probabilities = fit_probabilities(search.scores, search.is_positive, calibrate, checked.score)
+    except ValueError as error:
+        if required:
+            raise
+        return f"none: {error}", (None, None)
+    splits = (search, checked.validation)
+    return probabilities.description, tuple(_case_mix.split_probabilities(d, probabilities) for d in splits)
+
+
+def _with_case_mix_flags(table, subgroups, search, dataset_values, mode):
+    """``table`` with ``expected_share``, ``range_restricted`` and ``complement_of``."""
+    if "expected_roc_auc_validation" in table.columns:
+        flags = _case_mix.range_restriction(table, dataset_values, mode)
+    else:  # the scores could not be read as probabilities
+        table = table.assign(expected_roc_auc_search=np.nan, expected_roc_auc_validation=np.nan)
+        flags = pd.DataFrame({"expected_share": np.nan, "range_restricted": False}, index=table.index)
+    table = pd.concat([table, flags.set_index(table.index)], axis=1)
+    table["complement_of"] = _case_mix.complements(subgroups, search)
     return table
 
 

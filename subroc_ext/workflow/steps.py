@@ -32,6 +32,7 @@ from ..inputs.search_space import make_search_space
 from ..inputs.sorted_data import SortedDataset
 from ..metrics.confidence import delong_interval
 from ..metrics.cross_auc import bias_aucs_of_masks
+from ..metrics.expected_auc import expected_auc_of_sorted
 from ..objective.quality import SoftClassifierQF
 from ..scoring import measures as _measures
 
@@ -251,7 +252,7 @@ def _prepare_measures(dataset, makers):
     return prepared
 
 
-def dataset_values(data, target, positive_label=1, measure=None):
+def dataset_values(data, target, positive_label=1, measure=None, *, probabilities=None):
     """Each built-in measure on the whole of ``data`` (NaN where undefined).
 
     Parameters
@@ -262,6 +263,8 @@ def dataset_values(data, target, positive_label=1, measure=None):
         Not used for a SortedDataset (sorted with its own).
     measure : Measure, optional
         The searched measure: one of the user's is added (by its name).
+    probabilities : numpy.ndarray, optional
+        Each row's probability (data's row order): adds ``expected_roc_auc``.
 
     Returns
     -------
@@ -270,10 +273,24 @@ def dataset_values(data, target, positive_label=1, measure=None):
     """
     dataset = _sorted(data, target, positive_label)
     whole = dataset.cover()
-    return {
+    values = {
         name: prepared.value(whole) if prepared else np.nan
         for name, prepared in _prepared_measures(dataset, measure).items()
     }
+    if probabilities is not None:
+        values["expected_roc_auc"] = _expected_aucs(dataset, probabilities, [np.ones(len(dataset), bool)])[0]
+    return values
+
+
+def _expected_aucs(dataset, probabilities, masks):
+    """The expected ROC AUC of each cover (a mask over the sorted rows) where
+    its ROC AUC is defined, NaN elsewhere (:mod:`subroc_ext.metrics.expected_auc`)."""
+    in_order = np.asarray(probabilities, dtype=float)[dataset.order]
+    values = np.full(len(masks), np.nan)
+    for j, mask in enumerate(masks):
+        if dataset.is_positive[mask].any() and not dataset.is_positive[mask].all():
+            values[j] = expected_auc_of_sorted(np.sort(in_order[mask]))
+    return values
 
 
 def _roc_auc_intervals(dataset, masks):
@@ -285,7 +302,8 @@ def _roc_auc_intervals(dataset, masks):
     }
 
 
-def describe(subgroups, data, target, *, positive_label=1, intervals=False, suffix="", measure=None):
+def describe(subgroups, data, target, *, positive_label=1, intervals=False, suffix="", measure=None,
+             probabilities=None):
     """Size, class counts and every built-in measure of each subgroup on ``data``.
 
     Parameters
@@ -307,6 +325,11 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     measure : Measure, optional
         The searched measure: one of the user's gets a column of its own
         (named as the measure), after the built-in ones.
+    probabilities : numpy.ndarray, optional
+        Each row's score as a probability (data's row order;
+        :func:`~subroc_ext.workflow.case_mix.split_probabilities`): adds
+        ``expected_roc_auc`` after ``roc_auc``, the ROC AUC the subgroup's
+        scores promise (:func:`~subroc_ext.expected_roc_auc`).
 
     Returns
     -------
@@ -348,6 +371,8 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
             defined = prepared and prepared.is_defined(cover.positives, cover.negatives)
             columns[name].append(prepared.value(cover) if defined else np.nan)
     table = pd.DataFrame(columns, index=range(len(subgroups)))
+    if probabilities is not None:
+        table.insert(4, "expected_roc_auc", _expected_aucs(dataset, probabilities, masks))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])
     bias = bias_aucs_of_masks(dataset.is_positive, dataset.scores, masks, group_ids=dataset.group_ids)

@@ -1,0 +1,168 @@
+"""Case mix in the pipelines: what the scores promise, next to what the model does.
+
+* :func:`split_probabilities`: each split's scores read as probabilities (a
+  monotone map fitted once on the search split,
+  :mod:`subroc_ext.inputs.probabilities`), in the data's row order;
+* :func:`case_mix_data`: the splits with those probabilities as a column, the
+  :class:`~subroc_ext.objective.case_mix.CaseMixTarget` and the quality
+  functions of ``find_subgroups(case_mix=True)`` (search and test by
+  ``q_cm``, SPEC's "Case mix");
+* :func:`range_restriction`: for every reported row, how much of its observed
+  ROC AUC change the scores promise (``expected_share``), and whether that is
+  at least half of it (``range_restricted``): the drop is then mostly the
+  narrower spread of risk inside the subgroup, which every model, the true
+  probabilities included, would show;
+* :func:`complements`: rows that are the two sides of one cut (``age < 66``
+  and ``age >= 66``); when both are "worse", neither side is a failure of its
+  own: each has a narrower spread of risk than the whole.
+"""
+
+import numpy as np
+import pandas as pd
+
+from ..objective.case_mix import CaseMixQF, CaseMixTarget
+from ..objective.generalization import GeneralizationAwareQF
+from .diversity import cover_matrix
+
+__all__ = [
+    "SHARE_OF_DROP",
+    "split_probabilities",
+    "case_mix_data",
+    "case_mix_functions",
+    "range_restriction",
+    "complements",
+]
+
+#: A row's ROC AUC change is "mostly what its scores promise" when the
+#: expected change is at least this share of the observed one.
+SHARE_OF_DROP = 0.5
+
+
+def split_probabilities(dataset, probabilities):
+    """The probability of each row of a split, in its data's row order.
+
+    Parameters
+    ----------
+    dataset : SortedDataset
+    probabilities : Probabilities
+        The map from scores to probabilities
+        (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`).
+
+    Returns
+    -------
+    numpy.ndarray of float
+        Non-decreasing in the score (a running maximum over the sorted rows
+        guards the last bit of a fitted map), so rows keep their score order.
+    """
+    in_order = np.maximum.accumulate(probabilities(dataset.scores)) if len(dataset) else np.zeros(0)
+    values = np.empty(len(dataset))
+    values[dataset.order] = in_order
+    return values
+
+
+def _column(columns):
+    """A column name for the probabilities that no input column has."""
+    name = "probability"
+    while name in columns:
+        name = "_" + name
+    return name
+
+
+def case_mix_data(search, held_out, probabilities, label, score):
+    """The search and validation frames with a probability column, and their target.
+
+    Parameters
+    ----------
+    search, held_out : SortedDataset
+    probabilities : (numpy.ndarray, numpy.ndarray)
+        :func:`split_probabilities` of each.
+    label, score : str
+
+    Returns
+    -------
+    (pandas.DataFrame, pandas.DataFrame, CaseMixTarget)
+    """
+    column = _column([*search.data.columns, *held_out.data.columns])
+    frames = [d.data.assign(**{column: p}) for d, p in zip((search, held_out), probabilities)]
+    return (*frames, CaseMixTarget(label, score, column))
+
+
+def case_mix_functions(label, *, positive_label, size_weight, balance_weight, mode, generalization_aware):
+    """The search's quality function (weighted, maybe generalization-aware) and the test's (unweighted)."""
+    qf = CaseMixQF(label, positive_label=positive_label, size_weight=size_weight,
+                   balance_weight=balance_weight, mode=mode)  # fmt: skip
+    statistic_qf = CaseMixQF(label, positive_label=positive_label, mode=mode)
+    return (GeneralizationAwareQF(qf) if generalization_aware else qf), statistic_qf
+
+
+def range_restriction(table, dataset_values, mode, split="validation"):
+    """How much of each row's ROC AUC change its scores promise.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        With ``roc_auc_<split>`` and ``expected_roc_auc_<split>``.
+    dataset_values : dict
+        The whole split's values of both (``table.attrs['dataset_values']``).
+    mode : {'worse', 'better', 'both'}
+        The direction of a change that counts ('both': the observed one).
+    split : str, default='validation'
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``expected_share``: the expected change (``mbc(V) - mbc(S)`` for a
+        drop) over the observed one (``AUC(V) - AUC(S)``), NaN where the row
+        has no change in the mode's direction or a measure is undefined;
+        ``range_restricted``: ``expected_share >= SHARE_OF_DROP``.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"roc_auc_validation": [0.70, 0.70, 0.85],
+    ...                       "expected_roc_auc_validation": [0.74, 0.80, 0.80]})
+    >>> whole = {"roc_auc_validation": 0.80, "expected_roc_auc_validation": 0.82}
+    >>> range_restriction(table, whole, "worse")
+       expected_share  range_restricted
+    0             0.8              True
+    1             0.2             False
+    2             NaN             False
+    """
+    observed = dataset_values[f"roc_auc_{split}"] - table[f"roc_auc_{split}"].to_numpy(dtype=float)
+    expected = dataset_values[f"expected_roc_auc_{split}"] - table[f"expected_roc_auc_{split}"].to_numpy(dtype=float)
+    sign = {"worse": 1.0, "better": -1.0}.get(mode)
+    sign = np.sign(observed) if sign is None else sign
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(sign * observed > 0, expected / observed, np.nan)
+    share = np.round(share, 12)  # 0.5 is 0.5, not 0.49999999999999994
+    return pd.DataFrame({"expected_share": share, "range_restricted": share >= SHARE_OF_DROP})
+
+
+def complements(subgroups, search):
+    """For each row, the rank (1 = first row) of the row that is its other
+    side of one cut: the same columns, no row in common, and together every
+    search row where those columns are not missing (``age < 66`` and
+    ``age >= 66``); missing where none.
+
+    Parameters
+    ----------
+    subgroups : list of pysubgroup descriptions
+        The table's rows, best first.
+    search : SortedDataset
+        The search split.
+
+    Returns
+    -------
+    pandas.array of Int64
+    """
+    covers = cover_matrix(subgroups, search)
+    columns = [frozenset(s.attribute_name for s in getattr(sg, "selectors", ())) for sg in subgroups]
+    partner = np.full(len(subgroups), -1)
+    present = {}  # the rows where the columns are not missing, by column set
+    for i, j in zip(*np.triu_indices(len(subgroups), 1)):
+        if partner[i] >= 0 or partner[j] >= 0 or not columns[i] or columns[i] != columns[j]:
+            continue
+        if columns[i] not in present:
+            present[columns[i]] = search.data[sorted(columns[i])].notna().all(axis=1).to_numpy()[search.order]
+        if not (covers[i] & covers[j]).any() and ((covers[i] | covers[j]) == present[columns[i]]).all():
+            partner[i], partner[j] = j, i
+    return pd.array(np.where(partner >= 0, partner + 1, None), dtype="Int64")

@@ -1,0 +1,244 @@
+"""``find_subgroups`` with the expected ROC AUC: its columns, the range-restriction
+and complement flags, the probabilities, and ``case_mix=True``.
+
+The data: scores that are the true probabilities, driven by a strong
+predictor ``age``, and (``planted``) scores shuffled inside ``g == 'c' AND
+h == 'x'``: a real failure.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import subroc_ext
+from subroc_ext.metrics.expected_auc import expected_roc_auc
+from subroc_ext.metrics.kernels import roc_auc_score
+from subroc_ext.inputs.validated import split_validation
+from subroc_ext.workflow.case_mix import complements, range_restriction
+from synthetic import risk_frame
+
+FAST = dict(progress=False, result_set_size=20)
+
+
+def split_rows(table, data, split):
+    """The rows of each subgroup in the given split (the same split find_subgroups draws)."""
+    search, validation = split_validation(data, 0.5, 0)
+    rows = search if split == "search" else validation
+    return rows, [np.asarray(sg.covers(rows), dtype=bool) for sg in table["subgroup"]]
+
+
+@pytest.fixture(scope="module")
+def plain():
+    data = risk_frame(0)
+    return data, subroc_ext.find_subgroups(data, label="y", score="p", **FAST)
+
+
+def test_expected_columns_are_the_expected_auc_of_each_subgroup(plain):
+    data, table = plain
+    for split in ("search", "validation"):
+        rows, covers = split_rows(table, data, split)
+        expected = [expected_roc_auc(rows["p"][cover]) for cover in covers]
+        np.testing.assert_allclose(table[f"expected_roc_auc_{split}"], expected, atol=1e-12)
+        whole = table.attrs["dataset_values"][f"expected_roc_auc_{split}"]
+        assert whole == pytest.approx(expected_roc_auc(rows["p"]), abs=1e-12)
+    columns = list(table.columns)
+    assert columns.index("expected_roc_auc_validation") == columns.index("roc_auc_validation") + 1
+    assert table.attrs["probabilities"] == "the scores as given (score column 'p' is in [0, 1])"
+    assert (table.attrs["case_mix"], table.attrs["calibrate"]) == (False, "auto")
+
+
+def test_slices_of_the_strong_predictor_are_flagged_as_range_restriction(plain):
+    """Without case_mix the age slices lead the table and are significant (the
+    problem); each says its drop is mostly what its scores promise."""
+    data, table = plain
+    slices = table[table["description"].str.fullmatch(r"[\d. <=]*age[\d. <>=]*")]
+    worse = slices[slices["roc_auc_validation"] < table.attrs["dataset_values"]["roc_auc_validation"] - 0.02]
+    assert len(worse) >= 3 and worse["significant"].all()
+    assert worse["range_restricted"].all()
+    observed = table.attrs["dataset_values"]["roc_auc_validation"] - worse["roc_auc_validation"]
+    promised = table.attrs["dataset_values"]["expected_roc_auc_validation"] - worse["expected_roc_auc_validation"]
+    np.testing.assert_allclose(worse["expected_share"], promised / observed, rtol=1e-9)
+
+
+def test_both_sides_of_one_cut_are_marked_as_complements(plain):
+    data, table = plain
+    ranks = {d: r for r, d in enumerate(table["description"], 1)}
+    pairs = 0
+    for rank, (description, partner) in enumerate(zip(table["description"], table["complement_of"]), 1):
+        if pd.isna(partner):
+            continue
+        other = table["description"].iloc[partner - 1]
+        assert table["complement_of"].iloc[partner - 1] == rank
+        lower, upper = sorted([description, other], key=lambda text: "<" not in text)
+        assert lower.replace("<", ">=") == upper  # 'age < c' and 'age >= c'
+        pairs += 1
+    assert pairs >= 2
+    assert all(pd.isna(table["complement_of"].iloc[ranks[d] - 1]) for d in ranks if "AND" in d)
+
+
+def test_range_restriction_and_complements_on_their_own():
+    whole = {"roc_auc_validation": 0.80, "expected_roc_auc_validation": 0.82}
+    table = pd.DataFrame({"roc_auc_validation": [0.70, 0.70, 0.85, 0.80],
+                          "expected_roc_auc_validation": [0.77, 0.80, 0.70, 0.82]})  # fmt: skip
+    worse = range_restriction(table, whole, "worse")
+    assert worse["expected_share"].round(9).tolist()[:2] == [0.5, 0.2]  # 0.05 of 0.10 is "mostly"
+    assert worse["range_restricted"].tolist() == [True, False, False, False]
+    better = range_restriction(table, whole, "better")
+    assert better["expected_share"].isna().tolist() == [True, True, False, True]
+    assert better["range_restricted"].tolist() == [False] * 4  # the scores promise less, not more
+    both = range_restriction(table, whole, "both")
+    assert both["range_restricted"].tolist() == [True, False, False, False]
+    data = risk_frame(1, n=200)
+    data.loc[:5, "age"] = np.nan  # missing ages belong to neither side
+    dataset = subroc_ext.inputs.sorted_data.SortedDataset(data, "y", "p", 1)
+    import pysubgroup as ps
+
+    cut = [ps.Conjunction([ps.IntervalSelector("age", -np.inf, 50)]),
+           ps.Conjunction([ps.EqualitySelector("g", "a")]),
+           ps.Conjunction([ps.IntervalSelector("age", 50, np.inf)]),
+           ps.Conjunction([ps.IntervalSelector("age", 60, np.inf)])]  # fmt: skip
+    assert complements(cut, dataset).tolist() == [3, pd.NA, 1, pd.NA]
+
+
+def test_probabilities_come_from_a_map_fitted_on_the_search_split():
+    data = risk_frame(2)
+    data["margin"] = 2 * np.log(data["p"] / (1 - data["p"])) - 1
+    table = subroc_ext.find_subgroups(data.drop(columns="p"), label="y", score="margin", **FAST)
+    assert table.attrs["probabilities"] == (
+        "a sigmoid fitted on the search split (score column 'margin' is not in [0, 1])"
+    )
+    rows, covers = split_rows(table, data, "validation")
+    np.testing.assert_allclose(
+        table["expected_roc_auc_validation"], [expected_roc_auc(rows["p"][c]) for c in covers], atol=0.01
+    )
+    kept = subroc_ext.find_subgroups(data.drop(columns="p"), label="y", score="margin", calibrate="none", **FAST)
+    assert kept["expected_roc_auc_validation"].isna().all() and not kept["range_restricted"].any()
+    assert kept.attrs["probabilities"].startswith("none: score column 'margin' cannot be read as probabilities")
+    with pytest.raises(ValueError, match="score column 'margin' cannot be read as probabilities"):
+        subroc_ext.find_subgroups(data.drop(columns="p"), label="y", score="margin", calibrate="none",
+                                  case_mix=True, **FAST)  # fmt: skip
+    with pytest.raises(ValueError, match="case_mix=True compares ROC AUCs: measure must be 'roc_auc'"):
+        subroc_ext.find_subgroups(data, label="y", score="p", measure="pr_auc", case_mix=True, **FAST)
+    with pytest.raises(ValueError, match="calibrate must be one of"):
+        subroc_ext.find_subgroups(data, label="y", score="p", calibrate="platt", **FAST)
+
+
+def test_case_mix_finds_the_planted_failure_above_the_slices():
+    data = risk_frame(3, planted=True)
+    table = subroc_ext.find_subgroups(data, label="y", score="p", case_mix=True, progress=False,
+                                      result_set_size=20)  # fmt: skip
+    top = table.head(5)
+    planted = top[top["description"].isin(["g=='c' AND h=='x'", "h=='x' AND g=='c'"])]
+    assert len(planted) == 1 and planted["significant"].all()
+    slices = table["description"].str.fullmatch(r"[\d. <=]*age[\d. <>=]*")
+    assert planted.index[0] < slices.idxmax()  # the failure outranks every slice of age
+    # the statistic is q_cm on the validation rows, and the effect is it too
+    rows, covers = split_rows(table, data, "validation")
+    whole = expected_roc_auc(rows["p"]) - roc_auc_score(rows["y"], rows["p"])
+    q_cm = [expected_roc_auc(rows["p"][c]) - roc_auc_score(rows["y"][c], rows["p"][c]) - whole for c in covers]
+    np.testing.assert_allclose(table["statistic"], q_cm, atol=1e-12)
+    np.testing.assert_allclose(table["delta"], q_cm, atol=1e-12)
+    assert (table["delta_ci_low"] <= table["delta"]).all() and (table["delta"] <= table["delta_ci_high"]).all()
+    assert table.attrs["case_mix"] is True and table.attrs["measure"] == "roc_auc"
+
+
+# --------------------------------------------------------------------------
+# the command line and the report
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def planted_csv(tmp_path_factory):
+    path = tmp_path_factory.mktemp("case_mix") / "risk.csv"
+    data = risk_frame(4, planted=True)
+    data["margin"] = 2 * np.log(data["p"] / (1 - data["p"]))
+    data.to_csv(path, index=False)
+    return path
+
+
+def test_the_command_line_runs_with_and_without_case_mix(planted_csv, tmp_path, capsys):
+    from subroc_ext.cli import main
+
+    run = ["run", str(planted_csv), "--label", "y", "--score", "p", "--ignore", "margin", "--quiet",
+           "--top", "15"]  # fmt: skip
+    assert main([*run, "--out", str(tmp_path / "plain")]) == 0
+    plain = capsys.readouterr().out
+    assert "where the roc_auc is worse than on the whole data" in plain
+    assert "expected_roc_auc_validation" in plain and "range-restricted" in plain
+    assert "probabilities: the scores as given (score column 'p' is in [0, 1])" in plain
+    assert main([*run, "--case-mix", "--out", str(tmp_path / "case_mix")]) == 0
+    adjusted = capsys.readouterr().out
+    assert "falls further short of what the scores promise than on the whole data" in adjusted
+    assert "label draws in all" in adjusted
+    table = pd.read_csv(tmp_path / "case_mix" / "subgroups.csv")
+    assert {"expected_roc_auc_search", "expected_roc_auc_validation", "range_restricted",
+            "complement_of"} <= set(table.columns)  # fmt: skip
+    page = (tmp_path / "case_mix" / "report.html").read_text(encoding="utf-8")
+    assert "case-mix-adjusted</strong> drop" in page and "what the scores promise" in page
+    assert "case_mix" in page.split('id="settings"')[1]
+
+
+def test_the_command_line_says_in_one_line_what_cannot_be_probabilities(planted_csv, tmp_path, capsys):
+    from subroc_ext.cli import main
+
+    run = ["run", str(planted_csv), "--label", "y", "--quiet", "--out", str(tmp_path / "out")]
+    assert main([*run, "--score", "margin", "--ignore", "p", "--case-mix", "--calibrate", "none"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith("subroc-ext: error: score column 'margin' cannot be read as probabilities")
+    assert main([*run, "--score", "margin", "--ignore", "p", "--case-mix", "--calibrate", "isotonic",
+                 "--top", "5"]) == 0  # fmt: skip
+    assert "probabilities: an isotonic regression fitted on the search split" in capsys.readouterr().out
+    assert main(["run", str(planted_csv), "--label", "y", "--score-columns", "p,margin", "--case-mix",
+                 "--out", str(tmp_path / "multi")]) == 2  # fmt: skip
+    assert "--case-mix does not apply" in capsys.readouterr().err
+
+
+def test_the_report_marks_range_restriction_and_what_the_scores_promise(plain, tmp_path):
+    import matplotlib.pyplot as plt
+
+    from subroc_ext.reporting.plotting import plot_forest
+    from subroc_ext.reporting.report import write_report
+
+    data, table = plain
+    figure = plot_forest(table)
+    labels = [handle.get_label() for handle in figure.axes[0].get_legend().legend_handles]
+    plt.close(figure)
+    whole = table.attrs["dataset_values"]["expected_roc_auc_validation"]
+    assert labels[-2:] == [f"promised on the whole data {whole:.3f}", "what the scores promise"]
+    validation = split_validation(data, 0.5, 0)[1]
+    page = write_report(table, validation, tmp_path, label="y", score="p").html.read_text(encoding="utf-8")
+    restricted = table[table["range_restricted"]].iloc[0]
+    assert f"its scores promise {restricted['expected_share']:.0%} of this drop" in page
+    partner = table["complement_of"].dropna().iloc[0]
+    assert f"the other side of this cut is #{partner}" in page
+    assert "Blue diamonds: <code>expected_roc_auc_validation</code>" in page
+    assert "run with <code>case_mix=True</code>" in page
+
+
+def test_comparisons_have_each_sides_expected_auc():
+    """find_regressions: the new model's and the baseline's; find_drift: each period's."""
+    rng = np.random.default_rng(6)
+    data = risk_frame(6)
+    data["old"] = np.clip(data["p"] + rng.normal(scale=0.05, size=len(data)), 0, 1)
+    table = subroc_ext.find_regressions(data, label="y", score="p", baseline="old", depth=1, progress=False)
+    _, validation = split_validation(data, 0.5, 0)
+    for column, name in (("p", "expected_roc_auc_validation"), ("old", "expected_roc_auc_baseline_validation")):
+        covers = [np.asarray(sg.covers(validation), dtype=bool) for sg in table["subgroup"]]
+        np.testing.assert_allclose(table[name], [expected_roc_auc(validation[column][c]) for c in covers], atol=1e-12)
+    assert table.attrs["dataset_values"]["expected_roc_auc_new_validation"] == pytest.approx(
+        expected_roc_auc(validation["p"])
+    )
+    reference, current = risk_frame(7), risk_frame(8)
+    drift = subroc_ext.find_drift(reference, current, label="y", score="p", depth=1, progress=False)
+    assert {f"expected_roc_auc_{period}_{split}" for period in ("reference", "current")
+            for split in ("search", "validation")} <= set(drift.columns)  # fmt: skip
+    assert drift.attrs["probabilities"] == "p: the scores as given (score column 'p' is in [0, 1])"
+
+
+def test_case_mix_on_two_threads_gives_the_same_table():
+    data = risk_frame(9, n=2000, planted=True)
+    settings = dict(label="y", score="p", case_mix=True, progress=False, result_set_size=15)
+    one = subroc_ext.find_subgroups(data, **settings)
+    two = subroc_ext.find_subgroups(data, n_jobs=2, **settings)
+    pd.testing.assert_frame_equal(one.drop(columns="subgroup"), two.drop(columns="subgroup"))
