@@ -46,7 +46,7 @@ from ..utils.cluster import parallelism, require_distributed, share
 from ..utils.interrupts import kernel_interrupts
 from ..utils.progress import progress_bar
 from ..utils.subsets import sample_subsets  # public here since 0.1
-from .sequential import SequentialPValues
+from .sequential import SequentialPValues, round_sizes
 
 __all__ = [
     "base_seed",
@@ -191,16 +191,6 @@ def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, 
     return nulls
 
 
-def _round_sizes(max_samples):
-    """Values per key in each round of the adaptive test: the totals double
-    from :data:`FIRST_ROUND` up to ``max_samples``."""
-    sizes, total = [], 0
-    while total < max_samples:
-        sizes.append(min(max_samples, max(FIRST_ROUND, 2 * total)) - total)
-        total += sizes[-1]
-    return sizes
-
-
 def _fixed_p_values(draw, keys, statistics, tolerances, n_samples):
     """``(1 + #{null >= statistic}) / (1 + n_samples)`` of each pattern."""
     nulls = draw({key: n_samples for key in dict.fromkeys(keys)}, None)
@@ -220,7 +210,7 @@ def _adaptive_p_values(draw, keys, statistics, tolerances, max_samples, exceedan
     for pattern, key in enumerate(keys):
         patterns_of.setdefault(key, []).append(pattern)
     stopped = np.zeros(len(keys), dtype=bool)
-    for batch, size in enumerate(_round_sizes(max_samples)):
+    for batch, size in enumerate(round_sizes(max_samples, FIRST_ROUND)):
         active = [key for key, patterns in patterns_of.items() if not stopped[patterns].all()]
         if not active:
             break
