@@ -198,7 +198,8 @@ def _fixed_p_values(draw, keys, statistics, tolerances, n_samples):
         np.count_nonzero(nulls[key] >= statistic - tolerance)
         for key, statistic, tolerance in zip(keys, statistics, tolerances)
     ]  # fmt: skip
-    return (1 + np.array(extreme, dtype=float)) / (1 + n_samples), np.full(len(keys), n_samples)
+    p_values = (1 + np.array(extreme, dtype=float)) / (1 + n_samples)
+    return p_values, np.full(len(keys), n_samples), np.ones(len(keys), dtype=bool)
 
 
 def _adaptive_p_values(draw, keys, statistics, tolerances, max_samples, exceedances, method, alpha,
@@ -220,7 +221,7 @@ def _adaptive_p_values(draw, keys, statistics, tolerances, max_samples, exceedan
                 if not stopped[pattern]:
                     state.add(pattern, nulls[key] >= statistics[pattern] - tolerances[pattern])
         stopped |= state.decided(method, alpha, untestable=untestable)
-    return state.p_values(), state.drawn
+    return state.p_values(), state.drawn, state.finished
 
 
 def smallest_corrected_p_value(n_tests, n_samples, method):
@@ -399,7 +400,9 @@ def randomization_test(
         ``testable`` (False where the measure is undefined on the
         subgroup's validation cover; such rows get p = 1) and
         ``null_samples`` (the random subsets the p-value counted; 0 where
-        untestable). ``table.attrs['null_samples_drawn']`` is the number of
+        untestable) and ``p_value_exact`` (False where the adaptive test
+        stopped once the decision was settled: the p-value is an upper
+        bound, see :func:`~subroc_ext.inference.verdicts.p_value_text`). ``table.attrs['null_samples_drawn']`` is the number of
         random subsets drawn in all (a distribution serves every pattern of
         its ``(size, negatives)``).
 
@@ -456,16 +459,18 @@ def randomization_test(
             )
 
         if adaptive:
-            p_tested, used = _adaptive_p_values(
+            p_tested, used, finished = _adaptive_p_values(
                 draw, keys, values, tolerances, max_samples, exceedances, method, alpha,
                 untestable=int((~testable).sum()),
             )  # fmt: skip
         else:
-            p_tested, used = _fixed_p_values(draw, keys, values, tolerances, n_samples)
+            p_tested, used, finished = _fixed_p_values(draw, keys, values, tolerances, n_samples)
     p_values = np.ones(len(descriptions))
     p_values[testable] = p_tested
     null_samples = np.zeros(len(descriptions), dtype=np.int64)
     null_samples[testable] = used
+    exact = np.ones(len(descriptions), dtype=bool)
+    exact[testable] = finished
     records = [
         {
             "subgroup": description,
@@ -489,5 +494,6 @@ def randomization_test(
     table["significant"] = rejected & testable
     table["testable"] = testable
     table["null_samples"] = null_samples
+    table["p_value_exact"] = exact
     table.attrs["null_samples_drawn"] = int(sum(drawn.values()))
     return table

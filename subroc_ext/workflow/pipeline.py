@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..exceptions import InterruptedTest
 from ..inference.significance import check_test_settings
+from ..inference.verdicts import check_verdict_settings
 from ..inputs.validated import split_validation, validate_data
 from ..objective.generalization import GeneralizationAwareQF
 from ..objective.quality import SoftClassifierQF
@@ -41,6 +42,7 @@ __all__ = [
     "split_validation",
     "min_support_count",
     "search_keep_test",
+    "check_holdout_settings",
 ]
 
 
@@ -150,6 +152,8 @@ def find_subgroups(
     max_samples=1_000_000,
     method="fdr_by",
     alpha=0.05,
+    intervals="fcr",
+    min_delta=0.0,
     random_state=0,
     algorithm=None,
     progress=True,
@@ -171,9 +175,13 @@ def find_subgroups(
         booleans (as ``1`` / ``True``, see
         :func:`~subroc_ext.inputs.labels.infer_positive_label`), otherwise required.
     mode : {'worse', 'better', 'both'}, default='worse'
-    validation : pandas.DataFrame or float, default=0.5
+    validation : pandas.DataFrame, float or None, default=0.5
         Held-out data for the significance test, or the fraction of ``data``
-        to split off for it.
+        to split off for it. ``None``: no holdout - search all rows and test
+        the whole search by permutations
+        (:func:`~subroc_ext.inference.permutation.permutation_test`: max-T,
+        family-wise error ``alpha`` over every pattern of the search space,
+        more power on small data; no intervals, see ``verdict_note``).
     size_weight, balance_weight : float, default=1
         Weight exponents alpha and beta of ``w = n^alpha * cb^beta``. The
         defaults are SubROC's full framework (1 and 1, with
@@ -221,12 +229,25 @@ def find_subgroups(
         Random subsets per null distribution: drawn until each pattern's
         corrected decision is known (at most ``max_samples``), or this many
         (the default before 0.3 was 10,000); see
-        :func:`~subroc_ext.randomization_test`.
+        :func:`~subroc_ext.randomization_test`. Without a holdout an int
+        caps the permuted searches.
     max_samples : int, default=1_000_000
-        The cap of the adaptive test.
+        Without a holdout: the cap on permuted searches (the test stops
+        long before, once each decision is settled).
     method : str, default='fdr_by'
-        Multiple-testing correction (statsmodels ``multipletests``).
+        Multiple-testing correction (statsmodels ``multipletests``; not
+        used without a holdout, where max-T corrects).
     alpha : float, default=0.05
+    intervals : {'fcr', 'simultaneous'}, default='fcr'
+        The effect interval shown beside the decision: ``'fcr'`` matches it
+        (false coverage-statement rate intervals of the selected rows; a row
+        is significant only if the test rejects and the interval excludes
+        ``min_delta``); ``'simultaneous'``: intervals simultaneous over all
+        rows at ``1 - alpha`` and the test alone decides (before 0.3). See
+        :mod:`subroc_ext.inference.verdicts`.
+    min_delta : float, default=0
+        Significant only if the effect is credibly larger: the interval's
+        near end beyond ``min_delta`` (needs a holdout).
     random_state : int, numpy.random.Generator or None, default=0
         Seeds the validation split and the randomization test (the same
         table on every call, as the command line's ``--seed 0``); pass
@@ -266,16 +287,22 @@ def find_subgroups(
         ``null_samples`` (random subsets behind the p-value), ``delta`` (the
         effect: the measure on the subgroup's validation rows minus on the
         whole validation split, positive in the direction of ``mode``) and
-        ``delta_ci_low``, ``delta_ci_high`` (its confidence interval at
-        ``1 - alpha``, simultaneous over all rows, see
-        :func:`~subroc_ext.inference.effects.effect_intervals`). ``table.attrs``
+        ``delta_ci_low``, ``delta_ci_high`` (its interval, see ``intervals``),
+        ``p_value_exact`` (False where the adaptive test stopped once the
+        decision was settled: the p-value is an upper bound), ``verdict``
+        ('significant', 'not significant', 'untestable') and
+        ``verdict_note`` (why the test and the interval seem to disagree,
+        or empty). Without a holdout there are no ``_validation`` columns
+        and the split ``_search`` is all rows. ``table.attrs``
         holds the dataset values of the measures, the settings,
         ``search_space`` (``conditions``: how many; ``left_out``: the
         columns without conditions and why) and ``counts``:
         ``candidates`` (patterns the search evaluated), ``found`` (of the
         top ``result_set_size``, those of quality above ``min_quality``),
         ``rows`` (after merging identical covers and the overlap filter:
-        the table's rows) and ``significant``.
+        the table's rows) and ``significant``; ``holdout`` (False without
+        one), ``intervals``, ``interval_level`` (the confidence of the
+        intervals shown) and ``min_delta``.
 
     Raises
     ------
@@ -311,6 +338,7 @@ def find_subgroups(
     check_mode(mode)
     check_weights(size_weight, balance_weight)
     check_test_settings(n_samples, method, alpha, max_samples)
+    check_holdout_settings(validation, intervals, min_delta)
     if not (isinstance(depth, (int, np.integer)) and depth >= 1):
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
     if not (isinstance(result_set_size, (int, np.integer)) and result_set_size >= 1):
@@ -339,22 +367,24 @@ def find_subgroups(
         min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
         algorithm=algorithm, collapse_identical=collapse_identical, max_overlap=max_overlap,
         n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
-        random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,
+        intervals=intervals, min_delta=min_delta, random_state=random_state, progress=progress,
+        client=client, n_jobs=n_jobs,
     )  # fmt: skip
+    splits = [("search", search)] + ([] if held_out is None else [("validation", held_out)])
     table = pd.concat(
         [
             kept.frame(),
-            steps.describe(kept.subgroups, search, target, positive_label=positive_label, suffix="_search"),
-            steps.describe(
-                kept.subgroups, held_out, target, positive_label=positive_label, intervals=True,
-                suffix="_validation",
+            *(
+                steps.describe(kept.subgroups, dataset, target, positive_label=positive_label,
+                               intervals=split == "validation", suffix=f"_{split}")
+                for split, dataset in splits
             ),  # fmt: skip
             steps.untested(len(kept.subgroups)) if tested is None else tested,
         ],
         axis=1,
     )
     dataset_values = {}
-    for split, dataset in (("search", search), ("validation", held_out)):
+    for split, dataset in splits:
         for name, value in steps.dataset_values(dataset, target).items():
             dataset_values[f"{name}_{split}"] = value
     table.attrs.update(
@@ -362,7 +392,10 @@ def find_subgroups(
         positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
         generalization_aware=generalization_aware, depth=depth, min_support=min_support,
         collapse_identical=collapse_identical, max_overlap=max_overlap,
-        n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
+        n_samples=n_samples, max_samples=max_samples, alpha=alpha, min_delta=min_delta,
+        method=method if held_out is not None or tested is None else tested.attrs["method"],
+        holdout=held_out is not None, intervals=intervals if held_out is not None else "none",
+        interval_level=np.nan if tested is None else tested.attrs.get("interval_level", np.nan),
         null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
         dataset_values=dataset_values,
         min_quality=min_quality, thresholds=thresholds, nbins=nbins,
@@ -377,17 +410,34 @@ def find_subgroups(
     return table
 
 
+def check_holdout_settings(validation, intervals, min_delta):
+    """Raise one ``ValueError`` naming a bad ``intervals`` or ``min_delta``,
+    or ``min_delta`` without a holdout (``validation=None``: no interval to
+    show an effect beyond it, and the permutation null says nothing about
+    effect sizes)."""
+    check_verdict_settings(intervals, min_delta)
+    if validation is None and min_delta > 0:
+        raise ValueError(
+            "min_delta needs a holdout (validation): without one the effects are measured on the "
+            "rows that chose them (the winner's curse) and get no interval"
+        )
+
+
 def search_keep_test(
     search, held_out, quality_function, statistic_qf, target, *, selectors, depth, min_support,
     result_set_size, min_quality, collapse_identical, max_overlap, n_samples, max_samples, method,
     alpha, random_state, progress, client, n_jobs=1, algorithm=None, nbins=5, ignore=(),
+    intervals="fcr", min_delta=0.0,
 ):  # fmt: skip
     """Search, drop redundant patterns, test the rest: the core of
     :func:`find_subgroups`, :func:`~subroc_ext.find_multiclass_subgroups`,
     :func:`~subroc_ext.find_regressions` and :func:`~subroc_ext.find_drift`.
 
     The keywords are those of :func:`~subroc_ext.workflow.steps.search`,
-    :func:`~subroc_ext.workflow.diversity.keep_patterns` and :func:`~subroc_ext.workflow.steps.test`.
+    :func:`~subroc_ext.workflow.diversity.keep_patterns` and :func:`~subroc_ext.workflow.steps.test`;
+    ``held_out=None`` tests without a holdout
+    (:func:`~subroc_ext.workflow.steps.test_without_holdout`, ``max_samples``
+    or an integer ``n_samples`` capping the permutations).
 
     Returns
     -------
@@ -406,11 +456,19 @@ def search_keep_test(
         max_overlap=max_overlap,
     )  # fmt: skip
     try:
-        tested = steps.test(
-            kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
-            max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
-            progress=progress, client=client, n_jobs=n_jobs,
-        )  # fmt: skip
+        if held_out is None:
+            tested = steps.test_without_holdout(
+                found, kept.subgroups, search, quality_function, statistic_qf, target, alpha=alpha,
+                max_permutations=max_samples if n_samples == "adaptive" else n_samples,
+                random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,
+            )  # fmt: skip
+        else:
+            tested = steps.test(
+                kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
+                max_samples=max_samples, method=method, alpha=alpha, intervals=intervals,
+                min_delta=min_delta, random_state=random_state, progress=progress, client=client,
+                n_jobs=n_jobs,
+            )  # fmt: skip
     except KeyboardInterrupt:  # keep the searched patterns, untested
         tested = None
     return found, kept, tested
