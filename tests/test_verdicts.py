@@ -24,7 +24,8 @@ from scipy import stats
 
 import subroc_ext
 from subroc_ext.inference.effects import EffectEstimates, NormalSpread, effect_estimates
-from subroc_ext.inference.verdicts import interval_level, p_value_text, verdicts
+from subroc_ext.inference.verdicts import interval_level, verdicts
+from subroc_ext.reporting.report import p_value_text
 from subroc_ext.workflow import steps
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -75,7 +76,7 @@ def test_significant_rows_are_rejected_with_an_interval_beyond_min_delta_at_the_
     notes = table["verdict_note"].tolist()
     assert notes[:3] == ["", "", ""]
     assert "the test rejects" in notes[3] and "not credibly beyond it" in notes[3]
-    assert "excludes 0, but the test does not reject" in notes[4]  # row 4: the interval alone
+    assert "excludes 0 but the test does not reject" in notes[4]  # row 4: the interval alone
     assert notes[5] == ""
     # min_delta: only row 0's interval lies beyond 0.1 (at the level of one selection)
     raised = verdicts(_tested(rejected), _estimates(delta, error), method="fdr_by", alpha=0.05, min_delta=0.1)
@@ -112,10 +113,10 @@ def test_rows_without_an_interval_or_untestable_say_so():
 
 
 def test_p_values_that_stopped_early_read_as_bounds():
-    assert p_value_text(0.0096618, False) == "≤ 0.0097 (stopped: decision settled)"
-    assert p_value_text(0.4, True) == "0.4"
-    assert p_value_text(np.nan, True) == "–"
-    assert p_value_text(0.02, pd.NA) == "0.02"  # untested: no bound known
+    assert p_value_text(0.0096618, False) == "≤ 0.0097 (stopped)"
+    assert p_value_text(0.4, True) == "0.40" and p_value_text(3.2e-6, False).startswith("≤ 0.0000032")
+    assert p_value_text(np.nan, False) == "–"
+    assert p_value_text(0.02, pd.NA) == "0.020"  # untested: no bound known
 
 
 # -- the error rates, by simulation -------------------------------------------

@@ -16,6 +16,7 @@ import pandas as pd
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
+from ..reporting.report import STOPPED, intervals_text, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path
 
 __all__ = [
@@ -79,11 +80,13 @@ def _bound(value):
 
 
 def _effects(table, shown):
-    """``delta [low, high]`` of the top ``shown`` rows: each effect with its simultaneous interval."""
+    """``delta [low, high]`` of the top ``shown`` rows: each effect with its interval (if any)."""
     return [
-        "-" if pd.isna(delta) else f"{delta:.3f} [{_bound(low)}, {_bound(high)}]"
+        "-" if pd.isna(delta) else f"{delta:.3f}" + (
+            "" if pd.isna(low) and pd.isna(high) else f" [{_bound(low)}, {_bound(high)}]"
+        )
         for delta, low, high in table[["delta", "delta_ci_low", "delta_ci_high"]].head(shown).to_numpy()
-    ]
+    ]  # fmt: skip
 
 
 def _format_results(table, measure, shown=_PRINTED):
@@ -91,10 +94,15 @@ def _format_results(table, measure, shown=_PRINTED):
     columns = ["description", "size_search", "ncr_search", f"{measure}_search",
                f"{measure}_validation", "delta", "p_value_corrected", "significant"]  # fmt: skip
     top = table[[c for c in columns if c in table.columns]].head(shown)
-    if "delta" in top.columns:  # the effect with its simultaneous interval, in one column
+    if "delta" in top.columns:  # the effect with its interval, in one column
         top = top.assign(delta=_effects(table, shown))
+    if "p_value_exact" in table.columns:  # a bound where the test stopped once the decision was settled
+        top = top.assign(p_value_corrected=[
+            p_value_text(p, exact) for p, exact in table[["p_value_corrected", "p_value_exact"]].head(shown).to_numpy()
+        ])  # fmt: skip
     top.index = range(1, len(top) + 1)
     width = max([len("description"), *map(len, top["description"])])
+    p_width = max([len("p_value_corrected"), *(len(str(v)) for v in top.get("p_value_corrected", []))])
 
     def number(spec):
         return lambda value: "-" if pd.isna(value) else format(value, spec)
@@ -106,13 +114,26 @@ def _format_results(table, measure, shown=_PRINTED):
             "ncr_search": number(".3f"),
             f"{measure}_search": number(".3f"),
             f"{measure}_validation": number(".3f"),
-            "p_value_corrected": number(".2g"),
+            "p_value_corrected": lambda value: (value if isinstance(value, str) else number(".2g")(value)).ljust(
+                p_width
+            ),
             "significant": lambda flag: "yes" if flag else "no",
             "delta": str,
         },
         justify="left",
     )
-    return "\n".join(line.rstrip() for line in text.splitlines())
+    return "\n".join(line.rstrip() for line in text.splitlines()) + _notes(table, shown)
+
+
+def _notes(table, shown):
+    """The verdict notes of the top ``shown`` rows that have one, one line each
+    ('' without; the same note on every row, as without a holdout, is left to the summary)."""
+    if "verdict_note" not in table.columns:
+        return ""
+    notes = table["verdict_note"].head(shown).fillna("")
+    if notes.nunique() == 1:
+        return ""
+    return "".join(f"\n  {rank}. {note}" for rank, note in enumerate(notes, 1) if note)
 
 
 def _comparison(mode):
@@ -151,38 +172,52 @@ def why_empty(table, search, measure, space):
 
 def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
     """Print the top subgroups (or ``why_empty()``), the whole data's measure
-    and the runtime."""
+    and the runtime (``n_validation`` None: no holdout)."""
     attrs = table.attrs
     whole = attrs["dataset_values"]
+    tested = "tested on the same rows" if n_validation is None else f"tested on {n_validation:,} held-out rows"
     if len(table) == 0:
         print(f"No subgroup found in the {n_search:,} searched rows: {why_empty()}.")
     else:
         print(
             f"Top {min(_PRINTED, len(table))} of {len(table)} subgroups where the {measure} "
-            f"{_comparison(attrs['mode'])} (searched {n_search:,} rows, tested on "
-            f"{n_validation:,} held-out rows):\n"
+            f"{_comparison(attrs['mode'])} (searched {n_search:,} rows, {tested}):\n"
         )
         print(_format_results(table, measure))
-    print(
-        f"\nWhole data: {measure} {whole[f'{measure}_search']:.3f} (search), "
-        f"{whole[f'{measure}_validation']:.3f} (validation)."
-    )
+    splits = [f"{whole[f'{measure}_search']:.3f} (search)"]
+    if f"{measure}_validation" in whole:
+        splits.append(f"{whole[f'{measure}_validation']:.3f} (validation)")
+    print(f"\nWhole data: {measure} {', '.join(splits)}.")
     if len(table):
         print(
             f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
-            f"({attrs['method']}-corrected p <= {attrs['alpha']}, {_samples_text(attrs)})."
+            f"({_decision_text(attrs)}, {_samples_text(attrs)})."
         )
+    if len(table) and "p_value_exact" in table.columns and not table["p_value_exact"].fillna(True).all():
+        print(f"p: {STOPPED}.")
     if len(table) and "delta" in table.columns:
+        rows = "validation rows" if n_validation is not None else "rows"
         print(
-            f"delta: the {measure} on the subgroup's validation rows minus on all of them, "
-            f"positive = {attrs['mode']}; [{1 - attrs['alpha']:.0%} intervals, simultaneous "
-            "over all rows]"
+            f"delta: the {measure} on the subgroup's {rows} minus on all of them, "
+            f"positive = {attrs['mode']}; {intervals_text(attrs, 1 - attrs['alpha'])}"
         )
     print(f"Runtime: {runtime:.1f} s.")
 
 
+def _decision_text(attrs):
+    """The rule of ``significant``, for the summary line."""
+    if not attrs.get("holdout", True):
+        return f"{attrs['method']} permutation test, family-wise error <= {attrs['alpha']}"
+    rule = f"{attrs['method']}-corrected p <= {attrs['alpha']}"
+    if attrs.get("intervals") == "fcr":
+        rule += f" and the interval beyond {attrs.get('min_delta', 0):g}"
+    return rule
+
+
 def _samples_text(attrs):
-    """How many random subsets the test drew, for the summary line."""
+    """How many random subsets (or permuted searches) the test drew, for the summary line."""
+    if not attrs.get("holdout", True):
+        return f"{attrs.get('null_samples_drawn', 0):,} permuted searches"
     if attrs["n_samples"] == "adaptive":
         return (
             f"adaptive: {attrs.get('null_samples_drawn', 0):,} random subsets drawn in all, "
@@ -262,11 +297,12 @@ def finish(args, table, *, measure, search, validation, start, space, report=Non
     def report_and_rows(folder):
         report(folder, runtime)
         if args.export_rows:
-            _export_rows(table, {"search": search, "validation": validation}, folder)
+            splits = {"search": search} if validation is None else {"search": search, "validation": validation}
+            _export_rows(table, splits, folder)
 
     written, error = _write_outputs(table, out, None if report is None else report_and_rows)
     _print_results(
-        table, measure, len(search), len(validation), runtime,
+        table, measure, len(search), None if validation is None else len(validation), runtime,
         lambda: why_empty(table, search, measure, space),
     )  # fmt: skip
     if note:
@@ -341,9 +377,9 @@ def finish_comparison(table, args, sides, start, validation, current=None):
                         formatters={"description": lambda text: text.ljust(width)}))  # fmt: skip
     print("\nWhole data: " + ", ".join(f"{key} {value:.3f}" for key, value in whole.items()) + ".")
     print(f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
-          f"({table.attrs['method']}-corrected p <= {table.attrs['alpha']}).")  # fmt: skip
+          f"({_decision_text(table.attrs)}).")  # fmt: skip
     if len(table) and "delta_ci_low" in table.columns:
-        print(f"[{1 - table.attrs['alpha']:.0%} intervals, simultaneous over all rows]")
+        print(f"[{intervals_text(table.attrs, 1 - table.attrs['alpha'])}]")
     if error is not None:
         _write_failed(error)
         return FAILED

@@ -61,7 +61,7 @@ __all__ = [
     "VERDICT_COLUMNS",
     "check_verdict_settings",
     "interval_level",
-    "p_value_text",
+    "level_text",
     "same_rows_verdicts",
     "verdicts",
 ]
@@ -119,21 +119,16 @@ def interval_level(method, alpha, n_tests, n_selected):
     return 1 - share
 
 
-def p_value_text(p_value, exact):
-    """A p-value as a reader should see it: ``'0.031'``, or ``'≤ 0.0097
-    (stopped: decision settled)'`` where sampling stopped once the decision
-    was known (the number is an upper bound).
+def level_text(level):
+    """A confidence level in percent with the digits that tell it from 100 %.
 
     Examples
     --------
-    >>> p_value_text(0.0312, True), p_value_text(0.00966, False)
-    ('0.031', '≤ 0.0097 (stopped: decision settled)')
+    >>> level_text(0.95), level_text(0.993953), level_text(0.9990367)
+    ('95%', '99.4%', '99.90%')
     """
-    if pd.isna(p_value):
-        return "–"
-    if pd.isna(exact) or exact:
-        return f"{p_value:.2g}"
-    return f"≤ {p_value:.2g} (stopped: decision settled)"
+    decimals = max(0, math.ceil(-math.log10(max(1 - level, 1e-12))) - 2) if level < 1 else 0
+    return f"{level:.{decimals}%}"
 
 
 def _fcr_selection(rejected, estimates, method, alpha, min_delta):
@@ -184,13 +179,13 @@ def verdicts(tested, estimates, *, method, alpha, min_delta=0.0, intervals="fcr"
     rejected = tested["significant"].to_numpy(dtype=bool)
     if intervals == "fcr":
         effects, significant, level = _fcr_selection(rejected, estimates, method, alpha, min_delta)
-        kind = f"{level:.4%} interval (false coverage-rate level)"
+        kind = f"{level_text(level)} FCR interval"
     else:
         level = 1 - alpha
         effects = estimates.simultaneous(level)
         low = effects["delta_ci_low"].to_numpy(dtype=float)
         significant = rejected & ((low > min_delta) | (min_delta == 0))
-        kind = f"{level:.0%} simultaneous interval"
+        kind = f"{level_text(level)} simultaneous interval"
     table = effects.copy()
     table["significant"] = significant
     verdict = np.where(significant, "significant", "not significant")
@@ -218,15 +213,12 @@ def _note(rejected, significant, testable, p_value, low, high, *, kind, method, 
         return f"the test rejects, but there is no interval to show the effect exceeds {target}"
     beyond = low > min_delta
     if rejected and not beyond:
-        return (
-            f"the test rejects (corrected p {p_value:.2g}), but the {kind} reaches {target}: "
-            + ("significant by the test" if significant else "the effect is not credibly beyond it")
-        )
+        outcome = "significant by the test" if significant else "not credibly beyond it"
+        return f"the test rejects (corrected p {p_value:.2g}) but the {kind} reaches {target}: {outcome}"
     if not rejected and beyond:
         return (
-            f"the {kind} excludes {target}, but the test does not reject (corrected p "
-            f"{p_value:.2g}): the interval is a {method} approximation, the test compares "
-            "with random subsets of the same size and class counts; the test decides"
+            f"the {kind} excludes {target} but the test does not reject (corrected p {p_value:.2g}); "
+            f"the test decides (the interval is a {method} approximation)"
         )
     if not rejected and high < 0:
         return f"the {kind} lies below 0: the effect points the other way on these rows"

@@ -22,7 +22,7 @@ from ..scoring.measures import ROCAUC
 from ..utils.validation import check_columns
 from .conditions import readable_description
 from .page import Section, heatmap_table, render_page, subgroups_table
-from .report import forest_section, result_columns, settings_html
+from .report import effect_note, forest_section, result_columns, settings_html, verdict_notes
 
 __all__ = ["MulticlassReportFiles", "class_pair_aucs", "class_pair_section", "write_multiclass_report"]
 
@@ -172,10 +172,12 @@ def write_multiclass_report(
         f"Created {created}{f' in {runtime:.1f} s' if runtime is not None else ''}; the full "
         f"table is in <code>{files.csv.name}</code>.</p>"
     )
+    split = "validation" if table.attrs.get("holdout", True) else "search"  # no holdout: all rows
     sections = [
-        Section("AUC_mu of each subgroup", forest_section(shown, n_rows=len(data)), "forest"),
-        Section("Subgroups", subgroups_table(shown, result_columns(shown, "auc_mu", n_rows=len(data))),
-                "subgroups"),
+        Section("AUC_mu of each subgroup", forest_section(shown, n_rows=len(data), value=f"auc_mu_{split}"),
+                "forest"),
+        Section("Subgroups", subgroups_table(shown, result_columns(shown, "auc_mu", n_rows=len(data), split=split))
+                + effect_note(table, split) + verdict_notes(table), "subgroups"),
         Section("Class pairs", class_pair_section(
             table, data, label=label, score_columns=score_columns, partition_matrix=partition_matrix),
             "class-pairs"),

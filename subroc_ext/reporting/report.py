@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
+from ..inference.verdicts import level_text
 from ..metrics.diagnostics import youden_threshold
 from ..metrics.operating_point import RATE_COLUMNS, threshold_rates
 from ..utils.validation import finite_scores, positive_mask
@@ -37,7 +38,11 @@ from .page import (
 from .plotting import plot_forest, plot_pr_curves, plot_roc_curves
 from .sections import cross_auc_section, diagnostics_section
 
-__all__ = ["ReportFiles", "effect_note", "forest_section", "result_columns", "settings_html", "write_report"]
+__all__ = [
+    "ReportFiles", "STOPPED", "effect_note", "forest_section", "intervals_text", "p_value_text",
+    "result_columns", "settings_html", "verdict_notes",
+    "write_report",
+]  # fmt: skip
 
 #: Rows of the forest plot shown at once; the full plot is one click away.
 FOREST_ROWS = 20
@@ -53,6 +58,63 @@ class ReportFiles(NamedTuple):
     csv: Path
     png: Path
     html: Path
+
+
+def p_value_text(p_value, exact=True):
+    """A p-value as a reader should see it: ``'0.031'``, or ``'≤ 0.0097
+    (stopped)'`` where the test stopped drawing once its decision was
+    settled (``exact`` False: the number is an upper bound, see
+    :data:`STOPPED`).
+
+    Examples
+    --------
+    >>> p_value_text(0.0312), p_value_text(0.00966, False)
+    ('0.031', '≤ 0.0097 (stopped)')
+    """
+    text = format_p_value(p_value)
+    if text == "–" or exact is pd.NA or exact is None or exact:
+        return text
+    return f"≤ {text} (stopped)"
+
+
+#: What ``(stopped)`` after a p-value means.
+STOPPED = (
+    "'≤ p (stopped)': the test stopped drawing once the decision was settled, so p is an upper "
+    "bound (more draws would only lower it; the decision would not change)"
+)
+
+
+def _p_value_cell(record):
+    """The corrected p-value, as a bound where the test stopped early."""
+    value = record["p_value_corrected"]
+    text = p_value_text(value, record.get("p_value_exact", True))
+    return html.escape(text), float("nan") if pd.isna(value) else float(value)
+
+
+def _verdict_cell(record):
+    """significant / not significant; a row with a note (listed under the table) is marked."""
+    significant = record["significant"]
+    shown = "–" if pd.isna(significant) else ("yes" if significant else "no")
+    if _has_note(record.get("verdict_note")):
+        shown += f' <sup title="{html.escape(record["verdict_note"])}">note</sup>'
+    return shown, float("nan") if pd.isna(significant) else float(bool(significant))
+
+
+def _has_note(note):
+    """Whether a verdict note says something about this row (not what every row of a
+    table without a holdout says)."""
+    return isinstance(note, str) and bool(note) and not note.startswith("no interval: chosen and tested")
+
+
+def verdict_notes(table):
+    """HTML: the rows whose test and interval seem to disagree, one line each ('' if none)."""
+    if "verdict_note" not in table.columns:
+        return ""
+    lines = [f"<li>#{rank}: {html.escape(note)}</li>"
+             for rank, note in enumerate(table["verdict_note"], 1) if _has_note(note)]  # fmt: skip
+    if not lines:
+        return ""
+    return f'<div class="note"><p>Notes (where the test and the interval disagree):</p><ul>{"".join(lines)}</ul></div>'
 
 
 def _number_cell(column, fmt=format_number):
@@ -152,9 +214,23 @@ def effect_note(table, split="validation"):
     return (
         f'<p class="note"><em>Δ [interval]</em>: {html.escape(measure)} on the subgroup\'s '
         f"{html.escape(split)} rows minus on the whole {html.escape(split)} split, positive = "
-        f"{html.escape(_effect_meaning(attrs))}; the intervals are {confidence:.0%} "
-        "<strong>simultaneous</strong> over all rows (max-t), so they hold for any rows you pick.</p>"
+        f"{html.escape(_effect_meaning(attrs))}; {html.escape(intervals_text(attrs, confidence))}</p>"
     )
+
+
+def intervals_text(attrs, confidence=0.95):
+    """One sentence: which intervals a table's Δ column has, and how they relate to ``significant``."""
+    kind = attrs.get("intervals", "simultaneous")
+    if kind == "none":
+        return ("no intervals: the subgroups were found and tested on the same rows, whose effects "
+                "are biased upwards (the winner's curse); the test is the whole-search permutation test.")  # fmt: skip
+    if kind == "fcr":
+        beyond = "0" if not attrs.get("min_delta") else f"min_delta = {attrs['min_delta']:g}"
+        return (f"each interval is at the {level_text(attrs.get('interval_level', 0.95))} level that matches the "
+                "selection (Benjamini-Yekutieli false coverage-statement rate intervals); a row is "
+                f"significant only where the test rejects and its interval lies beyond {beyond}.")  # fmt: skip
+    return (f"the intervals are {level_text(confidence)} simultaneous over all rows (max-t), so they hold for "
+            "any rows you pick; the test alone decides significance.")
 
 
 def _rank_cell(record):
@@ -212,15 +288,16 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
         Column("delta", "Δ [interval]", _effect_cell,
                help=f"{measure} of the subgroup minus that of the whole {split} split "
                     f"({reference:.3f}), positive = {_effect_meaning(table.attrs)}, with its "
-                    "simultaneous interval (delta_ci_low to delta_ci_high)")
+                    "interval (delta_ci_low to delta_ci_high; see the note under the table)")
         if _has_effects(table) else
         Column("delta", "Δ whole data", _delta_cell(value, reference),
                help=f"{measure} of the subgroup minus that of the whole {split} split "
                     f"({reference:.3f})"),
-        Column("p_value_corrected", "p (corrected)", _number_cell("p_value_corrected", format_p_value),
-               help="p-value of the randomization test, corrected for testing every subgroup"),
-        Column("significant", "significant", _number_cell("significant"),
-               help="corrected p-value at most alpha"),
+        Column("p_value_corrected", "p (corrected)", _p_value_cell,
+               help=f"p-value of the test, corrected for testing every subgroup; {STOPPED}"),
+        Column("significant", "significant", _verdict_cell,
+               help="the test rejects at alpha (and, with intervals='fcr', the effect's interval lies "
+                    "beyond min_delta); 'note': the test and the interval disagree (listed under the table)"),
     ]  # fmt: skip
     optional = [
         ("quality", "quality", "the quality that ranked the subgroup (search split)"),
@@ -348,23 +425,46 @@ def _how_to_read(attrs, measure, effects=False):
 balance<sup>{html.escape(format_number(balance_weight))}</sup></code>, where balance is the
 ratio of the smaller to the larger class: the weights favour large and balanced
 subgroups, whose performance is both reliable and consequential.{generalization}</p>
-<p>The table shows each subgroup on the held-out <em>validation</em> split: its size (and
+<p>The table shows each subgroup on the {"held-out <em>validation</em> split" if attrs.get("holdout", True)
+else "<em>search</em> split (all rows: there is no holdout)"}: its size (and
 share of the rows), its <code>{html.escape(measure)}</code>{interval} {difference}. More columns (the search split, the quality,
 <code>overlap</code> with better-ranked subgroups, other measures, error rates at the
 threshold) are under "Columns". Descriptions of exactly the same rows are one row (the others
 listed under it as "same rows").</p>
-<p>Every subgroup is tested on the validation split: its unweighted quality there is compared
+{_test_text(attrs, floor, method_name, guarantee, alpha)}"""
+
+
+def _test_text(attrs, floor, method_name, guarantee, alpha):
+    """The paragraph on the test: the holdout's randomization test, or the permutation test without one."""
+    stopped = html.escape(STOPPED[0].upper() + STOPPED[1:]) + "."
+    if not attrs.get("holdout", True):
+        return f"""<p>There is no holdout: every subgroup was found and tested on all rows. Its
+quality is compared with the best quality of the whole search (the same conditions, weights and
+minimum support) on data whose scores were shuffled within each class: the max-T permutation
+test ({html.escape(str(attrs.get("method", "max-T")))}), which keeps the family-wise error rate
+at most {format_number(alpha)} over every pattern the search could have found. {stopped}
+<strong>Significant</strong> rows have a p-value at most {format_number(alpha)}.</p>"""
+    return f"""<p>Every subgroup is tested on the validation split: its unweighted quality there is compared
 with that of random subsets of the same size and class balance. The p-value is, essentially,
 the share of random subsets at least as exceptional{floor}; <em>p (corrected)</em> corrects all
-p-values together with the {html.escape(method_name)} method, which {guarantee}. Highlighted
-rows are <strong>significant</strong> (corrected p-value at most {format_number(alpha)}).</p>"""
+p-values together with the {html.escape(method_name)} method, which {guarantee}. {stopped}
+<strong>Significant</strong> rows have a corrected p-value at most {format_number(alpha)}
+{html.escape(_significance_rule(attrs))}.</p>"""
 
 
-def _rates_note(rates, source):
+def _significance_rule(attrs):
+    """The interval's part of the decision, in words."""
+    if attrs.get("intervals", "simultaneous") != "fcr":
+        return ""
+    beyond = "0" if not attrs.get("min_delta") else f"min_delta = {attrs['min_delta']:g}"
+    return f"and an effect interval (at the false coverage-rate level) beyond {beyond}"
+
+
+def _rates_note(rates, source, split="validation"):
     whole = rates.iloc[0]
     return (
         f'<p class="note">At the threshold {whole["threshold"]:.3g} (score ≥ threshold predicts '
-        f"positive; {source}) the whole validation split has a false-positive rate of "
+        f"positive; {source}) the whole {html.escape(split)} split has a false-positive rate of "
         f"{whole['false_positive_rate']:.3f}, a false-negative rate of "
         f"{whole['false_negative_rate']:.3f} and a precision of {whole['precision']:.3f}; each "
         "subgroup's are the columns <em>false positive rate</em>, <em>false negative rate</em> "
@@ -470,14 +570,15 @@ def write_report(
         )  # fmt: skip
         for name in RATE_COLUMNS:
             shown[name] = rates[name].to_numpy()[1:]
-        rates_note = _rates_note(rates, source)
+        rates_note = _rates_note(rates, source, split)
 
     title = title or "SubROC report"
     n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
     created = datetime.datetime.now().isoformat(timespec="seconds")
-    measure_column = f"{measure}_validation"
+    shown_split = "validation" if table.attrs.get("holdout", True) else "search"  # no holdout: all rows
+    measure_column = f"{measure}_{shown_split}"
     value = value or (measure_column if measure_column in table.columns else None)
-    columns = result_columns(shown, measure, n_rows=len(data),
+    columns = result_columns(shown, measure, n_rows=len(data), split=shown_split,
                              interval=interval if value == measure_column else None)  # fmt: skip
     curves = (
         f'{png_image(files.png.read_bytes(), f"curves of the whole {split} split and the top subgroups")}'
@@ -496,7 +597,8 @@ def write_report(
         Section(f"{measure if value in (None, measure_column) else value} of each subgroup", forest_section(
             shown, n_rows=len(data), value=value, interval=interval,
             reference=0.0 if value == "delta" else None), "forest"),
-        Section("Subgroups", subgroups_table(shown, columns) + effect_note(table) + rates_note, "subgroups"),
+        Section("Subgroups", subgroups_table(shown, columns) + effect_note(table, shown_split)
+                + verdict_notes(table) + rates_note, "subgroups"),
         Section(f"{kind} curves of the top {top} distinct subgroups on the {split} split", curves, "curves"),
         Section("Cross AUCs", cross_auc_section(table, data, label=label, score=score,
                                                 positive_label=positive_label, top=top), "cross-auc"),
