@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 import subroc_ext
+from subroc_ext.inference.verdicts import level_text
 
 pytest.importorskip("matplotlib")
 
@@ -23,7 +24,7 @@ def test_repr_html_is_the_forest_plot_and_the_default_columns(audit_analysis):
     assert f"roc_auc is {whole:.3f}" in view
     first = table.iloc[0]
     assert f'{first["delta"]:+.3f} <span class="ci">[{first["delta_ci_low"]:+.3f}, ' in view
-    assert "intervals are 95% <strong>simultaneous</strong>" in view
+    assert f"each interval is at the {level_text(table.attrs['interval_level'])} level that matches" in view
 
 
 def test_methods_and_refusal(audit_analysis):

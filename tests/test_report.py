@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from subroc_ext import write_report
+from subroc_ext.inference.verdicts import level_text
 from subroc_ext.reporting import report
 
 pytest.importorskip("matplotlib")
@@ -77,8 +78,8 @@ def test_page_names_the_split_and_sorts_and_filters_without_a_server(analysis, t
     assert f'data-value="{float(first["delta"])!r}">{effect}<' in rows[1]
     header = page.split('<div class="results">')[1].split("<tbody>")[0]
     assert "Δ [interval]" in header and "Δ whole data" not in header
-    assert ("positive = roc_auc worse in the subgroup than on the whole split; the intervals are "
-            "95% <strong>simultaneous</strong> over all rows") in page
+    assert ("positive = roc_auc worse in the subgroup than on the whole split; each interval is at the "
+            f"{level_text(table.attrs['interval_level'])} level that matches the selection") in page
     # seven columns shown, every other numeric column one click away in the chooser
     chooser = page.split('<details class="columns">')[1].split("</details>")[0]
     assert chooser.count(" checked>") == 7

@@ -4,7 +4,7 @@
 columns; in a notebook ``table.subroc`` displays the compact view of the
 report instead: a summary line, the forest plot of the top subgroups and the
 table's default columns (readable conditions, size, measure with interval,
-effect Δ with its simultaneous interval, corrected p-value, significant). The accessor also
+effect Δ with its interval, corrected p-value, significant). The accessor also
 gives the report's pieces as methods (``forest``, ``rows``).
 """
 
