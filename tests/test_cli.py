@@ -75,9 +75,17 @@ def test_demo(tmp_path, capsys):
     assert f"Report: {out.resolve() / 'report.html'} (with subgroups.csv, curves.png); it " \
            "replaces the report an earlier run wrote there." in captured.out
     table = pd.read_csv(out / "subgroups.csv", keep_default_na=False)
-    assert 50 <= len(table) <= 100  # identical covers collapsed into one row
-    assert f"Top 10 of {len(table)} subgroups" in captured.out
-    assert (table["alternatives"] != "").any()
+    # 100 distinct subgroups: identical covers collapsed into one row, near copies
+    # (Jaccard index above 0.8 with a better row) listed under it, the search
+    # repeated for a longer ranking until 100 are left
+    assert len(table) == 100 and table["overlap"].iloc[1:].astype(float).max() <= 0.8
+    assert f"Top 10 of {len(table)} distinct subgroups" in captured.out
+    assert (table["alternatives"] != "").any() and (table["near_copies"] != "").any()
+    # the headline first: here (20 random subsets) the honest verdict
+    assert captured.out.startswith(
+        "No subgroup where the ROC AUC is significantly worse than the whole data: 0 of 100 "
+        "subgroups significant (fdr_by, alpha 0.05). The largest observed effect, "
+    )
     assert "roc_auc_validation" in captured.out and "Whole data: roc_auc 0.9" in captured.out
     assert "Runtime:" in captured.out
 
@@ -255,7 +263,7 @@ def test_a_failing_write_is_one_line_and_leaves_no_partial_file(workdir, tmp_pat
     assert "Report:" not in captured.out
     if failing == "curves.png":  # written first, complete
         written = pd.read_csv(out / "subgroups.csv")
-        assert f"Top {min(10, len(written))} of {len(written)} subgroups" in captured.out
+        assert f"Top {min(10, len(written))} of {len(written)} distinct subgroups" in captured.out
         assert not (out / "report.html").exists()
 
 
@@ -285,7 +293,7 @@ def test_head_keeps_every_file(workdir, tmp_path):
         text=True, timeout=600,
     )  # fmt: skip
     assert process.returncode in (0, 141) and without_power_warning(process.stderr) == ""
-    assert process.stdout.startswith("Top ") and process.stdout.count("\n") == 1
+    assert process.stdout.startswith(("Where the ROC AUC", "No subgroup where")) and process.stdout.count("\n") == 1
     assert_every_file_written(tmp_path / "out")
 
 
@@ -373,7 +381,7 @@ def test_ctrl_c_in_process_and_before_the_test(workdir, tmp_path, monkeypatch, c
 
 def test_collapse_and_max_overlap_options(workdir, tmp_path, capsys):
     common = [str(workdir / "data.csv"), *RUN, "--depth", "2", "--samples", "20", "--top", "30"]
-    assert main(["run", *common, "--no-collapse", "--out", str(tmp_path / "all")]) == 0
+    assert main(["run", *common, "--no-collapse", "--max-overlap", "none", "--out", str(tmp_path / "all")]) == 0
     assert main(["run", *common, "--max-overlap", "0.2", "--out", str(tmp_path / "diverse")]) == 0
     capsys.readouterr()
     every = pd.read_csv(tmp_path / "all" / "subgroups.csv", keep_default_na=False)
@@ -382,7 +390,7 @@ def test_collapse_and_max_overlap_options(workdir, tmp_path, capsys):
     assert len(every) == 20 and (every["alternatives"] == "").all() and (every["quality"] > 0).all()
     assert len(diverse) < 20 and (diverse["overlap"].iloc[1:].astype(float) <= 0.2).all()
     assert main(["run", *common, "--max-overlap", "2"]) == 2
-    assert "argument --max-overlap: expected a Jaccard index between 0 and 1" in (
+    assert "argument --max-overlap: expected a Jaccard index between 0 and 1, or none" in (
         capsys.readouterr().err
     )
 

@@ -74,4 +74,4 @@ def test_report_of_a_table_without_rows(data, tmp_path):
     table.attrs = {"measure": "auc_mu", "label": "label", "score_columns": {c: c for c in CLASSES}}
     files = write_multiclass_report(table, data, tmp_path)
     page = files.html.read_text(encoding="utf-8")
-    assert "0 subgroups" in page and 'id="class-pairs"' not in page
+    assert "0 distinct subgroups" in page and 'id="class-pairs"' not in page

@@ -87,13 +87,14 @@ def test_page_names_the_split_and_sorts_and_filters_without_a_server(analysis, t
         assert f'value="{hidden}">' in chooser
 
 
-def test_forest_plot_comes_first(analysis, tmp_path):
+def test_the_headline_then_the_forest_plot_come_first(analysis, tmp_path):
     table, validation = analysis
     page = write_report(table, validation, tmp_path, label="y", score="p").html.read_text(
         encoding="utf-8"
     )
     sections = [part.split('"')[0] for part in page.split('<section id="')[1:]]
-    assert sections[:3] == ["forest", "subgroups", "curves"]
+    assert sections[:4] == ["findings", "forest", "subgroups", "curves"]
+    assert '<p class="headline">' in page.split('<section id="forest"')[0]
     assert 'alt="forest plot"' in page.split('<section id="subgroups"')[0]
 
 

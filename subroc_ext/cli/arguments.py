@@ -107,7 +107,10 @@ _weight = _number(float, "a finite number >= 0", lambda v: math.isfinite(v) and 
 _fraction = _number(float, "a fraction strictly between 0 and 1", lambda v: 0 < v < 1)
 
 
-_overlap = _number(float, "a Jaccard index between 0 and 1", lambda v: 0 <= v <= 1)
+_overlap = _number(
+    lambda text: None if text.strip().lower() == "none" else float(text),
+    "a Jaccard index between 0 and 1, or none", lambda v: v is None or 0 <= v <= 1,
+)
 
 
 _seed = _number(int, "an integer >= 0", lambda v: v >= 0)
@@ -181,6 +184,18 @@ def _common_arguments(parser, samples_help):
                              "the search and validation splits (split, row = its 0-based "
                              "position in its file) a 0/1 column per subgroup, named by its "
                              "description, in the order of subgroups.csv")  # fmt: skip
+
+
+def _distinct_arguments(parser):
+    """Options of the diverse result (``run``, ``compare``, ``drift``)."""
+    parser.add_argument("--no-collapse", dest="collapse_identical", action="store_false",
+                        help="list descriptions of the same rows as separate subgroups (by "
+                             "default they are one row, the others under 'alternatives')")  # fmt: skip
+    parser.add_argument("--max-overlap", type=_overlap, default=0.8, metavar="J",
+                        help="report distinct subgroups: one whose rows overlap a better one's "
+                             "by a Jaccard index above J (0-1) is listed under that one's "
+                             "'near_copies' instead, and the search goes on until --top "
+                             "distinct ones are found; 'none': the exact top --top")  # fmt: skip
 
 
 def build_parser():
@@ -259,12 +274,7 @@ def build_parser():
                      help="quantile bins per numeric column")  # fmt: skip
     run.add_argument("--top", type=_positive_int, default=100, metavar="K",
                      help="number of subgroups to find and test")  # fmt: skip
-    run.add_argument("--no-collapse", dest="collapse_identical", action="store_false",
-                     help="list descriptions of the same rows as separate subgroups (by "
-                          "default they are one row, the others under 'alternatives')")  # fmt: skip
-    run.add_argument("--max-overlap", type=_overlap, default=None, metavar="J",
-                     help="drop subgroups whose rows overlap a better one's by a Jaccard "
-                          "index above J (0-1) before testing, for a diverse result")  # fmt: skip
+    _distinct_arguments(run)
     run.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
                      help="columns not to use in subgroup descriptions")  # fmt: skip
     run.add_argument("--bins-only", dest="thresholds", action="store_false",
@@ -360,6 +370,7 @@ def _comparison_parsers(commands):
         parser.add_argument("--min-support", type=_support, default=20, metavar="M",
                             help="minimum rows of a subgroup (in each period), or a share")
         parser.add_argument("--top", type=_positive_int, default=100, metavar="K")
+        _distinct_arguments(parser)
         parser.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL")
         parser.add_argument("--out", default=f"subroc-ext-{name}", metavar="DIR")
         _verdict_arguments(parser)

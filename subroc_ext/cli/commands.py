@@ -312,7 +312,8 @@ def _comparison_settings(args, validation):
         validation=validation, size_weight=args.size_weight,
         balance_weight=args.balance_weight, generalization_aware=args.generalization_aware,
         depth=args.depth, min_support=args.min_support, ignore=args.ignore,
-        result_set_size=args.top, n_samples=args.samples, intervals=args.intervals,
+        result_set_size=args.top, collapse_identical=args.collapse_identical,
+        max_overlap=args.max_overlap, n_samples=args.samples, intervals=args.intervals,
         min_delta=args.min_delta, random_state=args.seed, progress=not args.quiet,
     )  # fmt: skip
 

@@ -16,6 +16,8 @@ import pandas as pd
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
+from ..reporting.findings import headline
+from ..reporting.page import format_p_value
 from ..reporting.report import STOPPED, intervals_text, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path
 
@@ -89,14 +91,17 @@ def _effects(table, shown):
     ]  # fmt: skip
 
 
-def _format_results(table, measure, shown=_PRINTED):
-    """The top ``shown`` rows of a ``find_subgroups`` table as aligned text."""
-    columns = ["description", "size_search", "ncr_search", f"{measure}_search",
-               f"{measure}_validation", "delta", "p_value_corrected", "significant"]  # fmt: skip
+def _text_table(table, columns, shown=_PRINTED):
+    """The top ``shown`` rows of ``table`` as aligned text, one format for every
+    command: ``columns`` maps each column to its header; numbers with three
+    decimals (counts with thousands separators, p-values as the reports write
+    them), flags as yes/no, the effect with its interval (``delta``) as one
+    cell."""
     top = table[[c for c in columns if c in table.columns]].head(shown)
-    if "delta" in top.columns:  # the effect with its interval, in one column
+    if "delta_ci_low" in table.columns and "delta" in top.columns:  # the effect with its interval, if any
         top = top.assign(delta=_effects(table, shown))
-    if "p_value_exact" in table.columns:  # a bound where the test stopped once the decision was settled
+    if {"p_value_exact", "p_value_corrected"} <= set(top.columns) | {"p_value_exact"} and "p_value_exact" in table:
+        # a bound where the test stopped once the decision was settled
         top = top.assign(p_value_corrected=[
             p_value_text(p, exact) for p, exact in table[["p_value_corrected", "p_value_exact"]].head(shown).to_numpy()
         ])  # fmt: skip
@@ -104,23 +109,24 @@ def _format_results(table, measure, shown=_PRINTED):
     width = max([len("description"), *map(len, top["description"])])
     p_width = max([len("p_value_corrected"), *(len(str(v)) for v in top.get("p_value_corrected", []))])
 
-    def number(spec):
-        return lambda value: "-" if pd.isna(value) else format(value, spec)
+    def cell(name):
+        kind = top[name].dtype
+        if name == "description":
+            return lambda text: text.ljust(width)
+        if name == "p_value_corrected" and not pd.api.types.is_numeric_dtype(kind):  # text: '≤ p (stopped)'?
+            return lambda text: text.ljust(p_width)
+        if name.startswith("p_value"):
+            return format_p_value
+        if pd.api.types.is_bool_dtype(kind):
+            return lambda flag: "yes" if flag else "no"
+        if pd.api.types.is_integer_dtype(kind):
+            return lambda value: "-" if pd.isna(value) else f"{value:,}"
+        if pd.api.types.is_float_dtype(kind):
+            return lambda value: "-" if pd.isna(value) else f"{value:.3f}"
+        return str
 
-    text = top.to_string(
-        formatters={
-            "description": lambda text: text.ljust(width),
-            "size_search": number(","),
-            "ncr_search": number(".3f"),
-            f"{measure}_search": number(".3f"),
-            f"{measure}_validation": number(".3f"),
-            "p_value_corrected": lambda value: (value if isinstance(value, str) else number(".2g")(value)).ljust(
-                p_width
-            ),
-            "significant": lambda flag: "yes" if flag else "no",
-            "delta": str,
-        },
-        justify="left",
+    text = top.rename(columns=columns).to_string(
+        formatters={columns[name]: cell(name) for name in top.columns}, justify="left"
     )
     return "\n".join(line.rstrip() for line in text.splitlines()) + _notes(table, shown)
 
@@ -134,6 +140,13 @@ def _notes(table, shown):
     if notes.nunique() == 1:
         return ""
     return "".join(f"\n  {rank}. {note}" for rank, note in enumerate(notes, 1) if note)
+
+
+def _format_results(table, measure, shown=_PRINTED):
+    """The top ``shown`` rows of a ``find_subgroups`` table as aligned text."""
+    names = ["description", "size_search", "ncr_search", f"{measure}_search",
+             f"{measure}_validation", "delta", "p_value_corrected", "significant"]  # fmt: skip
+    return _text_table(table, {name: name for name in names}, shown)
 
 
 def _comparison(mode):
@@ -171,17 +184,18 @@ def why_empty(table, search, measure, space):
 
 
 def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
-    """Print the top subgroups (or ``why_empty()``), the whole data's measure
-    and the runtime (``n_validation`` None: no holdout)."""
+    """Print the headline, the top subgroups (or ``why_empty()``), the whole
+    data's measure and the runtime (``n_validation`` None: no holdout)."""
     attrs = table.attrs
     whole = attrs["dataset_values"]
     tested = "tested on the same rows" if n_validation is None else f"tested on {n_validation:,} held-out rows"
     if len(table) == 0:
         print(f"No subgroup found in the {n_search:,} searched rows: {why_empty()}.")
     else:
+        print(headline(table).text() + "\n")
         print(
-            f"Top {min(_PRINTED, len(table))} of {len(table)} subgroups where the {measure} "
-            f"{_comparison(attrs['mode'])} (searched {n_search:,} rows, {tested}):\n"
+            f"Top {min(_PRINTED, len(table))} of {len(table)} distinct subgroups by quality, where "
+            f"the {measure} {_comparison(attrs['mode'])} (searched {n_search:,} rows, {tested}):\n"
         )
         print(_format_results(table, measure))
     splits = [f"{whole[f'{measure}_search']:.3f} (search)"]
@@ -189,10 +203,7 @@ def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
         splits.append(f"{whole[f'{measure}_validation']:.3f} (validation)")
     print(f"\nWhole data: {measure} {', '.join(splits)}.")
     if len(table):
-        print(
-            f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
-            f"({_decision_text(attrs)}, {_samples_text(attrs)})."
-        )
+        print(f"Test: {_decision_text(attrs)}, {_samples_text(attrs)}.")
     if len(table) and "p_value_exact" in table.columns and not table["p_value_exact"].fillna(True).all():
         print(f"p: {STOPPED}.")
     if len(table) and "delta" in table.columns:
@@ -363,23 +374,17 @@ def finish_comparison(table, args, sides, start, validation, current=None):
     old = f"{measure}_{'baseline' if sides[0] == 'baseline' else 'reference'}_validation"
     shown = {"description": "description", "delta_search": "delta (search)",
              old: f"{sides[0]} (validation)", f"{measure}{suffix}_validation": f"{sides[1]} (validation)",
-             "delta_validation": "delta (validation)", "p_value_corrected": "p (corrected)",
+             "delta": "delta (validation)", "p_value_corrected": "p (corrected)",
              "significant": "significant"}  # fmt: skip
-    top = table[list(shown)].head(_PRINTED).rename(columns=shown)
-    if "delta_ci_low" in table.columns:  # the effect with its simultaneous interval
-        top = top.assign(**{"delta (validation)": _effects(table, _PRINTED)})
-    top.index = range(1, len(top) + 1)
-    print(f"Top {len(top)} of {len(table)} subgroups where the {measure} of the {sides[1]} "
-          f"{'model' if sides[0] == 'baseline' else 'period'} changed most ({args.mode}) "
-          f"relative to the {sides[0]}:\n")  # fmt: skip
-    width = max([len("description"), *map(len, top["description"])])
-    print(top.to_string(float_format=lambda v: f"{v:.3g}", justify="left",
-                        formatters={"description": lambda text: text.ljust(width)}))  # fmt: skip
+    print(headline(table).text() + "\n")
+    if len(table):
+        print(f"Top {min(_PRINTED, len(table))} of {len(table)} distinct subgroups by quality, where "
+              f"the {measure} of the {sides[1]} {'model' if sides[0] == 'baseline' else 'period'} "
+              f"changed more ({args.mode}) than on the whole data, relative to the {sides[0]}:\n")  # fmt: skip
+        print(_text_table(table, shown))
     print("\nWhole data: " + ", ".join(f"{key} {value:.3f}" for key, value in whole.items()) + ".")
-    print(f"{int(table['significant'].sum())} of {len(table)} subgroups significant "
-          f"({_decision_text(table.attrs)}).")  # fmt: skip
     if len(table) and "delta_ci_low" in table.columns:
-        print(f"[{intervals_text(table.attrs, 1 - table.attrs['alpha'])}]")
+        print(f"Test: {_decision_text(table.attrs)}; [{intervals_text(table.attrs, 1 - table.attrs['alpha'])}]")
     if error is not None:
         _write_failed(error)
         return FAILED

@@ -198,7 +198,7 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
         found.update({pattern: quality for quality, pattern in pilot["results"]})
         records.append(_record(-1, 0, 0.0, problem.min_quality, pilot))
         if bar is not None:
-            bar.update(pilot["counted"])
+            bar.update(pilot["evaluated"])
     shared = share(client, problem)
     pending = list(enumerate(parts))[::-1]
     running = {}
@@ -228,7 +228,7 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
                 found[pattern] = quality
             records.append(_record(index, n_prefixes, cost, floor, outcome))
             if bar is not None:
-                bar.update(outcome["counted"])
+                bar.update(outcome["evaluated"])
             if pending:
                 submit()
     finally:

@@ -173,7 +173,9 @@ class FastSearch:
         space = problem.space
         bar = None
         if self.progress:
-            bar = progress_bar(iter(()), enabled=True, desc="searching (candidates)")
+            bar = progress_bar(
+                iter(()), enabled=True, desc=f"searching the top {task.result_set_size:,} (candidates evaluated)"
+            )
         try:
             if self.client is None:
                 run = problem.run()

@@ -323,7 +323,7 @@ class SearchRun:
             self.evaluated += evaluated
             if self.bar is not None:
                 self.bar.set_postfix_str(search_status(len(self.results), self.k, self.threshold()), refresh=False)
-                self.bar.update(counted)
+                self.bar.update(evaluated)
 
     def expand_nodes(self, nodes):
         """:meth:`expand` of nodes two levels above the maximum depth

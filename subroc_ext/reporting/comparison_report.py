@@ -23,6 +23,7 @@ from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from ..workflow.diversity import cover_matrix, select_diverse
 from .comparison_plots import plot_comparison_roc_curves
+from .findings import findings_section
 from .page import (
     Column,
     Section,
@@ -280,15 +281,16 @@ def write_comparison_report(table, data, out_dir, *, current=None, title=None, r
     n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
     created = datetime.datetime.now().isoformat(timespec="seconds")
     summary = (
-        f"<p>{len(table):,} subgroups where the {names[1]} {what} "
-        f"{_DIRECTION.get(attrs.get('mode', 'worse'), 'differs from')} the {names[0]} "
-        f"more than on the whole data, {n_significant:,} of them significant. On the whole "
-        f"validation split, {html.escape(measure)} is {format_number(values[0])} ({names[0]}) and "
+        f'<p class="note">{len(table):,} distinct subgroups ranked by how much more the {names[1]} '
+        f"{what} {_DIRECTION.get(attrs.get('mode', 'worse'), 'differs from')} the {names[0]} than "
+        f"on the whole data, {n_significant:,} of them significant. On the whole validation split, "
+        f"{html.escape(measure)} is {format_number(values[0])} ({names[0]}) and "
         f"{format_number(values[1])} ({names[1]}). Created {created}"
         f"{f' in {runtime:.1f} s' if runtime is not None else ''}; the full table is in "
         f"<code>{files.csv.name}</code>.</p>"
     )
     sections = [
+        findings_section(table, n_rows=n_rows),
         Section(f"Δ of each subgroup ({names[1]} vs {names[0]})", forest, "forest"),
         Section("Subgroups", subgroups_table(shown, comparison_columns(shown, n_rows)) + note, "subgroups"),
         Section(f"ROC curves of the {names[0]} and the {names[1]} {what}",

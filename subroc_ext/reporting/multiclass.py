@@ -1,7 +1,8 @@
 """The HTML report of a :func:`~subroc_ext.find_multiclass_subgroups` table.
 
 The binary report's page (:mod:`subroc_ext.reporting.page`) with multi-class
-sections: the forest plot of each subgroup's AUC_mu against the whole data's,
+sections: the headline, the forest plot of each subgroup's AUC_mu effect (Δ, its
+difference from the whole data) with its interval,
 the subgroups table (class counts behind the column chooser), and the class
 pairs: AUC_mu is the mean of one binary AUC per pair of classes (Kleiman &
 Page 2019), so a subgroup's low AUC_mu shows which pairs the model confuses
@@ -21,8 +22,9 @@ from ..scoring.auc_mu import PairProjections, check_multiclass_arrays, check_par
 from ..scoring.measures import ROCAUC
 from ..utils.validation import check_columns
 from .conditions import readable_description
+from .findings import findings_section
 from .page import Section, heatmap_table, render_page, subgroups_table
-from .report import effect_note, forest_section, result_columns, settings_html, verdict_notes
+from .report import EFFECT_COLUMNS, effect_note, forest_section, result_columns, settings_html, verdict_notes
 
 __all__ = ["MulticlassReportFiles", "class_pair_aucs", "class_pair_section", "write_multiclass_report"]
 
@@ -165,17 +167,21 @@ def write_multiclass_report(
     table.drop(columns="subgroup", errors="ignore").to_csv(files.csv, index=False)
     shown = table.assign(rank=np.arange(1, len(table) + 1))
     n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
+    effects = set(EFFECT_COLUMNS) <= set(table.columns)  # AUC_mu's effect with its interval
     created = datetime.datetime.now().isoformat(timespec="seconds")
     summary = (
-        f"<p>{len(table):,} subgroups, {n_significant:,} of them significant, by AUC_mu over "
+        f'<p class="note">{len(table):,} distinct subgroups, {n_significant:,} of them significant, by AUC_mu over '
+
         f"{len(score_columns)} classes ({html.escape(', '.join(map(str, score_columns)))}). "
         f"Created {created}{f' in {runtime:.1f} s' if runtime is not None else ''}; the full "
         f"table is in <code>{files.csv.name}</code>.</p>"
     )
     split = "validation" if table.attrs.get("holdout", True) else "search"  # no holdout: all rows
     sections = [
-        Section("AUC_mu of each subgroup", forest_section(shown, n_rows=len(data), value=f"auc_mu_{split}"),
-                "forest"),
+        findings_section(table, n_rows=len(data)),
+        Section("Δ AUC_mu of each subgroup" if effects else "AUC_mu of each subgroup", forest_section(
+            shown, n_rows=len(data), **(dict(value="delta", interval=EFFECT_COLUMNS[1:], reference=0.0)
+                                        if effects else dict(value=f"auc_mu_{split}"))), "forest"),
         Section("Subgroups", subgroups_table(shown, result_columns(shown, "auc_mu", n_rows=len(data), split=split))
                 + effect_note(table, split) + verdict_notes(table), "subgroups"),
         Section("Class pairs", class_pair_section(

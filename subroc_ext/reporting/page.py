@@ -76,6 +76,8 @@ img { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
 details.columns { font-size: 0.9em; }
 details.columns label { display: inline-block; margin-right: 1em; white-space: nowrap; }
 table.heatmap td { text-align: center; min-width: 4.5em; }
+.headline { font-size: 1.1em; font-weight: 600; max-width: 60em; }
+ol.findings li { margin: 0.3em 0; max-width: 60em; }
 table.heatmap td.text { text-align: left; }
 """ + CELL_STYLE
 

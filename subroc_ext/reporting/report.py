@@ -23,6 +23,7 @@ from ..metrics.diagnostics import youden_threshold
 from ..metrics.operating_point import RATE_COLUMNS, threshold_rates
 from ..utils.validation import finite_scores, positive_mask
 from .conditions import readable_description
+from .findings import findings_section, measure_title
 from .page import (
     Column,
     Section,
@@ -48,6 +49,8 @@ __all__ = [
 FOREST_ROWS = 20
 #: The effect-size columns of :mod:`subroc_ext.inference.effects` (absent from older and multi-class tables).
 EFFECT_COLUMNS = ("delta", "delta_ci_low", "delta_ci_high")
+#: Near copies named under a subgroup's conditions (all are in the CSV).
+NEAR_COPIES_SHOWN = 3
 #: Curves of subgroups overlapping a better-shown one by more than this are skipped.
 CURVE_MAX_OVERLAP = 0.8
 
@@ -135,6 +138,14 @@ def _description_cell(record):
     if alternatives:
         text += '<div class="also">same rows: ' + "; ".join(
             html.escape(readable_description(a)) for a in alternatives.split("; ")) + "</div>"
+    copies = [item.rsplit(" (Jaccard ", 1) for item in (record.get("near_copies") or "").split("; ") if item]
+    if copies:
+        shown = "; ".join(
+            f"{html.escape(readable_description(description))} ({html.escape(jaccard.rstrip(')'))})"
+            for description, jaccard in copies[:NEAR_COPIES_SHOWN]
+        )
+        more = f"; … {len(copies):,} in all" if len(copies) > NEAR_COPIES_SHOWN else ""
+        text += f'<div class="also">near copies (Jaccard index): {shown}{more}</div>'
     return text, None
 
 
@@ -412,6 +423,12 @@ def _how_to_read(attrs, measure, effects=False):
         " The interval of the ROC AUC is DeLong's 95% confidence interval."
         if measure == "roc_auc" else ""
     )  # fmt: skip
+    near_copies = (
+        ", and a subgroup whose rows overlap a better one's by a Jaccard index above "
+        f"{html.escape(format_number(attrs['max_overlap']))} is listed under it as a \"near copy\" "
+        "instead of taking a row of its own"
+        if attrs.get("max_overlap") is not None else ""
+    )
     difference = (
         f"<em>Δ [interval]</em> is the difference from the whole split, positive = "
         f"{html.escape(_effect_meaning(attrs))}, with an interval that holds for all rows at once"
@@ -427,10 +444,10 @@ ratio of the smaller to the larger class: the weights favour large and balanced
 subgroups, whose performance is both reliable and consequential.{generalization}</p>
 <p>The table shows each subgroup on the {"held-out <em>validation</em> split" if attrs.get("holdout", True)
 else "<em>search</em> split (all rows: there is no holdout)"}: its size (and
-share of the rows), its <code>{html.escape(measure)}</code>{interval} {difference}. More columns (the search split, the quality,
+share of the rows), its <code>{html.escape(measure)}</code>, {difference}.{interval} More columns (the search split, the quality,
 <code>overlap</code> with better-ranked subgroups, other measures, error rates at the
 threshold) are under "Columns". Descriptions of exactly the same rows are one row (the others
-listed under it as "same rows").</p>
+listed under it as "same rows"){near_copies}.</p>
 {_test_text(attrs, floor, method_name, guarantee, alpha)}"""
 
 
@@ -589,12 +606,13 @@ def write_report(
     )
     kind = "Precision-recall" if measure == "pr_auc" else "ROC"
     summary = (
-        f"<p>{len(table):,} subgroups, {n_significant:,} of them significant. Created {created}"
-        f"{f' in {runtime:.1f} s' if runtime is not None else ''}; the full table is in "
-        f"<code>{files.csv.name}</code>.</p>"
+        f'<p class="note">{len(table):,} distinct subgroups, {n_significant:,} of them significant. '
+        f"Created {created}{f' in {runtime:.1f} s' if runtime is not None else ''}; the full table "
+        f"is in <code>{files.csv.name}</code>.</p>"
     )
     sections = [
-        Section(f"{measure if value in (None, measure_column) else value} of each subgroup", forest_section(
+        findings_section(table, n_rows=len(data)),
+        Section(f"{measure_title(measure) if value in (None, measure_column) else value} of each subgroup", forest_section(
             shown, n_rows=len(data), value=value, interval=interval,
             reference=0.0 if value == "delta" else None), "forest"),
         Section("Subgroups", subgroups_table(shown, columns) + effect_note(table, shown_split)

@@ -14,6 +14,7 @@ from numba.extending import intrinsic
 
 __all__ = [
     "pack", "unpack", "popcount", "lowest_bit", "highest_bit", "count_below", "prefix_counts", "permute",
+    "sizes", "intersection_sizes",
 ]
 
 
@@ -182,3 +183,56 @@ def permute(words, position, out):
             row = position[w * 64 + lowest_bit(word)]
             out[row >> 6] |= np.uint64(1) << np.uint64(row & 63)
             word &= word - np.uint64(1)
+
+
+@njit(cache=True, nogil=True)
+def sizes(words):
+    """Set bits of each bitset: ``out[i] = |words[i]|``.
+
+    Parameters
+    ----------
+    words : numpy.ndarray of uint64, shape (k, w)
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (k,)
+
+    Examples
+    --------
+    >>> sizes(pack([[True, False, True], [False, False, False]])).tolist()
+    [2, 0]
+    """
+    out = np.zeros(words.shape[0], dtype=np.int64)
+    for i in range(words.shape[0]):
+        for w in range(words.shape[1]):
+            out[i] += np.int64(popcount(words[i, w]))
+    return out
+
+
+@njit(cache=True, nogil=True)
+def intersection_sizes(first, second):
+    """Rows in both of every pair of bitsets: ``out[i, j] = |first[i] & second[j]|``.
+
+    Parameters
+    ----------
+    first : numpy.ndarray of uint64, shape (k, w)
+    second : numpy.ndarray of uint64, shape (m, w)
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (k, m)
+
+    Examples
+    --------
+    >>> covers = pack([[True, True, False], [False, True, True]])
+    >>> intersection_sizes(covers, covers).tolist()
+    [[2, 1], [1, 2]]
+    """
+    out = np.zeros((first.shape[0], second.shape[0]), dtype=np.int64)
+    for i in range(first.shape[0]):
+        for j in range(second.shape[0]):
+            count = np.int64(0)
+            for w in range(first.shape[1]):
+                count += np.int64(popcount(first[i, w] & second[j, w]))
+            out[i, j] = count
+    return out

@@ -180,8 +180,14 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         intervals=intervals if held_out is not None else "none",
         interval_level=tested.attrs.get("interval_level", np.nan),
     )  # fmt: skip
-    if not isinstance(target, DriftTarget):
+    if isinstance(target, DriftTarget):  # the rows of the current period
+
+        def rows(frame):
+            return int((frame[target.period_column] == target.current).sum())
+    else:
         table.attrs["baseline"] = target.baseline_column
+        rows = len
+    table.attrs["n_rows"] = {split: rows(frame) for split, frame, _ in splits}
     return table
 
 
@@ -211,7 +217,7 @@ def find_regressions(
     data, *, label, score, baseline, measure="roc_auc", positive_label=None, mode="worse",
     validation=0.5, size_weight=1.0, balance_weight=1.0, generalization_aware=True, depth=2,
     min_support=20, nbins=5, ignore=(), result_set_size=100, collapse_identical=True,
-    max_overlap=None, n_samples="adaptive", method="fdr_by", alpha=0.05, intervals="fcr",
+    max_overlap=0.8, n_samples="adaptive", method="fdr_by", alpha=0.05, intervals="fcr",
     min_delta=0.0, random_state=0, algorithm=None, progress=True, client=None, n_jobs=None,
 ):  # fmt: skip
     """Find subgroups where a new model falls behind a baseline on the same rows, and test them.
@@ -297,7 +303,7 @@ def find_drift(
     reference, current, *, label, score, measure="roc_auc", positive_label=None, mode="worse",
     validation=0.5, size_weight=1.0, balance_weight=1.0, generalization_aware=True, depth=2,
     min_support=20, nbins=5, ignore=(), result_set_size=100, collapse_identical=True,
-    max_overlap=None, n_samples="adaptive", method="fdr_by", alpha=0.05, intervals="fcr",
+    max_overlap=0.8, n_samples="adaptive", method="fdr_by", alpha=0.05, intervals="fcr",
     min_delta=0.0, random_state=0, algorithm=None, progress=True, client=None, n_jobs=None,
 ):  # fmt: skip
     """Find subgroups where a model's ranking degraded from a reference to a current period.

@@ -71,7 +71,7 @@ def find_multiclass_subgroups(
     min_quality=0.0,
     result_set_size=100,
     collapse_identical=True,
-    max_overlap=None,
+    max_overlap=0.8,
     n_samples="adaptive",
     max_samples=1_000_000,
     method="fdr_by",
@@ -212,6 +212,7 @@ def find_multiclass_subgroups(
             "auc_mu_search": describer.dataset_value,
             **({} if held_out is None else {"auc_mu_validation": statistic_qf.dataset_value}),
         },
+        n_rows={"search": len(search), "validation": len(held_out)},
     )  # fmt: skip
     if tested is None:
         raise InterruptedTest(table)

@@ -147,7 +147,7 @@ def find_subgroups(
     min_quality=0.0,
     result_set_size=100,
     collapse_identical=True,
-    max_overlap=None,
+    max_overlap=0.8,
     n_samples="adaptive",
     max_samples=1_000_000,
     method="fdr_by",
@@ -217,14 +217,21 @@ def find_subgroups(
         with weights, of non-zero weight. ``-numpy.inf`` keeps every pattern
         of the top ``result_set_size``, as the paper's protocol does.
     result_set_size : int, default=100
-        Number of patterns to search; at most this many are tested.
+        Number of patterns to report and test (at most).
     collapse_identical : bool, default=True
         Report patterns with the same cover on the search split as one row:
         the best-ranked, its other descriptions in ``alternatives``.
-    max_overlap : float, optional
-        Keep a diverse set: drop each pattern whose cover on the search split
-        has a Jaccard index above ``max_overlap`` (in [0, 1]) with a
-        better-ranked kept one, before the test (fewer tests, more power).
+    max_overlap : float or None, default=0.8
+        Report a diverse set of ``result_set_size`` distinct findings: walking
+        down the ranking, a pattern is kept only if the Jaccard index of its
+        search-split cover with every kept one is at most ``max_overlap`` (in
+        [0, 1]); the others are listed as ``near_copies`` of the kept pattern
+        they overlap most. The search is repeated for twice as many patterns
+        until ``result_set_size`` are kept (or the space holds no more), so
+        the result is exactly the greedy rule on the complete ranking
+        (:func:`~subroc_ext.workflow.diversity.search_distinct`). ``None``:
+        the exact top ``result_set_size`` (identical covers still merged),
+        as before 0.3 and in the paper's protocol.
     n_samples : 'adaptive' or int, default='adaptive'
         Random subsets per null distribution: drawn until each pattern's
         corrected decision is known (at most ``max_samples``), or this many
@@ -274,7 +281,8 @@ def find_subgroups(
         Sorted by ``quality`` (descending), one row per pattern: ``subgroup``
         (the pysubgroup description), ``description`` (readable),
         ``alternatives`` (other descriptions of the same rows, ``'; '``-joined,
-        empty if none), ``quality``, ``overlap`` (largest Jaccard index of
+        empty if none), ``near_copies`` (patterns dropped as near copies of
+        this one, each with its Jaccard index, ``'; '``-joined), ``quality``, ``overlap`` (largest Jaccard index of
         the search cover with that of a better-ranked row; NaN for the first)
         and ``overlaps_with`` (that row's rank, 1 = first row), size, class
         counts, ``ncr`` and all built-in measures on the search split (suffix
@@ -294,12 +302,15 @@ def find_subgroups(
         ``verdict_note`` (why the test and the interval seem to disagree,
         or empty). Without a holdout there are no ``_validation`` columns
         and the split ``_search`` is all rows. ``table.attrs``
-        holds the dataset values of the measures, the settings,
+        holds the dataset values of the measures, ``n_rows`` (rows of the
+        search and validation splits), the settings,
         ``search_space`` (``conditions``: how many; ``left_out``: the
         columns without conditions and why) and ``counts``:
-        ``candidates`` (patterns the search evaluated), ``found`` (of the
-        top ``result_set_size``, those of quality above ``min_quality``),
-        ``rows`` (after merging identical covers and the overlap filter:
+        ``candidates`` (patterns the searches evaluated), ``searched`` (the
+        number of top patterns each search asked for: several when the
+        diverse set needed a longer ranking), ``found`` (of the last
+        search's top patterns, those of quality above ``min_quality``),
+        ``rows`` (after merging identical covers and dropping near copies:
         the table's rows) and ``significant``; ``holdout`` (False without
         one), ``intervals``, ``interval_level`` (the confidence of the
         intervals shown) and ``min_delta``.
@@ -398,10 +409,12 @@ def find_subgroups(
         interval_level=np.nan if tested is None else tested.attrs.get("interval_level", np.nan),
         null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
         dataset_values=dataset_values,
+        n_rows={"search": len(search), **({} if held_out is None else {"validation": len(held_out)})},
         min_quality=min_quality, thresholds=thresholds, nbins=nbins,
         search_space={"conditions": len(checked.space), "left_out": dict(checked.space.left_out)},
         counts={
-            "candidates": found.candidates, "found": len(found.subgroups), "rows": len(table),
+            "candidates": found.candidates, "searched": found.result_set_sizes,
+            "found": len(found.subgroups), "rows": len(table),
             "significant": int(table["significant"].sum()),
         },
     )  # fmt: skip
@@ -429,12 +442,12 @@ def search_keep_test(
     alpha, random_state, progress, client, n_jobs=1, algorithm=None, nbins=5, ignore=(),
     intervals="fcr", min_delta=0.0,
 ):  # fmt: skip
-    """Search, drop redundant patterns, test the rest: the core of
+    """Search a diverse top-k, test it: the core of
     :func:`find_subgroups`, :func:`~subroc_ext.find_multiclass_subgroups`,
     :func:`~subroc_ext.find_regressions` and :func:`~subroc_ext.find_drift`.
 
     The keywords are those of :func:`~subroc_ext.workflow.steps.search`,
-    :func:`~subroc_ext.workflow.diversity.keep_patterns` and :func:`~subroc_ext.workflow.steps.test`;
+    :func:`~subroc_ext.workflow.diversity.search_distinct` and :func:`~subroc_ext.workflow.steps.test`;
     ``held_out=None`` tests without a holdout
     (:func:`~subroc_ext.workflow.steps.test_without_holdout`, ``max_samples``
     or an integer ``n_samples`` capping the permutations).
@@ -446,15 +459,16 @@ def search_keep_test(
         if Ctrl-C stopped the test (the caller keeps the patterns, untested,
         and raises :class:`~subroc_ext.InterruptedTest`).
     """
-    found = steps.search(
-        search, quality_function, target, selectors=selectors, nbins=nbins, ignore=ignore,
-        depth=depth, min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
-        algorithm=algorithm, progress=progress, client=client, n_jobs=n_jobs,
-    )  # fmt: skip
-    kept = _diversity.keep_patterns(
-        found.subgroups, found.qualities, search, collapse=collapse_identical,
-        max_overlap=max_overlap,
-    )  # fmt: skip
+    def search_top(size):
+        return steps.search(
+            search, quality_function, target, selectors=selectors, nbins=nbins, ignore=ignore,
+            depth=depth, min_support=min_support, result_set_size=size, min_quality=min_quality,
+            algorithm=algorithm, progress=progress, client=client, n_jobs=n_jobs,
+        )  # fmt: skip
+
+    found, kept = _diversity.search_distinct(
+        search_top, result_set_size, search, collapse=collapse_identical, max_overlap=max_overlap
+    )
     try:
         if held_out is None:
             tested = steps.test_without_holdout(

@@ -77,6 +77,10 @@ class SearchResult:
     finished : bool
         False if the search was stopped after ``timeout`` seconds; then
         ``subgroups`` is empty and ``candidates`` counts up to the stop.
+    result_set_sizes : list of int
+        The number of patterns asked for (several, summed over in
+        ``candidates`` and the times, after
+        :func:`~subroc_ext.workflow.diversity.search_distinct` searched again).
     selectors : list
         The search space searched.
     depth, min_support : int
@@ -89,6 +93,7 @@ class SearchResult:
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     finished: bool = True
+    result_set_sizes: list = field(default_factory=list)
     selectors: list = field(default_factory=list)
     depth: int = 0
     min_support: int = 0
@@ -214,7 +219,8 @@ def search(
         result_set_size=result_set_size, depth=depth, min_quality=min_quality,
         constraints=[ps.MinSupportConstraint(min_support)],
     )  # fmt: skip
-    found = SearchResult(selectors=selectors, depth=depth, min_support=min_support)
+    found = SearchResult(result_set_sizes=[result_set_size], selectors=selectors, depth=depth,
+                         min_support=min_support)
     start, cpu = time.perf_counter(), time.process_time()
     try:
         with _time_limit(timeout):

@@ -1,0 +1,277 @@
+"""The headline of a result: where the model fails, how badly and how sure.
+
+A result table is ranked by the search's weighted quality, which answers
+"which patterns are worth testing", not "where is the model worst". The
+headline answers the reader's question first, as statsmodels' ``summary()``
+puts the estimate before the settings: one line with the verdict, then the
+few distinct significant findings ordered by their effect, one sentence each
+that a reader can repeat to a colleague::
+
+    marital_status = Married-civ-spouse (46 % of rows): ROC AUC 0.847 vs 0.922
+    overall, 0.075 lower [0.057, 0.096]
+
+and an honest line when nothing is significant, or when a comparison shows
+no overall degradation. The console (``subroc-ext``) and every HTML report
+print the same :class:`Headline`.
+"""
+
+import html
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .conditions import readable_description
+from .page import Section, conditions_html
+
+__all__ = ["HEADLINE_ROWS", "Finding", "Headline", "findings_section", "headline", "headline_html", "measure_title"]
+
+#: Findings named in the headline; the rest are in the table.
+HEADLINE_ROWS = 5
+
+#: How the built-in measures are written in sentences.
+_TITLES = {
+    "roc_auc": "ROC AUC", "pr_auc": "PR AUC", "arl": "average ranking loss",
+    "attribution_mean": "attribution mean", "auc_mu": "AUC_mu",
+}  # fmt: skip
+
+
+def measure_title(measure):
+    """A measure's name as written in a sentence (``'roc_auc'`` -> ``'ROC AUC'``)."""
+    return _TITLES.get(measure, str(measure))
+
+
+@dataclass
+class Finding:
+    """One sentence of a headline: the subgroup, then what was found in it.
+
+    Attributes
+    ----------
+    subgroup : pysubgroup description or str
+    description : str
+        The subgroup in the table's notation (``age >= 38 AND sex=='Male'``).
+    text : str
+        The rest of the sentence: ``" (46 % of rows): ROC AUC 0.847 vs ..."``.
+    """
+
+    subgroup: object
+    description: str
+    text: str
+
+    def sentence(self, readable=False):
+        """The whole sentence; ``readable``: the conditions as reports write them
+        (``age ≥ 38 & sex = Male``)."""
+        return (readable_description(self.subgroup) if readable else self.description) + self.text
+
+
+@dataclass
+class Headline:
+    """What a result says, in words.
+
+    Attributes
+    ----------
+    summary : str
+        The verdict in one or two sentences (how many significant findings,
+        or that there are none; for a comparison, the change on the whole
+        data first).
+    findings : list of Finding
+        One per distinct significant finding, the largest effect first (at
+        most :data:`HEADLINE_ROWS`).
+    more : str
+        What the findings leave out (``''`` if nothing).
+    """
+
+    summary: str
+    findings: list = field(default_factory=list)
+    more: str = ""
+
+    def text(self):
+        """The headline as plain text lines (the console's first lines)."""
+        lines = [self.summary]
+        lines += [f"  {number}. {finding.sentence()}" for number, finding in enumerate(self.findings, 1)]
+        if self.more:
+            lines.append(f"  {self.more}")
+        return "\n".join(lines)
+
+
+def _kind(table):
+    """'paired' (two models), 'drift' (two periods) or 'single' (one model)."""
+    if "baseline" in table.attrs:
+        return "paired"
+    if f"{table.attrs.get('measure')}_reference_{_split(table.attrs)}" in table.columns:
+        return "drift"
+    return "single"
+
+
+def _share(size, total):
+    return "" if not total or pd.isna(size) else f" ({size / total:.0%} of rows)"
+
+
+def _subgroups(count):
+    return f"{count:,} subgroup{'' if count == 1 else 's'}"
+
+
+def _interval(record):
+    low, high = record.get("delta_ci_low", np.nan), record.get("delta_ci_high", np.nan)
+    return "" if pd.isna(low) or pd.isna(high) else f" [{low:.3f}, {high:.3f}]"
+
+
+def _split(attrs):
+    """The split the effects are measured on: the validation split, or (no holdout) all rows."""
+    return "validation" if attrs.get("holdout", True) else "search"
+
+
+def _single_text(record, attrs, total):
+    measure, split = attrs["measure"], _split(attrs)
+    value = record[f"{measure}_{split}"]
+    overall = attrs["dataset_values"][f"{measure}_{split}"]
+    direction = "lower" if value < overall else "higher"
+    return (
+        f"{_share(record[f'size_{split}'], total)}: {measure_title(measure)} {value:.3f} vs "
+        f"{overall:.3f} overall, {abs(value - overall):.3f} {direction}{_interval(record)}"
+    )
+
+
+def _paired_text(record, attrs, total):
+    measure, split = attrs["measure"], _split(attrs)
+    new, old = record[f"{measure}_{split}"], record[f"{measure}_baseline_{split}"]
+    return (
+        f"{_share(record[f'size_{split}'], total)}: {measure_title(measure)} {new:.3f} (new) "
+        f"vs {old:.3f} (baseline), a change {record['delta']:.3f} {_direction(attrs)} than on "
+        f"the whole data{_interval(record)}"
+    )
+
+
+def _drift_text(record, attrs, total):
+    measure, split = attrs["measure"], _split(attrs)
+    old, new = record[f"{measure}_reference_{split}"], record[f"{measure}_current_{split}"]
+    return (
+        f"{_share(record[f'size_current_{split}'], total)}: {measure_title(measure)} {old:.3f} "
+        f"(reference) -> {new:.3f} (current), a change {record['delta']:.3f} "
+        f"{_direction(attrs)} than on the whole data{_interval(record)}"
+    )
+
+
+def _direction(attrs):
+    return {"worse": "worse", "better": "better"}.get(attrs.get("mode", "worse"), "larger")
+
+
+_TEXTS = {"single": _single_text, "paired": _paired_text, "drift": _drift_text}
+
+
+def _overall_change(table, kind):
+    """For a comparison: the change on the whole validation data in words
+    (whether the new model, or the current period, is worse at all)."""
+    attrs = table.attrs
+    measure, values = attrs["measure"], attrs["dataset_values"]
+    old_name, new_name = ("baseline", "new") if kind == "paired" else ("reference", "current")
+    split = _split(attrs)
+    old, new = values[f"{measure}_{old_name}_{split}"], values[f"{measure}_{new_name}_{split}"]
+    subject = "the new model" if kind == "paired" else "the current period"
+    # a loss (ARL) is worse when higher, every other built-in measure when lower
+    worse = new > old if measure == "arl" else new < old
+    verb = {True: "worse", False: "not worse"}[bool(worse)]
+    text = (
+        f"On the whole {'validation ' if split == 'validation' else ''}data {subject} is {verb}: {measure_title(measure)} "
+        f"{new:.3f} vs {old:.3f} ({'the baseline' if kind == 'paired' else 'the reference period'})."
+    )
+    return text
+
+
+def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
+    """The headline of a ``find_subgroups`` (multi-class, ``find_regressions``,
+    ``find_drift``) table.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A result table with its ``attrs`` (``measure``, ``mode``,
+        ``dataset_values``, ``method``, ``alpha``).
+    top : int, default=HEADLINE_ROWS
+        Findings named at most.
+    n_rows : int, optional
+        Rows of the validation split (of the current period for a drift), to
+        give each finding's share; default ``table.attrs["n_rows"]``.
+
+    Returns
+    -------
+    Headline
+
+    Examples
+    --------
+    >>> import subroc_ext, numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> data = pd.DataFrame({"region": rng.choice(["east", "west", "north"], 900),
+    ...                      "label": rng.integers(0, 2, 900)})
+    >>> data["score"] = np.where(data["region"] == "east", rng.random(900),
+    ...                          0.5 * data["label"] + 0.5 * rng.random(900))
+    >>> table = subroc_ext.find_subgroups(data, label="label", score="score", depth=1,
+    ...                                   progress=False)
+    >>> print(headline(table).text())
+    Where the ROC AUC is worse than on the whole data: 1 of 1 subgroup significant (fdr_by, alpha 0.05), largest effect first:
+      1. region=='east' (30% of rows): ROC AUC 0.558 vs 0.881 overall, 0.323 lower [0.204, 0.444]
+    """
+    attrs = table.attrs
+    kind = _kind(table)
+    measure = measure_title(attrs.get("measure"))
+    mode = attrs.get("mode", "worse")
+    comparison = {"worse": "worse than", "better": "better than"}.get(mode, "different from")
+    prefix = "" if kind == "single" else _overall_change(table, kind) + " "
+    if len(table) == 0:
+        return Headline(f"{prefix}No subgroup found.".strip())
+    if "significant" not in table.columns or table["significant"].isna().all():
+        return Headline(f"{prefix}{_subgroups(len(table))} found, not tested.".strip())
+    n_rows = attrs.get("n_rows", {}).get(_split(attrs)) if n_rows is None else n_rows
+    if "delta" not in table.columns:  # a table of before 0.3: the test statistic is the effect
+        table = table.assign(delta=table["statistic"])
+    significant = table[table["significant"].astype(bool)]
+    test = f"{attrs.get('method', 'fdr_by')}, alpha {attrs.get('alpha', 0.05):g}"
+    subject = "the change" if kind != "single" else f"the {measure}"
+    if len(significant) == 0:
+        best = table.sort_values("delta", ascending=False, kind="stable").iloc[0]
+        return Headline(
+            f"{prefix}No subgroup where {subject} is significantly {comparison} the whole data: "
+            f"0 of {_subgroups(len(table))} significant ({test}). The largest observed effect, "
+            f"{best['description']} (delta {best['delta']:.3f}), may be chance."
+        )
+    ordered = significant.sort_values("delta", ascending=False, kind="stable")
+    text = _TEXTS[kind]
+    findings = [
+        Finding(record["subgroup"], record["description"], text(record, attrs, n_rows))
+        for _, record in ordered.head(top).iterrows()
+    ]
+    more = ""
+    if len(ordered) > top:
+        more = f"... and {len(ordered) - top:,} more significant in the table."
+    summary = (
+        f"{prefix}Where {subject} is {comparison} on the whole data: {len(significant):,} of "
+        f"{_subgroups(len(table))} significant ({test}), largest effect first:"
+    )
+    return Headline(summary, findings, more)
+
+
+def headline_html(table, **keywords):
+    """The headline as the HTML body of a report's first section (``id="findings"``).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+    **keywords
+        Passed to :func:`headline`.
+
+    Returns
+    -------
+    str
+    """
+    said = headline(table, **keywords)
+    items = "".join(
+        f"<li>{conditions_html(finding.subgroup)}{html.escape(finding.text)}</li>" for finding in said.findings
+    )
+    findings = f"<ol class=\"findings\">{items}</ol>" if items else ""
+    more = f'<p class="note">{html.escape(said.more)}</p>' if said.more else ""
+    return f'<p class="headline">{html.escape(said.summary)}</p>{findings}{more}'
+
+
+def findings_section(table, **keywords):
+    """The first section of every report: :func:`headline_html` under "Findings" (``id="findings"``)."""
+    return Section("Findings", headline_html(table, **keywords), "findings")

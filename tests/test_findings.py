@@ -1,0 +1,145 @@
+"""Tests of :mod:`subroc_ext.reporting.findings`: the headline of every result."""
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+import pytest
+
+from subroc_ext.reporting.findings import findings_section, headline, headline_html
+
+
+def _subgroup(value):
+    return ps.Conjunction([ps.EqualitySelector("region", value)])
+
+
+def single_table(significant, deltas=(0.02, 0.09, 0.05), mode="worse"):
+    """Three subgroups ranked by quality; the second has the largest effect."""
+    values = [0.90 - delta for delta in deltas]
+    table = pd.DataFrame({
+        "subgroup": [_subgroup(v) for v in ("east", "west", "north")],
+        "description": ["region=='east'", "region=='west'", "region=='north'"],
+        "size_validation": [500, 250, 100],
+        "roc_auc_validation": values,
+        "significant": significant,
+        "delta": list(deltas),
+        "delta_ci_low": [d - 0.01 for d in deltas],
+        "delta_ci_high": [d + 0.01 for d in deltas],
+    })  # fmt: skip
+    table.attrs.update(measure="roc_auc", mode=mode, method="fdr_by", alpha=0.05,
+                       dataset_values={"roc_auc_validation": 0.9}, n_rows={"validation": 1000})  # fmt: skip
+    return table
+
+
+def test_significant_findings_by_effect_with_share_value_and_interval():
+    said = headline(single_table([True, True, False]))
+    assert said.summary == (
+        "Where the ROC AUC is worse than on the whole data: 2 of 3 subgroups significant "
+        "(fdr_by, alpha 0.05), largest effect first:"
+    )
+    assert [finding.sentence() for finding in said.findings] == [
+        "region=='west' (25% of rows): ROC AUC 0.810 vs 0.900 overall, 0.090 lower [0.080, 0.100]",
+        "region=='east' (50% of rows): ROC AUC 0.880 vs 0.900 overall, 0.020 lower [0.010, 0.030]",
+    ]
+    assert said.findings[0].sentence(readable=True).startswith("region = west (25% of rows)")
+    assert said.more == ""
+
+
+def test_only_the_top_findings_are_named_and_the_rest_counted():
+    said = headline(single_table([True, True, True]), top=1)
+    assert len(said.findings) == 1 and said.findings[0].description == "region=='west'"
+    assert said.more == "... and 2 more significant in the table."
+
+
+def test_nothing_significant_says_so_and_names_the_largest_effect():
+    said = headline(single_table([False, False, False]))
+    assert said.findings == []
+    assert said.summary == (
+        "No subgroup where the ROC AUC is significantly worse than the whole data: 0 of 3 "
+        "subgroups significant (fdr_by, alpha 0.05). The largest observed effect, "
+        "region=='west' (delta 0.090), may be chance."
+    )
+
+
+def test_empty_and_untested_tables():
+    empty = single_table([True, True, True]).iloc[:0]
+    assert headline(empty).summary == "No subgroup found."
+    untested = single_table([True, True, True]).assign(significant=np.nan)
+    assert headline(untested).summary == "3 subgroups found, not tested."
+
+
+def test_better_mode_says_higher():
+    said = headline(single_table([True, False, False], deltas=(-0.05, 0.0, 0.0), mode="better"))
+    assert said.summary.startswith("Where the ROC AUC is better than on the whole data: 1 of 3")
+    assert "ROC AUC 0.950 vs 0.900 overall, 0.050 higher" in said.findings[0].sentence()
+
+
+def comparison_table(kind, old, new, significant=(True, False)):
+    """A find_regressions (paired) or find_drift table of two subgroups."""
+    suffixes = ("baseline_validation", "validation") if kind == "paired" else (
+        "reference_validation", "current_validation")  # fmt: skip
+    size = "size_validation" if kind == "paired" else "size_current_validation"
+    table = pd.DataFrame({
+        "subgroup": [_subgroup("east"), _subgroup("west")],
+        "description": ["region=='east'", "region=='west'"],
+        size: [300, 700],
+        f"roc_auc_{suffixes[0]}": [0.85, 0.9],
+        f"roc_auc_{suffixes[1]}": [0.75, 0.88],
+        "significant": list(significant),
+        "delta": [0.06, 0.01], "delta_ci_low": [0.02, -0.01], "delta_ci_high": [0.1, 0.03],
+    })  # fmt: skip
+    sides = ("baseline", "new") if kind == "paired" else ("reference", "current")
+    table.attrs.update(
+        measure="roc_auc", mode="worse", method="fdr_by", alpha=0.05, n_rows={"validation": 1000},
+        dataset_values={f"roc_auc_{sides[0]}_validation": old, f"roc_auc_{sides[1]}_validation": new},
+    )  # fmt: skip
+    if kind == "paired":
+        table.attrs["baseline"] = "old"
+    return table
+
+
+def test_a_drift_without_overall_degradation_says_so_first():
+    said = headline(comparison_table("drift", old=0.820, new=0.837, significant=(False, False)))
+    assert said.summary.startswith(
+        "On the whole validation data the current period is not worse: ROC AUC 0.837 vs 0.820 "
+        "(the reference period). No subgroup where the change is significantly worse than the "
+        "whole data: 0 of 2 subgroups significant"
+    )
+
+
+def test_paired_and_drift_findings():
+    paired = headline(comparison_table("paired", old=0.92, new=0.89))
+    assert paired.summary.startswith(
+        "On the whole validation data the new model is worse: ROC AUC 0.890 vs 0.920 (the baseline). "
+        "Where the change is worse than on the whole data: 1 of 2 subgroups significant"
+    )
+    assert paired.findings[0].sentence() == (
+        "region=='east' (30% of rows): ROC AUC 0.750 (new) vs 0.850 (baseline), a change 0.060 "
+        "worse than on the whole data [0.020, 0.100]"
+    )
+    drift = headline(comparison_table("drift", old=0.92, new=0.89))
+    assert drift.findings[0].sentence() == (
+        "region=='east' (30% of rows): ROC AUC 0.850 (reference) -> 0.750 (current), a change "
+        "0.060 worse than on the whole data [0.020, 0.100]"
+    )
+
+
+def test_html_escapes_and_is_the_findings_section():
+    table = single_table([True, False, False])
+    table["subgroup"] = [ps.Conjunction([ps.EqualitySelector("note", "<script>x</script>")])] * 3
+    body = headline_html(table)
+    assert "<script>" not in body and "&lt;script&gt;" in body
+    assert body.startswith('<p class="headline">Where the ROC AUC is worse')
+    section = findings_section(table)
+    assert (section.title, section.anchor) == ("Findings", "findings") and section.body == body
+
+
+@pytest.mark.parametrize("loss, old, new, verb", [(False, 0.9, 0.8, "worse"), (True, 10.0, 12.0, "worse"),
+                                                  (True, 12.0, 10.0, "not worse")])  # fmt: skip
+def test_a_loss_is_worse_when_higher(loss, old, new, verb):
+    table = comparison_table("paired", old=old, new=new)
+    if loss:
+        table = table.rename(columns=lambda name: name.replace("roc_auc", "arl"))
+        table.attrs["measure"] = "arl"
+        table.attrs["dataset_values"] = {"arl_baseline_validation": old, "arl_validation": new,
+                                         "arl_new_validation": new}  # fmt: skip
+    assert f"the new model is {verb}:" in headline(table).summary
