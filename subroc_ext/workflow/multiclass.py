@@ -212,7 +212,7 @@ def find_multiclass_subgroups(
             "auc_mu_search": describer.dataset_value,
             **({} if held_out is None else {"auc_mu_validation": statistic_qf.dataset_value}),
         },
-        n_rows={"search": len(search), "validation": len(held_out)},
+        n_rows={split: len(frame) for split, frame in splits},
     )  # fmt: skip
     if tested is None:
         raise InterruptedTest(table)
