@@ -179,6 +179,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         method=method if held_out is not None else tested.attrs["method"],
         intervals=intervals if held_out is not None else "none",
         interval_level=tested.attrs.get("interval_level", np.nan),
+        null_samples_drawn=tested.attrs.get("null_samples_drawn", 0),
     )  # fmt: skip
     if isinstance(target, DriftTarget):  # the rows of the current period
 
