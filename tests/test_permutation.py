@@ -148,12 +148,17 @@ def test_step_maxima_leave_out_the_better_patterns():
     assert _step_maxima([], patterns, 2).tolist() == [-np.inf] * 4  # nothing above the floor
 
 
-def test_p_values_are_the_besag_clifford_p_values_of_the_permuted_maxima():
-    data = planted_frame(1, 400, strength=1.0)
+def _searched(data, depth):
+    """The full framework's quality function, the search space and what the search finds."""
     qf = subroc_ext.make_quality_function("roc_auc", "label", size_weight=1, balance_weight=1,
                                           generalization_aware=True)  # fmt: skip
     space = subroc_ext.make_search_space(data, ignore=["label", "score"])
-    found = steps.search(data, qf, TARGET, selectors=space, depth=1, min_support=10, min_quality=0)
+    return qf, space, steps.search(data, qf, TARGET, selectors=space, depth=depth, min_support=10, min_quality=0)
+
+
+def test_p_values_are_the_besag_clifford_p_values_of_the_permuted_maxima():
+    data = planted_frame(1, 400, strength=1.0)
+    qf, space, found = _searched(data, depth=1)
     tested = permutation_test(found.subgroups, found.qualities, data, qf, TARGET, selectors=space, depth=1,
                               min_support=10, exceedances=5, random_state=4, step_down=False)  # fmt: skip
     assert tested.attrs["method"] == "max-T"
@@ -176,10 +181,7 @@ def test_p_values_are_the_besag_clifford_p_values_of_the_permuted_maxima():
 
 def test_step_down_rejects_at_least_what_the_single_step_test_does():
     data = planted_frame(2, 600, strength=0.7)
-    qf = subroc_ext.make_quality_function("roc_auc", "label", size_weight=1, balance_weight=1,
-                                          generalization_aware=True)  # fmt: skip
-    space = subroc_ext.make_search_space(data, ignore=["label", "score"])
-    found = steps.search(data, qf, TARGET, selectors=space, depth=2, min_support=10, min_quality=0)
+    qf, space, found = _searched(data, depth=2)
     settings = dict(selectors=space, depth=2, min_support=10, random_state=0)
     single = permutation_test(found.subgroups, found.qualities, data, qf, TARGET, step_down=False, **settings)
     down = permutation_test(found.subgroups, found.qualities, data, qf, TARGET, **settings)

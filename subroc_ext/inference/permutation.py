@@ -70,8 +70,6 @@ References
    Biometrika 78(2), 301-304, 1991.
 """
 
-import contextlib
-import heapq
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -81,7 +79,7 @@ import pysubgroup as ps
 from ..engine.evaluators import evaluator, thread_safe
 from ..engine.search import SearchProblem
 from ..engine.search_run import at_least
-from ..utils.cluster import parallelism, require_distributed, share
+from ..utils.cluster import parallelism, require_distributed, shared
 from ..utils.interrupts import kernel_interrupts
 from ..utils.progress import progress_bar
 from .sequential import SequentialPValues, round_sizes
@@ -147,23 +145,14 @@ def _shared_permuted_top(shared, seed, permutation, k, floor):
     return _permuted_top(problem, strata, seed, permutation, k, floor)
 
 
-@contextlib.contextmanager
-def _shared_problem(client, problem, strata):
-    """``(problem, strata)`` sent to every worker of ``client`` once (None without one)."""
-    if client is None:
-        yield None
-        return
-    require_distributed("client")
-    shared = share(client, (problem, strata))
-    try:
-        yield shared
-    finally:
-        client.cancel(shared)
-
-
-def _advance(bar):
-    if bar is not None:
-        bar.update(1)
+def _collected(futures, bar):
+    """The results of ``futures``, in their order, counted on ``bar`` (or None)."""
+    results = []
+    for future in futures:
+        results.append(future.result())
+        if bar is not None:
+            bar.update(1)
+    return results
 
 
 @kernel_interrupts()
@@ -177,28 +166,21 @@ def _permuted_tops(problem, strata, seed, permutations, k, floor, client, shared
             for b in permutations
         ]  # fmt: skip
         try:
-            tops = []
-            for future in futures:
-                tops.append(future.result())
-                _advance(bar)
-            return tops
+            return _collected(futures, bar)
         finally:
             client.cancel(futures)
     if threads > 1 and len(permutations) > 1:
         with ThreadPoolExecutor(threads) as pool:
             futures = [pool.submit(_permuted_top, problem, strata, seed, b, k, floor) for b in permutations]
             try:
-                tops = []
-                for future in futures:
-                    tops.append(future.result())
-                    _advance(bar)
-                return tops
+                return _collected(futures, bar)
             finally:
                 pool.shutdown(cancel_futures=True)  # Ctrl-C: only the running searches finish
     tops = []
     for b in permutations:
         tops.append(_permuted_top(problem, strata, seed, b, k, floor))
-        _advance(bar)
+        if bar is not None:
+            bar.update(1)
     return tops
 
 
@@ -359,13 +341,13 @@ def permutation_test(
     # a permuted quality equal to the statistic counts; sums in another order may differ in the last bits
     tolerances = 100 * np.finfo(float).eps * np.maximum(np.abs(statistics), 1.0)
     searches = 0
-    with _shared_problem(client, problem, strata) as shared:
+    with shared(client, (problem, strata)) as on_workers:
         bar = progress_bar(iter(()), enabled=True, desc="permuted searches") if progress else None
 
         def draw(permutations, k, floor):
             nonlocal searches
             searches += len(permutations)
-            return _permuted_tops(problem, strata, seed, permutations, k, floor, client, shared, threads, bar)
+            return _permuted_tops(problem, strata, seed, permutations, k, floor, client, on_workers, threads, bar)
 
         try:
             settings = (max_permutations, exceedances, alpha)

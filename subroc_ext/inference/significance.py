@@ -28,7 +28,6 @@ References
    Statistical Applications in Genetics and Molecular Biology 9(1), 2010.
 """
 
-import contextlib
 import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -42,7 +41,8 @@ from ..exceptions import LowPowerWarning
 from ..objective.quality import SoftClassifierQF
 from ..scoring.measures import compiled_kind
 from ..scoring.null_sampling import null_values
-from ..utils.cluster import parallelism, require_distributed, share
+from ..utils.cluster import parallelism, require_distributed
+from ..utils.cluster import shared as shared_on_workers
 from ..utils.interrupts import kernel_interrupts
 from ..utils.progress import progress_bar
 from ..utils.subsets import sample_subsets  # public here since 0.1
@@ -126,20 +126,6 @@ def _shared_null_distribution(shared, key, n_samples, seed, batch_elements, batc
     """:func:`_null_distribution` on a worker, from the shared ``(qf, whole)``."""
     qf, whole = shared
     return _null_distribution(qf, whole, key, n_samples, seed, batch_elements, batch)
-
-
-@contextlib.contextmanager
-def _shared_data(client, qf, whole):
-    """``(qf, whole)`` sent to every worker of ``client`` once (None without one)."""
-    if client is None:
-        yield None
-        return
-    require_distributed("client")
-    shared = share(client, (qf, whole))
-    try:
-        yield shared
-    finally:
-        client.cancel(shared)
 
 
 def _own_code(qf):
@@ -449,7 +435,7 @@ def randomization_test(
     _check_power(len(descriptions), max_samples if adaptive else n_samples, adaptive, method, alpha)
     drawn = {}
 
-    with _shared_data(client, qf, whole) as shared:
+    with shared_on_workers(client, (qf, whole)) as shared:
 
         def draw(sizes, batch):
             for key, n in sizes.items():

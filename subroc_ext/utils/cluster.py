@@ -11,11 +11,12 @@ Without ``dask.distributed`` installed everything else in subroc-ext works
 ``ImportError`` naming the extra.
 """
 
+import contextlib
 import importlib
 
 import numpy as np
 
-__all__ = ["check_client", "parallelism", "require_distributed", "share", "worker_count"]
+__all__ = ["check_client", "parallelism", "require_distributed", "share", "shared", "worker_count"]
 
 #: What to install for ``client=``.
 INSTALL = "pip install 'subroc-ext[dask]'"
@@ -76,6 +77,20 @@ def share(client, value):
     replacement gets it from the others.
     """
     return client.scatter(value, broadcast=True, hash=False)
+
+
+@contextlib.contextmanager
+def shared(client, value):
+    """:func:`share` ``value`` for the block and cancel it after (None without a client)."""
+    if client is None:
+        yield None
+        return
+    require_distributed("client")
+    future = share(client, value)
+    try:
+        yield future
+    finally:
+        client.cancel(future)
 
 
 def worker_count(client):
