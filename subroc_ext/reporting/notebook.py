@@ -62,14 +62,15 @@ class SubgroupsAccessor:
         measure = table.attrs["measure"]
         shown = table.assign(rank=np.arange(1, len(table) + 1))
         n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
-        whole = table.attrs.get("dataset_values", {}).get(f"{measure}_validation", np.nan)
+        split = "validation" if table.attrs.get("holdout", True) else "search"  # no holdout: all rows
+        whole = table.attrs.get("dataset_values", {}).get(f"{measure}_{split}", np.nan)
         summary = (
             f"<p>{len(table):,} subgroups by {html.escape(measure)}, {n_significant:,} significant; "
-            f"the whole validation split's {html.escape(measure)} is {whole:.3f}. The top "
+            f"the whole {split} split's {html.escape(measure)} is {whole:.3f}. The top "
             f"{min(SHOWN, len(table))} below (the DataFrame itself has every column).</p>"
         )
         if len(table) == 0:
             return summary
         figure = embedded_png(plot_forest(shown, top=SHOWN), "forest plot")
-        grid = subgroups_table(shown, result_columns(shown, measure), interactive=False, rows=SHOWN)
-        return f'<div class="subroc-view"><style>{CELL_STYLE}</style>{summary}{figure}{grid}{effect_note(table)}</div>'
+        grid = subgroups_table(shown, result_columns(shown, measure, split=split), interactive=False, rows=SHOWN)
+        return f'<div class="subroc-view"><style>{CELL_STYLE}</style>{summary}{figure}{grid}{effect_note(table, split)}</div>'
