@@ -24,6 +24,7 @@ from synthetic import multiclass_frame
 import subroc_ext
 from subroc_ext.engine.search import SearchProblem
 from subroc_ext.inference.permutation import (
+    _max_t,
     _permuted_top,
     _step_maxima,
     permutation_test,
@@ -190,6 +191,35 @@ def test_step_down_rejects_at_least_what_the_single_step_test_does():
     assert down.attrs["method"] == f"max-T step-down (top-{single['significant'].sum() + 1})"
     exact = single["p_value_exact"] & down["p_value_exact"]
     assert (down["p_value"][exact] <= single["p_value"][exact] + 1e-12).all()
+
+
+def test_step_down_is_skipped_only_where_it_decides_as_the_single_step_test():
+    """Where no pattern the single-step test rejects was the best of a
+    permutation, the step-down pass gives the same p-values up to the first
+    pattern not rejected (so the same decisions); where one was, it may not."""
+    skipped = 0
+    for seed in range(6):
+        data = planted_frame(seed, 500, strength=0.8)
+        qf, space, found = _searched(data, depth=1)
+        problem, _ = _problem(data, qf, depth=1)
+        strata = problem.strata()
+        patterns = problem.patterns_of(found.subgroups)
+        statistics = np.array(found.qualities)
+        tolerances = 1e-12 * np.maximum(np.abs(statistics), 1)
+
+        def draw(permutations, k, floor):
+            return [_permuted_top(problem, strata, seed, b, k, floor) for b in permutations]
+
+        single, _, _, _, best = _max_t(draw, statistics, tolerances, patterns, 1, 10_000, 10, 0.05)
+        rejected = int(np.sum(single <= 0.05))
+        if not 0 < rejected < len(patterns):
+            continue
+        down, *_ = _max_t(draw, statistics, tolerances, patterns, rejected + 1, 10_000, 10, 0.05)
+        if not best & set(patterns[:rejected]):
+            skipped += 1
+            np.testing.assert_array_equal(down[: rejected + 1], single[: rejected + 1])
+        assert (down[: rejected + 1] <= single[: rejected + 1]).all()
+    assert skipped >= 1
 
 
 def test_the_same_p_values_on_any_number_of_threads():

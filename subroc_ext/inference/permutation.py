@@ -34,9 +34,12 @@ attributes.
   than the ``j - 1`` better ones (a top-``j`` search), and the adjusted
   p-values are made non-decreasing down the ranking. Uniformly more
   powerful; it is run when the single-step test rejects some but not all
-  patterns, as a second pass over the same permutations, with top-``K``
-  searches (``K`` one more than the single-step rejections; ``u_b,K`` for
-  the patterns below the ``K``-th, which is conservative).
+  patterns and a rejected pattern was the best of some permutation
+  (otherwise ``u_b,j = M_b`` for every permutation drawn and every step up
+  to the first not rejected, and the step-down test decides the same), as
+  a second pass over the same permutations, with top-``K`` searches (``K``
+  one more than the single-step rejections; ``u_b,K`` for the patterns
+  below the ``K``-th, which is conservative).
 * **Sequential stopping** on the shared ``M_b``: the permutations are drawn
   in rounds and each pattern's count runs as a Besag-Clifford p-value
   (:class:`~subroc_ext.inference.sequential.SequentialPValues`); a pattern
@@ -82,7 +85,7 @@ from ..engine.search_run import at_least
 from ..utils.cluster import parallelism, require_distributed, shared
 from ..utils.interrupts import kernel_interrupts
 from ..utils.progress import progress_bar
-from .sequential import SequentialPValues, round_sizes
+from .sequential import SequentialPValues
 from .significance import base_seed
 
 __all__ = ["PERMUTATION_COLUMNS", "check_permutation_settings", "permutation_test", "permuted_positions"]
@@ -93,7 +96,7 @@ PERMUTATION_COLUMNS = [
     "p_value_exact",
 ]  # fmt: skip
 
-#: Permutations in the first round; each later round doubles the total.
+#: Permutations in the first round; each later round doubles the total (see :func:`_round_size`).
 FIRST_ROUND = 16
 
 # Tags the permutations' generators apart from the holdout test's.
@@ -207,19 +210,38 @@ def _stopped(state, alpha):
     return state.finished | (upper <= alpha) | failed
 
 
+def _round_size(state, stopped, alpha):
+    """Permutations in the next round: the total doubles from
+    :data:`FIRST_ROUND`, but the round ends early where a step still drawing
+    could first be settled as significant (its upper bound ``h / (L + h -
+    G)`` reaching ``alpha`` if no more permuted maximum reaches it: 190
+    permutations for ``h = 10``, ``alpha = 0.05`` and none so far), and at
+    the cap. It depends only on the counts so far: the same for any threads."""
+    drawn = int(state.drawn.max())
+    size = max(FIRST_ROUND, drawn)
+    drawing = ~stopped & ~state.finished
+    if drawing.any():
+        h = state.exceedances
+        settled = np.ceil(h / alpha - h + state.exceeded[drawing] - 1e-9) - state.drawn[drawing]
+        if settled.min() >= FIRST_ROUND:
+            size = min(size, int(settled.min()))
+    return min(size, state.max_samples - drawn)
+
+
 def _max_t(draw, statistics, tolerances, patterns, k, max_permutations, exceedances, alpha):
     """Sequential max-T p-values of the steps (patterns ranked by
-    ``statistics``, best first) with top-``k`` permuted searches."""
+    ``statistics``, best first) with top-``k`` permuted searches; also the
+    patterns that were the best of some permutation (at or above the floor)."""
     state = SequentialPValues(len(statistics), exceedances=exceedances, max_samples=max_permutations)
     stopped = np.zeros(len(statistics), dtype=bool)
-    first = 0
-    for size in round_sizes(max_permutations, FIRST_ROUND):
-        if stopped.all():
-            break
+    first, best = 0, set()
+    while first < max_permutations and not stopped.all():
+        size = _round_size(state, stopped, alpha)
         floor = statistics[~stopped].min() - tolerances[~stopped].max()
         tops = draw(range(first, first + size), k, floor)
         first += size
         maxima = np.array([_step_maxima(top, patterns, k) for top in tops]).reshape(size, -1)
+        best.update(top[0][1] for top in tops if top)
         for step in np.flatnonzero(~stopped):
             state.add(step, maxima[:, step] >= statistics[step] - tolerances[step])
         stopped |= _stopped(state, alpha)
@@ -229,7 +251,7 @@ def _max_t(draw, statistics, tolerances, patterns, k, max_permutations, exceedan
     exact = np.maximum.accumulate(np.where(state.finished, p_values, 0.0)) >= np.maximum.accumulate(
         np.where(state.finished, 0.0, p_values)
     )  # fmt: skip
-    return adjusted, exact, state.drawn, first
+    return adjusted, exact, state.drawn, first, best
 
 
 def check_permutation_settings(max_permutations, exceedances, alpha):
@@ -352,11 +374,12 @@ def permutation_test(
         try:
             settings = (max_permutations, exceedances, alpha)
             k, method = 1, "max-T"
-            adjusted, exact, counted, drawn = _max_t(draw, statistics, tolerances, patterns, k, *settings)
+            adjusted, exact, counted, drawn, best = _max_t(draw, statistics, tolerances, patterns, k, *settings)
             rejected = int(np.sum(adjusted <= alpha))
-            if step_down and 0 < rejected < steps:
+            # step-down changes a decision only if a rejected pattern was some permutation's best
+            if step_down and 0 < rejected < steps and best & set(patterns[:rejected]):
                 k, method = rejected + 1, f"max-T step-down (top-{rejected + 1})"
-                adjusted, exact, counted, drawn = _max_t(draw, statistics, tolerances, patterns, k, *settings)
+                adjusted, exact, counted, drawn, _ = _max_t(draw, statistics, tolerances, patterns, k, *settings)
         finally:
             if bar is not None:
                 bar.close()
