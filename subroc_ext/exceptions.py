@@ -1,6 +1,6 @@
 """Warnings and exceptions of subroc-ext, as classes users can filter or catch."""
 
-__all__ = ["InterruptedTest", "LowPowerWarning", "UndefinedMeasureWarning"]
+__all__ = ["InterruptedTest", "LowPowerWarning", "SearchSizeWarning", "UndefinedMeasureWarning"]
 
 
 class InterruptedTest(KeyboardInterrupt):
@@ -54,3 +54,11 @@ class LowPowerWarning(UserWarning):
     Benjamini-Hochberg or -Yekutieli corrections), or not at all (e.g.
     Bonferroni). The message names the setting that fixes it.
     """
+
+
+class SearchSizeWarning(UserWarning):
+    """A search is large before it starts: its candidates (an upper bound
+    from the conditions per column, at most one per column) or the memory of
+    its condition bitsets pass a threshold
+    (:func:`subroc_ext.inputs.search_size.estimate_search_size`). One line
+    with the estimate; the search still runs."""

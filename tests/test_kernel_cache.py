@@ -85,3 +85,72 @@ def test_the_package_kernels_are_fingerprinted(module):
 
     root = Path(subroc_ext.__file__).parent
     assert root / module in kernel_sources(root)
+
+
+# --------------------------------------------------------------------------
+# the user's kernel cache: survives a fresh install, one folder per source version
+# --------------------------------------------------------------------------
+
+
+def run_python(code, cache, pythonpath=None):
+    """``code`` in a fresh interpreter with ``SUBROC_EXT_CACHE=cache``; its stdout."""
+    environment = {**os.environ, "SUBROC_EXT_CACHE": str(cache)}
+    environment.pop("NUMBA_CACHE_DIR", None)
+    if pythonpath is not None:
+        environment["PYTHONPATH"] = str(pythonpath)
+    command = [sys.executable, "-c", textwrap.dedent(code)]
+    return subprocess.run(
+        command, capture_output=True, text=True, env=environment, check=True, cwd=cache.parent
+    ).stdout  # fmt: skip
+
+
+HYPERGEOMETRIC = """
+    import numpy as np
+    from subroc_ext.utils.kernel_cache import kernel_cache_dir, kernels_cached
+    before = kernels_cached()
+    from subroc_ext.scoring import rank_null
+    kernel = rank_null.hypergeometric
+    kernel(np.ones(1, dtype=np.uint64), 5, 5, 3)
+    print(before, kernel._cache.cache_path.startswith(str(kernel_cache_dir())),
+          sum(kernel.stats.cache_hits.values()), kernel_cache_dir().name)
+"""
+
+
+def test_kernels_are_cached_for_the_user_and_found_by_a_fresh_install(tmp_path):
+    import shutil
+
+    import subroc_ext
+
+    cache = tmp_path / "cache"
+    first = run_python(HYPERGEOMETRIC, cache).split()
+    assert first[1:3] == ["True", "0"]  # compiled, into the user's cache
+    # a fresh install elsewhere (another virtual environment): the same sources
+    install = tmp_path / "venv" / "site-packages"
+    shutil.copytree(Path(subroc_ext.__file__).parent, install / "subroc_ext",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    second = run_python(HYPERGEOMETRIC, cache, pythonpath=install).split()
+    assert second == ["True", "True", "1", first[3]]  # loaded, not compiled
+    # a changed kernel source: a new folder, compiled again
+    kernels = install / "subroc_ext" / "scoring" / "rank_null.py"
+    kernels.write_text(kernels.read_text() + "\n# changed\n")
+    third = run_python(HYPERGEOMETRIC, cache, pythonpath=install).split()
+    assert third[2] == "0" and third[3] != first[3]
+    assert sorted(path.name for path in (cache / "kernels").iterdir()) == sorted({first[3], third[3]})
+
+
+def test_help_and_version_load_no_numeric_library(tmp_path):
+    loaded = run_python("""
+        import sys
+        from subroc_ext.cli import main
+        for argv in (["--version"], ["--help"], ["run", "--help"]):
+            main(argv)
+        print(*sorted(m for m in ("numba", "numpy", "pandas", "matplotlib", "scipy") if m in sys.modules))
+    """, tmp_path / "cache")  # fmt: skip
+    assert loaded.splitlines()[-1].strip() == ""
+
+
+def test_measure_names_of_the_command_line_are_the_api_measures():
+    from subroc_ext.utils.names import MEASURE_NAMES
+    from subroc_ext.workflow.steps import MEASURES
+
+    assert set(MEASURE_NAMES) == set(MEASURES)

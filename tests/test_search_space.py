@@ -1,6 +1,7 @@
 """The search space: every column type, exact labels, pysubgroup's bins-only
 space, missing values, ID-like and constant columns, and the search on it."""
 
+import re
 import warnings
 
 import numpy as np
@@ -16,7 +17,8 @@ import subroc_ext
 from subroc_ext.demo import datasets
 from subroc_ext.inputs.sorted_data import SortedDataset
 from subroc_ext.inputs.search_space import SearchSpaceWarning, make_search_space
-from subroc_ext.inputs.selectors import MissingCondition, RangeCondition, ValueCondition
+from subroc_ext.inputs.cuts import NEAR_COPY_SHARE, cut_conditions, equal_frequency_cuts
+from subroc_ext.inputs.selectors import MissingCondition, PointCondition, RangeCondition, ValueCondition
 
 
 def _labels(space):
@@ -77,6 +79,8 @@ def _frame_pysubgroup_handles(seed):
     frame["flag"] = rng.random(len(frame)) < 0.3
     frame["word"] = rng.choice(["x", "y", "z"], len(frame)).astype(object)
     frame.loc[rng.random(len(frame)) < 0.1, "word"] = np.nan
+    # a mass point: 0 in 60 % of the rows, the rest spread
+    frame["gain"] = np.where(rng.random(len(frame)) < 0.6, 0.0, rng.lognormal(7, 1, len(frame)).round())
     return frame
 
 
@@ -206,7 +210,7 @@ def test_sorted_dataset_masks_equal_covers_on_any_index():
     dataset = SortedDataset(frame, "label", "score", 1)
     space = make_search_space(frame, ignore=["label", "score"])
     kinds = {type(c) for c in space}
-    assert kinds == {ValueCondition, RangeCondition, MissingCondition}
+    assert kinds == {ValueCondition, RangeCondition, MissingCondition, PointCondition}
     for condition in space:
         np.testing.assert_array_equal(
             dataset.selector_mask(condition), np.asarray(condition.covers(frame))[dataset.order]
@@ -233,6 +237,7 @@ def test_fast_search_equals_best_first_search_with_thresholds_and_missing(
 ):
     frame, selectors = _search_frame(seed)
     assert any(isinstance(s, MissingCondition) for s in selectors)
+    assert any(isinstance(s, PointCondition) for s in selectors)
 
     def qf():
         return make_qf(name, mode, weights, generalization_aware=generalization_aware)
@@ -390,7 +395,368 @@ def test_command_line_search_space_options(tmp_path, capsys):
 def test_the_report_writes_the_conditions_in_its_notation():
     from subroc_ext.reporting.conditions import condition_texts
 
-    frame = pd.DataFrame({"g": ["a", "b", None] * 5, "x": np.arange(15.0), "k": [1.0, 2.0, 3.0] * 5})
+    frame = pd.DataFrame({"g": ["a", "b", None] * 5, "x": np.arange(15.0), "k": [1.0, 2.0, 3.0] * 5,
+                          "m": [0.0] * 9 + [1.5, 2.5, 3.5, 4.5, 5.5, 6.5]})  # fmt: skip
     texts = condition_texts(ps.Conjunction(list(make_search_space(frame, nbins=3))))
     assert texts == ["g is missing", "g = a", "g = b", "g is not missing", "x < 5", "x ≥ 5", "x < 10",
-                     "x ≥ 10", "5 ≤ x < 10", "k = 1", "k = 2", "k = 3"]  # fmt: skip
+                     "x ≥ 10", "5 ≤ x < 10", "k = 1", "k = 2", "k = 3", "m = 0", "m ≠ 0", "m < 4",
+                     "m ≥ 4", "1 ≤ m < 4"]  # fmt: skip
+
+
+# -- mass points and near copies ----------------------------------------------
+
+
+def _expected_cover(condition, frame):
+    """A condition's rows, from its label alone (the printed numbers are the condition)."""
+    values = frame[condition.attribute_name].to_numpy(dtype=float)
+    text = str(condition)[len(condition.attribute_name):]
+    if isinstance(condition, PointCondition):
+        number = float(text.split()[-1])
+        return (values == number) if text.startswith(" ==") else (~np.isnan(values) & (values != number))
+    if text.endswith(" is missing"):
+        return np.isnan(values)
+    if text.endswith(" is not missing"):
+        return ~np.isnan(values)
+    if " <= " in str(condition):
+        low = float(str(condition).split(" <= ")[0])
+        return (values >= low) & (values < float(text.split(" < ")[1]))
+    if text.startswith(" >= "):
+        return values >= float(text[4:])
+    return values < float(text[3:])
+
+
+def _mass_point_column(rng, n):
+    """Random values with zero, one or two mass points and some missing values."""
+    values = rng.lognormal(3, 1, n).round(rng.integers(0, 3))
+    for value in rng.choice([0.0, 10.0, 50.0, 1e6], rng.integers(0, 3), replace=False):
+        values[rng.random(n) < rng.uniform(0.15, 0.9)] = value
+    values[rng.random(n) < rng.choice([0, 0.003, 0.05])] = np.nan
+    return values
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_equal_frequency_cuts_are_pysubgroups(seed):
+    """The vectorized rule gives ``ps.equal_frequency_discretization``'s cut-points."""
+    rng = np.random.default_rng(seed)
+    for _ in range(30):
+        values = _mass_point_column(rng, int(rng.integers(5, 400)))
+        values = values[~np.isnan(values)]
+        for nbins in (1, 2, 3, 5, 8):
+            expected = ps.equal_frequency_discretization(pd.DataFrame({"x": values}), "x", nbins)
+            assert equal_frequency_cuts(np.sort(values), nbins) == [float(c) for c in expected]
+
+
+def test_adult_capital_gain_is_zero_or_not_and_cut_above_zero():
+    """Issue 30: ``capital_gain`` is 0 in 92 % of the rows; the cuts were
+    ``< 100``, ``< 400``, ``< 500`` (the next values above 0, covers 8 and 5
+    rows apart); now ``== 0``, ``!= 0`` and quartiles of the other values."""
+    frame = datasets.load_adult()
+    for name in ("capital_gain", "capital_loss"):
+        space = make_search_space(frame[[name]])
+        labels = _labels(space)
+        assert labels[:2] == [f"{name} == 0", f"{name} != 0"]
+        covers = _covers(space, frame)
+        np.testing.assert_array_equal(covers[f"{name} == 0"], frame[name].to_numpy() == 0)
+        sizes = sorted(cover.sum() for label, cover in covers.items() if " <= " in label)
+        nonzero = (frame[name] != 0).sum()
+        assert len(sizes) == 3 and sizes[0] > nonzero / 6  # bins of the values above 0
+    assert "capital_gain < 3400" in _labels(make_search_space(frame[["capital_gain"]]))
+
+
+@given(seed=st.integers(0, 10**6), nbins=st.integers(2, 7))
+@settings(max_examples=60, derandomize=True, deadline=None)
+def test_mass_point_covers_equal_direct_comparisons_and_no_near_copies(seed, nbins):
+    """Brute force on random columns with mass points: every condition selects
+    what its label says; a value in more than 1/nbins of the non-missing rows
+    is its own condition; no two overlapping conditions of the column differ
+    in fewer than 0.5 % of the rows; and every condition left out is such a
+    copy of one that stays."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(200, 3000))
+    frame = pd.DataFrame({"x": _mass_point_column(rng, n)})
+    present = frame["x"].dropna()
+    if present.nunique() <= nbins:
+        return
+    space = list(make_search_space(frame, nbins=nbins))
+    covers = [np.asarray(c.covers(frame), dtype=bool) for c in space]
+    for condition, cover in zip(space, covers):
+        np.testing.assert_array_equal(cover, _expected_cover(condition, frame), err_msg=str(condition))
+        assert cover.any() and not cover.all()
+    counts = present.value_counts()
+    masses = set(counts[counts * nbins > len(present)].index)
+    assert {c.value for c in space if isinstance(c, PointCondition)} == masses
+    def near(a, b):
+        differ = int((a ^ b).sum())
+        return differ == 0 or (differ < NEAR_COPY_SHARE * n and (a & b).any())
+    for i in range(len(covers)):
+        for j in range(i):
+            assert not near(covers[i], covers[j]), (str(space[i]), str(space[j]))
+    # every candidate left out is a near copy of a kept condition (or of a candidate before it)
+    numbers = present.to_numpy()
+    candidates = [*([MissingCondition("x")] if len(present) < n else []),
+                  *cut_conditions("x", numbers, "number", nbins, True),
+                  *([MissingCondition("x", missing=False)] if len(present) < n else [])]  # fmt: skip
+    kept = {str(c) for c in space}
+    assert kept <= {str(c) for c in candidates}
+    for candidate in candidates:
+        if str(candidate) not in kept:
+            cover = np.asarray(candidate.covers(frame), dtype=bool)
+            assert any(near(cover, other) for other in covers), str(candidate)
+
+
+def test_mass_points_of_times_and_durations():
+    rng = np.random.default_rng(3)
+    n = 400
+    stamps = pd.Series(pd.to_datetime("2021-03-01") + pd.to_timedelta(rng.integers(0, 10**8, n), unit="s"))
+    default = rng.random(n) < 0.5
+    frame = pd.DataFrame({
+        "signup": stamps.where(~default, pd.Timestamp("2020-01-01")),
+        "paid": stamps.where(~default, pd.Timestamp("2020-01-01 10:30")).dt.tz_localize("Europe/Berlin"),
+        "wait": pd.Series(pd.to_timedelta(rng.integers(1, 10**6, n), unit="s")).where(~default, pd.Timedelta(0)),
+    })  # fmt: skip
+    space = make_search_space(frame)
+    labels = _labels(space)
+    assert {"signup == 2020-01-01", "signup != 2020-01-01", "paid == 2020-01-01 10:30 CET",
+            "wait == 0 days", "wait != 0 days"} <= set(labels)  # fmt: skip
+    for condition in space:
+        if isinstance(condition, PointCondition):
+            column = frame[condition.attribute_name]
+            value = {"signup": pd.Timestamp("2020-01-01"), "wait": pd.Timedelta(0),
+                     "paid": pd.Timestamp("2020-01-01 10:30", tz="Europe/Berlin")}[condition.attribute_name]  # fmt: skip
+            expected = (column == value) if condition.equal else (column != value)
+            np.testing.assert_array_equal(condition.covers(frame), expected.to_numpy())
+
+
+def test_bins_only_space_ignores_mass_points():
+    """``thresholds=False`` keeps pysubgroup's bins, mass point or not."""
+    frame = datasets.load_adult()[["capital_gain", "hours_per_week"]]
+    ours = make_search_space(frame, thresholds=False)
+    assert not any(isinstance(c, PointCondition) for c in ours)
+    theirs = ps.create_selectors(frame, nbins=5)
+    assert sorted(tuple(np.asarray(c.covers(frame))) for c in ours) == sorted(
+        tuple(np.asarray(s.covers(frame), dtype=bool)) for s in theirs
+    )
+
+
+# -- ID-like columns by evidence ----------------------------------------------
+
+
+def _actg175_like(seed=0, n=2139):
+    """A table like ACTG175 (AIDS Clinical Trials Group study 175): ``pidnum``,
+    distinct patient numbers from 10056 to 990077, next to the trial's
+    measurements (integers and floats) and codes."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "pidnum": np.sort(rng.choice(np.arange(10_056, 990_078), n, replace=False)),
+        "age": rng.integers(12, 71, n),
+        "wtkg": rng.normal(75, 13, n).round(4),
+        "karnof": rng.choice([70, 80, 90, 100], n),
+        "cd40": rng.integers(0, 1200, n),
+        "cd80": rng.integers(40, 5000, n),
+        "preanti": rng.integers(0, 2851, n),
+        "treat": rng.integers(0, 2, n),
+        "arms": rng.integers(0, 4, n),
+    })  # fmt: skip
+
+
+def test_actg175_pidnum_is_left_out_and_the_measurements_stay():
+    """Issue 30: ``pidnum`` stayed in the search space (and in 4 of the top 20)."""
+    frame = _actg175_like()
+    with pytest.warns(SearchSpaceWarning, match=r"'pidnum' \(ID-like: 2139 distinct values in 2139 rows, named like a key\)"):
+        space = make_search_space(frame)
+    assert list(space.left_out) == ["pidnum"]
+    assert set(space.used) == set(frame.columns) - {"pidnum"}
+
+
+@pytest.mark.parametrize("name", ["pidnum", "patient_id", "ID", "PatientNo", "customerID", "subject.no", "usubjid", "rowid"])
+def test_distinct_integers_named_like_a_key_are_left_out(name):
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({name: rng.choice(10**6, 300, replace=False), "g": rng.choice(["a", "b"], 300)})
+    with pytest.warns(SearchSpaceWarning, match="named like a key"):
+        space = make_search_space(frame)
+    assert name in space.left_out and set(space.used) == {"g"}
+
+
+@pytest.mark.parametrize("name", ["amount_paid", "covid", "fluid", "acid", "lipid", "platinum", "casino"])
+def test_measurements_whose_name_ends_like_a_key_stay(name):
+    """All distinct integers, but the name only ends in the letters of a key word."""
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({name: rng.choice(10**6, 300, replace=False)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SearchSpaceWarning)
+        space = make_search_space(frame)
+    assert space.used == {name: "number"}
+
+
+@pytest.mark.parametrize("name", ["pidnum", "patient_id", "ID"])
+def test_floats_are_never_ids(name):
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({name: rng.choice(10**6, 300, replace=False) + 0.5})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SearchSpaceWarning)
+        assert make_search_space(frame).used == {name: "number"}
+
+
+# -- rare values and high-cardinality columns ---------------------------------
+
+
+def _direct_equal(column, value):
+    """``column == value`` row by row, missing values never equal (the oracle)."""
+    def equal(x):
+        try:
+            return bool(x == value)
+        except (TypeError, ValueError):
+            return False
+    return np.array([not pd.isna(x) and equal(x) for x in column.astype(object)], dtype=bool)
+
+
+@pytest.mark.parametrize("kind", ["object", "string", "category", "Int64", "bool", "float32", "mixed", "period"])
+def test_value_masks_equal_direct_comparisons(kind):
+    from subroc_ext.inputs.selectors import ValueCodes
+
+    rng = np.random.default_rng(4)
+    n = 300
+    column = {
+        "object": lambda: pd.Series(rng.choice(["a", "b", "c", None], n), dtype=object),
+        "string": lambda: pd.Series(rng.choice(["x", "y", "ü"], n), dtype="string").mask(rng.random(n) < 0.1),
+        "category": lambda: pd.Series(pd.Categorical(rng.choice(["p", "q"], n), categories=["p", "q", "r"])),
+        "Int64": lambda: pd.Series(pd.array(rng.integers(0, 5, n), dtype="Int64")).mask(rng.random(n) < 0.1),
+        "bool": lambda: pd.Series(rng.random(n) < 0.3),
+        "float32": lambda: pd.Series(rng.choice([0.1, 0.2, 0.3], n).astype(np.float32)),
+        "mixed": lambda: pd.Series(rng.choice(np.array([1, "1", 2.5, True, None], dtype=object), n)),
+        "period": lambda: pd.Series(pd.period_range("2020-01", periods=4, freq="M")[rng.integers(0, 4, n)]),
+    }[kind]()
+    codes = ValueCodes(column)
+    values = [*codes.uniques.tolist(), "never seen", 99]
+    for value in values:
+        np.testing.assert_array_equal(codes.mask(value), _direct_equal(column, value), err_msg=repr(value))
+    for condition in make_search_space(pd.DataFrame({"c": column}), nbins=10):
+        if isinstance(condition, ValueCondition):
+            np.testing.assert_array_equal(condition.covers(pd.DataFrame({"c": column})),
+                                          _direct_equal(column, condition.attribute_value))  # fmt: skip
+
+
+def _zipf_frame(seed, n=1500):
+    """A nominal column with a few frequent values and many rare ones."""
+    rng = np.random.default_rng(seed)
+    frame = scored_frame(seed, n, attributes=3)
+    frame["city"] = pd.Series(rng.zipf(1.5, n) % 400).map("c{}".format)
+    return frame
+
+
+@pytest.mark.parametrize("min_support", [1, 5, 20])
+def test_values_under_the_minimum_support_get_no_condition_and_change_nothing(min_support):
+    """Lossless: a pattern with a rarer value never reaches the minimum
+    support, so the search finds the same with and without those values."""
+    frame = _zipf_frame(min_support)
+    counts = frame["city"].value_counts()
+    space = make_search_space(frame, ignore=["label", "score"], min_support=min_support, warn=False)
+    full = make_search_space(frame, ignore=["label", "score"], warn=False)
+    cities = {c.attribute_value for c in space if c.attribute_name == "city"}
+    assert cities == set(counts[counts >= min_support].index)
+    assert space.rare_values.get("city", 0) == (counts < min_support).sum()
+    assert [str(c) for c in space if c.attribute_name != "city"] == [str(c) for c in full if c.attribute_name != "city"]
+    qf = make_qf("roc", weights=(1, 1))
+    pruned = run(subroc_ext.FastSearch(), qf, frame, list(space), depth=2, min_support=min_support, k=20)
+    everything = run(ps.BestFirstSearch(), make_qf("roc", weights=(1, 1)), frame, list(full), depth=2,
+                     min_support=min_support, k=20)  # fmt: skip
+    assert_same_top_k(pruned, everything, 20)
+
+
+def test_a_high_cardinality_column_is_named_in_a_note_and_no_mask_is_built_for_its_rare_values(monkeypatch):
+    """Issue 32: 285k values of one string column ran for 580 s (a mask per
+    value, each found by scanning all values). Now values under the minimum
+    support get no condition and no mask, and a note says so."""
+    from subroc_ext.inputs import selectors
+
+    rng = np.random.default_rng(0)
+    n = 20_000
+    frame = scored_frame(0, n, attributes=2)
+    frame["city"] = np.where(rng.random(n) < 0.3, rng.integers(0, 30, n), 1000 + rng.integers(0, 12_000, n))
+    frame["city"] = frame["city"].map("c{}".format)
+    frame["rare"] = [f"r{i // 3}" for i in range(n)]  # every value in 3 rows
+    masks = []
+    real_mask = selectors.ValueCodes.mask
+    monkeypatch.setattr(selectors.ValueCodes, "mask", lambda self, value: masks.append(value) or real_mask(self, value))
+    monkeypatch.setattr(selectors, "_same", lambda a, b: pytest.fail("a value was looked up by scanning"))
+    with pytest.warns(SearchSpaceWarning) as caught:
+        table = subroc_ext.find_subgroups(frame, label="label", score="score", depth=1, n_samples=50, progress=False)
+    messages = [str(w.message) for w in caught]
+    assert "columns left out of the search space: 'rare' (every value in fewer than 20 rows, the minimum support)" in messages
+    note = next(m for m in messages if m.startswith("values in fewer than 20 rows (the minimum support) get no condition: 'city' "))
+    search_values = table.attrs["search_space"]["conditions"]
+    assert search_values < 60
+    rare = {v for v in masks if re.fullmatch(r"r\d+|c\d{4,}", str(v))}
+    assert masks and not rare  # masks of frequent values only (both splits)
+    assert int(note.split("'city' ")[1].split(" of ")[0].replace(",", "")) > 5000
+
+
+# -- numbers written as text --------------------------------------------------
+
+
+def test_numbers_with_a_few_words_are_named_with_those_words():
+    """Issue 32: ``age`` with 1 in 7 values 'unknown' silently became categorical."""
+    rng = np.random.default_rng(5)
+    n = 8000
+    age = rng.integers(18, 90, n).astype(str).astype(object)
+    age[np.arange(n) % 7 == 0] = "unknown"
+    age[np.arange(n) % 500 == 1] = "n/a"
+    frame = pd.DataFrame({"age": age, "grade": rng.choice(["1", "2", "3", "x"], n),
+                          "code": rng.choice(["A1", "B2", "7", "8"], n)})  # fmt: skip
+    words = int((~frame["age"].str.isdigit()).sum())
+    with pytest.warns(SearchSpaceWarning) as caught:
+        space = make_search_space(frame)
+    assert [str(w.message) for w in caught] == [
+        f"column 'age': {words:,} of 8,000 values are not numbers ('unknown', 'n/a'): treated as categorical; "
+        "convert them to NaN to cut it numerically"
+    ]
+    assert space.notes == (str(caught[0].message),)
+    assert space.used["age"] == "nominal"
+    numeric = frame.assign(age=pd.to_numeric(frame["age"], errors="coerce"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SearchSpaceWarning)
+        assert make_search_space(numeric).used["age"] == "number"
+
+
+# -- columns that separate two periods ----------------------------------------
+
+
+def test_columns_that_tell_the_periods_apart_are_left_out():
+    rng = np.random.default_rng(6)
+    n = 400
+    current = np.arange(n) >= n // 2
+    frame = pd.DataFrame({
+        "sample_yr": np.where(current, rng.integers(3, 5, n), rng.integers(1, 3, n)),  # 1-2 | 3-4
+        "version": np.where(current, "v2", "v1"),                                      # constant in each
+        "added": pd.Series(np.where(current, rng.random(n), np.nan)),                  # missing before
+        "seen": pd.to_datetime("2021-01-01") + pd.to_timedelta(np.arange(n), unit="D"),
+        "age": rng.integers(18, 80, n),                                                # overlaps: stays
+        "plan": rng.choice(["a", "b"], n),
+        "gap": pd.Series(np.where(rng.random(n) < 0.1, np.nan, np.where(current, 2.0, 1.0) + rng.random(n))),
+    })  # fmt: skip
+    with pytest.warns(SearchSpaceWarning, match="columns left out of the search space: 'sample_yr' .separates the periods"):
+        space = make_search_space(frame, periods=current)
+    assert set(space.left_out) == {"sample_yr", "version", "added", "seen"}
+    assert set(space.used) == {"age", "plan", "gap"}  # 'gap': missing values in both periods
+    assert set(make_search_space(frame, warn=False).used) == set(frame.columns)
+
+
+def test_find_drift_leaves_out_the_column_that_defines_the_periods():
+    """Issue 30: ``sample.yr`` defined the drift's periods and appeared in its conditions."""
+    rng = np.random.default_rng(7)
+
+    def period(years, broken):
+        n = 1500
+        frame = pd.DataFrame({"region": rng.choice(["north", "south", "east"], n), "sample.yr": rng.choice(years, n),
+                              "label": rng.integers(0, 2, n)})  # fmt: skip
+        frame["p"] = 0.5 * frame["label"] + 0.5 * rng.random(n)
+        if broken:
+            east = (frame["region"] == "east").to_numpy()
+            frame.loc[east, "p"] = rng.random(east.sum())
+        return frame
+
+    with pytest.warns(SearchSpaceWarning, match=r"'sample\.yr' \(separates the periods: their ranges do not overlap\)"):
+        table = subroc_ext.find_drift(period([2015, 2016], False), period([2017, 2018], True), label="label",
+                                      score="p", depth=2, n_samples=200, progress=False)  # fmt: skip
+    assert not table["description"].str.contains("sample.yr", regex=False).any()
+    assert table["description"].iloc[0] == "region=='east'"

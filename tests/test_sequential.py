@@ -136,20 +136,24 @@ def test_a_lone_finding_among_100_is_significant_with_the_defaults(name):
     assert table.loc[0, "null_samples"] == table["null_samples"].max() >= 10_000
 
 
-@pytest.mark.parametrize(
-    "n_rows, n_null, fixed_samples",
-    [(1000, 6, 50_000), pytest.param(3000, 40, 500_000, marks=pytest.mark.slow)],
-)
-def test_adaptive_decisions_agree_with_a_very_large_fixed_sample(n_rows, n_null, fixed_samples):
-    rng = np.random.default_rng(11)
+def graded_effects(rng, n_rows, n_null):
+    """Null attributes and four planted ones with graded effects (strong,
+    moderate and none); the data and one pattern per attribute."""
     data = null_data(rng, n_rows, n_attributes=n_null)
-    # graded effects: strong, moderate and none
     for i, share in enumerate((1.0, 0.6, 0.35, 0.2)):
         rows = rng.random(n_rows) < 0.08
         data[f"e{i}"] = rows
         noisy = rows & (rng.random(n_rows) < share)
         data.loc[noisy, "score"] = rng.random(noisy.sum())
-    patterns = [ps.Conjunction([ps.EqualitySelector(c, True)]) for c in data.columns[2:]]
+    return data, [ps.Conjunction([ps.EqualitySelector(c, True)]) for c in data.columns[2:]]
+
+
+@pytest.mark.parametrize(
+    "n_rows, n_null, fixed_samples",
+    [(1000, 6, 50_000), pytest.param(3000, 40, 500_000, marks=pytest.mark.slow)],
+)
+def test_adaptive_decisions_agree_with_a_very_large_fixed_sample(n_rows, n_null, fixed_samples):
+    data, patterns = graded_effects(np.random.default_rng(11), n_rows, n_null)
     qf = subroc_ext.ROCAUCQF("label")
     adaptive = randomization_test(patterns, data, qf, target=TARGET, random_state=1)
     fixed = randomization_test(patterns, data, qf, target=TARGET, n_samples=fixed_samples,

@@ -19,7 +19,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import subroc_ext
-from subroc_ext.scoring.null_sampling import null_values
+from subroc_ext.scoring.null_sampling import rank_null_values
 from subroc_ext.inference.significance import (
     base_seed,
     null_rng,
@@ -104,11 +104,12 @@ def test_p_value_counts_the_null_values_and_is_never_zero():
     pattern = ps.Conjunction([ps.EqualitySelector("a0", True)])
     qf = subroc_ext.ROCAUCQF("label")
     table = randomization_test([pattern], data, qf, target=TARGET, n_samples=300, random_state=9)
-    # replay: the generator of the key (size, negatives) draws the same null values
+    # replay: the generator of the key (size, negatives) draws the same random
+    # subsets, whose exact values the refined rank sampler gives to the end
     qf.calculate_constant_statistics(data, TARGET)
     stats_ = qf.calculate_statistics(pattern, TARGET, data)
     null = qf.raw_quality(
-        null_values(
+        rank_null_values(
             qf.prepared_measure, qf.dataset.cover(), stats_.positives_count,
             stats_.negatives_count, 300, null_rng(9, (stats_.size_sg, stats_.negatives_count)),
         )

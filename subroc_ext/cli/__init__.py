@@ -19,17 +19,18 @@ CURRENT`` (two periods) find where a ranking got worse and write the table
 (CSV).
 """
 
+import importlib
 import sys
 import warnings
 
-from .arguments import build_parser
-from .commands import compare_command, demo_command, drift_command, run_command
-from .output import INTERRUPTED, PIPE_CLOSED, PROG, report_interrupted, to_devnull
+from .arguments import PROG, build_parser
 
 __all__ = ["main"]
 
-#: The function of each command.
-COMMANDS = {"demo": demo_command, "run": run_command, "compare": compare_command, "drift": drift_command}
+#: The function of each command, in :mod:`subroc_ext.cli.commands` (imported
+#: only once a command runs: ``--help`` and ``--version`` load nothing else).
+COMMANDS = {"demo": "demo_command", "run": "run_command", "compare": "compare_command",
+            "drift": "drift_command"}  # fmt: skip
 
 
 def main(argv=None):
@@ -52,20 +53,33 @@ def main(argv=None):
     except SystemExit as stop:  # --help, or a usage error already printed
         return stop.code
     try:
+        output = importlib.import_module(".output", __name__)
+        _announce_compilation(args)
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
-            code = COMMANDS[args.command](args)
+            command = getattr(importlib.import_module(".commands", __name__), COMMANDS[args.command])
+            code = command(args)
         sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
     except BrokenPipeError:
-        to_devnull(sys.stdout)
-        return PIPE_CLOSED
+        output.to_devnull(sys.stdout)
+        return output.PIPE_CLOSED
     except KeyboardInterrupt:
-        report_interrupted(args)
-        return INTERRUPTED
+        output = importlib.import_module(".output", __name__)
+        output.report_interrupted(args)
+        return output.INTERRUPTED
     return code
+
+
+def _announce_compilation(args):
+    """Say so on stderr when the compiled kernels are not cached yet (the first
+    run after an install or an update compiles them)."""
+    from ..utils.kernel_cache import kernels_cached
+
+    if not args.quiet and not kernels_cached():
+        print(f"{PROG}: compiling the search and test kernels for this machine (once per "
+              "installed version; later runs start at once) ...", file=sys.stderr, flush=True)  # fmt: skip
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """A warning as one line on stderr (columns left out of the search space, ...)."""
     print(f"{PROG}: warning: {message}", file=sys.stderr)
-

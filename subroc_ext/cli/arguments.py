@@ -1,20 +1,22 @@
 """The command line's arguments: the parser of every command, with its help texts.
+
+Nothing here loads NumPy, pandas or the compiled kernels, so that
+``subroc-ext --help`` and ``--version`` answer at once.
 """
 
 import argparse
 import math
 
 from .. import __version__
-from ..inference.verdicts import INTERVALS
-from ..inputs.tables import parse_separator
-from ..utils.cluster import INSTALL
-from ..utils.validation import MODES
-from ..workflow.pipeline import MEASURES
-from .output import PROG
+from ..utils.names import INSTALL, INTERVALS, MEASURE_NAMES, MODES
 
 __all__ = [
+    "PROG",
     "build_parser",
 ]
+
+#: The command's name in messages.
+PROG = "subroc-ext"
 
 
 _DESCRIPTION = """\
@@ -147,6 +149,8 @@ def _score_columns(text):
 
 def _separator(text):
     """An argparse type: a field separator (see :func:`~subroc_ext.inputs.tables.parse_separator`)."""
+    from ..inputs.tables import parse_separator  # pandas: only when --sep is given
+
     try:
         return parse_separator(text)
     except ValueError as error:
@@ -249,7 +253,7 @@ def build_parser():
                           help="hold out nothing: search all of DATA and test the whole search "
                                "by permutations (max-T; family-wise error over every pattern, "
                                "more power on small data; no effect intervals)")  # fmt: skip
-    run.add_argument("--measure", choices=sorted(MEASURES),
+    run.add_argument("--measure", choices=sorted(MEASURE_NAMES),
                      help="performance measure (default: roc_auc; multi-class models: "
                           "AUC_mu)")  # fmt: skip
     run.add_argument("--mode", choices=MODES, default="worse",
@@ -360,7 +364,7 @@ def _comparison_parsers(commands):
                             help="positive class (needed unless labels are 0/1 or true/false)")
         parser.add_argument("--validation-fraction", type=_fraction, default=0.5, metavar="F",
                             help="share of the rows (of each period) held out for the test")
-        parser.add_argument("--measure", choices=sorted(MEASURES), default="roc_auc")
+        parser.add_argument("--measure", choices=sorted(MEASURE_NAMES), default="roc_auc")
         parser.add_argument("--mode", choices=MODES, default="worse")
         parser.add_argument("--size-weight", type=_weight, default=1.0, metavar="A")
         parser.add_argument("--balance-weight", type=_weight, default=1.0, metavar="B")

@@ -20,6 +20,7 @@ from ..reporting.findings import headline
 from ..reporting.page import format_p_value
 from ..reporting.report import STOPPED, intervals_text, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path
+from .arguments import PROG
 
 __all__ = [
     "PROG",
@@ -36,9 +37,6 @@ __all__ = [
     "report_interrupted",
     "finish_comparison",
 ]
-
-
-PROG = "subroc-ext"
 
 
 #: Number of subgroups printed.

@@ -188,6 +188,8 @@ class FastSearch:
                 )
                 self.candidates_counted = int(self.parts["counted"].sum())
                 self.candidates_evaluated = int(self.parts["evaluated"].sum())
+            if bar is not None:  # the last line says what was found, not the status before it
+                bar.set_postfix_str(f"{len(patterns):,} of {task.result_set_size:,} results found")
         finally:
             if bar is not None:
                 bar.close()

@@ -309,15 +309,15 @@ def _jackknife_spread(dataset, masks, defined, kind, rng):
     negatives = masks.sum(axis=1) - positives
     estimable = defined & (positives >= 2) & (negatives >= 2)
     whole = influence(is_positive, group_ids, np.ones(len(dataset), dtype=bool))
-    parts = [influence(is_positive, group_ids, mask) for mask in masks[estimable]]
+    values, terms = np.empty(estimable.sum()), np.empty((estimable.sum(), len(dataset)))
+    for row, mask in enumerate(masks[estimable]):  # into one array: no second copy of the terms
+        values[row], terms[row] = influence(is_positive, group_ids, mask)
     # half a pair away from 0 and 1 (AUCs), or half a negative per positive above 0 (ARL)
     margins = 0.5 / np.append(positives[estimable], is_positive.sum())
     if scale == "logit":
         margins = margins / np.append(negatives[estimable], (~is_positive).sum())
-    return ScaledJackknife(
-        [part[0] for part in parts], [part[1] for part in parts], *whole, margins,
-        (is_positive, ~is_positive), rng, scale=scale, rows=estimable,
-    )  # fmt: skip
+    return ScaledJackknife(values, terms, *whole, margins, (is_positive, ~is_positive), rng, scale=scale,
+                           rows=estimable)  # fmt: skip
 
 
 class ScaledJackknife:
@@ -364,10 +364,17 @@ class ScaledJackknife:
             return
         whole_scaled, whole_slope, self.inverse = _scaled(whole_value, margins[-1], scale)
         scaled, slopes, _ = _scaled(np.asarray(values, dtype=float), margins[:-1], scale)
-        coordinates = slopes[:, None] * np.array(terms) - whole_slope * whole_terms
-        # the last coordinate: the whole split's transformed value
-        coordinates = np.vstack([coordinates, whole_slope * whole_terms]).T
-        covariance = stratified_jackknife_covariance(coordinates, strata)
+        terms = np.asarray(terms, dtype=float)  # an array of the caller's: not copied
+        whole_coordinate = whole_slope * whole_terms
+
+        def coordinates(rows):
+            """The subgroups' coordinates and, last, the whole split's transformed value."""
+            block = np.empty((len(rows), len(terms) + 1))
+            block[:, :-1] = (slopes[:, None] * terms[:, rows] - whole_coordinate[rows]).T
+            block[:, -1] = whole_coordinate[rows]
+            return block
+
+        covariance = _stratified_covariance(coordinates, len(terms) + 1, strata)
         self.error = np.sqrt(np.diag(covariance))
         self.varies = self.error > 0  # not a subgroup covering the whole split, say
         self.covariance, self.whole, self.scaled = covariance, whole_scaled, scaled
@@ -429,11 +436,30 @@ def stratified_jackknife_covariance(coordinates, strata):
     >>> stratified_jackknife_covariance(changes, [first, ~first])  # 1/2 * (1 + 1) + 1/2 * (4 + 4)
     array([[5.]])
     """
-    covariance = np.zeros((coordinates.shape[1],) * 2)
+    return _stratified_covariance(lambda rows: coordinates[rows], coordinates.shape[1], strata)
+
+
+#: Rows of the coordinates held at once by :func:`_stratified_covariance`.
+_BLOCK_ROWS = 1 << 15
+
+
+def _stratified_covariance(coordinates_of, n_statistics, strata):
+    """:func:`stratified_jackknife_covariance` from ``coordinates_of(rows)``,
+    the coordinates of the rows at those positions, asked for in blocks of
+    :data:`_BLOCK_ROWS` rows: memory in proportion to a block, not to all
+    rows times the statistics."""
+    covariance = np.zeros((n_statistics, n_statistics))
     for members in strata:
-        block = coordinates[members]
-        block = block - block.mean(axis=0)
-        covariance += (len(block) - 1) / len(block) * (block.T @ block)
+        rows = np.flatnonzero(members)
+        if not len(rows):
+            continue
+        blocks = [rows[start : start + _BLOCK_ROWS] for start in range(0, len(rows), _BLOCK_ROWS)]
+        mean = sum(coordinates_of(block).sum(axis=0) for block in blocks) / len(rows)
+        products = np.zeros_like(covariance)
+        for block in blocks:
+            centred = coordinates_of(block) - mean
+            products += centred.T @ centred
+        covariance += (len(rows) - 1) / len(rows) * products
     return covariance
 
 

@@ -25,7 +25,7 @@ each period's rows are their own strata (the periods are independent, so
 their covariances add). The class-stratified jackknife [3]_ turns these
 into standard errors, and the intervals are ``delta ± c * se`` with
 Šidák's critical value ``c`` over the subgroups
-(:func:`subroc_ext.inference.effects.jackknife_intervals`). No resampling: 0.2 s CPU
+(:func:`subroc_ext.inference.effects.jackknife_spread`). No resampling: 0.2 s CPU
 for 100 subgroups of a 12,000-row paired split, against 27 s for the
 500-replicate bootstrap, whose standard errors were 5-11 % below the real
 spread (simultaneous coverage 90 % paired, 93 % drift). In the seeded
@@ -37,13 +37,13 @@ smaller max-t critical value) and 96.2 % (drift) of the splits.
 Comparisons of **other measures** resample: each bootstrap replicate
 prepares the measure anew on each side (attributions included), and the
 intervals are the simultaneous studentized percentile intervals of
-:func:`subroc_ext.inference.effects.max_t_intervals`.
+:func:`subroc_ext.inference.effects.bootstrap_spread`.
 
 AUC_mu is the mean of the class pairs' ROC AUCs, so, as for the ROC AUC in
 :mod:`subroc_ext.inference.effects`, every row's exact delete-one change of it is known
 (the mean of its changes of the pair AUCs): the intervals are the
 class-stratified jackknife's max-t intervals on the logit scale of
-:func:`subroc_ext.inference.effects.jackknife_scaled_intervals` (no resampling; 98.4 %
+:class:`subroc_ext.inference.effects.ScaledJackknife` (no resampling; 98.4 %
 simultaneous coverage in the same simulation).
 
 References

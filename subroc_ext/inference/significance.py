@@ -13,11 +13,16 @@ Before drawing, :func:`smallest_corrected_p_value` checks that the settings
 can make a pattern significant at all and warns (:class:`LowPowerWarning`)
 if not.
 
-The null distribution depends only on ``(size, negatives)``; it is cached by
-that key and drawn by :func:`subroc_ext.scoring.null_sampling.null_values` (compiled
-for the built-in measures, memory-bounded batches for the others). Each
-sample is a uniformly random subset with those class counts and its statistic
-is computed exactly (ties included).
+The null distribution depends only on ``(size, negatives)``; it is drawn
+once per key for all patterns of that key by
+:func:`subroc_ext.scoring.null_sampling.null_exceedances` (compiled for the
+built-in measures, memory-bounded batches for the others). Each sample is a
+uniformly random subset with those class counts, and whether its statistic
+reaches each pattern's is decided exactly (ties included). For ROC AUC and
+ARL the subsets are drawn over the tie groups, top-down, only until that
+answer is known (:mod:`subroc_ext.scoring.rank_null`): a draw far from the
+statistic costs a few dozen hypergeometric draws however many rows the
+validation split has.
 
 References
 ----------
@@ -40,7 +45,7 @@ from statsmodels.stats.multitest import multipletests, multitest_alias
 from ..exceptions import LowPowerWarning
 from ..objective.quality import SoftClassifierQF
 from ..scoring.measures import compiled_kind
-from ..scoring.null_sampling import null_values
+from ..scoring.null_sampling import null_exceedances
 from ..utils.cluster import parallelism, require_distributed
 from ..utils.cluster import shared as shared_on_workers
 from ..utils.interrupts import kernel_interrupts
@@ -107,25 +112,28 @@ def null_rng(seed, key, batch=None):
     return np.random.default_rng(sequence)
 
 
-def _null_distribution(qf, whole, key, n_samples, seed, batch_elements, batch=None):
-    """Raw qualities of ``n_samples`` random subsets with the class counts of
-    ``key``: ``(size, negatives)`` of the cover ``whole``, or (``whole`` is
-    None) the class counts of an AUCMuQF; from :func:`null_rng` of ``batch``."""
+def _null_exceedances(qf, whole, key, thresholds, n_samples, seed, batch_elements, batch=None):
+    """Whether the raw quality of each of ``n_samples`` random subsets with the
+    class counts of ``key`` reaches each of ``thresholds`` (bool, shape
+    ``(len(thresholds), n_samples)``): ``key`` is ``(size, negatives)`` of the
+    cover ``whole``, or (``whole`` is None) the class counts of an AUCMuQF or
+    a ComparisonQF; from :func:`null_rng` of ``batch``."""
     rng = null_rng(seed, key, batch)
+    thresholds = np.asarray(thresholds, dtype=float)
     if whole is None:
-        return qf.null_raw_qualities(key, n_samples, rng, batch_elements=batch_elements)
+        values = qf.null_raw_qualities(key, n_samples, rng, batch_elements=batch_elements)
+        return np.asarray(values, dtype=float) >= thresholds[:, None]
     size, negatives = key
-    values = null_values(
-        qf.prepared_measure, whole, size - negatives, negatives, n_samples, rng,
-        batch_elements=batch_elements,
-    )
-    return qf.raw_quality(np.asarray(values, dtype=float))
+    return null_exceedances(
+        qf.prepared_measure, whole, size - negatives, negatives, n_samples, rng, qf.raw_quality,
+        thresholds, batch_elements=batch_elements,
+    )  # fmt: skip
 
 
-def _shared_null_distribution(shared, key, n_samples, seed, batch_elements, batch):
-    """:func:`_null_distribution` on a worker, from the shared ``(qf, whole)``."""
+def _shared_null_exceedances(shared, key, thresholds, n_samples, seed, batch_elements, batch):
+    """:func:`_null_exceedances` on a worker, from the shared ``(qf, whole)``."""
     qf, whole = shared
-    return _null_distribution(qf, whole, key, n_samples, seed, batch_elements, batch)
+    return _null_exceedances(qf, whole, key, thresholds, n_samples, seed, batch_elements, batch)
 
 
 def _own_code(qf):
@@ -139,73 +147,89 @@ def _own_code(qf):
     return all(compiled_kind(measure) is not None for measure in measures)
 
 
+def _progress_label(draws, batch):
+    """What a round of the test draws, for its progress line: ``testing round 2,
+    256 random subsets per group of equal size and class counts``."""
+    sizes = sorted({n for n, _ in draws.values()})
+    each = f"{sizes[0]:,}" if len(sizes) == 1 else f"{sizes[0]:,}-{sizes[-1]:,}"
+    step = "testing" if batch is None else f"testing round {batch + 1}"
+    return f"{step}, {each} random subsets per group of equal size and class counts"
+
+
 @kernel_interrupts()
 def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, progress, batch=None,
                         threads=1):  # fmt: skip
-    """The null values of each key of ``draws`` (``{key: number of values}``),
-    here (on ``threads`` threads, one key at a time each) or on the workers
-    of ``client``."""
+    """:func:`_null_exceedances` of each key of ``draws`` (``{key: (number of
+    values, thresholds)}``), here (on ``threads`` threads, one key at a time
+    each) or on the workers of ``client``; the progress line names the round
+    (``batch``) and counts the keys."""
+    desc = _progress_label(draws, batch)
     if client is None and threads > 1 and len(draws) > 1 and _own_code(qf):
         with ThreadPoolExecutor(threads) as pool:
             futures = {
-                key: pool.submit(_null_distribution, qf, whole, key, n, seed, batch_elements, batch)
-                for key, n in draws.items()
+                key: pool.submit(_null_exceedances, qf, whole, key, cuts, n, seed, batch_elements, batch)
+                for key, (n, cuts) in draws.items()
             }  # fmt: skip
             try:
-                items = progress_bar(futures.items(), enabled=progress, desc="testing")
+                items = progress_bar(futures.items(), enabled=progress, desc=desc)
                 return {key: future.result() for key, future in items}
             finally:
                 pool.shutdown(cancel_futures=True)  # Ctrl-C: only the running keys finish
     if client is None:
         return {
-            key: _null_distribution(qf, whole, key, n, seed, batch_elements, batch)
-            for key, n in progress_bar(draws.items(), enabled=progress, desc="testing")
+            key: _null_exceedances(qf, whole, key, cuts, n, seed, batch_elements, batch)
+            for key, (n, cuts) in progress_bar(draws.items(), enabled=progress, desc=desc)
         }
     distributed = require_distributed("client")
     futures = {
-        client.submit(_shared_null_distribution, shared, key, n, seed, batch_elements, batch,
+        client.submit(_shared_null_exceedances, shared, key, cuts, n, seed, batch_elements, batch,
                       pure=False): key
-        for key, n in draws.items()
+        for key, (n, cuts) in draws.items()
     }  # fmt: skip
     nulls = {}
     try:
         done = distributed.as_completed(futures)
-        for future in progress_bar(done, enabled=progress, desc="testing", total=len(draws)):
+        for future in progress_bar(done, enabled=progress, desc=desc, total=len(draws)):
             nulls[futures[future]] = future.result()
     finally:
         client.cancel(list(futures))
     return nulls
 
 
-def _fixed_p_values(draw, keys, statistics, tolerances, n_samples):
-    """``(1 + #{null >= statistic}) / (1 + n_samples)`` of each pattern."""
-    nulls = draw({key: n_samples for key in dict.fromkeys(keys)}, None)
-    extreme = [
-        np.count_nonzero(nulls[key] >= statistic - tolerance)
-        for key, statistic, tolerance in zip(keys, statistics, tolerances)
-    ]  # fmt: skip
-    p_values = (1 + np.array(extreme, dtype=float)) / (1 + n_samples)
-    return p_values, np.full(len(keys), n_samples), np.ones(len(keys), dtype=bool)
-
-
-def _adaptive_p_values(draw, keys, statistics, tolerances, max_samples, exceedances, method, alpha,
-                       untestable):  # fmt: skip
-    """Sequential p-values (:class:`~subroc_ext.inference.sequential.SequentialPValues`)
-    drawn in rounds; a key is drawn while one of its patterns is undecided."""
-    state = SequentialPValues(len(keys), exceedances=exceedances, max_samples=max_samples)
+def _patterns_of(keys):
+    """``{key: [patterns with that key]}``, in the order of first appearance."""
     patterns_of = {}
     for pattern, key in enumerate(keys):
         patterns_of.setdefault(key, []).append(pattern)
+    return patterns_of
+
+
+def _fixed_p_values(draw, keys, thresholds, n_samples):
+    """``(1 + #{null >= statistic}) / (1 + n_samples)`` of each pattern."""
+    patterns_of = _patterns_of(keys)
+    nulls = draw({key: (n_samples, thresholds[patterns]) for key, patterns in patterns_of.items()}, None)
+    extreme = np.zeros(len(keys))
+    for key, patterns in patterns_of.items():
+        extreme[patterns] = np.count_nonzero(nulls[key], axis=1)
+    return (1 + extreme) / (1 + n_samples), np.full(len(keys), n_samples), np.ones(len(keys), dtype=bool)
+
+
+def _adaptive_p_values(draw, keys, thresholds, max_samples, exceedances, method, alpha, untestable):
+    """Sequential p-values (:class:`~subroc_ext.inference.sequential.SequentialPValues`)
+    drawn in rounds; a key is drawn while one of its patterns is undecided,
+    for its undecided patterns."""
+    state = SequentialPValues(len(keys), exceedances=exceedances, max_samples=max_samples)
+    patterns_of = _patterns_of(keys)
     stopped = np.zeros(len(keys), dtype=bool)
     for batch, size in enumerate(round_sizes(max_samples, FIRST_ROUND)):
-        active = [key for key, patterns in patterns_of.items() if not stopped[patterns].all()]
+        active = {key: [p for p in patterns if not stopped[p]] for key, patterns in patterns_of.items()}
+        active = {key: patterns for key, patterns in active.items() if patterns}
         if not active:
             break
-        nulls = draw({key: size for key in active}, batch)
-        for key in active:
-            for pattern in patterns_of[key]:
-                if not stopped[pattern]:
-                    state.add(pattern, nulls[key] >= statistics[pattern] - tolerances[pattern])
+        nulls = draw({key: (size, thresholds[patterns]) for key, patterns in active.items()}, batch)
+        for key, patterns in active.items():
+            for row, pattern in enumerate(patterns):
+                state.add(pattern, nulls[key][row])
         stopped |= state.decided(method, alpha, untestable=untestable)
     return state.p_values(), state.drawn, state.finished
 
@@ -388,7 +412,7 @@ def randomization_test(
         ``null_samples`` (the random subsets the p-value counted; 0 where
         untestable) and ``p_value_exact`` (False where the adaptive test
         stopped once the decision was settled: the p-value is an upper
-        bound, see :func:`~subroc_ext.inference.verdicts.p_value_text`). ``table.attrs['null_samples_drawn']`` is the number of
+        bound, see :func:`~subroc_ext.reporting.report.p_value_text`). ``table.attrs['null_samples_drawn']`` is the number of
         random subsets drawn in all (a distribution serves every pattern of
         its ``(size, negatives)``).
 
@@ -431,26 +455,27 @@ def randomization_test(
     tolerances = np.array(
         [100 * np.finfo(float).eps * max(abs(s.measure), abs(qf.dataset_value)) for s in tested]
     )
+    thresholds = values - tolerances
     adaptive = isinstance(n_samples, str)
     _check_power(len(descriptions), max_samples if adaptive else n_samples, adaptive, method, alpha)
     drawn = {}
 
     with shared_on_workers(client, (qf, whole)) as shared:
 
-        def draw(sizes, batch):
-            for key, n in sizes.items():
+        def draw(requests, batch):
+            for key, (n, _) in requests.items():
                 drawn[key] = drawn.get(key, 0) + n
             return _null_distributions(
-                qf, whole, sizes, seed, batch_elements, client, shared, progress, batch, threads
+                qf, whole, requests, seed, batch_elements, client, shared, progress, batch, threads
             )
 
         if adaptive:
             p_tested, used, finished = _adaptive_p_values(
-                draw, keys, values, tolerances, max_samples, exceedances, method, alpha,
+                draw, keys, thresholds, max_samples, exceedances, method, alpha,
                 untestable=int((~testable).sum()),
             )  # fmt: skip
         else:
-            p_tested, used, finished = _fixed_p_values(draw, keys, values, tolerances, n_samples)
+            p_tested, used, finished = _fixed_p_values(draw, keys, thresholds, n_samples)
     p_values = np.ones(len(descriptions))
     p_values[testable] = p_tested
     null_samples = np.zeros(len(descriptions), dtype=np.int64)

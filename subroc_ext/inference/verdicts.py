@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multitest_alias
 
+from ..utils.names import INTERVALS
 from .effects import EFFECT_COLUMNS
 
 __all__ = [
@@ -66,8 +67,6 @@ __all__ = [
     "verdicts",
 ]
 
-#: The kinds of interval shown beside the decision.
-INTERVALS = ("fcr", "simultaneous")
 
 #: The columns :func:`verdicts` adds.
 VERDICT_COLUMNS = ["verdict", "verdict_note"]

@@ -8,12 +8,15 @@ column                      conditions
 ==========================  ===================================================
 nominal: object, string,    one per value observed: ``region=='east'``,
 category, bool, nullable    ``smoker==True``, ``grade==3`` (categories that
-Int/boolean/string, period  occur in no row get none)
+Int/boolean/string, period  occur in no row get none; with ``min_support``,
+                            values in fewer rows get none)
 numeric with at most        one per value, as nominal
 ``nbins`` distinct values
 numeric                     cut-points ``c`` (the quantile rule below), used as
                             thresholds ``age < 38``, ``age >= 38`` and as bins
                             between neighbouring cut-points ``38 <= age < 52``
+a mass point of one         ``capital_gain == 0``, ``capital_gain != 0`` (a value
+(thresholds only)           in more than ``1 / nbins`` of the non-missing rows)
 datetime (naive or          as numeric, on the time axis: ``signup < 2021-06-01``;
 tz-aware), ISO date         tz-aware columns are labelled in their own zone;
 strings, timedelta          strings like ``2021-06-01`` or ``2021-06-01T10:00``
@@ -24,9 +27,15 @@ values (NaN, None, NA, NaT) every other condition, ``income is not missing``
 
 Left out, with one :class:`SearchSpaceWarning` naming them all: constant
 columns (one value in every row, or missing everywhere: no condition would
-separate rows), ID-like columns (strings, or integers that count rows or are
-named like a key, with at least 95 % distinct values; ``keep_ids=True``
-keeps them) and columns of other types (complex numbers, lists, ...).
+separate rows), ID-like columns (with at least 95 % distinct values: strings,
+or integers that count rows or are named like a key, :func:`named_like_a_key`;
+floats never; ``keep_ids=True`` keeps them), columns whose values tell two
+periods apart (``periods``, for :func:`~subroc_ext.find_drift`), nominal
+columns whose every value is rarer than ``min_support``, and columns of other
+types (complex numbers, lists, ...). Further :class:`SearchSpaceWarning`
+notes name columns that lost 100 or more values to ``min_support``, and text
+columns of numbers with a few words (``'unknown'``), which are searched as
+categories.
 
 **Cut-points** (the documented rule): pysubgroup's equal-frequency rule
 (``ps.equal_frequency_discretization``, what ``ps.create_selectors`` uses) on
@@ -39,45 +48,52 @@ selects the same rows of the table it was built from, and the label is the
 exact condition: labels carry exactly as many digits as it takes to tell the
 cut-points apart, and two conditions never print the same.
 
+**Mass points** (with thresholds): a value ``v`` in more than ``1 / nbins``
+of the non-missing rows (the zeros of ``capital_gain``) is its own condition,
+``x == v`` and ``x != v``; ``v`` and the next larger value are cut-points,
+and the other ``nbins - m - 1`` cut-points (``m`` mass points) follow the
+rule above on the values other than the mass points. Equal-frequency cuts
+inside a mass point gave conditions a handful of rows apart
+(``capital_gain < 100``, ``< 400``, ``< 500``).
+
+**No near copies** (with thresholds, numeric and time columns): of two
+overlapping conditions of one column whose covers differ in fewer than
+0.5 % of the table's rows (:data:`~subroc_ext.inputs.cuts.NEAR_COPY_SHARE`),
+or in none, only the first in the order of the table above is kept (mass
+points before thresholds before bins); disjoint conditions are never copies.
+
 ``thresholds=False`` gives the bins-only space of the SubROC paper and of
 pysubgroup's ``create_selectors(data, nbins)``: the same rows for every
 condition (``nbins`` bins per numeric column, ``x is missing`` where values
-are missing, no thresholds and no ``is not missing``), with these labels and
-covers that handle every dtype.
+are missing, no thresholds, no mass points and no ``is not missing``), with
+these labels and covers that handle every dtype.
 
 Every condition is a pysubgroup selector (``covers(data)``,
 ``attribute_name``; at most one condition per column in a pattern, as in
 pysubgroup), so :class:`~subroc_ext.FastSearch` and every pysubgroup
 algorithm search it; :class:`~subroc_ext.inputs.sorted_data.SortedDataset` computes its
 covers from the column converted once
-(:meth:`subroc_ext.inputs.selectors.Condition.column_values`).
+(:meth:`subroc_ext.inputs.selectors.Condition.column_values`), the masks of
+all values of a nominal column from one factorization
+(:class:`~subroc_ext.inputs.selectors.ValueCodes`).
 """
 
-import math
-import os
 import re
-import sys
 import warnings
 from dataclasses import dataclass, field
-from decimal import ROUND_FLOOR, Decimal
 
 import numpy as np
 import pandas as pd
-import pysubgroup as ps
 
-from .selectors import (
-    ISO_DATE,
-    MissingCondition,
-    RangeCondition,
-    ValueCondition,
-    as_datetime,
-    comparable_values,
-)
+from ..utils.callers import user_stacklevel
+from .cuts import cut_conditions, without_near_copies
+from .selectors import ISO_DATE, MissingCondition, ValueCodes, ValueCondition, as_datetime, comparable_values
 
 __all__ = [
     "SearchSpace",
     "SearchSpaceWarning",
     "make_search_space",
+    "named_like_a_key",
 ]
 
 
@@ -86,85 +102,26 @@ class SearchSpaceWarning(UserWarning):
 
 
 # --------------------------------------------------------------------------
-# cut-points and their labels
-# --------------------------------------------------------------------------
-
-
-def _shortest_number(low, high):
-    """The shortest decimal in ``(low, high]`` (``low`` None: ``high``), and its text."""
-    exact = Decimal(repr(float(high)))
-    if low is not None:
-        magnitude = max(abs(float(high)), abs(float(low)))
-        first = -math.floor(math.log10(magnitude)) - 1 if magnitude > 0 else 0
-        for places in range(first, first + 20):
-            step = Decimal(1).scaleb(-places)
-            candidate = (exact / step).to_integral_value(rounding=ROUND_FLOOR) * step
-            if low < float(candidate) <= high:
-                return float(candidate), _decimal_text(candidate)
-    return float(exact), _decimal_text(exact)
-
-
-def _decimal_text(number):
-    text = format(number.normalize(), "f")
-    return "0" if text in ("-0", "0") else text
-
-
-def _shortest_time(low, high, domain, tz):
-    """The coarsest round time (or duration) in ``(low, high]`` (nanoseconds), and its text."""
-    if domain == "timedelta":
-        exact = pd.Timedelta(high, unit="ns")
-        rounders = [lambda t, step=step: t.floor(step) for step in ("D", "h", "min", "s", "ms", "us")]
-    else:
-        exact = pd.Timestamp(high, unit="ns", tz="UTC")
-        exact = exact.tz_convert(tz) if tz is not None else exact.tz_localize(None)
-        rounders = [
-            lambda t: t.normalize().replace(month=1, day=1),
-            lambda t: t.normalize().replace(day=1),
-            lambda t: t.normalize(),
-            *(lambda t, step=step: t.floor(step) for step in ("h", "min", "s", "ms", "us")),
-        ]
-    for rounder in rounders:
-        try:
-            candidate = rounder(exact)
-        except (ValueError, OverflowError):  # e.g. a wall time that a DST change skips
-            continue
-        if (low is None or low < candidate.value) and candidate.value <= high:
-            return candidate.value, _time_text(candidate, domain)
-    return exact.value, _time_text(exact, domain)
-
-
-def _time_text(value, domain):
-    if domain == "timedelta":
-        text = str(value)
-        return text[: -len(" 00:00:00")] if text.endswith(" 00:00:00") else text
-    if value.nanosecond or value.microsecond:
-        text = value.tz_localize(None).isoformat(sep=" ")
-    elif value == value.normalize():
-        text = value.strftime("%Y-%m-%d")
-    else:
-        text = value.strftime("%Y-%m-%d %H:%M" if value.second == 0 else "%Y-%m-%d %H:%M:%S")
-    return f"{text} {value.tzname()}" if value.tzinfo is not None else text
-
-
-def _cut_points(numbers, nbins):
-    """pysubgroup's equal-frequency cut-points of the non-missing ``numbers``."""
-    frame = pd.DataFrame({"x": numbers})
-    return [v.item() if isinstance(v, np.generic) else v
-            for v in ps.equal_frequency_discretization(frame, "x", nbins)]  # fmt: skip
-
-
-# --------------------------------------------------------------------------
 # column types
 # --------------------------------------------------------------------------
 
-_ID_NAME = re.compile(
-    r"(^|[^a-z0-9])(id|ids|key|idx|index|uuid|guid|no|nr|number|code|row|rownames)$|[a-z0-9]id$",
-    re.IGNORECASE,
+#: Words that name a key, and words a key's name may put before one
+#: (``patient_id``, ``PatientNo``, ``pidnum`` = p + id + num, ``usubjid``).
+_KEY_WORDS = "id|ids|key|idx|index|uuid|guid|no|nr|num|number|code|row|rownames|seq|serial"
+_ENTITY_WORDS = (
+    "p|u|s|pat|patient|subj|usubj|subject|cust|customer|client|user|case|emp|employee|acct|"
+    "account|rec|record|order|item|member|person|visit|sample|site|study"
 )
+_KEY_TOKEN = re.compile(rf"(?:{_ENTITY_WORDS}|{_KEY_WORDS})*(?:{_KEY_WORDS})")
+#: A name's words: snake_case, kebab-case, dotted, camelCase, CAPS and digits.
+_NAME_TOKEN = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _TIME_NAME = re.compile(r"year|date|time|month|day|week|quarter|period", re.IGNORECASE)
 
 #: Share of distinct values from which a string or integer column can be an ID.
 ID_DISTINCT_SHARE = 0.95
+
+#: A column with this many values too rare for a condition is named in a note.
+RARE_VALUES_NOTED = 100
 
 
 def _kind(column):
@@ -197,6 +154,23 @@ def _kind(column):
     return "nominal"
 
 
+def named_like_a_key(name):
+    """Whether one word of a column name names a key.
+
+    The name is split into words (``patient_id``, ``PatientNo``, ``ID2``); a
+    word names a key if it is one of id, no, num, key, code, index, ... or
+    made of such words and a few words for what is numbered (``pidnum``,
+    ``rowid``, ``usubjid``). A word that merely ends in the letters ``id``
+    (``amount_paid``, ``covid``, ``fluid``, ``acid``) does not.
+
+    Examples
+    --------
+    >>> [named_like_a_key(n) for n in ("pidnum", "patient_id", "ID", "PatientNo", "covid", "amount_paid")]
+    [True, True, True, True, False, False]
+    """
+    return any(_KEY_TOKEN.fullmatch(word.lower()) for word in _NAME_TOKEN.findall(str(name)))
+
+
 def _in_range(column, domain):
     """``domain``, or why its values cannot be compared in nanoseconds."""
     try:
@@ -204,6 +178,25 @@ def _in_range(column, domain):
     except (ValueError, OverflowError):  # pandas' OutOfBoundsDatetime is a ValueError
         return "times outside the years 1677-2262" if domain == "datetime" else "durations beyond 292 years"
     return domain
+
+
+def _separates_periods(column, kind, periods):
+    """Why a column tells two periods apart (None if it does not): no value
+    (for numbers and times: no range) in common, and missing values in at
+    most one of them; a constant in each period that differs is a case."""
+    missing = column.isna().to_numpy(dtype=bool)
+    if (missing & periods).any() and (missing & ~periods).any():
+        return None
+    if kind == "nominal":
+        values = [set(pd.unique(column[~missing & rows])) for rows in (~periods, periods)]
+        if values[0] & values[1]:
+            return None
+        return "separates the periods: no value in common"
+    numbers, present = comparable_values(column, kind)
+    ranges = [numbers[present & rows] for rows in (~periods, periods)]
+    if all(len(r) for r in ranges) and ranges[0].max() >= ranges[1].min() and ranges[1].max() >= ranges[0].min():
+        return None
+    return "separates the periods: their ranges do not overlap"
 
 
 def _id_like(name, column, kind, distinct, present):
@@ -224,7 +217,7 @@ def _id_like(name, column, kind, distinct, present):
         return None
     if _TIME_NAME.search(str(name)):
         return None
-    if _ID_NAME.search(str(name)):
+    if named_like_a_key(name):
         return text + ", named like a key"
     numbers = np.sort(column.dropna().to_numpy(dtype=np.int64))
     if numbers[-1] - numbers[0] + 1 <= 2 * distinct:
@@ -256,11 +249,20 @@ class SearchSpace:
     left_out : dict
         ``{column: why}`` for the columns without conditions (``ignore``
         and the target columns are not listed).
+    rare_values : dict
+        ``{column: number of values}`` in fewer rows than the minimum
+        support, which got no condition.
+    notes : tuple of str
+        What the :class:`SearchSpaceWarning` said: the columns left out,
+        the columns whose values were mostly too rare, text columns of
+        numbers with a few other values.
     """
 
     selectors: tuple
     used: dict = field(default_factory=dict)
     left_out: dict = field(default_factory=dict)
+    rare_values: dict = field(default_factory=dict)
+    notes: tuple = ()
 
     def __iter__(self):
         return iter(self.selectors)
@@ -272,32 +274,65 @@ class SearchSpace:
         return self.selectors[index]
 
 
-def _column_conditions(name, column, kind, nbins, thresholds):
-    """The conditions of one column (possibly none)."""
+def _column_conditions(name, column, kind, nbins, thresholds, min_support):
+    """The conditions of one column (possibly none), how many of its values
+    were too rare for one, and a note for the user (or None)."""
     missing = column.isna().to_numpy(dtype=bool)
     n_missing = int(missing.sum())
     conditions = [MissingCondition(name)] if n_missing else []
     present = column[~missing]
+    rare, note = 0, None
     if kind == "nominal":
-        values = pd.unique(present.astype(object) if isinstance(column.dtype, pd.CategoricalDtype) else present)
+        codes = ValueCodes(present.astype(object) if isinstance(column.dtype, pd.CategoricalDtype) else present)
+        distinct = len(codes.uniques)
+        values, rare = _frequent_values(codes, min_support)
         conditions += _value_conditions(name, values)
-        distinct = len(values)
+        note = _numbers_as_text(name, codes, nbins)
     else:
-        domain = "number" if kind == "number" else kind
-        numbers, _ = comparable_values(column, domain)
-        numbers = numbers[~missing]
-        distinct_numbers = np.unique(numbers)
-        distinct = len(distinct_numbers)
+        numbers, present_mask = comparable_values(column, kind)
+        distinct = len(np.unique(numbers[present_mask]))
         if distinct <= nbins and kind == "number":
-            conditions += _value_conditions(name, pd.unique(present))
+            values, rare = _frequent_values(ValueCodes(present), min_support)
+            conditions += _value_conditions(name, values)
         elif distinct > 1:
-            conditions += _range_conditions(
-                name, numbers, distinct_numbers, domain, nbins, thresholds,
-                getattr(as_datetime(column).dtype, "tz", None) if domain == "datetime" else None,
-            )  # fmt: skip
+            tz = getattr(as_datetime(column).dtype, "tz", None) if kind == "datetime" else None
+            conditions += cut_conditions(name, numbers[present_mask], kind, nbins, thresholds, tz)
     if thresholds and n_missing and distinct >= 2:
         conditions.append(MissingCondition(name, missing=False))
-    return conditions
+    if thresholds and kind != "nominal" and distinct > nbins:
+        conditions = without_near_copies(conditions, numbers, present_mask, len(column))
+    return conditions, rare, note
+
+
+def _frequent_values(codes, min_support):
+    """The distinct values in at least ``min_support`` rows (all if None), and
+    how many are in fewer: a pattern with one of those could never reach the
+    minimum support, so they get no condition and no mask."""
+    if not min_support:
+        return codes.uniques, 0
+    frequent = codes.counts() >= min_support
+    return codes.uniques[frequent], int((~frequent).sum())
+
+
+def _numbers_as_text(name, codes, nbins):
+    """A note when a text column is mostly numbers with a few other values
+    (``age`` with some ``'unknown'``): it is searched as categories, value by
+    value, where without them it would be cut into ranges."""
+    values = codes.uniques
+    if not len(values) or not all(isinstance(v, str) for v in values):
+        return None
+    is_number = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").notna().to_numpy()
+    counts = codes.counts()
+    others = int(counts[~is_number].sum())
+    if is_number.sum() <= nbins or others == 0 or others * 2 > len(codes):
+        return None  # as values they give the same conditions; or no numbers; or mostly text
+    order = np.argsort(-counts[~is_number], kind="stable")
+    shown = [repr(v) for v in values[~is_number][order][:3]]
+    more = ", ..." if len(order) > 3 else ""
+    return (
+        f"column {name!r}: {others:,} of {len(codes):,} values are not numbers ({', '.join(shown)}{more}): "
+        "treated as categorical; convert them to NaN to cut it numerically"
+    )
 
 
 def _value_conditions(name, values):
@@ -309,47 +344,10 @@ def _value_conditions(name, values):
     return conditions
 
 
-def _range_conditions(name, numbers, distinct_numbers, domain, nbins, thresholds, tz):
-    cuts = _cut_points(numbers.astype(float) if domain == "number" else numbers, nbins)
-    cuts = [c for c in cuts if np.isfinite(c)] if domain == "number" else [int(c) for c in cuts]
-    if thresholds:  # a cut at the minimum would give an empty and an everything condition
-        cuts = [c for c in cuts if c > distinct_numbers[0]]
-    points, texts = [], []
-    for cut in cuts:
-        below = np.searchsorted(distinct_numbers, cut, side="left")
-        low = distinct_numbers[below - 1].item() if below > 0 else None
-        if domain == "number":
-            point, text = _shortest_number(low, cut)
-        else:
-            point, text = _shortest_time(low, cut, domain, tz)
-        points.append(point)
-        texts.append(text)
-    conditions = []
-    if thresholds:
-        for point, text in zip(points, texts):
-            conditions.append(RangeCondition(name, None, point, domain, (None, text)))
-            conditions.append(RangeCondition(name, point, None, domain, (text, None)))
-        edges = list(zip(points, texts))
-        for (low, low_text), (high, high_text) in zip(edges, edges[1:]):
-            conditions.append(RangeCondition(name, low, high, domain, (low_text, high_text)))
-        return conditions
-    bounds = [(None, None), *zip(points, texts), (None, None)]
-    for (low, low_text), (high, high_text) in zip(bounds, bounds[1:]):
-        conditions.append(RangeCondition(name, low, high, domain, (low_text, high_text)))
-    return conditions
-
-
-def _caller_stacklevel():
-    """The ``stacklevel`` of the first caller outside subroc-ext (the user's line,
-    whether they called this module, ``find_subgroups`` or the command line)."""
-    package = os.path.dirname(os.path.abspath(sys.modules[__name__.partition(".")[0]].__file__)) + os.sep
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=False, warn=True):
+def make_search_space(
+    frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=False, min_support=None, periods=None,
+    warn=True,
+):  # fmt: skip
     """The conditions on every attribute column of ``frame``.
 
     Parameters
@@ -370,9 +368,17 @@ def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=Fa
         ``create_selectors(frame, nbins)``).
     keep_ids : bool, default=False
         Keep ID-like columns (left out by default).
+    min_support : int, optional
+        The search's minimum support (rows): values of nominal columns in
+        fewer rows get no condition (no pattern with one could reach it);
+        by default every value gets one.
+    periods : array-like of bool, optional
+        Marks the rows of the second of two periods (:func:`~subroc_ext.find_drift`):
+        a column whose values tell the periods apart is left out.
     warn : bool, default=True
-        Emit one :class:`SearchSpaceWarning` naming the columns left out
-        (they are listed in :attr:`SearchSpace.left_out` either way).
+        Emit one :class:`SearchSpaceWarning` naming the columns left out,
+        and one for each note (they are in :attr:`SearchSpace.left_out` and
+        :attr:`SearchSpace.notes` either way).
 
     Returns
     -------
@@ -394,8 +400,12 @@ def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=Fa
     if duplicated:
         raise ValueError(f"column names must be unique; repeated: {duplicated!r}")
     ignored = set(ignore)
+    if periods is not None:
+        periods = np.asarray(periods, dtype=bool)
+        if periods.shape != (len(frame),):
+            raise ValueError(f"periods must be one boolean per row ({len(frame)}), got shape {periods.shape}")
     by_kind = {"nominal": [], "number": [], "datetime": [], "timedelta": []}
-    used, left_out = {}, {}
+    used, left_out, rare_values, notes = {}, {}, {}, []
     for name in frame.columns:
         if name in ignored:
             continue
@@ -413,23 +423,35 @@ def make_search_space(frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=Fa
         if distinct + (present < len(column)) <= 1:
             left_out[name] = "constant" if present else "missing in every row"
             continue
-        reason = None if keep_ids else _id_like(name, column, kind, distinct, present)
+        reason = None if periods is None else _separates_periods(column, kind, periods)
+        if not reason and not keep_ids:
+            reason = _id_like(name, column, kind, distinct, present)
         if reason:
             left_out[name] = reason
             continue
-        conditions = _column_conditions(name, column, kind, nbins, thresholds)
+        conditions, rare, note = _column_conditions(name, column, kind, nbins, thresholds, min_support)
+        if rare:
+            rare_values[name] = rare
+        if note:
+            notes.append(note)
         if conditions:
             by_kind[kind].append(conditions)
             used[name] = kind
+        elif rare:
+            left_out[name] = f"every value in fewer than {min_support:,} rows, the minimum support"
         else:
             left_out[name] = f"no cut-point with nbins={nbins}"
     selectors = tuple(c for kind in by_kind.values() for conditions in kind for c in conditions)
-    if warn and left_out:
+    many_rare = {name: rare for name, rare in rare_values.items() if rare >= RARE_VALUES_NOTED and name in used}
+    if many_rare:
+        listed = ", ".join(f"{name!r} {rare:,} of {frame[name].nunique():,}" for name, rare in many_rare.items())
+        notes.insert(0, f"values in fewer than {min_support:,} rows (the minimum support) get no condition: {listed}")
+    if left_out:
         listed = "; ".join(f"{name!r} ({why})" for name, why in left_out.items())
         hint = (" - keep_ids=True (--keep-ids) keeps ID-like columns"
                 if any(why.startswith("ID-like") for why in left_out.values()) else "")  # fmt: skip
-        warnings.warn(
-            f"columns left out of the search space: {listed}{hint}", SearchSpaceWarning,
-            stacklevel=_caller_stacklevel(),
-        )  # fmt: skip
-    return SearchSpace(selectors, used, left_out)
+        notes.insert(0, f"columns left out of the search space: {listed}{hint}")
+    if warn:
+        for note in notes:
+            warnings.warn(note, SearchSpaceWarning, stacklevel=user_stacklevel())
+    return SearchSpace(selectors, used, left_out, rare_values, tuple(notes))

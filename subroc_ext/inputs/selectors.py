@@ -5,8 +5,9 @@ computes its cover from the column converted once
 (:meth:`Condition.column_values`, cached by
 :class:`~subroc_ext.inputs.sorted_data.SortedDataset`): :class:`ValueCondition`
 (``region=='east'``), :class:`RangeCondition` (``age < 38``,
-``38 <= age < 52``, also on datetimes and durations) and
-:class:`MissingCondition` (``income is missing``). :func:`comparable_values`
+``38 <= age < 52``, also on datetimes and durations), :class:`PointCondition`
+(``capital_gain == 0``, ``capital_gain != 0``: a mass point of a numeric or
+time column) and :class:`MissingCondition` (``income is missing``). :func:`comparable_values`
 turns a column into the numbers its range conditions compare.
 :mod:`subroc_ext.inputs.search_space` decides which conditions a column gets.
 """
@@ -19,8 +20,10 @@ import pysubgroup as ps
 
 __all__ = [
     "Condition",
+    "ValueCodes",
     "ValueCondition",
     "RangeCondition",
+    "PointCondition",
     "MissingCondition",
     "ISO_DATE",
     "as_datetime",
@@ -92,10 +95,69 @@ def _rebuild(kind, state):
     return condition
 
 
-def _codes(column):
-    """Integer codes (-1 for missing) and the distinct values as an object array."""
-    codes, uniques = pd.factorize(column, use_na_sentinel=True)
-    return codes, np.asarray(uniques, dtype=object)
+class ValueCodes:
+    """A column factorized once: integer codes, the distinct values, and each
+    value's rows, so that the masks of all its values cost time linear in
+    the rows together (not rows times values).
+
+    Parameters
+    ----------
+    column : pandas.Series
+
+    Attributes
+    ----------
+    codes : numpy.ndarray of int
+        The code of each row's value (-1 where missing).
+    uniques : numpy.ndarray of object
+        The distinct values, by code (objects, so that they compare like
+        pysubgroup's ``data[attribute] == value``).
+    """
+
+    def __init__(self, column):
+        # on the Series: 3x faster than on its values for Arrow strings
+        self.codes, uniques = pd.factorize(column, use_na_sentinel=True)
+        self.uniques = np.asarray(uniques, dtype=object)
+        self._index = self._rows = self._starts = None
+        self._compared = False
+
+    def __len__(self):
+        return len(self.codes)
+
+    def counts(self):
+        """Rows of each distinct value (by code)."""
+        return np.bincount(self.codes[self.codes >= 0], minlength=len(self.uniques))
+
+    def code_of(self, value):
+        """The code of ``value`` (the first distinct value equal to it), or None."""
+        if self._index is None:
+            self._index = {}
+            for code, unique in enumerate(self.uniques.tolist()):
+                self._index.setdefault(unique, code)
+        try:
+            return self._index.get(value)
+        except TypeError:  # unhashable: compare with each value
+            found = np.flatnonzero([_same(u, value) for u in self.uniques])
+            return int(found[0]) if len(found) else None
+
+    def mask(self, value):
+        """Boolean mask of the rows holding ``value`` (none if it does not occur).
+
+        The first mask compares the codes of all rows; from the second on,
+        the rows are grouped by value once (one sort) and each mask sets
+        only its value's rows.
+        """
+        code = self.code_of(value)
+        if code is None:
+            return np.zeros(len(self.codes), dtype=bool)
+        if self._rows is None:
+            if not self._compared:  # the first mask of this column: maybe the only one
+                self._compared = True
+                return self.codes == code
+            self._rows = np.argsort(self.codes, kind="stable")
+            self._starts = np.searchsorted(self.codes[self._rows], np.arange(len(self.uniques) + 1))
+        mask = np.zeros(len(self.codes), dtype=bool)
+        mask[self._rows[self._starts[code] : self._starts[code + 1]]] = True
+        return mask
 
 
 class ValueCondition(Condition):
@@ -115,14 +177,10 @@ class ValueCondition(Condition):
         self.attribute_value = value
 
     def column_values(self, column):
-        return _codes(column)
+        return ValueCodes(column)
 
     def mask_of_values(self, values):
-        codes, uniques = values
-        found = np.flatnonzero([_same(u, self.attribute_value) for u in uniques])
-        if not len(found):
-            return np.zeros(len(codes), dtype=bool)
-        return codes == found[0]
+        return values.mask(self.attribute_value)
 
 
 def _same(a, b):
@@ -182,6 +240,29 @@ class RangeCondition(Condition):
         if self.upper_bound is not None:
             mask &= numbers < self.upper_bound
         return mask
+
+
+class PointCondition(Condition):
+    """``column == value`` or, with ``equal=False``, ``column != value`` on a
+    numeric, datetime or timedelta column, compared as :func:`comparable_values`
+    (float, or int64 nanoseconds); missing values never match.
+
+    Labelled ``capital_gain == 0``, ``capital_gain != 0`` (``text``: the value
+    as printed), in the notation of the range conditions.
+    """
+
+    def __init__(self, attribute_name, value, domain, text, equal=True):
+        super().__init__(attribute_name, f"{attribute_name} {'==' if equal else '!='} {text}")
+        self.value, self.domain, self.equal, self.text = value, domain, equal, text
+        self.values_kind = domain
+
+    def column_values(self, column):
+        return comparable_values(column, self.domain)
+
+    def mask_of_values(self, values):
+        numbers, present = values
+        equal = numbers == self.value
+        return present & (equal if self.equal else ~equal)
 
 
 def comparable_values(column, domain):

@@ -16,15 +16,9 @@ from ..metrics.kernels import sort_by_score
 from ..scoring import bitset
 from ..scoring.measures import Cover
 from ..utils.validation import check_columns, finite_scores, positive_mask
+from .selectors import ValueCodes
 
 __all__ = ["SortedDataset"]
-
-
-def _factorize(column):
-    """Integer codes (-1 for missing) and the distinct values of a column, as
-    an object array so that ``categories == value`` compares like pysubgroup."""
-    codes, uniques = pd.factorize(column, use_na_sentinel=True)  # on the Series: 3x faster for Arrow strings
-    return codes, np.asarray(uniques, dtype=object)
 
 
 class SortedDataset:
@@ -88,36 +82,40 @@ class SortedDataset:
         return mask
 
     def selector_mask(self, selector):
-        """Boolean cover of one selector over the score-sorted rows (not cached)."""
-        mask = np.asarray(self._compute_selector_mask(selector))
+        """Boolean cover of one selector over the score-sorted rows (not cached).
+
+        A :class:`~subroc_ext.inputs.selectors.Condition` is evaluated on its
+        column in score order, converted once
+        (:meth:`~subroc_ext.inputs.selectors.Condition.column_values`, cached);
+        any other selector on the data's order, then reordered.
+        """
+        if hasattr(selector, "mask_of_values"):  # a selectors.Condition
+            name = selector.attribute_name
+            values = self.cached(
+                (selector.values_kind, name), lambda: selector.column_values(self.data[name].iloc[self.order])
+            )  # fmt: skip
+            mask = np.asarray(selector.mask_of_values(values))
+        else:
+            mask = np.asarray(self._compute_selector_mask(selector))
         if mask.shape != (len(self),) or mask.dtype != bool:
             raise ValueError(
                 f"selector {selector!r} covers() returned {mask.dtype} of shape {mask.shape}; "
                 f"expected a boolean array of {len(self)} rows"
             )
-        return mask[self.order]
+        return mask if hasattr(selector, "mask_of_values") else mask[self.order]
 
     def _compute_selector_mask(self, selector):
-        """``selector.covers(data)``, on columns converted to NumPy once."""
+        """``selector.covers(data)`` in the data's row order, on columns converted to NumPy once."""
         kind = type(selector)
         if kind is ps.IntervalSelector:
             values = self._numeric_column(selector.attribute_name)
             if values is not None:
                 return (values >= selector.lower_bound) & (values < selector.upper_bound)
         elif kind is ps.EqualitySelector:
-            codes, categories = self._factorized_column(selector.attribute_name)
+            codes = self._factorized_column(selector.attribute_name)
             if codes is not None:
                 value = selector.attribute_value
-                if pd.isnull(value):
-                    return codes == -1
-                found = np.flatnonzero(categories == value)
-                return codes == found[0] if len(found) else np.zeros(len(codes), dtype=bool)
-        elif hasattr(selector, "mask_of_values"):  # a selectors.Condition
-            name = selector.attribute_name
-            values = self.cached(
-                (selector.values_kind, name), lambda: selector.column_values(self.data[name])
-            )
-            return selector.mask_of_values(values)
+                return codes.codes == -1 if pd.isnull(value) else codes.mask(value)
         return np.asarray(selector.covers(self.data), dtype=bool)
 
     def _numeric_column(self, name):
@@ -130,15 +128,13 @@ class SortedDataset:
         return self.cached(("numeric", name), values)
 
     def _factorized_column(self, name):
-        def codes_and_categories():
+        def codes():
             column = self.data[name]
-            if isinstance(column.dtype, pd.SparseDtype):
-                return None, None
-            return _factorize(column)
+            return None if isinstance(column.dtype, pd.SparseDtype) else ValueCodes(column)
 
         # a column is read from the DataFrame once: ``data[name]`` costs
         # 0.1-1 ms in pandas 3, more than the mask of a selector
-        return self.cached(("factorized", name), codes_and_categories)
+        return self.cached(("factorized", name), codes)
 
     def cached(self, key, compute):
         """``compute()``, computed once per dataset and ``key`` (columns converted

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..utils.validation import check_columns
+from ..utils.validation import check_columns, min_support_count
 from .labels import infer_positive_label
 from .search_space import SearchSpace, make_search_space
 from .sorted_data import SortedDataset
@@ -126,7 +126,7 @@ class ValidatedData:
 
 def validate_data(
     data, *, label, score, positive_label=None, validation=0.5, random_state=0, ignore=(),
-    nbins=5, thresholds=True, keep_ids=False, selectors=None,
+    nbins=5, thresholds=True, keep_ids=False, min_support=None, selectors=None,
 ):  # fmt: skip
     """Check a table once and prepare it for the steps of an audit.
 
@@ -148,6 +148,9 @@ def validate_data(
         Columns without conditions.
     nbins, thresholds, keep_ids
         The search space (:func:`~subroc_ext.make_search_space`).
+    min_support : int or float, optional
+        The search's minimum support (rows, or a fraction of the search
+        split's): values of nominal columns in fewer rows get no condition.
     selectors : sequence of pysubgroup selectors, optional
         A search space of your own instead.
 
@@ -184,9 +187,11 @@ def validate_data(
     if missing:
         raise KeyError(f"validation data lacks column(s) {missing!r} of the search data")
     if selectors is None:
+        if min_support is not None:
+            min_support = min_support_count(min_support, len(search))
         space = make_search_space(
             search, ignore=[label, score, *ignore], nbins=nbins, thresholds=thresholds,
-            keep_ids=keep_ids,
+            keep_ids=keep_ids, min_support=min_support,
         )  # fmt: skip
     else:
         space = selectors if isinstance(selectors, SearchSpace) else SearchSpace(tuple(selectors))

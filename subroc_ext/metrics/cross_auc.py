@@ -217,13 +217,38 @@ def bias_aucs_of_masks(is_positive, scores, masks, *, group_ids=None):
     dict of numpy.ndarray
         ``subgroup_auc``, ``bpsn_auc``, ``bnsp_auc``, ``bpsn_pairs``, ``bnsp_pairs``.
     """
-    groups = np.vstack([masks, ~masks])
-    wins, pairs = cross_pair_counts(is_positive, scores, groups, groups, group_ids=group_ids)
-    inside, outside = np.arange(len(masks)), np.arange(len(masks)) + len(masks)
-    return {
-        "subgroup_auc": _ratio(wins[inside, inside], pairs[inside, inside]),
-        "bpsn_auc": _ratio(wins[outside, inside], pairs[outside, inside]),
-        "bnsp_auc": _ratio(wins[inside, outside], pairs[inside, outside]),
-        "bpsn_pairs": pairs[outside, inside].astype(np.int64),
-        "bnsp_pairs": pairs[inside, outside].astype(np.int64),
-    }
+    if group_ids is None:
+        order, group_ids = sort_by_score(scores)
+        masks = np.asarray(masks, dtype=bool)[:, order]
+        positive = np.asarray(is_positive, dtype=bool)[order]
+    else:
+        positive = np.asarray(is_positive, dtype=bool)
+    starts = np.flatnonzero(np.r_[True, group_ids[1:] != group_ids[:-1]]) if len(group_ids) else []
+
+    def twice_credit(rows):
+        """Per row: twice the pairs it wins against ``rows`` (those in a lower
+        tie group count 2, those in its own 1)."""
+        if not len(starts):
+            return np.zeros(0, dtype=np.int64)
+        per_tie = np.add.reduceat(rows.astype(np.int64), starts)
+        return (2 * np.cumsum(per_tie) - per_tie)[group_ids]
+
+    # every positive against all negatives; every negative against all positives
+    positives_win = twice_credit(~positive)
+    negatives_win = 2 * int(positive.sum()) - twice_credit(positive)  # positives above count 2, tied 1
+    columns = {name: np.empty(len(masks)) for name in ("subgroup_auc", "bpsn_auc", "bnsp_auc")}
+    pairs = {name: np.zeros(len(masks), dtype=np.int64) for name in ("bpsn_pairs", "bnsp_pairs")}
+    total_positives, total_negatives = int(positive.sum()), int((~positive).sum())
+    for k, mask in enumerate(masks):  # one subgroup at a time: memory in proportion to the rows
+        inside_positives, inside_negatives = mask & positive, mask & ~positive
+        p, n = int(inside_positives.sum()), int(inside_negatives.sum())
+        own = int(twice_credit(inside_negatives)[inside_positives].sum())  # twice W(S, S)
+        against_all = int(positives_win[inside_positives].sum())  # twice W(S, all)
+        from_all = int(negatives_win[inside_negatives].sum())  # twice W(all, S)
+        pairs["bpsn_pairs"][k] = (total_positives - p) * n
+        pairs["bnsp_pairs"][k] = p * (total_negatives - n)
+        twice = np.array([own, from_all - own, against_all - own], dtype=float)
+        counted = np.array([p * n, pairs["bpsn_pairs"][k], pairs["bnsp_pairs"][k]], dtype=float)
+        ratios = _ratio(twice / 2, counted)
+        columns["subgroup_auc"][k], columns["bpsn_auc"][k], columns["bnsp_auc"][k] = ratios
+    return {**columns, **pairs}

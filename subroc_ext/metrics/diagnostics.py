@@ -57,7 +57,6 @@ from scipy.special import ndtr
 
 from ..utils.validation import check_columns, finite_scores, positive_mask
 from .covers import subgroup_covers
-from .cross_auc import cross_pair_counts
 from .kernels import roc_curve
 
 __all__ = [
@@ -76,15 +75,23 @@ DEFAULT_GRID = np.linspace(0.0, 1.0, 21)
 _GROUPS = (("search", False), ("search", True), ("validation", False), ("validation", True))
 
 
-def _auc(positives, negatives):
-    """Tie-aware ROC AUC of two score arrays (NaN without a pair)."""
-    if len(positives) == 0 or len(negatives) == 0:
-        return np.nan
-    scores = np.concatenate([positives, negatives])
-    is_positive = np.arange(len(scores)) < len(positives)
-    everything = np.ones((1, len(scores)), dtype=bool)
-    wins, pairs = cross_pair_counts(is_positive, scores, everything, everything)
-    return float(wins[0, 0] / pairs[0, 0])
+def _auc(positives, negatives, shifts=(0.0,)):
+    """Tie-aware ROC AUC of ``positives - shift`` against ``negatives`` for
+    each shift (NaN without a pair): the negatives sorted once, each positive
+    counting those below it twice and those tied once, in integers, so the
+    value is exact (that of :func:`~subroc_ext.metrics.cross_auc.cross_pair_counts`)."""
+    pairs = float(len(positives) * len(negatives))
+    if pairs == 0:
+        return np.full(len(shifts), np.nan)
+    ordered = np.sort(negatives)
+    values = np.empty(len(shifts))
+    for i, shift in enumerate(shifts):
+        shifted = positives - shift if shift else positives
+        twice = int(np.searchsorted(ordered, shifted, "left").sum()) + int(
+            np.searchsorted(ordered, shifted, "right").sum()
+        )
+        values[i] = (twice / 2) / pairs
+    return values
 
 
 def _expected_noisy_aucs(positives, negatives, grid, rng, max_pairs):
@@ -92,7 +99,7 @@ def _expected_noisy_aucs(positives, negatives, grid, rng, max_pairs):
     over all pairs or (the same) ``max_pairs`` random pairs for every sigma."""
     values = np.zeros(len(grid))
     zero = grid == 0
-    values[zero] = _auc(positives, negatives)
+    values[zero] = _auc(positives, negatives)[0]
     scales = 1.0 / (grid[~zero] * np.sqrt(2))
     if len(positives) * len(negatives) > max_pairs:
         differences = rng.choice(positives, max_pairs) - rng.choice(negatives, max_pairs)
@@ -130,11 +137,11 @@ def shift_robustness(positives, negatives, kind, grid=DEFAULT_GRID, *, rng=None,
         ``trapezoid(A(sigma), grid) / A(0)``; NaN without both classes or when ``A(0) = 0``.
     """
     grid = np.asarray(grid, dtype=float)
-    base = _auc(positives, negatives)
+    base = _auc(positives, negatives)[0]
     if np.isnan(base) or base == 0:
         return np.nan
     if kind == "bias":
-        shifted = [_auc(positives - sigma, negatives) for sigma in grid]
+        shifted = _auc(positives, negatives, grid)
     else:
         shifted = _expected_noisy_aucs(positives, negatives, grid, np.random.default_rng(rng), max_pairs)
     return float(trapezoid(shifted, grid) / base)

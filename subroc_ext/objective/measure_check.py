@@ -20,7 +20,8 @@ checks themselves are in :mod:`subroc_ext.objective.bound_checks`.
 import numpy as np
 
 from ..scoring import measures as _measures
-from ..utils.validation import MODES, check_mode, check_weights
+from ..utils.names import MODES
+from ..utils.validation import check_mode, check_weights
 from .bound_checks import Checker, MeasureCheck, Violation
 
 __all__ = ["check_measure", "MeasureCheck", "Violation", "MODES", "WEIGHTS"]

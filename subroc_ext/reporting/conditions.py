@@ -3,8 +3,8 @@
 pysubgroup writes ``capital_gain: [0:114[ AND marital_status=='Married-civ-spouse'``;
 reports show ``0 ≤ capital_gain < 114`` and ``marital_status = Married-civ-spouse``,
 one condition at a time; the conditions of :func:`~subroc_ext.make_search_space`
-likewise (``age ≥ 38``, ``region = east``). Selectors of other kinds (a search space with its
-own labels) are shown as their ``str``, which is their label.
+likewise (``age ≥ 38``, ``region = east``, ``capital_gain ≠ 0``). Selectors of other
+kinds (a search space with its own labels) are shown as their ``str``, which is their label.
 """
 
 import math
@@ -12,7 +12,7 @@ import re
 
 import pysubgroup as ps
 
-from ..inputs.selectors import RangeCondition, ValueCondition
+from ..inputs.selectors import PointCondition, RangeCondition, ValueCondition
 
 __all__ = ["condition_texts", "readable_description"]
 
@@ -47,6 +47,8 @@ def _selector_text(selector):
         return f"{selector.attribute_name} = {shown}"
     if isinstance(selector, RangeCondition):  # its label, with this notation's signs
         return str(selector).replace(" >= ", " ≥ ").replace(" <= ", " ≤ ")
+    if isinstance(selector, PointCondition):
+        return f"{selector.attribute_name} {'=' if selector.equal else '≠'} {selector.text}"
     return str(selector)
 
 

@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from .bitset import count_below, highest_bit, lowest_bit, popcount, prefix_counts
+from .rank_null import random_below
 
 __all__ = [
     "ROC_AUC",
@@ -44,6 +45,7 @@ __all__ = [
     "count_children",
     "measure_children",
     "rank_measure",
+    "rank_measures",
     "row_mean_size_aware_bound",
     "null_values",
     "tie_group_bounds",
@@ -206,6 +208,16 @@ def rank_measure(kind, twice, p, n):
     if kind == ROC_AUC:
         return (twice / 2) / (p * n)
     return (p * n - twice / 2) / p
+
+
+@njit(cache=True)
+def rank_measures(kind, twice, p, n):
+    """:func:`rank_measure` of each ``2U`` in ``twice`` (int64 array), the
+    same floating-point numbers as every kernel's."""
+    out = np.empty(len(twice))
+    for i in range(len(twice)):
+        out[i] = rank_measure(kind, twice[i], p, n)
+    return out
 
 
 @njit(cache=True)
@@ -374,22 +386,6 @@ def row_mean_size_aware_bound(cover, value_order, ascending_values, reference, s
     return best
 
 
-@njit(cache=True, inline="always")
-def _random_below(state, bound):
-    """Uniform integer in ``[0, bound)`` (``bound < 2**32``): SplitMix64 output,
-    Lemire's multiply-shift with rejection, so exactly uniform."""
-    while True:
-        state[0] += np.uint64(0x9E3779B97F4A7C15)
-        z = state[0]
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z ^= z >> np.uint64(31)
-        product = (z >> np.uint64(32)) * np.uint64(bound)
-        low = product & np.uint64(0xFFFFFFFF)
-        if low >= np.uint64(bound) or low >= (np.uint64(0x100000000) - np.uint64(bound)) % np.uint64(bound):
-            return np.int64(product >> np.uint64(32))
-
-
 @njit(cache=True)
 def _draw(state, pool, pool_words, count, words):
     """Set in ``words`` the bits of ``count`` rows of ``pool`` drawn uniformly
@@ -403,7 +399,7 @@ def _draw(state, pool, pool_words, count, words):
     else:
         words[:] = 0
     for i in range(draws):
-        j = i + _random_below(state, size - i)
+        j = i + random_below(state, size - i)
         pool[i], pool[j] = pool[j], pool[i]
         row = pool[i]
         bit = np.uint64(1) << np.uint64(row & 63)

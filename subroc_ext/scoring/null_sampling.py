@@ -17,6 +17,15 @@ negatives. :func:`null_values` draws them through the measure's
   :meth:`~subroc_ext.scoring.measures.Measure.batch_values` hook (by default
   :func:`values_one_by_one`).
 
+The randomization test needs less than the values: only whether each
+reaches the statistic. :func:`null_exceedances` answers that. For ROC AUC
+and ARL (:data:`RANK_KINDS`) it draws each random subset top-down over the
+tie groups and stops as soon as the answer is known
+(:mod:`subroc_ext.scoring.rank_null`), so its cost does not grow with the
+rows far from the statistic; for the other measures it compares the values
+of :func:`null_values`. :func:`rank_null_values` gives the exact values of
+the very subsets whose answers :func:`null_exceedances` gives.
+
 :func:`reference_null_values` is the same distribution in ten plain lines:
 the oracle the tests compare every sampler with.
 """
@@ -24,10 +33,16 @@ the oracle the tests compare every sampler with.
 import numpy as np
 
 from ..utils.subsets import ClassTables, random_positions
+from . import cover_kernels
 from .measures import Measure, compiled_kind, compiled_null_values
+from .rank_null import rank_null_draws
 
 __all__ = [
+    "RANK_KINDS",
     "null_values",
+    "null_exceedances",
+    "rank_null_values",
+    "rank_cuts",
     "paired_null_values",
     "sample_null_values",
     "values_one_by_one",
@@ -73,6 +88,154 @@ def null_values(measure, dataset, positives, negatives, n_samples, rng, *, batch
         dataset, positives, negatives, n_samples, rng, batch_elements=batch_elements
     )
     return np.asarray(values, dtype=float)
+
+
+#: The measures (:func:`~subroc_ext.scoring.measures.compiled_kind` codes)
+#: whose :func:`null_exceedances` come from the refined rank sampler.
+RANK_KINDS = frozenset({cover_kernels.ROC_AUC, cover_kernels.ARL})
+
+
+def null_exceedances(measure, dataset, positives, negatives, n_samples, rng, quality, thresholds,
+                     *, batch_elements=4_000_000):  # fmt: skip
+    """Whether ``quality`` of the measure on random subsets reaches each threshold.
+
+    Parameters
+    ----------
+    measure, dataset, positives, negatives, n_samples, rng, batch_elements
+        As in :func:`null_values`.
+    quality : callable
+        Vectorized: measure values to the test statistic (e.g.
+        :meth:`~subroc_ext.SoftClassifierQF.raw_quality`). It must not
+        increase up to some value and not decrease from there on (as the
+        relative quality of every mode), so that the values below any
+        threshold form an interval.
+    thresholds : array_like of float, shape (k,)
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (k, n_samples)
+        ``quality(value of subset b) >= thresholds[j]``.
+
+    Notes
+    -----
+    For a measure of :data:`RANK_KINDS` the subsets are drawn by
+    :func:`~subroc_ext.scoring.rank_null.rank_null_draws`, each only as far
+    as its answers need: the same answers as comparing its exact value
+    (:func:`rank_null_values` from the same ``rng`` state), bit for bit.
+    Otherwise the values of :func:`null_values` are compared.
+
+    Examples
+    --------
+    >>> from subroc_ext.scoring.measures import ROCAUC, Cover
+    >>> whole = Cover.from_arrays([True, False] * 50, np.arange(100.0))
+    >>> reached = null_exceedances(ROCAUC(), whole, 10, 10, 1000, np.random.default_rng(0),
+    ...                            lambda auc: 0.5 - auc, [0.0, 0.4])
+    >>> reached.shape, 0.3 < reached[0].mean() < 0.7, reached[1].any()
+    ((2, 1000), True, False)
+    """
+    thresholds = np.atleast_1d(np.asarray(thresholds, dtype=float))
+    kind = compiled_kind(measure)
+    if kind in RANK_KINDS:
+        low, high = rank_cuts(kind, positives, negatives, quality, thresholds)
+        return _rank_draws(dataset, positives, negatives, n_samples, rng, low, high)[1]
+    values = null_values(
+        measure, dataset, positives, negatives, n_samples, rng, batch_elements=batch_elements
+    )
+    return np.asarray(quality(values)) >= thresholds[:, None]
+
+
+def rank_null_values(measure, dataset, positives, negatives, n_samples, rng):
+    """ROC AUC or ARL (:data:`RANK_KINDS`) on random subsets with fixed class
+    counts, drawn by the refined rank sampler to the end: the exact values of
+    the subsets of :func:`null_exceedances` from the same ``rng`` state.
+
+    Parameters as in :func:`null_values`.
+
+    Examples
+    --------
+    >>> from subroc_ext.scoring.measures import ROCAUC, Cover
+    >>> whole = Cover.from_arrays([True, False] * 5, np.arange(10.0))
+    >>> rank_null_values(ROCAUC(), whole, 5, 5, 2, np.random.default_rng(0)).tolist()  # all rows
+    [0.4, 0.4]
+    """
+    kind = compiled_kind(measure)
+    if kind not in RANK_KINDS:
+        raise ValueError(f"measure must be ROC AUC or ARL, got {measure!r}")
+    none = np.zeros(0, dtype=np.int64)
+    twice = _rank_draws(dataset, positives, negatives, n_samples, rng, none, none)[0]
+    return cover_kernels.rank_measures(kind, twice, positives, negatives)
+
+
+def rank_cuts(kind, positives, negatives, quality, thresholds):
+    """The cuts in ``2U`` of :func:`~subroc_ext.scoring.rank_null.rank_null_draws`:
+    ``quality(rank_measure(2U)) >= thresholds[j]`` exactly when ``2U <=
+    low[j]`` or ``2U >= high[j]``.
+
+    Found by bisection on the floating-point values the kernels compute
+    (:func:`~subroc_ext.scoring.cover_kernels.rank_measures`), so a draw is
+    counted as exactly as its value would be: first the ``2U`` of the
+    smallest quality, then each threshold's last ``2U`` below it and first
+    above it.
+
+    Returns
+    -------
+    (numpy.ndarray of int64, numpy.ndarray of int64)
+    """
+    top = 2 * int(positives) * int(negatives)
+
+    def statistic(twice):
+        twice = np.asarray(twice, dtype=np.int64)
+        return np.asarray(quality(cover_kernels.rank_measures(kind, twice, positives, negatives)))
+
+    lo, hi = 0, top  # the first 2U from which the quality no longer falls
+    while lo < hi:
+        mid = (lo + hi) // 2
+        pair = statistic([mid, mid + 1])
+        lo, hi = (lo, mid) if pair[1] >= pair[0] else (mid + 1, hi)
+    lowest = lo
+    count = len(thresholds)
+    reached_everywhere = statistic([lowest])[0] >= thresholds
+    falling = _boundary(statistic, thresholds, np.full(count, -1), np.full(count, lowest), top, True)
+    rising = _boundary(statistic, thresholds, np.full(count, lowest), np.full(count, top + 1), top, False)
+    low = np.where(reached_everywhere, top, falling)
+    high = np.where(reached_everywhere, top + 1, rising)
+    return low.astype(np.int64), high.astype(np.int64)
+
+
+def _boundary(statistic, thresholds, lo, hi, top, reached_below):
+    """Bisection per threshold between ``lo`` and ``hi`` (``reached_below``:
+    ``lo`` reaches it or is -1 and ``hi`` does not, returns the last ``2U``
+    reaching it; else ``lo`` does not and ``hi`` does or is past ``top``,
+    returns the first)."""
+    while (hi - lo > 1).any():
+        active = hi - lo > 1
+        mid = (lo + hi) // 2
+        reached = statistic(np.clip(mid, 0, top)) >= thresholds
+        raise_lo = reached if reached_below else ~reached
+        lo = np.where(active & raise_lo, mid, lo)
+        hi = np.where(active & ~raise_lo, mid, hi)
+    return lo if reached_below else hi
+
+
+#: The cumulative class counts of the last dataset drawn from (its counts
+#: array, then the two cumulative arrays).
+_CUMULATIVE = [None]
+
+
+def _rank_draws(dataset, positives, negatives, n_samples, rng, low, high):
+    """:func:`~subroc_ext.scoring.rank_null.rank_null_draws` on ``dataset``, seeded from ``rng``."""
+    cached = _CUMULATIVE[0]
+    if cached is None or cached[0] is not dataset.counts.positives:
+        cumulative = [np.concatenate(([0], np.cumsum(c))).astype(np.int64) for c in dataset.counts]
+        cached = (dataset.counts.positives, *cumulative)
+        _CUMULATIVE[0] = cached  # one entry: the data of the test running
+    twice = np.empty(n_samples, dtype=np.int64)
+    reached = np.empty((len(low), n_samples), dtype=bool)
+    rank_null_draws(
+        int(rng.integers(2**63)), 0, cached[1], cached[2], int(positives), int(negatives), low, high,
+        twice, reached,
+    )  # fmt: skip
+    return twice, reached
 
 
 def sample_null_values(measure, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):

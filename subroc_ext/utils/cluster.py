@@ -16,10 +16,9 @@ import importlib
 
 import numpy as np
 
-__all__ = ["check_client", "parallelism", "require_distributed", "share", "shared", "worker_count"]
+from .names import INSTALL
 
-#: What to install for ``client=``.
-INSTALL = "pip install 'subroc-ext[dask]'"
+__all__ = ["check_client", "parallelism", "require_distributed", "share", "shared", "worker_count"]
 
 
 def require_distributed(argument):

@@ -1,4 +1,5 @@
-"""Keep numba's on-disk caches of the package's kernels consistent with their sources.
+"""Where the package's compiled kernels are cached, and how they are kept
+consistent with their sources.
 
 The kernels are compiled with ``@njit(cache=True)``: numba saves the machine
 code next to each module (``__pycache__/*.nbi``, ``*.nbc``) and reuses it as
@@ -9,18 +10,46 @@ developing) the caller's cache still holds the old callee, and numba reuses it
 without a word: the search would run yesterday's bound. An installed release
 is not affected (installing rewrites every file).
 
+:func:`use_kernel_cache` (called when :mod:`subroc_ext.scoring`, the lowest
+layer with kernels, is imported) makes numba keep them in the user's cache
+instead, ``$SUBROC_EXT_CACHE/kernels/<fingerprint>/`` (default
+``~/.cache/subroc-ext``), where the fingerprint covers the sources of every
+module that imports numba: a fresh install of the same version (a new
+virtual environment, ``pip install --force-reinstall``) finds the kernels
+compiled by the last one, and a changed source (in any module) gets a new
+folder, so no kernel ever runs a stale callee. The folders of the four most
+recently used fingerprints are kept.
+
 :func:`refresh_kernel_caches` runs when the package is imported, before any
-kernel is called: it fingerprints the sources of the modules that import
-numba and, when the fingerprint differs from the one stored beside the
-caches, deletes the package's numba caches (they are compiled again on first
-use) and stores the new fingerprint.
+kernel is called, for numba's own cache beside the modules (used when
+``NUMBA_CACHE_DIR`` is set or the user's cache is not writable): when the
+fingerprint differs from the one stored beside the caches, it deletes the
+package's numba caches there (they are compiled again on first use) and
+stores the new fingerprint.
+
+Neither imports numba until a kernel module is imported, so
+``subroc-ext --version`` stays instant.
 """
 
+import functools
 import hashlib
 import os
+import shutil
 from pathlib import Path
 
-__all__ = ["refresh_kernel_caches"]
+__all__ = [
+    "refresh_kernel_caches",
+    "user_cache_dir",
+    "kernel_cache_dir",
+    "use_kernel_cache",
+    "kernels_cached",
+]
+
+#: The package's folder.
+PACKAGE = Path(__file__).resolve().parents[1]
+
+#: Fingerprint folders kept in the user's kernel cache.
+KEPT_VERSIONS = 4
 
 #: File, in the package's own ``__pycache__``, holding the fingerprint of the
 #: kernel sources the caches were compiled from.
@@ -90,3 +119,102 @@ def refresh_kernel_caches(package):
     except OSError:  # checked again next time
         pass
     return deleted
+
+
+def user_cache_dir():
+    """The user's cache folder of subroc-ext: ``$SUBROC_EXT_CACHE`` or
+    ``~/.cache/subroc-ext`` (not created here)."""
+    return Path(os.environ.get("SUBROC_EXT_CACHE", Path.home() / ".cache" / "subroc-ext"))
+
+
+@functools.lru_cache(maxsize=None)
+def _package_fingerprint():
+    return fingerprint(PACKAGE)
+
+
+def kernel_cache_dir():
+    """The folder of the compiled kernels of the installed sources:
+    ``user_cache_dir() / 'kernels' / <fingerprint>``."""
+    return user_cache_dir() / "kernels" / _package_fingerprint()[:24]
+
+
+def kernels_cached():
+    """Whether compiled kernels of the installed sources are on disk (in the
+    user's kernel cache, or beside the modules): False before the first run
+    after an install or an update, which compiles them."""
+    folders = [PACKAGE] if os.environ.get("NUMBA_CACHE_DIR") else [kernel_cache_dir(), PACKAGE]
+    return any(next(folder.rglob("*.nbi"), None) is not None for folder in folders if folder.is_dir())
+
+
+def use_kernel_cache():
+    """Make numba cache the package's kernels in :func:`kernel_cache_dir`.
+
+    Registers a numba cache locator (first in line) that answers for the
+    modules of this package only, unless ``NUMBA_CACHE_DIR`` is set (then
+    numba's own choice stands). Call before the kernel modules are
+    imported; calling again does nothing.
+
+    Returns
+    -------
+    bool
+        Whether the locator is registered.
+    """
+    locator = _locator_class()
+    if locator is None:
+        return False
+    from numba.core import caching
+
+    locators = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.62
+    if locator not in locators._locator_classes:
+        _prune(kernel_cache_dir().parent, keep=kernel_cache_dir().name)
+        locators._locator_classes.insert(0, locator)
+    return True
+
+
+def _prune(folder, keep):
+    """Delete all but the :data:`KEPT_VERSIONS` most recently used fingerprint
+    folders of ``folder`` (never ``keep``)."""
+    try:
+        others = sorted(
+            (path for path in folder.iterdir() if path.is_dir() and path.name != keep),
+            key=lambda path: path.stat().st_mtime, reverse=True,
+        )  # fmt: skip
+    except OSError:  # no cache yet
+        return
+    for path in others[KEPT_VERSIONS - 1 :]:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@functools.lru_cache(maxsize=None)
+def _locator_class():
+    """The numba cache locator of :func:`use_kernel_cache` (None with
+    ``NUMBA_CACHE_DIR``); numba is imported here, not at import."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    from numba.core import caching
+
+    class KernelCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+        """numba's cache of a kernel of this package in :func:`kernel_cache_dir`,
+        one folder per module; the source stamp is the fingerprint of every
+        kernel source, so a kernel is reused only with the very sources it
+        was compiled from."""
+
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            module = Path(py_file).resolve().relative_to(PACKAGE).with_suffix("")
+            self._cache_path = str(kernel_cache_dir() / ".".join(module.parts))
+
+        def get_cache_path(self):
+            return self._cache_path
+
+        def get_source_stamp(self):
+            return _package_fingerprint()
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if PACKAGE not in Path(py_file).resolve().parents:
+                return None
+            return super().from_function(py_func, py_file)  # None unless writable
+
+    return KernelCacheLocator

@@ -5,8 +5,13 @@ message that names the offending column or argument and the problem, so that
 bad input fails early instead of producing a silently wrong number.
 """
 
+import math
+import numbers
+
 import numpy as np
 import pandas as pd
+
+from .names import MODES
 
 __all__ = [
     "check_columns",
@@ -15,11 +20,10 @@ __all__ = [
     "check_mode",
     "check_weights",
     "check_search_settings",
+    "min_support_count",
     "check_binary_arrays",
     "quoted_values",
 ]
-
-MODES = ("worse", "better", "both")
 
 
 def check_columns(data, columns, what="data"):
@@ -143,4 +147,32 @@ def check_binary_arrays(y_true, y_score, pos_label, names=("y_true", "y_score"))
         )
     return positive_mask(y_true, pos_label, names[0]), finite_scores(
         np.asarray(y_score), names[1]
+    )
+
+
+def min_support_count(min_support, n_rows):
+    """A minimum support given as a count or a fraction of ``n_rows``, as a count.
+
+    Parameters
+    ----------
+    min_support : int or float
+        A number of rows (integer >= 0) or a fraction of the rows in (0, 1).
+    n_rows : int
+        Number of rows the fraction refers to.
+
+    Returns
+    -------
+    int
+        ``min_support`` itself, or ``ceil(min_support * n_rows)``.
+    """
+    is_number = isinstance(min_support, numbers.Real) and not isinstance(
+        min_support, (bool, np.bool_)
+    )
+    if is_number and isinstance(min_support, numbers.Integral) and min_support >= 0:
+        return int(min_support)
+    if is_number and 0 < min_support < 1:
+        return math.ceil(round(min_support * n_rows, 9))  # 0.1 * 100 is 10, not 11
+    raise ValueError(
+        "min_support must be a number of rows (an integer >= 0) or a fraction of the "
+        f"search rows in (0, 1), got {min_support!r}"
     )

@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..inference.significance import check_test_settings
 from ..inputs.labels import infer_positive_label
+from ..inputs.search_space import make_search_space
 from ..inputs.target import SoftClassifierTarget
 from ..objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
 from ..objective.generalization import GeneralizationAwareQF
@@ -112,6 +113,19 @@ def _prepared(qf, data, target, split):
     return qf
 
 
+def _search_space(search, target, nbins, ignore, min_support):
+    """The conditions of a comparison, built on its search split; in a drift,
+    columns that tell the periods apart are left out (a condition on one
+    would compare a period with itself, or with nothing)."""
+    periods = None
+    if isinstance(target, DriftTarget):
+        periods = (search[target.period_column] == target.current).to_numpy(dtype=bool)
+    return make_search_space(
+        search, ignore=[*target.get_attributes(), *ignore], nbins=nbins, min_support=min_support,
+        periods=periods,
+    )  # fmt: skip
+
+
 def _find(search, held_out, target, *, positive_label, measure, mode, size_weight, balance_weight,
           generalization_aware, depth, min_support, nbins, ignore, result_set_size,
           collapse_identical, max_overlap, n_samples, method, alpha, intervals, min_delta, random_state,
@@ -138,11 +152,12 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
     qf = make_qf(size_weight, balance_weight)
     if generalization_aware:
         qf = GeneralizationAwareQF(qf)
+    space = _search_space(search, target, nbins, ignore, min_support)
     client, n_jobs = parallelism(client, n_jobs)
     _, kept, tested = search_keep_test(
-        search, held_out, qf, statistic_qf, target, selectors=None, nbins=nbins, ignore=ignore,
-        depth=depth, min_support=min_support, result_set_size=result_set_size,
-        min_quality=0.0, algorithm=algorithm, collapse_identical=collapse_identical,
+        search, held_out, qf, statistic_qf, target, selectors=space, depth=depth,
+        min_support=min_support, result_set_size=result_set_size, min_quality=0.0,
+        algorithm=algorithm, collapse_identical=collapse_identical,
         max_overlap=max_overlap, n_samples=n_samples, max_samples=1_000_000, method=method,
         alpha=alpha, intervals=intervals, min_delta=min_delta, random_state=random_state,
         progress=progress, client=client, n_jobs=n_jobs,

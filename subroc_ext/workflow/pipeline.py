@@ -13,7 +13,6 @@
    whole split.
 """
 
-import math
 import numbers
 import warnings
 
@@ -29,7 +28,7 @@ from ..objective.quality import SoftClassifierQF
 from ..scoring import measures as _measures
 from ..utils.cluster import parallelism
 from ..utils.deprecation import REMOVED_IN
-from ..utils.validation import check_mode, check_weights
+from ..utils.validation import check_mode, check_weights, min_support_count
 from . import diversity as _diversity
 from . import steps
 from .steps import MEASURES
@@ -84,34 +83,6 @@ def make_quality_function(
         balance_weight=balance_weight, mode=mode,
     )  # fmt: skip
     return GeneralizationAwareQF(qf) if generalization_aware else qf
-
-
-def min_support_count(min_support, n_rows):
-    """A minimum support given as a count or a fraction of ``n_rows``, as a count.
-
-    Parameters
-    ----------
-    min_support : int or float
-        A number of rows (integer >= 0) or a fraction of the rows in (0, 1).
-    n_rows : int
-        Number of rows the fraction refers to.
-
-    Returns
-    -------
-    int
-        ``min_support`` itself, or ``ceil(min_support * n_rows)``.
-    """
-    is_number = isinstance(min_support, numbers.Real) and not isinstance(
-        min_support, (bool, np.bool_)
-    )
-    if is_number and isinstance(min_support, numbers.Integral) and min_support >= 0:
-        return int(min_support)
-    if is_number and 0 < min_support < 1:
-        return math.ceil(round(min_support * n_rows, 9))  # 0.1 * 100 is 10, not 11
-    raise ValueError(
-        "min_support must be a number of rows (an integer >= 0) or a fraction of the "
-        f"search rows in (0, 1), got {min_support!r}"
-    )
 
 
 def describe_subgroups(subgroups, data, target, *, positive_label=1, mode="worse", suffix=""):
@@ -304,7 +275,11 @@ def find_subgroups(
         and the split ``_search`` is all rows. ``table.attrs``
         holds the dataset values of the measures, ``n_rows`` (rows of the
         search and validation splits), the settings,
-        ``search_space`` (``conditions``: how many; ``left_out``: the
+        ``search_space`` (``conditions``: how many; ``rare_values``: per
+        column, the values under the minimum support that got no condition;
+        ``notes``: what the search space's warnings said;
+        ``candidates_bound``: the patterns the search could have had to
+        evaluate, before pruning; ``left_out``: the
         columns without conditions and why) and ``counts``:
         ``candidates`` (patterns the searches evaluated), ``searched`` (the
         number of top patterns each search asked for: several when the
@@ -360,7 +335,7 @@ def find_subgroups(
     checked = validate_data(
         data, label=label, score=score, positive_label=positive_label, validation=validation,
         random_state=random_state, ignore=ignore, nbins=nbins, thresholds=thresholds,
-        keep_ids=keep_ids, selectors=selectors,
+        keep_ids=keep_ids, min_support=min_support, selectors=selectors,
     )  # fmt: skip
     positive_label = checked.positive_label
     search, held_out = checked.search, checked.validation
@@ -411,7 +386,11 @@ def find_subgroups(
         dataset_values=dataset_values,
         n_rows={"search": len(search), **({} if held_out is None else {"validation": len(held_out)})},
         min_quality=min_quality, thresholds=thresholds, nbins=nbins,
-        search_space={"conditions": len(checked.space), "left_out": dict(checked.space.left_out)},
+        search_space={
+            "conditions": len(checked.space), "left_out": dict(checked.space.left_out),
+            "rare_values": dict(checked.space.rare_values), "notes": list(checked.space.notes),
+            "candidates_bound": None if found.size is None else found.size.candidates,
+        },
         counts={
             "candidates": found.candidates, "searched": found.result_set_sizes,
             "found": len(found.subgroups), "rows": len(table),

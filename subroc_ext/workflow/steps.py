@@ -31,6 +31,7 @@ from ..inference.permutation import permutation_test
 from ..inference.resampled_effects import resampled_effect_estimates
 from ..inference.significance import base_seed, randomization_test
 from ..inference.verdicts import VERDICT_COLUMNS, check_verdict_settings, same_rows_verdicts, verdicts
+from ..inputs.search_size import estimate_search_size, warn_if_large
 from ..inputs.search_space import make_search_space
 from ..inputs.sorted_data import SortedDataset
 from ..metrics.confidence import delong_interval
@@ -81,6 +82,9 @@ class SearchResult:
         The number of patterns asked for (several, summed over in
         ``candidates`` and the times, after
         :func:`~subroc_ext.workflow.diversity.search_distinct` searched again).
+    size : SearchSize or None
+        The search's size estimated before it started
+        (:func:`~subroc_ext.inputs.search_size.estimate_search_size`).
     selectors : list
         The search space searched.
     depth, min_support : int
@@ -94,6 +98,7 @@ class SearchResult:
     cpu_seconds: float = 0.0
     finished: bool = True
     result_set_sizes: list = field(default_factory=list)
+    size: object = None
     selectors: list = field(default_factory=list)
     depth: int = 0
     min_support: int = 0
@@ -186,6 +191,11 @@ def search(
     -------
     SearchResult
 
+    Warns
+    -----
+    SearchSizeWarning
+        Before a large search (:func:`~subroc_ext.inputs.search_size.warn_if_large`).
+
     Examples
     --------
     >>> import subroc_ext
@@ -208,8 +218,10 @@ def search(
     data = data.data if isinstance(data, SortedDataset) else data
     if selectors is None:
         excluded = [*target.get_target_columns(data.iloc[:0]).columns, *ignore]
-        selectors = make_search_space(data, nbins=nbins, ignore=excluded)
+        selectors = make_search_space(data, nbins=nbins, ignore=excluded, min_support=min_support)
     selectors = list(selectors)
+    size = estimate_search_size(selectors, len(data), depth)
+    warn_if_large(size)
     counting = CountingQF(quality_function, prune)
     # FastSearch runs subroc-ext's quality functions only (not the wrapper)
     # and counts its evaluated candidates itself.
@@ -219,7 +231,7 @@ def search(
         result_set_size=result_set_size, depth=depth, min_quality=min_quality,
         constraints=[ps.MinSupportConstraint(min_support)],
     )  # fmt: skip
-    found = SearchResult(result_set_sizes=[result_set_size], selectors=selectors, depth=depth,
+    found = SearchResult(result_set_sizes=[result_set_size], size=size, selectors=selectors, depth=depth,
                          min_support=min_support)
     start, cpu = time.perf_counter(), time.process_time()
     try:
@@ -333,18 +345,16 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     masks = np.array([dataset.mask_of(subgroup) for subgroup in subgroups], dtype=bool).reshape(
         len(subgroups), len(dataset)
     )
-    covers = [dataset.cover(mask) for mask in masks]
-    columns = {
-        "size": [len(cover.rows) for cover in covers],
-        "positives": [cover.positives for cover in covers],
-        "negatives": [cover.negatives for cover in covers],
-    }
-    for name, measure in _prepared_measures(dataset).items():
-        columns[name] = [
-            measure.value(cover) if measure and measure.is_defined(cover.positives, cover.negatives)
-            else np.nan
-            for cover in covers
-        ]  # fmt: skip
+    measures = _prepared_measures(dataset)
+    columns = {name: [] for name in ["size", "positives", "negatives", *measures]}
+    for mask in masks:  # one cover at a time: memory in proportion to the rows
+        cover = dataset.cover(mask)
+        columns["size"].append(len(cover.rows))
+        columns["positives"].append(cover.positives)
+        columns["negatives"].append(cover.negatives)
+        for name, measure in measures.items():
+            defined = measure and measure.is_defined(cover.positives, cover.negatives)
+            columns[name].append(measure.value(cover) if defined else np.nan)
     table = pd.DataFrame(columns, index=range(len(subgroups)))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])

@@ -1,0 +1,21 @@
+"""Names the API and the command line share, importable without NumPy.
+
+``subroc-ext --help`` and ``--version`` build the parser from these alone,
+so they start without loading NumPy, pandas or the compiled kernels.
+"""
+
+__all__ = ["MODES", "MEASURE_NAMES", "INSTALL", "INTERVALS"]
+
+#: The directions a search looks in.
+MODES = ("worse", "better", "both")
+
+#: The built-in measures by name (``subroc_ext.workflow.steps.MEASURES`` maps
+#: each to its class).
+MEASURE_NAMES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
+
+#: How to install the optional Dask extra.
+INSTALL = "pip install 'subroc-ext[dask]'"
+
+#: The kinds of effect interval shown beside the decision
+#: (:mod:`subroc_ext.inference.verdicts`).
+INTERVALS = ("fcr", "simultaneous")

@@ -1,0 +1,173 @@
+"""Tests of :mod:`subroc_ext.scoring.rank_null` and the randomization test's
+refined path (:func:`subroc_ext.scoring.null_sampling.null_exceedances`).
+
+* The hypergeometric sampler follows SciPy's probabilities.
+* The rank sampler's values follow the ten-line reference sampler (KS tests
+  on seeded draws, with and without ties, ROC AUC and ARL) and equal the
+  measure bit for bit when every row is drawn.
+* Its answers ("does this draw reach the threshold?") are those of
+  comparing the very draw's exact value, for every mode, and one threshold's
+  answers do not depend on the others asked with it.
+* The randomization test decides as on the exact path (every null value
+  computed in full by the bitset sampler) on the cases of
+  ``test_significance.py`` and ``test_sequential.py``.
+"""
+
+import numpy as np
+import pysubgroup as ps
+import pytest
+from numba import njit
+from scipy import stats
+
+import subroc_ext
+from subroc_ext.scoring import null_sampling
+from subroc_ext.scoring.measures import AverageRankingLoss, Cover, ROCAUC
+from subroc_ext.scoring.null_sampling import (
+    null_exceedances,
+    rank_null_values,
+    reference_null_values,
+)
+from subroc_ext.scoring.rank_null import hypergeometric
+from test_sequential import graded_effects
+from test_significance import TARGET, attribute_patterns, null_data, planted_data
+
+MEASURES = {"roc_auc": ROCAUC, "arl": AverageRankingLoss}
+TIES = pytest.mark.parametrize("ties", [True, False], ids=["ties", "continuous"])
+
+
+@njit
+def _hypergeometric_draws(seed, good, bad, sample, count):
+    state = np.full(1, np.uint64(seed), dtype=np.uint64)
+    out = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        out[i] = hypergeometric(state, good, bad, sample)
+    return out
+
+
+@pytest.mark.parametrize(
+    "good, bad, sample",
+    [(5, 7, 4), (50, 70, 30), (1000, 30, 500), (30_000, 70_000, 40_000), (20, 100_000, 99_990),
+     (100, 100, 95), (7, 3, 10), (0, 9, 4), (40_000, 60_000, 12), (3, 1_000_000, 500_000)],
+)  # fmt: skip
+def test_hypergeometric_follows_scipy(good, bad, sample):
+    draws = _hypergeometric_draws(good * 7 + sample, good, bad, sample, 40_000)
+    assert draws.min() >= max(0, sample - bad) and draws.max() <= min(good, sample)
+    support = np.arange(draws.min(), draws.max() + 1)
+    observed = np.bincount(draws - draws.min())
+    expected = stats.hypergeom.pmf(support, good + bad, good, sample) * len(draws)
+    enough = expected >= 5
+    if enough.sum() < 2:  # (nearly) one value
+        assert observed.max() >= 0.99 * len(draws)
+        return
+    statistic = ((observed[enough] - expected[enough]) ** 2 / expected[enough]).sum()
+    assert stats.chi2.sf(statistic, enough.sum() - 1) > 1e-3
+    assert abs(draws.mean() - stats.hypergeom.mean(good + bad, good, sample)) < 5 * draws.std() / 200 + 1e-9
+
+
+def random_cover(rng, size, ties, share=0.3):
+    is_positive = rng.random(size) < share
+    is_positive[:2] = [True, False]
+    scores = rng.integers(0, 6, size) / 5 if ties else rng.random(size) + 0.4 * is_positive
+    return Cover.from_arrays(is_positive, scores)
+
+
+@TIES
+@pytest.mark.parametrize("name", list(MEASURES))
+def test_rank_null_values_follow_the_reference_sampler(name, ties):
+    rng = np.random.default_rng(11 + 3 * ties + len(name))
+    cover = random_cover(rng, 500, ties)
+    measure = MEASURES[name]().prepare(cover)
+    for positives, negatives in [(30, 70), (1, 200), (cover.positives - 3, 5), (12, cover.negatives)]:
+        fast = rank_null_values(measure, cover, positives, negatives, 3000, np.random.default_rng(1))
+        reference = reference_null_values(measure, cover, positives, negatives, 3000, np.random.default_rng(2))
+        assert stats.ks_2samp(fast, reference).pvalue > 1e-3, (positives, negatives)
+
+
+@TIES
+@pytest.mark.parametrize("name", list(MEASURES))
+def test_every_row_drawn_gives_the_measure_bit_for_bit(name, ties):
+    rng = np.random.default_rng(5 + ties)
+    for size in (2, 3, 17, 300):
+        cover = random_cover(rng, size, ties, share=0.5)
+        measure = MEASURES[name]().prepare(cover)
+        values = rank_null_values(measure, cover, cover.positives, cover.negatives, 4, rng)
+        assert values.tolist() == [measure.value(cover)] * 4
+
+
+def qualities(reference):
+    """The relative quality of each mode (``SoftClassifierQF.raw_quality``)."""
+    from subroc_ext.objective.statistics import relative_quality
+
+    return {
+        (down, up): (lambda v, d=down, u=up: relative_quality(np.asarray(v, float), reference, d, u))
+        for down, up in [(True, False), (False, True), (True, True)]
+    }
+
+
+@TIES
+@pytest.mark.parametrize("name", list(MEASURES))
+def test_answers_are_those_of_the_exact_values(name, ties):
+    rng = np.random.default_rng(23 + ties + len(name))
+    cover = random_cover(rng, 400, ties)
+    measure = MEASURES[name]().prepare(cover)
+    positives, negatives = 25, 90
+    values = rank_null_values(measure, cover, positives, negatives, 2000, np.random.default_rng(7))
+    for mode, quality in qualities(measure.value(cover)).items():
+        q = quality(values)
+        thresholds = np.concatenate([
+            np.quantile(q, [0.0, 0.05, 0.5, 0.95, 1.0]),
+            np.sort(q)[[3, 1000, -4]],  # values drawn: equal counts as reached
+            np.sort(q)[[3, 1000, -4]] + 1e-13, [q.max() + 1, q.min() - 1, 0.0],
+        ])  # fmt: skip
+        reached = null_exceedances(
+            measure, cover, positives, negatives, 2000, np.random.default_rng(7), quality, thresholds
+        )  # fmt: skip
+        assert (reached == (q[None, :] >= thresholds[:, None])).all(), mode
+        # one threshold's answers do not depend on the others asked with it
+        alone = null_exceedances(
+            measure, cover, positives, negatives, 2000, np.random.default_rng(7), quality, thresholds[5:6]
+        )  # fmt: skip
+        assert (alone[0] == reached[5]).all()
+
+
+# --------------------------------------------------------------------------
+# the randomization test decides as on the exact path
+# --------------------------------------------------------------------------
+
+
+def both_paths(monkeypatch, *args, **kwargs):
+    refined = subroc_ext.randomization_test(*args, **kwargs)
+    with monkeypatch.context() as patch:
+        patch.setattr(null_sampling, "RANK_KINDS", frozenset())  # every value in full
+        exact = subroc_ext.randomization_test(*args, **kwargs)
+    return refined, exact
+
+
+@pytest.mark.filterwarnings("ignore::subroc_ext.exceptions.LowPowerWarning")
+@pytest.mark.parametrize("name", ["roc_auc", "arl"])
+@pytest.mark.parametrize("n_samples", ["adaptive", 500])
+def test_the_test_decides_as_on_the_exact_path(monkeypatch, name, n_samples):
+    qf = {"roc_auc": lambda: subroc_ext.ROCAUCQF("label"), "arl": lambda: subroc_ext.ARLQF("label", 1)}[name]
+    rng = np.random.default_rng(7)
+    data = planted_data(rng)  # test_significance: one planted weak subgroup
+    patterns = [ps.Conjunction([ps.EqualitySelector("planted", True)]), *attribute_patterns(data)]
+    refined, exact = both_paths(monkeypatch, patterns, data, qf(), target=TARGET, n_samples=n_samples,
+                                random_state=0)  # fmt: skip
+    assert refined["significant"].tolist() == exact["significant"].tolist()
+    assert refined.loc[0, "significant"]
+    # under the null (test_significance's uniformity case): nothing either way
+    data = null_data(np.random.default_rng(2024 + len(name)), n_attributes=40)
+    refined, exact = both_paths(monkeypatch, attribute_patterns(data), data, qf(), target=TARGET,
+                                n_samples=n_samples, random_state=1)  # fmt: skip
+    assert refined["significant"].tolist() == exact["significant"].tolist()
+    assert stats.ks_2samp(refined["p_value"], exact["p_value"]).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("n_rows, n_null", [(1000, 6), (3000, 40)])
+def test_adaptive_decisions_with_graded_findings_match_the_exact_path(monkeypatch, n_rows, n_null):
+    """test_sequential's case: graded real effects among null patterns."""
+    data, patterns = graded_effects(np.random.default_rng(11), n_rows, n_null)
+    qf = subroc_ext.ROCAUCQF("label")
+    refined, exact = both_paths(monkeypatch, patterns, data, qf, target=TARGET, random_state=1)
+    assert refined["significant"].tolist() == exact["significant"].tolist()
+    assert refined["significant"].any()
