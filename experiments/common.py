@@ -382,6 +382,7 @@ def run_setting(prepared, measure, setting, st, out):
     tested = steps.test(
         subgroups, prepared.validation, statistic, prepared.target, n_samples=n_samples,
         method=config.CORRECTION, alpha=config.ALPHA, random_state=st["seed"],
+        intervals="simultaneous",  # the paper's protocol: the test alone decides
     )  # fmt: skip
     test_seconds = time.perf_counter() - start
     described = steps.describe(subgroups, prepared.search, prepared.target, positive_label=prepared.positive)

@@ -147,7 +147,7 @@ def run(prepared, st):
                 significant = steps.test(
                     subgroups, validation, statistic, prepared.target,
                     n_samples=st["injection_n_samples"], method=config.CORRECTION,
-                    alpha=config.ALPHA, random_state=seed,
+                    alpha=config.ALPHA, random_state=seed, intervals="simultaneous",  # the paper's protocol
                 )["significant"].to_numpy(dtype=bool)  # fmt: skip
                 own = qf.calculate_statistics(injected, prepared.target, search).quality
                 qualities = np.array([q for q, _ in found.results])

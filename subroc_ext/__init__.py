@@ -23,6 +23,7 @@ def _load_api():
     ``import subroc_ext`` and ``subroc-ext --version`` load nothing heavy."""
     from .engine.search import FastSearch
     from .exceptions import InterruptedTest, LowPowerWarning, SearchSizeWarning, UndefinedMeasureWarning
+    from .inference.permutation import permutation_test
     from .inference.significance import randomization_test
     from .inputs.search_space import SearchSpace, SearchSpaceWarning, make_search_space
     from .inputs.target import SoftClassifierTarget
@@ -103,6 +104,7 @@ __all__ = [
     "SearchSpaceWarning",
     "validate_data",
     "ValidatedData",
+    "permutation_test",
     "randomization_test",
     "find_subgroups",
     "make_quality_function",

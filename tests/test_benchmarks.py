@@ -158,3 +158,12 @@ def test_thread_benchmark_smoke_run_agrees(tmp_path, capsys):
     ceiling = [line for line in table if line.startswith("| 1 |") and line.endswith("x |")]
     assert len(ceiling) == 1  # one round of the ceiling
     assert table[-1] == "agreement check: OK"
+
+
+def test_bench_permutation_smoke_run(capsys):
+    """benchmarks/bench_permutation.py runs end to end on a 3,000-row sample."""
+    module = load(SCRIPT.parent / "bench_permutation.py")
+    module.main(["--smoke", "--holdout"])
+    printed = capsys.readouterr().out
+    assert "no holdout, n_jobs=1:" in printed and "permuted searches" in printed
+    assert "50/50 holdout, n_jobs=1:" in printed

@@ -110,6 +110,36 @@ def test_run_finds_the_planted_subgroup(workdir, tmp_path, capsys):
     assert (tmp_path / "report.html").is_file()
 
 
+def test_no_holdout_min_delta_and_intervals_options(workdir, tmp_path, capsys):
+    data = [str(workdir / "data.csv"), *RUN, "--depth", "1"]
+    assert main(["run", *data, "--no-holdout", "--out", str(tmp_path / "all")]) == 0
+    out = capsys.readouterr().out
+    assert "searched 2,000 rows, tested on the same rows" in out
+    assert "permutation test, family-wise error <= 0.05" in out and "permuted searches" in out
+    assert "no intervals: the subgroups were found and tested on the same rows" in out
+    first_row = out.split("\n1 ")[1].split("\n")[0]
+    assert "region=='east'" in first_row and "(stopped)" in first_row and first_row.rstrip().endswith("yes")
+    table = pd.read_csv(tmp_path / "all" / "subgroups.csv")
+    assert "roc_auc_validation" not in table and table["delta_ci_low"].isna().all()
+    assert table["verdict_note"].str.contains("winner's curse").all()
+    assert "no holdout" in (tmp_path / "all" / "report.html").read_text()
+
+    assert main(["run", *data, "--min-delta", "0.2", "--out", str(tmp_path / "large")]) == 0
+    out = capsys.readouterr().out
+    assert "p <= 0.05 and the interval beyond 0.2" in out and "level that matches the selection" in out
+    table = pd.read_csv(tmp_path / "large" / "subgroups.csv")
+    assert (table.loc[table["significant"], "delta_ci_low"] > 0.2).all()
+    assert main(["run", *data, "--intervals", "simultaneous", "--out", str(tmp_path / "old")]) == 0
+    assert "95% simultaneous over all rows (max-t)" in capsys.readouterr().out
+
+    assert main(["run", *data, "--no-holdout", "--min-delta", "0.1", "--out", str(tmp_path / "x")]) == 2
+    assert "min_delta needs a holdout" in capsys.readouterr().err
+    assert main(["run", *data, "--min-delta", "-1"]) == 2
+    assert "argument --min-delta: expected a finite number >= 0" in capsys.readouterr().err
+    assert main(["run", *data, "--no-holdout", "--validation-fraction", "0.3"]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
 def test_run_with_validation_file_string_labels_and_pr_auc(workdir, tmp_path):
     """The one subprocess test: the installed entry point, where available (else
     ``python -m subroc_ext.cli``); '--positive-label yes' for text labels."""

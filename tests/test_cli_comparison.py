@@ -55,7 +55,7 @@ def assert_effect_printed(expected, found, printed):
     delta, low, high = expected[columns].iloc[0]
     first = next(line for line in printed.splitlines() if line.startswith("1 "))
     assert f"{delta:.3f} [{low:.3f}, {high:.3f}]" in first, printed
-    assert "[95% intervals, simultaneous over all rows]" in printed
+    assert "level that matches the selection (Benjamini-Yekutieli" in printed
 
 
 def test_drift_writes_the_api_table(tmp_path, capsys):

@@ -219,6 +219,27 @@ def test_find_subgroups_on_a_cluster_equals_one_process(client):
         subroc_ext.find_subgroups(data, n_jobs=0, **settings_)
 
 
+@pytest.mark.parametrize("kind", ["single", "drift"])
+def test_the_permutation_test_on_a_cluster_equals_one_process(client, kind):
+    """validation=None: the permuted searches run on the workers, one task
+    each, with the same p-values as here (on one thread or two)."""
+    data = scored_frame(14, 900, attributes=4)
+    settings_ = {"label": "label", "score": "score", "depth": 2, "validation": None, "random_state": 5,
+                 "progress": False}  # fmt: skip
+    if kind == "drift":
+        def find(**extra):
+            return subroc_ext.find_drift(data.iloc[:400], data.iloc[400:], **settings_, **extra)
+    else:
+        def find(**extra):
+            return subroc_ext.find_subgroups(data, **settings_, **extra)
+    expected = find()
+    found = find(client=client)
+    threads = find(n_jobs=2)
+    for other in (found, threads):
+        pd.testing.assert_frame_equal(other.drop(columns="subgroup"), expected.drop(columns="subgroup"))
+        assert other.attrs["null_samples_drawn"] == expected.attrs["null_samples_drawn"] > 0
+
+
 @pytest.mark.parametrize("drift", [False, True])
 def test_comparisons_on_a_cluster_equal_one_process(client, drift):
     """find_regressions / find_drift: the search (FastSearch on the workers)

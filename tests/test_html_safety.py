@@ -46,7 +46,7 @@ PAYLOADS = [
 #: Every tag and attribute the page builders write.
 TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "nav", "a", "section",
         "div", "table", "thead", "tbody", "tr", "th", "td", "span", "img", "details", "summary", "label",
-        "input", "code", "em", "strong", "sup", "sub", "script"}  # fmt: skip
+        "input", "code", "em", "strong", "sup", "sub", "ul", "li", "script"}  # fmt: skip
 ATTRIBUTES = {"lang", "charset", "name", "content", "href", "id", "class", "style", "title", "alt",
               "width", "height", "src", "type", "value", "checked", "placeholder", "data-col",
               "data-value", "data-text"}  # fmt: skip

@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 import subroc_ext
+from subroc_ext.inference.verdicts import level_text
 
 pytest.importorskip("matplotlib")
 
@@ -15,7 +16,8 @@ def test_repr_html_is_the_forest_plot_and_the_default_columns(audit_analysis):
     assert view.count("<img") == 1 and 'alt="forest plot"' in view
     header = view.split("<thead>")[1].split("</thead>")[0]
     columns = [part.split('"')[0] for part in header.split('data-col="')[1:]]
-    assert columns == ["rank", "description", "size_validation", "roc_auc_validation", "delta",
+    assert columns == ["rank", "description", "size_validation", "roc_auc_validation",
+                       "expected_roc_auc_validation", "delta",
                        "p_value_corrected", "significant"]  # fmt: skip
     assert view.split("<tbody>")[1].count("<tr") == min(10, len(table))
     assert "<script" not in view and "<details" not in view  # static: no chooser in a notebook
@@ -23,7 +25,7 @@ def test_repr_html_is_the_forest_plot_and_the_default_columns(audit_analysis):
     assert f"roc_auc is {whole:.3f}" in view
     first = table.iloc[0]
     assert f'{first["delta"]:+.3f} <span class="ci">[{first["delta_ci_low"]:+.3f}, ' in view
-    assert "intervals are 95% <strong>simultaneous</strong>" in view
+    assert f"each interval is at the {level_text(table.attrs['interval_level'])} level that matches" in view
 
 
 def test_methods_and_refusal(audit_analysis):

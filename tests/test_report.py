@@ -8,7 +8,8 @@ import pytest
 
 import subroc_ext
 from subroc_ext import write_report
-from subroc_ext.reporting import report
+from subroc_ext.inference.verdicts import level_text
+from subroc_ext.reporting import reading, report
 from subroc_ext.scoring.measures import RowMeanMeasure
 from synthetic import scored_frame
 
@@ -81,8 +82,8 @@ def test_page_names_the_split_and_sorts_and_filters_without_a_server(analysis, t
     assert f'data-value="{float(first["delta"])!r}">{effect}<' in rows[1]
     header = page.split('<div class="results">')[1].split("<tbody>")[0]
     assert "Δ [interval]" in header and "Δ whole data" not in header
-    assert ("positive = roc_auc worse in the subgroup than on the whole split; the intervals are "
-            "95% <strong>simultaneous</strong> over all rows") in page
+    assert ("positive = roc_auc worse in the subgroup than on the whole split; each interval is at the "
+            f"{level_text(table.attrs['interval_level'])} level that matches the selection") in page
     # eight columns shown (the ROC AUC the scores promise among them), every other
     # numeric column one click away in the chooser
     chooser = page.split('<details class="columns">')[1].split("</details>")[0]
@@ -211,10 +212,10 @@ def test_effect_note_follows_the_mode():
     table = pd.DataFrame({"delta": [0.1], "delta_ci_low": [0.0], "delta_ci_high": [0.2]})
     table.attrs = {"measure": "arl", "mode": "better", "alpha": 0.1}
     assert "positive = arl better in the subgroup than on the whole split; the intervals are 90%" \
-        in report.effect_note(table)
+        in reading.effect_note(table)
     table.attrs["mode"] = "both"
-    assert "positive = the size of the deviation of arl;" in report.effect_note(table)
-    assert report.effect_note(table.drop(columns="delta_ci_high")) == ""
+    assert "positive = the size of the deviation of arl;" in reading.effect_note(table)
+    assert reading.effect_note(table.drop(columns="delta_ci_high")) == ""
 
 
 def test_a_measure_of_ones_own_gets_its_columns_and_its_report(tmp_path):

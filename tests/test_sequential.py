@@ -210,9 +210,10 @@ def test_the_power_check_warns_in_one_line_naming_the_fix():
 
 
 def test_round_sizes_double_the_total_up_to_the_cap():
-    from subroc_ext.inference.significance import _round_sizes
+    from subroc_ext.inference.sequential import round_sizes
 
-    sizes = _round_sizes(1_000_000)
+    sizes = round_sizes(1_000_000, 128)
     totals = list(itertools.accumulate(sizes))
     assert totals[:4] == [128, 256, 512, 1024] and totals[-1] == 1_000_000
-    assert _round_sizes(100) == [100]
+    assert round_sizes(100, 128) == [100]
+    assert list(itertools.accumulate(round_sizes(100, 16))) == [16, 32, 64, 100]

@@ -142,7 +142,7 @@ def test_corrected_p_values_are_statsmodels(method):
     np.testing.assert_array_equal(table["significant"], rejected)
     assert list(table.columns) == [
         "subgroup", "size", "positives", "negatives", "measure", "statistic", "p_value",
-        "p_value_corrected", "significant", "testable", "null_samples",
+        "p_value_corrected", "significant", "testable", "null_samples", "p_value_exact",
     ]  # fmt: skip
 
 

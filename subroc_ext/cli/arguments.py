@@ -8,7 +8,7 @@ import argparse
 import math
 
 from .. import __version__
-from ..utils.names import CALIBRATIONS, INSTALL, MEASURE_NAMES, MODES
+from ..utils.names import CALIBRATIONS, INSTALL, INTERVALS, MEASURE_NAMES, MODES
 
 __all__ = [
     "PROG",
@@ -118,6 +118,9 @@ _overlap = _number(
 _seed = _number(int, "an integer >= 0", lambda v: v >= 0)
 
 
+_min_delta = _number(float, "a finite number >= 0", lambda v: math.isfinite(v) and v >= 0)
+
+
 _support = _number(
     lambda text: int(text) if text.strip().lstrip("+-").isdigit() else float(text),
     "a number of rows (integer >= 0) or a fraction strictly between 0 and 1",
@@ -165,6 +168,18 @@ _SAMPLES_HELP = (
     "random subsets per significance test: 'adaptive' draws until each subgroup's decision is "
     "known (up to 1,000,000), a number draws that many (the paper used 10,000)"
 )
+
+
+def _verdict_arguments(parser):
+    """``--min-delta`` and ``--intervals`` (``run``, ``compare``, ``drift``)."""
+    parser.add_argument("--min-delta", type=_min_delta, default=0.0, metavar="D",
+                        help="significant only if the effect's interval lies beyond D (an "
+                             "effect that matters, e.g. 0.02 of ROC AUC)")  # fmt: skip
+    parser.add_argument("--intervals", choices=INTERVALS, default="fcr",
+                        help="the effect interval beside the decision: 'fcr' matches it (false "
+                             "coverage-rate intervals of the selected rows; significant only if "
+                             "the interval excludes 0); 'simultaneous' covers all rows at once "
+                             "and leaves the decision to the test")  # fmt: skip
 
 
 def _common_arguments(parser, samples_help):
@@ -244,6 +259,10 @@ def build_parser():
     held_out.add_argument("--validation-fraction", type=_fraction, default=0.5, metavar="F",
                           help="share of DATA's rows held out for the significance test, "
                                "unless --validation is given")  # fmt: skip
+    held_out.add_argument("--no-holdout", action="store_true",
+                          help="hold out nothing: search all of DATA and test the whole search "
+                               "by permutations (max-T; family-wise error over every pattern, "
+                               "more power on small data; no effect intervals)")  # fmt: skip
     run.add_argument("--measure", choices=sorted(MEASURE_NAMES),
                      help="performance measure (default: roc_auc; multi-class models: "
                           "AUC_mu)")  # fmt: skip
@@ -295,6 +314,7 @@ def build_parser():
                           "default: the Youden threshold of the search split)")  # fmt: skip
     run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
                      help="directory for the report")  # fmt: skip
+    _verdict_arguments(run)
     cluster = run.add_mutually_exclusive_group()
     cluster.add_argument("--scheduler", metavar="ADDRESS",
                          help="run the search and the significance tests on the Dask cluster "
@@ -379,5 +399,6 @@ def _comparison_parsers(commands):
         _distinct_arguments(parser)
         parser.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL")
         parser.add_argument("--out", default=f"subroc-ext-{name}", metavar="DIR")
+        _verdict_arguments(parser)
         _common_arguments(parser, _SAMPLES_HELP)
         parser.set_defaults(samples="adaptive")

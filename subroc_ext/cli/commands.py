@@ -40,7 +40,10 @@ def _read(path, what, args):
 
 
 def _split(data, args):
-    """The search and validation parts: DATA split by ``--seed``, or DATA and ``--validation``."""
+    """The search and validation parts: DATA split by ``--seed``, DATA and ``--validation``, or
+    (``--no-holdout``) DATA and None."""
+    if args.no_holdout:
+        return data, None
     if args.validation is None:
         return split_validation(data, args.validation_fraction, args.seed)
     return data, _read(args.validation, "validation", args)
@@ -245,9 +248,9 @@ def run_command(args):
                 min_support=args.min_support, nbins=args.nbins, ignore=args.ignore,
                 thresholds=args.thresholds, keep_ids=args.keep_ids, result_set_size=args.top,
                 collapse_identical=args.collapse_identical, max_overlap=args.max_overlap,
-                n_samples=args.samples, random_state=args.seed, progress=not args.quiet,
-                client=client, n_jobs=args.jobs, case_mix=bool(args.case_mix),
-                calibrate=args.calibrate or "auto",
+                n_samples=args.samples, intervals=args.intervals, min_delta=args.min_delta,
+                random_state=args.seed, progress=not args.quiet, client=client, n_jobs=args.jobs,
+                case_mix=bool(args.case_mix), calibrate=args.calibrate or "auto",
             )  # fmt: skip
     except InterruptedTest as interrupted:
         return keep_untested(interrupted, args)
@@ -255,10 +258,12 @@ def run_command(args):
         return fail(error)
 
     def report(folder, runtime):
+        held_out = validation is not None  # else all rows were searched and tested
         return write_report(
-            table, validation, folder, label=args.label, score=args.score,
+            table, validation if held_out else search, folder, label=args.label, score=args.score,
             positive_label=positive, measure=measure,
-            title=f"SubROC report: {Path(args.data).name}", runtime=runtime, search=search,
+            title=f"SubROC report: {Path(args.data).name}", runtime=runtime,
+            search=search if held_out else None, split="validation" if held_out else "search",
             threshold=args.threshold,
         )  # fmt: skip
 
@@ -302,8 +307,9 @@ def _run_multiclass(args):
                 depth=args.depth, min_support=args.min_support, nbins=args.nbins,
                 ignore=args.ignore, thresholds=args.thresholds, keep_ids=args.keep_ids,
                 result_set_size=args.top, collapse_identical=args.collapse_identical,
-                max_overlap=args.max_overlap, n_samples=args.samples, random_state=args.seed,
-                progress=not args.quiet, client=client, n_jobs=args.jobs,
+                max_overlap=args.max_overlap, n_samples=args.samples, intervals=args.intervals,
+                min_delta=args.min_delta, random_state=args.seed, progress=not args.quiet,
+                client=client, n_jobs=args.jobs,
             )  # fmt: skip
     except InterruptedTest as interrupted:
         return keep_untested(interrupted, args)
@@ -312,7 +318,7 @@ def _run_multiclass(args):
 
     def report(folder, runtime):
         return write_multiclass_report(
-            table, validation, folder, title=f"SubROC multi-class report: {Path(args.data).name}",
+            table, search if validation is None else validation, folder, title=f"SubROC multi-class report: {Path(args.data).name}",
             runtime=runtime,
         )  # fmt: skip
 
@@ -332,8 +338,8 @@ def _comparison_settings(args, validation):
         balance_weight=args.balance_weight, generalization_aware=args.generalization_aware,
         depth=args.depth, min_support=args.min_support, ignore=args.ignore,
         result_set_size=args.top, collapse_identical=args.collapse_identical,
-        max_overlap=args.max_overlap, n_samples=args.samples, random_state=args.seed,
-        progress=not args.quiet,
+        max_overlap=args.max_overlap, n_samples=args.samples, intervals=args.intervals,
+        min_delta=args.min_delta, random_state=args.seed, progress=not args.quiet,
     )  # fmt: skip
 
 

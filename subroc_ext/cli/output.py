@@ -21,6 +21,7 @@ from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
 from ..reporting.findings import headline
 from ..reporting.page import format_p_value
+from ..reporting.reading import STOPPED, intervals_text, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
 from ..utils.spreadsheet import write_csv
 from .arguments import PROG
@@ -71,14 +72,16 @@ def _bound(value):
 
 
 def _effects(table, shown):
-    """``delta [low, high]`` of the top ``shown`` rows: each effect with its simultaneous interval."""
+    """``delta [low, high]`` of the top ``shown`` rows: each effect with its interval (if any)."""
     return [
-        "-" if pd.isna(delta) else f"{delta:.3f} [{_bound(low)}, {_bound(high)}]"
+        "-" if pd.isna(delta) else f"{delta:.3f}" + (
+            "" if pd.isna(low) and pd.isna(high) else f" [{_bound(low)}, {_bound(high)}]"
+        )
         for delta, low, high in table[["delta", "delta_ci_low", "delta_ci_high"]].head(shown).to_numpy()
-    ]
+    ]  # fmt: skip
 
 
-def _notes(table, shown):
+def _case_mix_notes(table, shown):
     """The ``note`` of the top ``shown`` rows: range restriction, the other side of a cut."""
     notes = []
     for restricted, partner in table[["range_restricted", "complement_of"]].head(shown).to_numpy():
@@ -97,13 +100,19 @@ def _text_table(table, columns, shown=_PRINTED):
     cell; a ``note`` column, when asked for, says which rows are mostly range
     restriction and which are the two sides of one cut."""
     top = table[[c for c in columns if c in table.columns]].head(shown)
-    if "delta_ci_low" in table.columns and "delta" in top.columns:
+    if "delta_ci_low" in table.columns and "delta" in top.columns:  # the effect with its interval, if any
         top = top.assign(delta=_effects(table, shown))
+    if "p_value_exact" in table.columns and "p_value_corrected" in top.columns:
+        # a bound where the test stopped once the decision was settled
+        top = top.assign(p_value_corrected=[
+            p_value_text(p, exact) for p, exact in table[["p_value_corrected", "p_value_exact"]].head(shown).to_numpy()
+        ])  # fmt: skip
     if "note" in columns and {"range_restricted", "complement_of"} <= set(table.columns):
-        top = top.assign(note=_notes(table, shown))
+        top = top.assign(note=_case_mix_notes(table, shown))
     top.index = range(1, len(top) + 1)
     width = max([len("description"), *map(len, top["description"])])
     note_width = max([len("note"), *map(len, top["note"])]) if "note" in top.columns else 0
+    p_width = max([len("p_value_corrected"), *(len(str(v)) for v in top.get("p_value_corrected", []))])
 
     def cell(name):
         kind = top[name].dtype
@@ -111,6 +120,8 @@ def _text_table(table, columns, shown=_PRINTED):
             return lambda text: text.ljust(width)
         if name == "note":
             return lambda text: text.ljust(note_width)
+        if name == "p_value_corrected" and not pd.api.types.is_numeric_dtype(kind):  # text: '≤ p (stopped)'?
+            return lambda text: text.ljust(p_width)
         if name.startswith("p_value"):
             return format_p_value
         if pd.api.types.is_bool_dtype(kind):
@@ -124,7 +135,18 @@ def _text_table(table, columns, shown=_PRINTED):
     text = top.rename(columns=columns).to_string(
         formatters={columns[name]: cell(name) for name in top.columns}, justify="left"
     )
-    return "\n".join(line.rstrip() for line in text.splitlines())
+    return "\n".join(line.rstrip() for line in text.splitlines()) + _verdict_notes(table, shown)
+
+
+def _verdict_notes(table, shown):
+    """The verdict notes of the top ``shown`` rows that have one, one line each
+    ('' without; the same note on every row, as without a holdout, is left to the summary)."""
+    if "verdict_note" not in table.columns:
+        return ""
+    notes = table["verdict_note"].head(shown).fillna("")
+    if notes.nunique() == 1:
+        return ""
+    return "".join(f"\n  {rank}. {note}" for rank, note in enumerate(notes, 1) if note)
 
 
 def _format_results(table, measure, shown=_PRINTED):
@@ -176,9 +198,10 @@ def why_empty(table, search, measure, space):
 
 def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
     """Print the headline, the top subgroups (or ``why_empty()``), the whole
-    data's measure and the runtime."""
+    data's measure and the runtime (``n_validation`` None: no holdout)."""
     attrs = table.attrs
     whole = attrs["dataset_values"]
+    tested = "tested on the same rows" if n_validation is None else f"tested on {n_validation:,} held-out rows"
     if len(table) == 0:
         print(f"No subgroup found in the {n_search:,} searched rows: {why_empty()}.")
     else:
@@ -186,25 +209,26 @@ def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
         print(
             f"Top {min(_PRINTED, len(table))} of {len(table)} distinct subgroups by quality, where "
             f"the {measure} {_comparison(attrs['mode'], attrs.get('case_mix', False))} (searched "
-            f"{n_search:,} rows, tested on {n_validation:,} held-out rows):\n"
+            f"{n_search:,} rows, {tested}):\n"
         )
         print(_format_results(table, measure))
-    print(
-        f"\nWhole data: {measure} {whole[f'{measure}_search']:.3f} (search), "
-        f"{whole[f'{measure}_validation']:.3f} (validation)."
-    )
+    splits = [f"{whole[f'{measure}_search']:.3f} (search)"]
+    if f"{measure}_validation" in whole:
+        splits.append(f"{whole[f'{measure}_validation']:.3f} (validation)")
+    print(f"\nWhole data: {measure} {', '.join(splits)}.")
     _print_expected(table, measure)
     if len(table):
-        print(f"Test: {attrs['method']}-corrected p <= {attrs['alpha']}, {_samples_text(attrs)}.")
+        print(f"Test: {_decision_text(attrs)}, {_samples_text(attrs)}.")
+    if len(table) and "p_value_exact" in table.columns and not table["p_value_exact"].fillna(True).all():
+        print(f"p: {STOPPED}.")
     if len(table) and "delta" in table.columns:
+        rows = "validation rows" if n_validation is not None else "rows"
         what = (
-            f"the {measure}'s shortfall from what the scores promise on the subgroup's validation "
-            "rows minus on all of them" if attrs.get("case_mix") else
-            f"the {measure} on the subgroup's validation rows minus on all of them"
+            f"the {measure}'s shortfall from what the scores promise on the subgroup's {rows} minus "
+            "on all of them" if attrs.get("case_mix") else
+            f"the {measure} on the subgroup's {rows} minus on all of them"
         )  # fmt: skip
-        print(
-            f"delta: {what}, positive = {attrs['mode']}; [{1 - attrs['alpha']:.0%} intervals, "
-            "simultaneous over all rows]"
+        print(f"delta: {what}, positive = {attrs['mode']}; {intervals_text(attrs, 1 - attrs['alpha'])}"
         )
     print(f"Runtime: {runtime:.1f} s.")
 
@@ -212,12 +236,13 @@ def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
 def _print_expected(table, measure):
     """The whole data's expected ROC AUC, where the probabilities came from, and the notes."""
     whole = table.attrs["dataset_values"]
-    if measure != "roc_auc" or not np.isfinite(whole.get("expected_roc_auc_validation", np.nan)):
+    splits = [(name, whole.get(f"expected_roc_auc_{name}", np.nan)) for name in ("search", "validation")]
+    splits = [f"{value:.3f} ({name})" for name, value in splits if np.isfinite(value)]
+    if measure != "roc_auc" or not splits:
         return
     print(
-        f"Its scores promise {whole['expected_roc_auc_search']:.3f} (search), "
-        f"{whole['expected_roc_auc_validation']:.3f} (validation), the expected ROC AUC if they "
-        f"were the true probabilities; probabilities: {table.attrs.get('probabilities', 'the scores')}."
+        f"Its scores promise {', '.join(splits)}, the expected ROC AUC if they were the true "
+        f"probabilities; probabilities: {table.attrs.get('probabilities', 'the scores')}."
     )
     if len(table) and "range_restricted" in table.columns:
         print(
@@ -228,8 +253,21 @@ def _print_expected(table, measure):
         )
 
 
+def _decision_text(attrs):
+    """The rule of ``significant``, for the summary line."""
+    if not attrs.get("holdout", True):
+        return f"{attrs['method']} permutation test, family-wise error <= {attrs['alpha']}"
+    rule = f"{attrs['method']}-corrected p <= {attrs['alpha']}"
+    if attrs.get("intervals") == "fcr":
+        rule += f" and the interval beyond {attrs.get('min_delta', 0):g}"
+    return rule
+
+
 def _samples_text(attrs):
-    """How many random subsets (case mix: label draws) the test drew, for the summary line."""
+    """How many random subsets, label draws (case mix) or permuted searches the test drew, for the
+    summary line."""
+    if not attrs.get("holdout", True):
+        return f"{attrs.get('null_samples_drawn', 0):,} permuted searches"
     draws = "label draws" if attrs.get("case_mix") else "random subsets"
     if attrs["n_samples"] == "adaptive":
         return (
@@ -313,11 +351,12 @@ def finish(args, table, *, measure, search, validation, start, space, report=Non
     def report_and_rows(folder):
         report(folder, runtime)
         if args.export_rows:
-            _export_rows(table, {"search": search, "validation": validation}, folder)
+            splits = {"search": search} if validation is None else {"search": search, "validation": validation}
+            _export_rows(table, splits, folder)
 
     written, error = _write_outputs(table, out, None if report is None else report_and_rows)
     _print_results(
-        table, measure, len(search), len(validation), runtime,
+        table, measure, len(search), None if validation is None else len(validation), runtime,
         lambda: why_empty(table, search, measure, space),
     )  # fmt: skip
     if note:
@@ -392,8 +431,7 @@ def finish_comparison(table, args, sides, start, validation, current=None):
         print(_text_table(table, shown))
     print("\nWhole data: " + ", ".join(f"{key} {value:.3f}" for key, value in whole.items()) + ".")
     if len(table) and "delta_ci_low" in table.columns:
-        print(f"Test: {table.attrs['method']}-corrected p <= {table.attrs['alpha']}; "
-              f"[{1 - table.attrs['alpha']:.0%} intervals, simultaneous over all rows]")  # fmt: skip
+        print(f"Test: {_decision_text(table.attrs)}; [{intervals_text(table.attrs, 1 - table.attrs['alpha'])}]")
     if error is not None:
         _write_failed(error)
         return FAILED

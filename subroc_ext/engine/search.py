@@ -77,6 +77,8 @@ patterns tied exactly at the k-th quality its choice may differ; all other
 patterns and all qualities are the same.
 """
 
+import copy
+
 import numpy as np
 import pysubgroup as ps
 
@@ -318,6 +320,76 @@ class SearchProblem:
         if floor_pattern is not None:
             run.cut = (run.min_quality, max(self.min_quality, floor), run.rank(tuple(floor_pattern)))
         return run
+
+    def strata(self):
+        """The stratum of each row, in the order of the selectors' bitsets:
+        rows whose scores are exchangeable under the null of the tests (the
+        holdout's random subsets, the whole-search permutations of
+        :mod:`subroc_ext.inference.permutation`).
+
+        Returns
+        -------
+        numpy.ndarray of int
+            The class (``0`` negative, ``1`` positive) for a
+            :class:`SoftClassifierQF` and a paired :class:`ComparisonQF`
+            (both models score the same rows); ``2 * period + class`` for an
+            unpaired one (a period's rows stay in it); the class's index for
+            an :class:`~subroc_ext.AUCMuQF`.
+        """
+        qf = self.qf
+        if isinstance(qf, AUCMuQF):
+            return np.asarray(qf.projections.codes, dtype=np.int64)
+        if isinstance(qf, ComparisonQF):
+            sides = qf.sides
+            codes = np.zeros(len(sides), dtype=np.int64)
+            for side, (dataset, index) in enumerate(zip(sides.datasets, sides.indices)):
+                codes[index] = 2 * (0 if sides.paired else side) + dataset.is_positive
+            return codes
+        return qf.dataset.is_positive.astype(np.int64)
+
+    def moved(self, position, k=None, min_quality=None):
+        """The same search with every selector's cover moved: the row at
+        ``r`` to ``position[r]`` (scores and labels stay where they are).
+
+        With ``position`` a permutation within each of the :meth:`strata`,
+        this is the search on data whose scores were shuffled within the
+        strata (the attributes moving instead gives the same patterns and
+        qualities).
+
+        Parameters
+        ----------
+        position : numpy.ndarray of int64
+            A permutation of the rows.
+        k, min_quality : optional
+            Replace the result set size and the minimum quality.
+
+        Returns
+        -------
+        SearchProblem
+        """
+        space = copy.copy(self.space)
+        space.words = np.empty_like(self.space.words)
+        for selector, words in enumerate(self.space.words):
+            bitset.permute(words, position, space.words[selector])
+        return SearchProblem(
+            self.qf, space, self.depth, self.k if k is None else k, self.min_support,
+            self.min_quality if min_quality is None else min_quality, self.generalization_aware,
+        )  # fmt: skip
+
+    def patterns_of(self, subgroups):
+        """The selector indices (in refinement order) of pysubgroup
+        conjunctions of this search's selectors, as :meth:`run` returns them.
+
+        Raises ``ValueError`` naming a subgroup with a selector outside the space.
+        """
+        index = {selector: i for i, selector in enumerate(self.space.selectors)}
+        patterns = []
+        for subgroup in subgroups:
+            try:
+                patterns.append(tuple(sorted(index[selector] for selector in subgroup.selectors)))
+            except KeyError:
+                raise ValueError(f"subgroup {subgroup} has a condition outside the search space") from None
+        return patterns
 
     def subtrees(self, parents=((),)):
         """The subtrees one level below ``parents`` that hold longer patterns,

@@ -92,7 +92,10 @@ from ..scoring.measures import Cover, compiled_kind
 from .influence import arl_influence, auc_influence, pr_auc_influence
 from .significance import base_seed
 
-__all__ = ["EFFECT_COLUMNS", "effect_intervals"]
+__all__ = [
+    "EFFECT_COLUMNS", "EffectEstimates", "NormalSpread", "ScaledJackknife", "effect_estimates",
+    "effect_intervals",
+]  # fmt: skip
 
 #: The columns of :func:`effect_intervals`' table.
 EFFECT_COLUMNS = ["delta", "delta_ci_low", "delta_ci_high"]
@@ -101,6 +104,111 @@ EFFECT_COLUMNS = ["delta", "delta_ci_low", "delta_ci_high"]
 _NORMAL_DRAWS = 20_000
 # Points of the whole split's logit interval where the ROC AUC effects' bounds are searched.
 _WHOLE_GRID = 41
+
+
+class EffectEstimates:
+    """Each subgroup's effect and its spread: intervals at any confidence.
+
+    Parameters
+    ----------
+    difference : numpy.ndarray of float
+        The signed difference ``m(S) - m(V)`` of each subgroup (NaN where
+        undefined).
+    sign : numpy.ndarray of float
+        The orientation of each (``±1``, see :func:`oriented`).
+    spread : NormalSpread or ScaledJackknife
+        How far the ends lie at ``± c`` standard errors, and ``c``.
+    method : str
+        How the spread was estimated ('jackknife' or 'bootstrap'), for notes.
+    """
+
+    def __init__(self, difference, sign, spread, method):
+        self.difference = np.asarray(difference, dtype=float)
+        self.sign = np.asarray(sign, dtype=float)
+        self.spread = spread
+        self.method = method
+
+    def simultaneous(self, confidence):
+        """The :data:`EFFECT_COLUMNS` with intervals that cover all true
+        effects at once with probability ``confidence`` (the module notes)."""
+        critical = np.full(len(self.difference), self.spread.simultaneous_critical(confidence))
+        return self._table(critical)
+
+    def marginal(self, confidence):
+        """The :data:`EFFECT_COLUMNS` with each interval covering its own
+        true effect with probability ``confidence`` (a number, or one per
+        subgroup): what false coverage-statement rate intervals are made of
+        (Benjamini and Yekutieli 2005, :mod:`subroc_ext.inference.verdicts`)."""
+        levels = np.broadcast_to(np.asarray(confidence, dtype=float), self.difference.shape)
+        return self._table(self.spread.marginal_critical(levels))
+
+    def _table(self, critical):
+        low, high = self.spread.ends(critical)
+        return pd.DataFrame(oriented(self.difference, low, high, self.sign), columns=EFFECT_COLUMNS)
+
+
+class NormalSpread:
+    """Intervals ``difference ± c * error``.
+
+    Parameters
+    ----------
+    difference, error : numpy.ndarray of float
+        The estimates and their standard errors (NaN: no interval).
+    simultaneous_critical : callable
+        ``c`` of simultaneous intervals at a confidence.
+    """
+
+    def __init__(self, difference, error, simultaneous_critical):
+        self.difference, self.error = difference, error
+        self.simultaneous_critical = simultaneous_critical
+
+    @staticmethod
+    def marginal_critical(levels):
+        """The normal quantile of each two-sided level."""
+        return stats.norm.ppf((1 + np.asarray(levels)) / 2)
+
+    def ends(self, critical):
+        return self.difference - critical * self.error, self.difference + critical * self.error
+
+
+def effect_estimates(subgroups, data, qf, target, *, n_bootstrap=500, random_state=None):
+    """Each subgroup's effect on ``data`` and what its intervals need.
+
+    The parameters are those of :func:`effect_intervals` (without
+    ``confidence``: the result gives intervals at any).
+
+    Returns
+    -------
+    EffectEstimates
+        ``.simultaneous(confidence)`` is :func:`effect_intervals`;
+        ``.marginal(confidence)`` each row's own interval.
+    """
+    if not isinstance(qf, SoftClassifierQF):
+        raise TypeError(f"qf must be a subroc_ext SoftClassifierQF, got {type(qf).__name__}")
+    check_effect_settings(0.5, n_bootstrap)
+    rng = np.random.default_rng(base_seed(random_state))
+    qf.calculate_constant_statistics(data, target)
+    dataset, measure = qf.dataset, qf.prepared_measure
+    masks = np.array([dataset.mask_of(subgroup) for subgroup in subgroups], dtype=bool)
+    masks = masks.reshape(len(subgroups), len(dataset))
+    is_positive = dataset.is_positive
+    positives = (masks & is_positive).sum(axis=1)
+    negatives = masks.sum(axis=1) - positives
+    defined = np.asarray(measure.is_defined(positives, negatives), dtype=bool)
+    difference = np.full(len(subgroups), np.nan)
+    for j in np.flatnonzero(defined):
+        difference[j] = measure.value(dataset.cover(masks[j])) - qf.dataset_value
+    kind = compiled_kind(measure)
+    if kind in _JACKKNIFED:
+        spread, method = _jackknife_spread(dataset, masks, defined, kind, rng), "jackknife"
+    else:
+        replicates = _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng)
+        spread, method = bootstrap_spread(difference, replicates), "bootstrap"
+    if qf.mode == "both":
+        sign = np.where(difference < 0, -1.0, 1.0)
+    else:
+        sign = np.full(len(subgroups), float(qf.signs()[0]))
+    return EffectEstimates(difference, sign, spread, method)
 
 
 def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstrap=500,
@@ -149,31 +257,10 @@ def effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstra
        delta  delta_ci_low  delta_ci_high
     0   0.25          0.22           0.29
     """
-    if not isinstance(qf, SoftClassifierQF):
-        raise TypeError(f"qf must be a subroc_ext SoftClassifierQF, got {type(qf).__name__}")
     check_effect_settings(confidence, n_bootstrap)
-    rng = np.random.default_rng(base_seed(random_state))
-    qf.calculate_constant_statistics(data, target)
-    dataset, measure = qf.dataset, qf.prepared_measure
-    masks = np.array([dataset.mask_of(subgroup) for subgroup in subgroups], dtype=bool)
-    masks = masks.reshape(len(subgroups), len(dataset))
-    is_positive = dataset.is_positive
-    positives = (masks & is_positive).sum(axis=1)
-    negatives = masks.sum(axis=1) - positives
-    defined = np.asarray(measure.is_defined(positives, negatives), dtype=bool)
-    difference = np.full(len(subgroups), np.nan)
-    for j in np.flatnonzero(defined):
-        difference[j] = measure.value(dataset.cover(masks[j])) - qf.dataset_value
-    kind = compiled_kind(measure)
-    if kind in _JACKKNIFED:
-        low, high = _jackknife_effect_intervals(dataset, masks, defined, kind, confidence, rng)
-    else:
-        low, high = _bootstrap_intervals(qf, dataset, masks, difference, confidence, n_bootstrap, rng)
-    if qf.mode == "both":
-        sign = np.where(difference < 0, -1.0, 1.0)
-    else:
-        sign = np.full(len(subgroups), float(qf.signs()[0]))
-    return pd.DataFrame(oriented(difference, low, high, sign), columns=EFFECT_COLUMNS)
+    estimates = effect_estimates(subgroups, data, qf, target, n_bootstrap=n_bootstrap,
+                                 random_state=random_state)  # fmt: skip
+    return estimates.simultaneous(confidence)
 
 
 def check_effect_settings(confidence, n_bootstrap):
@@ -213,17 +300,14 @@ def _expit(x):
     return 1 / (1 + np.exp(-x))
 
 
-def _jackknife_effect_intervals(dataset, masks, defined, kind, confidence, rng):
-    """Simultaneous intervals of ``m(S) - m(V)`` for the ROC AUC, PR AUC and
-    ARL from their exact delete-one changes (see the module notes)."""
+def _jackknife_spread(dataset, masks, defined, kind, rng):
+    """The :class:`ScaledJackknife` of ``m(S) - m(V)`` for the ROC AUC, PR
+    AUC and ARL from their exact delete-one changes (see the module notes)."""
     influence, scale = _JACKKNIFED[kind]
     is_positive, group_ids = dataset.is_positive, dataset.group_ids
     positives = (masks & is_positive).sum(axis=1)
     negatives = masks.sum(axis=1) - positives
     estimable = defined & (positives >= 2) & (negatives >= 2)
-    low, high = np.full(len(masks), np.nan), np.full(len(masks), np.nan)
-    if not estimable.any():
-        return low, high
     whole = influence(is_positive, group_ids, np.ones(len(dataset), dtype=bool))
     values, terms = np.empty(estimable.sum()), np.empty((estimable.sum(), len(dataset)))
     for row, mask in enumerate(masks[estimable]):  # into one array: no second copy of the terms
@@ -232,26 +316,29 @@ def _jackknife_effect_intervals(dataset, masks, defined, kind, confidence, rng):
     margins = 0.5 / np.append(positives[estimable], is_positive.sum())
     if scale == "logit":
         margins = margins / np.append(negatives[estimable], (~is_positive).sum())
-    low[estimable], high[estimable] = jackknife_scaled_intervals(
-        values, terms, *whole, margins,
-        (is_positive, ~is_positive), confidence, rng, scale=scale,
-    )  # fmt: skip
-    return low, high
+    return ScaledJackknife(values, terms, *whole, margins, (is_positive, ~is_positive), rng, scale=scale,
+                           rows=estimable)  # fmt: skip
 
 
-def jackknife_scaled_intervals(values, terms, whole_value, whole_terms, margins, strata, confidence,
-                               rng, *, scale="logit"):  # fmt: skip
-    """Simultaneous intervals of ``m(S) - m(V)`` from exact delete-one changes
-    (the jackknife), on the logit scale (measures in (0, 1): the AUCs) or the
-    log scale (positive measures: the ARL).
+class ScaledJackknife:
+    """Intervals of ``m(S) - m(V)`` from exact delete-one changes (the
+    jackknife), on the logit scale (measures in (0, 1): the AUCs) or the log
+    scale (positive measures: the ARL).
+
+    An interval at ``± c`` is the range of ``m(S) - m(V)`` over the box of
+    the transformed difference and the whole split's transformed value,
+    each ``± c`` standard errors (see the module notes). Simultaneous: ``c``
+    the max-t critical value over every coordinate; one interval at level
+    ``1 - gamma``: Šidák's two-sided value for its two coordinates
+    (:func:`sidak_critical`, valid for any correlation).
 
     Parameters
     ----------
     values : sequence of float
-        ``m(S)`` of each subgroup.
+        ``m(S)`` of each subgroup with an interval.
     terms : sequence of numpy.ndarray
-        For each subgroup, the change of ``m(S)`` when each row of ``V`` is
-        left out (0 for rows outside ``S``).
+        For each, the change of ``m(S)`` when each row of ``V`` is left out
+        (0 for rows outside ``S``).
     whole_value : float
         ``m(V)``.
     whole_terms : numpy.ndarray
@@ -261,43 +348,68 @@ def jackknife_scaled_intervals(values, terms, whole_value, whole_terms, margins,
         from 0 (and 1 on the logit scale) before the transformation.
     strata : sequence of numpy.ndarray of bool
         The rows of each stratum of the jackknife (the classes).
-    confidence : float
     rng : numpy.random.Generator
         For the max-t critical value.
     scale : {'logit', 'log'}, default='logit'
-
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray)
-        The low and high ends, one per subgroup (see the module notes: the
-        range over the box of all coordinates ``± c`` standard errors); NaN
-        where the difference has no spread (its changes are all zero).
+    rows : numpy.ndarray of bool, optional
+        Which subgroups ``values`` are (all by default); the others get NaN ends.
     """
-    whole_scaled, whole_slope, inverse = _scaled(whole_value, margins[-1], scale)
-    scaled, slopes, _ = _scaled(np.asarray(values, dtype=float), margins[:-1], scale)
-    terms = np.asarray(terms, dtype=float)  # an array of the caller's: not copied
-    whole_coordinate = whole_slope * whole_terms
 
-    def coordinates(rows):
-        """The subgroups' coordinates and, last, the whole split's transformed value."""
-        block = np.empty((len(rows), len(terms) + 1))
-        block[:, :-1] = (slopes[:, None] * terms[:, rows] - whole_coordinate[rows]).T
-        block[:, -1] = whole_coordinate[rows]
-        return block
+    def __init__(self, values, terms, whole_value, whole_terms, margins, strata, rng, *, scale="logit",
+                 rows=None):  # fmt: skip
+        self.rows = np.ones(len(values), dtype=bool) if rows is None else rows
+        self.rng = rng
+        self.error = np.zeros(1)
+        if not len(values):
+            return
+        whole_scaled, whole_slope, self.inverse = _scaled(whole_value, margins[-1], scale)
+        scaled, slopes, _ = _scaled(np.asarray(values, dtype=float), margins[:-1], scale)
+        terms = np.asarray(terms, dtype=float)  # an array of the caller's: not copied
+        whole_coordinate = whole_slope * whole_terms
 
-    covariance = _stratified_covariance(coordinates, len(terms) + 1, strata)
-    error = np.sqrt(np.diag(covariance))
-    varies = error > 0  # not a subgroup covering the whole split, say
-    if not varies[:-1].any():
-        return np.full(len(scaled), np.nan), np.full(len(scaled), np.nan)
-    correlation = covariance[np.ix_(varies, varies)] / np.outer(error[varies], error[varies])
-    critical = _max_t_critical(correlation, confidence, rng)
-    # the box of all coordinates mapped back: each difference at every whole-split value in it
-    whole = whole_scaled + critical * error[-1] * np.linspace(-1, 1, _WHOLE_GRID)
-    difference, error = (scaled - whole_scaled)[:, None], error[:-1, None]
-    low = (inverse(whole + difference - critical * error) - inverse(whole)).min(axis=1)
-    high = (inverse(whole + difference + critical * error) - inverse(whole)).max(axis=1)
-    return np.where(varies[:-1], low, np.nan), np.where(varies[:-1], high, np.nan)
+        def coordinates(rows):
+            """The subgroups' coordinates and, last, the whole split's transformed value."""
+            block = np.empty((len(rows), len(terms) + 1))
+            block[:, :-1] = (slopes[:, None] * terms[:, rows] - whole_coordinate[rows]).T
+            block[:, -1] = whole_coordinate[rows]
+            return block
+
+        covariance = _stratified_covariance(coordinates, len(terms) + 1, strata)
+        self.error = np.sqrt(np.diag(covariance))
+        self.varies = self.error > 0  # not a subgroup covering the whole split, say
+        self.covariance, self.whole, self.scaled = covariance, whole_scaled, scaled
+
+    def simultaneous_critical(self, confidence):
+        """The max-t critical value of all coordinates (NaN when none varies)."""
+        if not self.error[:-1].any():
+            return np.nan
+        varies, error = self.varies, self.error
+        correlation = self.covariance[np.ix_(varies, varies)] / np.outer(error[varies], error[varies])
+        return _max_t_critical(correlation, confidence, self.rng)
+
+    @staticmethod
+    def marginal_critical(levels):
+        """Šidák's two-sided critical value of two coordinates at each level."""
+        return stats.norm.ppf((1 + np.sqrt(np.asarray(levels))) / 2)
+
+    def ends(self, critical):
+        """The low and high ends at ``± critical`` (one per subgroup); NaN
+        where the subgroup has none or its difference has no spread."""
+        low, high = np.full(len(self.rows), np.nan), np.full(len(self.rows), np.nan)
+        if not self.error[:-1].any():
+            return low, high
+        critical = np.asarray(critical, dtype=float)[self.rows, None]
+        # the box of both coordinates mapped back: the difference at every whole-split value in it
+        whole = self.whole + critical * self.error[-1] * np.linspace(-1, 1, _WHOLE_GRID)
+        difference, error = (self.scaled - self.whole)[:, None], self.error[:-1, None]
+        inverse = self.inverse
+        low[self.rows] = np.where(
+            self.varies[:-1], (inverse(whole + difference - critical * error) - inverse(whole)).min(axis=1), np.nan
+        )  # fmt: skip
+        high[self.rows] = np.where(
+            self.varies[:-1], (inverse(whole + difference + critical * error) - inverse(whole)).max(axis=1), np.nan
+        )  # fmt: skip
+        return low, high
 
 
 def stratified_jackknife_covariance(coordinates, strata):
@@ -351,26 +463,27 @@ def _stratified_covariance(coordinates_of, n_statistics, strata):
     return covariance
 
 
-def jackknife_intervals(difference, coordinates, strata, confidence):
-    """Simultaneous intervals ``difference ± c * se`` of statistics linear in
-    AUCs, from each row's exact delete-one change of them; ``c`` is Šidák's
-    critical value (see :func:`sidak_critical`).
+def jackknife_spread(difference, coordinates, strata):
+    """The :class:`NormalSpread` of statistics linear in AUCs from each row's
+    exact delete-one change of them; simultaneous: Šidák's critical value
+    (see :func:`sidak_critical`).
 
     Parameters
     ----------
     difference : numpy.ndarray of float, shape (n_statistics,)
     coordinates, strata
         As for :func:`stratified_jackknife_covariance`.
-    confidence : float
 
     Returns
     -------
-    (numpy.ndarray, numpy.ndarray)
-        The low and high ends.
+    NormalSpread
     """
     error = np.sqrt(np.diag(stratified_jackknife_covariance(coordinates, strata)))
-    critical = sidak_critical(confidence, len(difference), two_sided=True)
-    return difference - critical * error, difference + critical * error
+
+    def simultaneous_critical(confidence):
+        return sidak_critical(confidence, len(difference), two_sided=True) if len(difference) else np.nan
+
+    return NormalSpread(difference, error, simultaneous_critical)
 
 
 def sidak_critical(confidence, n_intervals, *, two_sided):
@@ -401,12 +514,6 @@ def _max_t_critical(correlation, confidence, rng):
     root = eigenvectors * np.sqrt(np.clip(eigenvalues, 0, None))
     largest = np.abs(rng.standard_normal((_NORMAL_DRAWS, len(correlation))) @ root.T).max(axis=1)
     return float(np.quantile(largest, confidence))
-
-
-def _bootstrap_intervals(qf, dataset, masks, difference, confidence, n_bootstrap, rng):
-    """Simultaneous intervals of ``m(S) - m(V)`` from a class-stratified bootstrap."""
-    replicates = _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng)
-    return max_t_intervals(difference, replicates, confidence)
 
 
 def _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng):
@@ -459,9 +566,10 @@ def replicate_differences(measure, dataset, masks, rows):
     return values
 
 
-def max_t_intervals(difference, replicates, confidence):
-    """Simultaneous studentized intervals of the differences from their
-    bootstrap replicates (see the module notes).
+def bootstrap_spread(difference, replicates):
+    """The :class:`NormalSpread` of the differences from their bootstrap
+    replicates: the bootstrap standard errors, and simultaneous studentized
+    critical values (see the module notes).
 
     Parameters
     ----------
@@ -469,27 +577,29 @@ def max_t_intervals(difference, replicates, confidence):
         The estimates (NaN where undefined).
     replicates : numpy.ndarray of float, shape (n_bootstrap, n_subgroups)
         The estimates on bootstrap replicates (NaN where undefined there).
-    confidence : float
 
     Returns
     -------
-    (numpy.ndarray, numpy.ndarray)
-        The low and high ends, NaN where fewer than two replicates are
-        defined or they do not vary.
+    NormalSpread
+        NaN errors where fewer than two replicates are defined or they do
+        not vary.
     """
     with np.errstate(invalid="ignore", divide="ignore"):
         error = np.nanstd(replicates, axis=0, ddof=1)
     usable = np.isfinite(difference) & np.isfinite(error) & (error > 0)
     usable &= np.isfinite(replicates).sum(axis=0) >= 2
     error = np.where(usable, error, np.nan)
-    if not usable.any():
-        return error, error
-    deviation = (replicates[:, usable] - difference[usable]) / error[usable]
-    # each side at level (1 - confidence) / 2, floored by Šidák's critical value over the subgroups
-    side = 1 - (1 - confidence) / 2
-    floor = sidak_critical(side, usable.sum(), two_sided=False)
-    above, below = (np.nanmax(np.where(np.isnan(deviation), -np.inf, sign * deviation), axis=1)
-                    for sign in (1, -1))  # fmt: skip
-    # either orientation (percentile or reflected): the larger of the two sides
-    critical = max(float(np.quantile(above, side)), float(np.quantile(below, side)), floor)
-    return difference - critical * error, difference + critical * error
+
+    def simultaneous_critical(confidence):
+        if not usable.any():
+            return np.nan
+        deviation = (replicates[:, usable] - difference[usable]) / error[usable]
+        # each side at level (1 - confidence) / 2, floored by Šidák's critical value over the subgroups
+        side = 1 - (1 - confidence) / 2
+        floor = sidak_critical(side, usable.sum(), two_sided=False)
+        above, below = (np.nanmax(np.where(np.isnan(deviation), -np.inf, sign * deviation), axis=1)
+                        for sign in (1, -1))  # fmt: skip
+        # either orientation (percentile or reflected): the larger of the two sides
+        return max(float(np.quantile(above, side)), float(np.quantile(below, side)), floor)
+
+    return NormalSpread(difference, error, simultaneous_critical)

@@ -30,7 +30,7 @@ each period's rows are their own strata (the periods are independent, so
 their covariances add). The class-stratified jackknife [3]_ turns these
 into standard errors, and the intervals are ``delta ± c * se`` with
 Šidák's critical value ``c`` over the subgroups
-(:func:`subroc_ext.inference.effects.jackknife_intervals`). No resampling: 0.2 s CPU
+(:func:`subroc_ext.inference.effects.jackknife_spread`). No resampling: 0.2 s CPU
 for 100 subgroups of a 12,000-row paired split, against 27 s for the
 500-replicate bootstrap, whose standard errors were 5-11 % below the real
 spread (simultaneous coverage 90 % paired, 93 % drift). In the seeded
@@ -42,13 +42,13 @@ smaller max-t critical value) and 96.2 % (drift) of the splits.
 Comparisons of **other measures** resample: each bootstrap replicate
 prepares the measure anew on each side (attributions included), and the
 intervals are the simultaneous studentized percentile intervals of
-:func:`subroc_ext.inference.effects.max_t_intervals`.
+:func:`subroc_ext.inference.effects.bootstrap_spread`.
 
 AUC_mu is the mean of the class pairs' ROC AUCs, so, as for the ROC AUC in
 :mod:`subroc_ext.inference.effects`, every row's exact delete-one change of it is known
 (the mean of its changes of the pair AUCs): the intervals are the
 class-stratified jackknife's max-t intervals on the logit scale of
-:func:`subroc_ext.inference.effects.jackknife_scaled_intervals` (no resampling; 98.4 %
+:class:`subroc_ext.inference.effects.ScaledJackknife` (no resampling; 98.4 %
 simultaneous coverage in the same simulation).
 
 References
@@ -72,19 +72,19 @@ from ..objective.multiclass import AUCMuQF
 from ..scoring import cover_kernels
 from ..scoring.measures import compiled_kind
 from .effects import (
-    EFFECT_COLUMNS,
+    EffectEstimates,
+    NormalSpread,
+    ScaledJackknife,
+    bootstrap_spread,
     check_effect_settings,
-    jackknife_intervals,
-    jackknife_scaled_intervals,
-    max_t_intervals,
-    oriented,
+    jackknife_spread,
     replicate_differences,
     stratified_draw,
 )
 from .influence import auc_influence, expected_auc_influence
 from .significance import base_seed
 
-__all__ = ["resampled_effect_intervals"]
+__all__ = ["resampled_effect_estimates", "resampled_effect_intervals"]
 
 
 def resampled_effect_intervals(subgroups, data, qf, target, *, confidence=0.95, n_bootstrap=500,
@@ -131,26 +131,43 @@ def resampled_effect_intervals(subgroups, data, qf, target, *, confidence=0.95, 
        delta  delta_ci_low  delta_ci_high
     0   0.25          0.23           0.27
     """
+    check_effect_settings(confidence, n_bootstrap)
+    estimates = resampled_effect_estimates(subgroups, data, qf, target, n_bootstrap=n_bootstrap,
+                                           random_state=random_state)  # fmt: skip
+    return estimates.simultaneous(confidence)
+
+
+def resampled_effect_estimates(subgroups, data, qf, target, *, n_bootstrap=500, random_state=None):
+    """Each subgroup's effect on ``data`` and what its intervals need.
+
+    The parameters are those of :func:`resampled_effect_intervals` (without
+    ``confidence``).
+
+    Returns
+    -------
+    subroc_ext.inference.effects.EffectEstimates
+        ``.simultaneous(confidence)`` is :func:`resampled_effect_intervals`;
+        ``.marginal(confidence)`` each row's own interval.
+    """
     if not isinstance(qf, (ComparisonQF, AUCMuQF)):
         raise TypeError(f"qf must be a ComparisonQF or an AUCMuQF, got {type(qf).__name__}")
-    check_effect_settings(confidence, n_bootstrap)
+    check_effect_settings(0.5, n_bootstrap)
     rng = np.random.default_rng(base_seed(random_state))
     qf = copy.copy(qf)  # prepared here; the caller's stays as it was
     if isinstance(qf, AUCMuQF):
-        difference, low, high = _auc_mu_intervals(subgroups, data, qf, target, confidence, rng)
+        difference, spread = _auc_mu_spread(subgroups, data, qf, target, rng)
+        method = "jackknife"
     else:
-        difference, low, high = _comparison_intervals(
-            subgroups, data, qf, target, confidence, n_bootstrap, rng
-        )
+        difference, spread, method = _comparison_spread(subgroups, data, qf, target, n_bootstrap, rng)
     if qf.mode == "both":
         sign = np.where(difference < 0, -1.0, 1.0)
     else:
         sign = np.full(len(subgroups), _sign(qf))
-    return pd.DataFrame(oriented(difference, low, high, sign), columns=EFFECT_COLUMNS)
+    return EffectEstimates(difference, sign, spread, method)
 
 
-def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, rng):
-    """The signed differences of differences and their simultaneous bootstrap intervals."""
+def _comparison_spread(subgroups, data, qf, target, n_bootstrap, rng):
+    """The signed differences of differences, their spread and how it was estimated."""
     qf.optimistic_estimates = False  # the statistics need no bounds
     qf.calculate_constant_statistics(data, target)
     statistics = [qf.calculate_statistics(subgroup, target, data) for subgroup in subgroups]
@@ -164,9 +181,7 @@ def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, 
     masks = masks.reshape(len(subgroups), len(sides))[defined]
     kinds = [compiled_kind(measure) for measure in qf.measures]
     if kinds[1] == cover_kernels.ROC_AUC and kinds[0] in _INFLUENCE:
-        low, high = np.full(len(subgroups), np.nan), np.full(len(subgroups), np.nan)
-        low[defined], high[defined] = _roc_auc_jackknife(sides, masks, difference[defined], kinds, confidence)
-        return difference, low, high
+        return difference, _roc_auc_jackknife(sides, masks, difference, defined, kinds), "jackknife"
     # each side's covers over its sorted rows, and each side's classes there
     side_masks = [masks[:, index] for index in sides.indices]
     classes = [(np.flatnonzero(d.is_positive), np.flatnonzero(~d.is_positive)) for d in sides.datasets]
@@ -184,7 +199,7 @@ def _comparison_intervals(subgroups, data, qf, target, confidence, n_bootstrap, 
             for measure, dataset, covers, drawn in zip(qf.measures, sides.datasets, side_masks, draws)
         )
         replicates[replicate, defined] = side_b - side_a
-    return (difference, *max_t_intervals(difference, replicates, confidence))
+    return difference, bootstrap_spread(difference, replicates), "bootstrap"
 
 
 #: The exact delete-one changes of each jackknifed kind on a side's sorted rows.
@@ -194,13 +209,14 @@ _INFLUENCE = {
 }
 
 
-def _roc_auc_jackknife(sides, masks, difference, kinds, confidence):
-    """Simultaneous intervals of ROC AUC comparisons from the exact delete-one
-    changes of the four AUCs (NaN where a side's cover has fewer than two rows
-    of a class): each row's change of ``[m_B(S) - m_B(V)] - [m_A(S) - m_A(V)]``
-    over the canonical rows (a row of both models when paired, of one period
-    when not). Side A may hold the expected ROC AUC instead (``kinds``, the
-    case-mix comparison), whose changes come from
+def _roc_auc_jackknife(sides, masks, difference, defined, kinds):
+    """The spread of ROC AUC comparisons from the exact delete-one changes of
+    the four AUCs (``masks``: the ``defined`` subgroups' covers; NaN where a
+    side's cover has fewer than two rows of a class): each row's change of
+    ``[m_B(S) - m_B(V)] - [m_A(S) - m_A(V)]`` over the canonical rows (a row
+    of both models when paired, of one period when not). Side A may hold the
+    expected ROC AUC instead (``kinds``, the case-mix comparison), whose
+    changes come from
     :func:`~subroc_ext.inference.influence.expected_auc_influence`."""
     side_masks = [masks[:, index] for index in sides.indices]
     estimable = np.ones(len(masks), dtype=bool)
@@ -218,16 +234,15 @@ def _roc_auc_jackknife(sides, masks, difference, kinds, confidence):
         if not sides.paired or sign == 1:  # paired: both models share the rows and classes
             strata += [np.isin(np.arange(len(sides)), index[members])
                        for members in (dataset.is_positive, ~dataset.is_positive)]  # fmt: skip
-    low, high = np.full(len(masks), np.nan), np.full(len(masks), np.nan)
-    if estimable.any():
-        low[estimable], high[estimable] = jackknife_intervals(
-            difference[estimable], coordinates, strata, confidence
-        )
-    return low, high
+    error = np.full(len(difference), np.nan)
+    rows = np.flatnonzero(defined)[estimable]
+    spread = jackknife_spread(difference[rows], coordinates, strata)
+    error[rows] = spread.error
+    return NormalSpread(difference, error, spread.simultaneous_critical)
 
 
-def _auc_mu_intervals(subgroups, data, qf, target, confidence, rng):
-    """AUC_mu's differences and their simultaneous jackknife intervals: AUC_mu
+def _auc_mu_spread(subgroups, data, qf, target, rng):
+    """AUC_mu's differences and their jackknife spread: AUC_mu
     is the mean of the class pairs' ROC AUCs, so each row's exact delete-one
     change of it is the mean of its changes of the pair AUCs."""
     qf.calculate_constant_statistics(data, target)
@@ -247,18 +262,14 @@ def _auc_mu_intervals(subgroups, data, qf, target, confidence, rng):
 
     whole = influence(np.ones(len(data), dtype=bool))
     difference = np.array([projections.value(mask) for mask in masks]) - qf.dataset_value
-    low, high = np.full(len(subgroups), np.nan), np.full(len(subgroups), np.nan)
-    if estimable.any():
-        parts = [influence(mask) for mask in masks[estimable]]
-        # half a pair of the smallest pair away from 0 and 1
-        smallest = np.vstack([counts[estimable], projections.class_counts()])
-        smallest = np.sort(smallest, axis=1)
-        margins = 0.5 / (smallest[:, 0] * smallest[:, 1])
-        strata = [projections.codes == k for k in range(len(qf.classes))]
-        low[estimable], high[estimable] = jackknife_scaled_intervals(
-            [p[0] for p in parts], [p[1] for p in parts], *whole, margins, strata, confidence, rng
-        )
-    return difference, low, high
+    parts = [influence(mask) for mask in masks[estimable]]
+    # half a pair of the smallest pair away from 0 and 1
+    smallest = np.sort(np.vstack([counts[estimable], projections.class_counts()]), axis=1)
+    margins = 0.5 / (smallest[:, 0] * smallest[:, 1])
+    strata = [projections.codes == k for k in range(len(qf.classes))]
+    spread = ScaledJackknife([p[0] for p in parts], [p[1] for p in parts], *whole, margins, strata, rng,
+                             rows=estimable)  # fmt: skip
+    return difference, spread
 
 
 def _sign(qf):

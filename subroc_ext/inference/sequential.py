@@ -45,7 +45,7 @@ References
 import numpy as np
 from statsmodels.stats.multitest import multipletests
 
-__all__ = ["SequentialPValues"]
+__all__ = ["SequentialPValues", "round_sizes"]
 
 
 class SequentialPValues:
@@ -153,3 +153,19 @@ class SequentialPValues:
         possibly, _, _, _ = multipletests(np.append(self.lower(), ones), alpha=alpha, method=method)
         n = len(self.drawn)
         return self.finished | surely[:n] | ~possibly[:n]
+
+
+def round_sizes(cap, first):
+    """Draws in each round of a sequential test: the totals double from
+    ``first`` up to ``cap``.
+
+    Examples
+    --------
+    >>> round_sizes(1000, 128)
+    [128, 128, 256, 488]
+    """
+    sizes, total = [], 0
+    while total < cap:
+        sizes.append(min(cap, max(first, 2 * total)) - total)
+        total += sizes[-1]
+    return sizes

@@ -35,7 +35,6 @@ References
    Statistical Applications in Genetics and Molecular Biology 9(1), 2010.
 """
 
-import contextlib
 import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -49,11 +48,12 @@ from ..exceptions import LowPowerWarning
 from ..objective.quality import SoftClassifierQF
 from ..scoring.measures import compiled_kind
 from ..scoring.null_sampling import null_exceedances
-from ..utils.cluster import parallelism, require_distributed, share
+from ..utils.cluster import parallelism, require_distributed
+from ..utils.cluster import shared as shared_on_workers
 from ..utils.interrupts import kernel_interrupts
 from ..utils.progress import progress_bar
 from ..utils.subsets import sample_subsets  # public here since 0.1
-from .sequential import SequentialPValues
+from .sequential import SequentialPValues, round_sizes
 
 __all__ = [
     "base_seed",
@@ -138,20 +138,6 @@ def _shared_null_exceedances(shared, key, thresholds, n_samples, seed, batch_ele
     return _null_exceedances(qf, whole, key, thresholds, n_samples, seed, batch_elements, batch)
 
 
-@contextlib.contextmanager
-def _shared_data(client, qf, whole):
-    """``(qf, whole)`` sent to every worker of ``client`` once (None without one)."""
-    if client is None:
-        yield None
-        return
-    require_distributed("client")
-    shared = share(client, (qf, whole))
-    try:
-        yield shared
-    finally:
-        client.cancel(shared)
-
-
 def _own_code(qf):
     """Whether drawing the null values of ``qf`` runs only subroc-ext's code
     (built-in measures), which threads may share; a user measure's may not be
@@ -212,16 +198,6 @@ def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, 
     return nulls
 
 
-def _round_sizes(max_samples):
-    """Values per key in each round of the adaptive test: the totals double
-    from :data:`FIRST_ROUND` up to ``max_samples``."""
-    sizes, total = [], 0
-    while total < max_samples:
-        sizes.append(min(max_samples, max(FIRST_ROUND, 2 * total)) - total)
-        total += sizes[-1]
-    return sizes
-
-
 def _patterns_of(keys):
     """``{key: [patterns with that key]}``, in the order of first appearance."""
     patterns_of = {}
@@ -237,7 +213,7 @@ def _fixed_p_values(draw, keys, thresholds, n_samples):
     extreme = np.zeros(len(keys))
     for key, patterns in patterns_of.items():
         extreme[patterns] = np.count_nonzero(nulls[key], axis=1)
-    return (1 + extreme) / (1 + n_samples), np.full(len(keys), n_samples)
+    return (1 + extreme) / (1 + n_samples), np.full(len(keys), n_samples), np.ones(len(keys), dtype=bool)
 
 
 def _adaptive_p_values(draw, keys, thresholds, max_samples, exceedances, method, alpha, untestable):
@@ -247,7 +223,7 @@ def _adaptive_p_values(draw, keys, thresholds, max_samples, exceedances, method,
     state = SequentialPValues(len(keys), exceedances=exceedances, max_samples=max_samples)
     patterns_of = _patterns_of(keys)
     stopped = np.zeros(len(keys), dtype=bool)
-    for batch, size in enumerate(_round_sizes(max_samples)):
+    for batch, size in enumerate(round_sizes(max_samples, FIRST_ROUND)):
         active = {key: [p for p in patterns if not stopped[p]] for key, patterns in patterns_of.items()}
         active = {key: patterns for key, patterns in active.items() if patterns}
         if not active:
@@ -257,7 +233,7 @@ def _adaptive_p_values(draw, keys, thresholds, max_samples, exceedances, method,
             for row, pattern in enumerate(patterns):
                 state.add(pattern, nulls[key][row])
         stopped |= state.decided(method, alpha, untestable=untestable)
-    return state.p_values(), state.drawn
+    return state.p_values(), state.drawn, state.finished
 
 
 def smallest_corrected_p_value(n_tests, n_samples, method):
@@ -436,7 +412,9 @@ def randomization_test(
         ``testable`` (False where the measure is undefined on the
         subgroup's validation cover; such rows get p = 1) and
         ``null_samples`` (the random subsets the p-value counted; 0 where
-        untestable). ``table.attrs['null_samples_drawn']`` is the number of
+        untestable) and ``p_value_exact`` (False where the adaptive test
+        stopped once the decision was settled: the p-value is an upper
+        bound, see :func:`~subroc_ext.reporting.report.p_value_text`). ``table.attrs['null_samples_drawn']`` is the number of
         random subsets drawn in all (a distribution serves every pattern of
         its ``(size, negatives)``).
 
@@ -487,7 +465,7 @@ def randomization_test(
     _check_power(len(descriptions), max_samples if adaptive else n_samples, adaptive, method, alpha)
     drawn = {}
 
-    with _shared_data(client, qf, whole) as shared:
+    with shared_on_workers(client, (qf, whole)) as shared:
 
         def draw(requests, batch):
             for key, (n, _) in requests.items():
@@ -497,16 +475,18 @@ def randomization_test(
             )
 
         if adaptive:
-            p_tested, used = _adaptive_p_values(
+            p_tested, used, finished = _adaptive_p_values(
                 draw, keys, thresholds, max_samples, exceedances, method, alpha,
                 untestable=int((~testable).sum()),
             )  # fmt: skip
         else:
-            p_tested, used = _fixed_p_values(draw, keys, thresholds, n_samples)
+            p_tested, used, finished = _fixed_p_values(draw, keys, thresholds, n_samples)
     p_values = np.ones(len(descriptions))
     p_values[testable] = p_tested
     null_samples = np.zeros(len(descriptions), dtype=np.int64)
     null_samples[testable] = used
+    exact = np.ones(len(descriptions), dtype=bool)
+    exact[testable] = finished
     records = [
         {
             "subgroup": description,
@@ -530,5 +510,6 @@ def randomization_test(
     table["significant"] = rejected & testable
     table["testable"] = testable
     table["null_samples"] = null_samples
+    table["p_value_exact"] = exact
     table.attrs["null_samples_drawn"] = int(sum(drawn.values()))
     return table

@@ -55,17 +55,18 @@ def split_validation(data, validation, random_state=None):
     Parameters
     ----------
     data : pandas.DataFrame
-    validation : pandas.DataFrame or float
+    validation : pandas.DataFrame, float or None
         A held-out frame (then ``data`` is returned whole as the search
-        part) or the fraction of ``data`` to hold out at random.
+        part), the fraction of ``data`` to hold out at random, or None (no
+        holdout: ``data`` whole and None).
     random_state : int or numpy.random.Generator, optional
 
     Returns
     -------
-    (pandas.DataFrame, pandas.DataFrame)
+    (pandas.DataFrame, pandas.DataFrame or None)
         The search and validation parts, rows in their original order.
     """
-    if isinstance(validation, pd.DataFrame):
+    if validation is None or isinstance(validation, pd.DataFrame):
         return data, validation
     if not (
         isinstance(validation, numbers.Real)
@@ -103,6 +104,7 @@ class ValidatedData:
     ----------
     search, validation : SortedDataset
         The two splits, each sorted by score once; ``.data`` is the frame.
+        ``validation`` is None without a holdout (``search`` is all rows).
     label, score : str
     positive_label : object
     space : SearchSpace
@@ -137,8 +139,9 @@ def validate_data(
     positive_label : object, optional
         Inferred for labels {0, 1}, {-1, 1} and booleans
         (:func:`~subroc_ext.inputs.labels.infer_positive_label`).
-    validation : table or float, default=0.5
-        The validation split, or the fraction of ``data`` to hold out.
+    validation : table, float or None, default=0.5
+        The validation split, the fraction of ``data`` to hold out, or None
+        (no holdout).
     random_state : int or numpy.random.Generator, default=0
         Seeds the split.
     ignore : sequence of str, default=()
@@ -179,8 +182,12 @@ def validate_data(
         positive_label = infer_positive_label(data[label], label)
     search, held_out = split_validation(data, validation, random_state)
     search_data = _sorted_split(search, label, score, positive_label, "search")
-    validation_data = _sorted_split(held_out, label, score, positive_label, "validation")
-    missing = [c for c in search.columns if c not in held_out.columns and c not in ignore]
+    validation_data = None
+    if held_out is not None:
+        validation_data = _sorted_split(held_out, label, score, positive_label, "validation")
+    missing = [] if held_out is None else [
+        c for c in search.columns if c not in held_out.columns and c not in ignore
+    ]  # fmt: skip
     if missing:
         raise KeyError(f"validation data lacks column(s) {missing!r} of the search data")
     if selectors is None:

@@ -34,13 +34,12 @@ from .page import (
     render_page,
     subgroups_table,
 )
+from .reading import EFFECT_COLUMNS, has_effects
 from .report import (
     CURVE_MAX_OVERLAP,
-    EFFECT_COLUMNS,
     ReportFiles,
     _description_cell,
     _effect_cell,
-    _has_effects,
     _number_cell,
     _overlap_cell,
     _rank_cell,
@@ -106,7 +105,7 @@ def comparison_columns(table, n_rows=None):
     """
     paired, names, infixes = _sides(table)
     measure = table.attrs["measure"]
-    effects = _has_effects(table)
+    effects = has_effects(table)
     size = (Column("size_validation", "size (validation)", _size_cell("size_validation", n_rows),
                    help="rows of the validation split in the subgroup (and their share)")
             if paired else
@@ -272,7 +271,7 @@ def write_comparison_report(table, data, out_dir, *, current=None, title=None, r
     attrs, measure = table.attrs, table.attrs["measure"]
     shown = table.assign(rank=np.arange(1, len(table) + 1))
     n_rows = len(data) if paired else len(current)
-    effects = _has_effects(table)
+    effects = has_effects(table)
     value, interval = ("delta", EFFECT_COLUMNS[1:]) if effects else ("delta_validation", ())
     forest = forest_section(shown, n_rows=n_rows, value=value, interval=interval, reference=0.0,
                             size="size_validation" if paired else "size_current_validation")  # fmt: skip

@@ -97,7 +97,7 @@ def _kind(table):
     """'paired' (two models), 'drift' (two periods) or 'single' (one model)."""
     if "baseline" in table.attrs:
         return "paired"
-    if f"{table.attrs.get('measure')}_reference_validation" in table.columns:
+    if f"{table.attrs.get('measure')}_reference_{_split(table.attrs)}" in table.columns:
         return "drift"
     return "single"
 
@@ -115,15 +115,20 @@ def _interval(record):
     return "" if pd.isna(low) or pd.isna(high) else f" [{low:.3f}, {high:.3f}]"
 
 
+def _split(attrs):
+    """The split the effects are measured on: the validation split, or (no holdout) all rows."""
+    return "validation" if attrs.get("holdout", True) else "search"
+
+
 def _single_text(record, attrs, total):
-    measure = attrs["measure"]
-    value = record[f"{measure}_validation"]
-    overall = attrs["dataset_values"][f"{measure}_validation"]
+    measure, split = attrs["measure"], _split(attrs)
+    value = record[f"{measure}_{split}"]
+    overall = attrs["dataset_values"][f"{measure}_{split}"]
     if attrs.get("case_mix"):  # the effect is the shortfall from what the scores promise
         relation = {"worse": "further below", "better": "further above"}.get(attrs.get("mode"), "further from")
         return (
-            f"{_share(record['size_validation'], total)}: {measure_title(measure)} {value:.3f} where "
-            f"its scores promise {record[f'expected_{measure}_validation']:.3f}, {record['delta']:.3f} "
+            f"{_share(record[f'size_{split}'], total)}: {measure_title(measure)} {value:.3f} where "
+            f"its scores promise {record[f'expected_{measure}_{split}']:.3f}, {record['delta']:.3f} "
             f"{relation} its promise than overall{_interval(record)}"
         )
     direction = "lower" if value < overall else "higher"
@@ -132,26 +137,26 @@ def _single_text(record, attrs, total):
         if bool(record.get("range_restricted", False)) else ""
     )  # fmt: skip
     return (
-        f"{_share(record['size_validation'], total)}: {measure_title(measure)} {value:.3f} vs "
+        f"{_share(record[f'size_{split}'], total)}: {measure_title(measure)} {value:.3f} vs "
         f"{overall:.3f} overall, {abs(value - overall):.3f} {direction}{_interval(record)}{restricted}"
     )
 
 
 def _paired_text(record, attrs, total):
-    measure = attrs["measure"]
-    new, old = record[f"{measure}_validation"], record[f"{measure}_baseline_validation"]
+    measure, split = attrs["measure"], _split(attrs)
+    new, old = record[f"{measure}_{split}"], record[f"{measure}_baseline_{split}"]
     return (
-        f"{_share(record['size_validation'], total)}: {measure_title(measure)} {new:.3f} (new) "
+        f"{_share(record[f'size_{split}'], total)}: {measure_title(measure)} {new:.3f} (new) "
         f"vs {old:.3f} (baseline), a change {record['delta']:.3f} {_direction(attrs)} than on "
         f"the whole data{_interval(record)}"
     )
 
 
 def _drift_text(record, attrs, total):
-    measure = attrs["measure"]
-    old, new = record[f"{measure}_reference_validation"], record[f"{measure}_current_validation"]
+    measure, split = attrs["measure"], _split(attrs)
+    old, new = record[f"{measure}_reference_{split}"], record[f"{measure}_current_{split}"]
     return (
-        f"{_share(record['size_current_validation'], total)}: {measure_title(measure)} {old:.3f} "
+        f"{_share(record[f'size_current_{split}'], total)}: {measure_title(measure)} {old:.3f} "
         f"(reference) -> {new:.3f} (current), a change {record['delta']:.3f} "
         f"{_direction(attrs)} than on the whole data{_interval(record)}"
     )
@@ -170,13 +175,14 @@ def _overall_change(table, kind):
     attrs = table.attrs
     measure, values = attrs["measure"], attrs["dataset_values"]
     old_name, new_name = ("baseline", "new") if kind == "paired" else ("reference", "current")
-    old, new = values[f"{measure}_{old_name}_validation"], values[f"{measure}_{new_name}_validation"]
+    split = _split(attrs)
+    old, new = values[f"{measure}_{old_name}_{split}"], values[f"{measure}_{new_name}_{split}"]
     subject = "the new model" if kind == "paired" else "the current period"
     # a loss (ARL) is worse when higher, every other built-in measure when lower
     worse = new > old if measure == "arl" else new < old
     verb = {True: "worse", False: "not worse"}[bool(worse)]
     text = (
-        f"On the whole validation data {subject} is {verb}: {measure_title(measure)} "
+        f"On the whole {'validation ' if split == 'validation' else ''}data {subject} is {verb}: {measure_title(measure)} "
         f"{new:.3f} vs {old:.3f} ({'the baseline' if kind == 'paired' else 'the reference period'})."
     )
     return text
@@ -228,7 +234,7 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
         return Headline(f"{prefix}No subgroup found.".strip())
     if "significant" not in table.columns or table["significant"].isna().all():
         return Headline(f"{prefix}{_subgroups(len(table))} found, not tested.".strip())
-    n_rows = attrs.get("n_rows", {}).get("validation") if n_rows is None else n_rows
+    n_rows = attrs.get("n_rows", {}).get(_split(attrs)) if n_rows is None else n_rows
     if "delta" not in table.columns:  # a table of before 0.3: the test statistic is the effect
         table = table.assign(delta=table["statistic"])
     significant = table[table["significant"].astype(bool)]

@@ -24,7 +24,8 @@ from ..utils.validation import check_columns
 from .conditions import readable_description
 from .findings import findings_section
 from .page import Html, Section, heatmap_table, render_page, subgroups_table
-from .report import EFFECT_COLUMNS, forest_section, result_columns, settings_html
+from .reading import EFFECT_COLUMNS, effect_note
+from .report import forest_section, result_columns, settings_html, verdict_notes
 
 __all__ = ["MulticlassReportFiles", "class_pair_aucs", "class_pair_section", "write_multiclass_report"]
 
@@ -174,13 +175,14 @@ def write_multiclass_report(
         "Created {}{}; the full table is in <code>{}</code>.</p>"
     ).format(len(table), n_significant, len(score_columns), ", ".join(map(str, score_columns)), created,
              f" in {runtime:.1f} s" if runtime is not None else "", files.csv.name)  # fmt: skip
+    split = "validation" if table.attrs.get("holdout", True) else "search"  # no holdout: all rows
     sections = [
         findings_section(table, n_rows=len(data)),
         Section("Δ AUC_mu of each subgroup" if effects else "AUC_mu of each subgroup", forest_section(
             shown, n_rows=len(data), **(dict(value="delta", interval=EFFECT_COLUMNS[1:], reference=0.0)
-                                        if effects else {})), "forest"),
-        Section("Subgroups", subgroups_table(shown, result_columns(shown, "auc_mu", n_rows=len(data))),
-                "subgroups"),
+                                        if effects else dict(value=f"auc_mu_{split}"))), "forest"),
+        Section("Subgroups", subgroups_table(shown, result_columns(shown, "auc_mu", n_rows=len(data), split=split))
+                + effect_note(table, split) + verdict_notes(table), "subgroups"),
         Section("Class pairs", class_pair_section(
             table, data, label=label, score_columns=score_columns, partition_matrix=partition_matrix),
             "class-pairs"),

@@ -4,7 +4,7 @@
 columns; in a notebook ``table.subroc`` displays the compact view of the
 report instead: a summary line, the forest plot of the top subgroups and the
 table's default columns (readable conditions, size, measure with interval,
-effect Δ with its simultaneous interval, corrected p-value, significant). The accessor also
+effect Δ with its interval, corrected p-value, significant). The accessor also
 gives the report's pieces as methods (``forest``, ``rows``).
 """
 
@@ -14,7 +14,8 @@ import pandas as pd
 from ..metrics.covers import subgroup_membership
 from .page import CELL_STYLE, Html, embedded_png, subgroups_table
 from .plotting import plot_forest
-from .report import effect_note, result_columns
+from .reading import effect_note
+from .report import result_columns
 
 __all__ = ["SubgroupsAccessor"]
 
@@ -60,14 +61,15 @@ class SubgroupsAccessor:
         measure = table.attrs["measure"]
         shown = table.assign(rank=np.arange(1, len(table) + 1))
         n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
-        whole = table.attrs.get("dataset_values", {}).get(f"{measure}_validation", np.nan)
+        split = "validation" if table.attrs.get("holdout", True) else "search"  # no holdout: all rows
+        whole = table.attrs.get("dataset_values", {}).get(f"{measure}_{split}", np.nan)
         summary = Html(
-            "<p>{:,} subgroups by {}, {:,} significant; the whole validation split's {} is {:.3f}. The "
+            "<p>{:,} subgroups by {}, {:,} significant; the whole {} split's {} is {:.3f}. The "
             "top {} below (the DataFrame itself has every column).</p>"
-        ).format(len(table), measure, n_significant, measure, whole, min(SHOWN, len(table)))
+        ).format(len(table), measure, n_significant, split, measure, whole, min(SHOWN, len(table)))
         if len(table) == 0:
             return summary
         figure = embedded_png(plot_forest(shown, top=SHOWN), "forest plot")
-        grid = subgroups_table(shown, result_columns(shown, measure), interactive=False, rows=SHOWN)
+        grid = subgroups_table(shown, result_columns(shown, measure, split=split), interactive=False, rows=SHOWN)
         return Html('<div class="subroc-view"><style>{}</style>{}{}{}{}</div>').format(
-            Html(CELL_STYLE), summary, figure, grid, effect_note(table))
+            Html(CELL_STYLE), summary, figure, grid, effect_note(table, split))

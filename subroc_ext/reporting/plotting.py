@@ -451,6 +451,11 @@ def _shortened(text, width):
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"
 
 
+def _effect_split(table):
+    """The split the effects are measured on: validation, or (no holdout) search, all rows."""
+    return "validation" if table.attrs.get("holdout", True) else "search"
+
+
 def _forest_columns(table, value, interval, size):
     """The value, interval and size columns of :func:`plot_forest`, checked."""
     if value is None:
@@ -459,13 +464,13 @@ def _forest_columns(table, value, interval, size):
                 "value is needed: the table's attrs name no measure (pass e.g. "
                 "value='roc_auc_validation')"
             )
-        value = f"{table.attrs['measure']}_validation"
+        value = f"{table.attrs['measure']}_{_effect_split(table)}"
     if interval is None:
         default = (f"{value}_ci_low", f"{value}_ci_high")
         interval = default if set(default) <= set(table.columns) else ()
     if size is None:
         split = value.rsplit("_", 1)[-1]
-        split = "validation" if value == "delta" else split  # the effects are on the validation split
+        split = _effect_split(table) if value == "delta" else split  # the split the effects are on
         size = f"size_{split}" if f"size_{split}" in table.columns else None
     interval = tuple(interval)
     if len(interval) not in (0, 2):

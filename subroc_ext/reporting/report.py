@@ -15,7 +15,6 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from ..metrics.diagnostics import youden_threshold
 from ..metrics.operating_point import RATE_COLUMNS, threshold_rates
@@ -38,14 +37,15 @@ from .page import (
     with_interval,
 )
 from .plotting import plot_forest, plot_pr_curves, plot_roc_curves
+from .reading import EFFECT_COLUMNS, STOPPED, effect_meaning, effect_note, has_effects, how_to_read, p_value_text
 from .sections import cross_auc_section, diagnostics_section
 
-__all__ = ["ReportFiles", "effect_note", "forest_section", "result_columns", "settings_html", "write_report"]
+__all__ = [
+    "ReportFiles", "forest_section", "result_columns", "settings_html", "verdict_notes", "write_report",
+]  # fmt: skip
 
 #: Rows of the forest plot shown at once; the full plot is one click away.
 FOREST_ROWS = 20
-#: The effect-size columns of :mod:`subroc_ext.inference.effects` (absent from older and multi-class tables).
-EFFECT_COLUMNS = ("delta", "delta_ci_low", "delta_ci_high")
 #: Near copies named under a subgroup's conditions (all are in the CSV).
 NEAR_COPIES_SHOWN = 3
 #: Curves of subgroups overlapping a better-shown one by more than this are skipped.
@@ -58,6 +58,40 @@ class ReportFiles(NamedTuple):
     csv: Path
     png: Path
     html: Path
+
+
+def _p_value_cell(record):
+    """The corrected p-value, as a bound where the test stopped early."""
+    value = record["p_value_corrected"]
+    text = p_value_text(value, record.get("p_value_exact", True))
+    return text, float("nan") if pd.isna(value) else float(value)
+
+
+def _verdict_cell(record):
+    """significant / not significant; a row with a note (listed under the table) is marked."""
+    significant = record["significant"]
+    shown = Html("–" if pd.isna(significant) else ("yes" if significant else "no"))
+    if _has_note(record.get("verdict_note")):
+        shown += Html(' <sup title="{}">note</sup>').format(record["verdict_note"])
+    return shown, float("nan") if pd.isna(significant) else float(bool(significant))
+
+
+def _has_note(note):
+    """Whether a verdict note says something about this row (not what every row of a
+    table without a holdout says)."""
+    return isinstance(note, str) and bool(note) and not note.startswith("no interval: chosen and tested")
+
+
+def verdict_notes(table):
+    """HTML: the rows whose test and interval seem to disagree, one line each ('' if none)."""
+    if "verdict_note" not in table.columns:
+        return Html("")
+    lines = [Html("<li>#{}: {}</li>").format(rank, note)
+             for rank, note in enumerate(table["verdict_note"], 1) if _has_note(note)]  # fmt: skip
+    if not lines:
+        return Html("")
+    return Html('<div class="note"><p>Notes (where the test and the interval disagree):</p><ul>{}</ul></div>').format(
+        Html("").join(lines))
 
 
 def _number_cell(column, fmt=format_number):
@@ -146,50 +180,6 @@ def _effect_cell(record):
     return shown, float(delta)
 
 
-def _has_effects(table):
-    return set(EFFECT_COLUMNS) <= set(table.columns)
-
-
-def _effect_meaning(attrs):
-    """What a positive ``delta`` means under the table's mode (e.g. 'lower in the subgroup')."""
-    measure, mode = attrs.get("measure", "the measure"), attrs.get("mode", "worse")
-    if attrs.get("case_mix"):
-        return {"worse": f"{measure} further below what the scores promise in the subgroup than on "
-                         "the whole split",
-                "better": f"{measure} further above what the scores promise in the subgroup than "
-                          "on the whole split"}.get(mode, f"the size of the deviation of {measure} "
-                                                          "from what the scores promise")  # fmt: skip
-    if mode == "both":
-        return f"the size of the deviation of {measure}"
-    return f"{measure} {mode} in the subgroup than on the whole split"
-
-
-def effect_note(table, split="validation"):
-    """HTML: the one-line note under the table saying what its Δ column is ('' without one).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        A ``find_subgroups`` table; the note needs its ``delta``,
-        ``delta_ci_low`` and ``delta_ci_high`` columns.
-    split : str, default='validation'
-        The split the effects are measured on.
-
-    Returns
-    -------
-    Html
-    """
-    if not _has_effects(table):
-        return Html("")
-    attrs = table.attrs
-    return Html(
-        '<p class="note"><em>Δ [interval]</em>: {measure} on the subgroup\'s {split} rows minus on '
-        "the whole {split} split, positive = {meaning}; the intervals are {confidence:.0%} "
-        "<strong>simultaneous</strong> over all rows (max-t), so they hold for any rows you pick.</p>"
-    ).format(measure=attrs.get("measure", "the measure"), split=split, meaning=_effect_meaning(attrs),
-             confidence=1 - attrs.get("alpha", 0.05))  # fmt: skip
-
-
 def _rank_cell(record):
     return f"{record['rank']}", float(record["rank"])
 
@@ -249,16 +239,17 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
           if f"expected_{value}" in table.columns else []),
         Column("delta", "Δ [interval]", _effect_cell,
                help=f"{measure} of the subgroup minus that of the whole {split} split "
-                    f"({reference:.3f}), positive = {_effect_meaning(table.attrs)}, with its "
-                    "simultaneous interval (delta_ci_low to delta_ci_high)")
-        if _has_effects(table) else
+                    f"({reference:.3f}), positive = {effect_meaning(table.attrs)}, with its "
+                    "interval (delta_ci_low to delta_ci_high; see the note under the table)")
+        if has_effects(table) else
         Column("delta", "Δ whole data", _delta_cell(value, reference),
                help=f"{measure} of the subgroup minus that of the whole {split} split "
                     f"({reference:.3f})"),
-        Column("p_value_corrected", "p (corrected)", _number_cell("p_value_corrected", format_p_value),
-               help="p-value of the randomization test, corrected for testing every subgroup"),
-        Column("significant", "significant", _number_cell("significant"),
-               help="corrected p-value at most alpha"),
+        Column("p_value_corrected", "p (corrected)", _p_value_cell,
+               help=f"p-value of the test, corrected for testing every subgroup; {STOPPED}"),
+        Column("significant", "significant", _verdict_cell,
+               help="the test rejects at alpha (and, with intervals='fcr', the effect's interval lies "
+                    "beyond min_delta); 'note': the test and the interval disagree (listed under the table)"),
     ]  # fmt: skip
     optional = [
         ("quality", "quality", "the quality that ranked the subgroup (search split)"),
@@ -348,116 +339,14 @@ def settings_html(attrs, runtime=None):
     return settings + Html("<h3>The whole data</h3>") + html_table(["measure", "search split", "validation split"], rows)
 
 
-def _how_to_read(attrs, measure, effects=False):
-    """The paragraphs that explain quality, weights, intervals and p-values (and the
-    effects' simultaneous intervals when the table has them)."""
-    method = multitest_alias.get(attrs.get("method", "fdr_by"))
-    method_name = multitest_methods_names.get(method, attrs.get("method"))
-    guarantee = {
-        "fdr_by": "controls the false discovery rate under any dependence between the tests",
-        "fdr_bh": "controls the false discovery rate for independent or positively dependent tests",
-        "b": "controls the family-wise error rate under any dependence between the tests",
-        "h": "controls the family-wise error rate under any dependence between the tests",
-    }.get(method, "is documented with statsmodels' multipletests")
-    mode = attrs.get("mode", "worse")
-    n_samples = attrs.get("n_samples")
-    alpha = attrs.get("alpha", 0.05)
-    size_weight = attrs.get("size_weight", "alpha")
-    balance_weight = attrs.get("balance_weight", "beta")
-    floor = (
-        f" (with {n_samples:,} random subsets it is at least 1/{n_samples + 1:,})"
-        if isinstance(n_samples, (int, np.integer))
-        else ""
-    )
-    generalization = (
-        " The quality is generalization-aware: it only counts how much more "
-        "exceptional a pattern is than its best shorter pattern, so refinements "
-        "that add nothing rank low."
-        if attrs.get("generalization_aware")
-        else ""
-    )
-    adjective, preposition = {"worse": ("worse", "than"), "better": ("better", "than")}.get(
-        mode, ("different", "from")
-    )
-    interval = (
-        " The interval of the ROC AUC is DeLong's 95% confidence interval."
-        if measure == "roc_auc" else ""
-    )  # fmt: skip
-    near_copies = (
-        ", and a subgroup whose rows overlap a better one's by a Jaccard index above "
-        f"{format_number(attrs['max_overlap'])} is listed under it as a \"near copy\" "
-        "instead of taking a row of its own"
-        if attrs.get("max_overlap") is not None else ""
-    )
-    difference = (
-        Html("<em>Δ [interval]</em> is the difference from the whole split, positive = {}, with an "
-             "interval that holds for all rows at once").format(_effect_meaning(attrs))
-        if effects else Html("<em>Δ whole data</em> is the difference from the whole split")
-    )  # fmt: skip
-    return Html("""<p>Each row is a subgroup (a pattern of conditions on the attributes) found on the
-<em>search</em> split, best first. Its <strong>quality</strong> measures how much
-{adjective} the classifier's <code>{measure}</code> is inside the subgroup
-{preposition} on the whole data, multiplied by the weight
-<code>size<sup>{size_weight}</sup> &times;
-balance<sup>{balance_weight}</sup></code>, where balance is the
-ratio of the smaller to the larger class: the weights favour large and balanced
-subgroups, whose performance is both reliable and consequential.{generalization}</p>
-<p>The table shows each subgroup on the held-out <em>validation</em> split: its size (and
-share of the rows), its <code>{measure}</code>, {difference}.{interval} More columns (the search split, the quality,
-<code>overlap</code> with better-ranked subgroups, other measures, error rates at the
-threshold) are under "Columns". Descriptions of exactly the same rows are one row (the others
-listed under it as "same rows"){near_copies}.</p>
-{case_mix}
-<p>Every subgroup is tested on the validation split: its unweighted quality there is compared
-with {null}. The p-value is, essentially,
-the share of random subsets at least as exceptional{floor}; <em>p (corrected)</em> corrects all
-p-values together with the {method_name} method, which {guarantee}. Highlighted
-rows are <strong>significant</strong> (corrected p-value at most {alpha}).</p>""").format(
-        adjective=adjective, measure=measure, preposition=preposition, size_weight=format_number(size_weight),
-        balance_weight=format_number(balance_weight), generalization=generalization, interval=interval,
-        difference=difference, near_copies=near_copies, floor=floor, method_name=method_name,
-        guarantee=guarantee, alpha=format_number(alpha), case_mix=_case_mix_paragraph(attrs, measure),
-        null=_null_text(attrs))  # fmt: skip
-
-
-def _case_mix_paragraph(attrs, measure):
-    """What 'promised', the range-restriction notes and (with case mix) the quality mean."""
-    if measure != "roc_auc" or "probabilities" not in attrs:
-        return Html("")
-    searched = Html(
-        "The search ranked and tested the <strong>case-mix-adjusted</strong> drop instead: how "
-        "much further the subgroup's ROC AUC falls short of what its scores promise than the "
-        "whole data's does, <code>[promised(S) - AUC(S)] - [promised(D) - AUC(D)]</code>, so such "
-        "slices are no finding." if attrs.get("case_mix") else
-        "To rank and test by how much further a subgroup falls short of what its scores promise "
-        "than the whole data, run with <code>case_mix=True</code> (<code>--case-mix</code>)."
-    )  # fmt: skip
-    return Html("""<p><em>promised</em> is the ROC AUC the subgroup's own scores promise: the expected
-ROC AUC if the scores were the true probabilities (van Klaveren et al.'s model-based concordance;
-probabilities: {probabilities}). A subgroup cut on a strong predictor
-(an age band) has a narrower spread of risk, so every model, the true probabilities included,
-ranks worse inside it: where at least half of a subgroup's drop is what its scores promise, it is
-marked <em>mostly range restriction</em>, and two subgroups that are the two sides of one cut are
-marked as such. {searched} The assumption: the scores are the probabilities up to a monotone
-map.</p>""").format(probabilities=str(attrs["probabilities"]), searched=searched)
-
-
-def _null_text(attrs):
-    """What the test compares a subgroup's quality with."""
-    if attrs.get("case_mix"):
-        return ("its quality when the labels are drawn from the probabilities (what it would be if the "
-                "scores were the true probabilities)")  # fmt: skip
-    return "that of random subsets of the same size and class balance"
-
-
-def _rates_note(rates, source):
+def _rates_note(rates, source, split="validation"):
     whole = rates.iloc[0]
     return Html(
         '<p class="note">At the threshold {:.3g} (score ≥ threshold predicts positive; {}) the whole '
-        "validation split has a false-positive rate of {:.3f}, a false-negative rate of {:.3f} and a "
+        "{} split has a false-positive rate of {:.3f}, a false-negative rate of {:.3f} and a "
         "precision of {:.3f}; each subgroup's are the columns <em>false positive rate</em>, "
         '<em>false negative rate</em> and <em>precision</em> (under "Columns").</p>'
-    ).format(whole["threshold"], source, whole["false_positive_rate"], whole["false_negative_rate"],
+    ).format(whole["threshold"], source, split, whole["false_positive_rate"], whole["false_negative_rate"],
              whole["precision"])  # fmt: skip
 
 
@@ -561,14 +450,15 @@ def write_report(
         )  # fmt: skip
         for name in RATE_COLUMNS:
             shown[name] = rates[name].to_numpy()[1:]
-        rates_note = _rates_note(rates, source)
+        rates_note = _rates_note(rates, source, split)
 
     title = title or "SubROC report"
     n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
     created = datetime.datetime.now().isoformat(timespec="seconds")
-    measure_column = f"{measure}_validation"
+    shown_split = "validation" if table.attrs.get("holdout", True) else "search"  # no holdout: all rows
+    measure_column = f"{measure}_{shown_split}"
     value = value or (measure_column if measure_column in table.columns else None)
-    columns = result_columns(shown, measure, n_rows=len(data),
+    columns = result_columns(shown, measure, n_rows=len(data), split=shown_split,
                              interval=interval if value == measure_column else None)  # fmt: skip
     curves = Html(
         '{image}<p class="note">Drawn on the {split} split ({rows:,} rows): the thick dark curve is the '
@@ -586,14 +476,15 @@ def write_report(
         Section(f"{measure_title(measure) if value in (None, measure_column) else value} of each subgroup", forest_section(
             shown, n_rows=len(data), value=value, interval=interval,
             reference=0.0 if value == "delta" else None), "forest"),
-        Section("Subgroups", subgroups_table(shown, columns) + effect_note(table) + rates_note, "subgroups"),
+        Section("Subgroups", subgroups_table(shown, columns) + effect_note(table, shown_split)
+                + verdict_notes(table) + rates_note, "subgroups"),
         Section(f"{kind} curves of the top {top} distinct subgroups on the {split} split", curves, "curves"),
         Section("Cross AUCs", cross_auc_section(table, data, label=label, score=score,
                                                 positive_label=positive_label, top=top), "cross-auc"),
         Section("Will it hold on new data?", "" if search is None else diagnostics_section(
             table, search, data, label=label, score=score, positive_label=positive_label, top=top),
             "diagnostics"),
-        Section("How to read this", _how_to_read(table.attrs, measure, _has_effects(table)), "how-to-read"),
+        Section("How to read this", how_to_read(table.attrs, measure, has_effects(table)), "how-to-read"),
         Section("Settings", settings_html(table.attrs, runtime), "settings"),
     ]  # fmt: skip
     files.html.write_text(render_page(title, summary, sections), encoding="utf-8")

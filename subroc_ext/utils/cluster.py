@@ -11,13 +11,14 @@ Without ``dask.distributed`` installed everything else in subroc-ext works
 ``ImportError`` naming the extra.
 """
 
+import contextlib
 import importlib
 
 import numpy as np
 
 from .names import INSTALL
 
-__all__ = ["check_client", "parallelism", "require_distributed", "share", "worker_count"]
+__all__ = ["check_client", "parallelism", "require_distributed", "share", "shared", "worker_count"]
 
 
 def require_distributed(argument):
@@ -75,6 +76,20 @@ def share(client, value):
     replacement gets it from the others.
     """
     return client.scatter(value, broadcast=True, hash=False)
+
+
+@contextlib.contextmanager
+def shared(client, value):
+    """:func:`share` ``value`` for the block and cancel it after (None without a client)."""
+    if client is None:
+        yield None
+        return
+    require_distributed("client")
+    future = share(client, value)
+    try:
+        yield future
+    finally:
+        client.cancel(future)
 
 
 def worker_count(client):

@@ -4,7 +4,7 @@
 so they start without loading NumPy, pandas or the compiled kernels.
 """
 
-__all__ = ["MODES", "MEASURE_NAMES", "CALIBRATIONS", "INSTALL"]
+__all__ = ["MODES", "MEASURE_NAMES", "CALIBRATIONS", "INSTALL", "INTERVALS"]
 
 #: The directions a search looks in.
 MODES = ("worse", "better", "both")
@@ -21,3 +21,7 @@ CALIBRATIONS = ("auto", "none", "isotonic", "sigmoid")
 
 #: How to install the optional Dask extra.
 INSTALL = "pip install 'subroc-ext[dask]'"
+
+#: The kinds of effect interval shown beside the decision
+#: (:mod:`subroc_ext.inference.verdicts`).
+INTERVALS = ("fcr", "simultaneous")

@@ -39,7 +39,13 @@ from ..utils.validation import (
 )
 from . import diversity as _diversity
 from . import steps
-from .pipeline import make_quality_function, min_support_count, search_keep_test, split_validation
+from .pipeline import (
+    check_holdout_settings,
+    make_quality_function,
+    min_support_count,
+    search_keep_test,
+    split_validation,
+)
 
 __all__ = ["find_regressions", "find_drift", "describe_comparison", "split_periods"]
 
@@ -158,13 +164,15 @@ def _search_space(search, target, nbins, ignore, min_support):
 
 def _find(search, held_out, target, *, positive_label, measure, mode, size_weight, balance_weight,
           generalization_aware, depth, min_support, nbins, ignore, result_set_size,
-          collapse_identical, max_overlap, n_samples, method, alpha, random_state, algorithm,
-          progress, client, n_jobs, support_rows):  # fmt: skip
+          collapse_identical, max_overlap, n_samples, method, alpha, intervals, min_delta, random_state,
+          algorithm, progress, client, n_jobs, support_rows):  # fmt: skip
     """Search, filter, test and describe: the steps both public functions share
-    (only patterns of quality > 0 are reported, as by :func:`~subroc_ext.find_subgroups`)."""
+    (only patterns of quality > 0 are reported, as by :func:`~subroc_ext.find_subgroups`;
+    ``held_out`` None: no holdout, the whole search tested by permutations)."""
     check_mode(mode)
     check_weights(size_weight, balance_weight)
     check_test_settings(n_samples, method, alpha)
+    check_holdout_settings(held_out, intervals, min_delta)
     check_search_settings(depth, result_set_size, nbins)
     _diversity.check_max_overlap(max_overlap)
     label = target.label_column
@@ -175,7 +183,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
                             balance_weight=beta_, mode=mode)  # fmt: skip
 
     on_search = _prepared(make_qf(0, 0), search, target, "search")
-    statistic_qf = _prepared(make_qf(0, 0), held_out, target, "validation")
+    statistic_qf = on_search if held_out is None else _prepared(make_qf(0, 0), held_out, target, "validation")
     min_support = min_support_count(min_support, support_rows)
     qf = make_qf(size_weight, balance_weight)
     if generalization_aware:
@@ -187,22 +195,24 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         min_support=min_support, result_set_size=result_set_size, min_quality=0.0,
         algorithm=algorithm, collapse_identical=collapse_identical,
         max_overlap=max_overlap, n_samples=n_samples, max_samples=1_000_000, method=method,
-        alpha=alpha, random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,
+        alpha=alpha, intervals=intervals, min_delta=min_delta, random_state=random_state,
+        progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
     if tested is None:
         raise KeyboardInterrupt
     delta = [on_search.calculate_statistics(sg, target, search).raw_quality for sg in kept.subgroups]
     probabilities = _side_probabilities(on_search) if measure.name == "roc_auc" else {}
+    columns = {"delta_search": np.array(delta, dtype=float)}
+    splits = [("search", search, on_search)]
+    if held_out is not None:
+        columns["delta_validation"] = tested["statistic"].to_numpy(dtype=float)
+        splits.append(("validation", held_out, statistic_qf))
     table = pd.concat(
         [
-            kept.frame().assign(
-                delta_search=np.array(delta, dtype=float),
-                delta_validation=tested["statistic"].to_numpy(dtype=float),
-            ),
-            describe_comparison(kept.subgroups, search, target, positive_label=positive_label,
-                                suffix="_search", probabilities=probabilities),
-            describe_comparison(kept.subgroups, held_out, target, positive_label=positive_label,
-                                suffix="_validation", probabilities=probabilities),
+            kept.frame().assign(**columns),
+            *(describe_comparison(kept.subgroups, frame, target, positive_label=positive_label,
+                                  suffix=f"_{split}", probabilities=probabilities)
+              for split, frame, _ in splits),
             tested,
         ],
         axis=1,
@@ -210,10 +220,10 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
     sides = PERIODS if isinstance(target, DriftTarget) else ("baseline", "new")
     dataset_values = {
         f"{measure.name}_{side}_{split}": value
-        for split, prepared in (("search", on_search), ("validation", statistic_qf))
+        for split, _, prepared in splits
         for side, value in zip(sides, prepared.dataset_values)
     }
-    for split, prepared in (("search", on_search), ("validation", statistic_qf)):
+    for split, _, prepared in splits:
         for side, dataset in zip(sides, prepared.sides.datasets):
             fitted = probabilities.get(dataset.columns[1])
             if fitted is not None:
@@ -225,7 +235,11 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
         generalization_aware=generalization_aware, depth=depth, min_support=min_support,
         collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
-        method=method, alpha=alpha, dataset_values=dataset_values,
+        alpha=alpha, dataset_values=dataset_values, holdout=held_out is not None, min_delta=min_delta,
+        method=method if held_out is not None else tested.attrs["method"],
+        intervals=intervals if held_out is not None else "none",
+        interval_level=tested.attrs.get("interval_level", np.nan),
+        null_samples_drawn=tested.attrs.get("null_samples_drawn", 0),
     )  # fmt: skip
     if isinstance(target, DriftTarget):  # the rows of the current period
 
@@ -234,7 +248,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
     else:
         table.attrs["baseline"] = target.baseline_column
         rows = len
-    table.attrs["n_rows"] = {"search": rows(search), "validation": rows(held_out)}
+    table.attrs["n_rows"] = {split: rows(frame) for split, frame, _ in splits}
     return table
 
 
@@ -250,8 +264,8 @@ _SHARED_PARAMETERS = """measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean
     generalization_aware : bool, default=True
     depth, nbins, ignore, result_set_size, collapse_identical, max_overlap
         As in :func:`~subroc_ext.find_subgroups`.
-    n_samples, method, alpha
-        Randomization test settings, as in :func:`~subroc_ext.find_subgroups`
+    n_samples, method, alpha, intervals, min_delta
+        Test settings, as in :func:`~subroc_ext.find_subgroups`
         (adaptive p-values by default).
     random_state : int, numpy.random.Generator or None, default=0
         Seeds the validation split(s) and the randomization test.
@@ -264,8 +278,8 @@ def find_regressions(
     data, *, label, score, baseline, measure="roc_auc", positive_label=None, mode="worse",
     validation=0.5, size_weight=1.0, balance_weight=1.0, generalization_aware=True, depth=2,
     min_support=20, nbins=5, ignore=(), result_set_size=100, collapse_identical=True,
-    max_overlap=0.8, n_samples="adaptive", method="fdr_by", alpha=0.05, random_state=0,
-    algorithm=None, progress=True, client=None, n_jobs=None,
+    max_overlap=0.8, n_samples="adaptive", method="fdr_by", alpha=0.05, intervals="fcr",
+    min_delta=0.0, random_state=0, algorithm=None, progress=True, client=None, n_jobs=None,
 ):  # fmt: skip
     """Find subgroups where a new model falls behind a baseline on the same rows, and test them.
 
@@ -281,8 +295,11 @@ def find_regressions(
         ``validation`` is a DataFrame, ``data`` is the search split.
     label, score, baseline : str
         The label, the new model's score and the baseline model's score columns.
-    validation : pandas.DataFrame or float, default=0.5
-        Held-out data for the test, or the fraction of ``data`` to split off.
+    validation : pandas.DataFrame, float or None, default=0.5
+        Held-out data for the test, or the fraction of ``data`` to split off;
+        None: no holdout (the whole search tested by permutations, both
+        models' scores of a row moving together, as in
+        :func:`~subroc_ext.find_subgroups`).
     min_support : int or float, default=20
         Minimum cover size on the search split (a fraction: of its rows).
     {shared}
@@ -336,7 +353,8 @@ def find_regressions(
         generalization_aware=generalization_aware, depth=depth, min_support=min_support,
         nbins=nbins, ignore=ignore, result_set_size=result_set_size,
         collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
-        method=method, alpha=alpha, random_state=random_state, algorithm=algorithm,
+        method=method, alpha=alpha, intervals=intervals, min_delta=min_delta,
+        random_state=random_state, algorithm=algorithm,
         progress=progress, client=client, n_jobs=n_jobs, support_rows=len(search),
     )  # fmt: skip
 
@@ -345,8 +363,8 @@ def find_drift(
     reference, current, *, label, score, measure="roc_auc", positive_label=None, mode="worse",
     validation=0.5, size_weight=1.0, balance_weight=1.0, generalization_aware=True, depth=2,
     min_support=20, nbins=5, ignore=(), result_set_size=100, collapse_identical=True,
-    max_overlap=0.8, n_samples="adaptive", method="fdr_by", alpha=0.05, random_state=0,
-    algorithm=None, progress=True, client=None, n_jobs=None,
+    max_overlap=0.8, n_samples="adaptive", method="fdr_by", alpha=0.05, intervals="fcr",
+    min_delta=0.0, random_state=0, algorithm=None, progress=True, client=None, n_jobs=None,
 ):  # fmt: skip
     """Find subgroups where a model's ranking degraded from a reference to a current period.
 
@@ -363,9 +381,10 @@ def find_drift(
         the search splits.
     label, score : str
         Label and score columns.
-    validation : (pandas.DataFrame, pandas.DataFrame) or float, default=0.5
+    validation : (pandas.DataFrame, pandas.DataFrame), float or None, default=0.5
         Held-out data of each period for the test, or the fraction of each
-        period to split off.
+        period to split off; None: no holdout (the whole search tested by
+        permutations within each period and class).
     min_support : int or float, default=20
         Minimum cover size in *each* period's search split (a fraction: of
         the smaller period's search rows).
@@ -422,6 +441,8 @@ def find_drift(
                 "(reference validation, current validation)"
             )
         splits = [(reference, validation[0]), (current, validation[1])]
+    elif validation is None:
+        splits = [(reference, None), (current, None)]
     else:
         if isinstance(validation, pd.DataFrame):
             raise ValueError(
@@ -432,11 +453,11 @@ def find_drift(
     columns = [*reference.columns, *current.columns]
     period = _period_column(columns)
     combined = [
-        pd.concat(
+        None if parts[0] is None else pd.concat(
             [part.assign(**{period: name}) for part, name in zip(parts, PERIODS)], ignore_index=True
         )
         for parts in zip(*splits)
-    ]
+    ]  # fmt: skip
     target = DriftTarget(label, score, period, current=PERIODS[1])
     return _find(
         *combined, target, positive_label=positive_label, measure=measure, mode=mode,
@@ -444,7 +465,8 @@ def find_drift(
         generalization_aware=generalization_aware, depth=depth, min_support=min_support,
         nbins=nbins, ignore=ignore, result_set_size=result_set_size,
         collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
-        method=method, alpha=alpha, random_state=random_state, algorithm=algorithm,
+        method=method, alpha=alpha, intervals=intervals, min_delta=min_delta,
+        random_state=random_state, algorithm=algorithm,
         progress=progress, client=client, n_jobs=n_jobs,
         support_rows=min(len(splits[0][0]), len(splits[1][0])),
     )  # fmt: skip

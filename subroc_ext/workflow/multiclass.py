@@ -19,7 +19,7 @@ from ..scoring.auc_mu import check_partition_matrix
 from ..utils.cluster import parallelism
 from ..utils.validation import check_columns, check_mode, check_weights
 from . import diversity, steps
-from .pipeline import min_support_count, search_keep_test
+from .pipeline import check_holdout_settings, min_support_count, search_keep_test
 
 __all__ = ["find_multiclass_subgroups", "describe_multiclass_subgroups"]
 
@@ -76,6 +76,8 @@ def find_multiclass_subgroups(
     max_samples=1_000_000,
     method="fdr_by",
     alpha=0.05,
+    intervals="fcr",
+    min_delta=0.0,
     random_state=0,
     progress=True,
     client=None,
@@ -96,9 +98,10 @@ def find_multiclass_subgroups(
     partition_matrix : array-like of shape (K, K), optional
         AUC_mu's partition matrix (default: argmax).
     mode : {'worse', 'better', 'both'}, default='worse'
-    validation : pandas.DataFrame or float, default=0.5
+    validation : pandas.DataFrame, float or None, default=0.5
         Held-out data for the significance test, or the fraction of ``data``
-        to split off for it.
+        to split off for it; None: no holdout (the whole search tested by
+        permutations within each class, as in :func:`subroc_ext.find_subgroups`).
     size_weight, balance_weight : float, default=1
         Exponents of the size and of the K-class balance (min / max class count).
     generalization_aware : bool, default=True
@@ -107,8 +110,8 @@ def find_multiclass_subgroups(
         (only patterns of quality above ``min_quality``, default 0).
     collapse_identical, max_overlap
         Redundancy filters, as in :func:`subroc_ext.find_subgroups`.
-    n_samples, max_samples, method, alpha
-        Randomization test settings, as in :func:`subroc_ext.find_subgroups`; the null subsets keep every class count.
+    n_samples, max_samples, method, alpha, intervals, min_delta
+        Test settings, as in :func:`subroc_ext.find_subgroups`; the null subsets keep every class count.
     random_state : int, numpy.random.Generator or None, default=0
         Seeds the split and the test, as in :func:`subroc_ext.find_subgroups`.
     progress : bool, default=True
@@ -152,6 +155,7 @@ def find_multiclass_subgroups(
     check_weights(size_weight, balance_weight)
     check_partition_matrix(partition_matrix, len(target.score_columns), list(target.score_columns))
     check_test_settings(n_samples, method, alpha, max_samples)
+    check_holdout_settings(validation, intervals, min_delta)
     if not (isinstance(depth, (int, np.integer)) and depth >= 1):
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
     if not (isinstance(result_set_size, (int, np.integer)) and result_set_size >= 1):
@@ -169,7 +173,7 @@ def find_multiclass_subgroups(
     if generalization_aware:
         qf = GeneralizationAwareQF(qf)
     statistic_qf = make_qf(0, 0)
-    statistic_qf.calculate_constant_statistics(held_out, target)  # validates the split early
+    statistic_qf.calculate_constant_statistics(search if held_out is None else held_out, target)  # early
     space = make_search_space(
         search, ignore=[label, *target.score_columns.values(), *ignore], nbins=nbins,
         thresholds=thresholds, keep_ids=keep_ids, min_support=min_support,
@@ -179,17 +183,16 @@ def find_multiclass_subgroups(
         search, held_out, qf, statistic_qf, target, selectors=space, depth=depth,
         min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
         collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
-        max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
-        progress=progress, client=client, n_jobs=n_jobs,
+        max_samples=max_samples, method=method, alpha=alpha, intervals=intervals, min_delta=min_delta,
+        random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
     describer = make_qf(0, 0)
+    splits = [("search", search)] + ([] if held_out is None else [("validation", held_out)])
     table = pd.concat(
         [
             kept.frame(),
-            describe_multiclass_subgroups(kept.subgroups, search, describer, target, suffix="_search"),
-            describe_multiclass_subgroups(
-                kept.subgroups, held_out, describer, target, suffix="_validation"
-            ),
+            *(describe_multiclass_subgroups(kept.subgroups, frame, describer, target, suffix=f"_{split}")
+              for split, frame in splits),  # fmt: skip
             steps.untested(len(kept.subgroups)) if tested is None else tested,
         ],
         axis=1,
@@ -200,13 +203,16 @@ def find_multiclass_subgroups(
         size_weight=size_weight, balance_weight=balance_weight,
         generalization_aware=generalization_aware, depth=depth, min_support=min_support,
         collapse_identical=collapse_identical, max_overlap=max_overlap,
-        n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
+        n_samples=n_samples, max_samples=max_samples, alpha=alpha, min_delta=min_delta,
+        method=method if held_out is not None or tested is None else tested.attrs["method"],
+        holdout=held_out is not None, intervals=intervals if held_out is not None else "none",
+        interval_level=np.nan if tested is None else tested.attrs.get("interval_level", np.nan),
         null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
         dataset_values={
             "auc_mu_search": describer.dataset_value,
-            "auc_mu_validation": statistic_qf.dataset_value,
+            **({} if held_out is None else {"auc_mu_validation": statistic_qf.dataset_value}),
         },
-        n_rows={"search": len(search), "validation": len(held_out)},
+        n_rows={split: len(frame) for split, frame in splits},
     )  # fmt: skip
     if tested is None:
         raise InterruptedTest(table)

@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..exceptions import InterruptedTest
 from ..inference.significance import check_test_settings
+from ..inference.verdicts import check_verdict_settings
 from ..inputs.probabilities import check_calibrate, fit_probabilities
 from ..inputs.validated import split_validation, validate_data
 from ..objective.generalization import GeneralizationAwareQF
@@ -42,6 +43,7 @@ __all__ = [
     "split_validation",
     "min_support_count",
     "search_keep_test",
+    "check_holdout_settings",
 ]
 
 
@@ -123,6 +125,8 @@ def find_subgroups(
     max_samples=1_000_000,
     method="fdr_by",
     alpha=0.05,
+    intervals="fcr",
+    min_delta=0.0,
     random_state=0,
     algorithm=None,
     progress=True,
@@ -146,9 +150,13 @@ def find_subgroups(
         booleans (as ``1`` / ``True``, see
         :func:`~subroc_ext.inputs.labels.infer_positive_label`), otherwise required.
     mode : {'worse', 'better', 'both'}, default='worse'
-    validation : pandas.DataFrame or float, default=0.5
+    validation : pandas.DataFrame, float or None, default=0.5
         Held-out data for the significance test, or the fraction of ``data``
-        to split off for it.
+        to split off for it. ``None``: no holdout - search all rows and test
+        the whole search by permutations
+        (:func:`~subroc_ext.inference.permutation.permutation_test`: max-T,
+        family-wise error ``alpha`` over every pattern of the search space,
+        more power on small data; no intervals, see ``verdict_note``).
     size_weight, balance_weight : float, default=1
         Weight exponents alpha and beta of ``w = n^alpha * cb^beta``. The
         defaults are SubROC's full framework (1 and 1, with
@@ -203,12 +211,25 @@ def find_subgroups(
         Random subsets per null distribution: drawn until each pattern's
         corrected decision is known (at most ``max_samples``), or this many
         (the default before 0.3 was 10,000); see
-        :func:`~subroc_ext.randomization_test`.
+        :func:`~subroc_ext.randomization_test`. Without a holdout an int
+        caps the permuted searches.
     max_samples : int, default=1_000_000
-        The cap of the adaptive test.
+        Without a holdout: the cap on permuted searches (the test stops
+        long before, once each decision is settled).
     method : str, default='fdr_by'
-        Multiple-testing correction (statsmodels ``multipletests``).
+        Multiple-testing correction (statsmodels ``multipletests``; not
+        used without a holdout, where max-T corrects).
     alpha : float, default=0.05
+    intervals : {'fcr', 'simultaneous'}, default='fcr'
+        The effect interval shown beside the decision: ``'fcr'`` matches it
+        (false coverage-statement rate intervals of the selected rows; a row
+        is significant only if the test rejects and the interval excludes
+        ``min_delta``); ``'simultaneous'``: intervals simultaneous over all
+        rows at ``1 - alpha`` and the test alone decides (before 0.3). See
+        :mod:`subroc_ext.inference.verdicts`.
+    min_delta : float, default=0
+        Significant only if the effect is credibly larger: the interval's
+        near end beyond ``min_delta`` (needs a holdout).
     random_state : int, numpy.random.Generator or None, default=0
         Seeds the validation split and the randomization test (the same
         table on every call, as the command line's ``--seed 0``); pass
@@ -276,9 +297,13 @@ def find_subgroups(
         ``null_samples`` (random subsets behind the p-value), ``delta`` (the
         effect: the measure on the subgroup's validation rows minus on the
         whole validation split, positive in the direction of ``mode``) and
-        ``delta_ci_low``, ``delta_ci_high`` (its confidence interval at
-        ``1 - alpha``, simultaneous over all rows, see
-        :func:`~subroc_ext.inference.effects.effect_intervals`). ``table.attrs``
+        ``delta_ci_low``, ``delta_ci_high`` (its interval, see ``intervals``),
+        ``p_value_exact`` (False where the adaptive test stopped once the
+        decision was settled: the p-value is an upper bound), ``verdict``
+        ('significant', 'not significant', 'untestable') and
+        ``verdict_note`` (why the test and the interval seem to disagree,
+        or empty). Without a holdout there are no ``_validation`` columns
+        and the split ``_search`` is all rows. ``table.attrs``
         holds the dataset values of the measures, ``n_rows`` (rows of the
         search and validation splits), the settings,
         ``search_space`` (``conditions``: how many; ``rare_values``: per
@@ -294,7 +319,9 @@ def find_subgroups(
         diverse set needed a longer ranking), ``found`` (of the last
         search's top patterns, those of quality above ``min_quality``),
         ``rows`` (after merging identical covers and dropping near copies:
-        the table's rows) and ``significant``.
+        the table's rows) and ``significant``; ``holdout`` (False without
+        one), ``intervals``, ``interval_level`` (the confidence of the
+        intervals shown) and ``min_delta``.
 
     Raises
     ------
@@ -330,6 +357,7 @@ def find_subgroups(
     check_mode(mode)
     check_weights(size_weight, balance_weight)
     check_test_settings(n_samples, method, alpha, max_samples)
+    check_holdout_settings(validation, intervals, min_delta)
     if not (isinstance(depth, (int, np.integer)) and depth >= 1):
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
     if not (isinstance(result_set_size, (int, np.integer)) and result_set_size >= 1):
@@ -340,6 +368,11 @@ def find_subgroups(
     check_calibrate(calibrate)
     if case_mix and measure != "roc_auc":
         raise ValueError(f"case_mix=True compares ROC AUCs: measure must be 'roc_auc', got {measure!r}")
+    if case_mix and validation is None:
+        raise ValueError(
+            "case_mix=True needs a holdout (validation): its test draws the held-out rows' labels from "
+            "their probabilities, and permuting scores (the test without a holdout) is no case-mix null"
+        )
     checked = validate_data(
         data, label=label, score=score, positive_label=positive_label, validation=validation,
         random_state=random_state, ignore=ignore, nbins=nbins, thresholds=thresholds,
@@ -370,35 +403,41 @@ def find_subgroups(
         min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
         algorithm=algorithm, collapse_identical=collapse_identical, max_overlap=max_overlap,
         n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
-        random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,
+        intervals=intervals, min_delta=min_delta, random_state=random_state, progress=progress,
+        client=client, n_jobs=n_jobs,
     )  # fmt: skip
+    splits = [("search", search, p_values[0])] + ([] if held_out is None else [("validation", held_out, p_values[1])])
     table = pd.concat(
         [
             kept.frame(),
-            steps.describe(kept.subgroups, search, target, positive_label=positive_label, suffix="_search",
-                           measure=statistic_qf.measure, probabilities=p_values[0]),  # fmt: skip
-            steps.describe(
-                kept.subgroups, held_out, target, positive_label=positive_label, intervals=True,
-                suffix="_validation", measure=statistic_qf.measure, probabilities=p_values[1],
+            *(
+                steps.describe(kept.subgroups, dataset, target, positive_label=positive_label,
+                               intervals=split == "validation", suffix=f"_{split}",
+                               measure=statistic_qf.measure, probabilities=p)
+                for split, dataset, p in splits
             ),  # fmt: skip
             steps.untested(len(kept.subgroups)) if tested is None else tested,
         ],
         axis=1,
     )
     dataset_values = {}
-    for split, dataset, p in (("search", search, p_values[0]), ("validation", held_out, p_values[1])):
+    for split, dataset, p in splits:
         for name, value in steps.dataset_values(dataset, target, measure=statistic_qf.measure,
                                                 probabilities=p).items():  # fmt: skip
             dataset_values[f"{name}_{split}"] = value
-    table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode)
+    table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode, split=splits[-1][0])
     table.attrs.update(
         measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
         positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
         generalization_aware=generalization_aware, depth=depth, min_support=min_support,
         collapse_identical=collapse_identical, max_overlap=max_overlap,
-        n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
+        n_samples=n_samples, max_samples=max_samples, alpha=alpha, min_delta=min_delta,
+        method=method if held_out is not None or tested is None else tested.attrs["method"],
+        holdout=held_out is not None, intervals=intervals if held_out is not None else "none",
+        interval_level=np.nan if tested is None else tested.attrs.get("interval_level", np.nan),
         null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
-        dataset_values=dataset_values, n_rows={"search": len(search), "validation": len(held_out)},
+        dataset_values=dataset_values,
+        n_rows={"search": len(search), **({} if held_out is None else {"validation": len(held_out)})},
         min_quality=min_quality, thresholds=thresholds, nbins=nbins,
         search_space={
             "conditions": len(checked.space), "left_out": dict(checked.space.left_out),
@@ -419,8 +458,9 @@ def find_subgroups(
 
 def _probabilities(checked, calibrate, required):
     """Which scores are read as probabilities (a sentence) and each split's
-    probabilities (data row order); without ``required`` (``case_mix``) a
-    score that cannot be read as one gives NaN expected AUCs, not an error."""
+    probabilities (data row order; None for no validation split); without
+    ``required`` (``case_mix``) a score that cannot be read as one gives NaN
+    expected AUCs, not an error."""
     search = checked.search
     try:
         probabilities = fit_probabilities(search.scores, search.is_positive, calibrate, checked.score)
@@ -428,33 +468,51 @@ def _probabilities(checked, calibrate, required):
         if required:
             raise
         return f"none: {error}", (None, None)
-    splits = (search, checked.validation)
-    return probabilities.description, tuple(_case_mix.split_probabilities(d, probabilities) for d in splits)
+    return probabilities.description, tuple(
+        None if d is None else _case_mix.split_probabilities(d, probabilities) for d in (search, checked.validation)
+    )
 
 
-def _with_case_mix_flags(table, subgroups, search, dataset_values, mode):
-    """``table`` with ``expected_share``, ``range_restricted`` and ``complement_of``."""
-    if "expected_roc_auc_validation" in table.columns:
-        flags = _case_mix.range_restriction(table, dataset_values, mode)
+def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split):
+    """``table`` with ``expected_share``, ``range_restricted`` (on ``split``) and ``complement_of``."""
+    if f"expected_roc_auc_{split}" in table.columns:
+        flags = _case_mix.range_restriction(table, dataset_values, mode, split=split)
     else:  # the scores could not be read as probabilities
-        table = table.assign(expected_roc_auc_search=np.nan, expected_roc_auc_validation=np.nan)
+        table = table.assign(**{f"expected_roc_auc_{name}": np.nan for name in ("search", split)})
         flags = pd.DataFrame({"expected_share": np.nan, "range_restricted": False}, index=table.index)
     table = pd.concat([table, flags.set_index(table.index)], axis=1)
     table["complement_of"] = _case_mix.complements(subgroups, search)
     return table
 
 
+def check_holdout_settings(validation, intervals, min_delta):
+    """Raise one ``ValueError`` naming a bad ``intervals`` or ``min_delta``,
+    or ``min_delta`` without a holdout (``validation=None``: no interval to
+    show an effect beyond it, and the permutation null says nothing about
+    effect sizes)."""
+    check_verdict_settings(intervals, min_delta)
+    if validation is None and min_delta > 0:
+        raise ValueError(
+            "min_delta needs a holdout (validation): without one the effects are measured on the "
+            "rows that chose them (the winner's curse) and get no interval"
+        )
+
+
 def search_keep_test(
     search, held_out, quality_function, statistic_qf, target, *, selectors, depth, min_support,
     result_set_size, min_quality, collapse_identical, max_overlap, n_samples, max_samples, method,
     alpha, random_state, progress, client, n_jobs=1, algorithm=None, nbins=5, ignore=(),
+    intervals="fcr", min_delta=0.0,
 ):  # fmt: skip
     """Search a diverse top-k, test it: the core of
     :func:`find_subgroups`, :func:`~subroc_ext.find_multiclass_subgroups`,
     :func:`~subroc_ext.find_regressions` and :func:`~subroc_ext.find_drift`.
 
     The keywords are those of :func:`~subroc_ext.workflow.steps.search`,
-    :func:`~subroc_ext.workflow.diversity.search_distinct` and :func:`~subroc_ext.workflow.steps.test`.
+    :func:`~subroc_ext.workflow.diversity.search_distinct` and :func:`~subroc_ext.workflow.steps.test`;
+    ``held_out=None`` tests without a holdout
+    (:func:`~subroc_ext.workflow.steps.test_without_holdout`, ``max_samples``
+    or an integer ``n_samples`` capping the permutations).
 
     Returns
     -------
@@ -474,11 +532,19 @@ def search_keep_test(
         search_top, result_set_size, search, collapse=collapse_identical, max_overlap=max_overlap
     )
     try:
-        tested = steps.test(
-            kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
-            max_samples=max_samples, method=method, alpha=alpha, random_state=random_state,
-            progress=progress, client=client, n_jobs=n_jobs,
-        )  # fmt: skip
+        if held_out is None:
+            tested = steps.test_without_holdout(
+                found, kept.subgroups, search, quality_function, statistic_qf, target, alpha=alpha,
+                max_permutations=max_samples if n_samples == "adaptive" else n_samples,
+                random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,
+            )  # fmt: skip
+        else:
+            tested = steps.test(
+                kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
+                max_samples=max_samples, method=method, alpha=alpha, intervals=intervals,
+                min_delta=min_delta, random_state=random_state, progress=progress, client=client,
+                n_jobs=n_jobs,
+            )  # fmt: skip
     except KeyboardInterrupt:  # keep the searched patterns, untested
         tested = None
     return found, kept, tested

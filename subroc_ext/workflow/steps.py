@@ -6,8 +6,10 @@
 * :func:`describe`: size, class counts and every built-in measure of each
   pattern on a split, one tidy row per pattern;
 * :func:`test`: the randomization test of each pattern on the validation
-  split, corrected for multiple testing, and its effect with an interval
-  simultaneous over the patterns (:func:`~subroc_ext.inference.effects.effect_intervals`).
+  split, corrected for multiple testing, and its effect with the interval
+  that matches the decision (:mod:`subroc_ext.inference.verdicts`);
+* :func:`test_without_holdout`: the whole-search permutation test of the
+  patterns found on all rows (:mod:`subroc_ext.inference.permutation`).
 
 ``find_subgroups`` is these three steps plus input validation and the
 redundancy filters; experiments and benchmarks call the steps directly.
@@ -24,9 +26,11 @@ import pysubgroup as ps
 
 from ..engine.counting import CountingQF
 from ..engine.search import FastSearch
-from ..inference.effects import EFFECT_COLUMNS, effect_intervals
-from ..inference.resampled_effects import resampled_effect_intervals
+from ..inference.effects import effect_estimates
+from ..inference.permutation import permutation_test
+from ..inference.resampled_effects import resampled_effect_estimates
 from ..inference.significance import base_seed, randomization_test
+from ..inference.verdicts import VERDICT_COLUMNS, check_verdict_settings, same_rows_verdicts, verdicts
 from ..inputs.search_size import estimate_search_size, warn_if_large
 from ..inputs.search_space import make_search_space
 from ..inputs.sorted_data import SortedDataset
@@ -36,7 +40,10 @@ from ..metrics.expected_auc import expected_auc_of_sorted
 from ..objective.quality import SoftClassifierQF
 from ..scoring import measures as _measures
 
-__all__ = ["MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test", "untested"]
+__all__ = [
+    "MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test", "test_without_holdout",
+    "untested",
+]  # fmt: skip
 
 #: Built-in measures by name.
 MEASURES = {
@@ -49,7 +56,7 @@ MEASURES = {
 #: The columns of :func:`test`'s table.
 TEST_COLUMNS = [
     "statistic", "p_value", "p_value_corrected", "significant", "testable", "null_samples",
-    *EFFECT_COLUMNS,
+    "p_value_exact", "delta", "delta_ci_low", "delta_ci_high", *VERDICT_COLUMNS,
 ]  # fmt: skip
 
 
@@ -79,6 +86,10 @@ class SearchResult:
     size : SearchSize or None
         The search's size estimated before it started
         (:func:`~subroc_ext.inputs.search_size.estimate_search_size`).
+    selectors : list
+        The search space searched.
+    depth, min_support : int
+        The search's maximum depth and minimum support.
     """
 
     subgroups: list = field(default_factory=list)
@@ -89,6 +100,9 @@ class SearchResult:
     finished: bool = True
     result_set_sizes: list = field(default_factory=list)
     size: object = None
+    selectors: list = field(default_factory=list)
+    depth: int = 0
+    min_support: int = 0
 
 
 class _Timeout(Exception):
@@ -218,7 +232,8 @@ def search(
         result_set_size=result_set_size, depth=depth, min_quality=min_quality,
         constraints=[ps.MinSupportConstraint(min_support)],
     )  # fmt: skip
-    found = SearchResult(result_set_sizes=[result_set_size], size=size)
+    found = SearchResult(result_set_sizes=[result_set_size], size=size, selectors=selectors, depth=depth,
+                         min_support=min_support)
     start, cpu = time.perf_counter(), time.process_time()
     try:
         with _time_limit(timeout):
@@ -385,12 +400,15 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
 
 
 def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max_samples=1_000_000,
-         method="fdr_by", alpha=0.05, random_state=None, progress=False, client=None, n_jobs=1):  # fmt: skip
-    """The randomization test of each subgroup on ``data``, corrected, and its effect.
+         method="fdr_by", alpha=0.05, intervals="fcr", min_delta=0.0, random_state=None, progress=False,
+         client=None, n_jobs=1):  # fmt: skip
+    """The randomization test of each subgroup on ``data``, corrected, and its
+    effect with the interval that matches the decision.
 
-    A thin step over :func:`~subroc_ext.randomization_test` and
-    :func:`~subroc_ext.inference.effects.effect_intervals` (at confidence ``1 -
-    alpha``) that also takes an empty list of subgroups.
+    A thin step over :func:`~subroc_ext.randomization_test`, the effects
+    (:func:`~subroc_ext.inference.effects.effect_estimates`) and
+    :func:`~subroc_ext.inference.verdicts.verdicts`, that also takes an empty
+    list of subgroups.
 
     Parameters
     ----------
@@ -402,17 +420,27 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
     target : SoftClassifierTarget, ComparisonTarget, DriftTarget or MultiClassTarget
     n_samples, max_samples, method, alpha, random_state, progress, client, n_jobs
         As in :func:`~subroc_ext.randomization_test`.
+    intervals : {'fcr', 'simultaneous'}, default='fcr'
+        ``'fcr'``: each row's interval at the false coverage-rate level of
+        the selection, and significant only where the test rejects and the
+        interval excludes ``min_delta``; ``'simultaneous'``: intervals
+        simultaneous over all rows at ``1 - alpha``, and the test decides
+        (as before 0.3). See :mod:`subroc_ext.inference.verdicts`.
+    min_delta : float, default=0
+        Significant only where the effect's interval lies beyond this.
 
     Returns
     -------
     pandas.DataFrame
         The :data:`TEST_COLUMNS` (``statistic``, ``p_value``,
         ``p_value_corrected``, ``significant``, ``testable``,
-        ``null_samples``, ``delta``, ``delta_ci_low``, ``delta_ci_high``),
-        one row per subgroup in input order (the effects of a ComparisonQF or
-        an AUCMuQF from :func:`~subroc_ext.inference.resampled_effects.resampled_effect_intervals`).
-        ``attrs['null_samples_drawn']`` as in
-        :func:`~subroc_ext.randomization_test`.
+        ``null_samples``, ``p_value_exact``, ``delta``, ``delta_ci_low``,
+        ``delta_ci_high``, ``verdict``, ``verdict_note``), one row per
+        subgroup in input order (the effects of a ComparisonQF or an AUCMuQF
+        from :func:`~subroc_ext.inference.resampled_effects.resampled_effect_estimates`).
+        ``attrs``: ``null_samples_drawn`` as in
+        :func:`~subroc_ext.randomization_test`, and ``intervals``,
+        ``interval_level``, ``min_delta`` (:func:`~subroc_ext.inference.verdicts.verdicts`).
 
     Examples
     --------
@@ -431,11 +459,9 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
     >>> bool(tested["significant"][0])
     True
     """
+    check_verdict_settings(intervals, min_delta)
     if not len(subgroups):
-        empty = pd.DataFrame({column: [] for column in TEST_COLUMNS}).astype(float)
-        empty = empty.astype({"significant": bool, "testable": bool, "null_samples": np.int64})
-        empty.attrs["null_samples_drawn"] = 0
-        return empty
+        return _empty()
     seed = base_seed(random_state)
     _use_dataset(quality_function, data)
     data = data.data if isinstance(data, SortedDataset) else data
@@ -444,12 +470,81 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
         max_samples=max_samples, method=method, alpha=alpha, random_state=seed,
         progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
-    intervals = (
-        effect_intervals if isinstance(quality_function, SoftClassifierQF) else resampled_effect_intervals
+    estimate = (
+        effect_estimates if isinstance(quality_function, SoftClassifierQF) else resampled_effect_estimates
     )
-    effects = intervals(subgroups, data, quality_function, target, confidence=1 - alpha, random_state=seed)
-    tested[EFFECT_COLUMNS] = effects.to_numpy()
-    return tested[TEST_COLUMNS]
+    estimates = estimate(subgroups, data, quality_function, target, random_state=seed)
+    judged = verdicts(tested, estimates, method=method, alpha=alpha, min_delta=min_delta, intervals=intervals)
+    return _joined(tested, judged)
+
+
+def _joined(tested, judged):
+    """The test's columns and the verdict's, as :data:`TEST_COLUMNS`, with both attrs."""
+    table = pd.concat([tested.drop(columns=judged.columns, errors="ignore"), judged], axis=1)[TEST_COLUMNS]
+    table.attrs.update({**tested.attrs, **judged.attrs})
+    return table
+
+
+def _empty():
+    """The :data:`TEST_COLUMNS` of no subgroup."""
+    empty = pd.DataFrame({column: [] for column in TEST_COLUMNS}).astype(float)
+    empty = empty.astype({"significant": bool, "testable": bool, "null_samples": np.int64,
+                          "p_value_exact": bool, "verdict": object, "verdict_note": object})  # fmt: skip
+    empty.attrs["null_samples_drawn"] = 0
+    return empty
+
+
+def test_without_holdout(found, subgroups, data, quality_function, statistic_qf, target, *, alpha=0.05,
+                         max_permutations=10_000, step_down=True, random_state=None, progress=False,
+                         client=None, n_jobs=1):  # fmt: skip
+    """The whole-search permutation test of patterns found on all of ``data``.
+
+    A thin step over :func:`~subroc_ext.inference.permutation.permutation_test`
+    with the columns of :func:`test`.
+
+    Parameters
+    ----------
+    found : SearchResult
+        The search on ``data`` (its subgroups, qualities, selectors, depth
+        and minimum support).
+    subgroups : list of pysubgroup descriptions
+        Those of ``found.subgroups`` to report (e.g. after merging identical covers).
+    data : pandas.DataFrame or SortedDataset
+        The searched rows.
+    quality_function : pysubgroup quality function
+        The search's.
+    statistic_qf : SoftClassifierQF, ComparisonQF or AUCMuQF
+        Without weights: each row's ``delta`` is its raw quality on ``data``.
+    target
+    alpha, max_permutations, step_down, random_state, progress, client, n_jobs
+        As in :func:`~subroc_ext.inference.permutation.permutation_test`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The :data:`TEST_COLUMNS`: ``statistic`` is the quality the search
+        ranks by, the p-values are max-T adjusted, ``delta`` is the effect on
+        all rows, without an interval (``verdict_note`` says why). ``attrs``:
+        ``null_samples_drawn`` (permuted searches), ``method``,
+        ``permutations``.
+    """
+    if not len(subgroups):
+        return _empty()
+    _use_dataset(quality_function, data)
+    _use_dataset(statistic_qf, data)
+    data = data.data if isinstance(data, SortedDataset) else data
+    rank = {str(subgroup): i for i, subgroup in enumerate(found.subgroups)}
+    tested = permutation_test(
+        found.subgroups, found.qualities, data, quality_function, target, selectors=found.selectors,
+        depth=found.depth, min_support=found.min_support, rows=[rank[str(sg)] for sg in subgroups],
+        max_permutations=max_permutations, alpha=alpha, step_down=step_down,
+        random_state=base_seed(random_state), progress=progress, client=client, n_jobs=n_jobs,
+    )  # fmt: skip
+    statistic_qf.calculate_constant_statistics(data, target)
+    delta = [statistic_qf.calculate_statistics(sg, target, data).raw_quality for sg in subgroups]
+    table = _joined(tested, same_rows_verdicts(tested, delta))
+    table.attrs["null_samples_drawn"] = tested.attrs["permuted_searches"]
+    return table
 
 
 test.__test__ = False  # a pipeline step, not a pytest test
@@ -469,7 +564,8 @@ def untested(n_subgroups):
        p_value  significant  null_samples  delta
     0      NaN         <NA>          <NA>    NaN
     """
-    unknown = {"significant": "boolean", "testable": "boolean", "null_samples": "Int64"}
+    unknown = {"significant": "boolean", "testable": "boolean", "null_samples": "Int64",
+               "p_value_exact": "boolean", "verdict": "string", "verdict_note": "string"}  # fmt: skip
     return pd.DataFrame(
         {
             column: pd.array([pd.NA] * n_subgroups, dtype=unknown[column])
