@@ -77,16 +77,18 @@ _GROUPS = (("search", False), ("search", True), ("validation", False), ("validat
 
 def _auc(positives, negatives, shifts=(0.0,)):
     """Tie-aware ROC AUC of ``positives - shift`` against ``negatives`` for
-    each shift (NaN without a pair): the negatives sorted once, each positive
-    counting those below it twice and those tied once, in integers, so the
-    value is exact (that of :func:`~subroc_ext.metrics.cross_auc.cross_pair_counts`)."""
+    each shift (NaN without a pair): both classes sorted once (cheap when
+    they come sorted), each positive counting the negatives below it twice
+    and those tied once, in integers, so the value is exact (that of
+    :func:`~subroc_ext.metrics.cross_auc.cross_pair_counts`). Sorted keys
+    make each bisection about six times faster than keys in random order."""
     pairs = float(len(positives) * len(negatives))
     if pairs == 0:
         return np.full(len(shifts), np.nan)
-    ordered = np.sort(negatives)
+    ordered, keys = np.sort(negatives), np.sort(positives)
     values = np.empty(len(shifts))
     for i, shift in enumerate(shifts):
-        shifted = positives - shift if shift else positives
+        shifted = keys - shift if shift else keys
         twice = int(np.searchsorted(ordered, shifted, "left").sum()) + int(
             np.searchsorted(ordered, shifted, "right").sum()
         )
@@ -94,12 +96,13 @@ def _auc(positives, negatives, shifts=(0.0,)):
     return values
 
 
-def _expected_noisy_aucs(positives, negatives, grid, rng, max_pairs):
-    """Expected AUC of scores with N(0, sigma^2) noise for each sigma of ``grid``,
-    over all pairs or (the same) ``max_pairs`` random pairs for every sigma."""
+def _expected_noisy_aucs(positives, negatives, grid, rng, max_pairs, base):
+    """Expected AUC of scores with N(0, sigma^2) noise for each sigma of ``grid``
+    (``base``, the AUC, at sigma 0), over all pairs or (the same) ``max_pairs``
+    random pairs for every sigma."""
     values = np.zeros(len(grid))
     zero = grid == 0
-    values[zero] = _auc(positives, negatives)[0]
+    values[zero] = base
     scales = 1.0 / (grid[~zero] * np.sqrt(2))
     if len(positives) * len(negatives) > max_pairs:
         differences = rng.choice(positives, max_pairs) - rng.choice(negatives, max_pairs)
@@ -136,14 +139,21 @@ def shift_robustness(positives, negatives, kind, grid=DEFAULT_GRID, *, rng=None,
     float
         ``trapezoid(A(sigma), grid) / A(0)``; NaN without both classes or when ``A(0) = 0``.
     """
+    return _robustness((positives, negatives), (positives, negatives), kind, grid, rng, max_pairs)
+
+
+def _robustness(classes, drawn, kind, grid, rng, max_pairs):
+    """:func:`shift_robustness` of the class scores ``classes`` (positives,
+    negatives; sorted is faster), the noise's random pairs drawn from
+    ``drawn``, the same scores in the order that fixes which pairs a seed draws."""
     grid = np.asarray(grid, dtype=float)
-    base = _auc(positives, negatives)[0]
+    base = _auc(*classes)[0]
     if np.isnan(base) or base == 0:
         return np.nan
     if kind == "bias":
-        shifted = _auc(positives, negatives, grid)
+        shifted = _auc(*classes, grid)
     else:
-        shifted = _expected_noisy_aucs(positives, negatives, grid, np.random.default_rng(rng), max_pairs)
+        shifted = _expected_noisy_aucs(*drawn, grid, np.random.default_rng(rng), max_pairs, base)
     return float(trapezoid(shifted, grid) / base)
 
 
@@ -186,7 +196,7 @@ def sens_spec_drift_integral(first, second, lower=0.0, upper=1.0):
     if any(len(a) == 0 for a in arrays):
         return np.nan
     inside = np.concatenate([a[(a > lower) & (a < upper)] for a in arrays])
-    edges = np.unique(np.concatenate([[lower, upper], inside]))
+    edges = _distinct(np.concatenate([[lower, upper], inside]))
     midpoints = (edges[1:] + edges[:-1]) / 2
 
     def curve(positives, negatives):
@@ -197,6 +207,13 @@ def sens_spec_drift_integral(first, second, lower=0.0, upper=1.0):
     (sens_1, spec_1), (sens_2, spec_2) = curve(*first), curve(*second)
     squared = (sens_1 - sens_2) ** 2 + (spec_1 - spec_2) ** 2
     return float(np.sum(np.diff(edges) * squared))
+
+
+def _distinct(values):
+    """``numpy.unique(values)``, faster when ``values`` is a few sorted runs
+    (a stable sort merges them)."""
+    ordered = np.sort(values, kind="stable")
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
 
 
 def wasserstein2_distance(u, v):
@@ -214,7 +231,7 @@ def wasserstein2_distance(u, v):
     u, v = np.sort(np.asarray(u, dtype=float)), np.sort(np.asarray(v, dtype=float))
     if len(u) == 0 or len(v) == 0:
         return np.nan
-    edges = np.unique(np.concatenate([np.arange(len(u) + 1) / len(u), np.arange(len(v) + 1) / len(v)]))
+    edges = _distinct(np.concatenate([np.arange(len(u) + 1) / len(u), np.arange(len(v) + 1) / len(v)]))
     middle = (edges[1:] + edges[:-1]) / 2
     first = u[np.minimum(np.ceil(middle * len(u)).astype(np.intp) - 1, len(u) - 1)]
     second = v[np.minimum(np.ceil(middle * len(v)).astype(np.intp) - 1, len(v) - 1)]
@@ -311,6 +328,9 @@ def generalization_diagnostics(
         "search": np.vstack([np.ones(len(search), bool), search_masks]),
         "validation": np.vstack([np.ones(len(validation), bool), validation_masks]),
     }
+    # each split sorted by score once: every subgroup's class scores then come
+    # out sorted, and the sorts and bisections below run on sorted data
+    ordered = {split: _by_score(*arrays) for split, arrays in splits.items()}
     records = []
     for row, name in enumerate(["all", *names]):
         record = {"subgroup": name}
@@ -318,12 +338,14 @@ def generalization_diagnostics(
         for split, (is_positive, scores) in splits.items():
             mask = masks[split][row]
             record[f"size_{split}"] = int(mask.sum())
-            positives, negatives = scores[mask & is_positive], scores[mask & ~is_positive]
-            classes[split] = (positives, negatives)
-            record[f"bias_robustness_{split}"] = shift_robustness(positives, negatives, "bias", bias_grid)
-            record[f"noise_robustness_{split}"] = shift_robustness(
-                positives, negatives, "noise", noise_grid, rng=rng, max_pairs=max_pairs
-            )
+            order, sorted_positive, sorted_scores = ordered[split]
+            inside = mask[order]
+            classes[split] = (sorted_scores[inside & sorted_positive], sorted_scores[inside & ~sorted_positive])
+            record[f"bias_robustness_{split}"] = shift_robustness(*classes[split], "bias", bias_grid)
+            # the noise's random pairs are drawn from the rows in the data's order
+            drawn = scores[mask & is_positive], scores[mask & ~is_positive]
+            record[f"noise_robustness_{split}"] = _robustness(classes[split], drawn, "noise", noise_grid,
+                                                              rng, max_pairs)  # fmt: skip
         record["threshold"] = float(threshold)
         for split, (is_positive, scores) in splits.items():
             mask = masks[split][row]
@@ -340,6 +362,12 @@ def generalization_diagnostics(
             record[f"w2_{first}__{second}"] = wasserstein2_distance(samples[first], samples[second])
         records.append(record)
     return pd.DataFrame.from_records(records)
+
+
+def _by_score(is_positive, scores):
+    """The order that sorts ``scores`` (stable), the labels and the scores in it."""
+    order = np.argsort(scores, kind="stable")
+    return order, is_positive[order], scores[order]
 
 
 def add_generalization_diagnostics(table, search, validation, **settings):
