@@ -59,7 +59,7 @@ subgroups' estimates, 120-200 rows; the jackknife's on the measures' own
 scale: 90 %). The price of the box: these intervals are on average 21 % (PR
 AUC) and 29 % (ARL) wider than those bootstrap ones (20 splits), at about
 1/50 of the CPU time. A studentized bootstrap (bootstrap-t [2]_, each
-replicate's exact jackknife standard error, max-|t| over the subgroups)
+replicate's exact jackknife standard error, max-``|t|`` over the subgroups)
 was tried: 97 of 100 splits with intervals 4 % wider than the bootstrap's,
 but about twice its CPU time per replicate.
 
