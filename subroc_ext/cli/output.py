@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pysubgroup as ps
 
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
@@ -174,21 +175,30 @@ def why_empty(table, search, measure, space):
     condition is smaller than the minimum support, or none is exceptional.
 
     ``space`` holds the keywords :func:`~subroc_ext.make_search_space` made
-    the search space with (``ignore``: the label, score and ignored columns)."""
+    the search space with (``ignore``: the label, score and ignored columns).
+    Values rarer than the minimum support get no condition (the table's
+    ``attrs['search_space']['rare_values']`` counts them), so only the
+    conditions the search had are measured here."""
     attrs = table.attrs
     min_support = attrs["min_support"]
-    selectors = list(make_search_space(search, warn=False, **space))
-    if not selectors:
+    selectors = list(make_search_space(search, warn=False, min_support=min_support, **space))
+    rare = sum(attrs.get("search_space", {}).get("rare_values", {}).values())
+    sizes = [int(np.count_nonzero(selector.covers(search))) for selector in selectors]
+    if not selectors and not rare:
         return (
             "no column is left to describe subgroups with (every column is the label, a "
             "score or --ignore'd)"
         )
-    sizes = [int(pd.Series(selector.covers(search)).sum()) for selector in selectors]
-    largest = max(range(len(sizes)), key=sizes.__getitem__)
-    if sizes[largest] < min_support:
+    if not sizes or max(sizes) < min_support:
+        candidates = [(size, str(selector)) for size, selector in zip(sizes, selectors)] + [
+            (int(counts.max()), str(ps.EqualitySelector(name, counts.idxmax())))
+            for name in attrs.get("search_space", {}).get("rare_values", {})
+            for counts in [search[name].value_counts()]
+        ]  # the rare values' largest, one per column: counted, not made into conditions
+        size, largest = max(candidates, key=lambda candidate: candidate[0])
         return (
             f"every condition covers fewer rows than the minimum support of {min_support:,} "
-            f"(the largest, {selectors[largest]}, covers {sizes[largest]:,}); lower --min-support"
+            f"(the largest, {largest}, covers {size:,}); lower --min-support"
         )
     return (
         f"no subgroup of at least {min_support:,} rows and at most {attrs['depth']} "

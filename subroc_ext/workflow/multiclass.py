@@ -179,7 +179,7 @@ def find_multiclass_subgroups(
         thresholds=thresholds, keep_ids=keep_ids, min_support=min_support,
     )  # fmt: skip
     client, n_jobs = parallelism(client, n_jobs)
-    _, kept, tested = search_keep_test(
+    found, kept, tested = search_keep_test(
         search, held_out, qf, statistic_qf, target, selectors=space, depth=depth,
         min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
         collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
@@ -213,6 +213,7 @@ def find_multiclass_subgroups(
             **({} if held_out is None else {"auc_mu_validation": statistic_qf.dataset_value}),
         },
         n_rows={split: len(frame) for split, frame in splits},
+        search_space=steps.space_summary(space, found),
     )  # fmt: skip
     if tested is None:
         raise InterruptedTest(table)

@@ -439,11 +439,7 @@ def find_subgroups(
         dataset_values=dataset_values,
         n_rows={"search": len(search), **({} if held_out is None else {"validation": len(held_out)})},
         min_quality=min_quality, thresholds=thresholds, nbins=nbins,
-        search_space={
-            "conditions": len(checked.space), "left_out": dict(checked.space.left_out),
-            "rare_values": dict(checked.space.rare_values), "notes": list(checked.space.notes),
-            "candidates_bound": None if found.size is None else found.size.candidates,
-        },
+        search_space=steps.space_summary(checked.space, found),
         case_mix=case_mix, calibrate=calibrate, probabilities=probabilities,
         counts={
             "candidates": found.candidates, "searched": found.result_set_sizes,

@@ -399,6 +399,17 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     return table
 
 
+def space_summary(space, found):
+    """The search space as a table's ``attrs['search_space']``: its number of
+    conditions, the columns left out and why, the values rarer than the
+    minimum support (per column), its notes, and the bound on the candidates
+    before pruning (None when not estimated)."""
+    return {
+        "conditions": len(space), "left_out": dict(space.left_out), "rare_values": dict(space.rare_values),
+        "notes": list(space.notes), "candidates_bound": None if found.size is None else found.size.candidates,
+    }
+
+
 def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max_samples=1_000_000,
          method="fdr_by", alpha=0.05, intervals="fcr", min_delta=0.0, random_state=None, progress=False,
          client=None, n_jobs=1):  # fmt: skip
