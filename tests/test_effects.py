@@ -265,8 +265,9 @@ def test_bad_arguments_raise():
 def test_steps_test_adds_the_effects_at_confidence_one_minus_alpha():
     data = draw(np.random.default_rng(7), 1500)
     qf = subroc_ext.ROCAUCQF("label")
-    tested = steps.test(PATTERNS, data, qf, TARGET, alpha=0.1, random_state=3)
+    tested = steps.test(PATTERNS, data, qf, TARGET, alpha=0.1, intervals="simultaneous", random_state=3)
     seed = subroc_ext.inference.significance.base_seed(3)
     expected = effect_intervals(PATTERNS, data, qf, TARGET, confidence=0.9, random_state=seed)
     pd.testing.assert_frame_equal(tested[list(expected.columns)], expected)
-    assert list(tested.columns[-4:]) == ["null_samples", "delta", "delta_ci_low", "delta_ci_high"]
+    assert list(tested.columns[-6:]) == ["p_value_exact", "delta", "delta_ci_low", "delta_ci_high", "verdict",
+                                         "verdict_note"]  # fmt: skip

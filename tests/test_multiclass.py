@@ -274,7 +274,7 @@ def test_randomization_test_keeps_every_class_count():
     table = subroc_ext.randomization_test(result, validation, subroc_ext.AUCMuQF("grade", mapping), n_samples=300, random_state=0)
     assert list(table.columns) == [
         "subgroup", "size", "count_low", "count_mid", "count_high", "measure", "statistic",
-        "p_value", "p_value_corrected", "significant", "testable", "null_samples",
+        "p_value", "p_value_corrected", "significant", "testable", "null_samples", "p_value_exact",
     ]  # fmt: skip
     assert table["subgroup"].map(str).iloc[0] == "a0=='p'"
     assert table["significant"].iloc[0] and table["p_value"].iloc[0] == pytest.approx(1 / 301)

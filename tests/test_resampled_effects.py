@@ -203,7 +203,8 @@ def test_simultaneous_intervals_cover_the_true_effects_of_500_splits(setting):
 def test_steps_test_adds_the_effects_of_comparisons_and_auc_mu():
     make, qf, target = multiclass_setting()
     frame = make(np.random.default_rng(4), 150)
-    tested = steps.test(PATTERNS[:3], frame, qf, target, alpha=0.1, n_samples=100, random_state=3)
+    tested = steps.test(PATTERNS[:3], frame, qf, target, alpha=0.1, n_samples=100, intervals="simultaneous",
+                        random_state=3)
     expected = resampled_effect_intervals(PATTERNS[:3], frame, qf, target, confidence=0.9,
                                           random_state=subroc_ext.inference.significance.base_seed(3))  # fmt: skip
     pd.testing.assert_frame_equal(tested[EFFECT_COLUMNS], expected)
