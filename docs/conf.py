@@ -104,25 +104,6 @@ for _notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
     if not _copy.exists() or _copy.stat().st_mtime != _notebook.stat().st_mtime:
         shutil.copy2(_notebook, _copy)
 
-# Links of the README to repository files outside docs/
-# ([text](benchmarks/RESULTS.md)): no page of the site, so the docs show the path.
-# Its anchors ([The report](#the-report)) need nothing: MyST resolves them to the
-# page or label of that name.
-README_FILE_LINK = re.compile(r"(?<!!)\[([^\]]+)\]\((?!https?:|#|docs/)([^)\s]+)\)")
-
-
-def readme_for_the_site(app, relative_path, parent_docname, content):
-    """Show the README's links to repository files as paths when a page of
-    the site includes one of its sections.
-
-    ``[benchmarks/RESULTS.md](benchmarks/RESULTS.md)`` becomes "benchmarks/RESULTS.md
-    (``benchmarks/RESULTS.md`` in the repository)". Goes when the README's
-    sections move into the guide pages (phase 2 of issue 34).
-    """
-    if Path(relative_path).name == "README.md":
-        content[0] = README_FILE_LINK.sub(lambda link: f"{link[1]} (`{link[2]}` in the repository)", content[0])
-
-
 API_INDEX = DOCS / "api" / "index.rst"
 
 
@@ -164,7 +145,6 @@ def link_top_level_names(app, what, name, obj, options, lines):
 
 
 def setup(app):
-    app.connect("include-read", readme_for_the_site)
     app.connect("builder-inited", check_api_reference)
     app.connect("autodoc-skip-member", skip_top_level_names)
     app.connect("autodoc-process-docstring", link_top_level_names)

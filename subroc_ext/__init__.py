@@ -50,6 +50,7 @@ def _load_api():
     from .objective.statistics import SubgroupStatistics
     from .reporting.comparison_plots import plot_comparison_roc_curves
     from .reporting.comparison_report import write_comparison_report
+    from .reporting.findings import Headline, headline
     from .reporting.multiclass import write_multiclass_report
     from .reporting.notebook import SubgroupsAccessor  # noqa: F401 (registers table.subroc)
     from .reporting.plotting import (
@@ -112,6 +113,8 @@ __all__ = [
     "plot_pr_curves",
     "plot_forest",
     "write_report",
+    "headline",
+    "Headline",
     "write_multiclass_report",
     "write_comparison_report",
     "plot_comparison_roc_curves",

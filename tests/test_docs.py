@@ -103,7 +103,7 @@ def test_find_subgroups_documents_every_parameter(site):
 def test_every_readme_section_is_on_one_page(site):
     readme = (ROOT / "README.md").read_text()
     sections = dict(MARKER.findall(readme))
-    assert len(sections) == readme.count("<!-- docs:") > 10, "unpaired docs markers in README.md"
+    assert len(sections) == readme.count("<!-- docs:") >= 2, "unpaired docs markers in README.md"
     including = {}
     for source in sorted(DOCS.rglob("*.md")):
         if "_build" in source.parts:
