@@ -394,8 +394,8 @@ def test_undefined_measure_warnings_can_be_filtered_by_class():
 
 
 def test_readme_defines_pr_auc_as_computed():
-    """README: PR AUC is the trapezoidal area, not average precision (its example)."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    """The guide: PR AUC is the trapezoidal area, not average precision (its example)."""
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "your-own-data.md").read_text(encoding="utf-8")
     text = " ".join(readme.split())
     assert "PR AUC** is the trapezoidal area under the precision-recall curve" in text
     assert "**not** average precision" in text

@@ -296,8 +296,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def readme_blocks():
-    """The README's Python code blocks that mention a measure."""
-    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    """The Python code blocks of the guide's "Adding a measure" (once the README's) that
+    mention a measure."""
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "guide" / "adding-a-measure.md").read_text(), re.S)
     return [block for block in blocks if "Measure" in block]
 
 
