@@ -597,6 +597,6 @@ def plot_forest(
     ax.grid(axis="x", alpha=0.3)
     ax.set_xlabel(value if not interval else f"{value} (line: {interval[0]} to {interval[1]})",
                   fontsize="small")  # fmt: skip
-    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=len(handles),
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=min(len(handles), 3),
               fontsize="small", frameon=False, borderaxespad=0.2)  # fmt: skip
     return plain_text(figure)
