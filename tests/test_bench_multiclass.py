@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+#: A longer check (real tables, scripts, a cluster): `python -m pytest -m "extended and not slow"`, run by CI.
+pytestmark = pytest.mark.extended
+
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_multiclass.py"
 
 

@@ -16,6 +16,9 @@ import pytest
 
 from subroc_ext.workflow.steps import SearchResult
 
+#: A longer check (real tables, scripts, a cluster): `python -m pytest -m "extended and not slow"`, run by CI.
+pytestmark = pytest.mark.extended
+
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_search.py"
 
 

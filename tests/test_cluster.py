@@ -32,6 +32,9 @@ from synthetic import multiclass_frame, scored_frame
 import subroc_ext
 from subroc_ext.scoring import measures
 
+#: A longer check (real tables, scripts, a cluster): `python -m pytest -m "extended and not slow"`, run by CI.
+pytestmark = pytest.mark.extended
+
 distributed = pytest.importorskip("distributed")
 
 BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_distributed.py"

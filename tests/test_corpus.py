@@ -30,6 +30,9 @@ from subroc_ext import SearchSpaceWarning, UndefinedMeasureWarning, make_search_
 from subroc_ext.demo import datasets
 from subroc_ext.cli import main
 
+#: A longer check (real tables, scripts, a cluster): `python -m pytest -m "extended and not slow"`, run by CI.
+pytestmark = pytest.mark.extended
+
 STATSMODELS = Path(resources.files("statsmodels")) / "datasets"
 PYSUBGROUP = Path(resources.files("pysubgroup")) / "data"
 MATPLOTLIB = Path(resources.files("matplotlib")) / "mpl-data" / "sample_data"

@@ -25,6 +25,9 @@ import pandas as pd
 import pysubgroup as ps
 import pytest
 
+#: A longer check (real tables, scripts, a cluster): `python -m pytest -m "extended and not slow"`, run by CI.
+pytestmark = pytest.mark.extended
+
 pytest.importorskip("matplotlib")
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -35,6 +35,9 @@ from nbclient import NotebookClient
 
 import subroc_ext
 
+#: A longer check (real tables, scripts, a cluster): `python -m pytest -m "extended and not slow"`, run by CI.
+pytestmark = pytest.mark.extended
+
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 NAMES = [
     "01_audit_a_model.ipynb", "02_add_a_measure.ipynb", "03_multiclass_and_diagnostics.ipynb",
