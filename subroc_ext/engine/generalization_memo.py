@@ -25,7 +25,7 @@ additions, which are then found again), so readers never see a wrong one.
 import numpy as np
 
 # the compiled loop of generalization_aware_quality, without its argument checks
-from ..objective.generalization import _generalization_aware_arrays as _aware_kernel
+from ..objective.generalization import generalization_aware_arrays
 from .search_kernels import aware_children
 
 __all__ = ["GeneralizationMemo", "aware_quality"]
@@ -36,7 +36,7 @@ def aware_quality(weight, raw_quality, raw_bound, max_weight, generalization):
     float arrays of one length, without its argument handling: ``(quality,
     estimate)``."""
     out = np.empty((2, len(weight)))
-    _aware_kernel(weight, raw_quality, raw_bound, max_weight, generalization, out)
+    generalization_aware_arrays(weight, raw_quality, raw_bound, max_weight, generalization, out)
     return out[0], out[1]
 
 

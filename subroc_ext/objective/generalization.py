@@ -37,6 +37,7 @@ from .statistics import StatisticsByName, StatisticsQualityFunction, joint_estim
 __all__ = [
     "GeneralizationAwareQF",
     "GeneralizationAwareStatistics",
+    "generalization_aware_arrays",
     "generalization_aware_kernel",
     "generalization_aware_quality",
 ]
@@ -67,7 +68,9 @@ def generalization_aware_kernel(weight, raw_quality, raw_bound, max_weight, gene
 
 
 @njit(cache=True)
-def _generalization_aware_arrays(weight, raw_quality, raw_bound, max_weight, generalization, out):
+def generalization_aware_arrays(weight, raw_quality, raw_bound, max_weight, generalization, out):
+    """:func:`generalization_aware_kernel` over arrays, compiled: each pattern's
+    quality into ``out[0]`` and its optimistic estimate into ``out[1]``."""
     for i in range(len(weight)):
         out[0, i], out[1, i] = generalization_aware_kernel(
             weight[i], raw_quality[i], raw_bound[i], max_weight[i], generalization[i]
@@ -110,7 +113,7 @@ def generalization_aware_quality(weight, raw_quality, raw_bound, max_weight, gen
     # flat, writeable inputs: arrays of the shape as they are, the others broadcast (copied)
     flat = [array.ravel() if array.shape == shape else np.broadcast_to(array, shape).ravel() for array in arrays]
     out = np.empty((2, flat[0].size))
-    _generalization_aware_arrays(*flat, out)
+    generalization_aware_arrays(*flat, out)
     if joint is not None:
         out[1] = np.minimum(out[1], np.maximum(np.broadcast_to(joint, shape).ravel(), out[0]))
     return out[0].reshape(shape), out[1].reshape(shape)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..metrics.kernels import roc_auc_score, roc_curve
 from ..workflow.diversity import cover_matrix
-from .plotting import _wrapped, plain_text
+from .plotting import plain_text, wrapped_name
 
 __all__ = ["plot_comparison_roc_curves"]
 
@@ -78,7 +78,7 @@ def plot_comparison_roc_curves(table, data, current=None, *, top=4, axes=None):
         ax.plot([0, 1], [0, 1], color="grey", linestyle=":", linewidth=0.8)
         delta = table["delta_validation"].iloc[index] if "delta_validation" in table else np.nan
         rank = table["rank"].iloc[index] if "rank" in table else index + 1
-        ax.set(title=f"#{rank} {_wrapped(subgroup, 40)}"
+        ax.set(title=f"#{rank} {wrapped_name(subgroup, 40)}"
                      + ("" if np.isnan(delta) else f"\nΔ validation {delta:+.3f}"),
                xlabel="false positive rate", ylabel="true positive rate", aspect="equal")  # fmt: skip
         ax.title.set_fontsize(9)

@@ -22,6 +22,7 @@ from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from ..utils.spreadsheet import write_csv
 from ..workflow.diversity import cover_matrix, select_diverse
+from .cells import description_cell, effect_cell, number_cell, overlap_cell, rank_cell, size_cell
 from .comparison_plots import plot_comparison_roc_curves
 from .findings import findings_section
 from .page import (
@@ -35,18 +36,7 @@ from .page import (
     subgroups_table,
 )
 from .reading import EFFECT_COLUMNS, has_effects
-from .report import (
-    CURVE_MAX_OVERLAP,
-    ReportFiles,
-    _description_cell,
-    _effect_cell,
-    _number_cell,
-    _overlap_cell,
-    _rank_cell,
-    _size_cell,
-    forest_section,
-    settings_html,
-)
+from .report import CURVE_MAX_OVERLAP, ReportFiles, forest_section, settings_html
 
 __all__ = ["write_comparison_report", "comparison_columns", "CURVE_PANELS"]
 
@@ -106,13 +96,13 @@ def comparison_columns(table, n_rows=None):
     paired, names, infixes = _sides(table)
     measure = table.attrs["measure"]
     effects = has_effects(table)
-    size = (Column("size_validation", "size (validation)", _size_cell("size_validation", n_rows),
+    size = (Column("size_validation", "size (validation)", size_cell("size_validation", n_rows),
                    help="rows of the validation split in the subgroup (and their share)")
             if paired else
             Column("size_validation", "size reference / current", _both_sizes_cell,
                    help="rows of each period's validation split in the subgroup"))  # fmt: skip
     measures = [
-        Column(f"{measure}{infix}_validation", f"{measure} {name}", _number_cell(f"{measure}{infix}_validation"),
+        Column(f"{measure}{infix}_validation", f"{measure} {name}", number_cell(f"{measure}{infix}_validation"),
                help=f"{measure} of the {name} {'model' if paired else 'period'} on the subgroup's "
                     "validation rows")
         for name, infix in zip(names, infixes)
@@ -120,23 +110,23 @@ def comparison_columns(table, n_rows=None):
     delta_help = (f"Δ on the validation split: how much more the {names[1]} falls behind the "
                   f"{names[0]} in the subgroup than on the whole data")  # fmt: skip
     columns = [
-        Column("rank", "#", _rank_cell, help="rank by quality on the search split (1 = best)"),
-        Column("description", "conditions", _description_cell, text=True,
+        Column("rank", "#", rank_cell, help="rank by quality on the search split (1 = best)"),
+        Column("description", "conditions", description_cell, text=True,
                help="the subgroup: rows meeting every condition"),
         size, *measures,
-        Column("delta", "Δ validation [interval]", _effect_cell,
+        Column("delta", "Δ validation [interval]", effect_cell,
                help=delta_help + ", with its simultaneous interval (delta_ci_low to delta_ci_high)")
         if effects else
         Column("delta_validation", "Δ validation", _plain_delta_cell("delta_validation"), help=delta_help),
         Column("delta_search", "Δ search", _plain_delta_cell("delta_search"),
                help="Δ on the search split, where the subgroup was found"),
-        Column("p_value_corrected", "p (corrected)", _number_cell("p_value_corrected", format_p_value),
+        Column("p_value_corrected", "p (corrected)", number_cell("p_value_corrected", format_p_value),
                help="p-value of the randomization test, corrected for testing every subgroup"),
-        Column("significant", "significant", _number_cell("significant"),
+        Column("significant", "significant", number_cell("significant"),
                help="corrected p-value at most alpha"),
     ]  # fmt: skip
     if "overlap" in table.columns:
-        columns.append(Column("overlap", "overlap", _overlap_cell, shown=False,
+        columns.append(Column("overlap", "overlap", overlap_cell, shown=False,
                               help="largest Jaccard index with a better-ranked subgroup, and which"))  # fmt: skip
     listed = {c.key for c in columns} | set(EFFECT_COLUMNS) | {
         "delta_validation", "overlaps_with", "testable", "statistic", "rank",
@@ -145,7 +135,7 @@ def comparison_columns(table, n_rows=None):
         if name in listed or not pd.api.types.is_numeric_dtype(table[name]):
             continue
         fmt = format_p_value if name.startswith("p_value") else format_number
-        columns.append(Column(name, name.replace("_", " "), _number_cell(name, fmt), shown=False))
+        columns.append(Column(name, name.replace("_", " "), number_cell(name, fmt), shown=False))
     return columns
 
 

@@ -25,7 +25,8 @@ from .conditions import readable_description
 from .findings import findings_section
 from .page import Html, Section, heatmap_table, render_page, subgroups_table
 from .reading import EFFECT_COLUMNS, effect_note
-from .report import forest_section, result_columns, settings_html, verdict_notes
+from .cells import verdict_notes
+from .report import forest_section, result_columns, settings_html
 
 __all__ = ["MulticlassReportFiles", "class_pair_aucs", "class_pair_section", "write_multiclass_report"]
 

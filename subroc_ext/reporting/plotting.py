@@ -32,6 +32,7 @@ from .conditions import readable_description
 
 __all__ = [
     "plain_text",
+    "wrapped_name",
     "plot_forest",
     "plot_roc_curves",
     "plot_pr_curves",
@@ -331,8 +332,9 @@ def plot_pr_curves(
     )
 
 
-def _wrapped(name, width):
-    """A group name with one condition per line, each at most ``width`` characters."""
+def wrapped_name(name, width):
+    """A group name with one condition per line, each at most ``width`` characters
+    (for axis labels and titles)."""
     return "\n".join(_shortened(part, width) for part in readable_description(name).split(" & "))
 
 
@@ -368,7 +370,7 @@ def plot_cross_auc(cross, *, ax=None, annotate=True, label_width=40):
     auc = getattr(cross, "auc", cross)
     pairs = getattr(cross, "pairs", None)
     plt = _pyplot()
-    names = [_wrapped(name, label_width) for name in auc.columns]
+    names = [wrapped_name(name, label_width) for name in auc.columns]
     if ax is None:
         # 0.85 inch a cell (two short lines of text) plus room for the labels
         side = 0.85 * len(auc.columns)
@@ -379,7 +381,7 @@ def plot_cross_auc(cross, *, ax=None, annotate=True, label_width=40):
         figure = ax.figure
     image = ax.imshow(np.ma.masked_invalid(auc.to_numpy(dtype=float)), cmap="RdYlGn", vmin=0, vmax=1)
     ax.set_xticks(range(len(auc.columns)), names, rotation=40, ha="right", fontsize="small")
-    ax.set_yticks(range(len(auc.index)), [_wrapped(i, label_width) for i in auc.index],
+    ax.set_yticks(range(len(auc.index)), [wrapped_name(i, label_width) for i in auc.index],
                   fontsize="small")  # fmt: skip
     ax.set(xlabel="negatives of", ylabel="positives of", title="Cross AUC")
     if annotate:
@@ -434,7 +436,7 @@ def plot_generalization_diagnostics(table, *, top=5, axes=None, label_width=40):
                 fillstyle=fill, color=f"C{offset + 2}", label=f"{name}, {split}",
             )  # fmt: skip
     axes[1].set(title="Robustness (Roberts et al.)")
-    names = [_wrapped(name, label_width) for name in rows["subgroup"]]
+    names = [wrapped_name(name, label_width) for name in rows["subgroup"]]
     axes[0].set_yticks(positions, names, fontsize="small")
     axes[0].set_ylim(-0.6, len(rows) - 0.4)
     for ax in axes:

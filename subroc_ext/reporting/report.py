@@ -20,13 +20,26 @@ from ..metrics.diagnostics import youden_threshold
 from ..metrics.operating_point import RATE_COLUMNS, threshold_rates
 from ..utils.spreadsheet import write_csv
 from ..utils.validation import finite_scores, positive_mask
+from .cells import (
+    delta_cell,
+    description_cell,
+    effect_cell,
+    number_cell,
+    overlap_cell,
+    p_value_cell,
+    rank_cell,
+    size_cell,
+    three_digits,
+    value_cell,
+    verdict_cell,
+    verdict_notes,
+)
 from .conditions import readable_description
 from .findings import findings_section, measure_title
 from .page import (
     Column,
     Html,
     Section,
-    conditions_html,
     embedded_png,
     format_number,
     format_p_value,
@@ -34,20 +47,17 @@ from .page import (
     png_image,
     render_page,
     subgroups_table,
-    with_interval,
 )
 from .plotting import plot_forest, plot_pr_curves, plot_roc_curves
-from .reading import EFFECT_COLUMNS, STOPPED, effect_meaning, effect_note, has_effects, how_to_read, p_value_text
+from .reading import EFFECT_COLUMNS, STOPPED, effect_meaning, effect_note, has_effects, how_to_read
 from .sections import cross_auc_section, diagnostics_section
 
 __all__ = [
-    "ReportFiles", "forest_section", "result_columns", "settings_html", "verdict_notes", "write_report",
+    "ReportFiles", "forest_section", "result_columns", "settings_html", "write_report",
 ]  # fmt: skip
 
 #: Rows of the forest plot shown at once; the full plot is one click away.
 FOREST_ROWS = 20
-#: Near copies named under a subgroup's conditions (all are in the CSV).
-NEAR_COPIES_SHOWN = 3
 #: Curves of subgroups overlapping a better-shown one by more than this are skipped.
 CURVE_MAX_OVERLAP = 0.8
 
@@ -58,136 +68,6 @@ class ReportFiles(NamedTuple):
     csv: Path
     png: Path
     html: Path
-
-
-def _p_value_cell(record):
-    """The corrected p-value, as a bound where the test stopped early."""
-    value = record["p_value_corrected"]
-    text = p_value_text(value, record.get("p_value_exact", True))
-    return text, float("nan") if pd.isna(value) else float(value)
-
-
-def _verdict_cell(record):
-    """significant / not significant; a row with a note (listed under the table) is marked."""
-    significant = record["significant"]
-    shown = Html("–" if pd.isna(significant) else ("yes" if significant else "no"))
-    if _has_note(record.get("verdict_note")):
-        shown += Html(' <sup title="{}">note</sup>').format(record["verdict_note"])
-    return shown, float("nan") if pd.isna(significant) else float(bool(significant))
-
-
-def _has_note(note):
-    """Whether a verdict note says something about this row (not what every row of a
-    table without a holdout says)."""
-    return isinstance(note, str) and bool(note) and not note.startswith("no interval: chosen and tested")
-
-
-def verdict_notes(table):
-    """HTML: the rows whose test and interval seem to disagree, one line each ('' if none)."""
-    if "verdict_note" not in table.columns:
-        return Html("")
-    lines = [Html("<li>#{}: {}</li>").format(rank, note)
-             for rank, note in enumerate(table["verdict_note"], 1) if _has_note(note)]  # fmt: skip
-    if not lines:
-        return Html("")
-    return Html('<div class="note"><p>Notes (where the test and the interval disagree):</p><ul>{}</ul></div>').format(
-        Html("").join(lines))
-
-
-def _number_cell(column, fmt=format_number):
-    """A :class:`Column` cell function showing ``record[column]`` (sorts by its value)."""
-
-    def cell(record):
-        value = record[column]
-        sort = float("nan") if pd.isna(value) else float(value)
-        return fmt(value), sort
-
-    return cell
-
-
-def _three_digits(value):
-    return "–" if pd.isna(value) else f"{value:.3f}"
-
-
-def _description_cell(record):
-    subgroup = record.get("subgroup", record["description"])
-    text = conditions_html(subgroup)
-    alternatives = record.get("alternatives") or ""
-    if alternatives:
-        text += Html('<div class="also">same rows: {}</div>').format(
-            "; ".join(readable_description(a) for a in alternatives.split("; ")))
-    copies = [item.rsplit(" (Jaccard ", 1) for item in (record.get("near_copies") or "").split("; ") if item]
-    if copies:
-        shown = "; ".join(
-            f"{readable_description(description)} ({jaccard.rstrip(')')})"
-            for description, jaccard in copies[:NEAR_COPIES_SHOWN]
-        )
-        more = f"; … {len(copies):,} in all" if len(copies) > NEAR_COPIES_SHOWN else ""
-        text += Html('<div class="also">near copies (Jaccard index): {}{}</div>').format(shown, more)
-    return text + _case_mix_notes(record), None
-
-
-def _case_mix_notes(record):
-    """The notes under a subgroup: its drop is mostly range restriction; the other side of its cut."""
-    notes = Html("")
-    if record.get("range_restricted") is True or record.get("range_restricted") is np.True_:
-        notes += Html('<div class="also">mostly range restriction: its scores promise '
-                      '{:.0%} of this drop</div>').format(record["expected_share"])  # fmt: skip
-    partner = record.get("complement_of")
-    if partner is not None and not pd.isna(partner):
-        notes += Html('<div class="also">the other side of this cut is #{}</div>').format(int(partner))
-    return notes
-
-
-def _size_cell(column, n_rows):
-    def cell(record):
-        size = record[column]
-        share = f" ({size / n_rows:.0%})" if n_rows else ""
-        return f"{int(size):,}{share}", float(size)
-
-    return cell
-
-
-def _value_cell(value, interval):
-    """The measure with its interval underneath (sorts by the measure)."""
-
-    def cell(record):
-        shown = "–" if pd.isna(record[value]) else f"{record[value]:.3f}"
-        if interval and not pd.isna(record[interval[0]]):
-            low, high = record[interval[0]], record[interval[1]]
-            shown = with_interval(shown, f"{low:.3f}", f"{high:.3f}")
-        return shown, float(record[value])
-
-    return cell
-
-
-def _delta_cell(value, reference):
-    def cell(record):
-        delta = record[value] - reference
-        return ("–" if pd.isna(delta) else f"{delta:+.3f}"), float(delta)
-
-    return cell
-
-
-def _effect_cell(record):
-    """``delta`` with its simultaneous interval (sorts by ``delta``)."""
-    delta, low, high = (record[c] for c in EFFECT_COLUMNS)
-    if pd.isna(delta):
-        return "–", float("nan")
-    shown = f"{delta:+.3f}"
-    if not (pd.isna(low) or pd.isna(high)):
-        shown = with_interval(shown, f"{low:+.3f}", f"{high:+.3f}")
-    return shown, float(delta)
-
-
-def _rank_cell(record):
-    return f"{record['rank']}", float(record["rank"])
-
-
-def _overlap_cell(record):
-    value, partner = record["overlap"], record.get("overlaps_with")
-    shown = "–" if pd.isna(value) else f"{value:.2f} with #{int(partner)}"
-    return shown, float(value)
 
 
 def result_columns(table, measure, *, n_rows=None, split="validation", interval=None):
@@ -223,31 +103,31 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
         interval = default if set(default) <= set(table.columns) else ()
     reference = table.attrs.get("dataset_values", {}).get(value, np.nan)
     columns = [
-        Column("rank", "#", _rank_cell, help="rank by quality on the search split (1 = best)"),
-        Column("description", "conditions", _description_cell, text=True,
+        Column("rank", "#", rank_cell, help="rank by quality on the search split (1 = best)"),
+        Column("description", "conditions", description_cell, text=True,
                help="the subgroup: rows meeting every condition"),
-        Column(f"size_{split}", f"size ({split})", _size_cell(f"size_{split}", n_rows),
+        Column(f"size_{split}", f"size ({split})", size_cell(f"size_{split}", n_rows),
                help=f"rows of the {split} split in the subgroup (and their share)"),
         Column(value, f"{measure} ({split})" + (" [interval]" if interval else ""),
-               _value_cell(value, interval),
+               value_cell(value, interval),
                help=f"{measure} on the {split} split" + (
                    f", with its interval ({interval[0]} to {interval[1]})" if interval else "")),
-        *([Column(f"expected_{value}", "promised", _number_cell(f"expected_{value}", _three_digits),
+        *([Column(f"expected_{value}", "promised", number_cell(f"expected_{value}", three_digits),
                   help=f"the {measure} the subgroup's own scores promise: its expected {measure} if "
                        "the scores were the true probabilities (whole split: "
                        f"{table.attrs.get('dataset_values', {}).get(f'expected_{value}', np.nan):.3f})")]
           if f"expected_{value}" in table.columns else []),
-        Column("delta", "Δ [interval]", _effect_cell,
+        Column("delta", "Δ [interval]", effect_cell,
                help=f"{measure} of the subgroup minus that of the whole {split} split "
                     f"({reference:.3f}), positive = {effect_meaning(table.attrs)}, with its "
                     "interval (delta_ci_low to delta_ci_high; see the note under the table)")
         if has_effects(table) else
-        Column("delta", "Δ whole data", _delta_cell(value, reference),
+        Column("delta", "Δ whole data", delta_cell(value, reference),
                help=f"{measure} of the subgroup minus that of the whole {split} split "
                     f"({reference:.3f})"),
-        Column("p_value_corrected", "p (corrected)", _p_value_cell,
+        Column("p_value_corrected", "p (corrected)", p_value_cell,
                help=f"p-value of the test, corrected for testing every subgroup; {STOPPED}"),
-        Column("significant", "significant", _verdict_cell,
+        Column("significant", "significant", verdict_cell,
                help="the test rejects at alpha (and, with intervals='fcr', the effect's interval lies "
                     "beyond min_delta); 'note': the test and the interval disagree (listed under the table)"),
     ]  # fmt: skip
@@ -257,7 +137,7 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
     ]
     for key, header, help_ in optional:
         if key in table.columns:
-            cell = _overlap_cell if key == "overlap" else _number_cell(key)
+            cell = overlap_cell if key == "overlap" else number_cell(key)
             columns.append(Column(key, header, cell, shown=False, help=help_))
     listed = {c.key for c in columns} | set(interval) | set(EFFECT_COLUMNS) | {
         "subgroup", "description", "alternatives", "overlaps_with", "rank", "testable", "statistic",
@@ -267,7 +147,7 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
         if name in listed or not pd.api.types.is_numeric_dtype(table[name]):
             continue
         fmt = format_p_value if name.startswith("p_value") else format_number
-        columns.append(Column(name, name.replace("_", " "), _number_cell(name, fmt), shown=False))
+        columns.append(Column(name, name.replace("_", " "), number_cell(name, fmt), shown=False))
     return columns
 
 
