@@ -207,6 +207,22 @@ def stop_here(*args, **kwargs):
     raise AssertionError("stopped: the search would run now")
 
 
+@pytest.mark.parametrize("options, case_mix", [([], False), (["--case-mix"], True)])
+def test_demo_searches_by_case_mix_on_request(tmp_path, monkeypatch, options, case_mix):
+    """``demo --case-mix`` asks find_subgroups for the case-mix-adjusted search (the
+    demo's top rows are all mostly range restriction: this shows what is left)."""
+    asked = {}
+
+    def record(*args, **keywords):
+        asked.update(keywords)
+        raise AssertionError("stopped: the search would run now")
+
+    monkeypatch.setattr(cli_module, "find_subgroups", record)
+    with pytest.raises(AssertionError, match="stopped"):
+        main(["demo", *options, "--quiet", "--out", str(tmp_path)])
+    assert asked["case_mix"] is case_mix
+
+
 @pytest.mark.parametrize("command", ["run", "demo"])
 def test_unwritable_out_fails_before_the_search(workdir, tmp_path, monkeypatch, capsys, command):
     """--out that cannot hold files (here: an existing file) fails in a second,

@@ -211,3 +211,16 @@ def test_no_row_where_significance_and_the_interval_disagree_without_saying_so(n
     assert (table["verdict"] == np.where(significant, "significant", "not significant")).all() or (
         ~table["testable"]
     ).any()
+
+
+def test_command_line_names_the_rows_whose_test_and_interval_disagree():
+    """Under the printed table, one line per such row with its rank; nothing when no row has
+    a note, or every row has the same (no holdout: no interval at all)."""
+    from subroc_ext.cli import output
+
+    note = "the test rejects (corrected p 0.04) but the 99.96% FCR interval reaches 0: not credibly beyond it"
+    table = pd.DataFrame({"description": ["a", "b", "c"], "verdict_note": ["", note, None]})
+    assert output._verdict_notes(table, 10) == f"\nWhere the test and the interval disagree:\n  #2: {note}"
+    assert output._verdict_notes(table.assign(verdict_note=""), 10) == ""
+    assert output._verdict_notes(table.assign(verdict_note="no interval: chosen and tested"), 10) == ""
+    assert output._verdict_notes(table, 1) == ""  # the noted row is not among the printed ones

@@ -164,6 +164,12 @@ def _decimal(text):
     return text
 
 
+_CASE_MIX_HELP = (
+    "rank and test by how much further the ROC AUC falls short of what the subgroup's own scores "
+    "promise (its expected ROC AUC) than on the whole data: slices of the strongest predictor, "
+    "where every model ranks worse, are then no finding (assumes the scores are probabilities up "
+    "to a monotone map)"
+)
 _SAMPLES_HELP = (
     "random subsets per significance test: 'adaptive' draws until each subgroup's decision is "
     "known (up to 1,000,000), a number draws that many (the paper used 10,000)"
@@ -221,6 +227,7 @@ def build_parser():
     )  # fmt: skip
     demo.add_argument("--out", default="subroc-ext-demo", metavar="DIR",
                       help="directory for the report")  # fmt: skip
+    demo.add_argument("--case-mix", action="store_true", help=_CASE_MIX_HELP)
     _common_arguments(demo, _SAMPLES_HELP)
     demo.set_defaults(samples="adaptive")
 
@@ -269,12 +276,7 @@ def build_parser():
     run.add_argument("--mode", choices=MODES, default="worse",
                      help="look for subgroups where the model is worse, better or "
                           "either")  # fmt: skip
-    run.add_argument("--case-mix", action="store_true", default=None,
-                     help="rank and test by how much further the ROC AUC falls short of what "
-                          "the subgroup's own scores promise (its expected ROC AUC) than on the "
-                          "whole data: slices of the strongest predictor, where every model "
-                          "ranks worse, are then no finding (assumes the scores are "
-                          "probabilities up to a monotone map)")  # fmt: skip
+    run.add_argument("--case-mix", action="store_true", default=None, help=_CASE_MIX_HELP)
     run.add_argument("--calibrate", choices=CALIBRATIONS,
                      help="how scores become the probabilities of the expected ROC AUC: auto "
                           "(default: scores in [0, 1] as given, others through a sigmoid fitted "

@@ -177,7 +177,7 @@ def demo_command(args):
             search, label="income", score="score", positive_label=">50K", validation=validation,
             measure="roc_auc", size_weight=1.0, balance_weight=1.0, generalization_aware=True,
             depth=2, min_support=20, result_set_size=100, n_samples=args.samples,
-            random_state=args.seed, progress=not args.quiet,
+            random_state=args.seed, progress=not args.quiet, case_mix=args.case_mix,
         )  # fmt: skip
     except InterruptedTest as interrupted:
         return keep_untested(interrupted, args)

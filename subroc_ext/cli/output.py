@@ -147,7 +147,9 @@ def _verdict_notes(table, shown):
     notes = table["verdict_note"].head(shown).fillna("")
     if notes.nunique() == 1:
         return ""
-    return "".join(f"\n  {rank}. {note}" for rank, note in enumerate(notes, 1) if note)
+    return "\nWhere the test and the interval disagree:" + "".join(
+        f"\n  #{rank}: {note}" for rank, note in enumerate(notes, 1) if note
+    )
 
 
 def _format_results(table, measure, shown=_PRINTED):
