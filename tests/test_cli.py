@@ -334,6 +334,7 @@ def test_closed_pipe_ends_quietly_with_141(workdir, tmp_path):
     assert_every_file_written(tmp_path / "out")
 
 
+@pytest.mark.extended  # a subprocess interrupted while it tests (about 45 s)
 def test_ctrl_c_during_the_test_keeps_the_searched_subgroups(workdir, tmp_path):
     """SIGINT to a running command during the significance test: one line
     (below the progress bar it cuts short), exit code 130, subgroups.csv with the searched

@@ -32,6 +32,10 @@ DYING = """
 import os, signal, sys
 from subroc_ext.cli import commands, main
 
+#: Each test runs the command line in a subprocess and closes, kills or interrupts it:
+#: `python -m pytest -m "extended and not slow"`, run by CI.
+pytestmark = pytest.mark.extended
+
 def dying(table, data, folder, **settings):
     (folder / "curves.png").write_bytes(b"half a png")
     os.kill(os.getpid(), getattr(signal, sys.argv[1]))

@@ -21,6 +21,10 @@ from synthetic import scored_frame
 
 from subroc_ext.cli import main
 
+#: Each test runs the command line in a subprocess and closes, kills or interrupts it:
+#: `python -m pytest -m "extended and not slow"`, run by CI.
+pytestmark = pytest.mark.extended
+
 pytest.importorskip("matplotlib")
 
 COMMAND = [sys.executable, "-m", "subroc_ext.cli", "run"]
