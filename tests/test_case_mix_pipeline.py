@@ -242,3 +242,17 @@ def test_case_mix_on_two_threads_gives_the_same_table():
     one = subroc_ext.find_subgroups(data, **settings)
     two = subroc_ext.find_subgroups(data, n_jobs=2, **settings)
     pd.testing.assert_frame_equal(one.drop(columns="subgroup"), two.drop(columns="subgroup"))
+
+
+def test_without_a_holdout_the_flags_come_from_all_rows_and_case_mix_is_refused():
+    """No holdout: the expected AUC of the searched rows only, the range-restriction
+    flags computed on them; case_mix needs held-out rows to draw labels for."""
+    data = risk_frame(0).head(1500)
+    table = subroc_ext.find_subgroups(data, label="y", score="p", validation=None, depth=1, **FAST)
+    assert "expected_roc_auc_search" in table.columns and "expected_roc_auc_validation" not in table.columns
+    whole = table.attrs["dataset_values"]
+    assert whole["expected_roc_auc_search"] == pytest.approx(expected_roc_auc(data["p"]), abs=1e-12)
+    flags = range_restriction(table, whole, "worse", split="search")
+    pd.testing.assert_series_equal(table["range_restricted"], flags["range_restricted"], check_names=False)
+    with pytest.raises(ValueError, match="case_mix=True needs a holdout"):
+        subroc_ext.find_subgroups(data, label="y", score="p", validation=None, case_mix=True, **FAST)

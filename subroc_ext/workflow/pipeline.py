@@ -406,7 +406,9 @@ def find_subgroups(
         intervals=intervals, min_delta=min_delta, random_state=random_state, progress=progress,
         client=client, n_jobs=n_jobs,
     )  # fmt: skip
-    splits = [("search", search, p_values[0])] + ([] if held_out is None else [("validation", held_out, p_values[1])])
+    splits = [("search", search, p_values[0])]
+    if held_out is not None:
+        splits.append(("validation", held_out, p_values[1]))
     table = pd.concat(
         [
             kept.frame(),
@@ -464,8 +466,9 @@ def _probabilities(checked, calibrate, required):
         if required:
             raise
         return f"none: {error}", (None, None)
+    splits = (search, checked.validation)
     return probabilities.description, tuple(
-        None if d is None else _case_mix.split_probabilities(d, probabilities) for d in (search, checked.validation)
+        None if split is None else _case_mix.split_probabilities(split, probabilities) for split in splits
     )
 
 
