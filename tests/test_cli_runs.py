@@ -23,6 +23,10 @@ from subroc_ext.utils.atomic import STAGING_PREFIX
 
 pytest.importorskip("matplotlib")
 
+#: Each test runs the command line in a subprocess and closes, kills or interrupts it:
+#: `python -m pytest -m "extended and not slow"`, run by CI.
+pytestmark = pytest.mark.extended
+
 SETTINGS = ["--label", "y", "--score", "p", "--depth", "1", "--samples", "20", "--quiet"]
 FILES = ["curves.png", "report.html", "subgroups.csv"]
 
@@ -31,10 +35,6 @@ FILES = ["curves.png", "report.html", "subgroups.csv"]
 DYING = """
 import os, signal, sys
 from subroc_ext.cli import commands, main
-
-#: Each test runs the command line in a subprocess and closes, kills or interrupts it:
-#: `python -m pytest -m "extended and not slow"`, run by CI.
-pytestmark = pytest.mark.extended
 
 def dying(table, data, folder, **settings):
     (folder / "curves.png").write_bytes(b"half a png")
