@@ -50,6 +50,7 @@ STOPPED = (
 
 
 def has_effects(table):
+    """Whether ``table`` has the effect with its interval (:data:`EFFECT_COLUMNS`)."""
     return set(EFFECT_COLUMNS) <= set(table.columns)
 
 
