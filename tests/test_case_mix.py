@@ -25,7 +25,7 @@ from subroc_ext.objective.case_mix import CaseMixQF, CaseMixTarget
 from subroc_ext.objective.comparison import ComparisonQF
 from subroc_ext.scoring.case_mix import ExpectedROCAUC
 from subroc_ext.scoring.measures import ROCAUC
-from test_comparison import SEARCH_CASES, brute_force, run_search
+from test_comparison import SEARCH_CASES, assert_fast_search_is_exact, run_search
 from test_expected_auc import brute_force as mbc_brute_force
 
 TOL = 1e-9
@@ -217,12 +217,7 @@ def test_fast_search_equals_best_first_search_and_brute_force(case_index):
         function = CaseMixQF("label", size_weight=alpha, balance_weight=beta, mode=mode)
         return subroc_ext.GeneralizationAwareQF(function) if aware else function
 
-    fast = run_search(FastSearch(), qf(), TARGET, data, selectors, depth, min_support, k)
-    best_first = run_search(ps.BestFirstSearch(), qf(), TARGET, data, selectors, depth, min_support, k)
-    assert_same_top_k(fast, best_first, k)
-    assert [q for q, _ in fast] == [q for q, _ in best_first]  # bit-identical
-    assert_same_top_k(fast, brute_force(qf(), TARGET, data, selectors, depth, min_support, k), k)
-    assert len(fast) == k
+    assert_fast_search_is_exact(qf, TARGET, data, selectors, depth, min_support, k)
 
 
 def test_compiled_and_python_evaluators_agree_bit_for_bit_and_pruning_works():

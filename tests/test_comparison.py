@@ -353,6 +353,17 @@ def brute_force(qf, target, data, selectors, depth, min_support, k):
     return sorted(found, key=lambda item: -item[0])[:k]
 
 
+def assert_fast_search_is_exact(qf, target, data, selectors, depth, min_support, k):
+    """FastSearch finds BestFirstSearch's top k, qualities bit for bit, and brute force's
+    (``qf()`` makes a fresh quality function for each run)."""
+    fast = run_search(FastSearch(), qf(), target, data, selectors, depth, min_support, k)
+    best_first = run_search(ps.BestFirstSearch(), qf(), target, data, selectors, depth, min_support, k)
+    assert_same_top_k(fast, best_first, k)
+    assert [q for q, _ in fast] == [q for q, _ in best_first]  # bit-identical
+    assert_same_top_k(fast, brute_force(qf(), target, data, selectors, depth, min_support, k), k)
+    assert len(fast) == k
+
+
 SEARCH_CASES = [  # (mode, (alpha, beta), generalization aware, ties)
     ("worse", (1, 1), True, "some"),
     ("better", (0, 0), False, "none"),
@@ -376,12 +387,7 @@ def test_fast_search_equals_best_first_search_and_brute_force(target_name, name,
                                 balance_weight=beta, mode=mode)  # fmt: skip
         return subroc_ext.GeneralizationAwareQF(function) if aware else function
 
-    fast = run_search(FastSearch(), qf(), target, data, selectors, depth, min_support, k)
-    best_first = run_search(ps.BestFirstSearch(), qf(), target, data, selectors, depth, min_support, k)
-    assert_same_top_k(fast, best_first, k)
-    assert [q for q, _ in fast] == [q for q, _ in best_first]  # bit-identical
-    assert_same_top_k(fast, brute_force(qf(), target, data, selectors, depth, min_support, k), k)
-    assert len(fast) == k
+    assert_fast_search_is_exact(qf, target, data, selectors, depth, min_support, k)
 
 
 def test_compiled_and_python_evaluators_agree_bit_for_bit():
