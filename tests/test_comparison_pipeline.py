@@ -145,3 +145,15 @@ def test_a_period_column_in_the_data_is_kept_apart():
     reference["period"], current["period"] = "x", rng.choice(["x", "y"], 1500)
     table = subroc_ext.find_drift(reference, current, label="y", score="p", **SETTINGS)
     assert table.iloc[0]["description"] == PLANTED
+
+
+def test_comparison_tables_describe_their_search_space():
+    """find_regressions and find_drift carry attrs['search_space'] as find_subgroups does."""
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"a": rng.choice(["x", "y", "z"], 1200), "label": rng.integers(0, 2, 1200)})
+    data["old"] = 0.5 * data["label"] + 0.5 * rng.random(1200)
+    data["new"] = np.where(data["a"] == "x", rng.random(1200), data["old"])
+    table = subroc_ext.find_regressions(data, label="label", score="new", baseline="old", depth=1,
+                                        n_samples=50, progress=False)  # fmt: skip
+    assert table.attrs["search_space"] == {"conditions": 3, "left_out": {}, "rare_values": {}, "notes": [],
+                                           "candidates_bound": 3}  # fmt: skip

@@ -190,7 +190,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         qf = GeneralizationAwareQF(qf)
     space = _search_space(search, target, nbins, ignore, min_support)
     client, n_jobs = parallelism(client, n_jobs)
-    _, kept, tested = search_keep_test(
+    found, kept, tested = search_keep_test(
         search, held_out, qf, statistic_qf, target, selectors=space, depth=depth,
         min_support=min_support, result_set_size=result_set_size, min_quality=0.0,
         algorithm=algorithm, collapse_identical=collapse_identical,
@@ -240,6 +240,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         intervals=intervals if held_out is not None else "none",
         interval_level=tested.attrs.get("interval_level", np.nan),
         null_samples_drawn=tested.attrs.get("null_samples_drawn", 0),
+        search_space=steps.space_summary(space, found),
     )  # fmt: skip
     if isinstance(target, DriftTarget):  # the rows of the current period
 
@@ -321,7 +322,8 @@ def find_regressions(
         resampled once for both models,
         :func:`~subroc_ext.inference.resampled_effects.resampled_effect_intervals`).
         ``table.attrs`` holds the settings, each model's measure on both
-        splits and ``baseline`` (the baseline's column).
+        splits, ``baseline`` (the baseline's column) and ``search_space`` (as
+        :func:`~subroc_ext.find_subgroups`' does).
 
     Examples
     --------
@@ -397,7 +399,8 @@ def find_drift(
         period's size, class counts and measures (``size_reference_search``,
         ``roc_auc_current_validation``, ...; the effect's interval resamples
         each period's validation rows on their own). ``table.attrs`` holds the
-        settings and the measure on each period's splits.
+        settings, the measure on each period's splits and ``search_space`` (as
+        :func:`~subroc_ext.find_subgroups`' does).
 
     Notes
     -----
