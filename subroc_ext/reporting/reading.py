@@ -125,7 +125,8 @@ def how_to_read(attrs, measure, effects=False):
     size_weight = attrs.get("size_weight", "alpha")
     balance_weight = attrs.get("balance_weight", "beta")
     floor = (
-        f" (with {n_samples:,} random subsets it is at least 1/{n_samples + 1:,})"
+        f" (with {n_samples:,} {'label draws' if attrs.get('case_mix') else 'random subsets'} it is at "
+        f"least 1/{n_samples + 1:,})"
         if isinstance(n_samples, (int, np.integer))
         else ""
     )
