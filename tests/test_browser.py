@@ -39,7 +39,7 @@ from subroc_ext import write_comparison_report, write_multiclass_report, write_r
 from subroc_ext.demo import modelling
 
 pytest.importorskip("matplotlib")
-pytestmark = needs_browser
+pytestmark = [needs_browser, pytest.mark.extended]  # a headless browser per report (about 20 s)
 
 #: Appended to a copy of the report: checks the page once it has loaded and
 #: writes the findings into <pre id="browser-test">.

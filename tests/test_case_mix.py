@@ -273,6 +273,7 @@ def test_simulated_auc_changes_are_the_auc_of_the_drawn_labels():
     assert first.tolist() == second.tolist() and first.std() > 0
 
 
+@pytest.mark.extended  # a seeded simulation
 def test_the_null_draws_labels_from_the_probabilities():
     """Each pattern has its own null: q_cm of its rows with labels drawn from
     the probabilities, as a plain simulation with scikit-learn gives it; it

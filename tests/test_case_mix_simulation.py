@@ -53,6 +53,7 @@ def planted_found(n_datasets, n):
     return found
 
 
+@pytest.mark.extended  # a seeded simulation
 def test_case_mix_keeps_the_nominal_rate_where_plain_subroc_flags_every_slice():
     any_significant, _ = null_rates(10, 2000, case_mix=True)
     assert any_significant <= 2  # Binomial(10, 0.05): P(>= 3) = 0.012
@@ -60,6 +61,7 @@ def test_case_mix_keeps_the_nominal_rate_where_plain_subroc_flags_every_slice():
     assert slices == 3  # the problem, measured: significant slices of age in every dataset
 
 
+@pytest.mark.extended  # a seeded simulation
 def test_case_mix_finds_the_planted_failure():
     assert planted_found(8, 2000) >= 8
 

@@ -302,6 +302,7 @@ def assert_every_file_written(out):
     assert sorted(os.listdir(out)) == ["curves.png", "report.html", "subgroups.csv"]
 
 
+@pytest.mark.extended  # a subprocess on a pipe
 def test_head_keeps_every_file(workdir, tmp_path):
     """``subroc-ext run ... | head -1``: the first line, no traceback, every file."""
     command = " ".join(shlex.quote(part) for part in subroc_ext_command(
@@ -316,6 +317,7 @@ def test_head_keeps_every_file(workdir, tmp_path):
     assert_every_file_written(tmp_path / "out")
 
 
+@pytest.mark.extended  # a subprocess on a pipe
 def test_closed_pipe_ends_quietly_with_141(workdir, tmp_path):
     """Output to a pipe closed before the first line (a closed pipe for sure,
     unlike ``| head -1``, which may read everything): exit code 141 as for

@@ -80,6 +80,7 @@ def test_planted_drift_is_found_first_and_significant():
     assert table.iloc[0]["description"] == PLANTED and table.iloc[0]["significant"]
 
 
+@pytest.mark.extended  # a seeded simulation
 @pytest.mark.parametrize("paired", [True, False])
 def test_p_values_are_calibrated_without_a_planted_effect(paired):
     """A subgroup chosen independently of everything (``g == 'a'``) on data

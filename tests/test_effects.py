@@ -150,6 +150,7 @@ def coverage(truth, repetitions, n_rows, seed):
     return covered
 
 
+@pytest.mark.extended  # a seeded simulation
 def test_simultaneous_intervals_cover_the_true_effects(truth):
     covered = coverage(truth, 100, 2000, seed=10)
     assert covered >= stats.binom.ppf(0.005, 100, 0.95)  # 88 of 100
@@ -216,6 +217,7 @@ def measure_coverage(name, repetitions, n_rows, n_bootstrap, seed, n_big):
     return covered
 
 
+@pytest.mark.extended  # a seeded simulation
 @pytest.mark.parametrize("name", JACKKNIFED)
 def test_jackknife_intervals_cover_the_true_effects(name):
     covered = measure_coverage(name, 100, 1000, 2, seed=30, n_big=200_000)

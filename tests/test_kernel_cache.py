@@ -37,6 +37,7 @@ def run_kernel(folder):
     return subprocess.run(command, capture_output=True, text=True, env=environment, check=True).stdout.strip()
 
 
+@pytest.mark.extended  # fresh interpreters compiling kernels
 def test_a_changed_callee_is_compiled_again_into_its_caller(tmp_path):
     package = make_package(tmp_path)
     assert run_kernel(tmp_path) == "1"
@@ -116,6 +117,7 @@ HYPERGEOMETRIC = """
 """
 
 
+@pytest.mark.extended  # fresh interpreters compiling kernels
 def test_kernels_are_cached_for_the_user_and_found_by_a_fresh_install(tmp_path):
     import shutil
 

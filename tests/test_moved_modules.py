@@ -20,6 +20,7 @@ def _run(code):
     return result
 
 
+@pytest.mark.extended  # a fresh interpreter per old path
 def test_every_old_path_is_the_new_module():
     result = _run(
         """
@@ -41,6 +42,7 @@ def test_every_old_path_is_the_new_module():
     assert int(result.stdout) == len(MOVED_MODULES) >= 50
 
 
+@pytest.mark.extended  # a fresh interpreter per old path
 def test_from_import_of_an_old_path_warns_at_the_users_line():
     result = _run(
         """
@@ -52,6 +54,7 @@ def test_from_import_of_an_old_path_warns_at_the_users_line():
     assert "<string>:2: FutureWarning: subroc_ext.measures is now subroc_ext.scoring.measures" in result.stderr
 
 
+@pytest.mark.extended  # a fresh interpreter per old path
 def test_old_path_as_an_attribute():
     result = _run(
         """

@@ -285,6 +285,7 @@ def _at_most_alpha(rejected, n_datasets, alpha=0.05):
     return stats.binomtest(rejected, n_datasets, alpha, alternative="greater").pvalue > 0.01
 
 
+@pytest.mark.extended  # a seeded simulation
 def test_family_wise_error_on_null_data():
     rejected = _family_wise_rejections(40, 1, "roc_auc")
     assert _at_most_alpha(rejected, 40)

@@ -185,6 +185,7 @@ def coverage(setting, repetitions, n_rows, n_bootstrap, seed):
     return covered
 
 
+@pytest.mark.extended  # a seeded simulation
 @pytest.mark.parametrize("setting", SETTINGS)
 def test_simultaneous_intervals_cover_the_true_effects(setting):
     covered = coverage(setting, 10, 1000, 60, seed=10)

@@ -176,6 +176,7 @@ def _error_rates(n_splits, n=3000):
     return np.array(rates)
 
 
+@pytest.mark.extended  # a seeded simulation
 def test_false_discovery_and_coverage_rates_are_at_most_alpha():
     rates = _error_rates(10)
     fdr, fcr, naive, selected = rates.mean(axis=0)
