@@ -12,6 +12,7 @@ from sklearn import metrics
 import subroc_ext
 from subroc_ext.metrics.diagnostics import (
     DEFAULT_GRID,
+    _twice_pairs_below,
     sens_spec_drift_integral,
     shift_robustness,
     wasserstein2_distance,
@@ -61,6 +62,21 @@ def test_bias_robustness_matches_pair_counts():
         shifted = [oracle_auc(positives - s, negatives) for s in DEFAULT_GRID]
         expected = np.sum(np.diff(DEFAULT_GRID) * (np.array(shifted[1:]) + shifted[:-1]) / 2) / base
         assert shift_robustness(positives, negatives, "bias") == pytest.approx(expected, nan_ok=True)
+
+
+def test_shifted_pair_counts_are_the_brute_force_counts():
+    """The merge of :func:`_twice_pairs_below` counts, for every shift, twice the
+    pairs a shifted positive wins and once those it ties (ties at every shift
+    of the grid: scores on a grid of 0.05), as integers."""
+    rng = np.random.default_rng(2)
+    for _ in range(100):
+        positives = np.sort(rng.integers(0, 21, int(rng.integers(1, 30))) / 20)
+        negatives = np.sort(rng.integers(0, 21, int(rng.integers(1, 30))) / 20)
+        out = np.empty(len(DEFAULT_GRID), dtype=np.int64)
+        _twice_pairs_below(positives, negatives, DEFAULT_GRID, out)
+        shifted = [positives - s if s else positives for s in DEFAULT_GRID]
+        expected = [int(2 * (p[:, None] > negatives).sum() + (p[:, None] == negatives).sum()) for p in shifted]
+        assert out.tolist() == expected
 
 
 def test_noise_robustness_is_the_expected_noisy_auc():

@@ -52,6 +52,7 @@ References
 
 import numpy as np
 import pandas as pd
+from numba import njit
 from scipy.integrate import trapezoid
 from scipy.special import ndtr
 
@@ -78,22 +79,39 @@ _GROUPS = (("search", False), ("search", True), ("validation", False), ("validat
 def _auc(positives, negatives, shifts=(0.0,)):
     """Tie-aware ROC AUC of ``positives - shift`` against ``negatives`` for
     each shift (NaN without a pair): both classes sorted once (cheap when
-    they come sorted), each positive counting the negatives below it twice
+    they come sorted), then each positive counts the negatives below it twice
     and those tied once, in integers, so the value is exact (that of
-    :func:`~subroc_ext.metrics.cross_auc.cross_pair_counts`). Sorted keys
-    make each bisection about six times faster than keys in random order."""
+    :func:`~subroc_ext.metrics.cross_auc.cross_pair_counts`), in one merge of
+    the two sorted classes per shift (:func:`_twice_pairs_below`)."""
     pairs = float(len(positives) * len(negatives))
     if pairs == 0:
         return np.full(len(shifts), np.nan)
-    ordered, keys = np.sort(negatives), np.sort(positives)
-    values = np.empty(len(shifts))
-    for i, shift in enumerate(shifts):
-        shifted = keys - shift if shift else keys
-        twice = int(np.searchsorted(ordered, shifted, "left").sum()) + int(
-            np.searchsorted(ordered, shifted, "right").sum()
-        )
-        values[i] = (twice / 2) / pairs
-    return values
+    twice = np.empty(len(shifts), dtype=np.int64)
+    _twice_pairs_below(np.sort(positives), np.sort(negatives), np.asarray(shifts, dtype=float), twice)
+    return (twice / 2) / pairs
+
+
+@njit(cache=True, nogil=True)
+def _twice_pairs_below(keys, ordered, shifts, out):
+    """For each shift ``s``: the sum over ``keys`` (ascending) of the number of
+    ``ordered`` (ascending) values below ``key - s`` plus those at most
+    ``key - s``, into ``out``. Both pointers only move up as the keys grow,
+    so a shift costs one pass over both arrays (a bisection per key costs
+    ten times more on a million rows); ``key - s`` is the float that
+    ``keys - s`` gives."""
+    n = len(ordered)
+    for k in range(len(shifts)):
+        shift = shifts[k]
+        below = at_most = total = 0
+        for i in range(len(keys)):
+            key = keys[i] - shift if shift != 0.0 else keys[i]
+            while below < n and ordered[below] < key:
+                below += 1
+            at_most = max(at_most, below)
+            while at_most < n and ordered[at_most] <= key:
+                at_most += 1
+            total += below + at_most
+        out[k] = total
 
 
 def _expected_noisy_aucs(positives, negatives, grid, rng, max_pairs, base):
