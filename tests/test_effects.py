@@ -24,7 +24,8 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import subroc_ext
-from subroc_ext.inference.effects import _max_t_critical, effect_intervals
+from subroc_ext.inference import effects
+from subroc_ext.inference.effects import ScaledJackknife, _max_t_critical, effect_intervals
 from subroc_ext.scoring import measures
 from subroc_ext.workflow import steps
 
@@ -126,6 +127,33 @@ def test_max_t_critical_value_of_independent_coordinates():
 
 class BootstrappedROCAUC(measures.ROCAUC):
     """ROC AUC evaluated as a user measure: its effects come from the bootstrap."""
+
+
+@pytest.mark.parametrize("scale", ["logit", "log"])
+def test_jackknife_covariance_from_the_nonzero_changes_is_the_dense_one(scale):
+    """:class:`ScaledJackknife` keeps only each subgroup's nonzero changes per
+    stratum; its covariance is, bit for bit, the stratified jackknife
+    covariance of the dense coordinates (rows over several blocks, strata
+    interleaved, subgroups with changes on few rows, on none, on all)."""
+    rng = np.random.default_rng(5)
+    n = 3 * (1 << 15) + 17
+    strata = [rng.random(n) < 0.3]
+    strata.append(~strata[0])
+    masks = [rng.random(n) < share for share in (0.001, 0.2, 0.7, 1.0)] + [np.zeros(n, bool)]
+    terms = [np.where(mask, rng.normal(size=n), 0.0) for mask in masks]
+    values = rng.uniform(0.2, 0.8, len(masks))
+    whole_value, whole_terms = 0.6, rng.normal(size=n)
+    margins = np.full(len(masks) + 1, 1e-6)
+    spread = ScaledJackknife(zip(values, terms), whole_value, whole_terms, margins, strata,
+                             np.random.default_rng(0), scale=scale)  # fmt: skip
+    _, whole_slope, _ = effects._scaled(whole_value, margins[-1], scale)
+    _, slopes, _ = effects._scaled(values, margins[:-1], scale)
+    whole_coordinate = whole_slope * whole_terms
+    dense = np.column_stack([(slopes[:, None] * np.array(terms) - whole_coordinate).T, whole_coordinate])
+    expected = effects.stratified_jackknife_covariance(dense, strata)
+    assert np.array_equal(spread.covariance, expected)
+    oracle = sum((m.sum() - 1) / m.sum() * np.cov(dense[m].T, bias=True) * m.sum() for m in strata)
+    np.testing.assert_allclose(spread.covariance, oracle, rtol=1e-9, atol=1e-12)
 
 
 def test_delong_and_bootstrap_intervals_agree():

@@ -93,8 +93,8 @@ from .influence import arl_influence, auc_influence, pr_auc_influence
 from .significance import base_seed
 
 __all__ = [
-    "EFFECT_COLUMNS", "EffectEstimates", "NormalSpread", "ScaledJackknife", "effect_estimates",
-    "effect_intervals",
+    "EFFECT_COLUMNS", "EffectEstimates", "NormalSpread", "ScaledJackknife", "StratumTerms",
+    "effect_estimates", "effect_intervals",
 ]  # fmt: skip
 
 #: The columns of :func:`effect_intervals`' table.
@@ -309,14 +309,12 @@ def _jackknife_spread(dataset, masks, defined, kind, rng):
     negatives = masks.sum(axis=1) - positives
     estimable = defined & (positives >= 2) & (negatives >= 2)
     whole = influence(is_positive, group_ids, np.ones(len(dataset), dtype=bool))
-    values, terms = np.empty(estimable.sum()), np.empty((estimable.sum(), len(dataset)))
-    for row, mask in enumerate(masks[estimable]):  # into one array: no second copy of the terms
-        values[row], terms[row] = influence(is_positive, group_ids, mask)
     # half a pair away from 0 and 1 (AUCs), or half a negative per positive above 0 (ARL)
     margins = 0.5 / np.append(positives[estimable], is_positive.sum())
     if scale == "logit":
         margins = margins / np.append(negatives[estimable], (~is_positive).sum())
-    return ScaledJackknife(values, terms, *whole, margins, (is_positive, ~is_positive), rng, scale=scale,
+    parts = (influence(is_positive, group_ids, mask) for mask in masks[estimable])  # one at a time
+    return ScaledJackknife(parts, *whole, margins, (is_positive, ~is_positive), rng, scale=scale,
                            rows=estimable)  # fmt: skip
 
 
@@ -334,11 +332,12 @@ class ScaledJackknife:
 
     Parameters
     ----------
-    values : sequence of float
-        ``m(S)`` of each subgroup with an interval.
-    terms : sequence of numpy.ndarray
-        For each, the change of ``m(S)`` when each row of ``V`` is left out
-        (0 for rows outside ``S``).
+    parts : iterable of (float, numpy.ndarray)
+        For each subgroup with an interval, ``m(S)`` and the change of
+        ``m(S)`` when each row of ``V`` is left out (0 for rows outside
+        ``S``), taken one at a time: only the nonzero changes are kept
+        (:class:`StratumTerms`), so the memory grows with the subgroups'
+        sizes, not with their number times the rows.
     whole_value : float
         ``m(V)``.
     whole_terms : numpy.ndarray
@@ -355,8 +354,11 @@ class ScaledJackknife:
         Which subgroups ``values`` are (all by default); the others get NaN ends.
     """
 
-    def __init__(self, values, terms, whole_value, whole_terms, margins, strata, rng, *, scale="logit",
-                 rows=None):  # fmt: skip
+    def __init__(self, parts, whole_value, whole_terms, margins, strata, rng, *, scale="logit", rows=None):
+        terms, values = StratumTerms(strata), []
+        for value, changes in parts:
+            values.append(value)
+            terms.append(changes)
         self.rows = np.ones(len(values), dtype=bool) if rows is None else rows
         self.rng = rng
         self.error = np.zeros(1)
@@ -364,17 +366,17 @@ class ScaledJackknife:
             return
         whole_scaled, whole_slope, self.inverse = _scaled(whole_value, margins[-1], scale)
         scaled, slopes, _ = _scaled(np.asarray(values, dtype=float), margins[:-1], scale)
-        terms = np.asarray(terms, dtype=float)  # an array of the caller's: not copied
         whole_coordinate = whole_slope * whole_terms
 
-        def coordinates(rows):
+        def coordinates(stratum, start, rows):
             """The subgroups' coordinates and, last, the whole split's transformed value."""
-            block = np.empty((len(rows), len(terms) + 1))
-            block[:, :-1] = (slopes[:, None] * terms[:, rows] - whole_coordinate[rows]).T
-            block[:, -1] = whole_coordinate[rows]
+            block, whole_rows = np.zeros((len(rows), len(values) + 1)), whole_coordinate[rows]
+            terms.scatter(stratum, start, slopes, block[:, :-1])
+            block[:, :-1] -= whole_rows[:, None]
+            block[:, -1] = whole_rows
             return block
 
-        covariance = _stratified_covariance(coordinates, len(terms) + 1, strata)
+        covariance = _stratified_covariance(coordinates, len(values) + 1, strata)
         self.error = np.sqrt(np.diag(covariance))
         self.varies = self.error > 0  # not a subgroup covering the whole split, say
         self.covariance, self.whole, self.scaled = covariance, whole_scaled, scaled
@@ -412,6 +414,46 @@ class ScaledJackknife:
         return low, high
 
 
+class StratumTerms:
+    """Delete-one changes of several statistics, kept per stratum as their
+    nonzero entries only (a subgroup's changes are 0 outside its rows).
+
+    Parameters
+    ----------
+    strata : sequence of numpy.ndarray of bool
+        The rows of each stratum.
+
+    Examples
+    --------
+    >>> first = np.array([True, False, True, False])
+    >>> terms = StratumTerms([first, ~first])
+    >>> terms.append(np.array([0.5, 0.0, 0.0, -1.0]))
+    >>> block = np.zeros((2, 1))
+    >>> terms.scatter(1, 0, np.array([2.0]), block)  # the second stratum's rows 1 and 3, times 2
+    >>> block.ravel().tolist()
+    [0.0, -2.0]
+    """
+
+    def __init__(self, strata):
+        self.strata = [np.flatnonzero(members) for members in strata]
+        self.kept = [[] for _ in self.strata]
+
+    def append(self, changes):
+        """Keep one statistic's changes (an array over all rows)."""
+        for rows, kept in zip(self.strata, self.kept):
+            within = changes[rows]
+            where = np.flatnonzero(within)
+            kept.append((where, within[where]))
+
+    def scatter(self, stratum, start, scales, out):
+        """Write each statistic's changes times its scale into the columns of
+        ``out`` (zeros), whose rows are the stratum's rows ``start`` onwards."""
+        stop = start + len(out)
+        for column, (where, values) in enumerate(self.kept[stratum]):
+            first, last = np.searchsorted(where, (start, stop))
+            out[where[first:last] - start, column] = scales[column] * values[first:last]
+
+
 def stratified_jackknife_covariance(coordinates, strata):
     """The class-stratified jackknife covariance of statistics from each row's
     exact delete-one change of them [4]_.
@@ -436,7 +478,7 @@ def stratified_jackknife_covariance(coordinates, strata):
     >>> stratified_jackknife_covariance(changes, [first, ~first])  # 1/2 * (1 + 1) + 1/2 * (4 + 4)
     array([[5.]])
     """
-    return _stratified_covariance(lambda rows: coordinates[rows], coordinates.shape[1], strata)
+    return _stratified_covariance(lambda stratum, start, rows: coordinates[rows], coordinates.shape[1], strata)
 
 
 #: Rows of the coordinates held at once by :func:`_stratified_covariance`.
@@ -444,20 +486,21 @@ _BLOCK_ROWS = 1 << 15
 
 
 def _stratified_covariance(coordinates_of, n_statistics, strata):
-    """:func:`stratified_jackknife_covariance` from ``coordinates_of(rows)``,
-    the coordinates of the rows at those positions, asked for in blocks of
+    """:func:`stratified_jackknife_covariance` from ``coordinates_of(stratum,
+    start, rows)``, the coordinates of the rows at those positions (the
+    stratum's rows from its ``start``-th on), asked for in blocks of
     :data:`_BLOCK_ROWS` rows: memory in proportion to a block, not to all
     rows times the statistics."""
     covariance = np.zeros((n_statistics, n_statistics))
-    for members in strata:
+    for stratum, members in enumerate(strata):
         rows = np.flatnonzero(members)
         if not len(rows):
             continue
-        blocks = [rows[start : start + _BLOCK_ROWS] for start in range(0, len(rows), _BLOCK_ROWS)]
-        mean = sum(coordinates_of(block).sum(axis=0) for block in blocks) / len(rows)
+        blocks = [(start, rows[start : start + _BLOCK_ROWS]) for start in range(0, len(rows), _BLOCK_ROWS)]
+        mean = sum(coordinates_of(stratum, *block).sum(axis=0) for block in blocks) / len(rows)
         products = np.zeros_like(covariance)
         for block in blocks:
-            centred = coordinates_of(block) - mean
+            centred = coordinates_of(stratum, *block) - mean
             products += centred.T @ centred
         covariance += (len(rows) - 1) / len(rows) * products
     return covariance

@@ -262,13 +262,12 @@ def _auc_mu_spread(subgroups, data, qf, target, rng):
 
     whole = influence(np.ones(len(data), dtype=bool))
     difference = np.array([projections.value(mask) for mask in masks]) - qf.dataset_value
-    parts = [influence(mask) for mask in masks[estimable]]
     # half a pair of the smallest pair away from 0 and 1
     smallest = np.sort(np.vstack([counts[estimable], projections.class_counts()]), axis=1)
     margins = 0.5 / (smallest[:, 0] * smallest[:, 1])
     strata = [projections.codes == k for k in range(len(qf.classes))]
-    spread = ScaledJackknife([p[0] for p in parts], [p[1] for p in parts], *whole, margins, strata, rng,
-                             rows=estimable)  # fmt: skip
+    parts = (influence(mask) for mask in masks[estimable])  # one at a time
+    spread = ScaledJackknife(parts, *whole, margins, strata, rng, rows=estimable)
     return difference, spread
 
 
