@@ -443,7 +443,8 @@ class StratumTerms:
         for rows, kept in zip(self.strata, self.kept):
             within = changes[rows]
             where = np.flatnonzero(within)
-            kept.append((where, within[where]))
+            # positions in 4 bytes where they fit: 12 bytes per change kept, not 16
+            kept.append((where.astype(np.int32) if len(rows) < 2**31 else where, within[where]))
 
     def scatter(self, stratum, start, scales, out):
         """Write each statistic's changes times its scale into the columns of
