@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from ..utils.validation import check_columns, finite_scores, positive_mask
 from .covers import subgroup_covers
@@ -240,11 +241,9 @@ def bias_aucs_of_masks(is_positive, scores, masks, *, group_ids=None):
     pairs = {name: np.zeros(len(masks), dtype=np.int64) for name in ("bpsn_pairs", "bnsp_pairs")}
     total_positives, total_negatives = int(positive.sum()), int((~positive).sum())
     for k, mask in enumerate(masks):  # one subgroup at a time: memory in proportion to the rows
-        inside_positives, inside_negatives = mask & positive, mask & ~positive
-        p, n = int(inside_positives.sum()), int(inside_negatives.sum())
-        own = int(twice_credit(inside_negatives)[inside_positives].sum())  # twice W(S, S)
-        against_all = int(positives_win[inside_positives].sum())  # twice W(S, all)
-        from_all = int(negatives_win[inside_negatives].sum())  # twice W(all, S)
+        p, n, own, against_all, from_all = _twice_wins(
+            positive, np.asarray(group_ids), np.ascontiguousarray(mask), positives_win, negatives_win
+        )  # fmt: skip
         pairs["bpsn_pairs"][k] = (total_positives - p) * n
         pairs["bnsp_pairs"][k] = p * (total_negatives - n)
         twice = np.array([own, from_all - own, against_all - own], dtype=float)
@@ -252,3 +251,30 @@ def bias_aucs_of_masks(is_positive, scores, masks, *, group_ids=None):
         ratios = _ratio(twice / 2, counted)
         columns["subgroup_auc"][k], columns["bpsn_auc"][k], columns["bnsp_auc"][k] = ratios
     return {**columns, **pairs}
+
+
+@njit(cache=True, nogil=True)
+def _twice_wins(positive, group_ids, mask, positives_win, negatives_win):
+    """One pass over the rows (sorted by score) of one subgroup ``S``: its
+    positives and negatives, twice the pairs ``W(S, S)`` its positives win
+    against its negatives (a tied pair counts once), and the sums of
+    ``positives_win`` over its positives (twice ``W(S, all)``) and of
+    ``negatives_win`` over its negatives (twice ``W(all, S)``), in integers."""
+    positives = negatives = own = against_all = from_all = below = 0
+    i, n = 0, len(mask)
+    while i < n:
+        group, group_positives, group_negatives = group_ids[i], 0, 0
+        while i < n and group_ids[i] == group:
+            if mask[i]:
+                if positive[i]:
+                    group_positives += 1
+                    against_all += positives_win[i]
+                else:
+                    group_negatives += 1
+                    from_all += negatives_win[i]
+            i += 1
+        own += group_positives * (2 * below + group_negatives)
+        below += group_negatives
+        positives += group_positives
+        negatives += group_negatives
+    return positives, negatives, own, against_all, from_all
