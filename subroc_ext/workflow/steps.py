@@ -301,10 +301,12 @@ def _expected_aucs(dataset, probabilities, masks):
     """The expected ROC AUC of each cover (a mask over the sorted rows) where
     its ROC AUC is defined, NaN elsewhere (:mod:`subroc_ext.metrics.expected_auc`)."""
     in_order = np.asarray(probabilities, dtype=float)[dataset.order]
+    # probabilities that rise with the scores (the scores themselves, say) come sorted
+    ordered = np.sort if np.any(in_order[1:] < in_order[:-1]) else np.asarray
     values = np.full(len(masks), np.nan)
     for j, mask in enumerate(masks):
         if dataset.is_positive[mask].any() and not dataset.is_positive[mask].all():
-            values[j] = expected_auc_of_sorted(np.sort(in_order[mask]))
+            values[j] = expected_auc_of_sorted(ordered(in_order[mask]))
     return values
 
 
