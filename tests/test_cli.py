@@ -140,6 +140,7 @@ def test_no_holdout_min_delta_and_intervals_options(workdir, tmp_path, capsys):
     assert "not allowed with argument" in capsys.readouterr().err
 
 
+@pytest.mark.extended  # the installed entry point in a subprocess
 def test_run_with_validation_file_string_labels_and_pr_auc(workdir, tmp_path):
     """The one subprocess test: the installed entry point, where available (else
     ``python -m subroc_ext.cli``); '--positive-label yes' for text labels."""

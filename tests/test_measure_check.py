@@ -233,6 +233,7 @@ class _nothing:
         return False
 
 
+@pytest.mark.extended  # a seeded simulation
 def test_a_mean_of_the_null_values_is_not_a_false_alarm():
     """The compiled and the batch null samplers of the built-ins pass on many
     seeds: the five-standard-error rule is not a coin flip."""
@@ -359,6 +360,7 @@ def test_the_docs_show_the_measures_we_expect():
             "notebook 02: tpr_wrong", "notebook 02: BrokenBalancedAccuracy()"} <= set(DOC_MEASURES)  # fmt: skip
 
 
+@pytest.mark.extended  # every measure the documentation shows
 @pytest.mark.parametrize("name", sorted(DOC_MEASURES))
 def test_every_measure_in_the_docs_passes_check_measure_in_every_mode(name):
     """All but those the docs show as mistakes ('wrong', 'broken'), which fail."""

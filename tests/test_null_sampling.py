@@ -184,6 +184,7 @@ def assert_same_distribution(got, want):
         assert stats.ks_2samp(got, want).pvalue > 1e-3
 
 
+@pytest.mark.extended  # a seeded simulation (the null in distribution)
 @TIES
 @pytest.mark.parametrize("name", list(SAMPLED))
 def test_null_values_match_the_reference_sampler(name, ties):

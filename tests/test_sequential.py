@@ -148,6 +148,7 @@ def graded_effects(rng, n_rows, n_null):
     return data, [ps.Conjunction([ps.EqualitySelector(c, True)]) for c in data.columns[2:]]
 
 
+@pytest.mark.extended  # a seeded simulation
 @pytest.mark.parametrize(
     "n_rows, n_null, fixed_samples",
     [(1000, 6, 50_000), pytest.param(3000, 40, 500_000, marks=pytest.mark.slow)],
