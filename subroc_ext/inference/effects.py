@@ -351,7 +351,7 @@ class ScaledJackknife:
         For the max-t critical value.
     scale : {'logit', 'log'}, default='logit'
     rows : numpy.ndarray of bool, optional
-        Which subgroups ``values`` are (all by default); the others get NaN ends.
+        Which subgroups ``parts`` are (all by default); the others get NaN ends.
     """
 
     def __init__(self, parts, whole_value, whole_terms, margins, strata, rng, *, scale="logit", rows=None):
