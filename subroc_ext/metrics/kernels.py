@@ -23,6 +23,7 @@ import numpy as np
 
 from ..exceptions import UndefinedMeasureWarning
 from ..utils.deprecation import renamed_keywords
+from ..utils.docstrings import insert_parts
 from ..utils.validation import check_binary_arrays
 
 __all__ = [
@@ -289,7 +290,8 @@ def _undefined(measure, reason):
 _NAMES = ("label", "score")
 _OLD_NAMES = dict(y_true="label", y_score="score", pos_label="positive_label")
 
-_PARAMETERS = """label : array-like of shape (n_samples,)
+_PARAMETERS = """
+    label : array-like of shape (n_samples,)
         Binary labels in any encoding.
     score : array-like of shape (n_samples,)
         Scores, higher meaning more likely positive.
@@ -299,7 +301,7 @@ _PARAMETERS = """label : array-like of shape (n_samples,)
 
 
 def _documented(function):
-    function.__doc__ = function.__doc__.replace("{parameters}", _PARAMETERS)
+    function.__doc__ = insert_parts(function.__doc__, parameters=_PARAMETERS)
     return function
 
 

@@ -30,6 +30,7 @@ from ..metrics.expected_auc import expected_roc_auc
 from ..objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
 from ..objective.generalization import GeneralizationAwareQF
 from ..utils.cluster import parallelism
+from ..utils.docstrings import insert_parts
 from ..utils.validation import (
     check_columns,
     check_distinct_columns,
@@ -253,7 +254,8 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
     return table
 
 
-_SHARED_PARAMETERS = """measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean'} or Measure, default='roc_auc'
+_SHARED_PARAMETERS = """
+    measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean'} or Measure, default='roc_auc'
     positive_label : object, optional
         The positive class; inferred for labels {0, 1}, {-1, 1} and booleans
         (:func:`~subroc_ext.inputs.labels.infer_positive_label`), otherwise required.
@@ -331,8 +333,8 @@ def find_regressions(
 
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
-    >>> data = pd.DataFrame({{"region": rng.choice(["east", "west", "north"], 900),
-    ...                      "label": rng.integers(0, 2, 900)}})
+    >>> data = pd.DataFrame({"region": rng.choice(["east", "west", "north"], 900),
+    ...                      "label": rng.integers(0, 2, 900)})
     >>> data["old"] = 0.5 * data["label"] + 0.5 * rng.random(900)
     >>> data["new"] = np.where(data["region"] == "east", rng.random(900), data["old"])
     >>> table = find_regressions(data, label="label", score="new", baseline="old", depth=1,
@@ -415,8 +417,8 @@ def find_drift(
     >>> import numpy as np, pandas as pd
     >>> rng = np.random.default_rng(0)
     >>> def period(broken):
-    ...     frame = pd.DataFrame({{"region": rng.choice(["east", "west", "north"], 900),
-    ...                          "label": rng.integers(0, 2, 900)}})
+    ...     frame = pd.DataFrame({"region": rng.choice(["east", "west", "north"], 900),
+    ...                          "label": rng.integers(0, 2, 900)})
     ...     frame["p"] = 0.5 * frame["label"] + 0.5 * rng.random(900)
     ...     if broken:
     ...         frame.loc[frame["region"] == "east", "p"] = rng.random((frame["region"] == "east").sum())
@@ -475,5 +477,5 @@ def find_drift(
     )  # fmt: skip
 
 
-find_regressions.__doc__ = find_regressions.__doc__.format(shared=_SHARED_PARAMETERS)
-find_drift.__doc__ = find_drift.__doc__.format(shared=_SHARED_PARAMETERS)
+find_regressions.__doc__ = insert_parts(find_regressions.__doc__, shared=_SHARED_PARAMETERS)
+find_drift.__doc__ = insert_parts(find_drift.__doc__, shared=_SHARED_PARAMETERS)
