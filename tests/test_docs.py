@@ -15,6 +15,7 @@ minute; the notebooks are not run. Then the pages are read:
 Without the ``docs`` extra (``pip install -e ".[docs]"``) the test is skipped,
 saying so; where ``SUBROC_EXT_REQUIRE_DOCS=1`` (``.ci/run``'s reference
 environment) it fails instead, so that CI cannot pass without building the docs.
+Marked ``extended``: ``python -m pytest -m "extended and not slow"`` runs it.
 """
 
 import html
@@ -35,6 +36,8 @@ DOCS = ROOT / "docs"
 DOCS_PACKAGES = ("sphinx", "numpydoc", "myst_nb", "pydata_sphinx_theme")
 MISSING = [name for name in DOCS_PACKAGES if importlib.util.find_spec(name) is None]
 MARKER = re.compile(r"<!-- docs:([a-z0-9-]+) -->\n(.*?)<!-- /docs:\1 -->", re.DOTALL)
+
+pytestmark = pytest.mark.extended  # the whole site built once (about 25 s)
 
 if MISSING and os.environ.get("SUBROC_EXT_REQUIRE_DOCS") != "1":
     pytest.skip(
