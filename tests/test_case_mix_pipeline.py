@@ -156,6 +156,7 @@ def planted_csv(tmp_path_factory):
     return path
 
 
+@pytest.mark.extended  # the command line end to end, twice
 def test_the_command_line_runs_with_and_without_case_mix(planted_csv, tmp_path, capsys):
     from subroc_ext.cli import main
 

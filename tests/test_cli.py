@@ -110,6 +110,7 @@ def test_run_finds_the_planted_subgroup(workdir, tmp_path, capsys):
     assert (tmp_path / "report.html").is_file()
 
 
+@pytest.mark.extended  # the permutation test through the command line
 def test_no_holdout_min_delta_and_intervals_options(workdir, tmp_path, capsys):
     data = [str(workdir / "data.csv"), *RUN, "--depth", "1"]
     assert main(["run", *data, "--no-holdout", "--out", str(tmp_path / "all")]) == 0

@@ -74,6 +74,7 @@ def test_every_built_in_measure_passes_with_exact_extremes(name):
     assert report.datasets == 40 and report.covers > 4000 and report.pairs > 90_000
 
 
+@pytest.mark.extended  # a measure the documentation shows
 def test_the_readme_balanced_accuracy_bound_is_invalid_in_mode_better():
     report = subroc_ext.check_measure(BalancedAccuracy())
     assert not report.ok
@@ -106,6 +107,7 @@ def test_the_readme_balanced_accuracy_bound_is_invalid_in_mode_better():
     assert lines[-1] == f"  ... and {len(report.violations) - 8} more in .violations"
 
 
+@pytest.mark.extended  # a measure the documentation shows
 def test_the_fixed_balanced_accuracy_passes_with_exact_extremes():
     report = subroc_ext.check_measure(FixedBalancedAccuracy(), tight=True)
     assert report.ok, repr(report)

@@ -64,6 +64,7 @@ def assert_safe(path):
     return cells
 
 
+@pytest.mark.extended  # every pipeline run to write every CSV
 def test_every_csv_written_is_safe(tmp_path):
     search, validation = hostile(0), hostile(1)
     table = subroc_ext.find_subgroups(search, label="y", score="p", validation=validation,
