@@ -223,6 +223,7 @@ def bias_aucs_of_masks(is_positive, scores, masks, *, group_ids=None):
         masks = np.asarray(masks, dtype=bool)[:, order]
         positive = np.asarray(is_positive, dtype=bool)[order]
     else:
+        masks = np.ascontiguousarray(masks, dtype=bool)  # rows read in order by the compiled pass
         positive = np.asarray(is_positive, dtype=bool)
     starts = np.flatnonzero(np.r_[True, group_ids[1:] != group_ids[:-1]]) if len(group_ids) else []
 
@@ -241,9 +242,7 @@ def bias_aucs_of_masks(is_positive, scores, masks, *, group_ids=None):
     pairs = {name: np.zeros(len(masks), dtype=np.int64) for name in ("bpsn_pairs", "bnsp_pairs")}
     total_positives, total_negatives = int(positive.sum()), int((~positive).sum())
     for k, mask in enumerate(masks):  # one subgroup at a time: memory in proportion to the rows
-        p, n, own, against_all, from_all = _twice_wins(
-            positive, np.asarray(group_ids), np.ascontiguousarray(mask), positives_win, negatives_win
-        )  # fmt: skip
+        p, n, own, against_all, from_all = _twice_wins(positive, group_ids, mask, positives_win, negatives_win)
         pairs["bpsn_pairs"][k] = (total_positives - p) * n
         pairs["bnsp_pairs"][k] = p * (total_negatives - n)
         twice = np.array([own, from_all - own, against_all - own], dtype=float)
