@@ -177,3 +177,29 @@ def test_weights_are_libm_powers_bit_for_bit_on_scalars_arrays_and_in_compiled_c
             a, b = int(p[i]), int(q[i])
             assert weights.subgroup_weight(a, b, alpha, beta) == expected_weight[i]
             assert compiled(a, b, alpha, beta) == (expected_weight[i], expected_max[i])
+
+
+def test_power_is_the_c_pow_of_python_bit_for_bit():
+    """``power`` in compiled code gives the float of Python's ``**`` (C's
+    ``pow``), also where it skips the call (exponents 0 and 1), for bases
+    from 0 to large, and the weights built on it equal their formulas."""
+    from numba import njit
+
+    @njit
+    def powers(bases, exponents):
+        out = np.empty((len(bases), len(exponents)))
+        for i in range(len(bases)):
+            for j in range(len(exponents)):
+                out[i, j] = weights.power(bases[i], exponents[j])
+        return out
+
+    bases = np.array([0.0, 1e-300, 0.05263157894736842, 0.3, 1.0, 2.0, 7.0, 20.0, 49_881.0, 1e100])
+    exponents = np.array([*EXPONENTS, -0.5, -1.0, 0.7])
+    got = powers(bases, exponents)
+    for i, base in enumerate(bases):
+        for j, exponent in enumerate(exponents):
+            expected = math.inf if base == 0.0 and exponent < 0 else float(base) ** float(exponent)
+            assert got[i, j] == expected or (math.isnan(got[i, j]) and math.isnan(expected)), (base, exponent)
+    assert weights.subgroup_weight(3.0, 7.0, 0.5, 1.5) == 10.0**0.5 * (3 / 7) ** 1.5
+    assert weights.subgroup_weight(3.0, 7.0, 1.0, 1.0) == 10.0 * (3 / 7)
+    assert weights.max_weight(3.0, 7.0, 2.0, 1.0) == max(6.0**2.0, 10.0**2.0 * (3 / 7))

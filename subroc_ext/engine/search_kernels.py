@@ -45,10 +45,13 @@ def promising_children(
     parent, selector_words, candidates, positive_words, negative_words
         As in :func:`subroc_ext.scoring.cover_kernels.count_children`.
     selector_counts : int64[2, S]
-        Positives and negatives of every selector: a child has at most those
-        of its selector and of its parent, so a child whose largest possible
-        weight (:func:`subroc_ext.scoring.weights.max_weight`) cannot reach
-        the threshold is ruled out without counting.
+        Positives and negatives of every selector, or of any cover holding
+        ``parent``'s rows that have the selector (:func:`expand_to_leaves`
+        passes those of the parent's parent with each selector, counted one
+        level up): a child has at most those and its parent's, so a child
+        whose largest possible weight
+        (:func:`subroc_ext.scoring.weights.max_weight`) cannot reach the
+        threshold is ruled out without counting.
     min_support : int
         Smallest cover a pattern may have.
     min_positives, min_negatives : int
@@ -68,7 +71,9 @@ def promising_children(
     -------
     keep : bool[K]
     positives, negatives : int64[K]
-        Class counts of the children (0 for those ruled out without counting).
+        Class counts of the children; for those ruled out without counting,
+        the upper bounds that ruled them out (the smaller of the parent's and
+        the selector's counts).
 
     Examples
     --------
@@ -84,8 +89,8 @@ def promising_children(
     ([True, True], [2, 2], [1, 1])
     """
     k = len(candidates)
-    positives = np.zeros(k, dtype=np.int64)
-    negatives = np.zeros(k, dtype=np.int64)
+    positives = np.empty(k, dtype=np.int64)
+    negatives = np.empty(k, dtype=np.int64)
     bounded = np.isfinite(cap)
     # a child has at most the rows of each class that both its parent and its selector have
     parent_positives = parent_negatives = 0
@@ -96,6 +101,7 @@ def promising_children(
     for i in range(k):
         p = min(parent_positives, selector_counts[0, candidates[i]])
         n = min(parent_negatives, selector_counts[1, candidates[i]])
+        positives[i], negatives[i] = p, n
         ok = p + n >= min_support and p >= min_positives and n >= min_negatives and p + n >= 1
         if ok and bounded:  # max_weight bounds every subset's weight (a margin for rounding)
             ok = max_weight(float(p), float(n), size_weight, balance_weight) * cap * (1.0 + 1e-12) > threshold
@@ -200,6 +206,24 @@ def scored_children(
         optimistic_estimate`` of each, as in
         :class:`subroc_ext.objective.statistics.SubgroupStatistics`.
     """
+    children, positives, negatives, fields, _, _ = _scored_children(
+        parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
+        group_end, kind, row_values, value_order, ascending_values, min_support, min_positives, min_negatives,
+        cap, threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
+        estimates, expandable, offset, count_bound,
+    )  # fmt: skip
+    return children, positives, negatives, fields
+
+
+@njit(cache=True, nogil=True)
+def _scored_children(
+    parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
+    group_end, kind, row_values, value_order, ascending_values, min_support, min_positives, min_negatives, cap,
+    threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,
+    expandable, offset, count_bound,
+):  # fmt: skip
+    """:func:`scored_children`, and the class counts of every candidate
+    (upper bounds of those not counted, as :func:`promising_children` gives them)."""
     kept, positives, negatives = _kept_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
         group_end, kind, min_support, min_positives, min_negatives, cap, threshold, reference, downward,
@@ -227,7 +251,7 @@ def scored_children(
         )  # fmt: skip
         for f in range(7):
             fields[f, j] = statistics[f]
-    return children, positives[kept], negatives[kept], fields
+    return children, positives[kept], negatives[kept], fields, positives, negatives
 
 
 @njit(cache=True)
@@ -550,12 +574,16 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
      value_order, ascending_values, next_start) = data  # fmt: skip
     (kind, min_support, min_positives, min_negatives, reference, downward, upward, size_weight,
      balance_weight, needs_both_classes, estimates_on, count_bound, joint_gate, aware) = settings  # fmt: skip
-    children, _, _, fields = scored_children(
+    children, _, _, fields, positives, negatives = _scored_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
         group_end, kind, row_values, value_order, ascending_values, min_support, min_positives, min_negatives,
         cap, threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
         estimates_on, True, offset, count_bound and cap < np.inf,
     )  # fmt: skip
+    # a leaf parent AND child AND c has at most the rows of parent AND c: counted (or bounded) just now
+    sibling_counts = selector_counts.copy()
+    sibling_counts[0, candidates] = positives
+    sibling_counts[1, candidates] = negatives
     if aware:
         aware_fields, pending, raw_row, best_row = aware_children(
             children, fields[2], fields[1], fields[4], fields[5], parent_best, shorter_rows, threshold, True,
@@ -577,7 +605,7 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
     leaves = leaves_of_nodes(
         parent, nodes, estimate[order], quality[order], caps[order], bests[order], best_row, start,
         live_threshold, joint_gate, next_start, selector_words, positive_words, negative_words,
-        selector_counts, group_start, group_end, kind, row_values, min_support, min_positives, min_negatives,
+        sibling_counts, group_start, group_end, kind, row_values, min_support, min_positives, min_negatives,
         reference, downward, upward, size_weight, balance_weight, needs_both_classes, count_bound,
     )  # fmt: skip
     return children, fields, quality, estimate, bests, pending, raw_row, best_row, nodes, leaves

@@ -42,6 +42,7 @@ from numba import njit
 from ..metrics.expected_auc import expected_auc_extremes, expected_auc_of_sorted
 from .bitset import count_below, highest_bit, lowest_bit, popcount, prefix_counts
 from .rank_null import random_below
+from .weights import power
 
 __all__ = [
     "ROC_AUC",
@@ -413,7 +414,7 @@ def row_mean_size_aware_bound(cover, value_order, ascending_values, reference, s
             total += ascending_values[i] if sign > 0 else -ascending_values[i]
             k += 1
             size = float(k)
-            best = max(best, size**size_weight * (total / size - shift))
+            best = max(best, power(size, size_weight) * (total / size - shift))
     return best
 
 

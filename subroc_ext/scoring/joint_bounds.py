@@ -84,7 +84,7 @@ from numba import njit
 
 from .bitset import count_below, highest_bit, lowest_bit, popcount, prefix_counts
 from .cover_kernels import ARL, ROC_AUC, rank_measure
-from .weights import subgroup_weight
+from .weights import power, subgroup_weight
 
 __all__ = [
     "COUNT_BOUND_KINDS",
@@ -318,7 +318,7 @@ def roc_auc_joint_bound(below_start, below_end, negatives, reference, offset, do
                 elif p0 == p1 and n0 == n1:
                     bound = subgroup_weight(p0, n0, alpha, beta) * value
                 elif beta == 0:
-                    bound = max(min_support, p0 + n0) ** alpha * value
+                    bound = power(float(max(min_support, p0 + n0)), alpha) * value
                 else:
                     bound = 0.0
                 best = max(best, bound)

@@ -23,11 +23,50 @@ References
 """
 
 import numpy as np
-from numba import boolean, float64, vectorize
+from llvmlite import ir
+from numba import boolean, float64, njit, types, vectorize
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-__all__ = ["class_balance", "subgroup_weight", "max_weight", "min_weight"]
+__all__ = ["power", "class_balance", "subgroup_weight", "max_weight", "min_weight"]
 
 _COUNTS_AND_EXPONENTS = [float64(float64, float64, float64, float64)]
+
+
+@intrinsic
+def _c_pow(typingctx, base, exponent):
+    """C's ``pow`` called as the library function it is (compiled code only).
+
+    ``base ** exponent`` compiles to LLVM's ``pow`` intrinsic, which LLVM
+    may evaluate ahead of a branch (it has no side effects there), so a test
+    of the exponent does not spare the call; the library function sets
+    ``errno`` and is called only where the code calls it. Same function,
+    same float.
+    """
+    signature = types.float64(types.float64, types.float64)
+
+    def codegen(context, builder, sig, args):
+        double = ir.DoubleType()
+        function = cgutils.get_or_insert_function(builder.module, ir.FunctionType(double, [double, double]), "pow")
+        return builder.call(function, args)
+
+    return signature, codegen
+
+
+@njit(cache=True, inline="always")
+def power(base, exponent):
+    """``base ** exponent`` (C's ``pow``), with the exponents 0 and 1, the
+    defaults and the paper's, answered without calling it (compiled code only).
+
+    ``pow(x, 0) = 1`` and ``pow(x, 1) = x`` for every ``x`` (IEEE 754), so the
+    result is the same float; calling ``pow`` was a tenth of a search's time
+    at ``alpha = beta = 1``.
+    """
+    if exponent == 1.0:
+        return base
+    if exponent == 0.0:
+        return 1.0
+    return _c_pow(base, exponent)
 
 
 @vectorize([float64(float64, float64)], cache=True)
@@ -53,7 +92,7 @@ def subgroup_weight(positives, negatives, size_weight, balance_weight):
     >>> subgroup_weight(2, 8, 1.0, 1.0)
     2.5
     """
-    return (positives + negatives) ** size_weight * class_balance(positives, negatives) ** balance_weight
+    return power(positives + negatives, size_weight) * power(class_balance(positives, negatives), balance_weight)
 
 
 @vectorize(_COUNTS_AND_EXPONENTS, cache=True)
@@ -74,8 +113,8 @@ def max_weight(positives, negatives, size_weight, balance_weight):
     a = min(positives, negatives)
     b = max(positives, negatives)
     if a == 0:
-        return 0.0 if balance_weight > 0 else b**size_weight
-    return max((2.0 * a) ** size_weight, (a + b) ** size_weight * (a / b) ** balance_weight)
+        return 0.0 if balance_weight > 0 else power(b, size_weight)
+    return max(power(2.0 * a, size_weight), power(a + b, size_weight) * power(a / b, balance_weight))
 
 
 @vectorize([float64(float64, float64, float64, float64, boolean)], cache=True)
@@ -108,14 +147,14 @@ def min_weight(positives, negatives, size_weight, balance_weight, needs_both_cla
     1.125
     """
     if balance_weight == 0:
-        return (2.0 if needs_both_classes else 1.0) ** size_weight
+        return power(2.0 if needs_both_classes else 1.0, size_weight)
     if not needs_both_classes:
         return 0.0
     largest = max(max(positives, negatives), 1.0)
-    weight = min(2.0**size_weight, (1.0 + largest) ** size_weight * largest**-balance_weight)
+    weight = min(power(2.0, size_weight), power(1.0 + largest, size_weight) / power(largest, balance_weight))
     if size_weight > balance_weight:
         turning_point = balance_weight / (size_weight - balance_weight)
         for rounded in (np.floor(turning_point), np.ceil(turning_point)):
             m = min(max(rounded, 1.0), largest)
-            weight = min(weight, (1.0 + m) ** size_weight * m**-balance_weight)
+            weight = min(weight, power(1.0 + m, size_weight) / power(m, balance_weight))
     return weight
