@@ -636,6 +636,24 @@ def test_value_masks_equal_direct_comparisons(kind):
                                           _direct_equal(column, condition.attribute_value))  # fmt: skip
 
 
+@pytest.mark.parametrize("distinct,dtype", [(3, np.int8), (127, np.int8), (128, np.int16), (40_000, np.int32)])
+def test_value_codes_take_the_smallest_integer_type_and_give_the_same_masks(distinct, dtype):
+    """The codes a dataset keeps for each column it covers: one byte a row
+    up to 127 values, every mask still that of a direct comparison (the
+    first from the codes, the others from the rows grouped by value)."""
+    from subroc_ext.inputs.selectors import ValueCodes
+
+    rng = np.random.default_rng(distinct)
+    drawn = np.concatenate([np.arange(distinct), rng.integers(0, distinct, 50_000)])  # each value at least once
+    column = pd.Series(drawn).map("v{}".format)
+    column = column.mask((rng.random(len(column)) < 0.05) & (drawn >= 2))
+    codes = ValueCodes(column)
+    assert codes.codes.dtype == dtype and (codes.codes == -1).sum() == column.isna().sum()
+    assert codes.counts().sum() == column.notna().sum()
+    for value in ["v0", f"v{distinct - 1}", "v1", "never seen"]:  # v0 and v1 never missing
+        np.testing.assert_array_equal(codes.mask(value), _direct_equal(column, value), err_msg=value)
+
+
 def _zipf_frame(seed, n=1500):
     """A nominal column with a few frequent values and many rare ones."""
     rng = np.random.default_rng(seed)

@@ -107,7 +107,11 @@ class ValueCodes:
     Attributes
     ----------
     codes : numpy.ndarray of int
-        The code of each row's value (-1 where missing).
+        The code of each row's value (-1 where missing), in the smallest
+        signed integer type that holds them: a dataset keeps the codes of
+        every column it has covered, 1 byte a row for up to 127 values
+        instead of 8 (at 2 million rows, half a gigabyte less for Census's
+        33 text columns).
     uniques : numpy.ndarray of object
         The distinct values, by code (objects, so that they compare like
         pysubgroup's ``data[attribute] == value``).
@@ -115,7 +119,8 @@ class ValueCodes:
 
     def __init__(self, column):
         # on the Series: 3x faster than on its values for Arrow strings
-        self.codes, uniques = pd.factorize(column, use_na_sentinel=True)
+        codes, uniques = pd.factorize(column, use_na_sentinel=True)
+        self.codes = codes.astype(_smallest_int(len(uniques)), copy=False)
         self.uniques = np.asarray(uniques, dtype=object)
         self._index = self._rows = self._starts = None
         self._compared = False
@@ -153,7 +158,7 @@ class ValueCodes:
             if not self._compared:  # the first mask of this column: maybe the only one
                 self._compared = True
                 return self.codes == code
-            self._rows = np.argsort(self.codes, kind="stable")
+            self._rows = np.argsort(self.codes, kind="stable").astype(_smallest_int(len(self.codes)), copy=False)
             self._starts = np.searchsorted(self.codes[self._rows], np.arange(len(self.uniques) + 1))
         mask = np.zeros(len(self.codes), dtype=bool)
         mask[self._rows[self._starts[code] : self._starts[code + 1]]] = True
@@ -181,6 +186,14 @@ class ValueCondition(Condition):
 
     def mask_of_values(self, values):
         return values.mask(self.attribute_value)
+
+
+def _smallest_int(largest):
+    """The smallest signed integer type holding ``-1`` to ``largest``."""
+    for kind in (np.int8, np.int16, np.int32):
+        if largest <= np.iinfo(kind).max:
+            return kind
+    return np.int64
 
 
 def _same(a, b):
