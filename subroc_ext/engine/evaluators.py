@@ -128,7 +128,7 @@ class CompiledEvaluator(BinaryEvaluator):
 
     def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
         measure = self.qf.measure
-        children, positives, negatives, fields = search_kernels.scored_children(
+        children, positives, negatives, fields, _, _ = search_kernels.scored_children(
             parent, self.space.words, candidates, self.positive_words, self.negative_words,
             self.selector_counts, self.group_start, self.group_end, self.kind, self.row_values,
             self.value_order, self.ascending_values, min_support, measure.min_positives, measure.min_negatives,

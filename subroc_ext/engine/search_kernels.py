@@ -205,25 +205,10 @@ def scored_children(
         ``measure, raw_quality, weight, quality, raw_bound, max_weight,
         optimistic_estimate`` of each, as in
         :class:`subroc_ext.objective.statistics.SubgroupStatistics`.
+    all_positives, all_negatives : int64[K]
+        The class counts of every candidate (upper bounds of those not
+        counted, as :func:`promising_children` gives them).
     """
-    children, positives, negatives, fields, _, _ = _scored_children(
-        parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-        group_end, kind, row_values, value_order, ascending_values, min_support, min_positives, min_negatives,
-        cap, threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
-        estimates, expandable, offset, count_bound,
-    )  # fmt: skip
-    return children, positives, negatives, fields
-
-
-@njit(cache=True, nogil=True)
-def _scored_children(
-    parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-    group_end, kind, row_values, value_order, ascending_values, min_support, min_positives, min_negatives, cap,
-    threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,
-    expandable, offset, count_bound,
-):  # fmt: skip
-    """:func:`scored_children`, and the class counts of every candidate
-    (upper bounds of those not counted, as :func:`promising_children` gives them)."""
     kept, positives, negatives = _kept_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
         group_end, kind, min_support, min_positives, min_negatives, cap, threshold, reference, downward,
@@ -574,7 +559,7 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
      value_order, ascending_values, next_start) = data  # fmt: skip
     (kind, min_support, min_positives, min_negatives, reference, downward, upward, size_weight,
      balance_weight, needs_both_classes, estimates_on, count_bound, joint_gate, aware) = settings  # fmt: skip
-    children, _, _, fields, positives, negatives = _scored_children(
+    children, _, _, fields, positives, negatives = scored_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
         group_end, kind, row_values, value_order, ascending_values, min_support, min_positives, min_negatives,
         cap, threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
