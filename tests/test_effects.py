@@ -24,8 +24,9 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 import subroc_ext
-from subroc_ext.inference import effects
-from subroc_ext.inference.effects import ScaledJackknife, _max_t_critical, effect_intervals
+from subroc_ext.inference import effects, jackknife
+from subroc_ext.inference.effects import effect_intervals
+from subroc_ext.inference.jackknife import ScaledJackknife, _max_t_critical
 from subroc_ext.scoring import measures
 from subroc_ext.workflow import steps
 
@@ -144,16 +145,41 @@ def test_jackknife_covariance_from_the_nonzero_changes_is_the_dense_one(scale):
     values = rng.uniform(0.2, 0.8, len(masks))
     whole_value, whole_terms = 0.6, rng.normal(size=n)
     margins = np.full(len(masks) + 1, 1e-6)
-    spread = ScaledJackknife(zip(values, terms), whole_value, whole_terms, margins, strata,
+    spread = ScaledJackknife(lambda: zip(values, terms), whole_value, whole_terms, margins, strata,
                              np.random.default_rng(0), scale=scale)  # fmt: skip
-    _, whole_slope, _ = effects._scaled(whole_value, margins[-1], scale)
-    _, slopes, _ = effects._scaled(values, margins[:-1], scale)
+    _, whole_slope, _ = jackknife._scaled(whole_value, margins[-1], scale)
+    _, slopes, _ = jackknife._scaled(values, margins[:-1], scale)
     whole_coordinate = whole_slope * whole_terms
     dense = np.column_stack([(slopes[:, None] * np.array(terms) - whole_coordinate).T, whole_coordinate])
-    expected = effects.stratified_jackknife_covariance(dense, strata)
+    expected = jackknife.stratified_jackknife_covariance(dense, strata)
     assert np.array_equal(spread.covariance, expected)
     oracle = sum((m.sum() - 1) / m.sum() * np.cov(dense[m].T, bias=True) * m.sum() for m in strata)
     np.testing.assert_allclose(spread.covariance, oracle, rtol=1e-9, atol=1e-12)
+    # the standard errors come from one subgroup at a time; they are the covariance's diagonal
+    np.testing.assert_allclose(spread.error, np.sqrt(np.diag(expected)), rtol=1e-12, atol=1e-15)
+    assert spread.varies.tolist() == [True] * 4 + [True, True]  # the empty one: minus the whole's
+
+
+def test_jackknife_keeps_the_changes_only_for_simultaneous_intervals():
+    """The marginal intervals read each subgroup's changes once and keep
+    none; only the simultaneous critical value reads them again."""
+    rng = np.random.default_rng(6)
+    n = 500
+    strata = [rng.random(n) < 0.4]
+    strata.append(~strata[0])
+    terms = [np.where(rng.random(n) < 0.3, rng.normal(size=n), 0.0) for _ in range(3)]
+    calls = []
+
+    def parts():
+        calls.append(1)
+        return zip([0.4, 0.5, 0.6], terms)
+
+    spread = ScaledJackknife(parts, 0.55, rng.normal(size=n), np.full(4, 1e-6), strata, np.random.default_rng(0))
+    low, high = spread.ends(spread.marginal_critical(np.full(3, 0.9)))
+    assert len(calls) == 1 and "covariance" not in vars(spread)
+    assert (low < high).all()
+    assert spread.simultaneous_critical(0.9) > spread.marginal_critical(0.9)
+    assert len(calls) == 2
 
 
 def test_delong_and_bootstrap_intervals_agree():

@@ -719,3 +719,29 @@ def test_describe_subgroups_is_deprecated_for_steps_describe():
         old = pipeline.describe_subgroups(subgroups, data, target, mode="better", suffix="_search")
     pd.testing.assert_frame_equal(old, expected)
     assert expected["size_search"].sum() == 300
+
+
+def test_describe_holds_a_few_covers_at_a_time_and_gives_each_subgroups_own_row():
+    """More subgroups than :func:`steps.describe` covers at once: every row is
+    the one that subgroup gets alone (sizes against pandas, the ROC AUC
+    against scikit-learn), the suffix after each measure's name."""
+    rng = np.random.default_rng(1)
+    data = pd.DataFrame({"a": rng.integers(0, 8, 3000), "b": rng.choice(list("wxyz"), 3000),
+                         "y": rng.integers(0, 2, 3000)})  # fmt: skip
+    data["s"] = 0.3 * data["y"] + rng.random(3000)
+    target = subroc_ext.SoftClassifierTarget("y", "s")
+    subgroups = [ps.Conjunction([ps.EqualitySelector("a", a), ps.EqualitySelector("b", b)])
+                 for a in range(8) for b in "wxyz"] + [ps.Conjunction([])]  # fmt: skip
+    assert len(subgroups) > 2 * steps._DESCRIBED_AT_ONCE
+    table = steps.describe(subgroups, data, target, intervals=True, suffix="_validation")
+    assert list(table.columns[:5]) == ["size_validation", "positives_validation", "negatives_validation",
+                                       "ncr_validation", "roc_auc_validation"]  # fmt: skip
+    assert list(table.columns[-2:]) == ["roc_auc_validation_ci_low", "roc_auc_validation_ci_high"]
+    alone = pd.concat([steps.describe([subgroup], data, target, intervals=True, suffix="_validation")
+                       for subgroup in subgroups], ignore_index=True)  # fmt: skip
+    pd.testing.assert_frame_equal(table, alone)
+    for row, subgroup in zip(table.itertuples(), subgroups):
+        rows = subgroup.covers(data)
+        assert row.size_validation == rows.sum()
+        assert row.roc_auc_validation == pytest.approx(sklearn_roc_auc(data["y"][rows], data["s"][rows]))
+    assert steps.describe([], data, target, suffix="_search").columns[0] == "size_search"

@@ -236,6 +236,7 @@ def run_command(args):
         positive = _positive_label(data[args.label], args.positive_label, args.label)
         finite_scores(data[args.score], args.score)
         search, validation = _split(data, args)
+        del data  # a random split copies the rows: the table read is not needed beside its parts
         if args.validation is not None:
             _check_file(validation, args.validation, "validation", args.label, [args.score], positive)
         check_out(args.out)

@@ -90,21 +90,15 @@ from ..objective.quality import SoftClassifierQF
 from ..scoring import cover_kernels
 from ..scoring.measures import Cover, compiled_kind
 from .influence import arl_influence, auc_influence, pr_auc_influence
+from .jackknife import ScaledJackknife, stratified_jackknife_covariance
 from .significance import base_seed
 
 __all__ = [
-    "EFFECT_COLUMNS", "EffectEstimates", "NormalSpread", "ScaledJackknife", "StratumTerms",
-    "effect_estimates", "effect_intervals",
+    "EFFECT_COLUMNS", "EffectEstimates", "NormalSpread", "effect_estimates", "effect_intervals",
 ]  # fmt: skip
 
 #: The columns of :func:`effect_intervals`' table.
 EFFECT_COLUMNS = ["delta", "delta_ci_low", "delta_ci_high"]
-
-# Normal vectors drawn for the critical value of the DeLong intervals.
-_NORMAL_DRAWS = 20_000
-# Points of the whole split's logit interval where the ROC AUC effects' bounds are searched.
-_WHOLE_GRID = 41
-
 
 class EffectEstimates:
     """Each subgroup's effect and its spread: intervals at any confidence.
@@ -116,7 +110,7 @@ class EffectEstimates:
         undefined).
     sign : numpy.ndarray of float
         The orientation of each (``±1``, see :func:`oriented`).
-    spread : NormalSpread or ScaledJackknife
+    spread : NormalSpread or subroc_ext.inference.jackknife.ScaledJackknife
         How far the ends lie at ``± c`` standard errors, and ``c``.
     method : str
         How the spread was estimated ('jackknife' or 'bootstrap'), for notes.
@@ -189,18 +183,16 @@ def effect_estimates(subgroups, data, qf, target, *, n_bootstrap=500, random_sta
     rng = np.random.default_rng(base_seed(random_state))
     qf.calculate_constant_statistics(data, target)
     dataset, measure = qf.dataset, qf.prepared_measure
-    masks = np.array([dataset.mask_of(subgroup) for subgroup in subgroups], dtype=bool)
-    masks = masks.reshape(len(subgroups), len(dataset))
-    is_positive = dataset.is_positive
-    positives = (masks & is_positive).sum(axis=1)
-    negatives = masks.sum(axis=1) - positives
+    masks = dataset.masks_of(subgroups)
+    positives, negatives = dataset.class_counts(masks)
     defined = np.asarray(measure.is_defined(positives, negatives), dtype=bool)
     difference = np.full(len(subgroups), np.nan)
     for j in np.flatnonzero(defined):
         difference[j] = measure.value(dataset.cover(masks[j])) - qf.dataset_value
     kind = compiled_kind(measure)
     if kind in _JACKKNIFED:
-        spread, method = _jackknife_spread(dataset, masks, defined, kind, rng), "jackknife"
+        counts = (positives, negatives)
+        spread, method = _jackknife_spread(dataset, masks, counts, defined, kind, rng), "jackknife"
     else:
         replicates = _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng)
         spread, method = bootstrap_spread(difference, replicates), "bootstrap"
@@ -286,225 +278,25 @@ _JACKKNIFED = {
 }
 
 
-def _scaled(values, margins, scale):
-    """The measure on the ``scale`` ('logit': kept ``margins`` away from 0
-    and 1; 'log': kept above ``margins``), its derivative and the inverse."""
-    if scale == "logit":
-        values = np.clip(values, margins, 1 - margins)
-        return np.log(values / (1 - values)), 1 / (values * (1 - values)), _expit
-    values = np.maximum(values, margins)
-    return np.log(values), 1 / values, np.exp
-
-
-def _expit(x):
-    return 1 / (1 + np.exp(-x))
-
-
-def _jackknife_spread(dataset, masks, defined, kind, rng):
-    """The :class:`ScaledJackknife` of ``m(S) - m(V)`` for the ROC AUC, PR
-    AUC and ARL from their exact delete-one changes (see the module notes)."""
+def _jackknife_spread(dataset, masks, counts, defined, kind, rng):
+    """The :class:`~subroc_ext.inference.jackknife.ScaledJackknife` of ``m(S) - m(V)`` for the ROC AUC,
+    PR AUC and ARL from their exact delete-one changes (see the module notes);
+    ``counts``: the positives and negatives of each mask."""
     influence, scale = _JACKKNIFED[kind]
     is_positive, group_ids = dataset.is_positive, dataset.group_ids
-    positives = (masks & is_positive).sum(axis=1)
-    negatives = masks.sum(axis=1) - positives
-    estimable = defined & (positives >= 2) & (negatives >= 2)
+    estimable = defined & (counts[0] >= 2) & (counts[1] >= 2)
+    positives, negatives = counts[0][estimable], counts[1][estimable]
     whole = influence(is_positive, group_ids, np.ones(len(dataset), dtype=bool))
     # half a pair away from 0 and 1 (AUCs), or half a negative per positive above 0 (ARL)
-    margins = 0.5 / np.append(positives[estimable], is_positive.sum())
+    margins = 0.5 / np.append(positives, is_positive.sum())
     if scale == "logit":
-        margins = margins / np.append(negatives[estimable], (~is_positive).sum())
-    parts = (influence(is_positive, group_ids, mask) for mask in masks[estimable])  # one at a time
+        margins = margins / np.append(negatives, (~is_positive).sum())
+
+    def parts():
+        return (influence(is_positive, group_ids, masks[j]) for j in np.flatnonzero(estimable))
+
     return ScaledJackknife(parts, *whole, margins, (is_positive, ~is_positive), rng, scale=scale,
                            rows=estimable)  # fmt: skip
-
-
-class ScaledJackknife:
-    """Intervals of ``m(S) - m(V)`` from exact delete-one changes (the
-    jackknife), on the logit scale (measures in (0, 1): the AUCs) or the log
-    scale (positive measures: the ARL).
-
-    An interval at ``± c`` is the range of ``m(S) - m(V)`` over the box of
-    the transformed difference and the whole split's transformed value,
-    each ``± c`` standard errors (see the module notes). Simultaneous: ``c``
-    the max-t critical value over every coordinate; one interval at level
-    ``1 - gamma``: Šidák's two-sided value for its two coordinates
-    (:func:`sidak_critical`, valid for any correlation).
-
-    Parameters
-    ----------
-    parts : iterable of (float, numpy.ndarray)
-        For each subgroup with an interval, ``m(S)`` and the change of
-        ``m(S)`` when each row of ``V`` is left out (0 for rows outside
-        ``S``), taken one at a time: only the nonzero changes are kept
-        (:class:`StratumTerms`), so the memory grows with the subgroups'
-        sizes, not with their number times the rows.
-    whole_value : float
-        ``m(V)``.
-    whole_terms : numpy.ndarray
-        The change of ``m(V)`` when each row is left out.
-    margins : numpy.ndarray
-        How far each value (the subgroups', then the whole split's) is kept
-        from 0 (and 1 on the logit scale) before the transformation.
-    strata : sequence of numpy.ndarray of bool
-        The rows of each stratum of the jackknife (the classes).
-    rng : numpy.random.Generator
-        For the max-t critical value.
-    scale : {'logit', 'log'}, default='logit'
-    rows : numpy.ndarray of bool, optional
-        Which subgroups ``parts`` are (all by default); the others get NaN ends.
-    """
-
-    def __init__(self, parts, whole_value, whole_terms, margins, strata, rng, *, scale="logit", rows=None):
-        terms, values = StratumTerms(strata), []
-        for value, changes in parts:
-            values.append(value)
-            terms.append(changes)
-        self.rows = np.ones(len(values), dtype=bool) if rows is None else rows
-        self.rng = rng
-        self.error = np.zeros(1)
-        if not len(values):
-            return
-        whole_scaled, whole_slope, self.inverse = _scaled(whole_value, margins[-1], scale)
-        scaled, slopes, _ = _scaled(np.asarray(values, dtype=float), margins[:-1], scale)
-        whole_coordinate = whole_slope * whole_terms
-
-        def coordinates(stratum, start, rows):
-            """The subgroups' coordinates and, last, the whole split's transformed value."""
-            block, whole_rows = np.zeros((len(rows), len(values) + 1)), whole_coordinate[rows]
-            terms.scatter(stratum, start, slopes, block[:, :-1])
-            block[:, :-1] -= whole_rows[:, None]
-            block[:, -1] = whole_rows
-            return block
-
-        covariance = _stratified_covariance(coordinates, len(values) + 1, strata)
-        self.error = np.sqrt(np.diag(covariance))
-        self.varies = self.error > 0  # not a subgroup covering the whole split, say
-        self.covariance, self.whole, self.scaled = covariance, whole_scaled, scaled
-
-    def simultaneous_critical(self, confidence):
-        """The max-t critical value of all coordinates (NaN when none varies)."""
-        if not self.error[:-1].any():
-            return np.nan
-        varies, error = self.varies, self.error
-        correlation = self.covariance[np.ix_(varies, varies)] / np.outer(error[varies], error[varies])
-        return _max_t_critical(correlation, confidence, self.rng)
-
-    @staticmethod
-    def marginal_critical(levels):
-        """Šidák's two-sided critical value of two coordinates at each level."""
-        return stats.norm.ppf((1 + np.sqrt(np.asarray(levels))) / 2)
-
-    def ends(self, critical):
-        """The low and high ends at ``± critical`` (one per subgroup); NaN
-        where the subgroup has none or its difference has no spread."""
-        low, high = np.full(len(self.rows), np.nan), np.full(len(self.rows), np.nan)
-        if not self.error[:-1].any():
-            return low, high
-        critical = np.asarray(critical, dtype=float)[self.rows, None]
-        # the box of both coordinates mapped back: the difference at every whole-split value in it
-        whole = self.whole + critical * self.error[-1] * np.linspace(-1, 1, _WHOLE_GRID)
-        difference, error = (self.scaled - self.whole)[:, None], self.error[:-1, None]
-        inverse = self.inverse
-        low[self.rows] = np.where(
-            self.varies[:-1], (inverse(whole + difference - critical * error) - inverse(whole)).min(axis=1), np.nan
-        )  # fmt: skip
-        high[self.rows] = np.where(
-            self.varies[:-1], (inverse(whole + difference + critical * error) - inverse(whole)).max(axis=1), np.nan
-        )  # fmt: skip
-        return low, high
-
-
-class StratumTerms:
-    """Delete-one changes of several statistics, kept per stratum as their
-    nonzero entries only (a subgroup's changes are 0 outside its rows).
-
-    Parameters
-    ----------
-    strata : sequence of numpy.ndarray of bool
-        The rows of each stratum.
-
-    Examples
-    --------
-    >>> first = np.array([True, False, True, False])
-    >>> terms = StratumTerms([first, ~first])
-    >>> terms.append(np.array([0.5, 0.0, 0.0, -1.0]))
-    >>> block = np.zeros((2, 1))
-    >>> terms.scatter(1, 0, np.array([2.0]), block)  # the second stratum's rows 1 and 3, times 2
-    >>> block.ravel().tolist()
-    [0.0, -2.0]
-    """
-
-    def __init__(self, strata):
-        self.strata = [np.flatnonzero(members) for members in strata]
-        self.kept = [[] for _ in self.strata]
-
-    def append(self, changes):
-        """Keep one statistic's changes (an array over all rows)."""
-        for rows, kept in zip(self.strata, self.kept):
-            within = changes[rows]
-            where = np.flatnonzero(within)
-            # positions in 4 bytes where they fit: 12 bytes per change kept, not 16
-            kept.append((where.astype(np.int32) if len(rows) < 2**31 else where, within[where]))
-
-    def scatter(self, stratum, start, scales, out):
-        """Write each statistic's changes times its scale into the columns of
-        ``out`` (zeros), whose rows are the stratum's rows ``start`` onwards."""
-        stop = start + len(out)
-        for column, (where, values) in enumerate(self.kept[stratum]):
-            first, last = np.searchsorted(where, (start, stop))
-            out[where[first:last] - start, column] = scales[column] * values[first:last]
-
-
-def stratified_jackknife_covariance(coordinates, strata):
-    """The class-stratified jackknife covariance of statistics from each row's
-    exact delete-one change of them [4]_.
-
-    Parameters
-    ----------
-    coordinates : numpy.ndarray, shape (n_rows, n_statistics)
-        The change of each statistic when each row is left out (centred
-        within each stratum here; the AUCs' changes already sum to zero).
-    strata : sequence of numpy.ndarray of bool
-        The rows of each stratum (the classes; the classes of each period for
-        independent periods, whose covariances then add).
-
-    Returns
-    -------
-    numpy.ndarray, shape (n_statistics, n_statistics)
-
-    Examples
-    --------
-    >>> changes = np.array([[1.0], [3.0], [-2.0], [2.0]])
-    >>> first = np.array([True, True, False, False])  # two strata of two rows
-    >>> stratified_jackknife_covariance(changes, [first, ~first])  # 1/2 * (1 + 1) + 1/2 * (4 + 4)
-    array([[5.]])
-    """
-    return _stratified_covariance(lambda stratum, start, rows: coordinates[rows], coordinates.shape[1], strata)
-
-
-#: Rows of the coordinates held at once by :func:`_stratified_covariance`.
-_BLOCK_ROWS = 1 << 15
-
-
-def _stratified_covariance(coordinates_of, n_statistics, strata):
-    """:func:`stratified_jackknife_covariance` from ``coordinates_of(stratum,
-    start, rows)``, the coordinates of the rows at those positions (the
-    stratum's rows from its ``start``-th on), asked for in blocks of
-    :data:`_BLOCK_ROWS` rows: memory in proportion to a block, not to all
-    rows times the statistics."""
-    covariance = np.zeros((n_statistics, n_statistics))
-    for stratum, members in enumerate(strata):
-        rows = np.flatnonzero(members)
-        if not len(rows):
-            continue
-        blocks = [(start, rows[start : start + _BLOCK_ROWS]) for start in range(0, len(rows), _BLOCK_ROWS)]
-        mean = sum(coordinates_of(stratum, *block).sum(axis=0) for block in blocks) / len(rows)
-        products = np.zeros_like(covariance)
-        for block in blocks:
-            centred = coordinates_of(stratum, *block) - mean
-            products += centred.T @ centred
-        covariance += (len(rows) - 1) / len(rows) * products
-    return covariance
 
 
 def jackknife_spread(difference, coordinates, strata):
@@ -516,7 +308,7 @@ def jackknife_spread(difference, coordinates, strata):
     ----------
     difference : numpy.ndarray of float, shape (n_statistics,)
     coordinates, strata
-        As for :func:`stratified_jackknife_covariance`.
+        As for :func:`~subroc_ext.inference.jackknife.stratified_jackknife_covariance`.
 
     Returns
     -------
@@ -550,14 +342,6 @@ def sidak_critical(confidence, n_intervals, *, two_sided):
     """
     level = confidence ** (1 / n_intervals)
     return float(stats.norm.ppf((1 + level) / 2 if two_sided else level))
-
-
-def _max_t_critical(correlation, confidence, rng):
-    """The ``confidence`` quantile of ``max_j |Z_j|``, ``Z`` standard normal with this correlation."""
-    eigenvalues, eigenvectors = np.linalg.eigh(correlation)
-    root = eigenvectors * np.sqrt(np.clip(eigenvalues, 0, None))
-    largest = np.abs(rng.standard_normal((_NORMAL_DRAWS, len(correlation))) @ root.T).max(axis=1)
-    return float(np.quantile(largest, confidence))
 
 
 def _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng):

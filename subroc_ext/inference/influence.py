@@ -4,7 +4,7 @@ For a set of rows (a mask over a dataset sorted by ascending score) each
 function returns the measure on the set and, for every row, how much the
 measure changes when that row alone is left out (zero outside the set). The
 class-stratified jackknife turns these changes into standard errors and
-correlations (:func:`subroc_ext.inference.effects.stratified_jackknife_covariance`)
+correlations (:func:`subroc_ext.inference.jackknife.stratified_jackknife_covariance`)
 without recomputing the measure ``n`` times: each function takes ``O(n)``.
 
 * ROC AUC: DeLong's structural components [1]_ (a row's placement value).

@@ -48,7 +48,7 @@ AUC_mu is the mean of the class pairs' ROC AUCs, so, as for the ROC AUC in
 :mod:`subroc_ext.inference.effects`, every row's exact delete-one change of it is known
 (the mean of its changes of the pair AUCs): the intervals are the
 class-stratified jackknife's max-t intervals on the logit scale of
-:class:`subroc_ext.inference.effects.ScaledJackknife` (no resampling; 98.4 %
+:class:`subroc_ext.inference.jackknife.ScaledJackknife` (no resampling; 98.4 %
 simultaneous coverage in the same simulation).
 
 References
@@ -74,7 +74,6 @@ from ..scoring.measures import compiled_kind
 from .effects import (
     EffectEstimates,
     NormalSpread,
-    ScaledJackknife,
     bootstrap_spread,
     check_effect_settings,
     jackknife_spread,
@@ -82,6 +81,7 @@ from .effects import (
     stratified_draw,
 )
 from .influence import auc_influence, expected_auc_influence
+from .jackknife import ScaledJackknife
 from .significance import base_seed
 
 __all__ = ["resampled_effect_estimates", "resampled_effect_intervals"]
@@ -266,7 +266,9 @@ def _auc_mu_spread(subgroups, data, qf, target, rng):
     smallest = np.sort(np.vstack([counts[estimable], projections.class_counts()]), axis=1)
     margins = 0.5 / (smallest[:, 0] * smallest[:, 1])
     strata = [projections.codes == k for k in range(len(qf.classes))]
-    parts = (influence(mask) for mask in masks[estimable])  # one at a time
+    def parts():
+        return (influence(masks[j]) for j in np.flatnonzero(estimable))
+
     spread = ScaledJackknife(parts, *whole, margins, strata, rng, rows=estimable)
     return difference, spread
 

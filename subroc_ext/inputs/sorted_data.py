@@ -176,6 +176,21 @@ class SortedDataset:
             return mask
         return np.asarray(subgroup.covers(self.data), dtype=bool)[self.order]
 
+    def masks_of(self, subgroups):
+        """The :meth:`mask_of` of each subgroup, one row each (filled one at
+        a time: no list of masks beside the array)."""
+        masks = np.empty((len(subgroups), len(self)), dtype=bool)
+        for row, subgroup in zip(masks, subgroups):
+            row[:] = self.mask_of(subgroup)
+        return masks
+
+    def class_counts(self, masks):
+        """The positives and the negatives of each mask (rows of a 2-D
+        boolean array over the sorted rows), one mask at a time: no
+        temporary the size of all of them."""
+        positives = np.array([np.count_nonzero(mask & self.is_positive) for mask in masks], dtype=np.int64)
+        return positives, np.count_nonzero(masks, axis=1) - positives
+
     def words_of(self, subgroup):
         """The cover of ``subgroup`` as bitset words over the score-sorted rows
         (:mod:`subroc_ext.scoring.bitset`; what :meth:`mask_of` gives, packed).

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 
-__all__ = ["subgroup_covers", "subgroup_membership"]
+__all__ = ["named_covers", "subgroup_covers", "subgroup_membership"]
 
 
 def _cover(subgroup, data, name):
@@ -49,6 +49,24 @@ def subgroup_covers(subgroups, data):
     names : list of str
     masks : numpy.ndarray of bool, shape (n_subgroups, len(data))
     """
+    names, covers = named_covers(subgroups, data)
+    masks = np.zeros((len(names), len(data)), dtype=bool)
+    for row, mask in enumerate(covers):
+        masks[row] = mask
+    return names, masks
+
+
+def named_covers(subgroups, data):
+    """:func:`subgroup_covers` one cover at a time: the names (checked
+    first) and an iterator of the masks, for work that needs one at once.
+
+    Examples
+    --------
+    >>> data = pd.DataFrame({"g": ["a", "b", "a"]})
+    >>> names, covers = named_covers({"g = a": data["g"].eq("a").to_numpy()}, data)
+    >>> names, [mask.tolist() for mask in covers]
+    (['g = a'], [[True, False, True]])
+    """
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if isinstance(subgroups, ps.SubgroupDiscoveryResult):
@@ -63,10 +81,7 @@ def subgroup_covers(subgroups, data):
     names = [name for name, _ in items]
     if len(set(names)) != len(names):
         raise ValueError(f"subgroup names must be distinct, got {names!r}")
-    masks = np.zeros((len(items), len(data)), dtype=bool)
-    for row, (name, subgroup) in enumerate(items):
-        masks[row] = _cover(subgroup, data, name)
-    return names, masks
+    return names, (_cover(subgroup, data, name) for name, subgroup in items)
 
 
 def subgroup_membership(subgroups, data):

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils.validation import check_columns, finite_scores, positive_mask
-from .covers import subgroup_covers
+from .covers import named_covers
 from .diagnostics import youden_threshold
 
 __all__ = ["RATE_COLUMNS", "threshold_rates"]
@@ -68,13 +68,13 @@ def threshold_rates(subgroups, data, *, label, score, positive_label=1, threshol
         threshold = youden_threshold(is_positive, scores)
     elif not (isinstance(threshold, (int, float, np.integer, np.floating)) and np.isfinite(threshold)):
         raise ValueError(f"threshold must be a finite number, got {threshold!r}")
-    names, masks = subgroup_covers(subgroups, data)
-    masks = np.vstack([np.ones(len(data), dtype=bool), masks])
-    predicted = scores >= threshold
-    true_positive = (masks & predicted & is_positive).sum(axis=1)
-    false_positive = (masks & predicted & ~is_positive).sum(axis=1)
-    positives = (masks & is_positive).sum(axis=1)
-    negatives = (masks & ~is_positive).sum(axis=1)
+    names, covers = named_covers(subgroups, data)
+    # each row's outcome: 0 true negative, 1 false negative, 2 false positive, 3 true positive
+    outcome = (2 * (scores >= threshold) + is_positive).astype(np.int8)
+    counts = np.array([np.bincount(outcome, minlength=4)]
+                      + [np.bincount(outcome[mask], minlength=4) for mask in covers]).reshape(-1, 4)  # fmt: skip
+    false_positive, true_positive = counts[:, 2], counts[:, 3]
+    positives, negatives = counts[:, 1] + true_positive, counts[:, 0] + false_positive
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = {
             "false_positive_rate": false_positive / negatives,
@@ -82,6 +82,6 @@ def threshold_rates(subgroups, data, *, label, score, positive_label=1, threshol
             "precision": true_positive / (true_positive + false_positive),
         }
     return pd.DataFrame(
-        {"subgroup": ["all", *names], "size": masks.sum(axis=1), "threshold": float(threshold),
+        {"subgroup": ["all", *names], "size": counts.sum(axis=1), "threshold": float(threshold),
          **{name: np.asarray(values, dtype=float) for name, values in rates.items()}}
     )  # fmt: skip

@@ -21,7 +21,7 @@ import pandas as pd
 from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from ..utils.spreadsheet import write_csv
-from ..workflow.diversity import cover_matrix, select_diverse
+from ..workflow.diversity import cover_words, select_diverse
 from .cells import description_cell, effect_cell, number_cell, overlap_cell, rank_cell, size_cell
 from .comparison_plots import plot_comparison_roc_curves
 from .findings import findings_section
@@ -185,7 +185,7 @@ def _curves(table, data, current, figure_path, names, paired):
     """Write both ROC curves of the top subgroups to ``figure_path``; the section's HTML."""
     from matplotlib.figure import Figure  # plot_comparison_roc_curves needs matplotlib too
 
-    kept = select_diverse(cover_matrix(list(table["subgroup"]), data), CURVE_MAX_OVERLAP)
+    kept = select_diverse(cover_words(list(table["subgroup"]), data), CURVE_MAX_OVERLAP)
     table = table.iloc[kept[: 2 * CURVE_PANELS]]
     top = len(table)
     rows = max(1, math.ceil(top / CURVE_PANELS))

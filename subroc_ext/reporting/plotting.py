@@ -27,7 +27,7 @@ from ..metrics.kernels import (
     score_tie_counts,
 )
 from ..utils.validation import check_columns, finite_scores, positive_mask
-from ..workflow.diversity import cover_matrix, select_diverse
+from ..workflow.diversity import cover_words, select_diverse
 from .conditions import readable_description
 
 __all__ = [
@@ -153,7 +153,7 @@ def _distinct(subgroups, data, top, names, max_overlap):
     if not (isinstance(max_overlap, (int, float, np.integer, np.floating)) and 0 <= max_overlap <= 1):
         raise ValueError(f"max_overlap must be a Jaccard index in [0, 1] or None, got {max_overlap!r}")
     descriptions, names = _subgroups_iv(subgroups, None, names)
-    kept = select_diverse(cover_matrix(descriptions, data), max_overlap)[:top]
+    kept = select_diverse(cover_words(descriptions, data), max_overlap)[:top]
     return [descriptions[i] for i in kept], [names[i] for i in kept]
 
 

@@ -22,7 +22,8 @@ import pandas as pd
 
 from ..objective.case_mix import CaseMixQF, CaseMixTarget
 from ..objective.generalization import GeneralizationAwareQF
-from .diversity import cover_matrix
+from ..scoring import bitset
+from .diversity import cover_words
 
 __all__ = [
     "SHARE_OF_DROP",
@@ -154,7 +155,7 @@ def complements(subgroups, search):
     -------
     pandas.array of Int64
     """
-    covers = cover_matrix(subgroups, search)
+    covers = cover_words(subgroups, search)  # bitsets: a row per subgroup in n / 8 bytes
     columns = [frozenset(s.attribute_name for s in getattr(sg, "selectors", ())) for sg in subgroups]
     partner = np.full(len(subgroups), -1)
     present = {}  # the rows where the columns are not missing, by column set
@@ -162,7 +163,7 @@ def complements(subgroups, search):
         if partner[i] >= 0 or partner[j] >= 0 or not columns[i] or columns[i] != columns[j]:
             continue
         if columns[i] not in present:
-            present[columns[i]] = search.data[sorted(columns[i])].notna().all(axis=1).to_numpy()[search.order]
+            present[columns[i]] = bitset.pack(search.data[sorted(columns[i])].notna().all(axis=1).to_numpy()[search.order])
         if not (covers[i] & covers[j]).any() and ((covers[i] | covers[j]) == present[columns[i]]).all():
             partner[i], partner[j] = j, i
     return pd.array(np.where(partner >= 0, partner + 1, None), dtype="Int64")

@@ -374,10 +374,24 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     0   179      0.5
     """
     dataset = _sorted(data, target, positive_label)
-    masks = np.array([dataset.mask_of(subgroup) for subgroup in subgroups], dtype=bool).reshape(
-        len(subgroups), len(dataset)
-    )
     measures = _prepared_measures(dataset, measure)
+    starts = range(0, max(len(subgroups), 1), _DESCRIBED_AT_ONCE)  # one (empty) part for no subgroups
+    table = pd.concat(
+        [_describe_covers(dataset, dataset.masks_of(subgroups[start : start + _DESCRIBED_AT_ONCE]), measures,
+                          probabilities, intervals) for start in starts],
+        ignore_index=True,
+    )  # fmt: skip
+    # the suffix goes after the measure: roc_auc_validation_ci_low
+    return table.rename(columns=lambda name: name.replace("roc_auc_ci", f"roc_auc{suffix}_ci")
+                        if name.startswith("roc_auc_ci") else name + suffix)  # fmt: skip
+
+
+#: Subgroups whose covers :func:`describe` holds at once (a row each).
+_DESCRIBED_AT_ONCE = 16
+
+
+def _describe_covers(dataset, masks, measures, probabilities, intervals):
+    """:func:`describe`'s columns (without the suffix) for covers over the sorted rows."""
     columns = {name: [] for name in ["size", "positives", "negatives", *measures]}
     for mask in masks:  # one cover at a time: memory in proportion to the rows
         cover = dataset.cover(mask)
@@ -387,17 +401,16 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
         for name, prepared in measures.items():
             defined = prepared and prepared.is_defined(cover.positives, cover.negatives)
             columns[name].append(prepared.value(cover) if defined else np.nan)
-    table = pd.DataFrame(columns, index=range(len(subgroups)))
+    table = pd.DataFrame(columns, index=range(len(masks)))
     if probabilities is not None:
         table.insert(4, "expected_roc_auc", _expected_aucs(dataset, probabilities, masks))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])
     bias = bias_aucs_of_masks(dataset.is_positive, dataset.scores, masks, group_ids=dataset.group_ids)
     table["bpsn_auc"], table["bnsp_auc"] = bias["bpsn_auc"], bias["bnsp_auc"]
-    table = table.add_suffix(suffix)
     if intervals:
         for name, values in _roc_auc_intervals(dataset, masks).items():
-            table[name.replace("roc_auc", f"roc_auc{suffix}")] = values
+            table[name] = values
     return table
 
 
