@@ -183,18 +183,20 @@ def effect_estimates(subgroups, data, qf, target, *, n_bootstrap=500, random_sta
     rng = np.random.default_rng(base_seed(random_state))
     qf.calculate_constant_statistics(data, target)
     dataset, measure = qf.dataset, qf.prepared_measure
-    masks = dataset.masks_of(subgroups)
-    positives, negatives = dataset.class_counts(masks)
-    defined = np.asarray(measure.is_defined(positives, negatives), dtype=bool)
-    difference = np.full(len(subgroups), np.nan)
-    for j in np.flatnonzero(defined):
-        difference[j] = measure.value(dataset.cover(masks[j])) - qf.dataset_value
+    subgroups = list(subgroups)
+    counts, difference = np.zeros((2, len(subgroups)), dtype=np.int64), np.full(len(subgroups), np.nan)
+    defined = np.zeros(len(subgroups), dtype=bool)
+    for j, subgroup in enumerate(subgroups):  # one cover at a time
+        cover = dataset.cover(dataset.mask_of(subgroup))
+        counts[:, j] = cover.positives, cover.negatives
+        defined[j] = measure.is_defined(cover.positives, cover.negatives)
+        if defined[j]:
+            difference[j] = measure.value(cover) - qf.dataset_value
     kind = compiled_kind(measure)
     if kind in _JACKKNIFED:
-        counts = (positives, negatives)
-        spread, method = _jackknife_spread(dataset, masks, counts, defined, kind, rng), "jackknife"
+        spread, method = _jackknife_spread(dataset, subgroups, counts, defined, kind, rng), "jackknife"
     else:
-        replicates = _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng)
+        replicates = _bootstrap_replicates(qf, dataset, dataset.masks_of(subgroups), difference, n_bootstrap, rng)
         spread, method = bootstrap_spread(difference, replicates), "bootstrap"
     if qf.mode == "both":
         sign = np.where(difference < 0, -1.0, 1.0)
@@ -278,10 +280,11 @@ _JACKKNIFED = {
 }
 
 
-def _jackknife_spread(dataset, masks, counts, defined, kind, rng):
+def _jackknife_spread(dataset, subgroups, counts, defined, kind, rng):
     """The :class:`~subroc_ext.inference.jackknife.ScaledJackknife` of ``m(S) - m(V)`` for the ROC AUC,
     PR AUC and ARL from their exact delete-one changes (see the module notes);
-    ``counts``: the positives and negatives of each mask."""
+    ``counts``: the positives and negatives of each subgroup, whose covers
+    are made again one at a time (memory of one cover)."""
     influence, scale = _JACKKNIFED[kind]
     is_positive, group_ids = dataset.is_positive, dataset.group_ids
     estimable = defined & (counts[0] >= 2) & (counts[1] >= 2)
@@ -293,7 +296,7 @@ def _jackknife_spread(dataset, masks, counts, defined, kind, rng):
         margins = margins / np.append(negatives, (~is_positive).sum())
 
     def parts():
-        return (influence(is_positive, group_ids, masks[j]) for j in np.flatnonzero(estimable))
+        return (influence(is_positive, group_ids, dataset.mask_of(subgroups[j])) for j in np.flatnonzero(estimable))
 
     return ScaledJackknife(parts, *whole, margins, (is_positive, ~is_positive), rng, scale=scale,
                            rows=estimable)  # fmt: skip

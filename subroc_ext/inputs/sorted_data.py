@@ -184,13 +184,6 @@ class SortedDataset:
             row[:] = self.mask_of(subgroup)
         return masks
 
-    def class_counts(self, masks):
-        """The positives and the negatives of each mask (rows of a 2-D
-        boolean array over the sorted rows), one mask at a time: no
-        temporary the size of all of them."""
-        positives = np.array([np.count_nonzero(mask & self.is_positive) for mask in masks], dtype=np.int64)
-        return positives, np.count_nonzero(masks, axis=1) - positives
-
     def words_of(self, subgroup):
         """The cover of ``subgroup`` as bitset words over the score-sorted rows
         (:mod:`subroc_ext.scoring.bitset`; what :meth:`mask_of` gives, packed).
