@@ -102,16 +102,19 @@ def cross_pair_counts(is_positive, scores, positive_groups, negative_groups, *, 
         order = np.arange(len(group_ids))
     positive = is_positive[order]
     takers = positive_groups[:, order] & positive
-    givers = (negative_groups[:, order] & ~positive).astype(np.int64)
+    wins = np.zeros((len(positive_groups), len(negative_groups)))
+    givers = np.zeros(len(negative_groups))
     if len(order) == 0:
-        shape = (len(positive_groups), len(negative_groups))
-        return np.zeros(shape), np.zeros(shape)
+        return wins, wins.copy()
     starts = np.flatnonzero(np.r_[True, group_ids[1:] != group_ids[:-1]])
-    per_tie = np.add.reduceat(givers, starts, axis=1)
-    # negatives strictly below a tie group + half of those in it
-    credit = np.cumsum(per_tie, axis=1) - 0.5 * per_tie
-    wins = takers.astype(float) @ credit[:, group_ids].T
-    pairs = np.outer(takers.sum(axis=1), givers.sum(axis=1)).astype(float)
+    for j, group in enumerate(negative_groups):  # one group at a time: a few arrays over the rows
+        per_tie = np.add.reduceat(group[order] & ~positive, starts, dtype=np.int64)
+        givers[j] = per_tie.sum()
+        # each row's credit: the negatives strictly below its tie group + half of those in it
+        credit = (np.cumsum(per_tie) - 0.5 * per_tie)[group_ids]
+        for i, taken in enumerate(takers):
+            wins[i, j] = credit[taken].sum()  # halves of integers: exact in any order below 2**53
+    pairs = np.outer(takers.sum(axis=1), givers)
     return wins, pairs
 
 
