@@ -163,7 +163,8 @@ def complements(subgroups, search):
         if partner[i] >= 0 or partner[j] >= 0 or not columns[i] or columns[i] != columns[j]:
             continue
         if columns[i] not in present:
-            present[columns[i]] = bitset.pack(search.data[sorted(columns[i])].notna().all(axis=1).to_numpy()[search.order])
+            known = search.data[sorted(columns[i])].notna().all(axis=1).to_numpy()
+            present[columns[i]] = bitset.pack(known[search.order])
         if not (covers[i] & covers[j]).any() and ((covers[i] | covers[j]) == present[columns[i]]).all():
             partner[i], partner[j] = j, i
     return pd.array(np.where(partner >= 0, partner + 1, None), dtype="Int64")

@@ -373,7 +373,7 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
        size  roc_auc
     0   179      0.5
     """
-    dataset = _sorted(data, target, positive_label)
+    dataset, subgroups = _sorted(data, target, positive_label), list(subgroups)
     measures = _prepared_measures(dataset, measure)
     starts = range(0, max(len(subgroups), 1), _DESCRIBED_AT_ONCE)  # one (empty) part for no subgroups
     table = pd.concat(
