@@ -170,3 +170,24 @@ def test_bench_permutation_smoke_run(capsys):
     printed = capsys.readouterr().out
     assert "no holdout, n_jobs=1:" in printed and "permuted searches" in printed
     assert "50/50 holdout, n_jobs=1:" in printed
+
+
+class _Record:
+    """An allocation as memray's reader gives it: a size and a stack, innermost frame first."""
+
+    def __init__(self, size, stack):
+        self.size, self._stack = size, stack
+
+    def stack_trace(self, max_stacks):
+        return self._stack[:max_stacks]
+
+
+def test_memory_peak_groups_the_live_allocations_by_our_innermost_frames():
+    """benchmarks/memory_peak.py: allocations under the same subroc_ext
+    frames add up; others are named by their innermost frame."""
+    grouped = load(SCRIPT.parent / "memory_peak.py").grouped
+    ours = [("covers", "/x/numpy/core.py", 5), ("describe", "/x/subroc_ext/workflow/steps.py", 377),
+            ("find_subgroups", "/x/subroc_ext/workflow/pipeline.py", 413), ("main", "/x/subroc_ext/cli/__init__.py", 9)]  # fmt: skip
+    records = [_Record(100, ours), _Record(50, ours), _Record(7, [("read", "/x/pandas/io.py", 3)]), _Record(1, [])]
+    places = grouped(records, frames=2)
+    assert places == {"describe:steps.py:377 < find_subgroups:pipeline.py:413": 150, "read:io.py": 7, "(no stack)": 1}
