@@ -187,7 +187,10 @@ def test_memory_peak_groups_the_live_allocations_by_our_innermost_frames():
     frames add up; others are named by their innermost frame."""
     grouped = load(SCRIPT.parent / "memory_peak.py").grouped
     ours = [("covers", "/x/numpy/core.py", 5), ("describe", "/x/subroc_ext/workflow/steps.py", 377),
-            ("find_subgroups", "/x/subroc_ext/workflow/pipeline.py", 413), ("main", "/x/subroc_ext/cli/__init__.py", 9)]  # fmt: skip
-    records = [_Record(100, ours), _Record(50, ours), _Record(7, [("read", "/x/pandas/io.py", 3)]), _Record(1, [])]
-    places = grouped(records, frames=2)
-    assert places == {"describe:steps.py:377 < find_subgroups:pipeline.py:413": 150, "read:io.py": 7, "(no stack)": 1}
+            ("find_subgroups", "/x/subroc_ext/workflow/pipeline.py", 413),
+            ("main", "/x/subroc_ext/cli/__init__.py", 9)]  # fmt: skip
+    pandas = [("read", "/x/pandas/io.py", 3)]
+    records = [_Record(100, ours), _Record(50, ours), _Record(7, pandas), _Record(1, [])]
+    assert grouped(records, frames=2) == {
+        "describe:steps.py:377 < find_subgroups:pipeline.py:413": 150, "read:io.py": 7, "(no stack)": 1,
+    }  # fmt: skip
