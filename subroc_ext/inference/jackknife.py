@@ -5,8 +5,10 @@ Each row's exact change of a measure when that row alone is left out
 several such measures at once [1]_, strata (the classes) apart. Here: that
 covariance, computed in blocks of rows (memory in proportion to a block),
 and :class:`ScaledJackknife`, the intervals of ``m(S) - m(V)`` that
-:mod:`subroc_ext.inference.effects` gives for the ROC AUC, PR AUC and ARL
-(its module notes say how they are built and how well they cover).
+:mod:`subroc_ext.inference.effects` gives for the ROC AUC, PR AUC and ARL,
+simultaneous ones from the max-t critical value [2]_ (the module notes of
+:mod:`subroc_ext.inference.effects` say how they are built and how well
+they cover).
 
 References
 ----------
@@ -52,7 +54,8 @@ class ScaledJackknife:
     An interval at ``± c`` is the range of ``m(S) - m(V)`` over the box of
     the transformed difference and the whole split's transformed value,
     each ``± c`` standard errors (see :mod:`subroc_ext.inference.effects`). Simultaneous: ``c``
-    the max-t critical value over every coordinate [2]_; one interval at level
+    the max-t critical value over every coordinate (Hothorn, Bretz and
+    Westfall 2008); one interval at level
     ``1 - gamma``: Šidák's two-sided value for its two coordinates
     (:func:`subroc_ext.inference.effects.sidak_critical`, valid for any correlation).
 
@@ -206,7 +209,7 @@ class StratumTerms:
 
 def stratified_jackknife_covariance(coordinates, strata):
     """The class-stratified jackknife covariance of statistics from each row's
-    exact delete-one change of them [1]_.
+    exact delete-one change of them (Efron and Stein 1981).
 
     Parameters
     ----------
