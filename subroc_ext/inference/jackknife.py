@@ -87,6 +87,7 @@ class ScaledJackknife:
 
     def __init__(self, parts, whole_value, whole_terms, margins, strata, rng, *, scale="logit", rows=None):
         self.parts, self.strata, self.rng = parts, strata, rng
+        self.strata_rows = [np.flatnonzero(members) for members in strata]  # once, not once per subgroup
         whole_scaled, whole_slope, self.inverse = _scaled(whole_value, margins[-1], scale)
         self.whole_coordinate = whole_slope * whole_terms
         values, slopes, variances = [], [], []
@@ -108,7 +109,8 @@ class ScaledJackknife:
     def _variance(self, coordinate):
         """The jackknife variance of one coordinate, ``coordinate(rows)`` its
         values at those positions."""
-        return _stratified_covariance(lambda stratum, start, rows: coordinate(rows)[:, None], 1, self.strata)[0, 0]
+        return _stratified_covariance(lambda stratum, start, rows: coordinate(rows)[:, None], 1,
+                                      self.strata_rows)[0, 0]  # fmt: skip
 
     @functools.cached_property
     def covariance(self):
@@ -130,7 +132,7 @@ class ScaledJackknife:
             block[:, -1] = whole_rows
             return block
 
-        return _stratified_covariance(coordinates, n_statistics, self.strata)
+        return _stratified_covariance(coordinates, n_statistics, self.strata_rows)
 
     def simultaneous_critical(self, confidence):
         """The max-t critical value of all coordinates (NaN when none varies)."""
@@ -231,22 +233,23 @@ def stratified_jackknife_covariance(coordinates, strata):
     >>> stratified_jackknife_covariance(changes, [first, ~first])  # 1/2 * (1 + 1) + 1/2 * (4 + 4)
     array([[5.]])
     """
-    return _stratified_covariance(lambda stratum, start, rows: coordinates[rows], coordinates.shape[1], strata)
+    strata_rows = [np.flatnonzero(members) for members in strata]
+    return _stratified_covariance(lambda stratum, start, rows: coordinates[rows], coordinates.shape[1], strata_rows)
 
 
 #: Rows of the coordinates held at once by :func:`_stratified_covariance`.
 _BLOCK_ROWS = 1 << 15
 
 
-def _stratified_covariance(coordinates_of, n_statistics, strata):
+def _stratified_covariance(coordinates_of, n_statistics, strata_rows):
     """:func:`stratified_jackknife_covariance` from ``coordinates_of(stratum,
     start, rows)``, the coordinates of the rows at those positions (the
     stratum's rows from its ``start``-th on), asked for in blocks of
     :data:`_BLOCK_ROWS` rows: memory in proportion to a block, not to all
-    rows times the statistics."""
+    rows times the statistics. ``strata_rows``: the positions of each
+    stratum's rows."""
     covariance = np.zeros((n_statistics, n_statistics))
-    for stratum, members in enumerate(strata):
-        rows = np.flatnonzero(members)
+    for stratum, rows in enumerate(strata_rows):
         if not len(rows):
             continue
         blocks = [(start, rows[start : start + _BLOCK_ROWS]) for start in range(0, len(rows), _BLOCK_ROWS)]
