@@ -57,7 +57,6 @@ class SortedDataset:
         self.order, self.group_ids = sort_by_score(scores)
         self.is_positive = is_positive[self.order]
         self.scores = scores[self.order]
-        self._selector_masks = {}
         self._selector_words = {}
         self._cache = {}
 
@@ -69,17 +68,9 @@ class SortedDataset:
         keys, pysubgroup selectors, do not always pickle): what the workers
         of a cluster receive."""
         state = self.__dict__.copy()
-        state["_selector_masks"] = {}
         state["_selector_words"] = {}
         state["_cache"] = {}
         return state
-
-    def _selector_mask(self, selector):
-        mask = self._selector_masks.get(selector)
-        if mask is None:
-            mask = self.selector_mask(selector)
-            self._selector_masks[selector] = mask
-        return mask
 
     def selector_mask(self, selector):
         """Boolean cover of one selector over the score-sorted rows (not cached).
@@ -167,13 +158,9 @@ class SortedDataset:
             mask[subgroup] = True
             return mask[self.order]
         if isinstance(subgroup, ps.Conjunction):
-            selectors = subgroup.selectors
-            if not selectors:
+            if not subgroup.selectors:
                 return np.ones(len(self), dtype=bool)
-            mask = self._selector_mask(selectors[0])
-            for selector in selectors[1:]:
-                mask = mask & self._selector_mask(selector)
-            return mask
+            return bitset.unpack(self._conjunction_words(subgroup.selectors), len(self))
         return np.asarray(subgroup.covers(self.data), dtype=bool)[self.order]
 
     def masks_of(self, subgroups):
@@ -192,16 +179,21 @@ class SortedDataset:
         BeamSearch pass) is the AND of its selectors' cached words, without
         a boolean mask; anything else is packed from :meth:`mask_of`.
         """
-        if type(subgroup) is not ps.Conjunction:
+        if type(subgroup) is not ps.Conjunction or not subgroup.selectors:
             return bitset.pack(self.mask_of(subgroup))
+        return self._conjunction_words(subgroup.selectors)
+
+    def _conjunction_words(self, selectors):
+        """The AND of the selectors' words, each selector's cached: a cover is
+        kept as bits, 1/8 of a boolean mask, for as long as the dataset lives."""
         words = None
-        for selector in subgroup.selectors:
+        for selector in selectors:
             selector_words = self._selector_words.get(selector)
             if selector_words is None:
                 selector_words = bitset.pack(self.selector_mask(selector))
                 self._selector_words[selector] = selector_words
             words = selector_words if words is None else words & selector_words
-        return bitset.pack(np.ones(len(self), dtype=bool)) if words is None else words
+        return words
 
     def cover(self, mask=None):
         """The :class:`~subroc_ext.scoring.measures.Cover` of a sorted mask (all rows if None)."""

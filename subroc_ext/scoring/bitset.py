@@ -55,7 +55,7 @@ def unpack(words, n):
     array([False,  True,  True, False,  True])
     """
     as_bytes = np.ascontiguousarray(words, dtype=np.uint64).view(np.uint8)
-    return np.unpackbits(as_bytes, bitorder="little")[:n].astype(bool)
+    return np.unpackbits(as_bytes, count=n, bitorder="little").view(bool)  # 0/1 bytes: valid booleans
 
 
 @intrinsic
