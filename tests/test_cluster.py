@@ -6,7 +6,7 @@ shared with the smoke run of benchmarks/bench_distributed.py (skipped without
 * The same results, statistics, tables and p-values as one process, for every
   measure, with and without weights and generalization awareness.
 * A worker killed in the middle of a search or a test is replaced by Dask and
-  the result is still the same.
+  the result is still the same; so it is when the cluster loses the shared data.
 """
 
 import importlib.util
@@ -325,6 +325,78 @@ def test_a_worker_killed_mid_test_is_retried_with_the_same_p_values(client, tmp_
     assert marker.exists()
     pd.testing.assert_frame_equal(found, expected)
     client.wait_for_workers(2, timeout=60)
+
+
+@pytest.mark.parametrize("work", ["search", "test", "permutation test"])
+def test_shared_data_the_cluster_loses_is_shared_again_with_the_same_result(client, monkeypatch, work):
+    """When the last copy of the data on the workers is lost (two workers
+    dying one after the other can take it: a replacement starts without
+    one), the scheduler cancels the tasks that need it; they run again on
+    the data shared anew. The loss is made here by cancelling the shared
+    data once the third task is submitted."""
+    from subroc_ext.utils.cluster import Shared
+
+    submit, sharings = Shared.submit, []
+
+    def losing(self, function, *args, **options):
+        future = submit(self, function, *args, **options)
+        sharings.append(self)
+        if len(sharings) == 3:
+            self.client.cancel(self.future, force=True)
+        return future
+
+    monkeypatch.setattr(Shared, "submit", losing)
+    data = scored_frame(16, 700, attributes=5, ties="some")
+    if work == "search":
+        task = make_task(data, make_qf("roc", weights=(1, 1), generalization_aware=True), depth=3, min_support=10,
+                         k=12)  # fmt: skip
+
+        def run(**on):
+            return listed(subroc_ext.FastSearch(**on, parts_per_worker=3).execute(task))
+    elif work == "test":
+        patterns = [ps.Conjunction([s]) for s in ps.create_selectors(data, ignore=["label", "score"])]
+
+        def run(**on):
+            return subroc_ext.randomization_test(patterns, data, make_qf("roc"), target=TARGET, n_samples=200,
+                                                 random_state=2, **on)  # fmt: skip
+    else:
+        def run(**on):
+            return subroc_ext.find_subgroups(data, label="label", score="score", depth=2, validation=None,
+                                             random_state=5, progress=False, **on).drop(columns="subgroup")
+
+    expected, found = run(), run(client=client)
+    assert len(sharings) > 3 and sharings[0].losses == 1  # lost once, and the tasks ran again
+    if work == "search":
+        assert_identical(found, expected, task)
+    else:
+        pd.testing.assert_frame_equal(found, expected)
+
+
+def _first_plus(value, number):
+    return value[0] + number
+
+
+def test_shared_data_lost_at_every_try_raises_dasks_error(client, monkeypatch):
+    """Shared.results runs a task again after each loss of its data, up to
+    Shared.renewals losses; the next loss raises Dask's cancellation."""
+    distributed = pytest.importorskip("distributed")
+    from subroc_ext.utils.cluster import Shared
+
+    values = Shared(client, (10, 20))
+    assert dict(values.results(_first_plus, ((n, (n,)) for n in range(4)))) == {0: 10, 1: 11, 2: 12, 3: 13}
+    assert values.losses == 0
+    submit, tries = Shared.submit, []
+
+    def losing(self, function, *args, **options):
+        future = submit(self, function, *args, **options)
+        tries.append(future)
+        self.client.cancel(self.future, force=True)
+        return future
+
+    monkeypatch.setattr(Shared, "submit", losing)
+    with pytest.raises(distributed.client.FutureCancelledError):
+        dict(values.results(_first_plus, [("a", (1,))]))
+    assert values.losses == Shared.renewals and len(tries) == Shared.renewals + 1
 
 
 def test_command_line_scheduler_and_jobs_give_the_same_report(client, tmp_path, capsys):

@@ -32,10 +32,11 @@ memo is per part: patterns outside a part's subtrees are evaluated there on
 demand, which is the extra work of splitting.
 
 The prepared problem (bitsets, sorted data, quality function) is sent to each
-worker once (:func:`subroc_ext.utils.cluster.share`). A worker that dies while
+worker once (:class:`subroc_ext.utils.cluster.Shared`). A worker that dies while
 running a part is replaced by Dask, and the part runs again elsewhere with the
-same inputs (a replacement gets the data from another worker; if every worker
-dies at once, the data is lost and the search raises Dask's error).
+same inputs (a replacement gets the data from another worker; if the last
+worker holding it dies, the data is shared again and the parts that needed it
+run again).
 """
 
 import heapq
@@ -45,7 +46,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from ..utils.cluster import require_distributed, share, worker_count
+from ..utils.cluster import LostShare, Shared, require_distributed, worker_count
 
 __all__ = ["kth_best", "plan_parts", "search_on_cluster", "search_part", "split_subtrees", "top_k"]
 
@@ -199,7 +200,7 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
         records.append(_record(-1, 0, 0.0, problem.min_quality, pilot))
         if bar is not None:
             bar.update(pilot["evaluated"])
-    shared = share(client, problem)
+    shared = Shared(client, problem)
     pending = list(enumerate(parts))[::-1]
     running = {}
     completed = distributed.as_completed()
@@ -214,7 +215,7 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
         busy = {worker for *_, worker in running.values()}
         free = [worker for worker in client.scheduler_info(n_workers=-1)["workers"] if worker not in busy]
         where = {"workers": free[:1], "allow_other_workers": True} if free else {}
-        future = client.submit(search_part, shared, prefixes, floor, None, worst, pure=False, **where)
+        future = shared.submit(search_part, prefixes, floor, None, worst, **where)
         running[future] = (index, len(prefixes), cost, floor, free[0] if free else None)
         completed.add(future)
 
@@ -222,8 +223,13 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
         for _ in range(min(workers, len(pending))):
             submit()
         for future in completed:
-            outcome = future.result()
             index, n_prefixes, cost, floor, _ = running.pop(future)
+            try:
+                outcome = shared.result(future)
+            except LostShare:  # shared again: the part runs again
+                pending.append((index, parts[index]))
+                submit()
+                continue
             for quality, pattern in outcome["results"]:
                 found[pattern] = quality
             records.append(_record(index, n_prefixes, cost, floor, outcome))
@@ -233,6 +239,6 @@ def search_on_cluster(client, problem, parts_per_worker, bar=None):
                 submit()
     finally:
         client.cancel(list(running))
-        client.cancel(shared)
+        shared.cancel()
     table = pd.DataFrame.from_records(records, columns=PART_COLUMNS)
     return top_k(found, problem.k), table.sort_values("part", ignore_index=True)

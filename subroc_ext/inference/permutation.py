@@ -82,7 +82,7 @@ import pysubgroup as ps
 from ..engine.evaluators import evaluator, thread_safe
 from ..engine.search import SearchProblem
 from ..engine.search_run import at_least
-from ..utils.cluster import parallelism, require_distributed, shared
+from ..utils.cluster import parallelism, shared
 from ..utils.interrupts import kernel_interrupts
 from ..utils.progress import progress_bar
 from .sequential import SequentialPValues
@@ -163,15 +163,12 @@ def _permuted_tops(problem, strata, seed, permutations, k, floor, client, shared
     """:func:`_permuted_top` of each of ``permutations``, in their order: here
     (on ``threads`` threads, one permutation each) or on ``client``'s workers."""
     if client is not None:
-        require_distributed("client")
-        futures = [
-            client.submit(_shared_permuted_top, shared, seed, b, k, floor, pure=False)
-            for b in permutations
-        ]  # fmt: skip
-        try:
-            return _collected(futures, bar)
-        finally:
-            client.cancel(futures)
+        tops = {}
+        for b, top in shared.results(_shared_permuted_top, ((b, (seed, b, k, floor)) for b in permutations)):
+            tops[b] = top
+            if bar is not None:
+                bar.update(1)
+        return [tops[b] for b in permutations]
     if threads > 1 and len(permutations) > 1:
         with ThreadPoolExecutor(threads) as pool:
             futures = [pool.submit(_permuted_top, problem, strata, seed, b, k, floor) for b in permutations]

@@ -48,7 +48,7 @@ from ..exceptions import LowPowerWarning
 from ..objective.quality import SoftClassifierQF
 from ..scoring.measures import compiled_kind
 from ..scoring.null_sampling import null_exceedances
-from ..utils.cluster import parallelism, require_distributed
+from ..utils.cluster import parallelism
 from ..utils.cluster import shared as shared_on_workers
 from ..utils.interrupts import kernel_interrupts
 from ..utils.progress import progress_bar
@@ -182,20 +182,9 @@ def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, 
             key: _null_exceedances(qf, whole, key, cuts, n, seed, batch_elements, batch)
             for key, (n, cuts) in progress_bar(draws.items(), enabled=progress, desc=desc)
         }
-    distributed = require_distributed("client")
-    futures = {
-        client.submit(_shared_null_exceedances, shared, key, cuts, n, seed, batch_elements, batch,
-                      pure=False): key
-        for key, (n, cuts) in draws.items()
-    }  # fmt: skip
-    nulls = {}
-    try:
-        done = distributed.as_completed(futures)
-        for future in progress_bar(done, enabled=progress, desc=desc, total=len(draws)):
-            nulls[futures[future]] = future.result()
-    finally:
-        client.cancel(list(futures))
-    return nulls
+    jobs = ((key, (key, cuts, n, seed, batch_elements, batch)) for key, (n, cuts) in draws.items())
+    done = shared.results(_shared_null_exceedances, jobs)
+    return dict(progress_bar(done, enabled=progress, desc=desc, total=len(draws)))
 
 
 def _patterns_of(keys):

@@ -4,7 +4,8 @@ The search (:class:`~subroc_ext.FastSearch`) and the randomization test
 (:func:`~subroc_ext.randomization_test`) take ``client=``, a
 ``dask.distributed.Client``. This module holds what they share: the import
 check, the choice between a client and threads (:func:`parallelism`), and
-sending prepared data to every worker once.
+sending prepared data to every worker once
+(and again if the cluster loses it).
 
 Without ``dask.distributed`` installed everything else in subroc-ext works
 (threads, ``n_jobs=``, included); only ``client=`` raises an
@@ -18,7 +19,7 @@ import numpy as np
 
 from .names import INSTALL
 
-__all__ = ["check_client", "parallelism", "require_distributed", "share", "shared", "worker_count"]
+__all__ = ["LostShare", "Shared", "check_client", "parallelism", "require_distributed", "shared", "worker_count"]
 
 
 def require_distributed(argument):
@@ -69,27 +70,110 @@ def parallelism(client=None, n_jobs=None):
     return None, int(n_jobs)
 
 
-def share(client, value):
-    """Send ``value`` to every worker once; returns its future for task arguments.
+class LostShare(Exception):
+    """A task was cancelled because the cluster lost the shared value it needed
+    (:meth:`Shared.result`); the value is shared again."""
 
-    Every worker holds a copy, so a worker that dies does not lose it: a
-    replacement gets it from the others.
+
+class Shared:
+    """A value held by every worker of a cluster, shared again if it is lost.
+
+    ``client.scatter(value, broadcast=True)`` gives every worker a copy, so
+    the death of one worker loses nothing while another holds one. A
+    worker started in place of a dead one holds none, though, so a second
+    death can take the last copy: the scheduler then cancels every task
+    that needs it ("lost dependencies"). Tasks submitted with :meth:`submit`
+    and taken with :meth:`results` (or, submitting as they go, with
+    :meth:`result`) run again on the value shared anew, the same inputs
+    giving the same results.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    value : object
+        What the tasks take as their first argument.
     """
-    return client.scatter(value, broadcast=True, hash=False)
+
+    #: Losses of the value survived; the next raises the tasks' error.
+    renewals = 3
+
+    def __init__(self, client, value):
+        self.client, self.value = client, value
+        self.losses = 0
+        self.future = self._scatter()
+        self._shared_for = {}  # task key: the future of the value it was given
+
+    def _scatter(self):
+        return self.client.scatter(self.value, broadcast=True, hash=False)
+
+    def submit(self, function, *args, **options):
+        """``client.submit(function, value, *args, pure=False, **options)``."""
+        future = self.client.submit(function, self.future, *args, pure=False, **options)
+        self._shared_for[future.key] = self.future
+        return future
+
+    def result(self, future):
+        """``future.result()`` of one of :meth:`submit`'s futures.
+
+        Raises
+        ------
+        LostShare
+            The task was cancelled because the copy of the value it was
+            given was lost; the value is shared again (once per loss), so
+            submit the task again. After :attr:`renewals` losses the
+            cancellation is raised instead, as is any other error.
+        """
+        given = self._shared_for.pop(future.key, None)
+        try:
+            return future.result()
+        except require_distributed("client").client.FutureCancelledError:
+            if given is None or (given is self.future and self.losses == self.renewals):
+                raise
+            if given is self.future:
+                self.losses += 1
+                self.client.cancel(self.future)
+                self.future = self._scatter()
+            raise LostShare(future.key) from None
+
+    def results(self, function, jobs):
+        """``(tag, function(value, *arguments))`` of each ``(tag, arguments)``
+        of ``jobs``, computed on the workers, as they finish; a task cancelled
+        because the value was lost runs again (:meth:`result`)."""
+        distributed = require_distributed("client")
+        jobs = dict(jobs)
+        futures = {self.submit(function, *arguments): tag for tag, arguments in jobs.items()}
+        done = distributed.as_completed(futures)
+        try:
+            for future in done:
+                tag = futures.pop(future)
+                try:
+                    outcome = self.result(future)
+                except LostShare:
+                    again = self.submit(function, *jobs[tag])
+                    futures[again] = tag
+                    done.add(again)
+                    continue
+                yield tag, outcome
+        finally:  # done, failed or stopped early (Ctrl-C): nothing is left running
+            self.client.cancel(list(futures))
+
+    def cancel(self):
+        """Release the workers' copies."""
+        self.client.cancel(self.future)
 
 
 @contextlib.contextmanager
 def shared(client, value):
-    """:func:`share` ``value`` for the block and cancel it after (None without a client)."""
+    """A :class:`Shared` ``value`` for the block, released after (None without a client)."""
     if client is None:
         yield None
         return
     require_distributed("client")
-    future = share(client, value)
+    on_workers = Shared(client, value)
     try:
-        yield future
+        yield on_workers
     finally:
-        client.cancel(future)
+        on_workers.cancel()
 
 
 def worker_count(client):
