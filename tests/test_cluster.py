@@ -388,9 +388,9 @@ def test_shared_data_lost_at_every_try_raises_dasks_error(client, monkeypatch):
     submit, tries = Shared.submit, []
 
     def losing(self, function, *args, **options):
+        self.client.cancel(self.future, force=True)  # before: a finished task could not lose it
         future = submit(self, function, *args, **options)
         tries.append(future)
-        self.client.cancel(self.future, force=True)
         return future
 
     monkeypatch.setattr(Shared, "submit", losing)
