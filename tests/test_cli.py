@@ -403,6 +403,22 @@ def test_ctrl_c_in_process_and_before_the_test(workdir, tmp_path, monkeypatch, c
     assert os.listdir(tmp_path / "none") == []
 
 
+def test_ctrl_c_while_the_command_is_imported_is_one_line(workdir, monkeypatch, capsys):
+    """Ctrl-C while the command's modules are imported (numba half imported,
+    say): one line and exit code 130, importing nothing more to say so (a half
+    imported module would fail that import with a traceback)."""
+    import subroc_ext.cli as cli
+
+    def interrupted(name, package=None):
+        if name == ".commands":
+            raise KeyboardInterrupt
+        raise AssertionError(f"{name} imported after Ctrl-C")
+
+    monkeypatch.setattr(cli.importlib, "import_module", interrupted)
+    assert main(["run", str(workdir / "data.csv"), *RUN]) == 130
+    assert capsys.readouterr().err == "subroc-ext: interrupted\n"  # --quiet: no progress line to end
+
+
 def test_collapse_and_max_overlap_options(workdir, tmp_path, capsys):
     common = [str(workdir / "data.csv"), *RUN, "--depth", "2", "--samples", "20", "--top", "30"]
     assert main(["run", *common, "--no-collapse", "--max-overlap", "none", "--out", str(tmp_path / "all")]) == 0

@@ -31,7 +31,7 @@ import sys
 import warnings
 
 from .arguments import PROG, build_parser
-from .streams import FAILED, PIPE_CLOSED, GuardedStream, sigterm_as_interrupt
+from .streams import FAILED, PIPE_CLOSED, GuardedStream, report_interrupted, sigterm_as_interrupt
 
 __all__ = ["main"]
 
@@ -86,8 +86,8 @@ def _run(argv):
             warnings.showwarning = _show_warning
             command = getattr(importlib.import_module(".commands", __name__), COMMANDS[args.command])
             return command(args)
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM
-        return importlib.import_module(".output", __name__).report_interrupted(args)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM; maybe mid-import, so nothing more is imported
+        return report_interrupted(args)
 
 
 def _announce_compilation(args):

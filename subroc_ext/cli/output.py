@@ -26,14 +26,12 @@ from ..reporting.reading import STOPPED, intervals_text, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
 from ..utils.spreadsheet import write_csv
 from .arguments import PROG
-from .streams import FAILED, INTERRUPTED, PIPE_CLOSED, TERMINATED
+from .streams import FAILED, PIPE_CLOSED, report_interrupted
 
 __all__ = [
     "PROG",
     "FAILED",
-    "INTERRUPTED",
     "PIPE_CLOSED",
-    "TERMINATED",
     "RESULT_FILES",
     "print_status",
     "fail",
@@ -41,7 +39,6 @@ __all__ = [
     "check_out",
     "finish",
     "keep_untested",
-    "report_interrupted",
     "finish_comparison",
 ]
 
@@ -404,15 +401,6 @@ def keep_untested(interrupted, args):
              f"{(Path(args.out) / 'subgroups.csv').resolve()}, untested (no p-values)"
     )  # fmt: skip
     return report_interrupted(args, f"during the significance test; {kept}")
-
-
-def report_interrupted(args, what=""):
-    """Print the one line of Ctrl-C (or of SIGTERM, when :func:`on_sigterm` set
-    ``args.terminated``), below a progress bar that may be cut short; the exit code."""
-    terminated = getattr(args, "terminated", False)
-    line = f"{PROG}: {'terminated' if terminated else 'interrupted'}{' ' + what if what else ''}"
-    print(line if args.quiet else f"\n{line}", file=sys.stderr)
-    return TERMINATED if terminated else INTERRUPTED
 
 
 def finish_comparison(table, args, sides, start, validation, current=None):

@@ -15,10 +15,13 @@ import contextlib
 import errno
 import os
 import signal
+import sys
 import threading
 
-__all__ = ["FAILED", "INTERRUPTED", "PIPE_CLOSED", "TERMINATED", "GuardedStream", "sigterm_as_interrupt",
-           "to_devnull"]
+from .arguments import PROG
+
+__all__ = ["FAILED", "INTERRUPTED", "PIPE_CLOSED", "TERMINATED", "GuardedStream", "report_interrupted",
+           "sigterm_as_interrupt", "to_devnull"]
 
 #: Exit codes: bad input or a failed write; Ctrl-C (128 + SIGINT); a closed
 #: output pipe (128 + SIGPIPE); SIGTERM (128 + SIGTERM), as the shell reports
@@ -94,7 +97,7 @@ def sigterm_as_interrupt(args):
     """SIGTERM raised as ``KeyboardInterrupt`` in the block, after setting
     ``args.terminated``: a terminated run then ends as an interrupted one
     does (the searched subgroups kept, no staging folder left), with its own
-    line and exit code (:func:`subroc_ext.cli.output.report_interrupted`).
+    line and exit code (:func:`report_interrupted`).
     Only in the main thread, the one where Python runs signal handlers."""
 
     def terminate(signum, frame):
@@ -109,3 +112,12 @@ def sigterm_as_interrupt(args):
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def report_interrupted(args, what=""):
+    """Print the one line of Ctrl-C (or of SIGTERM, when :func:`sigterm_as_interrupt` set
+    ``args.terminated``), below a progress bar that may be cut short; the exit code."""
+    terminated = getattr(args, "terminated", False)
+    line = f"{PROG}: {'terminated' if terminated else 'interrupted'}{' ' + what if what else ''}"
+    print(line if args.quiet else f"\n{line}", file=sys.stderr)
+    return TERMINATED if terminated else INTERRUPTED

@@ -4,8 +4,8 @@ The search (:class:`~subroc_ext.FastSearch`) and the randomization test
 (:func:`~subroc_ext.randomization_test`) take ``client=``, a
 ``dask.distributed.Client``. This module holds what they share: the import
 check, the choice between a client and threads (:func:`parallelism`), and
-sending prepared data to every worker once
-(and again if the cluster loses it).
+sending prepared data to every worker once (and again if the cluster loses
+it: :class:`Shared`).
 
 Without ``dask.distributed`` installed everything else in subroc-ext works
 (threads, ``n_jobs=``, included); only ``client=`` raises an
