@@ -86,7 +86,7 @@ class ScaledJackknife:
     """
 
     def __init__(self, parts, whole_value, whole_terms, margins, strata, rng, *, scale="logit", rows=None):
-        self.parts, self.strata, self.rng = parts, strata, rng
+        self.parts, self.rng = parts, rng
         self.strata_rows = [np.flatnonzero(members) for members in strata]  # once, not once per subgroup
         whole_scaled, whole_slope, self.inverse = _scaled(whole_value, margins[-1], scale)
         self.whole_coordinate = whole_slope * whole_terms
@@ -119,7 +119,7 @@ class ScaledJackknife:
         subgroup's nonzero changes (:class:`StratumTerms`), so the memory
         grows with the subgroups' sizes, not with their number times the
         rows."""
-        terms = StratumTerms(self.strata)
+        terms = StratumTerms(self.strata_rows)
         for _, changes in self.parts():
             terms.append(changes)
         n_statistics = len(self.slopes) + 1
@@ -174,13 +174,12 @@ class StratumTerms:
 
     Parameters
     ----------
-    strata : sequence of numpy.ndarray of bool
-        The rows of each stratum.
+    strata_rows : sequence of numpy.ndarray of int
+        The positions of each stratum's rows, ascending.
 
     Examples
     --------
-    >>> first = np.array([True, False, True, False])
-    >>> terms = StratumTerms([first, ~first])
+    >>> terms = StratumTerms([np.array([0, 2]), np.array([1, 3])])
     >>> terms.append(np.array([0.5, 0.0, 0.0, -1.0]))
     >>> block = np.zeros((2, 1))
     >>> terms.scatter(1, 0, np.array([2.0]), block)  # the second stratum's rows 1 and 3, times 2
@@ -188,13 +187,13 @@ class StratumTerms:
     [0.0, -2.0]
     """
 
-    def __init__(self, strata):
-        self.strata = [np.flatnonzero(members) for members in strata]
-        self.kept = [[] for _ in self.strata]
+    def __init__(self, strata_rows):
+        self.strata_rows = strata_rows
+        self.kept = [[] for _ in strata_rows]
 
     def append(self, changes):
         """Keep one statistic's changes (an array over all rows)."""
-        for rows, kept in zip(self.strata, self.kept):
+        for rows, kept in zip(self.strata_rows, self.kept):
             within = changes[rows]
             where = np.flatnonzero(within)
             # positions in 4 bytes where they fit: 12 bytes per change kept, not 16
