@@ -194,3 +194,22 @@ def test_memory_peak_groups_the_live_allocations_by_our_innermost_frames():
     assert grouped(records, frames=2) == {
         "describe:steps.py:377 < find_subgroups:pipeline.py:413": 150, "read:io.py": 7, "(no stack)": 1,
     }  # fmt: skip
+
+
+class _Interval:
+    def __init__(self, allocated, deallocated, n_bytes):
+        self.allocated_before_snapshot, self.deallocated_before_snapshot = allocated, deallocated
+        self.n_bytes = n_bytes
+
+
+def test_memory_peak_at_a_snapshot_counts_what_is_alive_then():
+    """--at rss: an allocation counts at snapshot s when it was made before s
+    and not freed before s (memray's temporal records)."""
+    alive_at = load(SCRIPT.parent / "memory_peak.py").alive_at
+    record = _Record(0, [("describe", "/x/subroc_ext/workflow/steps.py", 377)])
+    record.intervals = [_Interval(0, 2, 10), _Interval(1, None, 20), _Interval(3, None, 40), _Interval(0, 1, 80)]
+    assert [alive.size for alive in alive_at([record], 2)] == [20]
+    assert [alive.size for alive in alive_at([record], 1)] == [30]
+    assert [alive.size for alive in alive_at([record], 0)] == [90]
+    (alive,) = alive_at([record], 3)
+    assert alive.size == 60 and alive.stack_trace(5) == record.stack_trace(5)
