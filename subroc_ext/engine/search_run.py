@@ -43,6 +43,7 @@ class SearchRun:
         self.depth = depth
         self.min_quality = min_quality
         self.results = []  # min-heap of (quality, rank, pattern)
+        self._ascending = None  # the results' qualities for the compiled calls (None: to be sorted again)
         self.sequence = itertools.count()
         self.counted = 0
         self.evaluated = 0
@@ -106,6 +107,7 @@ class SearchRun:
                         heapq.heappush(self.results, entry)
                     elif entry > self.results[0]:
                         heapq.heapreplace(self.results, entry)
+            self._ascending = None
             if len(self.results) == self.k:
                 kth, worst, _ = self.results[0]
                 self.cut = (max(self.min_quality, at_least(kth)), max(self.min_quality, kth), worst)
@@ -270,7 +272,7 @@ class SearchRun:
         else:
             quality, estimate, bests = stats.quality, stats.optimistic_estimate, None
         offers = ([], [])
-        self._child_offers(pattern, candidates, quality, threshold, offers)
+        self._child_offers([pattern], np.zeros(len(candidates), dtype=np.int64), candidates, quality, threshold, offers)
         self.offer_all(*offers)
         if not expandable:
             return
@@ -303,12 +305,13 @@ class SearchRun:
             else:
                 heapq.heappush(queue, (-estimate[i], next(self.sequence), child, stats.raw_bound[i], bests[i]))
 
-    def _child_offers(self, pattern, selectors, quality, threshold, offers):
+    def _child_offers(self, patterns, node, selectors, quality, threshold, offers):
         """Add to ``offers`` (a list of qualities and one of patterns) the
-        children ``pattern + (s,)`` above ``threshold`` (the others cannot enter)."""
+        children ``patterns[node[i]] + (selectors[i],)`` whose quality is above
+        ``threshold`` (one for all or one per child; the others cannot enter)."""
         above = np.flatnonzero(quality > threshold)
         offers[0].extend(quality[above].tolist())
-        offers[1].extend(pattern + (s,) for s in selectors[above].tolist())
+        offers[1].extend(patterns[b] + (s,) for b, s in zip(node[above].tolist(), selectors[above].tolist()))
 
     def _cap(self, raw_bound, best):
         """Bound of the raw quality gain of a node's children (floats or
@@ -351,7 +354,9 @@ class SearchRun:
         self._count(counted, evaluated)
         waiting = np.flatnonzero(np.diff(np.searchsorted(pending, child_start)))  # nodes with pending children
         if memo is not None:
-            for b in np.setdiff1d(np.arange(len(nodes)), waiting).tolist():
+            complete = np.ones(len(nodes), dtype=bool)
+            complete[waiting] = False
+            for b in np.flatnonzero(complete).tolist():
                 memo.store(patterns[b], int(starts[b]), *rows[:, row_start[b] : row_start[b + 1]])
         for b in waiting.tolist():  # g found first, then the leaves in a second call
             first, last = child_start[b], child_start[b + 1]
@@ -368,9 +373,9 @@ class SearchRun:
                                np.argsort(-estimate_b, kind="stable"), estimate_b, quality_b,
                                fields[4][first:last], bests_b)  # fmt: skip
         offers = ([], [])
-        for b, pattern in enumerate(patterns):
-            first, last = child_start[b], child_start[b + 1]
-            self._child_offers(pattern, children[first:last], quality[first:last], thresholds[b], offers)
+        per_node = np.diff(child_start)
+        self._child_offers(patterns, np.repeat(np.arange(len(patterns)), per_node), children, quality,
+                           np.repeat(thresholds, per_node), offers)  # fmt: skip
         leaf_start = np.searchsorted(leaf_node, node_start)
         for b in np.flatnonzero(np.diff(leaf_start)).tolist():
             leaves = slice(leaf_start[b], leaf_start[b + 1])
@@ -406,11 +411,12 @@ class SearchRun:
 
     def _top(self):
         """The qualities of the result, ascending, ``-inf`` in the places not yet taken: float64[k]."""
-        top = np.full(self.k, -np.inf)
         with self.lock:  # another thread may be changing the heap
-            qualities = sorted(quality for quality, _, _ in self.results)
-        top[self.k - len(qualities) :] = qualities
-        return top
+            if self._ascending is None:
+                qualities = sorted(quality for quality, _, _ in self.results)
+                self._ascending = np.full(self.k, -np.inf)
+                self._ascending[self.k - len(qualities) :] = qualities
+            return self._ascending.copy()  # the compiled call changes its copy
 
     def _leaf_offers(self, pattern, nodes, node, children, raw, weight, quality, offers):
         """Add to ``offers`` (a list of qualities and one of patterns) the
