@@ -11,6 +11,7 @@ import importlib.util
 from importlib.metadata import version
 from pathlib import Path
 
+import numpy as np
 import pysubgroup as ps
 import pytest
 
@@ -213,3 +214,27 @@ def test_memory_peak_at_a_snapshot_counts_what_is_alive_then():
     assert [alive.size for alive in alive_at([record], 0)] == [90]
     (alive,) = alive_at([record], 3)
     assert alive.size == 60 and alive.stack_trace(5) == record.stack_trace(5)
+
+
+def test_kernel_replay_renames_each_tree_and_compares_results_exactly(tmp_path):
+    replay = load(SCRIPT.parent / "bench_kernel_replay.py")
+    tree = tmp_path / "tree" / "subroc_ext"
+    tree.mkdir(parents=True)
+    (tree / "__init__.py").write_text("from subroc_ext.inner import NAME\n")
+    (tree / "inner.py").write_text("NAME = __name__\n")
+    (tree / "__pycache__").mkdir()
+    (tree / "__pycache__" / "stale.pyc").write_bytes(b"")
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        package = replay.renamed_copy(tmp_path / "tree", "replay_test_tree", tmp_path)
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert package.NAME == "replay_test_tree.inner"
+    assert not (tmp_path / "replay_test_tree" / "__pycache__").exists()
+    same = (np.array([1.0, np.nan]), (np.array([1, 2]), 3))
+    assert replay.identical(same, (np.array([1.0, np.nan]), (np.array([1, 2]), 3)))
+    assert not replay.identical(same, (np.array([1.0, 0.0]), (np.array([1, 2]), 3)))
+    assert not replay.identical(same, (np.array([1.0, np.nan]), (np.array([1, 2]), 4)))
+    assert not replay.identical(same, (np.array([1.0, np.nan]), (np.array([1, 2, 3]), 3)))
