@@ -14,6 +14,7 @@ from subroc_ext import (
     plot_roc_curves,
     pr_auc_score,
 )
+from subroc_ext.reporting.plotting import CURVE_TOLERANCE, thinned_curve
 from synthetic import scored_frame
 
 plt = pytest.importorskip("matplotlib.pyplot")
@@ -75,6 +76,53 @@ def test_pr_points_are_sklearns(data):
         precision, recall, _ = precision_recall_curve(y, p, pos_label="pos")
         np.testing.assert_allclose(line.get_xydata(), np.column_stack([recall, precision])[::-1])
         assert f"PR AUC {pr_auc_score(y, p, positive_label='pos'):.3f}" in line.get_label()
+
+
+def _distances_to_polyline(points, line):
+    """Each point's distance to the polyline ``line`` (both ``(n, 2)``) along
+    the segment between the kept points around it (``points`` in drawing order,
+    ``line`` a subset of them)."""
+    kept, at = [], 0
+    for point in line:  # each drawn point is an exact point, in order
+        while not (points[at] == point).all():
+            at += 1
+        kept.append(at)
+    kept = np.array(kept)
+    segment = np.clip(np.searchsorted(kept, np.arange(len(points)), side="right") - 1, 0, len(kept) - 2)
+    start, end = points[kept[segment]], points[kept[segment + 1]]
+    along = end - start
+    length = np.maximum((along**2).sum(axis=1), 1e-300)
+    t = np.clip(((points - start) * along).sum(axis=1) / length, 0, 1)
+    return np.hypot(*(points - start - t[:, None] * along).T)
+
+
+@pytest.mark.parametrize("plot,curve,order", [(plot_roc_curves, roc_curve, 1), (plot_pr_curves, None, -1)])
+def test_long_curves_are_drawn_thinned_within_the_tolerance(plot, curve, order):
+    rng = np.random.default_rng(3)
+    n = 60_000
+    y = rng.random(n) < 0.3
+    frame = pd.DataFrame({"y": y.astype(int), "p": np.round(rng.random(n) + 0.3 * y, 5), "g": "a"})
+    figure = plot([], frame, label="y", score="p", positive_label=1)
+    line = curves(figure)[0].get_xydata()
+    if curve is roc_curve:
+        fpr, tpr, _ = roc_curve(y, frame["p"], drop_intermediate=False)
+        exact = np.column_stack([fpr, tpr])
+    else:
+        precision, recall, _ = precision_recall_curve(y, frame["p"])
+        exact = np.column_stack([recall, precision])[::-1]
+    length = np.abs(np.diff(exact, axis=0)).sum()  # a ROC curve's at most 2; a PR curve's zigzags
+    assert 2_000 < len(line) <= length / CURVE_TOLERANCE + 2 < len(exact) / 4
+    np.testing.assert_array_equal(line[[0, -1]], exact[[0, -1]])
+    distances = _distances_to_polyline(exact, line)
+    assert distances.max() <= CURVE_TOLERANCE
+    assert distances.max() > CURVE_TOLERANCE / 10  # points were left out, not only collinear ones
+
+
+def test_short_curves_keep_every_point():
+    x, y = np.array([0.0, 0.1, 0.1, 1.0]), np.array([0.0, 0.0, 0.5, 1.0])
+    assert thinned_curve(x, y) == (x, y)
+    kept = thinned_curve(np.linspace(0, 1, 10_001), np.zeros(10_001), tolerance=0.25)
+    np.testing.assert_array_equal(kept[0], [0, 0.25, 0.5, 0.75, 1])
 
 
 def test_index_does_not_matter(data):

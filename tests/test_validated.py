@@ -16,6 +16,7 @@ from subroc_ext.inputs import sorted_data as dataset
 from subroc_ext.metrics import kernels
 from subroc_ext.utils import validation as _validation
 from subroc_ext.workflow import steps
+from subroc_ext.inputs import validated
 from subroc_ext.inputs.validated import validate_data
 
 FRAME = scored_frame(3, 800)
@@ -137,3 +138,51 @@ def test_use_dataset_refuses_another_label():
     checked = validate_data(FRAME, label="y", score="p")
     with pytest.raises(ValueError, match="positive label"):
         subroc_ext.ROCAUCQF("y", positive_label_value=0).use_dataset(checked.search)
+
+
+def _text_frame(n=400, seed=1):
+    rng = np.random.default_rng(seed)
+    region = pd.Series(rng.choice(["north", "east", "south"], n), dtype="str")
+    region[::17] = None
+    mixed = pd.Series([("a", 1, 2.5)[i] for i in rng.integers(0, 3, n)], dtype=object)  # not all text
+    return pd.DataFrame({
+        "region": region,
+        "plan": pd.Series(rng.choice(["basic", "pro"], n), dtype=object),
+        "id": [f"c{i}" for i in range(n)],
+        "day": rng.choice(["2021-06-01", "2021-06-02", "2021-07-15"], n),
+        "mixed": mixed,
+        "none": pd.Series([None] * n, dtype=object),
+        "age": rng.integers(18, 90, n),
+        "y": rng.integers(0, 2, n),
+        "p": rng.random(n),
+    })  # fmt: skip
+
+
+def test_text_of_repeated_values_is_kept_as_categoricals():
+    frame = _text_frame()
+    compact = validated.compact_text(frame)
+    assert {name for name in frame if isinstance(compact[name].dtype, pd.CategoricalDtype)} == {"region", "plan"}
+    for name in frame:
+        pd.testing.assert_series_equal(compact[name].astype(object), frame[name].astype(object))
+    assert compact["region"].isna().sum() == frame["region"].isna().sum() == 24
+    assert compact["region"].memory_usage(deep=True) < frame["region"].memory_usage(deep=True) / 2
+    assert np.shares_memory(compact["age"].to_numpy(), frame["age"].to_numpy())  # not copied
+    assert frame["region"].dtype == "str"  # the caller's frame is left alone
+    plain = frame[["id", "day", "age", "y", "p"]]
+    assert validated.compact_text(plain) is plain
+
+
+def test_the_splits_hold_compact_text_and_search_it_alike():
+    frame = _text_frame()
+    search, held_out = validated.split_validation(frame, 0.5, 0)
+    assert isinstance(search["region"].dtype, pd.CategoricalDtype)
+    assert isinstance(held_out["plan"].dtype, pd.CategoricalDtype)
+    positions = np.sort(np.random.default_rng(0).permutation(len(frame))[:200])
+    pd.testing.assert_frame_equal(search.astype(object), frame.iloc[positions].astype(object))
+    plain, compact = (validate_data(data, label="y", score="p", validation=None)
+                      for data in (frame.iloc[positions], search))  # fmt: skip
+    assert [str(c) for c in compact.space] == [str(c) for c in plain.space]
+    assert compact.space.left_out == plain.space.left_out
+    assert {"region=='east'", "plan=='pro'", "region is missing"} <= {str(c) for c in compact.space}
+    for condition in compact.space:
+        np.testing.assert_array_equal(compact.search.selector_mask(condition), plain.search.selector_mask(condition))

@@ -5,7 +5,10 @@ The curves come from :func:`subroc_ext.metrics.kernels.roc_curve_from_counts` an
 ``roc_curve(..., drop_intermediate=False)`` and ``precision_recall_curve``:
 one point per distinct score, so tied scores give
 a straight segment and the area under the drawn curve is the tie-aware AUC
-that the quality functions use. matplotlib (``pip install subroc-ext[plot]``)
+that the quality functions use. A curve of more points than the figure can
+show is drawn through a subset of them (:func:`thinned_curve`: at most 1/4,000
+of the axes away, a fifth of a pixel), so that a million rows do not draw a
+million points. matplotlib (``pip install subroc-ext[plot]``)
 is imported only when a plot is drawn. Every text is drawn as it is spelled
 (:func:`plain_text`): a column ``revenue_$`` or a value ``$0-$25k`` is never
 read as math.
@@ -31,6 +34,8 @@ from ..workflow.diversity import cover_words, select_diverse
 from .conditions import readable_description
 
 __all__ = [
+    "CURVE_TOLERANCE",
+    "thinned_curve",
     "plain_text",
     "wrapped_name",
     "plot_forest",
@@ -86,6 +91,41 @@ def plain_text(figure):
         text.set_parse_math(False)
         text.set_usetex(False)
     return figure
+
+
+#: How far (in units of the axes, 0 to 1) a drawn ROC or PR curve may pass from its exact points.
+CURVE_TOLERANCE = 2.5e-4
+
+
+def thinned_curve(x, y, tolerance=CURVE_TOLERANCE):
+    """The points of a curve that draw it to within ``tolerance``.
+
+    The first point, the last and each point where the curve's length so
+    far (``|dx| + |dy|`` summed) enters a new multiple of ``tolerance``.
+    Every left-out point lies within ``tolerance`` of the previous kept one
+    along the curve, so the drawn line is everywhere within ``tolerance``
+    of the exact one (and it keeps each kept point exactly). A curve of
+    length ``L`` keeps at most ``L / tolerance + 2`` points: a ROC curve, of
+    length at most 2, about 8,000 at the default.
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray of float
+        The exact points, in drawing order.
+    tolerance : float, default=CURVE_TOLERANCE
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The kept points' ``x`` and ``y``; the arrays themselves when all are kept.
+    """
+    if len(x) <= 2:
+        return x, y
+    bucket = np.floor(np.concatenate(([0.0], np.cumsum(np.abs(np.diff(x)) + np.abs(np.diff(y))))) / tolerance)
+    keep = np.empty(len(x), dtype=bool)
+    keep[0] = keep[-1] = True
+    np.not_equal(bucket[1:-1], bucket[:-2], out=keep[1:-1])
+    return (x, y) if keep.all() else (x[keep], y[keep])
 
 
 def _roc_curve(is_positive, scores):
@@ -187,7 +227,7 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
         ax.axhline(rate, linestyle="--", color="0.6", linewidth=1,
                    label=f"random ranking (precision {rate:.2f})")  # fmt: skip
     whole_name = "whole data" if split is None else f"whole {split} split"
-    ax.plot(whole[0], whole[1], color="0.15", linewidth=3,
+    ax.plot(*thinned_curve(whole[0], whole[1]), color="0.15", linewidth=3,
             label=f"{whole_name} (n={len(data):,}, {measure} {whole[2]:.3f})")  # fmt: skip
     for description, name in zip(descriptions, names):
         cover = _covers(description, data)
@@ -200,7 +240,7 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
                 stacklevel=3,
             )
             continue
-        ax.plot(points[0], points[1], linewidth=1.5,
+        ax.plot(*thinned_curve(points[0], points[1]), linewidth=1.5,
                 label=f"{name} (n={cover.sum():,}, {measure} {points[2]:.3f})")  # fmt: skip
     where = "" if split is None else f" on the {split} split"
     if kind == "roc":
