@@ -13,7 +13,8 @@ from scipy.stats import norm
 from sklearn.metrics import roc_auc_score as sklearn_roc_auc
 
 from subroc_ext import UndefinedMeasureWarning
-from subroc_ext.metrics.confidence import delong_interval, roc_auc_confidence_interval
+from subroc_ext.metrics.confidence import delong_interval, delong_interval_of_sorted, roc_auc_confidence_interval
+from subroc_ext.metrics.kernels import sort_by_score
 
 
 def brute_force_delong(is_positive, scores, confidence=0.95):
@@ -43,6 +44,24 @@ def test_matches_brute_force_with_ties(seed):
     np.testing.assert_allclose(found, expected, rtol=1e-10, atol=1e-12)
     assert found.roc_auc == pytest.approx(sklearn_roc_auc(is_positive, scores), rel=1e-12)
     assert found.low <= found.roc_auc <= found.high
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_sorted_rows_give_the_same_interval(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    scores = rng.integers(0, int(rng.integers(1, 40)), n) / 7.0  # ties, often many
+    is_positive = rng.random(n) < rng.uniform(0.02, 0.98)
+    order, group_ids = sort_by_score(scores)
+    expected = delong_interval(is_positive, scores)
+    from_sorted = delong_interval_of_sorted(is_positive[order], group_ids)
+    np.testing.assert_array_equal(from_sorted, delong_interval(is_positive[order], scores[order]))
+    np.testing.assert_allclose(from_sorted, expected, rtol=1e-13)  # the sums in another order
+    auc, std_error, low, high = brute_force_delong(is_positive, scores) if 0 < is_positive.sum() < n else [np.nan] * 4
+    np.testing.assert_allclose(expected.roc_auc, auc, rtol=1e-12)
+    if is_positive.sum() >= 2 and (~is_positive).sum() >= 2:
+        np.testing.assert_allclose([expected.std_error, expected.low, expected.high], [std_error, low, high],
+                                   rtol=1e-9, atol=1e-12)  # fmt: skip
 
 
 def test_invariant_under_monotone_transforms_and_label_encodings():

@@ -186,3 +186,33 @@ def test_the_splits_hold_compact_text_and_search_it_alike():
     assert {"region=='east'", "plan=='pro'", "region is missing"} <= {str(c) for c in compact.space}
     for condition in compact.space:
         np.testing.assert_array_equal(compact.search.selector_mask(condition), plain.search.selector_mask(condition))
+
+
+def test_a_dataset_keeps_only_the_columns_last_converted(monkeypatch):
+    rng = np.random.default_rng(2)
+    n = 500
+    frame = pd.DataFrame({f"x{i}": rng.integers(0, 50, n) for i in range(5)})
+    frame["g"] = pd.Series(rng.choice(["a", "b", "c"], n), dtype="str")
+    frame["y"], frame["p"] = rng.integers(0, 2, n), rng.random(n)
+    checked = validate_data(frame, label="y", score="p", validation=None)
+    data = checked.search
+    covers = {condition: condition.covers(frame)[data.order] for condition in checked.space}
+    conversions = Counter()
+    for kind in {type(c) for c in checked.space}:
+        original = kind.column_values
+
+        def counted(self, column, original=original):
+            conversions[self.attribute_name] += 1
+            return original(self, column)
+
+        monkeypatch.setattr(kind, "column_values", counted)
+    for condition in checked.space:  # column by column, as the search space lists them
+        np.testing.assert_array_equal(data.selector_mask(condition), covers[condition])
+    assert conversions == {name: 1 for name in ["x0", "x1", "x2", "x3", "x4", "g"]}
+    last, first = checked.space[-1], checked.space[0]
+    assert first.attribute_name == "g" and last.attribute_name == "x4"
+    for condition in (last, first, first):
+        np.testing.assert_array_equal(data.selector_mask(condition), covers[condition])
+    assert dataset.COLUMNS_KEPT == 2
+    # the last column is kept; the first was let go (converted again, then kept)
+    assert conversions["x4"] == 1 and conversions["g"] == 2

@@ -1,8 +1,8 @@
 """Conditions on one column: the pysubgroup selectors of the search space.
 
 :class:`Condition` is a pysubgroup selector with a readable label that
-computes its cover from the column converted once
-(:meth:`Condition.column_values`, cached by
+computes its cover from the column converted once for all its conditions
+(:meth:`Condition.column_values`, kept by
 :class:`~subroc_ext.inputs.sorted_data.SortedDataset`): :class:`ValueCondition`
 (``region=='east'``), :class:`RangeCondition` (``age < 38``,
 ``38 <= age < 52``, also on datetimes and durations), :class:`PointCondition`
@@ -34,9 +34,10 @@ __all__ = [
 class Condition(ps.SelectorBase):
     """A condition on one column: a pysubgroup selector with a readable label.
 
-    Subclasses define :meth:`column_values` (the column converted once,
-    cached by :class:`~subroc_ext.inputs.sorted_data.SortedDataset` under
-    ``(values_kind, attribute_name)``) and :meth:`mask_of_values`;
+    Subclasses define :meth:`column_values` (the column converted, kept by
+    :class:`~subroc_ext.inputs.sorted_data.SortedDataset` under
+    ``(values_kind, attribute_name)`` for the conditions on the column that
+    follow) and :meth:`mask_of_values`;
     ``covers(data)`` is the two in a row. Conditions are equal when their
     labels are (pysubgroup compares selectors by ``repr``); unlike
     pysubgroup's selectors they are not shared through pysubgroup's instance

@@ -8,6 +8,8 @@ the search engine's bitsets, the randomization test - works on positions in
 this order, never on index labels, so any DataFrame index works.
 """
 
+from collections import OrderedDict
+
 import numpy as np
 import pandas as pd
 import pysubgroup as ps
@@ -18,7 +20,16 @@ from ..scoring.measures import Cover
 from ..utils.validation import check_columns, finite_scores, positive_mask
 from .selectors import ValueCodes
 
-__all__ = ["SortedDataset"]
+__all__ = ["COLUMNS_KEPT", "SortedDataset"]
+
+#: Columns whose converted values (:meth:`SortedDataset.column_values`) a
+#: dataset keeps at once, the most recently used: up to 9 bytes a row each
+#: (2 M rows, six columns on two splits: 60 MB kept to the end before). A
+#: search space lists its conditions column by column, so each column is
+#: converted once while its conditions' covers are computed.
+COLUMNS_KEPT = 2
+
+_NOT_KEPT = object()
 
 
 class SortedDataset:
@@ -59,6 +70,7 @@ class SortedDataset:
         self.scores = scores[self.order]
         self._selector_words = {}
         self._cache = {}
+        self._columns = OrderedDict()
 
     def __len__(self):
         return len(self.order)
@@ -70,19 +82,21 @@ class SortedDataset:
         state = self.__dict__.copy()
         state["_selector_words"] = {}
         state["_cache"] = {}
+        state["_columns"] = OrderedDict()
         return state
 
     def selector_mask(self, selector):
         """Boolean cover of one selector over the score-sorted rows (not cached).
 
         A :class:`~subroc_ext.inputs.selectors.Condition` is evaluated on its
-        column in score order, converted once
-        (:meth:`~subroc_ext.inputs.selectors.Condition.column_values`, cached);
+        column in score order, converted
+        (:meth:`~subroc_ext.inputs.selectors.Condition.column_values`) and kept
+        while it is among the :data:`COLUMNS_KEPT` last used (:meth:`column_values`);
         any other selector on the data's order, then reordered.
         """
         if hasattr(selector, "mask_of_values"):  # a selectors.Condition
             name = selector.attribute_name
-            values = self.cached(
+            values = self.column_values(
                 (selector.values_kind, name), lambda: selector.column_values(self.data[name].iloc[self.order])
             )  # fmt: skip
             mask = np.asarray(selector.mask_of_values(values))
@@ -116,16 +130,28 @@ class SortedDataset:
                 return None
             return column.to_numpy()
 
-        return self.cached(("numeric", name), values)
+        return self.column_values(("numeric", name), values)
 
     def _factorized_column(self, name):
         def codes():
             column = self.data[name]
             return None if isinstance(column.dtype, pd.SparseDtype) else ValueCodes(column)
 
-        # a column is read from the DataFrame once: ``data[name]`` costs
-        # 0.1-1 ms in pandas 3, more than the mask of a selector
-        return self.cached(("factorized", name), codes)
+        return self.column_values(("factorized", name), codes)
+
+    def column_values(self, key, compute):
+        """``compute()``, a column converted for covers, kept under ``key``
+        while it is among the :data:`COLUMNS_KEPT` columns last used: the
+        covers of a column's conditions convert it once (reading it from the
+        DataFrame alone costs 0.1-1 ms in pandas 3, more than a mask), and the
+        dataset does not hold every column converted to its end."""
+        values = self._columns.pop(key, _NOT_KEPT)
+        if values is _NOT_KEPT:
+            values = compute()
+        self._columns[key] = values
+        while len(self._columns) > COLUMNS_KEPT:
+            self._columns.popitem(last=False)
+        return values
 
     def cached(self, key, compute):
         """``compute()``, computed once per dataset and ``key`` (columns converted

@@ -34,7 +34,7 @@ from ..inference.verdicts import VERDICT_COLUMNS, check_verdict_settings, same_r
 from ..inputs.search_size import estimate_search_size, warn_if_large
 from ..inputs.search_space import make_search_space
 from ..inputs.sorted_data import SortedDataset
-from ..metrics.confidence import delong_interval
+from ..metrics.confidence import delong_interval_of_sorted
 from ..metrics.cross_auc import bias_aucs_of_masks
 from ..metrics.expected_auc import expected_auc_of_sorted
 from ..objective.quality import SoftClassifierQF
@@ -293,26 +293,38 @@ def dataset_values(data, target, positive_label=1, measure=None, *, probabilitie
         for name, prepared in _prepared_measures(dataset, measure).items()
     }
     if probabilities is not None:
-        values["expected_roc_auc"] = _expected_aucs(dataset, probabilities, [np.ones(len(dataset), bool)])[0]
+        ascending = _ascending_probabilities(dataset, probabilities)
+        values["expected_roc_auc"] = _expected_aucs(dataset, ascending, [np.ones(len(dataset), bool)])[0]
     return values
 
 
-def _expected_aucs(dataset, probabilities, masks):
-    """The expected ROC AUC of each cover (a mask over the sorted rows) where
-    its ROC AUC is defined, NaN elsewhere (:mod:`subroc_ext.metrics.expected_auc`)."""
+def _ascending_probabilities(dataset, probabilities):
+    """``(order, ascending)``: the probabilities (data's row order) sorted, and
+    the order of the score-sorted rows that sorts them (None when they rise
+    with the scores, the scores themselves, say): a cover's probabilities
+    are then ``ascending[mask[order]]``, in time linear in the rows."""
     in_order = np.asarray(probabilities, dtype=float)[dataset.order]
-    # probabilities that rise with the scores (the scores themselves, say) come sorted
-    ordered = np.sort if np.any(in_order[1:] < in_order[:-1]) else np.asarray
+    if not np.any(in_order[1:] < in_order[:-1]):
+        return None, in_order
+    order = np.argsort(in_order, kind="stable")
+    return order, in_order[order]
+
+
+def _expected_aucs(dataset, ascending, masks):
+    """The expected ROC AUC of each cover (a mask over the sorted rows) where
+    its ROC AUC is defined, NaN elsewhere (:mod:`subroc_ext.metrics.expected_auc`);
+    ``ascending`` from :func:`_ascending_probabilities`."""
+    order, probabilities = ascending
     values = np.full(len(masks), np.nan)
     for j, mask in enumerate(masks):
         if dataset.is_positive[mask].any() and not dataset.is_positive[mask].all():
-            values[j] = expected_auc_of_sorted(ordered(in_order[mask]))
+            values[j] = expected_auc_of_sorted(probabilities[mask if order is None else mask[order]])
     return values
 
 
 def _roc_auc_intervals(dataset, masks):
     """DeLong 95 % interval of each cover's ROC AUC (NaN where undefined)."""
-    intervals = [delong_interval(dataset.is_positive[mask], dataset.scores[mask]) for mask in masks]
+    intervals = [delong_interval_of_sorted(dataset.is_positive[mask], dataset.group_ids[mask]) for mask in masks]
     return {
         "roc_auc_ci_low": [interval.low for interval in intervals],
         "roc_auc_ci_high": [interval.high for interval in intervals],
@@ -375,10 +387,11 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     """
     dataset, subgroups = _sorted(data, target, positive_label), list(subgroups)
     measures = _prepared_measures(dataset, measure)
+    ascending = None if probabilities is None else _ascending_probabilities(dataset, probabilities)
     starts = range(0, max(len(subgroups), 1), _DESCRIBED_AT_ONCE)  # one (empty) part for no subgroups
     table = pd.concat(
         [_describe_covers(dataset, dataset.masks_of(subgroups[start : start + _DESCRIBED_AT_ONCE]), measures,
-                          probabilities, intervals) for start in starts],
+                          ascending, intervals) for start in starts],
         ignore_index=True,
     )  # fmt: skip
     # the suffix goes after the measure: roc_auc_validation_ci_low
@@ -390,8 +403,9 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
 _DESCRIBED_AT_ONCE = 16
 
 
-def _describe_covers(dataset, masks, measures, probabilities, intervals):
-    """:func:`describe`'s columns (without the suffix) for covers over the sorted rows."""
+def _describe_covers(dataset, masks, measures, ascending, intervals):
+    """:func:`describe`'s columns (without the suffix) for covers over the sorted rows
+    (``ascending``: the probabilities from :func:`_ascending_probabilities`, or None)."""
     columns = {name: [] for name in ["size", "positives", "negatives", *measures]}
     for mask in masks:  # one cover at a time: memory in proportion to the rows
         cover = dataset.cover(mask)
@@ -402,8 +416,8 @@ def _describe_covers(dataset, masks, measures, probabilities, intervals):
             defined = prepared and prepared.is_defined(cover.positives, cover.negatives)
             columns[name].append(prepared.value(cover) if defined else np.nan)
     table = pd.DataFrame(columns, index=range(len(masks)))
-    if probabilities is not None:
-        table.insert(4, "expected_roc_auc", _expected_aucs(dataset, probabilities, masks))
+    if ascending is not None:
+        table.insert(4, "expected_roc_auc", _expected_aucs(dataset, ascending, masks))
     with np.errstate(invalid="ignore", divide="ignore"):
         table.insert(3, "ncr", table["negatives"] / table["size"])
     bias = bias_aucs_of_masks(dataset.is_positive, dataset.scores, masks, group_ids=dataset.group_ids)
