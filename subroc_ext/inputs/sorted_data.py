@@ -145,12 +145,16 @@ class SortedDataset:
         covers of a column's conditions convert it once (reading it from the
         DataFrame alone costs 0.1-1 ms in pandas 3, more than a mask), and the
         dataset does not hold every column converted to its end."""
-        values = self._columns.pop(key, _NOT_KEPT)
+        kept = self._columns
+        values = kept.pop(key, _NOT_KEPT)
         if values is _NOT_KEPT:
             values = compute()
-        self._columns[key] = values
-        while len(self._columns) > COLUMNS_KEPT:
-            self._columns.popitem(last=False)
+        kept[key] = values
+        while len(kept) > COLUMNS_KEPT:
+            try:
+                kept.popitem(last=False)
+            except KeyError:  # another thread emptied it first: each step is atomic, not the loop
+                break
         return values
 
     def cached(self, key, compute):
