@@ -74,10 +74,41 @@ AGREES = {True: "yes", False: "NO"}
 MEASURES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
 THEIR_CLASSES = {"roc_auc": "ROCAUCQF", "pr_auc": "PRAUCQF", "arl": "ARLQF"}
 
+#: The census settings: ROC AUC with size and balance weights 1, generalization-aware, the top 100,
+#: support at least 20 (also bench_kernel_replay.py's search).
+CENSUS_SEARCH = {"measure": "roc_auc", "alpha": 1, "beta": 1, "generalization_aware": True, "k": 100,
+                 "min_support": 20}  # fmt: skip
+
 
 # --------------------------------------------------------------------------
 # one search, in its own process
 # --------------------------------------------------------------------------
+
+
+def search_task(package, frame, label, positive, case):
+    """The ``ps.SubgroupDiscoveryTask`` of ``case`` (its ``measure``, ``nbins``,
+    ``alpha``, ``beta``, ``generalization_aware``, ``k``, ``depth``,
+    ``min_support`` and ``qf``: ``'pysubgroup'`` for pysubgroup's quality
+    function, else ``package``'s, the package ``subroc_ext`` or a renamed copy
+    of it) on the table ``frame``."""
+    import pysubgroup as ps
+
+    selectors = ps.create_selectors(frame, nbins=case["nbins"], ignore=[label, "score"])
+    if case.get("qf") == "pysubgroup":
+        frame = frame.assign(**{label: (frame[label] == positive).astype(int)})
+        cls = getattr(ps, THEIR_CLASSES[case["measure"]])
+        extra = () if case["measure"] == "roc_auc" else (1,)
+        qf = cls(label, *extra, case["beta"], case["alpha"])
+    else:
+        qf = package.make_quality_function(
+            case["measure"], label, positive_label=positive, size_weight=case["alpha"],
+            balance_weight=case["beta"], generalization_aware=case["generalization_aware"],
+        )  # fmt: skip
+    return ps.SubgroupDiscoveryTask(
+        frame, package.SoftClassifierTarget(label, "score"), selectors, qf,
+        result_set_size=case["k"], depth=case["depth"],
+        constraints=[ps.MinSupportConstraint(case["min_support"])],
+    )  # fmt: skip
 
 
 def run_case(case):
@@ -90,22 +121,8 @@ def run_case(case):
 
     with open(case["data"], "rb") as handle:
         frame, label, positive = pickle.load(handle)
-    selectors = ps.create_selectors(frame, nbins=case["nbins"], ignore=[label, "score"])
-    if case["qf"] == "pysubgroup":
-        frame = frame.assign(**{label: (frame[label] == positive).astype(int)})
-        cls = getattr(ps, THEIR_CLASSES[case["measure"]])
-        extra = () if case["measure"] == "roc_auc" else (1,)
-        qf = cls(label, *extra, case["beta"], case["alpha"])
-    else:
-        qf = subroc_ext.make_quality_function(
-            case["measure"], label, positive_label=positive, size_weight=case["alpha"],
-            balance_weight=case["beta"], generalization_aware=case["generalization_aware"],
-        )  # fmt: skip
-    task = ps.SubgroupDiscoveryTask(
-        frame, subroc_ext.SoftClassifierTarget(label, "score"), selectors, qf,
-        result_set_size=case["k"], depth=case["depth"],
-        constraints=[ps.MinSupportConstraint(case["min_support"])],
-    )  # fmt: skip
+    task = search_task(subroc_ext, frame, label, positive, case)
+    selectors = task.search_space
     if case["algorithm"] == "fast":
         algorithm = subroc_ext.FastSearch(n_jobs=case.get("jobs", 1))
     else:
@@ -297,8 +314,7 @@ def main(argv=None):
             data = data_file("census", census_split())
             for name in args.measures:
                 for depth in args.depths:
-                    settings = dict(measure=name, alpha=1, beta=1, generalization_aware=True,
-                                    depth=depth, k=100, min_support=20)  # fmt: skip
+                    settings = {**CENSUS_SEARCH, "measure": name, "depth": depth}
                     ref = None
                     # pysubgroup at depth 4 takes 8+ minutes a measure: ROC AUC only
                     if depth in args.reference_depths and (depth == 3 or name == "roc_auc"):
@@ -324,14 +340,12 @@ def main(argv=None):
             census = census_split()
             for rows in args.scaling_rows:
                 data = data_file(f"census-{rows}", resampled(census, rows))
-                settings = dict(measure="roc_auc", alpha=1, beta=1, generalization_aware=True,
-                                depth=3, k=100, min_support=20)  # fmt: skip
+                settings = {**CENSUS_SEARCH, "depth": 3}
                 measure("scaling", data, settings, "fast")
         if "whole" in args.suites and not args.smoke:
             data = data_file("census-whole", census_whole())
             for depth in args.depths:
-                settings = dict(measure="roc_auc", alpha=1, beta=1, generalization_aware=True,
-                                depth=depth, k=100, min_support=20)  # fmt: skip
+                settings = {**CENSUS_SEARCH, "depth": depth}
                 measure("whole", data, settings, "fast")
 
     table = _markdown(rows_out)

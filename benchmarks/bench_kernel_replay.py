@@ -53,8 +53,9 @@ def renamed_copy(tree, name, folder):
 
 
 def record(package, frame, label, positive, depth):
-    """The arguments of every batch call of a FastSearch of ``package``, and the search's data."""
-    import pysubgroup as ps
+    """The arguments of every batch call of a FastSearch of ``package`` (bench_engine.py's
+    census settings at ``depth``), and the search's data."""
+    from bench_engine import CENSUS_SEARCH, search_task
 
     kernels = importlib.import_module(package.__name__ + ".engine.batch_kernels")
     calls, data = [], {}
@@ -65,14 +66,7 @@ def record(package, frame, label, positive, depth):
         data["data"] = args[9]
         return original(*args)
 
-    selectors = ps.create_selectors(frame, nbins=5, ignore=[label, "score"])
-    qf = package.make_quality_function(
-        "roc_auc", label, positive_label=positive, size_weight=1, balance_weight=1, generalization_aware=True
-    )  # fmt: skip
-    task = ps.SubgroupDiscoveryTask(
-        frame, package.SoftClassifierTarget(label, "score"), selectors, qf, result_set_size=100, depth=depth,
-        constraints=[ps.MinSupportConstraint(20)],
-    )  # fmt: skip
+    task = search_task(package, frame, label, positive, {**CENSUS_SEARCH, "nbins": 5, "depth": depth})
     kernels.expand_nodes_to_leaves = recording
     try:
         package.FastSearch(n_jobs=1).execute(task)
