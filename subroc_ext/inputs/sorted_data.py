@@ -158,8 +158,9 @@ class SortedDataset:
         return values
 
     def cached(self, key, compute):
-        """``compute()``, computed once per dataset and ``key`` (columns converted
-        for covers, the measures prepared on the whole data, ...)."""
+        """``compute()``, computed once per dataset and ``key`` and kept while
+        the dataset lives (the measures prepared on the whole data; columns
+        converted for covers are kept only a while: :meth:`column_values`)."""
         if key not in self._cache:
             self._cache[key] = compute()
         return self._cache[key]
