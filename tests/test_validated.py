@@ -216,3 +216,13 @@ def test_a_dataset_keeps_only_the_columns_last_converted(monkeypatch):
     assert dataset.COLUMNS_KEPT == 2
     # the last column is kept; the first was let go (converted again, then kept)
     assert conversions["x4"] == 1 and conversions["g"] == 2
+    # a search keeps each selector's words in the dataset: the next converts no column again
+    conversions.clear()
+    qf = subroc_ext.make_quality_function("roc_auc", "y", positive_label=1)
+    first = steps.search(data, qf, checked.target, selectors=checked.space, depth=2, result_set_size=5)
+    assert max(conversions.values()) == 1
+    conversions.clear()
+    second = steps.search(data, qf, checked.target, selectors=checked.space, depth=2, result_set_size=5)
+    assert conversions == {}
+    assert [str(s) for s in first.subgroups] == [str(s) for s in second.subgroups] and first.subgroups
+    assert first.qualities == second.qualities

@@ -232,11 +232,16 @@ def _positive_int(value, name, owner="task."):
     return int(value)
 
 
+def _packed(selector_mask):
+    """``selector_mask`` (a selector's boolean cover) giving bitset words instead."""
+    return lambda selector: bitset.pack(selector_mask(selector))
+
+
 class _SearchSpace:
     """Selectors in pysubgroup's refinement order, their bitsets, and the
     first selector of every later attribute (one selector per attribute)."""
 
-    def __init__(self, selectors, n_rows, selector_mask):
+    def __init__(self, selectors, n_rows, selector_words):
         for selector in selectors:
             if not hasattr(selector, "attribute_name") or not hasattr(selector, "covers"):
                 raise TypeError(
@@ -251,8 +256,8 @@ class _SearchSpace:
         self.next_start = np.repeat(starts[1:], sizes).astype(np.int64)
         self.n_rows = n_rows
         self.words = np.empty((len(self.selectors), -(-self.n_rows // 64)), dtype=np.uint64)
-        for i, selector in enumerate(self.selectors):  # one mask at a time: 1 bit a row
-            self.words[i] = bitset.pack(selector_mask(selector))
+        for i, selector in enumerate(self.selectors):  # one selector at a time: 1 bit a row
+            self.words[i] = selector_words(selector)
         self.all_rows = bitset.pack(np.ones(self.n_rows, dtype=bool))
 
     def __getstate__(self):
@@ -299,11 +304,11 @@ class SearchProblem:
         )
         task.qf.calculate_constant_statistics(task.data, task.target)
         if isinstance(base, AUCMuQF):  # rows in the data's order
-            space = _SearchSpace(task.search_space, len(task.data), base.selector_mask)
+            space = _SearchSpace(task.search_space, len(task.data), _packed(base.selector_mask))
         elif isinstance(base, ComparisonQF):  # rows in the comparison's canonical order
-            space = _SearchSpace(task.search_space, len(base.sides), base.selector_mask)
-        else:  # rows in ascending score order
-            space = _SearchSpace(task.search_space, len(base.dataset), base.dataset.selector_mask)
+            space = _SearchSpace(task.search_space, len(base.sides), _packed(base.selector_mask))
+        else:  # rows in ascending score order, each selector's words kept by the dataset
+            space = _SearchSpace(task.search_space, len(base.dataset), base.dataset.selector_words)
         return cls(base, space, depth, result_set_size, min_support, task.min_quality,
                    generalization_aware)  # fmt: skip
 

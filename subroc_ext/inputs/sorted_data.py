@@ -26,7 +26,8 @@ __all__ = ["COLUMNS_KEPT", "SortedDataset"]
 #: dataset keeps at once, the most recently used: up to 9 bytes a row each
 #: (2 M rows, six columns on two splits: 60 MB kept to the end before). A
 #: search space lists its conditions column by column, so each column is
-#: converted once while its conditions' covers are computed.
+#: converted once while its conditions' covers are computed; the covers are
+#: then kept as bits (:meth:`SortedDataset.selector_words`).
 COLUMNS_KEPT = 2
 
 _NOT_KEPT = object()
@@ -214,15 +215,23 @@ class SortedDataset:
             return bitset.pack(self.mask_of(subgroup))
         return self._conjunction_words(subgroup.selectors)
 
+    def selector_words(self, selector):
+        """The cover of one selector as bitset words over the score-sorted rows,
+        cached: kept as bits, 1/8 of a boolean mask, for as long as the dataset
+        lives (each search on the dataset, and each cover of a conjunction,
+        reads them instead of converting the column again). Not to be changed
+        in place."""
+        words = self._selector_words.get(selector)
+        if words is None:
+            words = bitset.pack(self.selector_mask(selector))
+            self._selector_words[selector] = words
+        return words
+
     def _conjunction_words(self, selectors):
-        """The AND of the selectors' words, each selector's cached: a cover is
-        kept as bits, 1/8 of a boolean mask, for as long as the dataset lives."""
+        """The AND of the selectors' cached words (:meth:`selector_words`)."""
         words = None
         for selector in selectors:
-            selector_words = self._selector_words.get(selector)
-            if selector_words is None:
-                selector_words = bitset.pack(self.selector_mask(selector))
-                self._selector_words[selector] = selector_words
+            selector_words = self.selector_words(selector)
             words = selector_words if words is None else words & selector_words
         return words
 
