@@ -1,26 +1,91 @@
-"""Warnings and exceptions of subroc-ext, as classes users can filter or catch."""
+"""Warnings and exceptions of subroc-ext, as classes users can filter or catch;
+what a run had computed when it was cut (:class:`Partial`, :func:`keeping`)."""
 
-__all__ = ["InterruptedTest", "LowPowerWarning", "SearchSizeWarning", "UndefinedMeasureWarning"]
+import contextlib
+
+__all__ = ["InterruptedRun", "InterruptedTest", "LowPowerWarning", "Partial", "SearchSizeWarning",
+           "UndefinedMeasureWarning", "keeping"]
 
 
-class InterruptedTest(KeyboardInterrupt):
-    """Ctrl-C during the significance test of :func:`~subroc_ext.find_subgroups`
-    or :func:`~subroc_ext.find_multiclass_subgroups`: the search had finished.
-
-    A ``KeyboardInterrupt`` (so an interrupted call ends as before) that
-    carries what was finished.
+class Partial:
+    """What a run had computed when something ended it during ``stage``.
 
     Attributes
     ----------
     table : pandas.DataFrame
-        The result table of the searched patterns, untested: ``statistic``
-        and the p-values NaN, ``significant`` and ``testable`` missing
-        (``pd.NA``).
+        The result table so far, one row per searched pattern: the columns of
+        the stages not reached are missing or marked unknown.
+    stage : {'test', 'describe', 'report', 'print'}
+        The stage that was cut: the significance test, the description of each
+        pattern on each split, the writing of the files (the command line), or
+        the printing after every file was written.
+    kept : str
+        What the table holds, in words ('searched', 'searched and tested').
+    missing : str
+        What it lacks, in words ('untested (no p-values)').
     """
 
-    def __init__(self, table):
-        super().__init__("interrupted during the significance test")
-        self.table = table
+    def __init__(self, table, stage, kept, missing):
+        self.table, self.stage, self.kept, self.missing = table, stage, kept, missing
+
+
+class InterruptedRun(KeyboardInterrupt):
+    """Ctrl-C after the search of :func:`~subroc_ext.find_subgroups`,
+    :func:`~subroc_ext.find_multiclass_subgroups`, :func:`~subroc_ext.find_regressions`
+    or :func:`~subroc_ext.find_drift`: a ``KeyboardInterrupt`` (so an interrupted
+    call ends as before) that carries what was finished.
+
+    Attributes
+    ----------
+    partial : Partial
+        The table so far, the stage cut and what the table lacks.
+    table : pandas.DataFrame
+        ``partial.table``.
+    """
+
+    def __init__(self, partial):
+        super().__init__(f"interrupted during the {partial.stage}; the {partial.kept} table is kept")
+        self.partial = partial
+
+    @property
+    def table(self):
+        return self.partial.table
+
+
+class InterruptedTest(InterruptedRun):
+    """Ctrl-C during the significance test: the search had finished.
+
+    Its ``table`` holds the searched patterns, untested: ``statistic`` and
+    the p-values NaN, ``significant`` and ``testable`` missing (``pd.NA``).
+    """
+
+    def __init__(self, table, missing="untested (no p-values)"):
+        super().__init__(Partial(table, "test", "searched", missing))
+
+
+@contextlib.contextmanager
+def keeping(table, stage, kept, missing):
+    """Run ``stage`` of a run that has computed ``table``: whatever ends it
+    carries the table (:class:`Partial`), so that the caller can keep it.
+
+    Ctrl-C (a ``KeyboardInterrupt``) is raised as :class:`InterruptedRun`
+    (:class:`InterruptedTest` for ``stage='test'``); an error is raised as it
+    is, with the :class:`Partial` as its ``partial`` attribute and a note
+    saying so. An inner stage's record wins over an outer one's: ``with
+    keeping(...)`` blocks nest.
+    """
+    partial = Partial(table, stage, kept, missing)
+    try:
+        yield partial
+    except InterruptedRun:
+        raise
+    except KeyboardInterrupt as interrupt:
+        raise (InterruptedTest(table, missing) if stage == "test" else InterruptedRun(partial)) from interrupt
+    except Exception as error:
+        if getattr(error, "partial", None) is None:
+            error.partial = partial
+            error.add_note(f"(the {kept} table is kept in this error's partial.table)")
+        raise
 
 
 class UndefinedMeasureWarning(UserWarning):

@@ -399,7 +399,7 @@ def test_ctrl_c_in_process_and_before_the_test(workdir, tmp_path, monkeypatch, c
 
     monkeypatch.setattr(steps, "search", interrupt)
     assert main([*arguments, "--out", str(tmp_path / "none")]) == 130
-    assert capsys.readouterr().err == "subroc-ext: interrupted\n"
+    assert capsys.readouterr().err == "subroc-ext: interrupted before the search finished; nothing was written\n"
     assert os.listdir(tmp_path / "none") == []
 
 

@@ -10,7 +10,6 @@ import pandas as pd
 
 from ..demo.datasets import load_adult
 from ..demo.modelling import fit_and_score, split_parts
-from ..exceptions import InterruptedTest
 from ..inputs.labels import infer_positive_label
 from ..inputs.tables import read_table
 from ..reporting.multiclass import write_multiclass_report
@@ -20,7 +19,8 @@ from ..utils.validation import check_columns, finite_scores, positive_mask
 from ..workflow.comparison import find_drift, find_regressions, split_periods
 from ..workflow.multiclass import find_multiclass_subgroups
 from ..workflow.pipeline import find_subgroups, split_validation
-from .output import check_out, fail, finish, finish_comparison, keep_untested, print_status
+from .kept import keeping_results
+from .output import check_out, fail, finish, finish_comparison, print_status
 
 __all__ = [
     "demo_command",
@@ -170,6 +170,7 @@ def _class_columns(labels, score_columns, name):
     return mapping
 
 
+@keeping_results
 def demo_command(args):
     """``subroc-ext demo``: audit a model trained on a quarter of UCI Adult."""
     start = time.perf_counter()
@@ -186,15 +187,12 @@ def demo_command(args):
     )
     trained = time.perf_counter()
     print_status(args, f"Trained in {trained - start:.1f} s. Searching and testing subgroups ...")
-    try:
-        table = find_subgroups(
-            search, label="income", score="score", positive_label=">50K", validation=validation,
-            measure="roc_auc", size_weight=1.0, balance_weight=1.0, generalization_aware=True,
-            depth=2, min_support=20, result_set_size=100, n_samples=args.samples,
-            random_state=args.seed, progress=not args.quiet, case_mix=args.case_mix,
-        )  # fmt: skip
-    except InterruptedTest as interrupted:
-        return keep_untested(interrupted, args)
+    table = find_subgroups(
+        search, label="income", score="score", positive_label=">50K", validation=validation,
+        measure="roc_auc", size_weight=1.0, balance_weight=1.0, generalization_aware=True,
+        depth=2, min_support=20, result_set_size=100, n_samples=args.samples,
+        random_state=args.seed, progress=not args.quiet, case_mix=args.case_mix,
+    )  # fmt: skip
 
     def report(folder, runtime):
         return write_report(
@@ -237,6 +235,7 @@ def _require_cluster(args):
         require_distributed("--scheduler")
 
 
+@keeping_results
 def run_command(args):
     """``subroc-ext run``: find and test subgroups in the user's scored data."""
     if args.score_columns is not None:
@@ -267,8 +266,6 @@ def run_command(args):
                 random_state=args.seed, progress=not args.quiet, client=client, n_jobs=args.jobs,
                 case_mix=bool(args.case_mix), calibrate=args.calibrate or "auto",
             )  # fmt: skip
-    except InterruptedTest as interrupted:
-        return keep_untested(interrupted, args)
     except (*_INPUT_ERRORS, ImportError) as error:
         return fail(error)
 
@@ -326,8 +323,6 @@ def _run_multiclass(args):
                 min_delta=args.min_delta, random_state=args.seed, progress=not args.quiet,
                 client=client, n_jobs=args.jobs,
             )  # fmt: skip
-    except InterruptedTest as interrupted:
-        return keep_untested(interrupted, args)
     except (*_INPUT_ERRORS, ImportError) as error:
         return fail(error)
 
@@ -358,6 +353,7 @@ def _comparison_settings(args, validation):
     )  # fmt: skip
 
 
+@keeping_results
 def compare_command(args):
     """``subroc-ext compare DATA``: where a new model falls behind the baseline."""
     start = time.perf_counter()
@@ -372,9 +368,11 @@ def compare_command(args):
                                  **_comparison_settings(args, validation))  # fmt: skip
     except _INPUT_ERRORS as error:
         return fail(error)
-    return finish_comparison(table, args, ("baseline", "new"), start, validation)
+    return finish_comparison(table, args, ("baseline", "new"), start, {"search": search, "validation": validation},
+                             validation)  # fmt: skip
 
 
+@keeping_results
 def drift_command(args):
     """``subroc-ext drift REFERENCE CURRENT``: where a model degraded over time."""
     start = time.perf_counter()
@@ -393,4 +391,6 @@ def drift_command(args):
                            **_comparison_settings(args, (held_reference, held_current)))  # fmt: skip
     except _INPUT_ERRORS as error:
         return fail(error)
-    return finish_comparison(table, args, ("reference", "current"), start, held_reference, held_current)
+    splits = {"reference_search": reference, "reference_validation": held_reference,
+              "current_search": current, "current_validation": held_current}  # fmt: skip
+    return finish_comparison(table, args, ("reference", "current"), start, splits, held_reference, held_current)

@@ -7,7 +7,6 @@ streams behind a :class:`~subroc_ext.cli.streams.GuardedStream`, so the files
 are written whatever happens to the streams, and printed only then.
 """
 
-import signal
 import sys
 import tempfile
 import time
@@ -23,10 +22,11 @@ from ..reporting.comparison_report import write_comparison_report
 from ..reporting.findings import headline
 from ..reporting.page import format_p_value
 from ..reporting.reading import STOPPED, intervals_text, p_value_text
+from ..exceptions import keeping
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
 from ..utils.spreadsheet import write_csv
 from .arguments import PROG
-from .streams import FAILED, PIPE_CLOSED, report_interrupted
+from .streams import FAILED, PIPE_CLOSED
 
 __all__ = [
     "PROG",
@@ -38,7 +38,8 @@ __all__ = [
     "why_empty",
     "check_out",
     "finish",
-    "keep_untested",
+    "out_folder",
+    "write_outputs",
     "finish_comparison",
 ]
 
@@ -59,7 +60,11 @@ def print_status(args, message):
 
 
 def fail(error):
-    """Print ``error`` as one line on stderr and return exit code 2."""
+    """Print ``error`` as one line on stderr and return exit code 2; an error that
+    carries a table (``partial``: it came after the search) is raised again, for
+    :func:`subroc_ext.cli.kept.keep` to keep the table."""
+    if getattr(error, "partial", None) is not None:
+        raise error
     message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
     print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
     return FAILED
@@ -286,11 +291,19 @@ def _samples_text(attrs):
     return f"{attrs['n_samples']:,} {draws} per test"
 
 
+def out_folder(out):
+    """``--out`` as a path; ``ValueError`` if it is empty (it would name the current
+    folder, and the run would replace result files there)."""
+    if not out:
+        raise ValueError("--out is empty; name the folder for the results (e.g. --out report)")
+    return Path(out)
+
+
 def check_out(out):
     """Create the report directory ``out`` if needed and make sure files can be
     written there, so that a bad ``--out`` fails before the search, not after;
     remove the staging folders that killed runs left there."""
-    path = Path(out)
+    path = out_folder(out)
     try:
         path.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):
@@ -314,13 +327,17 @@ def _export_rows(table, splits, folder):
     write_csv(pd.concat(parts), Path(folder) / "rows.csv")
 
 
-def _write_outputs(table, out, report=None):
+def write_outputs(table, out, report=None):
     """Write ``subgroups.csv``, then the files ``report(folder)`` writes, into a
     staging folder, and move them into ``out`` together, after the files of
     an earlier run (:data:`RESULT_FILES`) are removed.
 
     If the report fails (an error, Ctrl-C), the table alone moves in: the
-    folder then holds this run's table and nothing of the earlier run.
+    folder then holds this run's table and nothing of the earlier run; Ctrl-C
+    is raised as an :class:`~subroc_ext.exceptions.InterruptedRun` of the
+    ``'report'`` stage, an error other than ``OSError`` with its ``partial``
+    (:func:`~subroc_ext.exceptions.keeping`), so that
+    :func:`subroc_ext.cli.kept.keep` says what was kept.
 
     Returns
     -------
@@ -329,7 +346,8 @@ def _write_outputs(table, out, report=None):
         the writing (its ``filename`` is the file that failed).
     """
     try:
-        with atomic_directory(out, replaces=RESULT_FILES, keep=["subgroups.csv"]) as folder:
+        with keeping(table, "report", "finished", "the report was not written"), \
+             atomic_directory(out, replaces=RESULT_FILES, keep=["subgroups.csv"]) as folder:
             with atomic_path(folder / "subgroups.csv") as part:  # whole, so it can be kept
                 write_csv(table.drop(columns="subgroup", errors="ignore"), part)
             if report is not None:
@@ -345,6 +363,26 @@ def _write_failed(error):
     print(f"{PROG}: error: cannot write '{error.filename}': {error.strerror or error}", file=sys.stderr)
 
 
+def _write_files(args, table, report, splits):
+    """Write ``subgroups.csv``, the files ``report(folder)`` writes and, with
+    ``--export-rows``, ``rows.csv`` of the frames ``splits`` (``{split name:
+    frame}``) into ``--out`` (:func:`write_outputs`); the names written and the
+    error that stopped the writing."""
+
+    def report_and_rows(folder):
+        report(folder)
+        if args.export_rows:
+            _export_rows(table, splits, folder)
+
+    return write_outputs(table, Path(args.out), None if report is None else report_and_rows)
+
+
+def _printing(table):
+    """The block that prints the results once every file is written: Ctrl-C there
+    carries the table as written (:func:`~subroc_ext.exceptions.keeping`)."""
+    return keeping(table, "print", "finished", "every file was written")
+
+
 def finish(args, table, *, measure, search, validation, start, space, report=None, note=None):
     """Write the files, then print the results; return the exit code.
 
@@ -356,58 +394,37 @@ def finish(args, table, *, measure, search, validation, start, space, report=Non
     out = Path(args.out)
     replaced = report is not None and (out / "report.html").exists()
     runtime = time.perf_counter() - start
-
-    def report_and_rows(folder):
-        report(folder, runtime)
-        if args.export_rows:
-            splits = {"search": search} if validation is None else {"search": search, "validation": validation}
-            _export_rows(table, splits, folder)
-
-    written, error = _write_outputs(table, out, None if report is None else report_and_rows)
-    _print_results(
-        table, measure, len(search), None if validation is None else len(validation), runtime,
-        lambda: why_empty(table, search, measure, space),
-    )  # fmt: skip
-    if note:
-        print(note)
-    if error is not None:
-        _write_failed(error)
-        return FAILED
-    if "report.html" in written:
-        others = ", ".join(name for name in written if name != "report.html")
-        print(
-            f"Report: {(out / 'report.html').resolve()} (with {others})"
-            + ("; it replaces the report an earlier run wrote there." if replaced else ".")
-        )
-    else:
-        print(f"Table: {(out / 'subgroups.csv').resolve()}.")
+    splits = {"search": search} if validation is None else {"search": search, "validation": validation}
+    written, error = _write_files(
+        args, table, None if report is None else (lambda folder: report(folder, runtime)), splits
+    )
+    with _printing(table):
+        _print_results(
+            table, measure, len(search), None if validation is None else len(validation), runtime,
+            lambda: why_empty(table, search, measure, space),
+        )  # fmt: skip
+        if note:
+            print(note)
+        if error is not None:
+            _write_failed(error)
+            return FAILED
+        if "report.html" in written:
+            others = ", ".join(name for name in written if name != "report.html")
+            print(
+                f"Report: {(out / 'report.html').resolve()} (with {others})"
+                + ("; it replaces the report an earlier run wrote there." if replaced else ".")
+            )
+        else:
+            print(f"Table: {(out / 'subgroups.csv').resolve()}.")
     return 0
 
 
-def keep_untested(interrupted, args):
-    """Ctrl-C during the significance test: write the searched subgroups,
-    untested, to ``subgroups.csv`` and say so in one line; exit code 130."""
-    table = interrupted.table
-    # one more Ctrl-C or SIGTERM: still one line
-    previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        _, error = _write_outputs(table, Path(args.out))
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-    kept = (
-        f"cannot write '{error.filename}': {error.strerror or error}" if error is not None
-        else f"the {len(table):,} searched subgroups are in "
-             f"{(Path(args.out) / 'subgroups.csv').resolve()}, untested (no p-values)"
-    )  # fmt: skip
-    return report_interrupted(args, f"during the significance test; {kept}")
-
-
-def finish_comparison(table, args, sides, start, validation, current=None):
+def finish_comparison(table, args, sides, start, splits, validation, current=None):
     """Write subgroups.csv, then the report (each whole or not at all: a failed
-    report leaves the table), print the top subgroups of a comparison; return
-    the exit code. ``validation``: the validation split (of the reference
-    period, ``current`` that of the current period)."""
+    report leaves the table) and, with ``--export-rows``, rows.csv of the
+    frames ``splits`` (``{split name: frame}``); print the top subgroups of a
+    comparison; return the exit code. ``validation``: the validation split
+    (of the reference period, ``current`` that of the current period)."""
     out = Path(args.out)
     replaced = (out / "report.html").exists()
     runtime = time.perf_counter() - start
@@ -415,7 +432,7 @@ def finish_comparison(table, args, sides, start, validation, current=None):
     def report(folder):
         write_comparison_report(table, validation, folder, current=current, runtime=runtime)
 
-    written, error = _write_outputs(table, out, report)  # the files first, then the printing
+    written, error = _write_files(args, table, report, splits)  # the files first, then the printing
     measure, whole = table.attrs["measure"], table.attrs["dataset_values"]
     suffix = "" if sides[0] == "baseline" else "_current"
     old = f"{measure}_{'baseline' if sides[0] == 'baseline' else 'reference'}_validation"
@@ -423,19 +440,20 @@ def finish_comparison(table, args, sides, start, validation, current=None):
              old: f"{sides[0]} (validation)", f"{measure}{suffix}_validation": f"{sides[1]} (validation)",
              "delta": "delta (validation)", "p_value_corrected": "p (corrected)",
              "significant": "significant"}  # fmt: skip
-    print(headline(table).text() + "\n")
-    if len(table):
-        print(f"Top {min(_PRINTED, len(table))} of {len(table)} distinct subgroups by quality, where "
-              f"the {measure} of the {sides[1]} {'model' if sides[0] == 'baseline' else 'period'} "
-              f"changed more ({args.mode}) than on the whole data, relative to the {sides[0]}:\n")  # fmt: skip
-        print(_text_table(table, shown))
-    print("\nWhole data: " + ", ".join(f"{key} {value:.3f}" for key, value in whole.items()) + ".")
-    if len(table) and "delta_ci_low" in table.columns:
-        print(f"Test: {_decision_text(table.attrs)}; [{intervals_text(table.attrs, 1 - table.attrs['alpha'])}]")
-    if error is not None:
-        _write_failed(error)
-        return FAILED
-    others = ", ".join(name for name in written if name != "report.html")
-    print(f"Runtime: {runtime:.1f} s. Report: {(out / 'report.html').resolve()} (with {others})"
-          + ("; it replaces the report an earlier run wrote there." if replaced else "."))  # fmt: skip
+    with _printing(table):
+        print(headline(table).text() + "\n")
+        if len(table):
+            print(f"Top {min(_PRINTED, len(table))} of {len(table)} distinct subgroups by quality, where "
+                  f"the {measure} of the {sides[1]} {'model' if sides[0] == 'baseline' else 'period'} "
+                  f"changed more ({args.mode}) than on the whole data, relative to the {sides[0]}:\n")  # fmt: skip
+            print(_text_table(table, shown))
+        print("\nWhole data: " + ", ".join(f"{key} {value:.3f}" for key, value in whole.items()) + ".")
+        if len(table) and "delta_ci_low" in table.columns:
+            print(f"Test: {_decision_text(table.attrs)}; [{intervals_text(table.attrs, 1 - table.attrs['alpha'])}]")
+        if error is not None:
+            _write_failed(error)
+            return FAILED
+        others = ", ".join(name for name in written if name != "report.html")
+        print(f"Runtime: {runtime:.1f} s. Report: {(out / 'report.html').resolve()} (with {others})"
+              + ("; it replaces the report an earlier run wrote there." if replaced else "."))  # fmt: skip
     return 0

@@ -42,6 +42,7 @@ from . import diversity as _diversity
 from . import steps
 from .pipeline import (
     check_holdout_settings,
+    describing,
     make_quality_function,
     min_support_count,
     search_keep_test,
@@ -199,50 +200,51 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         alpha=alpha, intervals=intervals, min_delta=min_delta, random_state=random_state,
         progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
-    if tested is None:
-        raise KeyboardInterrupt
-    delta = [on_search.calculate_statistics(sg, target, search).raw_quality for sg in kept.subgroups]
-    probabilities = _side_probabilities(on_search) if measure.name == "roc_auc" else {}
-    columns = {"delta_search": np.array(delta, dtype=float)}
-    splits = [("search", search, on_search)]
-    if held_out is not None:
-        columns["delta_validation"] = tested["statistic"].to_numpy(dtype=float)
-        splits.append(("validation", held_out, statistic_qf))
-    table = pd.concat(
-        [
-            kept.frame().assign(**columns),
-            *(describe_comparison(kept.subgroups, frame, target, positive_label=positive_label,
-                                  suffix=f"_{split}", probabilities=probabilities)
-              for split, frame, _ in splits),
-            tested,
-        ],
-        axis=1,
-    )  # fmt: skip
-    sides = PERIODS if isinstance(target, DriftTarget) else ("baseline", "new")
-    dataset_values = {
-        f"{measure.name}_{side}_{split}": value
-        for split, _, prepared in splits
-        for side, value in zip(sides, prepared.dataset_values)
-    }
-    for split, _, prepared in splits:
-        for side, dataset in zip(sides, prepared.sides.datasets):
-            fitted = probabilities.get(dataset.columns[1])
-            if fitted is not None:
-                dataset_values[f"expected_roc_auc_{side}_{split}"] = expected_roc_auc(fitted(dataset.scores))
-    if probabilities:
-        table.attrs["probabilities"] = "; ".join(f"{c}: {p.description}" for c, p in probabilities.items())
-    table.attrs.update(
-        measure=measure.name, mode=mode, label=label, score=target.prediction_column,
-        positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
-        generalization_aware=generalization_aware, depth=depth, min_support=min_support,
-        collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
-        alpha=alpha, dataset_values=dataset_values, holdout=held_out is not None, min_delta=min_delta,
-        method=method if held_out is not None else tested.attrs["method"],
-        intervals=intervals if held_out is not None else "none",
-        interval_level=tested.attrs.get("interval_level", np.nan),
-        null_samples_drawn=tested.attrs.get("null_samples_drawn", 0),
-        search_space=steps.space_summary(space, found),
-    )  # fmt: skip
+    with describing(kept, tested):  # Ctrl-C or an error: the searched (and tested) table goes with it
+        if tested is None:
+            raise KeyboardInterrupt  # the test was cut: InterruptedTest with the searched patterns
+        delta = [on_search.calculate_statistics(sg, target, search).raw_quality for sg in kept.subgroups]
+        probabilities = _side_probabilities(on_search) if measure.name == "roc_auc" else {}
+        columns = {"delta_search": np.array(delta, dtype=float)}
+        splits = [("search", search, on_search)]
+        if held_out is not None:
+            columns["delta_validation"] = tested["statistic"].to_numpy(dtype=float)
+            splits.append(("validation", held_out, statistic_qf))
+        table = pd.concat(
+            [
+                kept.frame().assign(**columns),
+                *(describe_comparison(kept.subgroups, frame, target, positive_label=positive_label,
+                                      suffix=f"_{split}", probabilities=probabilities)
+                  for split, frame, _ in splits),
+                tested,
+            ],
+            axis=1,
+        )  # fmt: skip
+        sides = PERIODS if isinstance(target, DriftTarget) else ("baseline", "new")
+        dataset_values = {
+            f"{measure.name}_{side}_{split}": value
+            for split, _, prepared in splits
+            for side, value in zip(sides, prepared.dataset_values)
+        }
+        for split, _, prepared in splits:
+            for side, dataset in zip(sides, prepared.sides.datasets):
+                fitted = probabilities.get(dataset.columns[1])
+                if fitted is not None:
+                    dataset_values[f"expected_roc_auc_{side}_{split}"] = expected_roc_auc(fitted(dataset.scores))
+        if probabilities:
+            table.attrs["probabilities"] = "; ".join(f"{c}: {p.description}" for c, p in probabilities.items())
+        table.attrs.update(
+            measure=measure.name, mode=mode, label=label, score=target.prediction_column,
+            positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
+            generalization_aware=generalization_aware, depth=depth, min_support=min_support,
+            collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
+            alpha=alpha, dataset_values=dataset_values, holdout=held_out is not None, min_delta=min_delta,
+            method=method if held_out is not None else tested.attrs["method"],
+            intervals=intervals if held_out is not None else "none",
+            interval_level=tested.attrs.get("interval_level", np.nan),
+            null_samples_drawn=tested.attrs.get("null_samples_drawn", 0),
+            search_space=steps.space_summary(space, found),
+        )  # fmt: skip
     if isinstance(target, DriftTarget):  # the rows of the current period
 
         def rows(frame):

@@ -19,7 +19,7 @@ from ..scoring.auc_mu import check_partition_matrix
 from ..utils.cluster import parallelism
 from ..utils.validation import check_columns, check_mode, check_weights
 from . import diversity, steps
-from .pipeline import check_holdout_settings, min_support_count, search_keep_test
+from .pipeline import check_holdout_settings, describing, min_support_count, search_keep_test, test_columns
 
 __all__ = ["find_multiclass_subgroups", "describe_multiclass_subgroups"]
 
@@ -186,35 +186,36 @@ def find_multiclass_subgroups(
         max_samples=max_samples, method=method, alpha=alpha, intervals=intervals, min_delta=min_delta,
         random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
-    describer = make_qf(0, 0)
-    splits = [("search", search)] + ([] if held_out is None else [("validation", held_out)])
-    table = pd.concat(
-        [
-            kept.frame(),
-            *(describe_multiclass_subgroups(kept.subgroups, frame, describer, target, suffix=f"_{split}")
-              for split, frame in splits),  # fmt: skip
-            steps.untested(len(kept.subgroups)) if tested is None else tested,
-        ],
-        axis=1,
-    )
-    describer.calculate_constant_statistics(search, target)
-    table.attrs.update(
-        measure="auc_mu", mode=mode, label=label, score_columns=dict(target.score_columns),
-        size_weight=size_weight, balance_weight=balance_weight,
-        generalization_aware=generalization_aware, depth=depth, min_support=min_support,
-        collapse_identical=collapse_identical, max_overlap=max_overlap,
-        n_samples=n_samples, max_samples=max_samples, alpha=alpha, min_delta=min_delta,
-        method=method if held_out is not None or tested is None else tested.attrs["method"],
-        holdout=held_out is not None, intervals=intervals if held_out is not None else "none",
-        interval_level=np.nan if tested is None else tested.attrs.get("interval_level", np.nan),
-        null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
-        dataset_values={
-            "auc_mu_search": describer.dataset_value,
-            **({} if held_out is None else {"auc_mu_validation": statistic_qf.dataset_value}),
-        },
-        n_rows={split: len(frame) for split, frame in splits},
-        search_space=steps.space_summary(space, found),
-    )  # fmt: skip
+    with describing(kept, tested):  # Ctrl-C or an error: the searched (and tested) table goes with it
+        describer = make_qf(0, 0)
+        splits = [("search", search)] + ([] if held_out is None else [("validation", held_out)])
+        table = pd.concat(
+            [
+                kept.frame(),
+                *(describe_multiclass_subgroups(kept.subgroups, frame, describer, target, suffix=f"_{split}")
+                  for split, frame in splits),  # fmt: skip
+                test_columns(kept, tested),
+            ],
+            axis=1,
+        )
+        describer.calculate_constant_statistics(search, target)
+        table.attrs.update(
+            measure="auc_mu", mode=mode, label=label, score_columns=dict(target.score_columns),
+            size_weight=size_weight, balance_weight=balance_weight,
+            generalization_aware=generalization_aware, depth=depth, min_support=min_support,
+            collapse_identical=collapse_identical, max_overlap=max_overlap,
+            n_samples=n_samples, max_samples=max_samples, alpha=alpha, min_delta=min_delta,
+            method=method if held_out is not None or tested is None else tested.attrs["method"],
+            holdout=held_out is not None, intervals=intervals if held_out is not None else "none",
+            interval_level=np.nan if tested is None else tested.attrs.get("interval_level", np.nan),
+            null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
+            dataset_values={
+                "auc_mu_search": describer.dataset_value,
+                **({} if held_out is None else {"auc_mu_validation": statistic_qf.dataset_value}),
+            },
+            n_rows={split: len(frame) for split, frame in splits},
+            search_space=steps.space_summary(space, found),
+        )  # fmt: skip
     if tested is None:
         raise InterruptedTest(table)
     return table

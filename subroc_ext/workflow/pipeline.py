@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..exceptions import InterruptedTest
+from ..exceptions import InterruptedTest, keeping
 from ..inference.significance import check_test_settings
 from ..inference.verdicts import check_verdict_settings
 from ..inputs.probabilities import check_calibrate, fit_probabilities
@@ -406,49 +406,50 @@ def find_subgroups(
         intervals=intervals, min_delta=min_delta, random_state=random_state, progress=progress,
         client=client, n_jobs=n_jobs,
     )  # fmt: skip
-    splits = [("search", search, p_values[0])]
-    if held_out is not None:
-        splits.append(("validation", held_out, p_values[1]))
-    table = pd.concat(
-        [
-            kept.frame(),
-            *(
-                steps.describe(kept.subgroups, dataset, target, positive_label=positive_label,
-                               intervals=split == "validation", suffix=f"_{split}",
-                               measure=statistic_qf.measure, probabilities=p)
-                for split, dataset, p in splits
-            ),  # fmt: skip
-            steps.untested(len(kept.subgroups)) if tested is None else tested,
-        ],
-        axis=1,
-    )
-    dataset_values = {}
-    for split, dataset, p in splits:
-        for name, value in steps.dataset_values(dataset, target, measure=statistic_qf.measure,
-                                                probabilities=p).items():  # fmt: skip
-            dataset_values[f"{name}_{split}"] = value
-    table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode, split=splits[-1][0])
-    table.attrs.update(
-        measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
-        positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
-        generalization_aware=generalization_aware, depth=depth, min_support=min_support,
-        collapse_identical=collapse_identical, max_overlap=max_overlap,
-        n_samples=n_samples, max_samples=max_samples, alpha=alpha, min_delta=min_delta,
-        method=method if held_out is not None or tested is None else tested.attrs["method"],
-        holdout=held_out is not None, intervals=intervals if held_out is not None else "none",
-        interval_level=np.nan if tested is None else tested.attrs.get("interval_level", np.nan),
-        null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
-        dataset_values=dataset_values,
-        n_rows={"search": len(search), **({} if held_out is None else {"validation": len(held_out)})},
-        min_quality=min_quality, thresholds=thresholds, nbins=nbins,
-        search_space=steps.space_summary(checked.space, found),
-        case_mix=case_mix, calibrate=calibrate, probabilities=probabilities,
-        counts={
-            "candidates": found.candidates, "searched": found.result_set_sizes,
-            "found": len(found.subgroups), "rows": len(table),
-            "significant": int(table["significant"].sum()),
-        },
-    )  # fmt: skip
+    with describing(kept, tested):  # Ctrl-C or an error: the searched (and tested) table goes with it
+        splits = [("search", search, p_values[0])]
+        if held_out is not None:
+            splits.append(("validation", held_out, p_values[1]))
+        table = pd.concat(
+            [
+                kept.frame(),
+                *(
+                    steps.describe(kept.subgroups, dataset, target, positive_label=positive_label,
+                                   intervals=split == "validation", suffix=f"_{split}",
+                                   measure=statistic_qf.measure, probabilities=p)
+                    for split, dataset, p in splits
+                ),  # fmt: skip
+                test_columns(kept, tested),
+            ],
+            axis=1,
+        )
+        dataset_values = {}
+        for split, dataset, p in splits:
+            for name, value in steps.dataset_values(dataset, target, measure=statistic_qf.measure,
+                                                    probabilities=p).items():  # fmt: skip
+                dataset_values[f"{name}_{split}"] = value
+        table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode, split=splits[-1][0])
+        table.attrs.update(
+            measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
+            positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
+            generalization_aware=generalization_aware, depth=depth, min_support=min_support,
+            collapse_identical=collapse_identical, max_overlap=max_overlap,
+            n_samples=n_samples, max_samples=max_samples, alpha=alpha, min_delta=min_delta,
+            method=method if held_out is not None or tested is None else tested.attrs["method"],
+            holdout=held_out is not None, intervals=intervals if held_out is not None else "none",
+            interval_level=np.nan if tested is None else tested.attrs.get("interval_level", np.nan),
+            null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
+            dataset_values=dataset_values,
+            n_rows={"search": len(search), **({} if held_out is None else {"validation": len(held_out)})},
+            min_quality=min_quality, thresholds=thresholds, nbins=nbins,
+            search_space=steps.space_summary(checked.space, found),
+            case_mix=case_mix, calibrate=calibrate, probabilities=probabilities,
+            counts={
+                "candidates": found.candidates, "searched": found.result_set_sizes,
+                "found": len(found.subgroups), "rows": len(table),
+                "significant": int(table["significant"].sum()),
+            },
+        )  # fmt: skip
     if tested is None:
         raise InterruptedTest(table)
     return table
@@ -495,6 +496,23 @@ def check_holdout_settings(validation, intervals, min_delta):
             "min_delta needs a holdout (validation): without one the effects are measured on the "
             "rows that chose them (the winner's curse) and get no interval"
         )
+
+
+def test_columns(kept, tested):
+    """The test's columns of the ``kept`` patterns: ``tested``, or :func:`steps.untested` (None: cut)."""
+    return steps.untested(len(kept.subgroups)) if tested is None else tested
+
+
+def describing(kept, tested):
+    """The block that describes the ``kept`` patterns after their test (``tested``
+    None: the test was cut): whatever ends it, Ctrl-C or an error, carries the
+    table of the searched (and tested) patterns, without the described
+    columns (:func:`~subroc_ext.exceptions.keeping`)."""
+    searched = pd.concat([kept.frame(), test_columns(kept, tested)], axis=1)
+    if tested is None:
+        return keeping(searched, "test", "searched", "untested and undescribed (no p-values, no measures per split)")
+    return keeping(searched, "describe", "searched and tested",
+                   "undescribed (no sizes, class counts, measures or intervals per split)")  # fmt: skip
 
 
 def search_keep_test(

@@ -1,0 +1,124 @@
+"""Whatever ends a command, what it computed is kept: the one place that writes
+a cut run's table and says what was kept.
+
+The pipelines hand over what they computed with whatever ends them after the
+search (:func:`subroc_ext.exceptions.keeping`: Ctrl-C as an
+:class:`~subroc_ext.exceptions.InterruptedRun`, an error with its
+``partial``), and so does the writing of the files; SIGTERM ends a run as
+Ctrl-C does (:func:`~subroc_ext.cli.streams.sigterm_as_interrupt`).
+:func:`keeping_results` catches it around a command, and :func:`keep` writes the
+table to ``--out/subgroups.csv`` (the missing columns absent or empty, the
+earlier run's files removed) and says in one line what was kept and what is
+missing. A run cut before anything was computed removes the earlier run's
+files from ``--out`` and says so: the folder never presents an earlier run's
+results as this run's.
+"""
+
+import contextlib
+import functools
+import signal
+import sys
+from pathlib import Path
+
+from .output import PROG, RESULT_FILES, out_folder, write_outputs
+from .streams import report_interrupted
+
+__all__ = ["keep", "keeping_results"]
+
+#: The stages a run can be cut in, in words.
+STAGES = {"test": "the significance test", "describe": "the description of the subgroups",
+          "report": "the report", "print": "the printing of the results"}  # fmt: skip
+
+
+def keeping_results(command):
+    """``command`` (a function of the parsed arguments returning the exit code)
+    with whatever ends it handed to :func:`keep`."""
+
+    @functools.wraps(command)
+    def kept(args):
+        try:
+            return command(args)
+        except BaseException as ended:  # noqa: B036 - keep() re-raises what it does not end
+            return keep(ended, args)
+
+    return kept
+
+
+@contextlib.contextmanager
+def _signals_ignored():
+    """One more Ctrl-C or SIGTERM while the table is written: still one line, the table whole."""
+    previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def keep(ended, args):
+    """Keep what a command computed before ``ended`` ended it; the exit code.
+
+    Parameters
+    ----------
+    ended : BaseException
+        What ended the command: a ``KeyboardInterrupt`` (Ctrl-C, SIGTERM) or an
+        error, with the table so far as its ``partial``
+        (:class:`~subroc_ext.exceptions.Partial`) when the search had finished.
+    args : argparse.Namespace
+        The command's arguments (``out``, ``quiet``).
+
+    Returns
+    -------
+    int
+        130 after Ctrl-C, 143 after SIGTERM (:func:`~subroc_ext.cli.streams.report_interrupted`).
+
+    Raises
+    ------
+    BaseException
+        ``ended`` again if it is an error (after the line saying what was kept)
+        or anything but a ``KeyboardInterrupt`` or an error with a table.
+    """
+    partial = getattr(ended, "partial", None)
+    interrupted = isinstance(ended, KeyboardInterrupt)
+    try:
+        out = out_folder(args.out)
+    except ValueError:  # --out refused: nothing is written
+        out = None
+    if out is None or (partial is None and not interrupted):
+        raise ended
+    with _signals_ignored():
+        said = _cut_before_the_search(out) if partial is None else _kept(partial, out)
+    if interrupted:
+        return report_interrupted(args, said)
+    print(f"{PROG}: error {said}", file=sys.stderr)
+    raise ended
+
+
+def _kept(partial, out):
+    """Write ``partial.table`` to ``out`` (but after the printing: every file is
+    there); what was kept, in words."""
+    stage = f"during {STAGES[partial.stage]}"
+    if partial.stage == "print":
+        return f"{stage}; every file was written to {out.resolve()}"
+    _, error = write_outputs(partial.table, out)
+    if error is not None:
+        return f"{stage}; cannot write '{error.filename}': {error.strerror or error}"
+    path = (out / "subgroups.csv").resolve()
+    if partial.stage == "report":
+        return f"{stage}; the table was kept in {path}, the report was not written"
+    return f"{stage}; the {len(partial.table):,} {partial.kept} subgroups are in {path}, {partial.missing}"
+
+
+def _cut_before_the_search(out):
+    """Remove an earlier run's files from ``out``; what became of them, in words."""
+    earlier = [out / name for name in RESULT_FILES if (out / name).is_file()]
+    try:
+        for path in earlier:
+            path.unlink()
+    except OSError as error:
+        return (f"before the search finished; nothing was written, and {Path(error.filename or out).name} "
+                f"of an earlier run could not be removed from {out.resolve()}: {error.strerror or error}")  # fmt: skip
+    if earlier:
+        return (f"before the search finished; nothing to keep, and the earlier run's files were removed "
+                f"from {out.resolve()} (none is this run's)")  # fmt: skip
+    return "before the search finished; nothing was written"
