@@ -88,7 +88,10 @@ def test_terminated_run_ends_like_ctrl_c_and_leaves_nothing(data, tmp_path):
     earlier_run(data, out)
     process = dying_run(data, out, "SIGTERM")
     assert process.returncode == 143 and "Traceback" not in process.stderr_text
-    assert process.stderr_text.splitlines()[-1] == "subroc-ext: terminated"
+    assert process.stderr_text.splitlines()[-1] == (
+        f"subroc-ext: terminated during the report; the table was kept in {(out / 'subgroups.csv').resolve()}, "
+        "the report was not written"
+    )
     assert os.listdir(out) == ["subgroups.csv"]  # this run's table, nothing of the earlier run
     table = pd.read_csv(out / "subgroups.csv")
     expected = pd.read_csv(data / "two.csv")

@@ -14,9 +14,11 @@ as a table. So nothing is lost when the output is cut short:
   a closed stderr only silences the status lines; a stdout that cannot be
   written (``>&-``, ``>/dev/full``) is one line on stderr and exit code 2,
   every file written;
-* Ctrl-C ends with one line and exit code 130 (SIGTERM: 143); during the
-  significance test the searched subgroups are kept in ``subgroups.csv``,
-  untested;
+* Ctrl-C ends with one line and exit code 130 (SIGTERM: 143) saying what
+  was kept: the table computed so far is written to ``subgroups.csv``
+  (searched; searched and tested; finished, without the report), and a run
+  cut before anything was computed removes the earlier run's files
+  (:mod:`subroc_ext.cli.kept`);
 * --out never mixes two runs: a run's files are written into a staging
   folder there and moved in together, after the earlier run's are removed;
   staging folders that SIGKILL left behind are removed by the next run.
