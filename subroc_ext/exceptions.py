@@ -49,6 +49,7 @@ class InterruptedRun(KeyboardInterrupt):
 
     @property
     def table(self):
+        """The table so far (``partial.table``)."""
         return self.partial.table
 
 

@@ -38,7 +38,7 @@ def keeping_results(command):
     def kept(args):
         try:
             return command(args)
-        except BaseException as ended:  # noqa: B036 - keep() re-raises what it does not end
+        except BaseException as ended:  # keep() raises again what it cannot keep
             return keep(ended, args)
 
     return kept

@@ -16,13 +16,13 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 
+from ..exceptions import keeping
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
 from ..reporting.findings import headline
 from ..reporting.page import format_p_value
 from ..reporting.reading import STOPPED, intervals_text, p_value_text
-from ..exceptions import keeping
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
 from ..utils.spreadsheet import write_csv
 from .arguments import PROG
