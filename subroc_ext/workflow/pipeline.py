@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InterruptedTest
+from ..inference.failures import FailureRules, judge_failures
 from ..inference.significance import check_test_settings
 from ..inference.verdicts import check_verdict_settings
 from ..inputs.probabilities import check_calibrate, fit_probabilities
@@ -428,6 +429,11 @@ def find_subgroups(
                                                 probabilities=p).items():  # fmt: skip
             dataset_values[f"{name}_{split}"] = value
     table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode, split=splits[-1][0])
+    if tested is not None:
+        split, dataset, p = splits[-1]
+        rules = FailureRules(method=method, alpha=alpha, random_state=random_state, case_mix=case_mix)
+        judged = judge_failures(table, kept.subgroups, dataset, statistic_qf, probabilities=p, rules=rules)
+        table = pd.concat([table, judged], axis=1)
     table.attrs.update(
         measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
         positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
