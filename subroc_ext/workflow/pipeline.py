@@ -295,6 +295,14 @@ def find_subgroups(
         :func:`~subroc_ext.workflow.case_mix.range_restriction`),
         ``complement_of`` (the rank of the row that is the other side of the
         same cut, e.g. ``age < 66`` for ``age >= 66``; missing if none),
+        ``failure`` (the headline may call the row a failure of the model:
+        significant, with enough evidence, worse than its own scores promise
+        and not explained by a better failure), ``failure_note`` (why a
+        significant row is none: range restriction, a variant or explained
+        by another row, too little evidence), ``failure_of`` (the rank of
+        the failure such a row belongs to) and ``promise_p_value`` (the
+        case-mix test's corrected p-value; see
+        :func:`~subroc_ext.inference.failures.judge_failures`),
         ``null_samples`` (random subsets behind the p-value), ``delta`` (the
         effect: the measure on the subgroup's validation rows minus on the
         whole validation split, positive in the direction of ``mode``) and
