@@ -90,15 +90,18 @@ class Headline:
         most :data:`HEADLINE_ROWS`).
     more : str
         What the findings leave out (``''`` if nothing).
+    checks : list of str
+        What to know about the data first (``table.attrs['data_checks']``).
     """
 
     summary: str
     findings: list = field(default_factory=list)
     more: str = ""
+    checks: list = field(default_factory=list)
 
     def text(self):
         """The headline as plain text lines (the console's first lines)."""
-        lines = [self.summary]
+        lines = [f"Check the data: {check}" for check in self.checks] + [self.summary]
         for number, finding in enumerate(self.findings, 1):
             lines.append(f"  {number}. {finding.sentence()}")
             if finding.variants:
@@ -233,9 +236,16 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
     >>> table = subroc_ext.find_subgroups(data, label="label", score="score", depth=1,
     ...                                   progress=False)
     >>> print(headline(table).text())
-    Where the ROC AUC is worse than on the whole data: 1 of 1 subgroup significant (fdr_by, alpha 0.05), largest effect first:
+    Where the ROC AUC is worse than on the whole data and than its scores promise: 1 failure among 1 significant of 1 subgroup (fdr_by, alpha 0.05), surest first:
       1. region=='east' (30% of rows): ROC AUC 0.558 vs 0.881 overall, 0.323 lower [0.204, 0.444]
     """
+    said = _headline(table, top=top, n_rows=n_rows)
+    said.checks = list(table.attrs.get("data_checks", []))
+    return said
+
+
+def _headline(table, *, top, n_rows):
+    """The headline, without the data checks."""
     attrs = table.attrs
     kind = _kind(table)
     measure = measure_title(attrs.get("measure"))

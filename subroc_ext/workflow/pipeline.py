@@ -23,6 +23,7 @@ from ..exceptions import InterruptedTest
 from ..inference.failures import FailureRules, judge_failures
 from ..inference.significance import check_test_settings
 from ..inference.verdicts import check_verdict_settings
+from ..inputs.data_checks import data_checks
 from ..inputs.probabilities import check_calibrate, fit_probabilities
 from ..inputs.validated import split_validation, validate_data
 from ..objective.generalization import GeneralizationAwareQF
@@ -457,6 +458,7 @@ def find_subgroups(
         min_quality=min_quality, thresholds=thresholds, nbins=nbins,
         search_space=steps.space_summary(checked.space, found),
         case_mix=case_mix, calibrate=calibrate, probabilities=probabilities,
+        data_checks=data_checks(search, checked.space, label=label, positive_label=positive_label),
         counts={
             "candidates": found.candidates, "searched": found.result_set_sizes,
             "found": len(found.subgroups), "rows": len(table),
