@@ -23,6 +23,9 @@ model. SPEC ("What the headline may call a failure") names a row a
    of that failure's rows (a *variant* otherwise); a row overlapping named
    failures stands only if its rows outside all of them are a failure on
    their own (tested the same way, 1 and 3; too few rows there: *explained*).
+   A broader row that stands makes each named failure inside it that is
+   not significantly worse than its other rows its variant: one idea, one
+   line, named by its broadest failing description.
 
 The secondary tests of 3 and 4 only remove rows that 1 selected, so on
 data without any failure the headline names one with probability at most
@@ -63,14 +66,17 @@ FAILURE_COLUMNS = ["failure", "failure_note", "failure_of", "promise_p_value"]
 @dataclass(frozen=True)
 class FailureRules:
     """The settings of the rules: the test's correction and level, the seed,
-    the fewest rows of each class, and whether the run searched by the case
-    mix already (then the verdict is the promise's test)."""
+    the fewest rows of each class, whether the run searched by the case mix
+    already (then the verdict is the promise's test), and whether it tested
+    on held-out rows (without, the effects have no interval to require and
+    the rules' tests run on the searched rows)."""
 
     method: str = "fdr_by"
     alpha: float = 0.05
     random_state: object = 0
     min_class_count: int = MIN_CLASS_COUNT
     case_mix: bool = False
+    holdout: bool = True
 
 
 def _data_order(dataset, subgroup):
@@ -176,7 +182,7 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
             fewest = "positives" if positives < negatives else "negatives"
             notes[i] = (f"little evidence: {min(positives, negatives)} {fewest} in the held-out rows "
                         f"(fewer than {rules.min_class_count})")  # fmt: skip
-        elif "delta_ci_low" in table and pd.isna(table["delta_ci_low"].iloc[i]):
+        elif rules.holdout and pd.isna(table["delta_ci_low"].iloc[i]):
             notes[i] = "no interval: the effect's size is unknown"
         else:
             candidates.append(i)
@@ -188,15 +194,14 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
                             f"(case-mix p {promise_p[i]:.2g}); every model ranks worse in such a slice")  # fmt: skip
         candidates = [i for i, ok in zip(candidates, kept) if ok]
     named = []
-    for i in candidates:  # best first: a broader failure names the idea, its refinements are variants
+    for i in _surest_first(table, candidates):
         mask = masks[i]
         parents = [j for j in named if not (mask & ~masks[j]).any()]
         if parents:  # a refinement or a narrower cut of a named failure
             parent = min(parents, key=lambda j: masks[j].sum())
             p = tests.worse(mask, within=masks[parent])
             if p >= rules.alpha:
-                notes[i] = f"variant of row {parent + 1}: not significantly worse than the rest of it (p {p:.2g})"
-                belongs[i] = parent
+                notes[i], belongs[i] = _variant(parent, p), parent
                 continue
         else:
             overlapping = [j for j in named if (mask & masks[j]).any()]
@@ -208,6 +213,12 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
                                 "the failures above are not a failure on their own")  # fmt: skip
                     belongs[i] = most
                     continue
+        for j in [j for j in named if j != i and not (masks[j] & ~mask).any()]:  # narrower failures inside it
+            p = tests.worse(masks[j], within=mask)
+            if p >= rules.alpha:  # one idea: the broader failure names it
+                named.remove(j)
+                failure[j], notes[j], belongs[j] = False, _variant(i, p), i
+                belongs[belongs == j] = i
         named.append(i)
         failure[i] = True
     return pd.DataFrame({
@@ -217,3 +228,16 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
     }, index=table.index)  # fmt: skip
 
 
+
+
+def _variant(parent, p_value):
+    return f"variant of row {parent + 1}: not significantly worse than the rest of it (p {p_value:.2g})"
+
+
+def _surest_first(table, rows):
+    """``rows`` by the conservative end of their interval (how bad at least;
+    the effect where there is none), then by rank."""
+    column = "delta_ci_low" if "delta_ci_low" in table else "delta"
+    low = table[column].to_numpy(dtype=float)
+    low = np.where(np.isnan(low), table["delta"].to_numpy(dtype=float), low)
+    return sorted(rows, key=lambda i: (-low[i], i))

@@ -440,7 +440,8 @@ def find_subgroups(
     table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode, split=splits[-1][0])
     if tested is not None:
         split, dataset, p = splits[-1]
-        rules = FailureRules(method=method, alpha=alpha, random_state=random_state, case_mix=case_mix)
+        rules = FailureRules(method=method, alpha=alpha, random_state=random_state, case_mix=case_mix,
+                             holdout=held_out is not None)  # fmt: skip
         judged = judge_failures(table, kept.subgroups, dataset, statistic_qf, probabilities=p, rules=rules)
         table = pd.concat([table, judged], axis=1)
     table.attrs.update(
