@@ -43,7 +43,9 @@ def test_expected_columns_are_the_expected_auc_of_each_subgroup(plain):
         assert whole == pytest.approx(expected_roc_auc(rows["p"]), abs=1e-12)
     columns = list(table.columns)
     assert columns.index("expected_roc_auc_validation") == columns.index("roc_auc_validation") + 1
-    assert table.attrs["probabilities"] == "the scores as given (score column 'p' is in [0, 1])"
+    assert table.attrs["probabilities"] == (
+        "the scores as given (score column 'p' is in [0, 1] and calibrated on the search split)"
+    )
     assert (table.attrs["case_mix"], table.attrs["calibrate"]) == (False, "auto")
 
 
@@ -105,12 +107,12 @@ def test_probabilities_come_from_a_map_fitted_on_the_search_split():
     data["margin"] = 2 * np.log(data["p"] / (1 - data["p"])) - 1
     table = subroc_ext.find_subgroups(data.drop(columns="p"), label="y", score="margin", **FAST)
     assert table.attrs["probabilities"] == (
-        "a sigmoid fitted on the search split (score column 'margin' is not in [0, 1])"
+        "an isotonic regression fitted on the search split (score column 'margin' is not in [0, 1])"
     )
     rows, covers = split_rows(table, data, "validation")
     np.testing.assert_allclose(
-        table["expected_roc_auc_validation"], [expected_roc_auc(rows["p"][c]) for c in covers], atol=0.01
-    )
+        table["expected_roc_auc_validation"], [expected_roc_auc(rows["p"][c]) for c in covers], atol=0.03
+    )  # a centred isotonic map: the truth's promise to 0.03 in slices of 2,000 rows
     kept = subroc_ext.find_subgroups(data.drop(columns="p"), label="y", score="margin", calibrate="none", **FAST)
     assert kept["expected_roc_auc_validation"].isna().all() and not kept["range_restricted"].any()
     assert kept.attrs["probabilities"].startswith("none: score column 'margin' cannot be read as probabilities")
@@ -126,7 +128,7 @@ def test_probabilities_come_from_a_map_fitted_on_the_search_split():
 def test_case_mix_finds_the_planted_failure_above_the_slices():
     data = risk_frame(3, planted=True)
     table = subroc_ext.find_subgroups(data, label="y", score="p", case_mix=True, progress=False,
-                                      result_set_size=20)  # fmt: skip
+                                      result_set_size=20, calibrate="none")  # fmt: skip
     top = table.head(5)
     planted = top[top["description"].isin(["g=='c' AND h=='x'", "h=='x' AND g=='c'"])]
     assert len(planted) == 1 and planted["significant"].all()
@@ -234,7 +236,9 @@ def test_comparisons_have_each_sides_expected_auc():
     drift = subroc_ext.find_drift(reference, current, label="y", score="p", depth=1, progress=False)
     assert {f"expected_roc_auc_{period}_{split}" for period in ("reference", "current")
             for split in ("search", "validation")} <= set(drift.columns)  # fmt: skip
-    assert drift.attrs["probabilities"] == "p: the scores as given (score column 'p' is in [0, 1])"
+    assert drift.attrs["probabilities"] == (
+        "p: the scores as given (score column 'p' is in [0, 1] and calibrated on the search split)"
+    )
 
 
 def test_case_mix_on_two_threads_gives_the_same_table():

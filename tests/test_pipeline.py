@@ -35,7 +35,8 @@ COLUMNS = [
     "roc_auc_validation_ci_low", "roc_auc_validation_ci_high",
     "statistic", "p_value", "p_value_corrected", "significant", "testable", "null_samples",
     "p_value_exact", "delta", "delta_ci_low", "delta_ci_high", "verdict", "verdict_note",
-    "expected_share", "range_restricted", "complement_of",
+    "expected_share", "range_restricted", "complement_of", "failure", "failure_note", "failure_of",
+    "promise_p_value",
 ]  # fmt: skip
 MEASURE_NAMES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
 BASIC = dict(size_weight=0, balance_weight=0, generalization_aware=False)

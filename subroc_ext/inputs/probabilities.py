@@ -1,9 +1,10 @@
 """Scores read as probabilities: what the expected ROC AUC needs.
 
 The expected ROC AUC (:mod:`subroc_ext.metrics.expected_auc`) reads the
-scores as the probabilities of the positive class. Scores in [0, 1] are used
-as given; others, or any on request, go through a monotone map fitted on the
-search split (a recalibration): isotonic regression or Platt's sigmoid. A
+scores as the probabilities of the positive class. Scores in [0, 1] that are
+calibrated on the search split (:func:`check_calibration`) are used as given;
+others, or any on request, go through a monotone map fitted on the search
+split (a recalibration): isotonic regression or Platt's sigmoid. A
 monotone map leaves every ROC AUC unchanged and only moves the expected one.
 The method assumes the scores are the probabilities up to such a map; a
 table says which map was used (:attr:`Probabilities.description`).
@@ -23,11 +24,15 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
+from scipy.stats import norm
 from sklearn.isotonic import IsotonicRegression
 
+from ..metrics.confidence import delong_interval
+from ..metrics.expected_auc import expected_auc_of_sorted
 from ..utils.names import CALIBRATIONS
 
-__all__ = ["CALIBRATIONS", "Probabilities", "check_calibrate", "fit_probabilities"]
+__all__ = ["CALIBRATIONS", "CalibrationCheck", "Probabilities", "check_calibrate", "check_calibration",
+           "fit_probabilities"]
 
 
 
@@ -87,6 +92,118 @@ def _sigmoid(scores, is_positive):
     return lambda values: expit(slope * (values - centre) / scale + intercept)
 
 
+#: A promise this close to the ROC AUC delivered is kept, whatever the interval
+#: (an interval of a nearly perfect ranking shrinks to a point).
+PROMISE_TOLERANCE = 0.005
+
+
+@dataclass(frozen=True)
+class CalibrationCheck:
+    """Are scores in [0, 1] calibrated probabilities? One split's answer.
+
+    Attributes
+    ----------
+    promised : float
+        The ROC AUC the scores promise (their expected ROC AUC).
+    delivered, low, high : float
+        Their ROC AUC and its DeLong 95 % interval.
+    p_value : float
+        Spiegelhalter's test of calibration.
+    alpha : float
+        The level of the check.
+    """
+
+    promised: float
+    delivered: float
+    low: float
+    high: float
+    p_value: float
+    alpha: float = 0.05
+
+    @property
+    def calibrated(self):
+        """The promise lies in the interval of what is delivered (or within
+        :data:`PROMISE_TOLERANCE` of it) and the test does not reject."""
+        slack = PROMISE_TOLERANCE
+        return bool(self.low - slack <= self.promised <= self.high + slack and self.p_value >= self.alpha)
+
+    def text(self):
+        """The check in words."""
+        return (
+            f"they promise a ROC AUC of {self.promised:.3f} and deliver {self.delivered:.3f} "
+            f"[{self.low:.3f}, {self.high:.3f}]; Spiegelhalter's calibration test p {self.p_value:.2g}"
+        )
+
+
+def check_calibration(scores, is_positive, alpha=0.05):
+    """Check scores in [0, 1] as probabilities on one split.
+
+    A model whose scores are its probabilities promises the ROC AUC it
+    delivers, and its labels are draws from them: Spiegelhalter's ``z``
+    [3]_, ``sum (y - p)(1 - 2p) / sqrt(sum (1 - 2p)^2 p (1 - p))``, is then
+    standard normal. Over- or under-confident scores (the same ranking) miss
+    both: the promise of ``p = expit(1.5 logit(q))`` is higher than its ROC AUC.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray of float
+        In [0, 1].
+    is_positive : numpy.ndarray of bool
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    CalibrationCheck
+
+    References
+    ----------
+    .. [3] D. J. Spiegelhalter, "Probabilistic prediction in patient management
+       and clinical trials", Statistics in Medicine 5(5), 421-433, 1986.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.random(4000)
+    >>> y = rng.random(4000) < p
+    >>> check_calibration(p, y).calibrated, check_calibration(expit(3 * (p - 0.5) * 4), y).calibrated
+    (True, False)
+    """
+    scores = np.asarray(scores, dtype=float)
+    is_positive = np.asarray(is_positive, dtype=bool)
+    interval = delong_interval(is_positive, scores)
+    delivered, low, high = float(interval.roc_auc), float(interval.low), float(interval.high)
+    promised = float(expected_auc_of_sorted(np.sort(scores)))
+    weight = 1.0 - 2.0 * scores
+    variance = float(np.sum(weight**2 * scores * (1.0 - scores)))
+    z = float(np.sum((is_positive - scores) * weight)) / np.sqrt(variance) if variance > 0 else 0.0
+    return CalibrationCheck(promised, delivered, low, high, float(2 * norm.sf(abs(z))), alpha)
+
+
+def _centred_isotonic(scores, is_positive):
+    """Centred isotonic regression [4]_: the isotonic fit's blocks of equal
+    probability joined at their centres by straight lines.
+
+    Isotonic regression is a step function: every row of a block gets one
+    probability, so a narrow slice of the scores (an age band) falls into a
+    few ties and its promise (expected ROC AUC) collapses towards 0.5.
+    Interpolating between the blocks' centres (their mean score) keeps the
+    fit's monotone shape and its probabilities at the centres, and is
+    strictly increasing between blocks of different probability.
+
+    References
+    ----------
+    .. [4] A. P. Oron and N. Flournoy, "Centered isotonic regression: point
+       and interval estimation for dose-response studies", Statistics in
+       Biopharmaceutical Research 9(3), 258-267, 2017.
+    """
+    order = np.argsort(scores, kind="stable")
+    x = scores[order]
+    fitted = IsotonicRegression(y_min=0.0, y_max=1.0).fit_transform(x, is_positive[order])
+    starts = np.flatnonzero(np.r_[True, np.diff(fitted) != 0])
+    centres = np.add.reduceat(x, starts) / np.diff(np.r_[starts, len(x)])
+    return lambda values: np.interp(values, centres, fitted[starts])
+
+
 def fit_probabilities(scores, is_positive, calibrate="auto", name="score"):
     """The map from scores to probabilities, fitted on the search split.
 
@@ -97,8 +214,11 @@ def fit_probabilities(scores, is_positive, calibrate="auto", name="score"):
     is_positive : numpy.ndarray of bool
         Its labels.
     calibrate : {'auto', 'none', 'isotonic', 'sigmoid'}, default='auto'
-        'auto': scores in [0, 1] as given, a sigmoid otherwise; 'none': as
-        given (a one-line ``ValueError`` if they are not in [0, 1]).
+        'auto': scores in [0, 1] as given where they are calibrated on the
+        search split (:func:`check_calibration`), an isotonic regression
+        otherwise (a sigmoid of the raw score cannot undo a distortion on
+        the probability scale, such as over-confidence); 'none': as given
+        (a one-line ``ValueError`` if they are not in [0, 1]).
     name : str, default='score'
         The score column, for messages.
 
@@ -110,7 +230,7 @@ def fit_probabilities(scores, is_positive, calibrate="auto", name="score"):
     --------
     >>> scores, labels = np.array([-2.0, -1.0, 0.5, 3.0]), np.array([False, True, False, True])
     >>> fit_probabilities(scores, labels).description
-    "a sigmoid fitted on the search split (score column 'score' is not in [0, 1])"
+    "an isotonic regression fitted on the search split (score column 'score' is not in [0, 1])"
     >>> fit_probabilities(scores, labels, "none")
     Traceback (most recent call last):
     ...
@@ -126,10 +246,18 @@ def fit_probabilities(scores, is_positive, calibrate="auto", name="score"):
             f"{scores.min():.3g} to {scores.max():.3g}, outside [0, 1]; pass calibrate='sigmoid' "
             "or 'isotonic' (--calibrate on the command line)"
         )
-    if calibrate in ("none", "auto") and in_unit:
+    if calibrate == "none":
         return Probabilities("none", f"the scores as given (score column {name!r} is in [0, 1])", _identity)
-    if calibrate == "isotonic":
-        fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(scores, is_positive)
-        return Probabilities("isotonic", "an isotonic regression fitted on the search split", fitted.predict)
-    why = "" if calibrate == "sigmoid" else f" (score column {name!r} is not in [0, 1])"
-    return Probabilities("sigmoid", f"a sigmoid fitted on the search split{why}", _sigmoid(scores, is_positive))
+    why = ""
+    if calibrate == "auto" and in_unit:
+        check = check_calibration(scores, is_positive)
+        if check.calibrated:
+            return Probabilities("none", f"the scores as given (score column {name!r} is in [0, 1] and "
+                                 "calibrated on the search split)", _identity)  # fmt: skip
+        why = f" (the scores as given are not calibrated there: {check.text()})"
+    elif calibrate == "auto":
+        why = f" (score column {name!r} is not in [0, 1])"
+    if calibrate == "sigmoid":
+        return Probabilities("sigmoid", "a sigmoid fitted on the search split", _sigmoid(scores, is_positive))
+    return Probabilities("isotonic", f"an isotonic regression fitted on the search split{why}",
+                         _centred_isotonic(scores, is_positive))  # fmt: skip

@@ -28,6 +28,9 @@ __all__ = ["HEADLINE_ROWS", "Finding", "Headline", "findings_section", "headline
 #: Findings named in the headline; the rest are in the table.
 HEADLINE_ROWS = 5
 
+#: Variants named under a finding.
+_VARIANTS_SHOWN = 3
+
 #: How the built-in measures are written in sentences.
 _TITLES = {
     "roc_auc": "ROC AUC", "pr_auc": "PR AUC", "arl": "average ranking loss",
@@ -56,11 +59,20 @@ class Finding:
     subgroup: object
     description: str
     text: str
+    variants: list = field(default_factory=list)
 
     def sentence(self, readable=False):
         """The whole sentence; ``readable``: the conditions as reports write them
         (``age ≥ 38 & sex = Male``)."""
         return (readable_description(self.subgroup) if readable else self.description) + self.text
+
+    def variants_text(self):
+        """The variants listed under the finding (``''`` if none)."""
+        if not self.variants:
+            return ""
+        shown = "; ".join(self.variants[:_VARIANTS_SHOWN])
+        more = f"; and {len(self.variants) - _VARIANTS_SHOWN:,} more" if len(self.variants) > _VARIANTS_SHOWN else ""
+        return f"variants, not significantly worse than it: {shown}{more}"
 
 
 @dataclass
@@ -78,16 +90,22 @@ class Headline:
         most :data:`HEADLINE_ROWS`).
     more : str
         What the findings leave out (``''`` if nothing).
+    checks : list of str
+        What to know about the data first (``table.attrs['data_checks']``).
     """
 
     summary: str
     findings: list = field(default_factory=list)
     more: str = ""
+    checks: list = field(default_factory=list)
 
     def text(self):
         """The headline as plain text lines (the console's first lines)."""
-        lines = [self.summary]
-        lines += [f"  {number}. {finding.sentence()}" for number, finding in enumerate(self.findings, 1)]
+        lines = [f"Check the data: {check}" for check in self.checks] + [self.summary]
+        for number, finding in enumerate(self.findings, 1):
+            lines.append(f"  {number}. {finding.sentence()}")
+            if finding.variants:
+                lines.append(f"     {finding.variants_text()}")
         if self.more:
             lines.append(f"  {self.more}")
         return "\n".join(lines)
@@ -218,9 +236,16 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
     >>> table = subroc_ext.find_subgroups(data, label="label", score="score", depth=1,
     ...                                   progress=False)
     >>> print(headline(table).text())
-    Where the ROC AUC is worse than on the whole data: 1 of 1 subgroup significant (fdr_by, alpha 0.05), largest effect first:
+    Where the ROC AUC is worse than on the whole data and than its scores promise: 1 failure among 1 significant of 1 subgroup (fdr_by, alpha 0.05), surest first:
       1. region=='east' (30% of rows): ROC AUC 0.558 vs 0.881 overall, 0.323 lower [0.204, 0.444]
     """
+    said = _headline(table, top=top, n_rows=n_rows)
+    said.checks = list(table.attrs.get("data_checks", []))
+    return said
+
+
+def _headline(table, *, top, n_rows):
+    """The headline, without the data checks."""
     attrs = table.attrs
     kind = _kind(table)
     measure = measure_title(attrs.get("measure"))
@@ -247,6 +272,8 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
             f"0 of {_subgroups(len(table))} significant ({test}). The largest observed effect, "
             f"{best['description']} (delta {best['delta']:.3f}), may be chance."
         )
+    if "failure" in table.columns:
+        return _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, comparison, test)
     ordered = significant.sort_values("delta", ascending=False, kind="stable")
     text = _TEXTS[kind]
     findings = [
@@ -261,6 +288,58 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
         f"{_subgroups(len(table))} significant ({test}), largest effect first:"
     )
     return Headline(summary, findings, more)
+
+
+#: How the notes of :func:`~subroc_ext.inference.failures.judge_failures` begin, and what
+#: the headline calls such rows.
+_NOT_FAILURES = {
+    "range restriction": ("slice where every model ranks worse (range restriction)",
+                          "slices where every model ranks worse (range restriction)"),
+    "variant": ("variant of a failure", "variants of the failures"),
+    "explained": ("row explained by a failure", "rows explained by the failures"),
+    "little evidence": ("row with too few positives or negatives", "rows with too few positives or negatives"),
+    "no interval": ("row without an interval", "rows without an interval"),
+}  # fmt: skip
+
+
+def _not_failures(notes):
+    """One sentence counting the significant rows that are no failures, by kind."""
+    parts = []
+    for start, (one, many) in _NOT_FAILURES.items():
+        count = int(notes.str.startswith(start).sum())
+        if count:
+            parts.append(f"{count:,} {one if count == 1 else many}")
+    return f"Not failures: {', '.join(parts)}; in the table with their notes." if parts else ""
+
+
+def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, comparison, test):
+    """The headline of a table judged by :func:`~subroc_ext.inference.failures.judge_failures`:
+    only its failures, surest first (the conservative end of the interval),
+    each with its variants."""
+    significant = table["significant"].fillna(False).astype(bool)
+    failures = table[table["failure"].astype(bool)]
+    low = failures["delta_ci_low"] if "delta_ci_low" in failures else failures["delta"]
+    failures = failures.assign(_low=low.fillna(-np.inf)).sort_values(["_low", "delta"], ascending=False, kind="stable")
+    promised = table["promise_p_value"].notna().any() or attrs.get("case_mix")
+    than = f"{comparison} on the whole data" + (" and than its scores promise" if promised else "")
+    counted = (f"{len(failures):,} failure{'' if len(failures) == 1 else 's'} among {int(significant.sum()):,} "
+               f"significant of {_subgroups(len(table))} ({test})")  # fmt: skip
+    rest = _not_failures(table.loc[significant & ~table["failure"].astype(bool), "failure_note"].astype(str))
+    if len(failures) == 0:
+        return Headline(f"{prefix}No subgroup where {subject} is {than}: {counted}.", more=rest)
+    text = _TEXTS[kind]
+    ranks = table["failure_of"]
+    findings = [
+        Finding(record["subgroup"], record["description"], text(record, attrs, n_rows),
+                variants=list(table.loc[(ranks == position + 1).fillna(False) & table["failure_note"].astype(str)
+                                        .str.startswith("variant"), "description"]))
+        for position, record in ((table.index.get_loc(index), record) for index, record in failures.head(top).iterrows())
+    ]  # fmt: skip
+    more = rest
+    if len(failures) > top:
+        more = f"... and {len(failures) - top:,} more failures in the table. " + rest
+    summary = f"{prefix}Where {subject} is {than}: {counted}, surest first:"
+    return Headline(summary, findings, more.strip())
 
 
 def headline_html(table, **keywords):
@@ -278,8 +357,12 @@ def headline_html(table, **keywords):
     """
     said = headline(table, **keywords)
     items = Html("").join(
-        Html("<li>{}{}</li>").format(conditions_html(finding.subgroup), finding.text) for finding in said.findings
-    )
+        Html("<li>{}{}{}</li>").format(
+            conditions_html(finding.subgroup), finding.text,
+            Html('<br><span class="note">{}</span>').format(finding.variants_text()) if finding.variants else "",
+        )
+        for finding in said.findings
+    )  # fmt: skip
     findings = Html('<ol class="findings">{}</ol>').format(items) if items else ""
     more = Html('<p class="note">{}</p>').format(said.more) if said.more else ""
     return Html('<p class="headline">{}</p>{}{}').format(said.summary, findings, more)

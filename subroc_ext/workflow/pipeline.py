@@ -20,8 +20,10 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InterruptedTest, keeping
+from ..inference.failures import FailureRules, judge_failures
 from ..inference.significance import check_test_settings
 from ..inference.verdicts import check_verdict_settings
+from ..inputs.data_checks import data_checks
 from ..inputs.probabilities import check_calibrate, fit_probabilities
 from ..inputs.validated import split_validation, validate_data
 from ..objective.generalization import GeneralizationAwareQF
@@ -294,6 +296,14 @@ def find_subgroups(
         :func:`~subroc_ext.workflow.case_mix.range_restriction`),
         ``complement_of`` (the rank of the row that is the other side of the
         same cut, e.g. ``age < 66`` for ``age >= 66``; missing if none),
+        ``failure`` (the headline may call the row a failure of the model:
+        significant, with enough evidence, worse than its own scores promise
+        and not explained by a better failure), ``failure_note`` (why a
+        significant row is none: range restriction, a variant or explained
+        by another row, too little evidence), ``failure_of`` (the rank of
+        the failure such a row belongs to) and ``promise_p_value`` (the
+        case-mix test's corrected p-value; see
+        :func:`~subroc_ext.inference.failures.judge_failures`),
         ``null_samples`` (random subsets behind the p-value), ``delta`` (the
         effect: the measure on the subgroup's validation rows minus on the
         whole validation split, positive in the direction of ``mode``) and
@@ -429,6 +439,12 @@ def find_subgroups(
                                                     probabilities=p).items():  # fmt: skip
                 dataset_values[f"{name}_{split}"] = value
         table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode, split=splits[-1][0])
+        if tested is not None:
+            split, dataset, p = splits[-1]
+            rules = FailureRules(method=method, alpha=alpha, random_state=random_state, case_mix=case_mix,
+                                 holdout=held_out is not None)  # fmt: skip
+            judged = judge_failures(table, kept.subgroups, dataset, statistic_qf, probabilities=p, rules=rules)
+            table = pd.concat([table, judged], axis=1)
         table.attrs.update(
             measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
             positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
@@ -444,6 +460,7 @@ def find_subgroups(
             min_quality=min_quality, thresholds=thresholds, nbins=nbins,
             search_space=steps.space_summary(checked.space, found),
             case_mix=case_mix, calibrate=calibrate, probabilities=probabilities,
+            data_checks=data_checks(search, checked.space, label=label, positive_label=positive_label),
             counts={
                 "candidates": found.candidates, "searched": found.result_set_sizes,
                 "found": len(found.subgroups), "rows": len(table),

@@ -26,7 +26,7 @@ import pysubgroup as ps
 
 from ..engine.counting import CountingQF
 from ..engine.search import FastSearch
-from ..inference.effects import effect_estimates
+from ..inference.effects import clip_to_range, effect_estimates
 from ..inference.permutation import permutation_test
 from ..inference.resampled_effects import resampled_effect_estimates
 from ..inference.significance import base_seed, randomization_test
@@ -512,11 +512,12 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
         max_samples=max_samples, method=method, alpha=alpha, random_state=seed,
         progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
-    estimate = (
-        effect_estimates if isinstance(quality_function, SoftClassifierQF) else resampled_effect_estimates
-    )
+    single = isinstance(quality_function, SoftClassifierQF)
+    estimate = effect_estimates if single else resampled_effect_estimates
     estimates = estimate(subgroups, data, quality_function, target, random_state=seed)
     judged = verdicts(tested, estimates, method=method, alpha=alpha, min_delta=min_delta, intervals=intervals)
+    if single:  # an interval inside the values the effect can take
+        judged = clip_to_range(judged, quality_function)
     return _joined(tested, judged)
 
 

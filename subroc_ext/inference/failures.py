@@ -1,0 +1,243 @@
+"""What the headline may call a failure: one rule, for every pipeline.
+
+A result table lists every pattern the search ranked, and a row can be
+significantly worse than the whole data and still be no failure of the
+model. SPEC ("What the headline may call a failure") names a row a
+*failure* only when all of these hold, on the held-out rows:
+
+1. **worse than the whole data**: its verdict is significant (the
+   randomization test and the interval agree, :mod:`~subroc_ext.inference.verdicts`);
+2. **enough evidence**: at least :data:`MIN_CLASS_COUNT` positives and as
+   many negatives, and an interval (where the run has intervals);
+3. **worse than its own scores promise** (ROC AUC): the case-mix statistic
+   ``q_cm = [mbc(S) - AUC(S)] - [mbc(D) - AUC(D)]`` is significant by its
+   label-draw test (:class:`~subroc_ext.objective.case_mix.CaseMixQF`),
+   corrected over the rows that reach this step. A row that passes 1 and
+   not 3 is a slice where every model, the true probabilities included,
+   ranks worse (range restriction);
+4. **not explained by a better failure** (independently productive, [1]_,
+   [2]_): walking the rows surest first (the conservative end of the
+   interval), a row inside a failure already named (every one of its rows
+   is one of the failure's: a refinement ``S AND c``, or a narrower cut of
+   the same column) stands only if it is significantly worse than the rest
+   of that failure's rows (a *variant* otherwise); a row overlapping named
+   failures stands only if its rows outside all of them are a failure on
+   their own (tested the same way, 1 and 3; too few rows there: *explained*).
+   A broader row that stands makes each named failure inside it that is
+   not significantly worse than its other rows its variant: one idea, one
+   line, named by its broadest failing description.
+
+The secondary tests of 3 and 4 only remove rows that 1 selected, so on
+data without any failure the headline names one with probability at most
+that of the correction's (the family-wise error under the complete null is
+the false discovery rate, at most ``alpha``).
+
+:func:`judge_failures` returns the decision per row; the console, the
+reports, ``compare``, ``drift`` and the release gate only word it.
+
+References
+----------
+.. [1] G. I. Webb, "Discovering significant patterns", Machine Learning
+   68(1), 1-33, 2007.
+.. [2] G. I. Webb and J. Vreeken, "Efficient discovery of the most
+   interesting associations", ACM Transactions on Knowledge Discovery from
+   Data 8(3), 2014.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..objective.case_mix import CaseMixQF, CaseMixTarget
+from ..objective.quality import SoftClassifierQF
+from ..objective.statistics import Columns
+from .significance import base_seed, randomization_test
+
+__all__ = ["FAILURE_COLUMNS", "MIN_CLASS_COUNT", "FailureRules", "judge_failures"]
+
+#: The fewest positives, and negatives, of a headline failure's held-out rows.
+MIN_CLASS_COUNT = 10
+
+#: The columns :func:`judge_failures` adds.
+FAILURE_COLUMNS = ["failure", "failure_note", "failure_of", "promise_p_value"]
+
+
+@dataclass(frozen=True)
+class FailureRules:
+    """The settings of the rules: the test's correction and level, the seed,
+    the fewest rows of each class, whether the run searched by the case mix
+    already (then the verdict is the promise's test), and whether it tested
+    on held-out rows (without, the effects have no interval to require and
+    the rules' tests run on the searched rows)."""
+
+    method: str = "fdr_by"
+    alpha: float = 0.05
+    random_state: object = 0
+    min_class_count: int = MIN_CLASS_COUNT
+    case_mix: bool = False
+    holdout: bool = True
+
+
+def _data_order(dataset, subgroup):
+    """The cover of ``subgroup`` on ``dataset`` in its data's row order."""
+    mask = np.empty(len(dataset), dtype=bool)
+    mask[dataset.order] = dataset.mask_of(subgroup)
+    return mask
+
+
+class _Tests:
+    """The held-out rows and the tests the rules run on subsets of them."""
+
+    def __init__(self, dataset, measure, mode, probabilities, rules):
+        self.dataset, self.measure, self.mode, self.rules = dataset, measure, mode, rules
+        self.label, self.score = dataset.columns
+        self.positive = dataset.positive_label
+        self.seed = base_seed(rules.random_state)
+        self.frame = dataset.data
+        self.promised = probabilities is not None and measure.name == "roc_auc" and not rules.case_mix
+        self.column = "probability"
+        while self.column in self.frame.columns:
+            self.column = "_" + self.column
+        if self.promised:
+            self.frame = dataset.data.assign(**{self.column: probabilities})
+        self.is_positive = (dataset.data[self.label] == self.positive).to_numpy()
+
+    def class_counts(self, mask):
+        positives = int((mask & self.is_positive).sum())
+        return positives, int(mask.sum()) - positives
+
+    def enough(self, mask):
+        return min(self.class_counts(mask)) >= self.rules.min_class_count
+
+    def promise(self, masks, method=None):
+        """Each mask's case-mix test on the held-out rows: (corrected p-values, rejected)."""
+        qf = CaseMixQF(self.label, positive_label=self.positive, mode=self.mode)
+        tested = randomization_test(
+            list(masks), self.frame, qf, target=CaseMixTarget(self.label, self.score, self.column),
+            method=method or self.rules.method, alpha=self.rules.alpha, random_state=self.seed,
+        )  # fmt: skip
+        return tested["p_value_corrected"].to_numpy(), tested["significant"].to_numpy(dtype=bool)
+
+    def worse(self, mask, within=None):
+        """The p-value of ``mask`` being worse than random subsets of ``within``
+        (all held-out rows if None) of its size and negatives."""
+        rows = np.ones(len(mask), dtype=bool) if within is None else within
+        qf = SoftClassifierQF(self.measure, self.label, positive_label=self.positive, mode=self.mode)
+        tested = randomization_test(
+            [mask[rows]], self.frame[rows], qf, target=Columns(self.label, self.score),
+            method="bonferroni", alpha=self.rules.alpha, random_state=self.seed,
+        )  # fmt: skip
+        return float(tested["p_value"].iloc[0])
+
+    def failure_alone(self, mask):
+        """Whether the rows of ``mask`` are a failure on their own (rules 1 and 3, uncorrected)."""
+        if not self.enough(mask) or self.worse(mask) >= self.rules.alpha:
+            return False
+        return not self.promised or bool(self.promise([mask], method="bonferroni")[1][0])
+
+
+def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=None, rules=FailureRules()):
+    """Which rows of a tested table the headline may call failures, and why not the others.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The tested rows (``significant``, ``delta_ci_low``), best first, one
+        per subgroup.
+    subgroups : list of pysubgroup descriptions
+        The table's patterns.
+    held_out : SortedDataset
+        The rows the test ran on.
+    statistic_qf : SoftClassifierQF
+        The test's quality function (its measure and mode).
+    probabilities : numpy.ndarray, optional
+        The held-out rows' scores read as probabilities, in data row order
+        (:func:`~subroc_ext.workflow.case_mix.split_probabilities`); None:
+        the promise is not checked (the note says so).
+    rules : FailureRules
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`FAILURE_COLUMNS`, one row per table row: ``failure`` (the
+        headline may call it one), ``failure_note`` (why a significant row
+        is not, empty otherwise), ``failure_of`` (the rank, 1 = first row,
+        of the failure a variant or an explained row belongs to) and
+        ``promise_p_value`` (the case-mix test's corrected p-value, NaN where
+        it did not run).
+    """
+    n = len(table)
+    failure = np.zeros(n, dtype=bool)
+    notes = np.full(n, "", dtype=object)
+    belongs = np.full(n, -1)
+    promise_p = np.full(n, np.nan)
+    significant = table["significant"].fillna(False).to_numpy(dtype=bool) if n else np.zeros(0, bool)
+    tests = _Tests(held_out, statistic_qf.measure, statistic_qf.mode, probabilities, rules)
+    masks = {i: _data_order(held_out, subgroups[i]) for i in np.flatnonzero(significant)}
+    candidates = []
+    for i, mask in masks.items():
+        positives, negatives = tests.class_counts(mask)
+        if min(positives, negatives) < rules.min_class_count:
+            fewest = "positives" if positives < negatives else "negatives"
+            notes[i] = (f"little evidence: {min(positives, negatives)} {fewest} in the held-out rows "
+                        f"(fewer than {rules.min_class_count})")  # fmt: skip
+        elif rules.holdout and pd.isna(table["delta_ci_low"].iloc[i]):
+            notes[i] = "no interval: the effect's size is unknown"
+        else:
+            candidates.append(i)
+    if tests.promised and candidates:
+        promise_p[candidates], kept = tests.promise([masks[i] for i in candidates])
+        for i, ok in zip(candidates, kept):
+            if not ok:
+                notes[i] = ("range restriction: no worse than its own scores promise "
+                            f"(case-mix p {promise_p[i]:.2g}); every model ranks worse in such a slice")  # fmt: skip
+        candidates = [i for i, ok in zip(candidates, kept) if ok]
+    named = []
+    for i in _surest_first(table, candidates):
+        mask = masks[i]
+        parents = [j for j in named if not (mask & ~masks[j]).any()]
+        if parents:  # a refinement or a narrower cut of a named failure
+            parent = min(parents, key=lambda j: masks[j].sum())
+            p = tests.worse(mask, within=masks[parent])
+            if p >= rules.alpha:
+                notes[i], belongs[i] = _variant(parent, p), parent
+                continue
+        else:
+            overlapping = [j for j in named if (mask & masks[j]).any()]
+            if overlapping:
+                rest = mask & ~np.logical_or.reduce([masks[j] for j in overlapping])
+                if not tests.failure_alone(rest):
+                    most = max(overlapping, key=lambda j: (mask & masks[j]).sum())
+                    notes[i] = (f"explained by row {most + 1}: its {int(rest.sum()):,} held-out rows outside "
+                                "the failures above are not a failure on their own")  # fmt: skip
+                    belongs[i] = most
+                    continue
+        for j in [j for j in named if j != i and not (masks[j] & ~mask).any()]:  # narrower failures inside it
+            p = tests.worse(masks[j], within=mask)
+            if p >= rules.alpha:  # one idea: the broader failure names it
+                named.remove(j)
+                failure[j], notes[j], belongs[j] = False, _variant(i, p), i
+                belongs[belongs == j] = i
+        named.append(i)
+        failure[i] = True
+    return pd.DataFrame({
+        "failure": failure, "failure_note": notes,
+        "failure_of": pd.array(np.where(belongs >= 0, belongs + 1, None), dtype="Int64"),
+        "promise_p_value": promise_p,
+    }, index=table.index)  # fmt: skip
+
+
+
+
+def _variant(parent, p_value):
+    return f"variant of row {parent + 1}: not significantly worse than the rest of it (p {p_value:.2g})"
+
+
+def _surest_first(table, rows):
+    """``rows`` by the conservative end of their interval (how bad at least;
+    the effect where there is none), then by rank."""
+    column = "delta_ci_low" if "delta_ci_low" in table else "delta"
+    low = table[column].to_numpy(dtype=float)
+    low = np.where(np.isnan(low), table["delta"].to_numpy(dtype=float), low)
+    return sorted(rows, key=lambda i: (-low[i], i))

@@ -1,0 +1,136 @@
+"""What a reader should know about the data before its results.
+
+:func:`data_checks` names, in one sentence each, what makes findings
+misleading whatever the model does (SPEC, "What the headline may call a
+failure"):
+
+* **possible leaks**: a condition that nearly fixes the label (one class in
+  at least :data:`LEAK_PURITY` of its rows, and those rows at least
+  :data:`LEAK_SHARE` of all): a column that may record the outcome. Every
+  subgroup that excludes those rows loses its easiest rows and ranks worse;
+* **codes cut as numbers**: an integer column whose name says it is a code
+  or the number of a unit (``villnum``, ``zipcode``, ``stateno``), cut into
+  ranges as if its values were quantities;
+* **duplicate columns**: columns with the same conditions' rows (``inc`` and
+  ``incsq``, monotone functions of each other), of which the search keeps
+  the first one's name.
+"""
+
+import re
+
+import numpy as np
+
+__all__ = ["LEAK_PURITY", "LEAK_SHARE", "data_checks", "possible_leaks"]
+
+#: A condition is a possible leak when one class holds at least this share of its rows ...
+LEAK_PURITY = 0.99
+#: ... and its rows are at least this share of all rows.
+LEAK_SHARE = 0.05
+
+#: A word of a column's name that says its values are labels, not quantities.
+_CODE_WORD = re.compile(r"[a-z]*(?:num|code|nr|number)|id|no", re.IGNORECASE)
+_NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def possible_leaks(dataset, selectors, *, purity=LEAK_PURITY, share=LEAK_SHARE):
+    """The conditions that nearly fix the label, at most one per column.
+
+    Parameters
+    ----------
+    dataset : SortedDataset
+        The search split.
+    selectors : iterable of pysubgroup selectors
+        The search space's conditions.
+    purity, share : float
+        One class in at least ``purity`` of the condition's rows, and those
+        rows at least ``share`` of all.
+
+    Returns
+    -------
+    list of (selector, float, float, bool)
+        Each column's largest such condition: the selector, its share of
+        the rows, the share of its majority class, and whether that class is
+        the positive one; largest first.
+    """
+    found = {}
+    n = len(dataset)
+    for selector in selectors:
+        mask = dataset.mask_of(selector)
+        size = int(mask.sum())
+        if not n or size < share * n:
+            continue
+        positives = int((mask & dataset.is_positive).sum())
+        majority = max(positives, size - positives) / size
+        name = selector.attribute_name
+        if majority >= purity and size > found.get(name, (None, 0))[1] * n:
+            found[name] = (selector, size / n, majority, positives * 2 >= size)
+    return sorted(found.values(), key=lambda leak: -leak[1])
+
+
+def _code_like(name, column):
+    """An integer column named like a code (``villnum``) with more values than one cut."""
+    return (
+        np.issubdtype(column.dtype, np.integer)
+        and any(_CODE_WORD.fullmatch(word) for word in _NAME_WORD.findall(str(name)))
+        and column.nunique() > 2
+    )
+
+
+def data_checks(dataset, space, *, label, positive_label):
+    """One sentence per finding of :func:`possible_leaks`, codes cut as
+    numbers and duplicate columns, in that order.
+
+    Parameters
+    ----------
+    dataset : SortedDataset
+        The search split.
+    space : SearchSpace
+    label : str
+    positive_label : object
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from subroc_ext.inputs.sorted_data import SortedDataset
+    >>> from subroc_ext.inputs.search_space import make_search_space
+    >>> data = pd.DataFrame({"y": [1, 1, 1, 1, 0, 1, 0, 0, 1, 0] * 10, "p": range(100),
+    ...                      "typur": [1, 2, 1, 3, 0, 1, 0, 0, 0, 0] * 10})
+    >>> space = make_search_space(data, ignore=["y", "p"], min_support=5)
+    >>> for line in data_checks(SortedDataset(data, "y", "p", 1), space, label="y", positive_label=1):
+    ...     print(line)
+    possible leak: typur==1 (30% of the search rows) is 100.0% y = 1: does the column record the outcome? Subgroups that leave out these rows rank worse for that alone.
+    """
+    lines = []
+    for selector, rows, majority, positive in possible_leaks(dataset, space):
+        which = f"{label} = {positive_label}" if positive else f"{label} != {positive_label}"
+        lines.append(
+            f"possible leak: {selector} ({rows:.0%} of the search rows) is {majority:.1%} {which}: does "
+            "the column record the outcome? Subgroups that leave out these rows rank worse for that alone."
+        )
+    for name, kind in space.used.items():
+        if kind == "number" and _code_like(name, dataset.data[name]):
+            lines.append(
+                f"code cut as a number: {name!r} holds integers and its name says they label units; its "
+                "ranges mean something only if the numbers do (pass it as text, or ignore it)."
+            )
+    lines += _duplicates(dataset, space)
+    return lines
+
+
+def _duplicates(dataset, space):
+    """Columns whose conditions cover exactly the rows of an earlier column's."""
+    by_column = {}
+    for selector in space:
+        by_column.setdefault(selector.attribute_name, []).append(dataset.mask_of(selector))
+    seen, lines = {}, []
+    for name, masks in by_column.items():
+        key = frozenset(np.packbits(mask).tobytes() for mask in masks)
+        if key in seen:
+            lines.append(f"duplicate column: {name!r} has the same conditions' rows as {seen[key]!r}.")
+        else:
+            seen[key] = name
+    return lines

@@ -1,0 +1,111 @@
+"""Tests of :mod:`subroc_ext.inference.failures`: which rows the headline may call failures."""
+
+import numpy as np
+import pandas as pd
+import pysubgroup as ps
+import pytest
+
+import subroc_ext
+from subroc_ext.inference.failures import FailureRules, judge_failures
+from subroc_ext.inputs.sorted_data import SortedDataset
+from subroc_ext.objective.quality import SoftClassifierQF
+from subroc_ext.scoring.measures import ROCAUC
+
+from synthetic import risk_frame
+
+PLANTED = {"g=='c' AND h=='x'", "h=='x' AND g=='c'"}
+
+
+@pytest.fixture(scope="module")
+def planted():
+    """Scores that are the true probabilities of a strong predictor (age), shuffled in g = c AND h = x."""
+    return subroc_ext.find_subgroups(risk_frame(3, n=4000, planted=True), label="y", score="p", progress=False,
+                                     result_set_size=30)  # fmt: skip
+
+
+def test_the_planted_failure_is_the_only_failure_and_age_slices_are_range_restriction(planted):
+    failures = planted[planted["failure"]]
+    assert set(failures["description"]) & PLANTED and len(failures) == 1
+    significant = planted[planted["significant"] & ~planted["failure"]]
+    age_slices = significant[significant["description"].str.fullmatch(r"[\d. <=]*age[\d. <>=]*")]
+    assert len(age_slices) >= 3  # slices of the strongest predictor are significant ...
+    notes = age_slices["failure_note"]
+    assert notes.str.startswith(("range restriction", "explained by")).all()  # ... and no failures
+    assert (notes.str.startswith("range restriction")).sum() >= 3
+    restricted = planted["failure_note"].str.startswith("range restriction")
+    assert (planted.loc[restricted, "promise_p_value"] >= 0.05).all()
+    assert (planted.loc[planted["failure"], "promise_p_value"] < 0.05).all()
+    assert planted.loc[~planted["significant"], "failure_note"].eq("").all()
+
+
+def test_the_headline_names_only_the_failure(planted):
+    said = subroc_ext.headline(planted)
+    assert [finding.description for finding in said.findings] == list(planted.loc[planted["failure"], "description"])
+    assert said.summary.startswith(
+        "Where the ROC AUC is worse than on the whole data and than its scores promise: 1 failure among "
+    )
+    assert "slices where every model ranks worse (range restriction)" in said.more
+
+
+def test_a_clean_table_has_significant_slices_and_no_failure():
+    table = subroc_ext.find_subgroups(risk_frame(4, n=4000), label="y", score="p", progress=False,
+                                      result_set_size=30)  # fmt: skip
+    assert table["significant"].sum() >= 3
+    assert not table["failure"].any()
+    said = subroc_ext.headline(table)
+    assert said.findings == [] and said.summary.startswith("No subgroup where the ROC AUC is worse than on the whole")
+
+
+def _judge(table, data, rules=FailureRules()):
+    dataset = SortedDataset(data, "y", "p", 1)
+    qf = SoftClassifierQF(ROCAUC(), "y").use_dataset(dataset)
+    return judge_failures(table, list(table["subgroup"]), dataset, qf, rules=rules)
+
+
+def test_too_few_of_a_class_is_little_evidence_and_overlaps_are_explained():
+    """A failure g = c, a row g = c OR-like (h = x, overlapping it) whose other rows
+    rank well: explained; a significant row of 6 negatives: little evidence."""
+    rng = np.random.default_rng(5)
+    n = 4000
+    data = pd.DataFrame({"g": rng.choice(list("abc"), n), "h": rng.choice(list("xy"), n), "y": rng.integers(0, 2, n)})
+    data["p"] = np.where(data["g"] == "c", rng.random(n), 0.6 * data["y"] + 0.4 * rng.random(n))
+    def subgroup(*selectors):
+        return ps.Conjunction([ps.EqualitySelector(*s) for s in selectors])
+
+    few = data.index[(data["y"] == 0)][:6].tolist() + data.index[data["y"] == 1][:40].tolist()
+    data["tiny"] = np.where(data.index.isin(few), "t", "u")
+    subgroups = [subgroup(("g", "c")), subgroup(("h", "x")), subgroup(("tiny", "t"))]
+    table = pd.DataFrame({"subgroup": subgroups, "significant": [True, True, True],
+                          "delta": [0.3, 0.1, 0.2], "delta_ci_low": [0.2, 0.05, 0.1]})  # fmt: skip
+    judged = _judge(table, data, FailureRules(random_state=0))
+    assert judged["failure"].tolist() == [True, False, False]
+    assert judged["failure_note"][1].startswith("explained by row 1: its ")
+    assert pd.isna(judged["failure_of"][0]) and judged["failure_of"][1] == 1
+    assert judged["failure_note"][2] == "little evidence: 6 negatives in the held-out rows (fewer than 10)"
+    assert np.isnan(judged["promise_p_value"][2])
+    rows_without_interval = table.assign(delta_ci_low=[0.2, np.nan, 0.1])
+    assert _judge(rows_without_interval, data)["failure_note"][1] == "no interval: the effect's size is unknown"
+    no_holdout = _judge(rows_without_interval, data, FailureRules(holdout=False))
+    assert no_holdout["failure_note"][1].startswith("explained by row 1")
+
+
+def test_a_narrower_failure_inside_a_broader_one_becomes_its_variant():
+    """Scores at chance in all of g = c: its part h = x is surer (a larger
+    effect) and named first; then g = c stands on its other rows, and h = x
+    inside it, not significantly worse than the rest of g = c, is its variant;
+    a refinement walked after a failure is a variant directly."""
+    rng = np.random.default_rng(6)
+    n = 6000
+    data = pd.DataFrame({"g": rng.choice(list("abc"), n), "h": rng.choice(list("xy"), n), "k": rng.choice(list("uv"), n),
+                         "y": rng.integers(0, 2, n)})  # fmt: skip
+    data["p"] = np.where(data["g"] == "c", rng.random(n), 0.6 * data["y"] + 0.4 * rng.random(n))
+    subgroups = [ps.Conjunction([ps.EqualitySelector("g", "c"), ps.EqualitySelector("h", "x")]),
+                 ps.Conjunction([ps.EqualitySelector("g", "c")]),
+                 ps.Conjunction([ps.EqualitySelector("g", "c"), ps.EqualitySelector("k", "u")])]  # fmt: skip
+    table = pd.DataFrame({"subgroup": subgroups, "significant": [True, True, True], "delta": [0.3, 0.3, 0.3],
+                          "delta_ci_low": [0.25, 0.2, 0.1]})  # fmt: skip
+    judged = _judge(table, data)
+    assert judged["failure"].tolist() == [False, True, False]
+    assert judged["failure_of"].tolist()[0] == 2 and judged["failure_of"].tolist()[2] == 2
+    assert judged["failure_note"][0].startswith("variant of row 2: not significantly worse than the rest of it (p ")
+    assert judged["failure_note"][2].startswith("variant of row 2")
