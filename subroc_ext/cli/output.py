@@ -84,13 +84,28 @@ def _effects(table, shown):
     ]  # fmt: skip
 
 
+def _failure_label(record):
+    """What the headline rules said of a row, in two or three words (``''`` if not significant)."""
+    if "failure" not in record or pd.isna(record["failure"]):
+        return ""
+    if bool(record["failure"]):
+        return "failure"
+    note = str(record.get("failure_note", ""))
+    of = record.get("failure_of")
+    kind = note.split(":")[0].split(" of row")[0].split(" by row")[0]
+    return f"{kind} #{int(of)}" if not pd.isna(of) and kind in ("variant", "explained") else kind
+
+
 def _case_mix_notes(table, shown):
-    """The ``note`` of the top ``shown`` rows: range restriction, the other side of a cut."""
+    """The ``note`` of the top ``shown`` rows: what the headline rules said
+    (failure, range restriction, variant or explained by another row), range
+    restriction by the promise's share, the other side of a cut."""
     notes = []
-    for restricted, partner in table[["range_restricted", "complement_of"]].head(shown).to_numpy():
-        parts = (["range-restricted"] if bool(restricted) else []) + (
-            [] if pd.isna(partner) else [f"other side: #{int(partner)}"]
-        )
+    for _, record in table.head(shown).iterrows():
+        label = _failure_label(record)
+        parts = ([label] if label else []) + (
+            ["range-restricted"] if bool(record["range_restricted"]) and label != "range restriction" else []
+        ) + ([] if pd.isna(record["complement_of"]) else [f"other side: #{int(record['complement_of'])}"])
         notes.append("; ".join(parts))
     return notes
 
@@ -260,9 +275,11 @@ def _print_expected(table, measure):
     )
     if len(table) and "range_restricted" in table.columns:
         print(
-            "note: range-restricted = at least half of the subgroup's ROC AUC drop is what its own "
-            "scores promise (a narrower spread of risk, which every model would show), not a "
-            "failure; other side = both sides of one cut are listed"
+            "note: failure = named in the headline; range restriction = no worse than its own scores "
+            "promise (a narrower spread of risk, which every model would show); variant #k = not "
+            "significantly worse than the rest of failure k; explained #k = not a failure outside "
+            "failure k; range-restricted = at least half of the subgroup's ROC AUC drop is what its own "
+            "scores promise; other side = both sides of one cut are listed"
             + ("" if table.attrs.get("case_mix") else "; --case-mix ranks and tests by the shortfall instead")
         )
 
