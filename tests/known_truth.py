@@ -41,6 +41,8 @@ PREVALENCE = (0.2, 0.5)
 PURITY = 0.5
 #: A plant is "named" when a finding mostly inside it covers at least this share of it.
 COVERAGE = 0.5
+#: A finding is a slice of columns correlated with the risk when the true probabilities promise this much less ROC AUC.
+RESTRICTED = 0.05
 #: A column is a copy of a risk column (``agesq`` of ``age``) when their rank correlation reaches this.
 COPY_CORRELATION = 0.9
 
@@ -298,12 +300,17 @@ def judge(table, truth):
         >= :data:`PURITY`), ``kind``: ``'true'``, ``'partial'`` (purity at
         least 0.2, less than :data:`PURITY`), ``'risk'`` (a condition on a
         risk column or a copy of one: a slice of the strongest predictors,
-        where every model ranks worse), ``'other'``.
+        where every model ranks worse), ``'restricted'`` (no such condition,
+        but the true probabilities promise a ROC AUC at least
+        :data:`RESTRICTED` lower there than on the whole data: a slice of
+        columns correlated with the risk), ``'other'``; ``promised_drop``
+        (that promise's drop: the expected ROC AUC of the true
+        probabilities on all rows minus on the finding's).
     named : bool
         The plant is named: a true finding covers at least :data:`COVERAGE` of it.
     """
     rows = headline_failures(table)
-    data = truth.data.drop(columns=[truth.label, truth.score])
+    data = truth.data
     _, masks = subgroup_covers(list(rows["subgroup"]), data) if len(rows) else ([], np.zeros((0, len(data)), bool))
     inside = masks & truth.planted
     size = masks.sum(axis=1)
@@ -311,11 +318,17 @@ def judge(table, truth):
     coverage = inside.sum(axis=1) / max(truth.planted.sum(), 1)
     true = truth.is_planted & (purity >= PURITY)
     risk_like = set(risk_like_columns(data, truth.risk_columns))
-    uses_risk = [any(s.attribute_name in risk_like for s in subgroup.selectors) for subgroup in rows["subgroup"]]
-    kind = np.where(true, "true", np.where(truth.is_planted & (purity >= 0.2), "partial",
-                                           np.where(uses_risk, "risk", "other")))  # fmt: skip
+    uses_risk = [
+        any(s.attribute_name in risk_like for s in getattr(subgroup, "selectors", ())) for subgroup in rows["subgroup"]
+    ]  # a boolean mask (subroc_ext.subgroup_covers takes those too) names no column
+    promised = expected_roc_auc(truth.probability)
+    promised_drop = np.array([promised - expected_roc_auc(truth.probability[mask]) for mask in masks])
+    kind = np.select(
+        [true, truth.is_planted & (purity >= 0.2), uses_risk, promised_drop >= RESTRICTED],
+        ["true", "partial", "risk", "restricted"], "other",
+    )  # fmt: skip
     findings = pd.DataFrame({
         "description": rows["description"].to_numpy(), "share": size / len(data), "purity": purity,
-        "coverage": coverage, "true": true, "kind": kind,
+        "coverage": coverage, "promised_drop": promised_drop, "true": true, "kind": kind,
     })  # fmt: skip
     return findings, bool((true & (coverage >= COVERAGE)).any())
