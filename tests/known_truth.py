@@ -318,9 +318,9 @@ def judge(table, truth):
     coverage = inside.sum(axis=1) / max(truth.planted.sum(), 1)
     true = truth.is_planted & (purity >= PURITY)
     risk_like = set(risk_like_columns(data, truth.risk_columns))
-    uses_risk = [
+    uses_risk = np.array([
         any(s.attribute_name in risk_like for s in getattr(subgroup, "selectors", ())) for subgroup in rows["subgroup"]
-    ]  # a boolean mask (subroc_ext.subgroup_covers takes those too) names no column
+    ], dtype=bool)  # a boolean mask (subroc_ext.subgroup_covers takes those too) names no column
     promised = expected_roc_auc(truth.probability)
     promised_drop = np.array([promised - expected_roc_auc(truth.probability[mask]) for mask in masks])
     kind = np.select(

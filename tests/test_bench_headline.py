@@ -72,6 +72,8 @@ def test_judge_counts_findings_inside_the_plant(fair):
     null = plant_failure(fair, 3, planted=False, max_rows=2000)
     findings, named = judge(table, null)
     assert not findings["true"].any() and not named
+    findings, named = judge(table.assign(failure=False), truth)  # a headline that names nothing
+    assert findings.empty and list(findings.columns)[:2] == ["description", "share"] and not named
 
 
 @pytest.mark.extended
