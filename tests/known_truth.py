@@ -7,7 +7,11 @@ columns*), the score is that true probability (optionally made over- or
 under-confident by a monotone map, which keeps the ranking), and, when
 ``planted``, the scores are shuffled among the rows of one subgroup of the
 table's other columns (one or two conditions covering 5-15 % of the rows):
-the only place where the model really fails. The same seed with
+the only place where the model really fails. The plant is a pattern of the
+search space ``find_subgroups`` searches by default (its conditions, from
+:func:`subroc_ext.make_search_space`, cut on all rows), so a miss is the
+headline's and not the search space's: a range of 5 % of a numeric column
+would fall inside one of its quintile bins. The same seed with
 ``planted=False`` gives the same table, labels and scores without the
 shuffle (the null).
 
@@ -19,13 +23,14 @@ benchmark ``benchmarks/bench_headline.py`` and the tests use both.
 """
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 import subroc_ext
 from subroc_ext import SearchSpaceWarning, make_search_space
+from subroc_ext.inputs.selectors import MissingCondition
 from subroc_ext.metrics.covers import subgroup_covers
 from subroc_ext.metrics.expected_auc import expected_roc_auc
 
@@ -63,7 +68,9 @@ class Planted:
         ``is_planted``; the same rows in the null).
     is_planted : bool
     plant : str
-        The planted subgroup's conditions (``educ == 12 AND age >= 40``).
+        The planted subgroup's conditions (``educ < 12 AND married==1``).
+    plant_columns : list of str
+        Their columns.
     risk_columns : list of str
         The columns of the true logistic risk.
     probability : numpy.ndarray
@@ -79,10 +86,10 @@ class Planted:
     planted: np.ndarray
     is_planted: bool
     plant: str
+    plant_columns: list
     risk_columns: list
     probability: np.ndarray
     confidence: float
-    notes: dict = field(default_factory=dict)
 
 
 def _logit(p):
@@ -162,47 +169,36 @@ def _true_probability(z, rng):
     return probability((low + high) / 2)
 
 
-def _conditions(table, columns):
-    """Conditions on ``columns`` as (column, text, mask): each value of a column of at
-    most 12 values, and for other numeric columns ranges between quantiles."""
-    out = []
-    for name in columns:
-        column = table[name]
-        values = _numeric(column)
-        if column.nunique() <= 12:
-            for value in column.dropna().unique():
-                shown = f"{value!r}" if isinstance(value, str) else f"{value:g}" if values is not None else str(value)
-                out.append((name, f"{name} == {shown}", (column == value).to_numpy()))
-        elif values is not None:
-            cuts = np.unique(values.quantile(np.linspace(0.05, 0.95, 19)).to_numpy())
-            for cut in cuts:
-                out.append((name, f"{name} < {cut:g}", (values < cut).to_numpy()))
-                out.append((name, f"{name} >= {cut:g}", (values >= cut).to_numpy()))
-            for low, high in zip(cuts[:-1], cuts[1:]):
-                out.append((name, f"{low:g} <= {name} < {high:g}", ((values >= low) & (values < high)).to_numpy()))
-    return out
+def _conditions(space, table, excluded):
+    """The conditions of a search space (missing-value conditions left out) on
+    columns not ``excluded``, as (column, text, mask) of ``table``."""
+    return [
+        (condition.attribute_name, str(condition), np.asarray(condition.covers(table), dtype=bool))
+        for condition in space
+        if condition.attribute_name not in excluded and not isinstance(condition, MissingCondition)
+    ]
 
 
-def _choose_plant(table, columns, rng):
-    """One or two conditions (chosen at random) whose conjunction covers a share
+def _choose_plant(conditions, rng):
+    """One or two of the ``conditions`` (chosen at random) whose conjunction covers a share
     of the rows in :data:`PLANT_SHARE`; the other kind when the chosen one has none."""
-    conditions = _conditions(table, columns)
     low, high = PLANT_SHARE
-    singles = [(text, mask) for _, text, mask in conditions if low <= mask.mean() <= high]
+    singles = [(text, mask, [column]) for column, text, mask in conditions if low <= mask.mean() <= high]
     broad = [condition for condition in conditions if condition[2].mean() > high]
     pairs = []
     for _ in range(2000 if len(broad) > 1 else 0):
         (column_a, a, first), (column_b, b, second) = (broad[i] for i in rng.choice(len(broad), 2, replace=False))
         both = first & second
         if column_a != column_b and low <= both.mean() <= high:
-            pairs.append((f"{a} AND {b}", both))
+            pairs.append((f"{a} AND {b}", both, [column_a, column_b]))
             if len(pairs) >= 50:
                 break
     kinds = [singles, pairs] if rng.random() < 0.5 else [pairs, singles]
     for options in kinds:
         if options:
             return options[rng.integers(len(options))]
-    raise ValueError(f"no condition of columns {columns} covers {low:.0%}-{high:.0%} of the rows")
+    columns = sorted({column for column, _, _ in conditions})
+    raise ValueError(f"no condition, nor two, of the columns {columns} covers {low:.0%}-{high:.0%} of the rows")
 
 
 def plant_failure(table, seed, *, planted=True, confidence=1.0, max_rows=None, label="label", score="score"):
@@ -215,8 +211,8 @@ def plant_failure(table, seed, *, planted=True, confidence=1.0, max_rows=None, l
         the search space (:func:`subroc_ext.make_search_space`: no ID-like
         or constant column) with at most 25 % missing (the risk columns
         are drawn from these, those of five or more values first; missing
-        values count as the mean). The plant's columns are the search
-        space's others, less copies of the risk columns.
+        values count as the mean). The plant's conditions are the search
+        space's on the other columns, less copies of the risk columns.
     seed : int or sequence of int
         Seeds everything (rows sampled, risk columns and coefficients,
         labels, the plant and its shuffle); the same seed with
@@ -244,7 +240,8 @@ def plant_failure(table, seed, *, planted=True, confidence=1.0, max_rows=None, l
     data = table.reset_index(drop=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SearchSpaceWarning)  # the columns left out are left out here too
-        usable = list(make_search_space(data).used)
+        space = make_search_space(data)
+    usable = list(space.used)
     risk_columns = _risk_columns(data, usable, rng)
     z = data[risk_columns].astype(float)
     z = ((z - z.mean()) / z.std()).fillna(0.0).to_numpy()
@@ -252,12 +249,12 @@ def plant_failure(table, seed, *, planted=True, confidence=1.0, max_rows=None, l
     labels = (rng.random(len(data)) < probability).astype(int)
     scores = _sigmoid(confidence * _logit(probability))
     excluded = set(risk_like_columns(data, risk_columns))
-    plant, mask = _choose_plant(data, [c for c in usable if c not in excluded], rng)
+    plant, mask, plant_columns = _choose_plant(_conditions(space, data, excluded), rng)
     shuffled = scores.copy()
     shuffled[mask] = rng.permutation(scores[mask])  # drawn in the null too: the same stream after it
     data[label] = labels
     data[score] = shuffled if planted else scores
-    return Planted(data, label, score, mask, planted, plant, risk_columns, probability, confidence)
+    return Planted(data, label, score, mask, planted, plant, plant_columns, risk_columns, probability, confidence)
 
 
 def headline_failures(table):

@@ -42,7 +42,8 @@ def test_plant_and_null_share_everything_but_the_shuffle(fair):
     assert sorted(data["score"][mask]) == sorted(null.data["score"][mask])  # among its own rows
     assert 0.75 - 0.01 <= expected_roc_auc(planted.probability) <= 0.9 + 0.01
     assert set(planted.risk_columns) <= set(fair.columns) and len(planted.risk_columns) == 3
-    assert not set(planted.plant.replace("AND", " ").split()) & set(risk_like_columns(fair, planted.risk_columns))
+    assert 1 <= len(planted.plant_columns) <= 2 and all(column in planted.plant for column in planted.plant_columns)
+    assert not set(planted.plant_columns) & set(risk_like_columns(fair, planted.risk_columns))
 
 
 def test_confidence_keeps_the_ranking(fair):
