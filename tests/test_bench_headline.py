@@ -111,6 +111,12 @@ def test_script_runs_on_statsmodels_tables(tmp_path, capsys):
     ]  # fmt: skip
 
 
+def test_script_refuses_case_mix_without_holdout(capsys):
+    with pytest.raises(SystemExit):
+        load(SCRIPT).main(["--small", "--settings", "case_mix"])
+    assert "case_mix needs a holdout: run it without --small" in capsys.readouterr().err
+
+
 def test_script_skips_a_missing_source(tmp_path, capsys):
     bench = load(SCRIPT)
     assert bench.main(["--tables", "statsmodels:no_such_table", "--out", str(tmp_path / "x.csv")]) == 1
