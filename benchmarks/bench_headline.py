@@ -46,6 +46,7 @@ Two statsmodels tables, for the tests::
 """
 
 import argparse
+import contextlib
 import importlib
 import sys
 import time
@@ -184,11 +185,12 @@ def main(argv=None):
         for setting in args.settings for position, spec in enumerate(tables)
         for draw in range(args.draws) for is_planted in (True, False)
     ]  # fmt: skip
-    if args.jobs > 1:
-        with ProcessPoolExecutor(args.jobs) as pool:
-            rows = list(pool.map(run_one, jobs))
-    else:
-        rows = [run_one(job) for job in jobs]
+    rows = []
+    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
+        for row in (pool.map if pool else map)(run_one, jobs):
+            rows.append(row)
+            print(f"  {row['setting']} {row['table']} {row['version']}: {row['headline']} in the headline, "
+                  f"{row['true']} true, named {row['named']} ({row['cpu_seconds']} s CPU)", flush=True)
     rows = pd.DataFrame(rows)
     rows.to_csv(out, index=False)
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 2):
