@@ -63,7 +63,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.append(str(HERE.parent / "tests"))  # known_truth: the generator the tests use too
 
 import subroc_ext  # noqa: E402
-from known_truth import judge, plant_failure  # noqa: E402
+from known_truth import KINDS, judge, plant_failure  # noqa: E402
 
 #: Tables of at least 1,000 rows (sampled to --max-rows), as SOURCE:NAME.
 TABLES = [
@@ -129,8 +129,7 @@ def run_one(job):
         "roc_auc": subroc_ext.roc_auc_score(data[label].to_numpy(), data[score].to_numpy()),
         "roc_auc_plant": subroc_ext.roc_auc_score(data[label].to_numpy()[planted], data[score].to_numpy()[planted]),
         "significant": int(table["significant"].fillna(False).astype(bool).sum()) if len(table) else 0,
-        "headline": len(findings), **{kind: int(counts.get(kind, 0)) for kind in ("true", "partial", "risk", "restricted", "other")},
-        "named": named,
+        "headline": len(findings), **{kind: int(counts.get(kind, 0)) for kind in KINDS}, "named": named,
         "findings": "; ".join(f"[{k}] {d}" for k, d in zip(findings["kind"], findings["description"])),
         "cpu_seconds": round(seconds, 2),
     }
@@ -148,7 +147,7 @@ def summary(rows):
             "recall": planted["named"].mean() if len(planted) else np.nan,
             "null_alarms": (null["headline"] > 0).mean() if len(null) else np.nan,
             "findings_planted": said, "findings_null": null["headline"].sum(),
-            **{f"false_{kind}": group[kind].sum() for kind in ("partial", "risk", "restricted", "other")},
+            **{f"false_{kind}": group[kind].sum() for kind in KINDS[1:]},
             "cpu_seconds": round(group["cpu_seconds"].sum(), 1),
         })  # fmt: skip
     return pd.DataFrame(lines)

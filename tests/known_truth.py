@@ -34,8 +34,10 @@ from subroc_ext.inputs.selectors import MissingCondition
 from subroc_ext.metrics.covers import subgroup_covers
 from subroc_ext.metrics.expected_auc import expected_roc_auc
 
-__all__ = ["Planted", "headline_failures", "judge", "plant_failure", "risk_like_columns"]
+__all__ = ["KINDS", "Planted", "headline_failures", "judge", "plant_failure", "risk_like_columns"]
 
+#: What a headline finding is, as :func:`judge` sorts it.
+KINDS = ("true", "partial", "risk", "restricted", "other")
 #: Share of the rows the planted subgroup covers.
 PLANT_SHARE = (0.05, 0.15)
 #: Range of the expected ROC AUC of the true probabilities (drawn uniformly per table).
@@ -322,7 +324,7 @@ def judge(table, truth):
     promised_drop = np.array([promised - expected_roc_auc(truth.probability[mask]) for mask in masks])
     kind = np.select(
         [true, truth.is_planted & (purity >= 0.2), uses_risk, promised_drop >= RESTRICTED],
-        ["true", "partial", "risk", "restricted"], "other",
+        KINDS[:-1], KINDS[-1],
     )  # fmt: skip
     findings = pd.DataFrame({
         "description": rows["description"].to_numpy(), "share": size / len(data), "purity": purity,

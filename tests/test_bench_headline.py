@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 import pytest
-from known_truth import COVERAGE, PLANT_SHARE, headline_failures, judge, plant_failure, risk_like_columns
+from known_truth import COVERAGE, KINDS, PLANT_SHARE, headline_failures, judge, plant_failure, risk_like_columns
 from test_benchmarks import load
 
 import subroc_ext
@@ -101,7 +101,7 @@ def test_script_runs_on_statsmodels_tables(tmp_path, capsys):
     rows = pd.read_csv(out)
     assert len(rows) == 2 * 2 * 2  # settings x tables x (planted, unplanted)
     assert set(rows["version"]) == {"planted", "unplanted"} and set(rows["setting"]) == {"default", "case_mix"}
-    assert rows[["true", "partial", "risk", "restricted", "other"]].sum(axis=1).eq(rows["headline"]).all()
+    assert rows[list(KINDS)].sum(axis=1).eq(rows["headline"]).all()
     assert (rows.loc[rows["version"] == "unplanted", "true"] == 0).all()
     assert rows["plant_share"].between(*PLANT_SHARE).all() and rows["rows"].eq(800).all()
     assert (rows["roc_auc_plant"] < rows["roc_auc"]).groupby(rows["version"]).mean()["planted"] == 1
