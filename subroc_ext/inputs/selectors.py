@@ -236,7 +236,9 @@ class RangeCondition(Condition):
 
     def __init__(self, attribute_name, lower, upper, domain, texts):
         low, high = texts
-        if lower is None:
+        if lower is None and upper is None:  # a bin of a single cut-point's column: any value
+            super().__init__(attribute_name, "not missing")
+        elif lower is None:
             super().__init__(attribute_name, "<", (high,))
         elif upper is None:
             super().__init__(attribute_name, ">=", (low,))
