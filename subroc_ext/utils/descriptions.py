@@ -56,8 +56,10 @@ WHOLE_DATA = "Dataset"
 _PLAIN_NAME = re.compile(r"[^\W\d](?:[\w.\-]*\w)?")
 _PLAIN_VALUE = re.compile(r"[\w.:+\-/]+")
 _NAMED_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
-#: Characters a readable name or value may not hold unquoted.
-_NOT_READABLE = re.compile(r"['\"`\\=<>≤≥≠&;]|\sAND\s|^\s|\s$")
+#: What a value shown unquoted in the readable notation may not hold: quotes,
+#: separators, spaces at its ends; a name may not hold an operator either.
+_NOT_READABLE_VALUE = re.compile(r"['\"`\\]|\s(?:AND|&)\s|;|^\s|\s$")
+_NOT_READABLE_NAME = re.compile(rf"{_NOT_READABLE_VALUE.pattern}|[=<>≤≥≠!]")
 
 
 def _escaped(text, quote):
@@ -114,13 +116,13 @@ def name_text(name, readable=False):
     ('age', '`a AND b`', 'hours per week')
     """
     text = str(name)
-    if _PLAIN_NAME.fullmatch(text) or (readable and _is_readable(text)):
+    if _PLAIN_NAME.fullmatch(text) or (readable and _is_readable(text, _NOT_READABLE_NAME)):
         return text
     return _escaped(text, "`")
 
 
-def _is_readable(text):
-    return bool(text) and text.isprintable() and not _NOT_READABLE.search(text)
+def _is_readable(text, refused=_NOT_READABLE_VALUE):
+    return bool(text) and text.isprintable() and not refused.search(text)
 
 
 def value_text(value, readable=False, exact=False):
