@@ -170,3 +170,9 @@ def test_any_name_and_value_is_described_once_and_read_back(names, values, rng_s
 @settings(max_examples=1500, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_any_name_and_value_is_described_once_and_read_back_many(names, values, rng_seed):
     _check_frame(names, values, rng_seed)
+
+
+def test_columns_named_alike_are_refused_at_the_boundary():
+    frame = pd.DataFrame({"y": [0, 1] * 20, "p": np.linspace(0, 1, 40), 0: ["a", "b"] * 20, "0": ["c", "d"] * 20})
+    with pytest.raises(ValueError, match=r"data has columns named alike: 0, '0'; descriptions write a name as text"):
+        subroc_ext.find_subgroups(frame, label="y", score="p", progress=False)
