@@ -92,7 +92,7 @@ def _unescaped(quoted):
     return _ESCAPE.sub(one, quoted[1:-1])
 
 
-def exact_number(value):
+def _exact_number(value):
     """A number as written in a description: ``4`` for 4.0, else the shortest exact text."""
     value = float(value)
     return f"{value:.0f}" if value.is_integer() and abs(value) < 1e15 else repr(value)
@@ -148,7 +148,7 @@ def value_text(value, readable=False, exact=False):
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return exact_number(value)
+        return _exact_number(value)
     text = str(value)
     if exact:
         return f"{type(value).__name__}({_escaped(text, chr(39))})"
@@ -218,10 +218,10 @@ def _interval_text(written, low, high, readable):
             return f"{written} ≥ {_rounded_number(low)}"
         return f"{_rounded_number(low)} ≤ {written} < {_rounded_number(high)}"
     if math.isinf(low) and not math.isinf(high):
-        return f"{written}<{exact_number(high)}"
+        return f"{written}<{_exact_number(high)}"
     if math.isinf(high) and not math.isinf(low):
-        return f"{written}>={exact_number(low)}"
-    return f"{written}: [{exact_number(low)}:{exact_number(high)}["
+        return f"{written}>={_exact_number(low)}"
+    return f"{written}: [{_exact_number(low)}:{_exact_number(high)}["
 
 
 def selector_text(selector, readable=False):
