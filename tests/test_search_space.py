@@ -19,6 +19,7 @@ from subroc_ext.inputs.sorted_data import SortedDataset
 from subroc_ext.inputs.search_space import SearchSpaceWarning, make_search_space
 from subroc_ext.inputs.cuts import NEAR_COPY_SHARE, cut_conditions, equal_frequency_cuts
 from subroc_ext.inputs.selectors import MissingCondition, PointCondition, RangeCondition, ValueCondition
+from subroc_ext.utils.descriptions import name_text
 
 
 def _labels(space):
@@ -37,7 +38,7 @@ def test_breast_cancer_labels_are_unique_exact_and_readable():
     space = make_search_space(frame, ignore=["target"])
     labels = _labels(space)
     assert len(set(labels)) == len(labels)
-    assert "0.0096 <= concave points error < 0.0124" in labels  # not [0.01:0.01[
+    assert "0.0096 <= `concave points error` < 0.0124" in labels  # not [0.01:0.01[; a name with spaces quoted
     for condition in space:
         assert isinstance(condition, RangeCondition)
         values = frame[condition.attribute_name].to_numpy()
@@ -339,7 +340,7 @@ def test_any_frame_gives_a_valid_space(frame, thresholds, nbins):
             assert not cover.all(), condition
     for name in space.used:
         if frame[name].isna().any():
-            assert f"{name} is missing" in labels
+            assert f"{name_text(name)} is missing" in labels
 
 
 @given(frame=_frames())

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pysubgroup as ps
 
 from ..exceptions import keeping
 from ..inputs.search_space import make_search_space
@@ -24,6 +23,7 @@ from ..reporting.findings import headline
 from ..reporting.page import format_p_value
 from ..reporting.reading import STOPPED, intervals_text, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
+from ..utils.descriptions import condition_text
 from ..utils.spreadsheet import write_csv
 from .arguments import PROG
 from .streams import FAILED, PIPE_CLOSED
@@ -210,7 +210,7 @@ def why_empty(table, search, measure, space):
         )
     if not sizes or max(sizes) < min_support:
         candidates = [(size, str(selector)) for size, selector in zip(sizes, selectors)] + [
-            (int(counts.max()), str(ps.EqualitySelector(name, counts.idxmax())))
+            (int(counts.max()), condition_text(name, "value", (counts.idxmax(),)))
             for name in attrs.get("search_space", {}).get("rare_values", {})
             for counts in [search[name].value_counts()]
         ]  # the rare values' largest, one per column: counted, not made into conditions

@@ -80,6 +80,7 @@ all values of a nominal column from one factorization
 
 import re
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -338,9 +339,14 @@ def _numbers_as_text(name, codes, nbins):
 def _value_conditions(name, values):
     values = [v.item() if isinstance(v, np.generic) else v for v in values]
     conditions = [ValueCondition(name, v) for v in values]
-    labels = [str(c) for c in conditions]
-    if len(set(labels)) < len(labels):  # e.g. 0.1 and float32 0.1: tell them apart by repr
-        conditions = [ValueCondition(name, v, f"{name}=={v!r}") for v in values]
+    if len({str(c) for c in conditions}) < len(conditions):  # e.g. a Period and its text: add the type
+        conditions = [ValueCondition(name, v, exact=True) for v in values]
+        alike = [text for text, n in Counter(str(c) for c in conditions).items() if n > 1]
+        if alike:
+            raise ValueError(
+                f"column {name!r} holds different values written alike ({', '.join(alike)}); "
+                "convert them to text or numbers, or ignore the column"
+            )
     return conditions
 
 

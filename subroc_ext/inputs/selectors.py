@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 
+from ..utils.descriptions import condition_text
+
 __all__ = [
     "Condition",
     "ValueCodes",
@@ -34,7 +36,10 @@ __all__ = [
 class Condition(ps.SelectorBase):
     """A condition on one column: a pysubgroup selector with a readable label.
 
-    Subclasses define :meth:`column_values` (the column converted, kept by
+    ``parts`` (the column, the operator and the operands of
+    :func:`~subroc_ext.utils.descriptions.condition_text`) say what it
+    selects; its label is them written, so that no name or value can forge
+    another condition. Subclasses define :meth:`column_values` (the column converted, kept by
     :class:`~subroc_ext.inputs.sorted_data.SortedDataset` under
     ``(values_kind, attribute_name)`` for the conditions on the column that
     follow) and :meth:`mask_of_values`;
@@ -49,10 +54,11 @@ class Condition(ps.SelectorBase):
     def __new__(cls, *args, **kwargs):
         return object.__new__(cls)
 
-    def __init__(self, attribute_name, label):
+    def __init__(self, attribute_name, op, operands=()):
         self._attribute_name = attribute_name
-        self._query = label
-        self._hash = hash(label)
+        self.parts = (attribute_name, op, tuple(operands))
+        self._query = condition_text(*self.parts)
+        self._hash = hash(self._query)
 
     def set_descriptions(self, *args, **kwargs):  # pysubgroup's abstract method; labels are fixed
         pass
@@ -168,18 +174,15 @@ class ValueCodes:
 
 class ValueCondition(Condition):
     """``column == value`` (missing values never match); labelled as
-    pysubgroup's ``EqualitySelector``: ``region=='east'``, ``grade==3``."""
+    pysubgroup's ``EqualitySelector``: ``region=='east'``, ``grade==3``
+    (:func:`~subroc_ext.utils.descriptions.value_text`: text quoted and
+    escaped, ``grade==4`` for 4.0); ``exact=True`` adds the type of a value
+    that is neither text nor a number (two values of one column written alike)."""
 
     values_kind = "codes"
 
-    def __init__(self, attribute_name, value, label=None):
-        if isinstance(value, (str, bytes)):
-            quoted = f"'{value}'"
-        elif isinstance(value, float) and value.is_integer():  # grade==4, not grade==4.0
-            quoted = str(int(value))
-        else:
-            quoted = str(value)
-        super().__init__(attribute_name, label or f"{attribute_name}=={quoted}")
+    def __init__(self, attribute_name, value, exact=False):
+        super().__init__(attribute_name, "exact value" if exact else "value", (value,))
         self.attribute_value = value
 
     def column_values(self, column):
@@ -211,7 +214,7 @@ class MissingCondition(Condition):
     values_kind = "missing"
 
     def __init__(self, attribute_name, missing=True):
-        super().__init__(attribute_name, f"{attribute_name} is {'' if missing else 'not '}missing")
+        super().__init__(attribute_name, "missing" if missing else "not missing")
         self.missing = missing
 
     def column_values(self, column):
@@ -233,13 +236,14 @@ class RangeCondition(Condition):
 
     def __init__(self, attribute_name, lower, upper, domain, texts):
         low, high = texts
-        if lower is None:
-            label = f"{attribute_name} < {high}"
+        if lower is None and upper is None:  # a bin of a single cut-point's column: any value
+            super().__init__(attribute_name, "not missing")
+        elif lower is None:
+            super().__init__(attribute_name, "<", (high,))
         elif upper is None:
-            label = f"{attribute_name} >= {low}"
+            super().__init__(attribute_name, ">=", (low,))
         else:
-            label = f"{low} <= {attribute_name} < {high}"
-        super().__init__(attribute_name, label)
+            super().__init__(attribute_name, "range", (low, high))
         self.lower_bound, self.upper_bound, self.domain = lower, upper, domain
         self.values_kind = domain
 
@@ -266,7 +270,7 @@ class PointCondition(Condition):
     """
 
     def __init__(self, attribute_name, value, domain, text, equal=True):
-        super().__init__(attribute_name, f"{attribute_name} {'==' if equal else '!='} {text}")
+        super().__init__(attribute_name, "==" if equal else "!=", (text,))
         self.value, self.domain, self.equal, self.text = value, domain, equal, text
         self.values_kind = domain
 

@@ -5,11 +5,16 @@ The per-subgroup reports (:func:`subroc_ext.cross_auc`,
 user has at hand and turn them into masks here, once.
 """
 
+import warnings
+from collections import Counter
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 import pysubgroup as ps
+
+from ..utils.callers import user_stacklevel
+from ..utils.descriptions import describe
 
 __all__ = ["named_covers", "subgroup_covers", "subgroup_membership"]
 
@@ -36,12 +41,15 @@ def subgroup_covers(subgroups, data):
 
     Parameters
     ----------
-    subgroups : pysubgroup result, mapping or sequence
-        A ``pysubgroup.SubgroupDiscoveryResult`` (its descriptions, best
+    subgroups : pandas.DataFrame, pysubgroup result, mapping or sequence
+        A table of :func:`~subroc_ext.find_subgroups` (its ``subgroup``
+        column, named by its ``description`` column), a
+        ``pysubgroup.SubgroupDiscoveryResult`` (its descriptions, best
         first), a mapping ``{name: description or mask}``, or a sequence of
-        descriptions (named by ``str``) or boolean masks (named
-        ``subgroup <i>``). A description is anything with ``covers(data)``;
-        a mask has one entry per row of ``data``.
+        descriptions (named by :func:`~subroc_ext.utils.descriptions.describe`)
+        or boolean masks (named ``subgroup <i>``). A description is anything
+        with ``covers(data)``; a mask has one entry per row of ``data``.
+        Names given twice are numbered (``name (2)``), with a warning.
     data : pandas.DataFrame
 
     Returns
@@ -69,19 +77,51 @@ def named_covers(subgroups, data):
     """
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    items = _named(subgroups)
+    names = _distinct([name for name, _ in items])
+    return names, (_cover(subgroup, data, name) for name, (_, subgroup) in zip(names, items))
+
+
+def _named(subgroups):
+    """``(name, subgroup)`` pairs of any input :func:`subgroup_covers` takes."""
+    if isinstance(subgroups, pd.DataFrame):
+        if not {"subgroup", "description"} <= set(subgroups.columns):
+            raise ValueError(
+                "the table needs its 'subgroup' and 'description' columns (a table read back "
+                "from CSV has lost the 'subgroup' objects); pass the table find_subgroups returned"
+            )
+        return [(str(name), sg) for name, sg in zip(subgroups["description"], subgroups["subgroup"])]
     if isinstance(subgroups, ps.SubgroupDiscoveryResult):
         subgroups = [description for _, description, *_ in subgroups.results]
     if isinstance(subgroups, Mapping):
-        items = [(str(name), subgroup) for name, subgroup in subgroups.items()]
-    else:
-        items = [
-            (str(sg) if hasattr(sg, "covers") else f"subgroup {i}", sg)
-            for i, sg in enumerate(subgroups)
-        ]
-    names = [name for name, _ in items]
-    if len(set(names)) != len(names):
-        raise ValueError(f"subgroup names must be distinct, got {names!r}")
-    return names, (_cover(subgroup, data, name) for name, subgroup in items)
+        return [(str(name), subgroup) for name, subgroup in subgroups.items()]
+    return [(describe(sg) if hasattr(sg, "covers") else f"subgroup {i}", sg) for i, sg in enumerate(subgroups)]
+
+
+def _distinct(names):
+    """``names`` with each repeat numbered (``name (2)``), and one warning saying so.
+
+    Descriptions of different subgroups differ
+    (:mod:`subroc_ext.utils.descriptions`); a repeat comes from a user's own
+    names, or a selector whose label says less than its cover. Its rows are
+    kept, under a name of their own.
+    """
+    taken, seen, distinct = set(names), Counter(), []
+    for name in names:
+        seen[name] += 1
+        renamed, number = name, seen[name]
+        while seen[name] > 1 and renamed in taken:
+            renamed, number = f"{name} ({number})", number + 1
+        taken.add(renamed)
+        distinct.append(renamed)
+    renamed = [(old, new) for old, new in zip(names, distinct) if old != new]
+    if renamed:
+        warnings.warn(
+            f"{len(renamed)} subgroup name(s) repeat an earlier one; shown numbered: "
+            + ", ".join(f"{old!r} as {new!r}" for old, new in renamed[:3]) + (", ..." if len(renamed) > 3 else ""),
+            stacklevel=user_stacklevel(),
+        )
+    return distinct
 
 
 def subgroup_membership(subgroups, data):
@@ -92,7 +132,7 @@ def subgroup_membership(subgroups, data):
     subgroups : pandas.DataFrame, pysubgroup result, mapping or sequence
         A table of :func:`~subroc_ext.find_subgroups` (its ``subgroup`` column,
         named by its ``description`` column; the table's order), or anything
-        :func:`subgroup_covers` takes.
+        else :func:`subgroup_covers` takes.
     data : pandas.DataFrame
         The rows, e.g. the validation split or the whole data set.
 
@@ -107,12 +147,5 @@ def subgroup_membership(subgroups, data):
     >>> rows = subgroup_membership(table, data)                 # doctest: +SKIP
     >>> data[rows.iloc[:, 0]]  # the rows of the best subgroup  # doctest: +SKIP
     """
-    if isinstance(subgroups, pd.DataFrame):
-        if not {"subgroup", "description"} <= set(subgroups.columns):
-            raise ValueError(
-                "the table needs its 'subgroup' and 'description' columns (a table read back "
-                "from CSV has lost the 'subgroup' objects); pass the table find_subgroups returned"
-            )
-        subgroups = dict(zip(subgroups["description"], subgroups["subgroup"]))
     names, masks = subgroup_covers(subgroups, data)
     return pd.DataFrame(masks.T, index=data.index, columns=pd.Index(names, name="subgroup"))

@@ -412,7 +412,7 @@ def add_generalization_diagnostics(table, search, validation, **settings):
     """
     attrs = table.attrs
     diagnostics = generalization_diagnostics(
-        dict(zip(table["description"], table["subgroup"])), search, validation,
+        table, search, validation,
         label=attrs["label"], score=attrs["score"], positive_label=attrs["positive_label"],
         **settings,
     )  # fmt: skip

@@ -33,7 +33,7 @@ def threshold_rates(subgroups, data, *, label, score, positive_label=1, threshol
     ----------
     subgroups : pysubgroup result, mapping or sequence of descriptions
         The subgroups (see :func:`subroc_ext.metrics.covers.subgroup_covers`), e.g.
-        ``dict(zip(table["description"], table["subgroup"]))``.
+        the table of :func:`~subroc_ext.find_subgroups`.
     data : pandas.DataFrame
         Rows with the label and score columns.
     label, score : str

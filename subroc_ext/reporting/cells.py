@@ -13,6 +13,7 @@ multi-class and comparison reports.
 import numpy as np
 import pandas as pd
 
+from ..utils.descriptions import split_descriptions
 from .conditions import readable_description
 from .page import Html, conditions_html, format_number, with_interval
 from .reading import EFFECT_COLUMNS, p_value_text
@@ -82,8 +83,8 @@ def description_cell(record):
     alternatives = record.get("alternatives") or ""
     if alternatives:
         text += Html('<div class="also">same rows: {}</div>').format(
-            "; ".join(readable_description(a) for a in alternatives.split("; ")))
-    copies = [item.rsplit(" (Jaccard ", 1) for item in (record.get("near_copies") or "").split("; ") if item]
+            "; ".join(readable_description(a) for a in split_descriptions(alternatives)))
+    copies = [item.rsplit(" (Jaccard ", 1) for item in split_descriptions(record.get("near_copies") or "")]
     if copies:
         shown = "; ".join(
             f"{readable_description(description)} ({jaccard.rstrip(')')})"

@@ -29,6 +29,7 @@ from ..metrics.kernels import (
     roc_curve_from_counts,
     score_tie_counts,
 )
+from ..utils.descriptions import describe
 from ..utils.validation import check_columns, finite_scores, positive_mask
 from ..workflow.diversity import cover_words, select_diverse
 from .conditions import readable_description
@@ -157,11 +158,11 @@ def _subgroups_iv(subgroups, top, names):
         default_names = (
             list(subgroups["description"])
             if "description" in subgroups.columns
-            else [str(sg) for sg in descriptions]
+            else [describe(sg) for sg in descriptions]
         )
     else:
         descriptions = list(subgroups)
-        default_names = [str(sg) for sg in descriptions]
+        default_names = [describe(sg) for sg in descriptions]
     if top is not None:
         if not (isinstance(top, (int, np.integer)) and top >= 0):
             raise ValueError(f"top must be a non-negative integer or None, got {top!r}")
@@ -181,7 +182,7 @@ def _covers(description, data):
     cover = np.asarray(description.covers(data), dtype=bool)
     if cover.shape != (len(data),):
         raise ValueError(
-            f"subgroup {str(description)!r} covers an array of shape {cover.shape}, "
+            f"subgroup {describe(description)!r} covers an array of shape {cover.shape}, "
             f"expected ({len(data)},)"
         )
     return cover

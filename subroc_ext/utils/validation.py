@@ -60,7 +60,9 @@ def _has_no_name(name):
 def check_column_names(data, what="data", ignore=()):
     """Raise ``ValueError`` naming the columns of ``data`` that share a name or have none.
 
-    Two columns of one name make ``data[name]`` a table, not a column; a
+    Two columns of one name make ``data[name]`` a table, not a column (and
+    two whose names are the same text, ``0`` and ``'0'``, one name in a
+    description); a
     column without a name (``''``, ``None``, or ``Unnamed: <position>``, the
     name pandas gives a CSV column with an empty header, often a row index
     saved with the table) would be searched as if it were an attribute. Both
@@ -78,6 +80,13 @@ def check_column_names(data, what="data", ignore=()):
     if duplicated:
         names = ", ".join(repr(name) for name in duplicated)
         raise ValueError(f"{what} has more than one column named {names}; give each column its own name")
+    texts = pd.Series(index.map(str), dtype=object)
+    alike = list(dict.fromkeys(name for name, repeated in zip(index, texts.duplicated(keep=False)) if repeated))
+    if alike:
+        raise ValueError(
+            f"{what} has columns named alike: {', '.join(repr(name) for name in alike)}; descriptions "
+            "write a name as text, so give each column a name of its own"
+        )
     unnamed = [name for name in index if _has_no_name(name) and name not in ignore]
     if unnamed:
         raise ValueError(

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..scoring import bitset
+from ..utils.descriptions import describe, join_descriptions
 
 __all__ = [
     "cover_matrix",
@@ -257,10 +258,10 @@ class KeptPatterns:
         return pd.DataFrame(
             {
                 "subgroup": self.subgroups,
-                "description": [str(sg) for sg in self.subgroups],
-                "alternatives": ["; ".join(texts) for texts in self.alternatives],
+                "description": [describe(sg) for sg in self.subgroups],
+                "alternatives": [join_descriptions(texts) for texts in self.alternatives],
                 "near_copies": [
-                    "; ".join(f"{text} (Jaccard {jaccard:.2f})" for text, jaccard in copies)
+                    join_descriptions(f"{text} (Jaccard {jaccard:.2f})" for text, jaccard in copies)
                     for copies in self.near_copies
                 ],
                 "quality": self.qualities,
@@ -311,7 +312,7 @@ def keep_patterns(subgroups, qualities, data, *, collapse=True, max_overlap=None
     alternatives = [[] for _ in subgroups]
     if collapse:
         kept, same = collapse_identical(words)
-        alternatives = [[str(subgroups[other]) for other in rows] for rows in same]
+        alternatives = [[describe(subgroups[other]) for other in rows] for rows in same]
         subgroups, qualities, words = _take(kept, subgroups, qualities, words)
     near_copies = [[] for _ in subgroups]
     if max_overlap is not None:
@@ -337,7 +338,7 @@ def _near_copies(words, kept, last, subgroups):
                            sizes[dropped], sizes[kept])  # fmt: skip
         for row, overlaps in zip(dropped, jaccard):
             partner = int(np.argmax(overlaps))
-            copies[partner].append((str(subgroups[row]), float(overlaps[partner])))
+            copies[partner].append((describe(subgroups[row]), float(overlaps[partner])))
     return copies
 
 

@@ -39,6 +39,7 @@ from ..metrics.cross_auc import bias_aucs_of_masks
 from ..metrics.expected_auc import expected_auc_of_sorted
 from ..objective.quality import SoftClassifierQF
 from ..scoring import measures as _measures
+from ..utils.descriptions import describe
 
 __all__ = [
     "MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test", "test_without_holdout",
@@ -576,10 +577,10 @@ def test_without_holdout(found, subgroups, data, quality_function, statistic_qf,
     _use_dataset(quality_function, data)
     _use_dataset(statistic_qf, data)
     data = data.data if isinstance(data, SortedDataset) else data
-    rank = {str(subgroup): i for i, subgroup in enumerate(found.subgroups)}
+    rank = {describe(subgroup): i for i, subgroup in enumerate(found.subgroups)}
     tested = permutation_test(
         found.subgroups, found.qualities, data, quality_function, target, selectors=found.selectors,
-        depth=found.depth, min_support=found.min_support, rows=[rank[str(sg)] for sg in subgroups],
+        depth=found.depth, min_support=found.min_support, rows=[rank[describe(sg)] for sg in subgroups],
         max_permutations=max_permutations, alpha=alpha, step_down=step_down,
         random_state=base_seed(random_state), progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
