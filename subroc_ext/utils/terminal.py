@@ -18,14 +18,14 @@ Pure Python, no NumPy: the streams of ``--help`` load nothing else.
 
 import unicodedata
 
-__all__ = ["one_line", "visible"]
+__all__ = ["escaped", "one_line", "visible"]
 
 
 #: The escapes Python's ``repr`` writes for the usual whitespace controls.
 _SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
-def _escaped(char):
+def escaped(char):
     """``char`` as Python's ``repr`` writes it: ``\\n``, ``\\x1b``, ``\\u202e``, ``\\U000e0001``."""
     if char in _SHORT:
         return _SHORT[char]
@@ -74,7 +74,7 @@ def visible(text, keep=""):
     text = str(text)
     if text.isprintable():
         return text
-    return "".join(char if char in keep or _shown(char) else _escaped(char) for char in text)
+    return "".join(char if char in keep or _shown(char) else escaped(char) for char in text)
 
 
 def one_line(text):
