@@ -30,7 +30,7 @@ from ..metrics.kernels import (
     roc_curve_from_counts,
     score_tie_counts,
 )
-from ..utils.validation import check_columns, finite_scores, positive_mask
+from ..utils.validation import check_columns, finite_scores, positive_mask, shown
 from ..workflow.diversity import cover_words, select_diverse
 from .conditions import readable_description
 from .figure_text import fitted, plain_text, shortened, wrapped_name
@@ -135,7 +135,7 @@ def _subgroups_iv(subgroups, top, names):
         default_names = [str(sg) for sg in descriptions]
     if top is not None:
         if not (isinstance(top, (int, np.integer)) and top >= 0):
-            raise ValueError(f"top must be a non-negative integer or None, got {top!r}")
+            raise ValueError(f"top must be a non-negative integer or None, got {shown(top)}")
         descriptions, default_names = descriptions[:top], default_names[:top]
     if names is None:
         return descriptions, default_names
@@ -541,7 +541,7 @@ def plot_forest(
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
     if top is not None and not (isinstance(top, (int, np.integer)) and top >= 1):
-        raise ValueError(f"top must be a positive integer or None, got {top!r}")
+        raise ValueError(f"top must be a positive integer or None, got {shown(top)}")
     value, interval, size = _forest_columns(table, value, interval, size)
     if reference is None:
         reference = table.attrs.get("dataset_values", {}).get(value)
