@@ -21,6 +21,7 @@ import signal
 import sys
 import threading
 
+from ..utils.interrupts import raise_interrupt
 from ..utils.terminal import visible
 from .arguments import PROG
 
@@ -112,21 +113,28 @@ def sigterm_as_interrupt(args):
     """SIGTERM raised as ``KeyboardInterrupt`` in the block, after setting
     ``args.terminated``: a terminated run then ends as an interrupted one
     does (the searched subgroups kept, no staging folder left), with its own
-    line and exit code (:func:`report_interrupted`).
-    Only in the main thread, the one where Python runs signal handlers."""
+    line and exit code (:func:`report_interrupted`). Both SIGTERM and SIGINT
+    are raised by :func:`~subroc_ext.utils.interrupts.raise_interrupt`, which
+    raises them once a compiler callback has returned (inside one the
+    interrupt would be lost). Only in the main thread, the one where Python
+    runs signal handlers."""
 
     def terminate(signum, frame):
         args.terminated = True
-        raise KeyboardInterrupt
+        raise_interrupt(signum, frame)
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, terminate)
+    handlers = {signal.SIGTERM: terminate}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when ignored (a background job)
+        handlers[signal.SIGINT] = raise_interrupt
+    previous = {number: signal.signal(number, handler) for number, handler in handlers.items()}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def report_interrupted(args, what=""):
