@@ -66,3 +66,35 @@ def test_an_interrupt_inside_the_null_sampling_keeps_the_searched_patterns(monke
     untested = raised.value.table
     assert untested["description"].tolist() == tested["description"].tolist()
     assert untested["p_value"].isna().all()
+
+
+def _pause():
+    """A Python call: where the interpreter runs a pending signal handler."""
+
+
+def test_ctrl_c_while_a_kernel_compiles_is_not_lost(capfd):
+    """SIGINT inside a callback through which LLVM calls Python while numba compiles
+    (llvmlite's object cache hook, called through ctypes here): it was printed as
+    "Exception ignored on calling ctypes callback function ... KeyboardInterrupt" and
+    the run went on; it is raised once the callback has returned."""
+    import ctypes
+    import signal
+    import time
+    from types import SimpleNamespace
+
+    from subroc_ext.cli.streams import sigterm_as_interrupt
+
+    hooks = pytest.importorskip("llvmlite.binding.executionengine")
+    code = ctypes.create_string_buffer(b"object code")
+    data = hooks._ObjectCacheData(None, ctypes.addressof(code), len(code))
+
+    def notify(module, buffer):
+        signal.raise_signal(signal.SIGINT)  # Ctrl-C while LLVM hands Python the object code
+        _pause()
+
+    engine = SimpleNamespace(_object_cache_notify=notify, _find_module_ptr=lambda pointer: "module")
+    with sigterm_as_interrupt(SimpleNamespace()), pytest.raises(KeyboardInterrupt):
+        hooks._notify_c_hook(engine, ctypes.pointer(data))
+        for _ in range(200):  # the interrupt arrives within these 2 s
+            time.sleep(0.01)
+    assert "Exception ignored" not in capfd.readouterr().err

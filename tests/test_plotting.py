@@ -321,3 +321,41 @@ def test_dollar_signs_are_text_in_every_figure(tmp_path):
     assert_drawn_as_spelled(plot_comparison_roc_curves(compared, both, top=2))
     files = subroc_ext.write_report(table, validation, tmp_path, label="y", score="p_$", search=search)
     assert "revenue_$" in files.html.read_text(encoding="utf-8")
+
+
+#: A name of control characters and full-width and CJK letters, which DejaVu Sans lacks.
+UNDRAWABLE = "Ｆｕｌｌ東京\t\r\x1b\x00 & a"
+
+
+def test_every_name_is_drawn_without_a_missing_glyph(data):
+    """Tab, CR, ESC, NUL and full-width letters in a name: drawn as escapes, not as
+    missing glyphs with a "Glyph ... missing from font(s)" warning each."""
+    import io
+    import warnings
+
+    from subroc_ext import plot_cross_auc
+
+    auc = pd.DataFrame([[0.5, 0.6], [0.75, 1.0]], index=[UNDRAWABLE, "b"], columns=[UNDRAWABLE, "b"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        figures = [plot_roc_curves(SUBGROUPS, data, label="y", score="p", positive_label="pos",
+                                   names=[UNDRAWABLE, "b", "c"]), plot_cross_auc(auc)]  # fmt: skip
+        for figure in figures:
+            figure.savefig(io.BytesIO(), format="png")
+    legend = [t.get_text() for t in figures[0].axes[0].get_legend().get_texts()]
+    assert legend[2].startswith("\\uff26\\uff55\\uff4c\\uff4c\\u6771\\u4eac\\t\\r\\x1b\\x00 & a (n=")
+    assert figures[1].axes[0].get_yticklabels()[0].get_text() == "\\uff26\\uff55\\uff4c\\uff4c\\u6771\\u4eac\\t\\…\na"  # 40 characters
+
+
+@pytest.mark.parametrize("letter", ["x", "W", "東"])
+def test_a_long_name_keeps_the_legend_in_the_figure(data, letter):
+    """A name of 10,000 characters pushed the legend out of curves.png: it is cut with
+    an ellipsis to the figure's width, measured glyph by glyph."""
+    figure = plot_roc_curves(SUBGROUPS, data, label="y", score="p", positive_label="pos",
+                             names=[letter * 10_000, "b", "c"])  # fmt: skip
+    figure.canvas.draw()
+    legend = figure.axes[0].get_legend()
+    box, inside = legend.get_window_extent(), figure.bbox
+    assert inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0
+    name = legend.get_texts()[2].get_text()
+    assert "…" in name and name.endswith(")") and len(name) > 40

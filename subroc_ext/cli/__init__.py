@@ -32,6 +32,7 @@ import importlib
 import sys
 import warnings
 
+from ..utils.terminal import one_line
 from .arguments import PROG, build_parser
 from .streams import FAILED, PIPE_CLOSED, GuardedStream, report_interrupted, sigterm_as_interrupt
 
@@ -61,7 +62,7 @@ def main(argv=None):
     """
     streams = sys.stdout, sys.stderr
     out = sys.stdout = GuardedStream(sys.stdout)
-    sys.stderr = GuardedStream(sys.stderr)
+    sys.stderr = GuardedStream(sys.stderr, keep="\n\r")  # \r: a progress bar's redraw
     try:
         code = _run(argv)
         out.flush()  # a closed pipe or a full disk shows here, not in Python's flush at exit
@@ -103,5 +104,6 @@ def _announce_compilation(args):
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    """A warning as one line on stderr (columns left out of the search space, ...)."""
-    print(f"{PROG}: warning: {message}", file=sys.stderr)
+    """A warning as one line on stderr (columns left out of the search space, ...),
+    the names and values in it unable to drive the terminal."""
+    print(f"{PROG}: warning: {one_line(message)}", file=sys.stderr)

@@ -15,7 +15,7 @@ from ..inputs.tables import read_table
 from ..reporting.multiclass import write_multiclass_report
 from ..reporting.report import write_report
 from ..utils.cluster import require_distributed
-from ..utils.validation import check_columns, finite_scores, positive_mask
+from ..utils.validation import check_columns, finite_scores, positive_mask, shown
 from ..workflow.comparison import find_drift, find_regressions, split_periods
 from ..workflow.multiclass import find_multiclass_subgroups
 from ..workflow.pipeline import find_subgroups, split_validation
@@ -75,7 +75,7 @@ def _check_file(frame, path, what, label, scores, positive=None):
             is_positive = positive_mask(frame[label], positive, label)
             for present, kind in ((is_positive.any(), "positives"), ((~is_positive).any(), "negatives")):
                 if not present:
-                    raise ValueError(f"it has no {kind} (positive label {positive!r}) in label column {label!r}")
+                    raise ValueError(f"it has no {kind} (positive label {shown(positive)}) in label column {label!r}")
     except (ValueError, KeyError) as error:
         message = error.args[0] if isinstance(error, KeyError) else str(error)
         raise ValueError(f"{what} file '{path}': {message}") from None
@@ -162,9 +162,8 @@ def _class_columns(labels, score_columns, name):
         raise ValueError(f"{error}; {how}") from None
     unknown = [value for value in values if value not in mapping]
     if unknown:
-        shown = ", ".join(repr(value) for value in unknown[:5])
         raise ValueError(
-            f"label column {name!r} has value(s) {shown} that no score column scores "
+            f"label column {name!r} has value(s) {', '.join(map(shown, unknown[:5]))} that no score column scores "
             f"(classes {list(mapping)!r}); {how}"
         )
     return mapping

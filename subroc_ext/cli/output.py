@@ -4,7 +4,11 @@ interruption.
 
 Printing never stops the work: the command line runs with both standard
 streams behind a :class:`~subroc_ext.cli.streams.GuardedStream`, so the files
-are written whatever happens to the streams, and printed only then.
+are written whatever happens to the streams, and printed only then. Nor does
+the data drive the terminal: the streams show its control characters as
+escapes, and the subgroups' descriptions and the messages are printed
+through :func:`~subroc_ext.utils.terminal.visible` (a newline or a tab in a
+value shown as ``\\n``, ``\\t``, never breaking the table).
 """
 
 import sys
@@ -25,6 +29,7 @@ from ..reporting.reading import STOPPED, intervals_text, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
 from ..utils.descriptions import condition_text
 from ..utils.spreadsheet import write_csv
+from ..utils.terminal import one_line, visible
 from .arguments import PROG
 from .streams import FAILED, PIPE_CLOSED
 
@@ -66,7 +71,7 @@ def fail(error):
     if getattr(error, "partial", None) is not None:
         raise error
     message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
-    print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
+    print(f"{PROG}: error: {one_line(message)}", file=sys.stderr)
     return FAILED
 
 
@@ -225,14 +230,21 @@ def why_empty(table, search, measure, space):
     )
 
 
+def _printable(table):
+    """``table`` with its subgroups' descriptions as a terminal shows them
+    (:func:`~subroc_ext.utils.terminal.visible`: the values and column names in them are data)."""
+    return table.assign(description=table["description"].map(visible)) if "description" in table.columns else table
+
+
 def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
     """Print the headline, the top subgroups (or ``why_empty()``), the whole
     data's measure and the runtime (``n_validation`` None: no holdout)."""
+    table = _printable(table)
     attrs = table.attrs
     whole = attrs["dataset_values"]
     tested = "tested on the same rows" if n_validation is None else f"tested on {n_validation:,} held-out rows"
     if len(table) == 0:
-        print(f"No subgroup found in the {n_search:,} searched rows: {why_empty()}.")
+        print(f"No subgroup found in the {n_search:,} searched rows: {visible(why_empty())}.")
     else:
         print(headline(table).text() + "\n")
         print(
@@ -458,6 +470,7 @@ def finish_comparison(table, args, sides, start, splits, validation, current=Non
              "delta": "delta (validation)", "p_value_corrected": "p (corrected)",
              "significant": "significant"}  # fmt: skip
     with _printing(table):
+        table = _printable(table)
         print(headline(table).text() + "\n")
         if len(table):
             print(f"Top {min(_PRINTED, len(table))} of {len(table)} distinct subgroups by quality, where "

@@ -7,7 +7,10 @@ lines and warnings; a stdout that fails (a closed pipe, ``>&-``,
 ``>/dev/full``) is reported once the files are written (exit code 141 for a
 closed pipe, else one line on stderr and exit code 2). SIGTERM is raised as
 Ctrl-C is (:func:`sigterm_as_interrupt`), so a terminated run ends as an
-interrupted one does. Kept apart from :mod:`subroc_ext.cli.output` so that
+interrupted one does. Nor can the data drive the terminal: every write shows
+the control characters in it as escapes (:func:`~subroc_ext.utils.terminal.visible`),
+whoever wrote it (our lines, a library's warning, a traceback), except the line
+breaks the program writes. Kept apart from :mod:`subroc_ext.cli.output` so that
 ``--help`` and ``--version`` load nothing else.
 """
 
@@ -18,6 +21,8 @@ import signal
 import sys
 import threading
 
+from ..utils.interrupts import raise_interrupt
+from ..utils.terminal import visible
 from .arguments import PROG
 
 __all__ = ["FAILED", "INTERRUPTED", "PIPE_CLOSED", "TERMINATED", "GuardedStream", "report_interrupted",
@@ -39,7 +44,7 @@ def to_devnull(stream):
 
 
 class GuardedStream:
-    """A text stream whose writes never raise.
+    """A text stream whose writes never raise, nor drive the terminal.
 
     The first failure of the wrapped stream (a closed pipe, a closed file
     descriptor, a full disk), or a stream that is None because the process
@@ -47,10 +52,20 @@ class GuardedStream:
     is dropped, and the file descriptor points at the null device so that
     Python's own flush at exit cannot fail either.
 
+    Each write's control characters, bidirectional controls and other
+    format characters are written as their escapes (``\\x1b``, ``\\u202e``:
+    :func:`~subroc_ext.utils.terminal.visible`), except those in ``keep``.
+    Kept are only line breaks, which a stream cannot tell from the data's;
+    the console writes the data's text (a value, a column name) through
+    :func:`~subroc_ext.utils.terminal.visible` before it prints it.
+
     Parameters
     ----------
     stream : io.TextIOBase or None
         ``sys.stdout`` or ``sys.stderr``.
+    keep : str, default='\\n'
+        The control characters written as they are: ``'\\n'``, and on
+        stderr also ``'\\r'``, with which a progress bar redraws its line.
 
     Attributes
     ----------
@@ -58,15 +73,16 @@ class GuardedStream:
         Why the stream stopped (``BrokenPipeError`` for a closed pipe).
     """
 
-    def __init__(self, stream):
-        self.stream = stream
+    def __init__(self, stream, keep="\n"):
+        self.stream, self.keep = stream, keep
         self.error = None if stream is not None else OSError(errno.EBADF, "it is closed")
 
     def write(self, text):
-        """Write ``text`` (dropped once the stream has failed); its length."""
+        """Write ``text`` (dropped once the stream has failed), its control
+        characters but ``keep`` escaped; the length of ``text``."""
         if self.error is None:
             try:
-                self.stream.write(text)
+                self.stream.write(visible(text, self.keep))
             except (OSError, ValueError) as error:  # ValueError: a closed file object
                 self._failed(error)
         return len(text)
@@ -97,21 +113,28 @@ def sigterm_as_interrupt(args):
     """SIGTERM raised as ``KeyboardInterrupt`` in the block, after setting
     ``args.terminated``: a terminated run then ends as an interrupted one
     does (the searched subgroups kept, no staging folder left), with its own
-    line and exit code (:func:`report_interrupted`).
-    Only in the main thread, the one where Python runs signal handlers."""
+    line and exit code (:func:`report_interrupted`). Both SIGTERM and SIGINT
+    are raised by :func:`~subroc_ext.utils.interrupts.raise_interrupt`, which
+    raises them once a compiler callback has returned (inside one the
+    interrupt would be lost). Only in the main thread, the one where Python
+    runs signal handlers."""
 
     def terminate(signum, frame):
         args.terminated = True
-        raise KeyboardInterrupt
+        raise_interrupt(signum, frame)
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, terminate)
+    handlers = {signal.SIGTERM: terminate}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when ignored (a background job)
+        handlers[signal.SIGINT] = raise_interrupt
+    previous = {number: signal.signal(number, handler) for number, handler in handlers.items()}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def report_interrupted(args, what=""):

@@ -89,6 +89,7 @@ from ..objective.quality import SoftClassifierQF
 from ..scoring import bitset
 from ..utils.cluster import check_client
 from ..utils.progress import progress_bar
+from ..utils.validation import shown
 from .parallel_search import search_on_cluster
 from .search_run import SearchRun, at_least
 
@@ -228,7 +229,7 @@ def _min_support(constraints):
 
 def _positive_int(value, name, owner="task."):
     if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1):
-        raise ValueError(f"{owner}{name} must be a positive integer, got {value!r}")
+        raise ValueError(f"{owner}{name} must be a positive integer, got {shown(value)}")
     return int(value)
 
 

@@ -85,6 +85,7 @@ from ..engine.search_run import at_least
 from ..utils.cluster import parallelism, shared
 from ..utils.interrupts import kernel_interrupts
 from ..utils.progress import progress_bar
+from ..utils.validation import shown
 from .sequential import SequentialPValues
 from .significance import base_seed
 
@@ -255,7 +256,7 @@ def check_permutation_settings(max_permutations, exceedances, alpha):
     """Raise one ``ValueError`` naming a bad setting of :func:`permutation_test`."""
     for name, value in (("max_permutations", max_permutations), ("exceedances", exceedances)):
         if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1):
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            raise ValueError(f"{name} must be a positive integer, got {shown(value)}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
 

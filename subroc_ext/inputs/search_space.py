@@ -87,6 +87,7 @@ import numpy as np
 import pandas as pd
 
 from ..utils.callers import user_stacklevel
+from ..utils.validation import shown
 from .cuts import cut_conditions, without_near_copies
 from .selectors import ISO_DATE, MissingCondition, ValueCodes, ValueCondition, as_datetime, comparable_values
 
@@ -328,10 +329,10 @@ def _numbers_as_text(name, codes, nbins):
     if is_number.sum() <= nbins or others == 0 or others * 2 > len(codes):
         return None  # as values they give the same conditions; or no numbers; or mostly text
     order = np.argsort(-counts[~is_number], kind="stable")
-    shown = [repr(v) for v in values[~is_number][order][:3]]
     more = ", ..." if len(order) > 3 else ""
     return (
-        f"column {name!r}: {others:,} of {len(codes):,} values are not numbers ({', '.join(shown)}{more}): "
+        f"column {name!r}: {others:,} of {len(codes):,} values are not numbers "
+        f"({', '.join(map(shown, values[~is_number][order][:3]))}{more}): "
         "treated as categorical; convert them to NaN to cut it numerically"
     )
 

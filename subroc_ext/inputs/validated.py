@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..utils.validation import check_column_names, check_columns, check_distinct_columns, min_support_count
+from ..utils.validation import check_column_names, check_columns, check_distinct_columns, min_support_count, shown
 from .labels import infer_positive_label
 from .search_space import SearchSpace, make_search_space
 from .selectors import ISO_DATE
@@ -135,7 +135,7 @@ def _sorted_split(frame, label, score, positive_label, split):
         if not present:
             raise ValueError(
                 f"the {split} split has no {kind} in label column {label!r} (positive label "
-                f"{positive_label!r}); the measures need both classes"
+                f"{shown(positive_label)}); the measures need both classes"
             )
     return dataset
 

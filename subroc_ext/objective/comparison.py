@@ -61,7 +61,7 @@ from ..inputs.sorted_data import SortedDataset
 from ..scoring import bounds
 from ..scoring import measures as _measures
 from ..scoring.null_sampling import null_values, paired_null_values
-from ..utils.validation import check_columns, check_mode, check_weights
+from ..utils.validation import check_columns, check_mode, check_weights, shown
 from .comparison_statistics import (
     ComparisonGeneralizationAwareStatistics,
     ComparisonStatistics,
@@ -208,7 +208,7 @@ class _Sides:
             if not len(rows):
                 raise ValueError(
                     f"the {name} period has no rows: period column {target.period_column!r} "
-                    f"{'never' if name == 'current' else 'always'} equals {target.current!r}"
+                    f"{'never' if name == 'current' else 'always'} equals {shown(target.current)}"
                 )
         datasets = tuple(
             SortedDataset(data.iloc[rows], target.label_column, target.prediction_column, positive_label)
@@ -370,7 +370,7 @@ class ComparisonQF(StatisticsQualityFunction):
                 raise ValueError(
                     f"{measure.name} is undefined on the {name} data: label column "
                     f"{self.label!r} has {cover.positives} positive(s) (label "
-                    f"{self.positive_label!r}) and {cover.negatives} negative(s) there"
+                    f"{shown(self.positive_label)}) and {cover.negatives} negative(s) there"
                 )
             measure = measure.prepare(cover)
             prepared.append(measure)

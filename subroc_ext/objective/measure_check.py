@@ -30,7 +30,7 @@ import pandas as pd
 from ..inputs.sorted_data import SortedDataset
 from ..scoring import measures as _measures
 from ..utils.names import MODES
-from ..utils.validation import check_mode, check_weights
+from ..utils.validation import check_mode, check_weights, shown
 from .bound_checks import Checker, MeasureCheck, Violation
 
 __all__ = ["check_measure", "probe_points", "MeasureCheck", "Violation", "MODES", "WEIGHTS"]
@@ -237,7 +237,7 @@ def _bisected(measure, labels, low, high, low_value):
 
 def _int_in(value, name, low, high):
     if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise ValueError(f"{name} must be an integer, got {shown(value)}")
     if value < low or (high is not None and value > high):
         bounds = f"at least {low}" if high is None else f"between {low} and {high}"
         raise ValueError(f"{name} must be {bounds}, got {value}")

@@ -31,7 +31,7 @@ from ..inputs.sorted_data import SortedDataset
 from ..scoring import bitset, bounds, cover_kernels, joint_bounds
 from ..scoring import measures as _measures
 from ..utils.deprecation import REMOVED_IN, renamed_keywords
-from ..utils.validation import check_mode, check_weights
+from ..utils.validation import check_mode, check_weights, shown
 from .statistics import (
     Columns,
     StatisticsQualityFunction,
@@ -191,7 +191,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
             raise ValueError(
                 f"{self.measure.name} is undefined on this data: label column "
                 f"{self.label!r} has {whole.positives} positive(s) (label "
-                f"{self.positive_label!r}) and {whole.negatives} negative(s)"
+                f"{shown(self.positive_label)}) and {whole.negatives} negative(s)"
             )
         prepared = self.measure.prepare(whole)
         if prepared is None:  # a measure written for 0.1, which prepared itself in place
@@ -237,8 +237,8 @@ class SoftClassifierQF(StatisticsQualityFunction):
         if dataset.positive_label != self.positive_label or dataset.columns[0] != self.label:
             raise ValueError(
                 f"the dataset's label column {dataset.columns[0]!r} and positive label "
-                f"{dataset.positive_label!r} differ from the quality function's "
-                f"({self.label!r}, {self.positive_label!r})"
+                f"{shown(dataset.positive_label)} differ from the quality function's "
+                f"({self.label!r}, {shown(self.positive_label)})"
             )
         self._bound = dataset
         self.calculate_constant_statistics(dataset.data, Columns(*dataset.columns))

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..metrics.kernels import roc_auc_score, roc_curve
 from ..workflow.diversity import cover_matrix
-from .plotting import plain_text, wrapped_name
+from .figure_text import plain_text, wrapped_name
 
 __all__ = ["plot_comparison_roc_curves"]
 

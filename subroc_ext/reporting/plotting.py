@@ -10,8 +10,9 @@ show is drawn through a subset of them (:func:`thinned_curve`: at most 1/4,000
 of the axes away, a fifth of a pixel), so that a million rows do not draw a
 million points. matplotlib (``pip install subroc-ext[plot]``)
 is imported only when a plot is drawn. Every text is drawn as it is spelled
-(:func:`plain_text`): a column ``revenue_$`` or a value ``$0-$25k`` is never
-read as math.
+(:func:`~subroc_ext.reporting.figure_text.plain_text`): a column ``revenue_$`` or a value ``$0-$25k`` is never
+read as math. Every name (a value, a column) enters a figure through
+:mod:`~subroc_ext.reporting.figure_text`.
 """
 
 import os
@@ -30,15 +31,14 @@ from ..metrics.kernels import (
     score_tie_counts,
 )
 from ..utils.descriptions import describe
-from ..utils.validation import check_columns, finite_scores, positive_mask
+from ..utils.validation import check_columns, finite_scores, positive_mask, shown
 from ..workflow.diversity import cover_words, select_diverse
 from .conditions import readable_description
+from .figure_text import fitted, plain_text, shortened, wrapped_name
 
 __all__ = [
     "CURVE_TOLERANCE",
     "thinned_curve",
-    "plain_text",
-    "wrapped_name",
     "plot_forest",
     "plot_roc_curves",
     "plot_pr_curves",
@@ -63,35 +63,6 @@ def _pyplot():
     import matplotlib.pyplot as plt
 
     return plt
-
-
-def plain_text(figure):
-    """``figure`` with every text drawn as it is spelled: no mathtext, no LaTeX.
-
-    matplotlib reads a text with two ``$`` as math (``revenue_$ & margin_$``
-    stops the drawing with a ParseSyntaxException, ``$0-$25k`` is drawn as an
-    italic "0−25k") and, under ``text.usetex``, hands it to LaTeX. Every
-    plotting function of subroc-ext returns its figure through this one
-    function: it turns both off for each text of the figure (titles, axis
-    labels, tick labels, legends, annotations, colorbars). ``findobj`` walks
-    each axis' ticks through ``get_major_ticks``, which creates the tick
-    labels that matplotlib would otherwise create only when drawing.
-
-    Parameters
-    ----------
-    figure : matplotlib.figure.Figure
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The same figure.
-    """
-    from matplotlib.text import Text
-
-    for text in figure.findobj(Text):
-        text.set_parse_math(False)
-        text.set_usetex(False)
-    return figure
 
 
 #: How far (in units of the axes, 0 to 1) a drawn ROC or PR curve may pass from its exact points.
@@ -165,7 +136,7 @@ def _subgroups_iv(subgroups, top, names):
         default_names = [describe(sg) for sg in descriptions]
     if top is not None:
         if not (isinstance(top, (int, np.integer)) and top >= 0):
-            raise ValueError(f"top must be a non-negative integer or None, got {top!r}")
+            raise ValueError(f"top must be a non-negative integer or None, got {shown(top)}")
         descriptions, default_names = descriptions[:top], default_names[:top]
     if names is None:
         return descriptions, default_names
@@ -242,7 +213,7 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
             )
             continue
         ax.plot(*thinned_curve(points[0], points[1]), linewidth=1.5,
-                label=f"{name} (n={cover.sum():,}, {measure} {points[2]:.3f})")  # fmt: skip
+                label=fitted(name, f" (n={cover.sum():,}, {measure} {points[2]:.3f})", ax, "small"))  # fmt: skip
     where = "" if split is None else f" on the {split} split"
     if kind == "roc":
         ax.set(xlabel="false positive rate", ylabel="true positive rate",
@@ -373,12 +344,6 @@ def plot_pr_curves(
     )
 
 
-def wrapped_name(name, width):
-    """A group name with one condition per line, each at most ``width`` characters
-    (for axis labels and titles)."""
-    return "\n".join(_shortened(part, width) for part in readable_description(name).split(" & "))
-
-
 def _compact_count(count):
     """``1,234,567`` as ``1.2M``: a pair count that fits into a heatmap cell."""
     for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
@@ -487,13 +452,6 @@ def plot_generalization_diagnostics(table, *, top=5, axes=None, label_width=40):
     return plain_text(figure)
 
 
-def _shortened(text, width):
-    """``text`` cut to ``width`` characters with an ellipsis (figures show the full
-    description in the report's table)."""
-    text = str(text)
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
-
-
 def _effect_split(table):
     """The split the effects are measured on: validation, or (no holdout) search, all rows."""
     return "validation" if table.attrs.get("holdout", True) else "search"
@@ -584,7 +542,7 @@ def plot_forest(
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"table must be a pandas DataFrame, got {type(table).__name__}")
     if top is not None and not (isinstance(top, (int, np.integer)) and top >= 1):
-        raise ValueError(f"top must be a positive integer or None, got {top!r}")
+        raise ValueError(f"top must be a positive integer or None, got {shown(top)}")
     value, interval, size = _forest_columns(table, value, interval, size)
     if reference is None:
         reference = table.attrs.get("dataset_values", {}).get(value)
@@ -625,7 +583,7 @@ def plot_forest(
                                fillstyle="none", markersize=5, label="what the scores promise")[0])  # fmt: skip
     descriptions = rows["subgroup"] if "subgroup" in rows.columns else rows["description"]
     names = [
-        f"#{rank} {_shortened(readable_description(d), label_width)}"
+        f"#{rank} {shortened(readable_description(d), label_width)}"
         for rank, d in enumerate(descriptions, 1)
     ]
     ax.set_yticks(y, names, fontsize="small")

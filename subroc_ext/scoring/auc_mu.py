@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.kernels import sort_by_score, tie_counts
+from ..utils.validation import shown
 from .measures import ROCAUC, Cover
 
 __all__ = [
@@ -197,9 +198,8 @@ def check_multiclass_arrays(labels, scores, classes=None, *, label_name="labels"
     codes = pd.Index(classes, dtype=object).get_indexer(labels.to_numpy(dtype=object))
     if (codes < 0).any():
         unknown = pd.unique(labels.to_numpy(dtype=object)[codes < 0])
-        shown = ", ".join(repr(v) for v in unknown[:5])
         raise ValueError(
-            f"{label_name} has value(s) {shown} that name no score column; the score "
+            f"{label_name} has value(s) {', '.join(map(shown, unknown[:5]))} that name no score column; the score "
             f"columns stand for the classes {classes!r} (pass a mapping to relabel)"
         )
     return codes.astype(np.intp), values, classes

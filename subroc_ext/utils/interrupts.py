@@ -9,11 +9,24 @@ code 130, the pipelines that keep the searched patterns when the test is
 interrupted) catches ``KeyboardInterrupt``; :func:`kernel_interrupts`, around
 the loops that call compiled kernels (the search, the null samples), turns
 such a ``SystemError`` back into one.
+
+While numba compiles a kernel, LLVM calls Python through ctypes callbacks
+(llvmlite's object cache hooks); a ``KeyboardInterrupt`` raised inside one
+is printed as "Exception ignored on calling ctypes callback function" and
+lost, and the run goes on. :func:`raise_interrupt`, the command line's
+handler of SIGINT and SIGTERM, delivers such a signal again a moment later
+instead, once the callback has returned, so the run ends as interrupted.
 """
 
+import _thread
 import contextlib
+import sys
+import threading
 
-__all__ = ["caused_by_interrupt", "kernel_interrupts"]
+__all__ = ["caused_by_interrupt", "kernel_interrupts", "raise_interrupt"]
+
+#: Seconds after which a signal that arrived inside a compiler callback is delivered again.
+_AGAIN = 0.01
 
 
 def caused_by_interrupt(error):
@@ -38,3 +51,30 @@ def kernel_interrupts():
         if not caused_by_interrupt(error):
             raise
         raise KeyboardInterrupt from error
+
+
+def _in_compiler_callback(frame):
+    """Whether ``frame`` runs inside a ctypes callback through which LLVM,
+    compiling a kernel, calls Python (llvmlite's object cache hooks)."""
+    engine = sys.modules.get("llvmlite.binding.executionengine")
+    if engine is None:  # nothing compiles without it
+        return False
+    hooks = {engine.ExecutionEngine._raw_object_cache_notify.__code__,
+             engine.ExecutionEngine._raw_object_cache_getbuffer.__code__}  # fmt: skip
+    while frame is not None:
+        if frame.f_code in hooks:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def raise_interrupt(signum, frame):
+    """A signal handler that raises ``KeyboardInterrupt``, as Python's own
+    SIGINT handler does, except inside a callback of the compiler (where the
+    interrupt would be lost, see the module's docstring): there it delivers
+    ``signum`` again to the main thread in :data:`_AGAIN` seconds, and again,
+    until the compiled code is back in Python."""
+    if _in_compiler_callback(frame):
+        threading.Timer(_AGAIN, _thread.interrupt_main, (signum,)).start()
+        return
+    raise KeyboardInterrupt

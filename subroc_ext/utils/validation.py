@@ -26,6 +26,7 @@ __all__ = [
     "min_support_count",
     "check_binary_arrays",
     "quoted_values",
+    "shown",
 ]
 
 
@@ -112,16 +113,27 @@ def check_distinct_columns(**columns):
         seen[column] = role
 
 
+def shown(value):
+    """A value as a message writes it: its ``repr``, a NumPy scalar as the
+    Python value it holds (``7``, ``'yes'``, not ``np.int64(7)``,
+    ``np.str_('yes')`` as NumPy 2 writes them); the one place every message
+    that quotes a user's value (a label, an argument) formats it.
+
+    >>> shown(np.int64(7)), shown(np.float64(0.5)), shown("yes")
+    ('7', '0.5', "'yes'")
+    """
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def quoted_values(values):
     """Distinct label values for a message, one style everywhere: ``'bad' and 'good'``.
 
-    Sorted by their ``repr``, NumPy scalars shown as Python values (``0``, not
-    ``np.int64(0)`` as NumPy 2 writes them); at most five are shown.
+    Sorted as :func:`shown` writes them; at most five are shown.
     """
-    shown = sorted(repr(v.item() if isinstance(v, np.generic) else v) for v in values)
-    if len(shown) > 5:
-        return ", ".join(shown[:5]) + ", ..."
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    texts = sorted(map(shown, values))
+    if len(texts) > 5:
+        return ", ".join(texts[:5]) + ", ..."
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
 
 
 def positive_mask(labels, positive_label, name="label"):
@@ -155,7 +167,7 @@ def positive_mask(labels, positive_label, name="label"):
     is_positive = (labels == positive_label).to_numpy(dtype=bool)
     if len(values) == 2 and not is_positive.any():
         raise ValueError(
-            f"positive label {positive_label!r} does not occur in label column "
+            f"positive label {shown(positive_label)} does not occur in label column "
             f"{name!r}, whose values are {quoted_values(values)}"
         )
     return is_positive
@@ -201,7 +213,7 @@ def check_weights(size_weight, balance_weight):
     """Raise ``ValueError`` unless both weights are finite and non-negative."""
     for name, value in (("size_weight", size_weight), ("balance_weight", balance_weight)):
         if not (np.isfinite(value) and value >= 0):
-            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+            raise ValueError(f"{name} must be a finite number >= 0, got {shown(value)}")
     return float(size_weight), float(balance_weight)
 
 
@@ -214,7 +226,7 @@ def check_search_settings(depth, result_set_size, nbins):
         ("nbins", nbins, " (quantile bins per numeric column)"),
     ):
         if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1):
-            raise ValueError(f"{name} must be a positive integer{what}, got {value!r}")
+            raise ValueError(f"{name} must be a positive integer{what}, got {shown(value)}")
 
 
 def check_binary_arrays(y_true, y_score, pos_label, names=("y_true", "y_score")):
@@ -257,5 +269,5 @@ def min_support_count(min_support, n_rows):
         return math.ceil(round(min_support * n_rows, 9))  # 0.1 * 100 is 10, not 11
     raise ValueError(
         "min_support must be a number of rows (an integer >= 0) or a fraction of the "
-        f"search rows in (0, 1), got {min_support!r}"
+        f"search rows in (0, 1), got {shown(min_support)}"
     )
