@@ -63,12 +63,28 @@ def _identity(scores):
     return scores
 
 
-def _sigmoid(scores, is_positive):
-    """Platt's sigmoid ``1 / (1 + exp(-(a z + b)))`` of the standardized scores
-    ``z``, fitted by maximum likelihood to Platt's smoothed targets."""
-    centre, scale = scores.mean(), scores.std()
-    scale = scale if scale > 0 else 1.0
-    z = (scores - centre) / scale
+def _standardizer(scores):
+    """An increasing affine map of ``scores`` onto a median of 0 and a standard
+    deviation of 1 (1 if all are equal), that neither overflows nor underflows
+    at any scale: scores of 1e300, of 1e-300, or 1e15 plus small steps give the
+    same map as the scores themselves."""
+    centre = np.partition(scores, len(scores) // 2)[len(scores) // 2] / 2
+    half = scores / 2 - centre  # halves: no difference of two floats overflows
+    extent = np.abs(half).max()
+    extent = extent if extent > 0 else 1.0
+    spread = (half / extent).std()
+    spread = spread if spread > 0 else 1.0
+
+    def standardized(values):
+        with np.errstate(over="ignore"):  # far beyond the fitted range: +-inf, read as 0 or 1
+            return (values / 2 - centre) / extent / spread
+
+    return standardized
+
+
+def _sigmoid(z, is_positive):
+    """Platt's sigmoid ``1 / (1 + exp(-(a z + b)))`` of standardized scores ``z``,
+    fitted by maximum likelihood to Platt's smoothed targets."""
     positives = is_positive.sum()
     targets = np.where(is_positive, (positives + 1) / (positives + 2), 1 / (len(z) - positives + 2))
 
@@ -84,7 +100,7 @@ def _sigmoid(scores, is_positive):
             "calibrate='sigmoid': the scores do not rise with the positive class on the search "
             f"split (fitted slope {slope:.3g}); the case mix needs scores that rank positives higher"
         )
-    return lambda values: expit(slope * (values - centre) / scale + intercept)
+    return lambda values: expit(slope * values + intercept)
 
 
 def fit_probabilities(scores, is_positive, calibrate="auto", name="score"):
@@ -128,8 +144,12 @@ def fit_probabilities(scores, is_positive, calibrate="auto", name="score"):
         )
     if calibrate in ("none", "auto") and in_unit:
         return Probabilities("none", f"the scores as given (score column {name!r} is in [0, 1])", _identity)
+    standardized = _standardizer(scores)
     if calibrate == "isotonic":
-        fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(scores, is_positive)
-        return Probabilities("isotonic", "an isotonic regression fitted on the search split", fitted.predict)
+        fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(standardized(scores), is_positive)
+        return Probabilities("isotonic", "an isotonic regression fitted on the search split",
+                             lambda values: fitted.predict(standardized(values)))  # fmt: skip
     why = "" if calibrate == "sigmoid" else f" (score column {name!r} is not in [0, 1])"
-    return Probabilities("sigmoid", f"a sigmoid fitted on the search split{why}", _sigmoid(scores, is_positive))
+    sigmoid = _sigmoid(standardized(scores), is_positive)
+    return Probabilities("sigmoid", f"a sigmoid fitted on the search split{why}",
+                         lambda values: sigmoid(standardized(values)))  # fmt: skip
