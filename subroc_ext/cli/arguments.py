@@ -353,6 +353,9 @@ def build_parser():
     cluster.add_argument("--jobs", type=_positive_int, metavar="N",
                          help="run the search and the significance tests on N threads (the "
                               "same results; before, N Dask worker processes)")  # fmt: skip
+    run.add_argument("--allow-large", action="store_true",
+                     help="start a search estimated to need more memory than the machine has "
+                          "available (refused by default)")  # fmt: skip
     _common_arguments(run, _SAMPLES_HELP)
     run.set_defaults(samples="adaptive")
     _comparison_parsers(commands)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..demo.datasets import load_adult
 from ..demo.modelling import fit_and_score, split_parts
-from ..exceptions import InterruptedTest
+from ..exceptions import InterruptedTest, SearchMemoryError
 from ..inputs.labels import infer_positive_label
 from ..inputs.tables import read_table
 from ..reporting.multiclass import write_multiclass_report
@@ -31,7 +31,7 @@ __all__ = [
 
 
 #: Exceptions that our input validation raises; anything else is a bug and propagates.
-_INPUT_ERRORS = (ValueError, KeyError, FileNotFoundError, TypeError)
+_INPUT_ERRORS = (ValueError, KeyError, FileNotFoundError, TypeError, SearchMemoryError)
 
 
 def _read(path, what, args):
@@ -266,6 +266,7 @@ def run_command(args):
                 n_samples=args.samples, intervals=args.intervals, min_delta=args.min_delta,
                 random_state=args.seed, progress=not args.quiet, client=client, n_jobs=args.jobs,
                 case_mix=bool(args.case_mix), calibrate=args.calibrate or "auto",
+                allow_large=args.allow_large,
             )  # fmt: skip
     except InterruptedTest as interrupted:
         return keep_untested(interrupted, args)
