@@ -240,9 +240,8 @@ def test_cli_options_of_multiclass_runs(graded, graded_csv, tmp_path, capsys, op
                                       "class is the positive one"),
         (["--threshold", "0.5"], "--threshold does not apply: a multi-class model "
                                  "(--score-columns) predicts the class of the highest score"),
-        (["--score-columns", "low=p_low,p_mid"], "argument --score-columns: expected at least two "
-                                                 "distinct comma-separated column names (A,B,C) or "
-                                                 "CLASS=COLUMN pairs"),
+        (["--score-columns", "low=p_low,p_mid"], "argument --score-columns: plain column names mixed "
+                                                 "with CLASS=COLUMN pairs in 'low=p_low,p_mid'"),
     ],
 )  # fmt: skip
 def test_cli_refuses_what_does_not_apply_saying_why(graded_csv, capsys, options, message):
