@@ -153,14 +153,16 @@ def test_a_wide_table_at_depth_2_warns_by_its_time():
         assert search_size.warn_if_large(size)
 
 
-def test_the_command_line_refuses_it_in_one_line_and_allows_it(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("command", ["run", "compare"])
+def test_the_command_line_refuses_it_in_one_line_and_allows_it(tmp_path, capsys, monkeypatch, command):
     from subroc_ext.cli import main
 
     monkeypatch.setattr(search_size, "available_memory", lambda: 1000)
     path = tmp_path / "data.csv"
-    scored_frame(2, 400).to_csv(path, index=False)
-    arguments = ["run", str(path), "--label", "y", "--score", "p", "--depth", "1", "--samples", "20", "--quiet",
-                 "--out", str(tmp_path / "out")]  # fmt: skip
+    frame = scored_frame(2, 400)
+    frame.assign(old=frame["p"].sample(frac=1, random_state=0).to_numpy()).to_csv(path, index=False)
+    arguments = [command, str(path), "--label", "y", "--score", "p", "--depth", "1", "--samples", "20", "--quiet",
+                 "--out", str(tmp_path / "out"), *(["--baseline", "old"] if command == "compare" else [])]  # fmt: skip
     assert main(arguments) == 2
     err = capsys.readouterr().err
     assert err.startswith("subroc-ext: error: the search would need about ") and err.count("\n") == 1

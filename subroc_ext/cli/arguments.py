@@ -228,6 +228,12 @@ def _common_arguments(parser, samples_help):
                              "description, in the order of subgroups.csv")  # fmt: skip
 
 
+def _allow_large_argument(parser):
+    parser.add_argument("--allow-large", action="store_true",
+                        help="start a search estimated to need more memory than the machine has "
+                             "available (refused by default)")  # fmt: skip
+
+
 def _distinct_arguments(parser):
     """Options of the diverse result (``run``, ``compare``, ``drift``)."""
     parser.add_argument("--no-collapse", dest="collapse_identical", action="store_false",
@@ -353,9 +359,7 @@ def build_parser():
     cluster.add_argument("--jobs", type=_positive_int, metavar="N",
                          help="run the search and the significance tests on N threads (the "
                               "same results; before, N Dask worker processes)")  # fmt: skip
-    run.add_argument("--allow-large", action="store_true",
-                     help="start a search estimated to need more memory than the machine has "
-                          "available (refused by default)")  # fmt: skip
+    _allow_large_argument(run)
     _common_arguments(run, _SAMPLES_HELP)
     run.set_defaults(samples="adaptive")
     _comparison_parsers(commands)
@@ -432,5 +436,6 @@ def _comparison_parsers(commands):
         parser.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL")
         parser.add_argument("--out", default=f"subroc-ext-{name}", metavar="DIR")
         _verdict_arguments(parser)
+        _allow_large_argument(parser)
         _common_arguments(parser, _SAMPLES_HELP)
         parser.set_defaults(samples="adaptive")

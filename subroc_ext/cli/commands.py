@@ -325,7 +325,7 @@ def _run_multiclass(args):
                 result_set_size=args.top, collapse_identical=args.collapse_identical,
                 max_overlap=args.max_overlap, n_samples=args.samples, intervals=args.intervals,
                 min_delta=args.min_delta, random_state=args.seed, progress=not args.quiet,
-                client=client, n_jobs=args.jobs,
+                client=client, n_jobs=args.jobs, allow_large=args.allow_large,
             )  # fmt: skip
     except InterruptedTest as interrupted:
         return keep_untested(interrupted, args)
@@ -356,6 +356,7 @@ def _comparison_settings(args, validation):
         result_set_size=args.top, collapse_identical=args.collapse_identical,
         max_overlap=args.max_overlap, n_samples=args.samples, intervals=args.intervals,
         min_delta=args.min_delta, random_state=args.seed, progress=not args.quiet,
+        allow_large=args.allow_large,
     )  # fmt: skip
 
 
