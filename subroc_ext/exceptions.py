@@ -3,7 +3,7 @@ what a run had computed when it was cut (:class:`Partial`, :func:`keeping`)."""
 
 import contextlib
 
-__all__ = ["InterruptedRun", "InterruptedTest", "LowPowerWarning", "Partial", "SearchSizeWarning",
+__all__ = ["InterruptedRun", "InterruptedTest", "LowPowerWarning", "Partial", "SearchMemoryError", "SearchSizeWarning",
            "UndefinedMeasureWarning", "keeping"]
 
 
@@ -122,9 +122,16 @@ class LowPowerWarning(UserWarning):
     """
 
 
+class SearchMemoryError(MemoryError):
+    """A search would need more memory than the machine has available
+    (:func:`subroc_ext.inputs.search_size.check_memory`), refused before it
+    starts: one line with the estimate and the ways out (``allow_large=True``
+    starts it anyway)."""
+
+
 class SearchSizeWarning(UserWarning):
     """A search is large before it starts: its candidates (an upper bound
     from the conditions per column, at most one per column) or the memory of
-    its condition bitsets pass a threshold
+    its condition bitsets or its CPU time pass a threshold
     (:func:`subroc_ext.inputs.search_size.estimate_search_size`). One line
     with the estimate; the search still runs."""

@@ -48,6 +48,9 @@ def test_wasserstein_matches_quantile_brute_force():
     x = rng.random(17)
     assert wasserstein2_distance(x, x + 0.25) == pytest.approx(0.25)
     assert np.isnan(wasserstein2_distance([], [1.0]))
+    with np.errstate(all="raise"):  # scores of 1e300 and 1e-300: their squares had overflowed, or vanished
+        for scale in (1e300, 1e-300):
+            assert wasserstein2_distance(x * scale, (x + 0.25) * scale) == pytest.approx(0.25 * scale)
     matrix = wasserstein_matrix({"a": x, "b": x + 0.25, "c": x})
     np.testing.assert_allclose(np.diag(matrix), 0.0)
     assert matrix.loc["a", "b"] == matrix.loc["b", "a"] == pytest.approx(0.25)

@@ -11,6 +11,7 @@ import subroc_ext
 from subroc_ext.demo import datasets, modelling
 from subroc_ext.workflow import steps
 from subroc_ext.cli import main
+from subroc_ext.cli.arguments import build_parser
 from subroc_ext.exceptions import InterruptedTest
 from subroc_ext.workflow.multiclass import find_multiclass_subgroups
 from subroc_ext.workflow.pipeline import split_validation
@@ -105,7 +106,7 @@ def test_cli_score_columns(scored, tmp_path, capsys):
 @pytest.mark.parametrize(
     "arguments, message",
     [
-        (["--score-columns", "married"], "at least two distinct"),
+        (["--score-columns", "married"], "at least two score columns"),
         (["--score-columns", "married,single"], "'single'.*not found"),
         (["--score-columns", ",".join(CLASSES), "--positive-label", "x"], "does not apply"),
         (["--score", "married", "--score-columns", ",".join(CLASSES)], "not allowed with"),
@@ -239,9 +240,8 @@ def test_cli_options_of_multiclass_runs(graded, graded_csv, tmp_path, capsys, op
                                       "class is the positive one"),
         (["--threshold", "0.5"], "--threshold does not apply: a multi-class model "
                                  "(--score-columns) predicts the class of the highest score"),
-        (["--score-columns", "low=p_low,p_mid"], "argument --score-columns: expected at least two "
-                                                 "distinct comma-separated column names (A,B,C) or "
-                                                 "CLASS=COLUMN pairs"),
+        (["--score-columns", "low=p_low,p_mid"], "argument --score-columns: plain column names mixed "
+                                                 "with CLASS=COLUMN pairs in 'low=p_low,p_mid'"),
     ],
 )  # fmt: skip
 def test_cli_refuses_what_does_not_apply_saying_why(graded_csv, capsys, options, message):
@@ -308,3 +308,29 @@ def test_cli_unknown_class_in_the_validation_file(graded, tmp_path, capsys):
     assert err == ("subroc-ext: error: label column 'grade' has value(s) 'medium' that no score "
                    "column scores (classes ['low', 'mid', 'high']); name the class each column "
                    "scores: --score-columns high=COLUMN,low=COLUMN,medium=COLUMN,mid=COLUMN\n")  # fmt: skip
+
+
+@pytest.mark.parametrize("texts, expected", [
+    (["a,b , c"], ["a", "b", "c"]),
+    (["yes=p_yes,no=p_no"], {"yes": "p_yes", "no": "p_no"}),
+    (["p,yes", "p,no"], ["p,yes", "p,no"]),
+    (["yes=p=yes", "no=p,no"], {"yes": "p=yes", "no": "p,no"}),
+])  # fmt: skip
+def test_cli_score_columns_with_commas_and_equals_signs_are_given_one_at_a_time(texts, expected):
+    """Column names with ',' or '=' could not be passed at all."""
+    arguments = ["run", "data.csv", "--label", "y"] + [part for text in texts for part in ("--score-columns", text)]
+    assert build_parser().parse_args(arguments).score_columns == expected
+
+
+@pytest.mark.parametrize("texts, message", [
+    (["p=yes,p=no"], "class 'p' is given twice in 'p=yes,p=no'; for names with ',' or '=', give --score-columns "
+                     "once per class, as COLUMN or CLASS=COLUMN"),
+    (["a,a"], "column 'a' is given twice in 'a,a'"),
+    (["a,b=c"], "plain column names mixed with CLASS=COLUMN pairs in 'a,b=c'"),
+    (["a", "b="], "an empty column or class name in 2 --score-columns"),
+    (["a"], "a multi-class model needs at least two score columns"),
+])  # fmt: skip
+def test_cli_score_columns_errors_say_why(texts, message, capsys):
+    arguments = ["run", "data.csv", "--label", "y"] + [part for text in texts for part in ("--score-columns", text)]
+    assert main(arguments) == 2
+    assert capsys.readouterr().err.startswith(f"subroc-ext run: error: argument --score-columns: {message}")

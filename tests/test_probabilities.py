@@ -90,3 +90,23 @@ def test_scores_that_cannot_be_probabilities_are_a_one_line_error():
         fit_probabilities(truth, labels, "platt")
     with pytest.raises(ValueError, match="do not rise with the positive class"):
         fit_probabilities(-logit(truth), labels, "sigmoid")
+
+
+@pytest.mark.parametrize("calibrate", ["sigmoid", "isotonic"])
+@pytest.mark.parametrize("scale, offset", [(1e300, 0.0), (1e-300, 0.0), (1.0, 1e15), (-9e306, 0.0)])
+def test_the_map_does_not_depend_on_the_scale_of_the_scores(calibrate, scale, offset):
+    """Scores times 1e300 or 1e-300, or shifted by 1e15 (steps of 0.125 there), give
+    the probabilities of the scores themselves, without an overflow warning (1e300 had
+    overflowed the sigmoid's standardization into NaN probabilities, or into "the
+    scores do not rise with the positive class" at a ROC AUC of 0.88). The last case
+    runs from -1.2e308 to 1.6e308 (their difference is no float) and is read upside down
+    (scale < 0), so its map falls: checked on the reversed labels."""
+    truth, labels = logistic_data(3, 2000)
+    margin = 3 * logit(truth) - 2
+    labels = labels if scale > 0 else ~labels
+    with np.errstate(all="raise"):
+        scores = margin * scale + offset
+        got = fit_probabilities(scores, labels, calibrate)(scores)
+    unscaled = (scores - offset) / abs(scale)  # the margin, to the resolution the scores keep
+    assert np.isfinite(got).all()
+    assert got == pytest.approx(fit_probabilities(unscaled, labels, calibrate)(unscaled), abs=1e-6)

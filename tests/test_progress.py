@@ -59,3 +59,17 @@ def test_time_left_when_the_total_is_known(monkeypatch):
     assert stream.getvalue().splitlines() == [
         "testing: 1/4 in 10.0 s, about 30 s left", "testing: 4/4 in 40.0 s",
     ]  # fmt: skip
+
+
+def test_the_first_line_comes_after_a_few_seconds_then_every_interval(monkeypatch):
+    """A long search had said nothing for its first 30 s."""
+    clock = iter([0.0, 4.0, 6.0, 20.0, 37.0, 40.0])  # start; four updates; close
+    monkeypatch.setattr(_progress.time, "monotonic", lambda: next(clock))
+    stream = io.StringIO()
+    bar = PlainProgress(iter(()), desc="searching", stream=stream)
+    for _ in range(4):
+        bar.update(1)
+    bar.close()
+    assert stream.getvalue().splitlines() == [
+        "searching: 2 in 6.0 s", "searching: 4 in 37.0 s", "searching: 4 in 40.0 s",
+    ]  # fmt: skip

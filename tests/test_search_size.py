@@ -13,6 +13,7 @@ from synthetic import scored_frame
 
 import subroc_ext
 from subroc_ext import SearchSizeWarning
+from subroc_ext.exceptions import SearchMemoryError
 from subroc_ext.engine.search import SearchProblem
 from subroc_ext.inputs import search_size
 from subroc_ext.inputs.search_size import estimate_search_size
@@ -109,3 +110,60 @@ def test_the_command_line_shows_it_as_one_warning_line(tmp_path, capsys, monkeyp
     lines = [line for line in capsys.readouterr().err.splitlines() if "large search" in line]
     assert len(lines) == 1
     assert lines[0].startswith("subroc-ext: warning: a large search: up to ")
+
+
+def test_memory_is_twice_the_bitsets_the_dataset_and_the_search_both_hold():
+    """The estimate had counted the bitsets once: 1 M rows with --min-support 2
+    were estimated at 7.0 GB and peaked at 15.4 GB. The dataset keeps each
+    condition's bitset and the search copies them all into its matrix."""
+    frame = scored_frame(0, 1000, attributes=5)
+    space = list(subroc_ext.make_search_space(frame, ignore=["label", "score"]))
+    qf = subroc_ext.ROCAUCQF("label")
+    task = ps.SubgroupDiscoveryTask(frame, subroc_ext.SoftClassifierTarget("label", "score"), space, qf, depth=2)
+    matrix = SearchProblem.from_task(task).space.words
+    kept = [qf.dataset.selector_words(selector) for selector in space]
+    assert all(qf.dataset.selector_words(selector) is words for selector, words in zip(space, kept))  # cached
+    size = estimate_search_size(space, len(frame), 2)
+    assert size.memory_bytes == sum(w.nbytes for w in kept) + matrix.nbytes + search_size.BYTES_PER_CONDITION * len(space)
+    assert "(about 369.9 KB of memory)" in str(estimate_search_size(space, 100_000, 2))
+
+
+def test_a_search_beyond_the_available_memory_is_refused_unless_allowed(monkeypatch):
+    frame = scored_frame(1, 600)
+    qf, target = subroc_ext.make_quality_function("roc_auc", "y"), subroc_ext.SoftClassifierTarget("y", "p")
+    monkeypatch.setattr(search_size, "available_memory", lambda: 1000)
+    with pytest.raises(SearchMemoryError, match=r"^the search would need about .* of memory, more than the 1000 bytes "
+                       r"available \(up to .*\): lower the depth, .*; allow_large=True \(--allow-large\) starts it"):  # fmt: skip
+        steps.search(frame, qf, target, depth=2)
+    assert steps.search(frame, qf, target, depth=2, allow_large=True).subgroups
+    search_size.check_memory(estimate_search_size(_selectors([3]), 100, 1), available=10**9)  # fits: no error
+
+
+def test_available_memory_is_known_here():
+    assert search_size.available_memory() > 0
+
+
+def test_a_wide_table_at_depth_2_warns_by_its_time():
+    """300 numeric columns of 50,000 rows at depth 2 ran 83 s without a word:
+    5.4 million candidates (under the candidates' threshold), 22 MB of bitsets."""
+    size = estimate_search_size(_selectors([11] * 300), 50_000, 2)
+    assert size.candidates < search_size.LARGE_CANDIDATES and size.bitset_bytes < search_size.LARGE_BYTES
+    with pytest.warns(SearchSizeWarning, match=r"up to 5\.4 million candidate patterns at depth 2 .* would take "
+                      r"about 2\.4 minutes of CPU"):  # fmt: skip
+        assert search_size.warn_if_large(size)
+
+
+@pytest.mark.parametrize("command", ["run", "compare"])
+def test_the_command_line_refuses_it_in_one_line_and_allows_it(tmp_path, capsys, monkeypatch, command):
+    from subroc_ext.cli import main
+
+    monkeypatch.setattr(search_size, "available_memory", lambda: 1000)
+    path = tmp_path / "data.csv"
+    frame = scored_frame(2, 400)
+    frame.assign(old=frame["p"].sample(frac=1, random_state=0).to_numpy()).to_csv(path, index=False)
+    arguments = [command, str(path), "--label", "y", "--score", "p", "--depth", "1", "--samples", "20", "--quiet",
+                 "--out", str(tmp_path / "out"), *(["--baseline", "old"] if command == "compare" else [])]  # fmt: skip
+    assert main(arguments) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("subroc-ext: error: the search would need about ") and err.count("\n") == 1
+    assert main([*arguments, "--allow-large"]) == 0

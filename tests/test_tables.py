@@ -154,3 +154,37 @@ def test_decimal_commas(tmp_path):
     (tmp_path / "data.parquet").write_bytes(b"PAR1")
     with pytest.raises(ValueError, match="--decimal does not apply to the Parquet"):
         read_table(tmp_path / "data.parquet", decimal=",")
+
+
+def test_a_table_that_is_not_delimited_text_is_one_short_line(tmp_path):
+    """JSON read with --sep ',' repeats hundreds of 'column names': the message had
+    quoted every one of them (45 KB on one line)."""
+    path = tmp_path / "data.json"
+    pd.DataFrame({"age": np.arange(300) % 7, "p": np.arange(300) / 300}).to_json(path, orient="records")
+    with pytest.raises(ValueError, match=re.escape(f"data file '{path}' has more than one column named ")) as error:
+        read_table(path, sep=",")
+    message = str(error.value)
+    assert len(message) < 400 and "\n" not in message
+    assert re.search(r"\(columns \d+, \d+, \d+, \.\.\. \(\d+ in all\)\); .* and \d+ more; give each column", message)
+
+
+def test_a_symlink_loop_and_a_dangling_link_say_so(tmp_path):
+    (tmp_path / "a.csv").symlink_to(tmp_path / "b.csv")
+    (tmp_path / "b.csv").symlink_to(tmp_path / "a.csv")
+    with pytest.raises(ValueError, match=re.escape(f"data file '{tmp_path / 'a.csv'}' is a symlink loop")):
+        read_table(tmp_path / "a.csv")
+    (tmp_path / "c.csv").symlink_to(tmp_path / "gone.csv")
+    with pytest.raises(FileNotFoundError, match=re.escape(f"not found (a symbolic link to the missing '{tmp_path}")):
+        read_table(tmp_path / "c.csv")
+
+
+@pytest.mark.parametrize("content, message", [
+    (gzip.compress(b"y,p\n1,0.5\n") + b"garbage", "not a valid gzip file: it has data after its compressed stream"),
+    (b"y,p\n1,0.5\n", "not a valid gzip file: it is not gzip data"),
+], ids=["trailing junk", "not gzip"])  # fmt: skip
+def test_a_bad_gzip_file_is_named_and_explained(tmp_path, content, message):
+    """Trailing junk had given "Not a gzipped file (b'ga')"."""
+    path = tmp_path / "data.csv.gz"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=re.escape(f"cannot read data file '{path}': {message}")):
+        read_table(path)

@@ -226,3 +226,22 @@ def test_a_dataset_keeps_only_the_columns_last_converted(monkeypatch):
     assert conversions == {}
     assert [str(s) for s in first.subgroups] == [str(s) for s in second.subgroups] and first.subgroups
     assert first.qualities == second.qualities
+
+
+def test_columns_of_nested_values_are_left_out_with_a_note():
+    """Lists, arrays, dicts and sets (Parquet's list and struct columns are read as
+    arrays and dicts) had stopped every run with "unhashable type: 'numpy.ndarray'",
+    naming no column."""
+    frame = scored_frame(0, n=400)
+    frame["tags"] = [np.array([i % 3, i % 5]) for i in range(len(frame))]
+    frame["meta"] = [{"a": i % 4} for i in range(len(frame))]
+    frame["sets"] = [{i % 2} for i in range(len(frame))]
+    frame["lists"] = [[i % 2] if i % 3 else "x" for i in range(len(frame))]
+    with pytest.warns(subroc_ext.SearchSpaceWarning) as caught:
+        checked = validate_data(frame, label="y", score="p")
+    assert [str(w.message) for w in caught] == [
+        "columns left out of the search space: 'tags' (nested values (ndarray): flatten them into columns of single "
+        "values to search them); 'meta' (nested values (dict): ...); 'sets' (nested values (set): ...); 'lists' "
+        "(nested values (list, str): ...)".replace(": ...", ": flatten them into columns of single values to search them")
+    ]
+    assert set(checked.space.used) == {"region", "age", "plan"}

@@ -69,6 +69,17 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
+    def parse_known_args(self, args=None, namespace=None):
+        """argparse's, then the ``--score-columns`` given read together (:func:`_score_columns`)."""
+        namespace, extras = super().parse_known_args(args, namespace)
+        texts = vars(namespace).pop("score_column_texts", None)
+        if texts is not None:
+            try:
+                namespace.score_columns = _score_columns(texts)
+            except ValueError as error:
+                self.error(f"argument --score-columns: {error}")
+        return namespace, extras
+
 
 class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
     """Keep the descriptions' line breaks and show the defaults that say something."""
@@ -128,23 +139,37 @@ _support = _number(
 )
 
 
-def _score_columns(text):
-    """``a,b,c`` (columns named like the classes they score) as a list, or
-    ``CLASS=COLUMN,...`` as a dict ``{class text: column}``: at least two
-    distinct columns."""
-    items = [item.strip() for item in text.split(",")]
-    named = ["=" in item for item in items]
+def _score_columns(texts):
+    """The classes' score columns from the ``--score-columns`` given (``texts``).
+
+    One ``--score-columns a,b,c`` (columns named like the classes they score)
+    is a list; ``CLASS=COLUMN,...`` a dict ``{class text: column}``. Given
+    more than once, each ``--score-columns`` is one column (or one
+    ``CLASS=COLUMN``), taken whole: the way to name columns with ``,`` (or,
+    as ``CLASS=COLUMN``, with ``=``: the first ``=`` ends the class). At least
+    two distinct columns and classes. Raises ``ValueError`` saying what is wrong.
+    """
+    items = [item.strip() for item in (texts[0].split(",") if len(texts) == 1 else texts)]
+    given = repr(texts[0]) if len(texts) == 1 else f"{len(texts)} --score-columns"
+    repeat = "for names with ',' or '=', give --score-columns once per class, as COLUMN or CLASS=COLUMN"
     pairs = [tuple(part.strip() for part in item.split("=", 1)) for item in items]
-    columns = [pair[-1] for pair in pairs]
-    if (
-        len(items) < 2 or not all(map(all, pairs)) or any(named) != all(named)
-        or len(set(columns)) != len(columns) or len({pair[0] for pair in pairs}) != len(pairs)
-    ):  # fmt: skip
-        raise argparse.ArgumentTypeError(
-            "expected at least two distinct comma-separated column names (A,B,C) or "
-            f"CLASS=COLUMN pairs (yes=p_yes,no=p_no), got {text!r}"
-        )
-    return dict(pairs) if all(named) else columns
+    named = {len(pair) == 2 for pair in pairs}
+    columns, classes = [pair[-1] for pair in pairs], [pair[0] for pair in pairs]
+    twice = [name for name in columns if columns.count(name) > 1] or [
+        name for name in classes if classes.count(name) > 1
+    ]  # fmt: skip
+    if len(items) < 2:
+        problem = "a multi-class model needs at least two score columns (A,B,C or yes=p_yes,no=p_no)"
+    elif not all(map(all, pairs)):
+        problem = "an empty column or class name"
+    elif len(named) > 1:
+        problem = "plain column names mixed with CLASS=COLUMN pairs"
+    elif twice:
+        what = "column" if columns.count(twice[0]) > 1 else "class"
+        problem = f"{what} {twice[0]!r} is given twice"
+    else:
+        return dict(pairs) if named == {True} else columns
+    raise ValueError(f"{problem} in {given}; {repeat}")
 
 
 def _separator(text):
@@ -203,6 +228,12 @@ def _common_arguments(parser, samples_help):
                              "description, in the order of subgroups.csv")  # fmt: skip
 
 
+def _allow_large_argument(parser):
+    parser.add_argument("--allow-large", action="store_true",
+                        help="start a search estimated to need more memory than the machine has "
+                             "available (refused by default)")  # fmt: skip
+
+
 def _distinct_arguments(parser):
     """Options of the diverse result (``run``, ``compare``, ``drift``)."""
     parser.add_argument("--no-collapse", dest="collapse_identical", action="store_false",
@@ -252,10 +283,12 @@ def build_parser():
     scores = run.add_mutually_exclusive_group(required=True)
     scores.add_argument("--score", metavar="COL",
                         help="column of model scores, higher meaning more likely positive")  # fmt: skip
-    scores.add_argument("--score-columns", type=_score_columns, metavar="A,B,C",
+    scores.add_argument("--score-columns", action="append", dest="score_column_texts", metavar="A,B,C",
                         help="a multi-class model instead: one score column per class, each "
                              "named like the label value it scores, or CLASS=COLUMN pairs "
-                             "(e.g. 0=p0,1=p1,2=p2); the measure is then AUC_mu")  # fmt: skip
+                             "(e.g. 0=p0,1=p1,2=p2); the measure is then AUC_mu; for names with "
+                             "',' or '=', repeat the option, one COLUMN or CLASS=COLUMN each")  # fmt: skip
+    run.set_defaults(score_columns=None)
     run.add_argument("--positive-label", metavar="V",
                      help="label value of the positive class (needed unless the labels "
                           "are 0/1 or true/false)")  # fmt: skip
@@ -326,6 +359,7 @@ def build_parser():
     cluster.add_argument("--jobs", type=_positive_int, metavar="N",
                          help="run the search and the significance tests on N threads (the "
                               "same results; before, N Dask worker processes)")  # fmt: skip
+    _allow_large_argument(run)
     _common_arguments(run, _SAMPLES_HELP)
     run.set_defaults(samples="adaptive")
     _comparison_parsers(commands)
@@ -402,5 +436,6 @@ def _comparison_parsers(commands):
         parser.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL")
         parser.add_argument("--out", default=f"subroc-ext-{name}", metavar="DIR")
         _verdict_arguments(parser)
+        _allow_large_argument(parser)
         _common_arguments(parser, _SAMPLES_HELP)
         parser.set_defaults(samples="adaptive")

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..demo.datasets import load_adult
 from ..demo.modelling import fit_and_score, split_parts
+from ..exceptions import SearchMemoryError
 from ..inputs.labels import infer_positive_label
 from ..inputs.tables import read_table
 from ..reporting.multiclass import write_multiclass_report
@@ -31,7 +32,7 @@ __all__ = [
 
 
 #: Exceptions that our input validation raises; anything else is a bug and propagates.
-_INPUT_ERRORS = (ValueError, KeyError, FileNotFoundError, TypeError)
+_INPUT_ERRORS = (ValueError, KeyError, FileNotFoundError, TypeError, SearchMemoryError)
 
 
 def _read(path, what, args):
@@ -264,6 +265,7 @@ def run_command(args):
                 n_samples=args.samples, intervals=args.intervals, min_delta=args.min_delta,
                 random_state=args.seed, progress=not args.quiet, client=client, n_jobs=args.jobs,
                 case_mix=bool(args.case_mix), calibrate=args.calibrate or "auto",
+                allow_large=args.allow_large,
             )  # fmt: skip
     except (*_INPUT_ERRORS, ImportError) as error:
         return fail(error)
@@ -320,7 +322,7 @@ def _run_multiclass(args):
                 result_set_size=args.top, collapse_identical=args.collapse_identical,
                 max_overlap=args.max_overlap, n_samples=args.samples, intervals=args.intervals,
                 min_delta=args.min_delta, random_state=args.seed, progress=not args.quiet,
-                client=client, n_jobs=args.jobs,
+                client=client, n_jobs=args.jobs, allow_large=args.allow_large,
             )  # fmt: skip
     except (*_INPUT_ERRORS, ImportError) as error:
         return fail(error)
@@ -349,6 +351,7 @@ def _comparison_settings(args, validation):
         result_set_size=args.top, collapse_identical=args.collapse_identical,
         max_overlap=args.max_overlap, n_samples=args.samples, intervals=args.intervals,
         min_delta=args.min_delta, random_state=args.seed, progress=not args.quiet,
+        allow_large=args.allow_large,
     )  # fmt: skip
 
 

@@ -68,12 +68,28 @@ def _identity(scores):
     return scores
 
 
-def _sigmoid(scores, is_positive):
-    """Platt's sigmoid ``1 / (1 + exp(-(a z + b)))`` of the standardized scores
-    ``z``, fitted by maximum likelihood to Platt's smoothed targets."""
-    centre, scale = scores.mean(), scores.std()
-    scale = scale if scale > 0 else 1.0
-    z = (scores - centre) / scale
+def _standardizer(scores):
+    """An increasing affine map of ``scores`` onto a median of 0 and a standard
+    deviation of 1 (1 if all are equal), that neither overflows nor underflows
+    at any scale: scores of 1e300, of 1e-300, or 1e15 plus small steps give the
+    same map as the scores themselves."""
+    centre = np.partition(scores, len(scores) // 2)[len(scores) // 2] / 2
+    half = scores / 2 - centre  # halves: no difference of two floats overflows
+    extent = np.abs(half).max()
+    extent = extent if extent > 0 else 1.0
+    spread = (half / extent).std()
+    spread = spread if spread > 0 else 1.0
+
+    def standardized(values):
+        with np.errstate(over="ignore"):  # far beyond the fitted range: +-inf, read as 0 or 1
+            return (values / 2 - centre) / extent / spread
+
+    return standardized
+
+
+def _sigmoid(z, is_positive):
+    """Platt's sigmoid ``1 / (1 + exp(-(a z + b)))`` of standardized scores ``z``,
+    fitted by maximum likelihood to Platt's smoothed targets."""
     positives = is_positive.sum()
     targets = np.where(is_positive, (positives + 1) / (positives + 2), 1 / (len(z) - positives + 2))
 
@@ -89,7 +105,7 @@ def _sigmoid(scores, is_positive):
             "calibrate='sigmoid': the scores do not rise with the positive class on the search "
             f"split (fitted slope {slope:.3g}); the case mix needs scores that rank positives higher"
         )
-    return lambda values: expit(slope * (values - centre) / scale + intercept)
+    return lambda values: expit(slope * values + intercept)
 
 
 #: A promise this close to the ROC AUC delivered is kept, whatever the interval
@@ -257,7 +273,11 @@ def fit_probabilities(scores, is_positive, calibrate="auto", name="score"):
         why = f" (the scores as given are not calibrated there: {check.text()})"
     elif calibrate == "auto":
         why = f" (score column {name!r} is not in [0, 1])"
+    standardized = _standardizer(scores)
     if calibrate == "sigmoid":
-        return Probabilities("sigmoid", "a sigmoid fitted on the search split", _sigmoid(scores, is_positive))
+        sigmoid = _sigmoid(standardized(scores), is_positive)
+        return Probabilities("sigmoid", "a sigmoid fitted on the search split",
+                             lambda values: sigmoid(standardized(values)))  # fmt: skip
+    isotonic = _centred_isotonic(standardized(scores), is_positive)
     return Probabilities("isotonic", f"an isotonic regression fitted on the search split{why}",
-                         _centred_isotonic(scores, is_positive))  # fmt: skip
+                         lambda values: isotonic(standardized(values)))  # fmt: skip

@@ -12,23 +12,37 @@ bitset of ``ceil(n / 64)`` words, and a candidate costs about
 (measured with :class:`~subroc_ext.FastSearch` on one core of the
 development machine, ROC AUC, 5,000 to 500,000 rows).
 
+The search's memory is about twice its bitsets (the dataset keeps each
+condition's bitset for later searches and the search copies them into one
+matrix) plus :data:`BYTES_PER_CONDITION`: measured as the peak resident
+memory a search added, 1.9 to 2.2 times the bitsets for 5,000 to 20,000
+conditions on 100,000 to 400,000 rows (1 M rows with ``--min-support 2``:
+7.0 GB of bitsets, 15.4 GB at the peak, the data included).
+
 :func:`warn_if_large` emits one :class:`~subroc_ext.SearchSizeWarning` line
-when the bound passes :data:`LARGE_CANDIDATES` or the bitsets
-:data:`LARGE_BYTES`.
+when the bound passes :data:`LARGE_CANDIDATES`, the bitsets
+:data:`LARGE_BYTES` or the CPU time :data:`LARGE_SECONDS`;
+:func:`check_memory` refuses a search whose memory passes what the machine
+has available (:func:`available_memory`), unless ``allow_large``.
 """
 
+import os
 import warnings
 from dataclasses import dataclass
 
-from ..exceptions import SearchSizeWarning
+from ..exceptions import SearchMemoryError, SearchSizeWarning
 from ..utils.callers import user_stacklevel
 
 __all__ = [
+    "BYTES_PER_CONDITION",
     "LARGE_BYTES",
     "LARGE_CANDIDATES",
+    "LARGE_SECONDS",
     "SECONDS_PER_CANDIDATE",
     "SECONDS_PER_CANDIDATE_ROW",
     "SearchSize",
+    "available_memory",
+    "check_memory",
     "estimate_search_size",
     "warn_if_large",
 ]
@@ -37,6 +51,10 @@ __all__ = [
 LARGE_CANDIDATES = 50_000_000
 #: Bytes of condition bitsets above which a search is announced as large.
 LARGE_BYTES = 4 * 2**30
+#: Estimated CPU seconds (every candidate evaluated) above which a search is announced as large.
+LARGE_SECONDS = 60.0
+#: Memory of a condition besides its bitsets (Python objects, caches), in bytes.
+BYTES_PER_CONDITION = 2048
 #: Rough cost of one candidate, and of each of its rows, in CPU seconds.
 SECONDS_PER_CANDIDATE = 1e-6
 SECONDS_PER_CANDIDATE_ROW = 5e-10
@@ -55,6 +73,9 @@ class SearchSize:
         Upper bound of the patterns with 1, 2, ..., ``depth`` conditions.
     bitset_bytes : int
         Memory of the conditions' covers as bitsets.
+    memory_bytes : int
+        Memory the search adds (:data:`BYTES_PER_CONDITION` and twice the
+        bitsets: the dataset's and the search's copy).
     seconds : float
         Rough CPU time to evaluate every candidate (without pruning).
     """
@@ -73,9 +94,15 @@ class SearchSize:
         return sum(self.candidates_by_depth)
 
     @property
+    def memory_bytes(self):
+        """Memory the search adds: twice the bitsets, and :data:`BYTES_PER_CONDITION` each."""
+        return 2 * self.bitset_bytes + BYTES_PER_CONDITION * self.conditions
+
+    @property
     def large(self):
-        """Whether the bound or the bitsets pass :data:`LARGE_CANDIDATES` / :data:`LARGE_BYTES`."""
-        return self.candidates > LARGE_CANDIDATES or self.bitset_bytes > LARGE_BYTES
+        """Whether the bound, the bitsets or the CPU time pass :data:`LARGE_CANDIDATES`,
+        :data:`LARGE_BYTES` / :data:`LARGE_SECONDS`."""
+        return self.candidates > LARGE_CANDIDATES or self.bitset_bytes > LARGE_BYTES or self.seconds > LARGE_SECONDS
 
     def __str__(self):
         text = (
@@ -87,8 +114,9 @@ class SearchSize:
             depth = smaller[-1][0]
             text += f", {_count(sum(self.candidates_by_depth[:depth]))} at depth {depth}"
         return (
-            f"{text}; {_bytes(self.bitset_bytes)} of condition bitsets for {self.rows:,} rows; "
-            f"evaluating every candidate would take about {_duration(self.seconds)} of CPU"
+            f"{text}; {_bytes(self.bitset_bytes)} of condition bitsets for {self.rows:,} rows "
+            f"(about {_bytes(self.memory_bytes)} of memory); evaluating every candidate would take "
+            f"about {_duration(self.seconds)} of CPU"
         )
 
 
@@ -150,6 +178,51 @@ def warn_if_large(size):
         stacklevel=user_stacklevel(),
     )  # fmt: skip
     return True
+
+
+def available_memory():
+    """Bytes of memory available to a new allocation, or None if unknown.
+
+    Linux' ``MemAvailable`` (``/proc/meminfo``: free memory and the caches
+    the kernel can drop), else ``os.sysconf``'s available physical pages.
+    """
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_memory(size, allow_large=False, available=None):
+    """Refuse a search whose memory passes what is available (unless ``allow_large``).
+
+    Parameters
+    ----------
+    size : SearchSize
+    allow_large : bool, default=False
+        Start it anyway.
+    available : int, optional
+        Bytes available; by default :func:`available_memory`.
+
+    Raises
+    ------
+    SearchMemoryError
+        One line: the estimate, what is available, and the ways out.
+    """
+    available = available_memory() if available is None else available
+    if allow_large or available is None or size.memory_bytes <= available:
+        return
+    raise SearchMemoryError(
+        f"the search would need about {_bytes(size.memory_bytes)} of memory, more than the "
+        f"{_bytes(available)} available ({size}): lower the depth, raise the minimum support or "
+        "leave out columns; allow_large=True (--allow-large) starts it anyway"
+    )
 
 
 def _count(number):

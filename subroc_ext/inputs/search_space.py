@@ -32,7 +32,8 @@ or integers that count rows or are named like a key, :func:`named_like_a_key`;
 floats never; ``keep_ids=True`` keeps them), columns whose values tell two
 periods apart (``periods``, for :func:`~subroc_ext.find_drift`), nominal
 columns whose every value is rarer than ``min_support``, and columns of other
-types (complex numbers, lists, ...). Further :class:`SearchSpaceWarning`
+types (complex numbers; nested values: lists, arrays, dicts, sets, as
+Parquet's list and struct columns are read). Further :class:`SearchSpaceWarning`
 notes name columns that lost 100 or more values to ``min_support``, and text
 columns of numbers with a few words (``'unknown'``), which are searched as
 categories.
@@ -146,7 +147,7 @@ def _kind(column):
         pd.unique(present)
     except TypeError:
         kinds = sorted({type(v).__name__ for v in present})
-        return f"unhashable values ({', '.join(kinds)})"
+        return f"nested values ({', '.join(kinds)}): flatten them into columns of single values to search them"
     if len(present) and all(isinstance(v, str) and ISO_DATE.match(v) for v in present):
         try:
             as_datetime(column)

@@ -11,6 +11,8 @@ as ``EOFError``, ``gzip.BadGzipFile``, ``zlib.error``, ``lzma.LZMAError``,
 ``zipfile.BadZipFile`` or ``tarfile.TarError``.
 """
 
+import errno
+import gzip
 import lzma
 import re
 import tarfile
@@ -45,6 +47,16 @@ _LIKELY = {";": "';'", "\t": "tab ('\\t')", "|": "'|'"}
 _UNNAMED, _NUMBERED = re.compile(r"Unnamed: \d+"), re.compile(r".+\.\d+")
 #: What the decompressors raise for data that is not what its extension says.
 _CORRUPT = (zlib.error, lzma.LZMAError, zipfile.BadZipFile, tarfile.TarError)
+#: Characters of the data (a column name, a library's message) a message quotes at most.
+_QUOTED = 60
+#: Repeated column names a message lists at most.
+_LISTED = 3
+
+
+def _clip(text, limit=_QUOTED):
+    """``text`` on one line, cut to ``limit`` characters (``...`` marks a cut)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else f"{text[:limit]}..."
 
 
 def parse_separator(text):
@@ -91,7 +103,7 @@ def _read_parquet(path, encoding, decimal, name):
             f"({' '.join(str(error).split())})"
         ) from None
     except (ValueError, OSError) as error:
-        raise ValueError(f"cannot read {name} as Parquet: {error}") from None
+        raise ValueError(f"cannot read {name} as Parquet: {_clip(error, 200)}") from None
 
 
 def _read_text(path, sep, encoding, decimal, name):
@@ -108,20 +120,25 @@ def _read_text(path, sep, encoding, decimal, name):
         ) from None
     except pd.errors.ParserError as error:
         shown = {"\t": "tab"}.get(sep, repr(sep))
-        raise ValueError(f"cannot parse {name} with separator {shown}: {error}") from None
+        raise ValueError(f"cannot parse {name} with separator {shown}: {_clip(error, 200)}") from None
     except EOFError:
         raise ValueError(f"cannot read {name}: the compressed file ends early (cut short?)") from None
     except _CORRUPT as error:
-        raise ValueError(f"cannot read {name}: the compressed data is corrupt ({error})") from None
-    except OSError as error:  # PermissionError; gzip.BadGzipFile, bz2's "Invalid data stream"
-        raise ValueError(f"cannot read {name}: {error.strerror or error}") from None
+        raise ValueError(f"cannot read {name}: the compressed data is corrupt ({_clip(error)})") from None
+    except gzip.BadGzipFile:
+        with open(path, "rb") as file:
+            gzipped = file.read(2) == b"\x1f\x8b"
+        what = "it has data after its compressed stream (trailing junk?)" if gzipped else "it is not gzip data"
+        raise ValueError(f"cannot read {name}: not a valid gzip file: {what}") from None
+    except OSError as error:  # PermissionError; bz2's "Invalid data stream"
+        raise ValueError(f"cannot read {name}: {_clip(error.strerror or error)}") from None
     if frame.shape[1] == 1:
         column = str(frame.columns[0])
         for candidate, shown in _LIKELY.items():
             if candidate != sep and candidate in column:
                 option = "--sep '\\t'" if candidate == "\t" else f"--sep '{candidate}'"
                 raise ValueError(
-                    f"{name} has one column, {column[:60]!r}{'...' if len(column) > 60 else ''}: "
+                    f"{name} has one column, {_clip(column)!r}: "
                     f"its fields look separated by {shown}, not {sep!r}; pass {option}"
                 )
     return frame
@@ -140,14 +157,38 @@ def _check_header(path, sep, encoding, frame, name):
         positions.setdefault(text.strip(), []).append(position)
     twice = {text: where for text, where in positions.items() if text and len(where) > 1}
     if twice:
-        shown = "; ".join(f"{text!r} (columns {', '.join(map(str, where))})" for text, where in twice.items())
-        raise ValueError(f"{name} has more than one column named {shown}; give each column its own name")
+        listed = list(twice.items())[:_LISTED]
+        shown = "; ".join(f"{_clip(text)!r} (columns {_positions(where)})" for text, where in listed)
+        more = f" and {len(twice) - _LISTED:,} more" if len(twice) > _LISTED else ""
+        raise ValueError(f"{name} has more than one column named {shown}{more}; give each column its own name")
     if "" in positions:
         shown = ", ".join(map(str, positions[""]))
         raise ValueError(
             f"{name} has a column without a name (column {shown} of its header); name it, or drop "
             "it (a row index saved with the table? save it with index=False)"
         )
+
+
+def _positions(where):
+    """``'2, 5'``; ``'2, 147, 1217, ... (13 in all)'``."""
+    shown = ", ".join(map(str, where[:_LISTED]))
+    return shown if len(where) <= _LISTED else f"{shown}, ... ({len(where):,} in all)"
+
+
+def _check_path(path, what):
+    """Raise ``FileNotFoundError`` if ``path`` is missing (also a link to a missing
+    file) and ``ValueError`` if it is a folder, a symlink loop or cannot be looked at."""
+    try:
+        path.stat()
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise ValueError(f"{what} file '{path}' is a symlink loop (its links lead back to themselves)") from None
+        if error.errno != errno.ENOENT:
+            raise ValueError(f"cannot read {what} file '{path}': {error.strerror or error}") from None
+        link = f" (a symbolic link to the missing '{path.readlink()}')" if path.is_symlink() else ""
+        raise FileNotFoundError(f"{what} file '{path}' not found{link}") from None
+    if not path.is_file():
+        raise ValueError(f"{what} file '{path}' is not a file")
 
 
 def read_table(path, what="data", *, sep=None, encoding=None, decimal=None):
@@ -176,12 +217,13 @@ def read_table(path, what="data", *, sep=None, encoding=None, decimal=None):
     Raises
     ------
     FileNotFoundError
-        No such file.
+        No such file (or a symbolic link to none).
     ValueError
         Anything else, one line naming the file: unknown format, Parquet
         without pyarrow or fastparquet (naming the extra to install), a
         decoding or parsing error, a likely wrong separator (one column whose
-        name holds ``;``, a tab or ``|``), no rows.
+        name holds ``;``, a tab or ``|``), no rows, a symlink loop. What a
+        message quotes from the data is cut short (:func:`_clip`).
 
     Examples
     --------
@@ -190,10 +232,7 @@ def read_table(path, what="data", *, sep=None, encoding=None, decimal=None):
     >>> read_table("scores.txt", sep=";", encoding="latin-1")       # doctest: +SKIP
     """
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{what} file '{path}' not found")
-    if not path.is_file():
-        raise ValueError(f"{what} file '{path}' is not a file")
+    _check_path(path, what)
     name = f"{what} file '{path}'"
     kind = _format(path, sep, name)
     if kind == "parquet":

@@ -111,7 +111,10 @@ def compact_text(data):
     for position, (name, column) in enumerate(data.items()):
         if not (pd.api.types.is_string_dtype(column.dtype) or column.dtype == object):
             continue
-        codes, uniques = pd.factorize(column, use_na_sentinel=True)
+        try:
+            codes, uniques = pd.factorize(column, use_na_sentinel=True)
+        except TypeError:  # unhashable values (lists, arrays, dicts): no text; the search space leaves them out
+            continue
         if not 0 < len(uniques) <= len(column) // 2 or not all(isinstance(u, str) for u in uniques):
             continue
         if all(ISO_DATE.match(u) for u in uniques):

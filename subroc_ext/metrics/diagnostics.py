@@ -253,7 +253,11 @@ def wasserstein2_distance(u, v):
     middle = (edges[1:] + edges[:-1]) / 2
     first = u[np.minimum(np.ceil(middle * len(u)).astype(np.intp) - 1, len(u) - 1)]
     second = v[np.minimum(np.ceil(middle * len(v)).astype(np.intp) - 1, len(v) - 1)]
-    return float(np.sqrt(np.sum(np.diff(edges) * (first - second) ** 2)))
+    gaps = first / 2 - second / 2  # halves, scaled by the largest: no overflow at any scale of the scores
+    largest = np.abs(gaps).max()
+    if largest == 0:
+        return 0.0
+    return float(2 * largest * np.sqrt(np.sum(np.diff(edges) * (gaps / largest) ** 2)))
 
 
 def wasserstein_matrix(samples):

@@ -3,8 +3,9 @@
 tqdm draws its bar with carriage returns, which end up as dozens of lines in a
 log file or a CI transcript; so when stderr is not a terminal (and no Jupyter
 kernel is running) :func:`progress_bar` returns :class:`PlainProgress`, which
-writes one plain line when the work ends (and one every ``interval`` seconds
-while it lasts), with the total where it is known.
+writes one plain line when the work ends (and, while it lasts, one after
+``first`` seconds and then one every ``interval`` seconds), with the total
+where it is known.
 """
 
 import sys
@@ -18,8 +19,9 @@ class PlainProgress:
 
     The subset of tqdm's interface our loops use (iteration, ``update``,
     ``set_postfix_str``, ``close``), writing ``desc: n[/total] in s[, about
-    s left][; postfix]`` every ``interval`` seconds and once on ``close``; the
-    time left is extrapolated from the rate so far when the total is known.
+    s left][; postfix]`` after ``first`` seconds, then every ``interval``
+    seconds and once on ``close``; the time left is extrapolated from the
+    rate so far when the total is known.
 
     Parameters
     ----------
@@ -29,12 +31,16 @@ class PlainProgress:
     stream : file-like, default=sys.stderr
     interval : float, default=30
         Seconds between two intermediate lines.
+    first : float, default=5
+        Seconds before the first intermediate line (at most ``interval``):
+        a long run says early that it is under way.
     """
 
-    def __init__(self, iterable, *, desc, total=None, stream=None, interval=30.0):
+    def __init__(self, iterable, *, desc, total=None, stream=None, interval=30.0, first=5.0):
         self.iterable, self.desc, self.total = iterable, desc, total
         self.stream = sys.stderr if stream is None else stream
         self.interval = interval
+        self.wait = min(first, interval)
         self.n = 0
         self.postfix = ""
         self.start = self.last = time.monotonic()
@@ -49,11 +55,11 @@ class PlainProgress:
             self.close()
 
     def update(self, n=1):
-        """Count ``n`` more items; write a line if ``interval`` seconds have passed."""
+        """Count ``n`` more items; write a line if ``first`` (then ``interval``) seconds have passed."""
         self.n += n
         now = time.monotonic()
-        if now - self.last >= self.interval:
-            self.last = now
+        if now - self.last >= self.wait:
+            self.last, self.wait = now, self.interval
             self._write(now)
 
     def set_postfix_str(self, text, refresh=True):

@@ -167,7 +167,7 @@ def _search_space(search, target, nbins, ignore, min_support):
 def _find(search, held_out, target, *, positive_label, measure, mode, size_weight, balance_weight,
           generalization_aware, depth, min_support, nbins, ignore, result_set_size,
           collapse_identical, max_overlap, n_samples, method, alpha, intervals, min_delta, random_state,
-          algorithm, progress, client, n_jobs, support_rows):  # fmt: skip
+          algorithm, progress, client, n_jobs, support_rows, allow_large=False):  # fmt: skip
     """Search, filter, test and describe: the steps both public functions share
     (only patterns of quality > 0 are reported, as by :func:`~subroc_ext.find_subgroups`;
     ``held_out`` None: no holdout, the whole search tested by permutations)."""
@@ -198,7 +198,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         algorithm=algorithm, collapse_identical=collapse_identical,
         max_overlap=max_overlap, n_samples=n_samples, max_samples=1_000_000, method=method,
         alpha=alpha, intervals=intervals, min_delta=min_delta, random_state=random_state,
-        progress=progress, client=client, n_jobs=n_jobs,
+        progress=progress, client=client, n_jobs=n_jobs, allow_large=allow_large,
     )  # fmt: skip
     with describing(kept, tested):  # Ctrl-C or an error: the searched (and tested) table goes with it
         if tested is None:
@@ -276,7 +276,10 @@ _SHARED_PARAMETERS = """
         Seeds the validation split(s) and the randomization test.
     algorithm, progress, client, n_jobs
         As in :func:`~subroc_ext.find_subgroups` (the search and the test run
-        on the Dask cluster or on threads with the same result)."""
+        on the Dask cluster or on threads with the same result).
+    allow_large : bool, default=False
+        Start a search estimated to need more memory than is available, as in
+        :func:`~subroc_ext.find_subgroups`."""
 
 
 def find_regressions(
@@ -285,6 +288,7 @@ def find_regressions(
     min_support=20, nbins=5, ignore=(), result_set_size=100, collapse_identical=True,
     max_overlap=0.8, n_samples="adaptive", method="fdr_by", alpha=0.05, intervals="fcr",
     min_delta=0.0, random_state=0, algorithm=None, progress=True, client=None, n_jobs=None,
+    allow_large=False,
 ):  # fmt: skip
     """Find subgroups where a new model falls behind a baseline on the same rows, and test them.
 
@@ -362,6 +366,7 @@ def find_regressions(
         method=method, alpha=alpha, intervals=intervals, min_delta=min_delta,
         random_state=random_state, algorithm=algorithm,
         progress=progress, client=client, n_jobs=n_jobs, support_rows=len(search),
+        allow_large=allow_large,
     )  # fmt: skip
 
 
@@ -371,6 +376,7 @@ def find_drift(
     min_support=20, nbins=5, ignore=(), result_set_size=100, collapse_identical=True,
     max_overlap=0.8, n_samples="adaptive", method="fdr_by", alpha=0.05, intervals="fcr",
     min_delta=0.0, random_state=0, algorithm=None, progress=True, client=None, n_jobs=None,
+    allow_large=False,
 ):  # fmt: skip
     """Find subgroups where a model's ranking degraded from a reference to a current period.
 
@@ -475,7 +481,7 @@ def find_drift(
         method=method, alpha=alpha, intervals=intervals, min_delta=min_delta,
         random_state=random_state, algorithm=algorithm,
         progress=progress, client=client, n_jobs=n_jobs,
-        support_rows=min(len(splits[0][0]), len(splits[1][0])),
+        support_rows=min(len(splits[0][0]), len(splits[1][0])), allow_large=allow_large,
     )  # fmt: skip
 
 

@@ -82,6 +82,7 @@ def find_multiclass_subgroups(
     progress=True,
     client=None,
     n_jobs=None,
+    allow_large=False,
 ):
     """Find subgroups where a multi-class model's AUC_mu is exceptional, and test them.
 
@@ -117,6 +118,9 @@ def find_multiclass_subgroups(
     progress : bool, default=True
     client, n_jobs
         Run the search and the test on a Dask cluster or on threads, as in
+        :func:`subroc_ext.find_subgroups`.
+    allow_large : bool, default=False
+        Start a search estimated to need more memory than is available, as in
         :func:`subroc_ext.find_subgroups`.
 
     Returns
@@ -184,7 +188,7 @@ def find_multiclass_subgroups(
         min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
         collapse_identical=collapse_identical, max_overlap=max_overlap, n_samples=n_samples,
         max_samples=max_samples, method=method, alpha=alpha, intervals=intervals, min_delta=min_delta,
-        random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,
+        random_state=random_state, progress=progress, client=client, n_jobs=n_jobs, allow_large=allow_large,
     )  # fmt: skip
     with describing(kept, tested):  # Ctrl-C or an error: the searched (and tested) table goes with it
         describer = make_qf(0, 0)

@@ -136,6 +136,7 @@ def find_subgroups(
     n_jobs=None,
     case_mix=False,
     calibrate="auto",
+    allow_large=False,
 ):
     """Find subgroups where a classifier performs exceptionally, and test them.
 
@@ -268,6 +269,11 @@ def find_subgroups(
         they are not in [0, 1] and ``case_mix``); 'isotonic' and 'sigmoid'
         always fit that monotone map on the search split
         (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`).
+    allow_large : bool, default=False
+        Start a search estimated to need more memory than the machine has
+        available; by default it is refused with a
+        :class:`~subroc_ext.exceptions.SearchMemoryError` before it starts
+        (:func:`~subroc_ext.inputs.search_size.check_memory`).
 
     Returns
     -------
@@ -414,7 +420,7 @@ def find_subgroups(
         algorithm=algorithm, collapse_identical=collapse_identical, max_overlap=max_overlap,
         n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
         intervals=intervals, min_delta=min_delta, random_state=random_state, progress=progress,
-        client=client, n_jobs=n_jobs,
+        client=client, n_jobs=n_jobs, allow_large=allow_large,
     )  # fmt: skip
     with describing(kept, tested):  # Ctrl-C or an error: the searched (and tested) table goes with it
         splits = [("search", search, p_values[0])]
@@ -536,7 +542,7 @@ def search_keep_test(
     search, held_out, quality_function, statistic_qf, target, *, selectors, depth, min_support,
     result_set_size, min_quality, collapse_identical, max_overlap, n_samples, max_samples, method,
     alpha, random_state, progress, client, n_jobs=1, algorithm=None, nbins=5, ignore=(),
-    intervals="fcr", min_delta=0.0,
+    intervals="fcr", min_delta=0.0, allow_large=False,
 ):  # fmt: skip
     """Search a diverse top-k, test it: the core of
     :func:`find_subgroups`, :func:`~subroc_ext.find_multiclass_subgroups`,
@@ -559,7 +565,7 @@ def search_keep_test(
         return steps.search(
             search, quality_function, target, selectors=selectors, nbins=nbins, ignore=ignore,
             depth=depth, min_support=min_support, result_set_size=size, min_quality=min_quality,
-            algorithm=algorithm, progress=progress, client=client, n_jobs=n_jobs,
+            algorithm=algorithm, progress=progress, client=client, n_jobs=n_jobs, allow_large=allow_large,
         )  # fmt: skip
 
     found, kept = _diversity.search_distinct(

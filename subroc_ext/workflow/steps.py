@@ -31,7 +31,7 @@ from ..inference.permutation import permutation_test
 from ..inference.resampled_effects import resampled_effect_estimates
 from ..inference.significance import base_seed, randomization_test
 from ..inference.verdicts import VERDICT_COLUMNS, check_verdict_settings, same_rows_verdicts, verdicts
-from ..inputs.search_size import estimate_search_size, warn_if_large
+from ..inputs.search_size import check_memory, estimate_search_size, warn_if_large
 from ..inputs.search_space import make_search_space
 from ..inputs.sorted_data import SortedDataset
 from ..metrics.confidence import delong_interval_of_sorted
@@ -150,7 +150,7 @@ def _use_dataset(quality_function, data):
 def search(
     data, quality_function, target, *, selectors=None, nbins=5, ignore=(), depth=2,
     min_support=20, result_set_size=100, min_quality=-np.inf, prune=True, algorithm=None,
-    timeout=None, progress=False, client=None, n_jobs=1,
+    timeout=None, progress=False, client=None, n_jobs=1, allow_large=False,
 ):  # fmt: skip
     """The top patterns of ``quality_function`` on ``data``.
 
@@ -188,10 +188,18 @@ def search(
     client : dask.distributed.Client, optional
     n_jobs : int, default=1
         Threads of the default algorithm.
+    allow_large : bool, default=False
+        Start a search estimated to need more memory than is available.
 
     Returns
     -------
     SearchResult
+
+    Raises
+    ------
+    SearchMemoryError
+        Before a search estimated to need more memory than is available
+        (:func:`~subroc_ext.inputs.search_size.check_memory`), unless ``allow_large``.
 
     Warns
     -----
@@ -224,6 +232,7 @@ def search(
     selectors = list(selectors)
     size = estimate_search_size(selectors, len(data), depth)
     warn_if_large(size)
+    check_memory(size, allow_large)
     counting = CountingQF(quality_function, prune)
     # FastSearch runs subroc-ext's quality functions only (not the wrapper)
     # and counts its evaluated candidates itself.
