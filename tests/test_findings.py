@@ -143,3 +143,56 @@ def test_a_loss_is_worse_when_higher(loss, old, new, verb):
         table.attrs["dataset_values"] = {"arl_baseline_validation": old, "arl_validation": new,
                                          "arl_new_validation": new}  # fmt: skip
     assert f"the new model is {verb}:" in headline(table).summary
+
+
+def judged_table():
+    """Four significant rows judged by the failure rules: two failures (the
+    second surer), a variant of the first, a slice of range restriction."""
+    table = single_table([True, True, True], deltas=(0.10, 0.08, 0.05))
+    extra = table.iloc[[0]].assign(description="region=='south'", subgroup=[_subgroup("south")], delta=0.04,
+                                   delta_ci_low=0.03, delta_ci_high=0.05)  # fmt: skip
+    table = pd.concat([table, extra], ignore_index=True)
+    table.attrs = single_table([True] * 3).attrs
+    table["delta_ci_low"] = [0.02, 0.06, 0.03, 0.03]
+    table["failure"] = [True, True, False, False]
+    table["failure_note"] = ["", "", "variant of row 1: not significantly worse than the rest of it (p 0.3)",
+                             "range restriction: no worse than its own scores promise (case-mix p 0.4); ..."]
+    table["failure_of"] = pd.array([None, None, 1, None], dtype="Int64")
+    table["promise_p_value"] = [0.001, 0.002, 0.01, 0.4]
+    return table
+
+
+def test_a_judged_table_names_its_failures_surest_first_with_their_variants():
+    said = headline(judged_table())
+    assert said.summary == (
+        "Where the ROC AUC is worse than on the whole data and than its scores promise: 2 failures among 4 "
+        "significant of 4 subgroups (fdr_by, alpha 0.05), surest first:"
+    )
+    assert [finding.description for finding in said.findings] == ["region=='west'", "region=='east'"]
+    assert said.findings[1].variants == ["region=='north'"]
+    assert said.more == (
+        "Not failures: 1 slice where every model ranks worse (range restriction), 1 variant of a failure; "
+        "in the table with their notes."
+    )
+    lines = said.text().splitlines()
+    assert lines[3] == "     variants, not significantly worse than it: region=='north'"
+    html = str(headline_html(judged_table()))
+    assert '<br><span class="note">variants, not significantly worse than it: region==\'north\'</span>' in html
+
+
+def test_a_judged_table_without_failures_counts_what_its_significant_rows_are():
+    table = judged_table().assign(failure=False)
+    said = headline(table)
+    assert said.findings == []
+    assert said.summary == (
+        "No subgroup where the ROC AUC is worse than on the whole data and than its scores promise: 0 failures "
+        "among 4 significant of 4 subgroups (fdr_by, alpha 0.05)."
+    )
+
+
+def test_data_checks_come_first():
+    table = judged_table()
+    table.attrs["data_checks"] = ["possible leak: typur != 0 (48% of the search rows) is 100.0% approve = 1"]
+    assert headline(table).text().splitlines()[0] == (
+        "Check the data: possible leak: typur != 0 (48% of the search rows) is 100.0% approve = 1"
+    )
