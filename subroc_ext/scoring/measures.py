@@ -47,7 +47,6 @@ __all__ = [
     "RowMeanMeasure",
     "KernelMeasure",
     "attribution_mean",
-    "brier_score",
     "compiled_kind",
     "compiled_row_values",
 ]
@@ -140,6 +139,10 @@ class Measure:
     min_positives, min_negatives : int
         The measure is defined on a subset with at least this many positives
         and negatives (and at least one row).
+    reads_probabilities, null_by_size : bool
+        False; True for the calibration measures (:mod:`subroc_ext.scoring.calibration`).
+    mode_aliases : dict
+        Other names of the modes (``'under'`` for the calibration gap).
 
     Examples
     --------
@@ -157,6 +160,9 @@ class Measure:
     kind = "score"
     min_positives = 0
     min_negatives = 0
+    reads_probabilities = False
+    null_by_size = False
+    mode_aliases = {}
 
     def prepare(self, cover):
         """This measure ready for the dataset ``cover`` (the whole data).
@@ -529,16 +535,6 @@ def attribution_mean():
 
     return RowMeanMeasure(
         attributions, kind="score", name="attribution_mean", needs_both_classes=True
-    )
-
-
-def brier_score():
-    """The Brier score, mean squared difference between score and label (a loss).
-
-    Meaningful for scores that are probabilities in [0, 1].
-    """
-    return RowMeanMeasure(
-        lambda is_positive, scores: (scores - is_positive) ** 2, kind="loss", name="brier"
     )
 
 
