@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import subroc_ext
 from search_helpers import TARGET, assert_same_top_k, brute_force_top_k, make_qf, run, with_root
 from synthetic import messy, scored_frame
-from subroc_ext.scoring import bitset, bounds, calibration, measures
+from subroc_ext.scoring import bitset, bounds, measures
 from subroc_ext.engine.search import FastSearch
 
 QF_NAMES = ("roc", "pr", "arl", "attribution")
@@ -303,7 +303,7 @@ class _Closeness(measures.Measure):
 
 
 USER_MEASURES = {
-    "brier (compiled row mean)": calibration.brier_score,
+    "brier (compiled row mean)": measures.brier_score,
     "kernel, no bounds": lambda: subroc_ext.KernelMeasure(
         lambda y, s: np.mean((s >= 0.5) == y), kind="score", name="accuracy"
     ),

@@ -23,7 +23,7 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score
 
 import subroc_ext
-from subroc_ext.scoring import calibration, measures
+from subroc_ext.scoring import measures
 from subroc_ext.objective.measure_check import MODES, WEIGHTS, probe_points
 
 BUILT_IN = {
@@ -31,7 +31,7 @@ BUILT_IN = {
     "pr_auc": measures.PRAUC,
     "arl": measures.AverageRankingLoss,
     "attribution_mean": measures.attribution_mean,
-    "brier": calibration.brier_score,
+    "brier": measures.brier_score,
 }
 
 
@@ -419,4 +419,4 @@ def test_a_wrong_bound_at_a_threshold_that_is_no_quarter_is_caught():
 
 def test_probe_points_of_rank_measures_and_continuous_ones():
     assert probe_points(measures.ROCAUC()).tolist() == [np.nextafter(0.5, 0), 0.5, np.nextafter(0.5, 1)]  # rank ties
-    assert probe_points(calibration.brier_score()).tolist() == []  # moves with the score: no threshold
+    assert probe_points(measures.brier_score()).tolist() == []  # moves with the score: no threshold

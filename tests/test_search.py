@@ -30,7 +30,7 @@ from search_helpers import (
     with_root,
 )
 from synthetic import INDEXES, messy, scored_frame
-from subroc_ext.scoring import calibration, measures
+from subroc_ext.scoring import measures
 from subroc_ext.engine.counting import CountingQF
 
 MODES = ("worse", "better", "both")
@@ -249,7 +249,7 @@ def closeness_measure():
 
 
 CUSTOM_MEASURES = {
-    "brier": calibration.brier_score,
+    "brier": measures.brier_score,
     "closeness": closeness_measure,
     "accuracy": accuracy_measure,
     "sklearn_roc": sklearn_roc_measure,
@@ -295,7 +295,7 @@ def test_custom_row_mean_measure_prunes():
     """RowMeanMeasure brings an exact bound: the Brier-score search prunes."""
     def qf():
         return subroc_ext.SoftClassifierQF(
-            calibration.brier_score(), "label", size_weight=1, balance_weight=1
+            measures.brier_score(), "label", size_weight=1, balance_weight=1
         )
 
     pruned, unpruned = CountingQF(qf()), CountingQF(qf(), prune=False)

@@ -349,8 +349,13 @@ def sidak_critical(confidence, n_intervals, *, two_sided):
 
 def _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng):
     """``m(S ∩ V*) - m(V*)`` of each subgroup (columns) in class-stratified
-    bootstrap replicates ``V*`` (rows); NaN where undefined."""
-    classes = np.flatnonzero(dataset.is_positive), np.flatnonzero(~dataset.is_positive)
+    bootstrap replicates ``V*`` (rows; of all rows together for a measure
+    whose ``null_by_size`` is True: its rows are exchangeable whatever their
+    class); NaN where undefined."""
+    if qf.measure.null_by_size:
+        classes = (np.arange(len(dataset)),)
+    else:
+        classes = np.flatnonzero(dataset.is_positive), np.flatnonzero(~dataset.is_positive)
     defined = ~np.isnan(difference)
     replicates = np.full((n_bootstrap, len(masks)), np.nan)
     for b in range(n_bootstrap):

@@ -279,8 +279,7 @@ def size_aware_bound(measure, cover, reference, directions, size_weight):
 
     Examples
     --------
-    >>> from subroc_ext.scoring.measures import Cover
-    >>> from subroc_ext.scoring.calibration import brier_score
+    >>> from subroc_ext.scoring.measures import Cover, brier_score
     >>> whole = Cover.from_arrays([True, False, True], [0.9, 0.8, 0.2])
     >>> brier = brier_score().prepare(whole)
     >>> round(size_aware_bound(brier, whole, 0.3, (1,), 1.0), 3)

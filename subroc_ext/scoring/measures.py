@@ -47,6 +47,7 @@ __all__ = [
     "RowMeanMeasure",
     "KernelMeasure",
     "attribution_mean",
+    "brier_score",
     "compiled_kind",
     "compiled_row_values",
 ]
@@ -535,6 +536,17 @@ def attribution_mean():
 
     return RowMeanMeasure(
         attributions, kind="score", name="attribution_mean", needs_both_classes=True
+    )
+
+
+def brier_score():
+    """The Brier score, mean squared difference between score and label (a loss).
+
+    A plain row mean; :func:`subroc_ext.scoring.calibration.brier_score` checks
+    that the scores are probabilities and tests against subsets of equal size.
+    """
+    return RowMeanMeasure(
+        lambda is_positive, scores: (scores - is_positive) ** 2, kind="loss", name="brier"
     )
 
 
