@@ -184,3 +184,23 @@ def test_the_report_of_a_calibration_search_draws_reliability_diagrams(found, tm
     files = subroc_ext.write_report(found, data, tmp_path, label="y", score="p", measure="calibration_gap")
     html = files.html.read_text()
     assert 'id="reliability"' in html and "reliability diagrams of the whole validation split" in html
+
+
+def test_the_bootstrap_of_calibration_means_equals_recomputing_each_replicate():
+    """The weighted means of the calibration measures' bootstrap are the
+    measure recomputed on each replicate (the general path), draw for draw."""
+    from subroc_ext.inference import effects
+
+    data = halved(7, 300).assign(g3=lambda d: np.arange(len(d)) % 3)
+    subgroups = [ps.Conjunction([ps.EqualitySelector("g", "c")]), ps.Conjunction([ps.EqualitySelector("g3", 1)])]
+    qf = subroc_ext.LogLossQF("y", 1)
+    qf.calculate_constant_statistics(data, subroc_ext.SoftClassifierTarget("y", "p"))
+    dataset = qf.dataset
+    masks = dataset.masks_of(subgroups)
+    difference = np.array([0.0, 0.0])
+    fast = effects._bootstrap_replicates(qf, dataset, masks, difference, 20, np.random.default_rng(0))
+    rng = np.random.default_rng(0)
+    for replicate in fast:
+        rows = effects.stratified_draw((np.arange(len(dataset)),), rng)
+        recomputed = effects.replicate_differences(qf.measure, dataset, masks, rows)
+        np.testing.assert_allclose(replicate, recomputed, rtol=1e-10, atol=1e-12)
