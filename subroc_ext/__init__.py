@@ -41,6 +41,7 @@ def _load_api():
         roc_auc_score,
     )
     from .metrics.operating_point import threshold_rates
+    from .objective.calibration import BrierQF, CalibrationGapQF, LogLossQF
     from .objective.case_mix import CaseMixQF, CaseMixTarget
     from .objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
     from .objective.generalization import GeneralizationAwareQF
@@ -95,6 +96,9 @@ __all__ = [
     "PRAUCQF",
     "ROCAUCQF",
     "AttributionMeanQF",
+    "CalibrationGapQF",
+    "BrierQF",
+    "LogLossQF",
     "SoftClassifierQF",
     "SubgroupStatistics",
     "SoftClassifierTarget",

@@ -8,7 +8,9 @@ import argparse
 import math
 
 from .. import __version__
-from ..utils.names import CALIBRATIONS, INSTALL, INTERVALS, MEASURE_NAMES, MODES
+from ..utils.names import (
+    CALIBRATION_MEASURE_NAMES, CALIBRATION_MODES, CALIBRATIONS, INSTALL, INTERVALS, MEASURE_NAMES, MODES,
+)
 
 __all__ = [
     "PROG",
@@ -303,12 +305,13 @@ def build_parser():
                           help="hold out nothing: search all of DATA and test the whole search "
                                "by permutations (max-T; family-wise error over every pattern, "
                                "more power on small data; no effect intervals)")  # fmt: skip
-    run.add_argument("--measure", choices=sorted(MEASURE_NAMES),
+    run.add_argument("--measure", choices=sorted(MEASURE_NAMES + CALIBRATION_MEASURE_NAMES),
                      help="performance measure (default: roc_auc; multi-class models: "
-                          "AUC_mu)")  # fmt: skip
-    run.add_argument("--mode", choices=MODES, default="worse",
+                          "AUC_mu); calibration_gap, brier and log_loss read the scores as "
+                          "probabilities")  # fmt: skip
+    run.add_argument("--mode", choices=MODES + CALIBRATION_MODES, default="worse",
                      help="look for subgroups where the model is worse, better or "
-                          "either")  # fmt: skip
+                          "either (calibration_gap: under = risk underestimated, over)")  # fmt: skip
     run.add_argument("--case-mix", action="store_true", default=None, help=_CASE_MIX_HELP)
     run.add_argument("--calibrate", choices=CALIBRATIONS,
                      help="how scores become the probabilities of the expected ROC AUC: auto "

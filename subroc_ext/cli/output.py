@@ -182,8 +182,17 @@ def _format_results(table, measure, shown=_PRINTED):
     return _text_table(table, {name: name for name in names}, shown)
 
 
-def _comparison(mode, case_mix=False):
+def _comparison_of(attrs):
+    """:func:`_comparison` of a table's ``attrs``."""
+    return _comparison(attrs["mode"], attrs.get("case_mix", False), attrs.get("measure"))
+
+
+def _comparison(mode, case_mix=False, measure=None):
     """How the subgroups' measure compares with the whole data's, in words."""
+    if measure == "calibration_gap":
+        return {"worse": "shows risks underestimated more than on the whole data",
+                "better": "shows risks overestimated more than on the whole data",
+                }.get(mode, "shows risks miscalibrated more than on the whole data")  # fmt: skip
     if case_mix:
         return {
             "worse": "falls further short of what the scores promise than on the whole data",
@@ -226,7 +235,7 @@ def why_empty(table, search, measure, space):
         )
     return (
         f"no subgroup of at least {min_support:,} rows and at most {attrs['depth']} "
-        f"condition(s) has a {measure} that {_comparison(attrs['mode'], attrs.get('case_mix', False))}"
+        f"condition(s) has a {measure} that {_comparison_of(attrs)}"
     )
 
 
@@ -249,7 +258,7 @@ def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
         print(headline(table).text() + "\n")
         print(
             f"Top {min(_PRINTED, len(table))} of {len(table)} distinct subgroups by quality, where "
-            f"the {measure} {_comparison(attrs['mode'], attrs.get('case_mix', False))} (searched "
+            f"the {measure} {_comparison_of(attrs)} (searched "
             f"{n_search:,} rows, {tested}):\n"
         )
         print(_format_results(table, measure))

@@ -337,7 +337,8 @@ class SearchProblem:
         -------
         numpy.ndarray of int
             The class (``0`` negative, ``1`` positive) for a
-            :class:`SoftClassifierQF` and a paired :class:`ComparisonQF`
+            :class:`SoftClassifierQF` (one stratum, ``0``, if its measure's
+            ``null_by_size`` is True) and a paired :class:`ComparisonQF`
             (both models score the same rows); ``2 * period + class`` for an
             unpaired one (a period's rows stay in it); the class's index for
             an :class:`~subroc_ext.AUCMuQF`.
@@ -351,6 +352,8 @@ class SearchProblem:
             for side, (dataset, index) in enumerate(zip(sides.datasets, sides.indices)):
                 codes[index] = 2 * (0 if sides.paired else side) + dataset.is_positive
             return codes
+        if qf.measure.null_by_size:  # the calibration measures: every row exchangeable
+            return np.zeros(len(qf.dataset), dtype=np.int64)
         return qf.dataset.is_positive.astype(np.int64)
 
     def moved(self, position, k=None, min_quality=None):

@@ -350,10 +350,23 @@ def sidak_critical(confidence, n_intervals, *, two_sided):
 
 def _bootstrap_replicates(qf, dataset, masks, difference, n_bootstrap, rng):
     """``m(S ∩ V*) - m(V*)`` of each subgroup (columns) in class-stratified
-    bootstrap replicates ``V*`` (rows); NaN where undefined."""
-    classes = np.flatnonzero(dataset.is_positive), np.flatnonzero(~dataset.is_positive)
+    bootstrap replicates ``V*`` (rows); NaN where undefined. For a measure
+    whose ``null_by_size`` is True (:mod:`subroc_ext.scoring.calibration`)
+    the replicates draw from all rows together, whatever their class, and as
+    each row's value is a function of its own label and score, a replicate's
+    means are the values' means weighted by how often it drew each row."""
     defined = ~np.isnan(difference)
     replicates = np.full((n_bootstrap, len(masks)), np.nan)
+    if qf.measure.null_by_size:  # a value of each row's own label and score: weighted means
+        draws = np.array([np.bincount(stratified_draw((np.arange(len(dataset)),), rng), minlength=len(dataset))
+                          for _ in range(n_bootstrap)], dtype=float)  # fmt: skip
+        values = qf.prepared_measure.prepared_values
+        covered = masks[defined].T.astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = (draws @ (covered * values[:, None])) / (draws @ covered)
+        replicates[:, defined] = means - (draws @ values / len(dataset))[:, None]
+        return replicates
+    classes = np.flatnonzero(dataset.is_positive), np.flatnonzero(~dataset.is_positive)
     for b in range(n_bootstrap):
         replicates[b, defined] = replicate_differences(
             qf.measure, dataset, masks[defined], stratified_draw(classes, rng)

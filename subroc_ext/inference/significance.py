@@ -149,13 +149,14 @@ def _own_code(qf):
     return all(compiled_kind(measure) is not None for measure in measures)
 
 
-def _progress_label(draws, batch):
+def _progress_label(draws, batch, by_size=False):
     """What a round of the test draws, for its progress line: ``testing round 2,
-    256 random subsets per group of equal size and class counts``."""
+    256 random subsets per group of equal size and class counts`` (``by_size``:
+    of equal size)."""
     sizes = sorted({n for n, _ in draws.values()})
     each = f"{sizes[0]:,}" if len(sizes) == 1 else f"{sizes[0]:,}-{sizes[-1]:,}"
     step = "testing" if batch is None else f"testing round {batch + 1}"
-    return f"{step}, {each} random subsets per group of equal size and class counts"
+    return f"{step}, {each} random subsets per group of equal size{'' if by_size else ' and class counts'}"
 
 
 @kernel_interrupts()
@@ -165,7 +166,7 @@ def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, 
     values, thresholds)}``), here (on ``threads`` threads, one key at a time
     each) or on the workers of ``client``; the progress line names the round
     (``batch``) and counts the keys."""
-    desc = _progress_label(draws, batch)
+    desc = _progress_label(draws, batch, getattr(getattr(qf, "measure", None), "null_by_size", False))
     if client is None and threads > 1 and len(draws) > 1 and _own_code(qf):
         with ThreadPoolExecutor(threads) as pool:
             futures = {
@@ -429,8 +430,10 @@ def randomization_test(
     else:
         whole = qf.dataset.cover()
 
+        by_size = qf.measure.null_by_size  # one distribution per size, whatever the classes
+
         def null_key(stats):
-            return (stats.size_sg, stats.negatives_count)
+            return (stats.size_sg, 0 if by_size else stats.negatives_count)
 
         def count_record(stats):
             return {"positives": stats.positives_count, "negatives": stats.negatives_count}

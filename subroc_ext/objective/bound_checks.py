@@ -404,7 +404,10 @@ class Checker:
         )
         for index in self.rng.permutation(len(pairs))[:2]:  # two class-count pairs per dataset
             positives, negatives = pairs[index]
-            with_counts = (data.positives == positives) & (data.negatives == negatives)
+            if data.prepared.null_by_size:  # random subsets of the same size, any classes
+                with_counts = data.positives + data.negatives == positives + negatives
+            else:
+                with_counts = (data.positives == positives) & (data.negatives == negatives)
             exact = values[with_counts & data.defined]
             rng = np.random.default_rng(self.rng.integers(2**63))
             drawn = data.prepared.null_values(

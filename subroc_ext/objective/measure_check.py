@@ -72,7 +72,8 @@ def check_measure(
       guarantee pruning relies on;
 
     and per dataset ``null_values`` draws from the values of the subsets
-    with the given class counts, with their mean (within five standard
+    with the given class counts (the given size for a measure whose
+    ``null_by_size`` is True), with their mean (within five standard
     errors), and ``prepare`` changes neither the measure nor a measure it
     prepared before.
 

@@ -31,7 +31,7 @@ from ..inputs.sorted_data import SortedDataset
 from ..scoring import bitset, bounds, cover_kernels, joint_bounds
 from ..scoring import measures as _measures
 from ..utils.deprecation import REMOVED_IN, renamed_keywords
-from ..utils.validation import check_mode, check_weights, shown
+from ..utils.validation import check_mode, check_weights, probability_scores, shown
 from .statistics import (
     Columns,
     StatisticsQualityFunction,
@@ -75,7 +75,9 @@ class SoftClassifierQF(StatisticsQualityFunction):
     balance_weight : float, default=0
         Exponent beta of the class balance in the weight.
     mode : {'worse', 'better', 'both'}, default='worse'
-        Which exceptional performance to look for.
+        Which exceptional performance to look for (or one of the measure's
+        ``mode_aliases``, such as the calibration gap's 'under' and 'over',
+        stored as the mode it names).
 
     Attributes
     ----------
@@ -151,7 +153,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         self.label = label
         self.positive_label = positive_label
         self.size_weight, self.balance_weight = check_weights(size_weight, balance_weight)
-        self.mode = check_mode(mode)
+        self.mode = check_mode(mode, self.measure.mode_aliases)
         self.dataset_value = None
         self.prepared_measure = None
         self._dataset = None
@@ -186,6 +188,8 @@ class SoftClassifierQF(StatisticsQualityFunction):
             and dataset.columns == (self.label, target.prediction_column)
         ):
             dataset = SortedDataset(data, self.label, target.prediction_column, self.positive_label)
+        if self.measure.reads_probabilities:
+            probability_scores(dataset.scores, target.prediction_column, self.measure.name)
         whole = dataset.cover()
         if not self.measure.dataset_is_defined(whole.positives, whole.negatives):
             raise ValueError(

@@ -18,8 +18,10 @@ import pandas as pd
 
 from ..metrics.diagnostics import youden_threshold
 from ..metrics.operating_point import RATE_COLUMNS, threshold_rates
+from ..utils.names import CALIBRATION_MEASURE_NAMES
 from ..utils.spreadsheet import write_csv
 from ..utils.validation import finite_scores, positive_mask
+from .calibration_plots import reliability_section
 from .cells import (
     delta_cell,
     description_cell,
@@ -358,6 +360,8 @@ def write_report(
             reference=0.0 if value == "delta" else None), "forest"),
         Section("Subgroups", subgroups_table(shown, columns) + effect_note(table, shown_split)
                 + verdict_notes(table) + rates_note, "subgroups"),
+        *([reliability_section(table, data, label=label, score=score, positive_label=positive_label,
+                               split=split)] if measure in CALIBRATION_MEASURE_NAMES else []),
         Section(f"{kind} curves of the top {top} distinct subgroups on the {split} split", curves, "curves"),
         Section("Cross AUCs", cross_auc_section(table, data, label=label, score=score,
                                                 positive_label=positive_label, top=top), "cross-auc"),

@@ -140,6 +140,10 @@ class Measure:
     min_positives, min_negatives : int
         The measure is defined on a subset with at least this many positives
         and negatives (and at least one row).
+    reads_probabilities, null_by_size : bool
+        False; True for the calibration measures (:mod:`subroc_ext.scoring.calibration`).
+    mode_aliases : dict
+        Other names of the modes (``'under'`` for the calibration gap).
 
     Examples
     --------
@@ -157,6 +161,9 @@ class Measure:
     kind = "score"
     min_positives = 0
     min_negatives = 0
+    reads_probabilities = False
+    null_by_size = False
+    mode_aliases = {}
 
     def prepare(self, cover):
         """This measure ready for the dataset ``cover`` (the whole data).
@@ -535,7 +542,8 @@ def attribution_mean():
 def brier_score():
     """The Brier score, mean squared difference between score and label (a loss).
 
-    Meaningful for scores that are probabilities in [0, 1].
+    A plain row mean; :func:`subroc_ext.scoring.calibration.brier_score` checks
+    that the scores are probabilities and tests against subsets of equal size.
     """
     return RowMeanMeasure(
         lambda is_positive, scores: (scores - is_positive) ** 2, kind="loss", name="brier"

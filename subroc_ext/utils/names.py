@@ -4,7 +4,7 @@
 so they start without loading NumPy, pandas or the compiled kernels.
 """
 
-__all__ = ["MODES", "MEASURE_NAMES", "CALIBRATIONS", "INSTALL", "INTERVALS"]
+__all__ = ["MODES", "MEASURE_NAMES", "CALIBRATION_MEASURE_NAMES", "CALIBRATION_MODES", "CALIBRATIONS", "INSTALL", "INTERVALS"]
 
 #: The directions a search looks in.
 MODES = ("worse", "better", "both")
@@ -12,6 +12,14 @@ MODES = ("worse", "better", "both")
 #: The built-in measures by name (``subroc_ext.workflow.steps.MEASURES`` maps
 #: each to its class).
 MEASURE_NAMES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
+
+#: The calibration measures by name (``subroc_ext.workflow.steps.CALIBRATION_MEASURES``):
+#: :func:`~subroc_ext.find_subgroups` searches them, but they are not computed
+#: for every table, as they read the scores as probabilities.
+CALIBRATION_MEASURE_NAMES = ("calibration_gap", "brier", "log_loss")
+
+#: The calibration gap's other names of 'worse' and 'better'.
+CALIBRATION_MODES = ("under", "over")
 
 #: How scores become probabilities for the expected ROC AUC
 #: (:func:`subroc_ext.inputs.probabilities.fit_probabilities`): 'auto' uses

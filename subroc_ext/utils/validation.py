@@ -21,6 +21,7 @@ __all__ = [
     "positive_mask",
     "finite_scores",
     "check_mode",
+    "probability_scores",
     "check_weights",
     "check_search_settings",
     "min_support_count",
@@ -202,11 +203,30 @@ def _decimal_hint(values):
     )
 
 
-def check_mode(mode):
-    """Raise ``ValueError`` unless ``mode`` is one of 'worse', 'better', 'both'."""
+def check_mode(mode, aliases=None):
+    """``mode`` if it is one of 'worse', 'better', 'both', the mode it names
+    if it is a key of ``aliases`` (a measure's ``mode_aliases``, e.g.
+    ``{'under': 'worse'}``), else ``ValueError``."""
+    aliases = aliases or {}
+    if mode in aliases:
+        return aliases[mode]
     if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        raise ValueError(f"mode must be one of {MODES + tuple(aliases)}, got {mode!r}")
     return mode
+
+
+def probability_scores(scores, name, measure_name):
+    """``scores`` if they are all in [0, 1], else a one-line ``ValueError``
+    naming the score column ``name`` and the measure ``measure_name`` that
+    reads them as probabilities."""
+    scores = np.asarray(scores, dtype=float)
+    if len(scores) and (scores.min() < 0 or scores.max() > 1):
+        raise ValueError(
+            f"score column {name!r} cannot be read as probabilities, which measure "
+            f"{measure_name!r} needs: its values run from {scores.min():.3g} to {scores.max():.3g}, "
+            "outside [0, 1]; pass predicted probabilities (predict_proba) or calibrate the scores first"
+        )
+    return scores
 
 
 def check_weights(size_weight, balance_weight):

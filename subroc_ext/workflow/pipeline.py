@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InterruptedTest, keeping
+from ..inference.calibration import calibration_check
 from ..inference.failures import FailureRules, judge_failures
 from ..inference.significance import check_test_settings
 from ..inference.verdicts import check_verdict_settings
@@ -35,7 +36,7 @@ from ..utils.validation import check_mode, check_weights, min_support_count
 from . import case_mix as _case_mix
 from . import diversity as _diversity
 from . import steps
-from .steps import MEASURES
+from .steps import CALIBRATION_MEASURES, MEASURES
 
 __all__ = [
     "MEASURES",
@@ -52,9 +53,10 @@ __all__ = [
 def _measure(measure):
     if isinstance(measure, _measures.Measure):
         return measure
-    if measure not in MEASURES:
-        raise ValueError(f"measure must be one of {sorted(MEASURES)} or a Measure, got {measure!r}")
-    return MEASURES[measure]()
+    named = {**MEASURES, **CALIBRATION_MEASURES}
+    if measure not in named:
+        raise ValueError(f"measure must be one of {sorted(named)} or a Measure, got {measure!r}")
+    return named[measure]()
 
 
 def make_quality_function(
@@ -65,7 +67,8 @@ def make_quality_function(
 
     Parameters
     ----------
-    measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean'} or Measure
+    measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean', 'calibration_gap', 'brier', \
+'log_loss'} or Measure
     label : str
         Label column.
     positive_label : object, default=1
@@ -147,12 +150,21 @@ def find_subgroups(
         ``validation`` is a table, ``data`` is the search split.
     label, score : str
         Label and score columns.
-    measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean'} or Measure, default='roc_auc'
+    measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean', 'calibration_gap', 'brier', \
+'log_loss'} or Measure, default='roc_auc'
+        The calibration measures (:mod:`~subroc_ext.scoring.calibration`) read the
+        scores as probabilities (scores outside [0, 1] are refused); their
+        table adds, on the split the effects are measured on, ``promised``
+        (mean score), ``observed`` (share of positives) and the absolute
+        check of calibration ``calibration_z``, ``calibration_p``
+        (:func:`~subroc_ext.inference.calibration.calibration_check`).
     positive_label : object, optional
         The positive class; inferred only for labels {0, 1}, {-1, 1} and
         booleans (as ``1`` / ``True``, see
         :func:`~subroc_ext.inputs.labels.infer_positive_label`), otherwise required.
     mode : {'worse', 'better', 'both'}, default='worse'
+        For ``measure='calibration_gap'`` also 'under' (the risk is
+        underestimated more than on the whole data: 'worse') and 'over'.
     validation : pandas.DataFrame, float or None, default=0.5
         Held-out data for the significance test, or the fraction of ``data``
         to split off for it. ``None``: no holdout - search all rows and test
@@ -370,7 +382,7 @@ def find_subgroups(
     >>> find_subgroups(search, label="income", score="score", positive_label=">50K",
     ...                validation=validation)                                # doctest: +SKIP
     """
-    check_mode(mode)
+    mode = check_mode(mode, _measure(measure).mode_aliases)
     check_weights(size_weight, balance_weight)
     check_test_settings(n_samples, method, alpha, max_samples)
     check_holdout_settings(validation, intervals, min_delta)
@@ -439,12 +451,18 @@ def find_subgroups(
             ],
             axis=1,
         )
+        if statistic_qf.measure.reads_probabilities:  # the absolute check where the effects are measured
+            split, dataset, _ = splits[-1]
+            checked_rows = calibration_check(dataset.masks_of(kept.subgroups), dataset.is_positive,
+                                             dataset.scores, suffix=f"_{split}")  # fmt: skip
+            table = pd.concat([table, checked_rows], axis=1)
         dataset_values = {}
         for split, dataset, p in splits:
             for name, value in steps.dataset_values(dataset, target, measure=statistic_qf.measure,
                                                     probabilities=p).items():  # fmt: skip
                 dataset_values[f"{name}_{split}"] = value
-        table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode, split=splits[-1][0])
+        table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode, split=splits[-1][0],
+                                     flagged=not statistic_qf.measure.reads_probabilities)  # fmt: skip
         if tested is not None:
             split, dataset, p = splits[-1]
             rules = FailureRules(method=method, alpha=alpha, random_state=random_state, case_mix=case_mix,
@@ -496,13 +514,16 @@ def _probabilities(checked, calibrate, required):
     )
 
 
-def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split):
-    """``table`` with ``expected_share``, ``range_restricted`` (on ``split``) and ``complement_of``."""
-    if f"expected_roc_auc_{split}" in table.columns:
+def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split, flagged=True):
+    """``table`` with ``expected_share``, ``range_restricted`` (on ``split``; not
+    ``flagged``: NaN and False, a search of no ranking measure) and ``complement_of``."""
+    expected = f"expected_roc_auc_{split}" in table.columns
+    if expected and flagged:
         flags = _case_mix.range_restriction(table, dataset_values, mode, split=split)
-    else:  # the scores could not be read as probabilities
-        table = table.assign(**{f"expected_roc_auc_{name}": np.nan for name in ("search", split)})
+    else:
         flags = pd.DataFrame({"expected_share": np.nan, "range_restricted": False}, index=table.index)
+    if not expected:  # the scores could not be read as probabilities
+        table = table.assign(**{f"expected_roc_auc_{name}": np.nan for name in ("search", split)})
     table = pd.concat([table, flags.set_index(table.index)], axis=1)
     table["complement_of"] = _case_mix.complements(subgroups, search)
     return table

@@ -38,11 +38,12 @@ from ..metrics.confidence import delong_interval_of_sorted
 from ..metrics.cross_auc import bias_aucs_of_masks
 from ..metrics.expected_auc import expected_auc_of_sorted
 from ..objective.quality import SoftClassifierQF
+from ..scoring import calibration as _calibration
 from ..scoring import measures as _measures
 from ..utils.descriptions import describe
 
 __all__ = [
-    "MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test", "test_without_holdout",
+    "MEASURES", "CALIBRATION_MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test", "test_without_holdout",
     "untested",
 ]  # fmt: skip
 
@@ -52,6 +53,13 @@ MEASURES = {
     "pr_auc": _measures.PRAUC,
     "arl": _measures.AverageRankingLoss,
     "attribution_mean": _measures.attribution_mean,
+}
+
+#: The calibration measures by name: searched on request, not described in every table.
+CALIBRATION_MEASURES = {
+    "calibration_gap": _calibration.calibration_gap,
+    "brier": _calibration.brier_score,
+    "log_loss": _calibration.log_loss,
 }
 
 #: The columns of :func:`test`'s table.
