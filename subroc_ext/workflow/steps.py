@@ -40,7 +40,7 @@ from ..metrics.expected_auc import expected_auc_of_sorted
 from ..objective.quality import SoftClassifierQF
 from ..scoring import calibration as _calibration
 from ..scoring import measures as _measures
-from ..utils.descriptions import describe
+from ..utils.descriptions import describe as description_of
 
 __all__ = [
     "MEASURES", "CALIBRATION_MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test", "test_without_holdout",
@@ -594,10 +594,10 @@ def test_without_holdout(found, subgroups, data, quality_function, statistic_qf,
     _use_dataset(quality_function, data)
     _use_dataset(statistic_qf, data)
     data = data.data if isinstance(data, SortedDataset) else data
-    rank = {describe(subgroup): i for i, subgroup in enumerate(found.subgroups)}
+    rank = {description_of(subgroup): i for i, subgroup in enumerate(found.subgroups)}
     tested = permutation_test(
         found.subgroups, found.qualities, data, quality_function, target, selectors=found.selectors,
-        depth=found.depth, min_support=found.min_support, rows=[rank[describe(sg)] for sg in subgroups],
+        depth=found.depth, min_support=found.min_support, rows=[rank[description_of(sg)] for sg in subgroups],
         max_permutations=max_permutations, alpha=alpha, step_down=step_down,
         random_state=base_seed(random_state), progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
