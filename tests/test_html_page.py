@@ -10,7 +10,7 @@ import pytest
 from subroc_ext.reporting.page import (
     Column,
     Section,
-    embedded_png,
+    embedded_figure,
     format_number,
     format_p_value,
     heatmap_table,
@@ -39,10 +39,14 @@ def test_number_format():
 
 def test_figures_are_embedded_at_their_drawn_size():
     figure = plt.figure(figsize=(4.5, 2.0))
-    tag = embedded_png(figure, 'a "quoted" figure')
+    figure.text(0.5, 0.5, "<b>text & more</b>")
+    tag = embedded_figure(figure, 'a "quoted" figure')
     assert 'width="450" height="200"' in tag and 'alt="a &quot;quoted&quot; figure"' in tag
-    data = base64.b64decode(tag.split("base64,")[1].split('"')[0])
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert tag.startswith("<img ") and "data:image/svg+xml;base64," in tag
+    data = base64.b64decode(tag.split("base64,")[1].split('"')[0]).decode()
+    assert data.startswith("<?xml") and "<svg " in data
+    # the text is text for the browser to draw, escaped
+    assert "&lt;b&gt;text &amp; more&lt;/b&gt;</text>" in data and "<b>" not in data
     assert not plt.fignum_exists(figure.number)  # closed (other tests' figures are theirs)
 
 

@@ -31,6 +31,6 @@ def test_repr_html_is_the_forest_plot_and_the_default_columns(audit_analysis):
 def test_methods_and_refusal(audit_analysis):
     table, validation = audit_analysis.table, audit_analysis.validation
     pd.testing.assert_frame_equal(table.subroc.rows(validation), subroc_ext.subgroup_membership(table, validation))
-    assert table.subroc.forest(top=3).axes[0].get_yticklabels()[0].get_text().startswith("#1 ")
+    assert table.subroc.forest(top=3).axes[0].texts[0].get_text().startswith("#1 ")
     with pytest.raises(AttributeError, match="needs a table returned by find_subgroups"):
         pd.DataFrame({"a": [1]}).subroc

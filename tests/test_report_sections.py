@@ -18,7 +18,7 @@ def test_section_shows_the_top_subgroups(analysis):
     table, validation = analysis
     section = cross_auc_section(table, validation, label="y", score="p", top=3)
     assert section.startswith('<p class="note">The top 3 subgroups.</p>')
-    assert section.count("data:image/png;base64,") == 1
+    assert section.count("data:image/svg+xml;base64,") == 1
     assert f"on {len(validation):,} rows" in section
     assert cross_auc_section(table.drop(columns="subgroup"), validation, label="y", score="p") == ""
     assert cross_auc_section(table.head(0), validation, label="y", score="p") == ""

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.covers import subgroup_membership
-from .page import CELL_STYLE, Html, embedded_png, subgroups_table
+from .page import CELL_STYLE, Html, embedded_figure, subgroups_table
 from .plotting import plot_forest
 from .reading import effect_note
 from .report import result_columns
@@ -69,7 +69,7 @@ class SubgroupsAccessor:
         ).format(len(table), measure, n_significant, split, measure, whole, min(SHOWN, len(table)))
         if len(table) == 0:
             return summary
-        figure = embedded_png(plot_forest(shown, top=SHOWN), "forest plot")
+        figure = embedded_figure(plot_forest(shown, top=SHOWN), "forest plot")
         grid = subgroups_table(shown, result_columns(shown, measure, split=split), interactive=False, rows=SHOWN)
         return Html('<div class="subroc-view"><style>{}</style>{}{}{}{}</div>').format(
             Html(CELL_STYLE), summary, figure, grid, effect_note(table, split))

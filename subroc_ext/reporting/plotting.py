@@ -586,15 +586,18 @@ def plot_forest(
         f"#{rank} {shortened(readable_description(d), label_width)}"
         for rank, d in enumerate(descriptions, 1)
     ]
-    ax.set_yticks(y, names, fontsize="small")
+    # each row's name left of the axes and its size right of them: texts, which draw several
+    # times faster than as many ticks (a figure of 100 rows in well under a second)
+    beside = ax.get_yaxis_transform()  # x in axes units, y in rows
+    ax.set_yticks([])
     ax.set_ylim(-0.7, n - 0.3)
+    for row, name in zip(y, names):
+        ax.text(-0.005, row, name, transform=beside, fontsize="small", ha="right", va="center")
     if size is not None:
         sizes = rows[size].to_numpy(dtype=float)
         shares = [f" ({s / n_rows:.0%})" if n_rows else "" for s in sizes]
-        right = ax.twinx()
-        right.set_ylim(ax.get_ylim())
-        right.set_yticks(y, [f"n={s:,.0f}{share}" for s, share in zip(sizes, shares)], fontsize="small")
-        right.tick_params(length=0)
+        for row, s, share in zip(y, sizes, shares):
+            ax.text(1.005, row, f"n={s:,.0f}{share}", transform=beside, fontsize="small", va="center")
     ax.grid(axis="x", alpha=0.3)
     ax.set_xlabel(value if not interval else f"{value} (line: {interval[0]} to {interval[1]})",
                   fontsize="small")  # fmt: skip

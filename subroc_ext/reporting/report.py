@@ -42,7 +42,7 @@ from .page import (
     Column,
     Html,
     Section,
-    embedded_png,
+    embedded_figure,
     format_number,
     format_p_value,
     html_table,
@@ -172,10 +172,10 @@ def forest_section(table, *, n_rows=None, value=None, interval=None, reference=N
     if len(table) == 0:
         return Html("")
     settings = dict(value=value, interval=interval, reference=reference, n_rows=n_rows, size=size)
-    top = embedded_png(plot_forest(table, top=FOREST_ROWS, **settings), "forest plot")
+    top = embedded_figure(plot_forest(table, top=FOREST_ROWS, **settings), "forest plot")
     rest = ""
     if len(table) > FOREST_ROWS:
-        everything = embedded_png(plot_forest(table, top=None, **settings), "forest plot of all subgroups")
+        everything = embedded_figure(plot_forest(table, top=None, **settings), "forest plot of all subgroups")
         rest = Html("<details><summary>All {:,} subgroups</summary>{}</details>").format(len(table), everything)
     column = value or f"{table.attrs.get('measure')}_validation"
     has_interval = bool(interval) or {f"{column}_ci_low", f"{column}_ci_high"} <= set(table.columns)

@@ -2,14 +2,14 @@
 
 Kept apart from :mod:`subroc_ext.reporting.report` so that the report only needs one
 call per section; each function returns the body of a
-:class:`~subroc_ext.reporting.page.Section` (figures embedded as PNG), or ``''``
+:class:`~subroc_ext.reporting.page.Section` (figures embedded as SVG), or ``''``
 when there is nothing to show.
 """
 
 from ..metrics.cross_auc import cross_auc
 from ..metrics.diagnostics import generalization_diagnostics
 from .conditions import readable_description
-from .page import Html, embedded_png, html_table, name_chips
+from .page import Html, embedded_figure, html_table, name_chips
 from .plotting import plot_cross_auc, plot_generalization_diagnostics
 
 __all__ = ["cross_auc_section", "diagnostics_section"]
@@ -49,7 +49,7 @@ column group's negatives, on {:,} rows, with the number of such pairs
 whole data. A low cell in a subgroup's row and the background column (its BNSP AUC)
 means its positives are scored too low; a low cell in the background row and its
 column (BPSN AUC), that its negatives are scored too high. (Tafvizi et al. 2022, §6;
-Borkan et al. 2019.)</p>""").format(len(rows), embedded_png(plot_cross_auc(cross), "cross AUC heatmap"), len(data))
+Borkan et al. 2019.)</p>""").format(len(rows), embedded_figure(plot_cross_auc(cross), "cross AUC heatmap"), len(data))
 
 
 def diagnostics_section(table, search, validation, *, label, score, positive_label=1, top=5):
@@ -101,5 +101,5 @@ positives' scores and to Gaussian noise (shifts 0 to 1; 1 = no loss), sensitivit
 specificity at the search split's Youden threshold {:.3g} and their drift from the
 search to the validation split, and 2-Wasserstein distances (W2) between the class score
 distributions (large between the classes, small for one class across the splits is good).</p>""").format(
-        len(rows), embedded_png(plot_generalization_diagnostics(diagnostics, top=top), "generalization diagnostics"),
+        len(rows), embedded_figure(plot_generalization_diagnostics(diagnostics, top=top), "generalization diagnostics"),
         shown, threshold)  # fmt: skip
