@@ -23,7 +23,8 @@ import pandas as pd
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
 
-__all__ = ["HEADLINE_ROWS", "Finding", "Headline", "findings_section", "headline", "headline_html", "measure_title"]
+__all__ = ["HEADLINE_ROWS", "Finding", "Headline", "failure_rows", "findings_section", "headline", "headline_html",
+           "measure_title", "result_kind"]
 
 #: Findings named in the headline; the rest are in the table.
 HEADLINE_ROWS = 5
@@ -93,8 +94,8 @@ class Headline:
         return "\n".join(lines)
 
 
-def _kind(table):
-    """'paired' (two models), 'drift' (two periods) or 'single' (one model)."""
+def result_kind(table):
+    """What a result table compares: 'paired' (two models), 'drift' (two periods) or 'single' (one model)."""
     if "baseline" in table.attrs:
         return "paired"
     if f"{table.attrs.get('measure')}_reference_{_split(table.attrs)}" in table.columns:
@@ -188,6 +189,34 @@ def _overall_change(table, kind):
     return text
 
 
+def failure_rows(table):
+    """The rows a headline calls failures, the largest effect first.
+
+    The one rule every reader of a result shares: the headline names these
+    rows, and a release gate (``--fail-on``,
+    :func:`~subroc_ext.assert_no_failures`) fails exactly when there is one.
+    Today a failure is a significant row (its verdict; with ``min_delta``,
+    an interval beyond it).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A result table (``significant`` and ``delta``, or ``statistic`` for a
+        table of before 0.3).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Those rows of ``table`` (index kept), ordered by ``delta``, largest
+        first; empty when nothing was found or tested.
+    """
+    if len(table) == 0 or "significant" not in table.columns or table["significant"].isna().all():
+        return table.iloc[:0]
+    effect = (table["delta"] if "delta" in table.columns else table["statistic"]).to_numpy(dtype=float)
+    rows = np.flatnonzero(table["significant"].fillna(False).to_numpy(dtype=bool))
+    return table.iloc[rows[np.argsort(-effect[rows], kind="stable")]]  # NaN effects last
+
+
 def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
     """The headline of a ``find_subgroups`` (multi-class, ``find_regressions``,
     ``find_drift``) table.
@@ -222,7 +251,7 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
       1. region=='east' (30% of rows): ROC AUC 0.558 vs 0.881 overall, 0.323 lower [0.204, 0.444]
     """
     attrs = table.attrs
-    kind = _kind(table)
+    kind = result_kind(table)
     measure = measure_title(attrs.get("measure"))
     mode = attrs.get("mode", "worse")
     comparison = {"worse": "worse than", "better": "better than"}.get(mode, "different from")
@@ -237,7 +266,7 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
     n_rows = attrs.get("n_rows", {}).get(_split(attrs)) if n_rows is None else n_rows
     if "delta" not in table.columns:  # a table of before 0.3: the test statistic is the effect
         table = table.assign(delta=table["statistic"])
-    significant = table[table["significant"].astype(bool)]
+    significant = failure_rows(table)
     test = f"{attrs.get('method', 'fdr_by')}, alpha {attrs.get('alpha', 0.05):g}"
     subject = "the change" if kind != "single" else f"the {measure}"
     if len(significant) == 0:
@@ -247,15 +276,14 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
             f"0 of {_subgroups(len(table))} significant ({test}). The largest observed effect, "
             f"{best['description']} (delta {best['delta']:.3f}), may be chance."
         )
-    ordered = significant.sort_values("delta", ascending=False, kind="stable")
     text = _TEXTS[kind]
     findings = [
         Finding(record["subgroup"], record["description"], text(record, attrs, n_rows))
-        for _, record in ordered.head(top).iterrows()
+        for _, record in significant.head(top).iterrows()
     ]
     more = ""
-    if len(ordered) > top:
-        more = f"... and {len(ordered) - top:,} more significant in the table."
+    if len(significant) > top:
+        more = f"... and {len(significant) - top:,} more significant in the table."
     summary = (
         f"{prefix}Where {subject} is {comparison} on the whole data: {len(significant):,} of "
         f"{_subgroups(len(table))} significant ({test}), largest effect first:"
