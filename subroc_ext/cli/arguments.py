@@ -12,6 +12,7 @@ from ..utils.names import CALIBRATIONS, INSTALL, INTERVALS, MEASURE_NAMES, MODES
 
 __all__ = [
     "PROG",
+    "GATE_FAILED",
     "build_parser",
 ]
 
@@ -28,6 +29,22 @@ exceptionally bad (or good), and test them for significance on held-out data
 examples:
   subroc-ext demo                         # UCI Adult census income, under a minute
   subroc-ext run scored.csv --label y --score p --positive-label 1 --out report/
+"""
+
+
+#: Exit code of a failed release gate (``--fail-on``): distinct from 0, from bad
+#: input or a failed write (2), from a crash (1, Python's) and from the signals'
+#: (130, 141, 143; :mod:`subroc_ext.cli.streams`).
+GATE_FAILED = 3
+
+#: The exit codes, at the end of the help of every command that runs a search.
+_EXIT_CODES = f"""exit codes:
+  0    done (with --fail-on: and the headline names no failure)
+  2    bad input or arguments, a file that cannot be written, a stdout that
+       cannot be written (the files are written first)
+  {GATE_FAILED}    --fail-on failure: the headline names a failure (every file written;
+       the last line printed says why)
+  130  Ctrl-C (143: SIGTERM); 141: the output pipe was closed
 """
 
 
@@ -188,6 +205,18 @@ def _verdict_arguments(parser):
                              "and leaves the decision to the test")  # fmt: skip
 
 
+def _gate_arguments(parser):
+    """``--format`` and ``--fail-on`` (``run``, ``compare``, ``drift``)."""
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="what is printed on stdout: the console table (text), or json: the "
+                             "findings.json written to --out (the table then goes to stderr)")  # fmt: skip
+    parser.add_argument("--fail-on", choices=("failure",), metavar="failure",
+                        help=f"a release gate: exit with code {GATE_FAILED} when the headline names a failure "
+                             "(a significant subgroup; with --min-delta D only one whose interval "
+                             "lies beyond D), after every file is written; the last line printed "
+                             "says the code and why")  # fmt: skip
+
+
 def _common_arguments(parser, samples_help):
     """Options shared by ``demo`` and ``run``."""
     parser.add_argument("--samples", type=_samples, metavar="N", help=samples_help)
@@ -233,7 +262,7 @@ def build_parser():
 
     run = commands.add_parser(
         "run", help="find and test subgroups in your own scored data",
-        description=_RUN_DESCRIPTION, formatter_class=_Formatter,
+        description=_RUN_DESCRIPTION, formatter_class=_Formatter, epilog=_EXIT_CODES,
     )  # fmt: skip
     run.add_argument("data", metavar="DATA",
                      help="a .csv, .tsv (also compressed, e.g. .csv.gz) or .parquet file, or "
@@ -317,6 +346,7 @@ def build_parser():
     run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
                      help="directory for the report")  # fmt: skip
     _verdict_arguments(run)
+    _gate_arguments(run)
     cluster = run.add_mutually_exclusive_group()
     cluster.add_argument("--scheduler", metavar="ADDRESS",
                          help="run the search and the significance tests on the Dask cluster "
@@ -364,7 +394,7 @@ def _comparison_parsers(commands):
         ("drift", _DRIFT_DESCRIPTION),
     ):
         parser = commands.add_parser(
-            name, description=description, formatter_class=_Formatter,
+            name, description=description, formatter_class=_Formatter, epilog=_EXIT_CODES,
             help="where does a new model fall behind the old one?" if name == "compare"
             else "where did a model degrade from a reference to a current period?",
         )  # fmt: skip
@@ -402,5 +432,6 @@ def _comparison_parsers(commands):
         parser.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL")
         parser.add_argument("--out", default=f"subroc-ext-{name}", metavar="DIR")
         _verdict_arguments(parser)
+        _gate_arguments(parser)
         _common_arguments(parser, _SAMPLES_HELP)
         parser.set_defaults(samples="adaptive")

@@ -20,6 +20,7 @@ from ..utils.validation import check_columns, finite_scores, positive_mask
 from ..workflow.comparison import find_drift, find_regressions, split_periods
 from ..workflow.multiclass import find_multiclass_subgroups
 from ..workflow.pipeline import find_subgroups, split_validation
+from .gate import gated
 from .output import check_out, fail, finish, finish_comparison, keep_untested, print_status
 
 __all__ = [
@@ -282,11 +283,11 @@ def run_command(args):
             threshold=args.threshold,
         )  # fmt: skip
 
-    return finish(
+    return gated(args, table, {"search": search, "validation": validation}, lambda findings: finish(
         args, table, measure=measure, search=search, validation=validation, start=start,
         space=_space(args, [args.label, args.score, *args.ignore]),
-        report=report,
-    )  # fmt: skip
+        report=report, findings=findings,
+    ))  # fmt: skip
 
 
 def _run_multiclass(args):
@@ -337,11 +338,11 @@ def _run_multiclass(args):
             runtime=runtime,
         )  # fmt: skip
 
-    return finish(
+    return gated(args, table, {"search": search, "validation": validation}, lambda findings: finish(
         args, table, measure="auc_mu", search=search, validation=validation, start=start,
         space=_space(args, [args.label, *columns, *args.ignore]),
-        report=report,
-    )  # fmt: skip
+        report=report, findings=findings,
+    ))  # fmt: skip
 
 
 def _comparison_settings(args, validation):
@@ -372,7 +373,8 @@ def compare_command(args):
                                  **_comparison_settings(args, validation))  # fmt: skip
     except _INPUT_ERRORS as error:
         return fail(error)
-    return finish_comparison(table, args, ("baseline", "new"), start, validation)
+    return gated(args, table, {"search": search, "validation": validation}, lambda findings: finish_comparison(
+        table, args, ("baseline", "new"), start, validation, findings=findings))  # fmt: skip
 
 
 def drift_command(args):
@@ -393,4 +395,7 @@ def drift_command(args):
                            **_comparison_settings(args, (held_reference, held_current)))  # fmt: skip
     except _INPUT_ERRORS as error:
         return fail(error)
-    return finish_comparison(table, args, ("reference", "current"), start, held_reference, held_current)
+    splits = {"reference_search": reference, "reference_validation": held_reference,
+              "current_search": current, "current_validation": held_current}  # fmt: skip
+    return gated(args, table, splits, lambda findings: finish_comparison(
+        table, args, ("reference", "current"), start, held_reference, held_current, findings=findings))  # fmt: skip

@@ -49,7 +49,7 @@ _PRINTED = 10
 
 #: Every file a run may write into --out: an earlier run's are removed when a
 #: new run's files move in, so that the folder never mixes two runs.
-RESULT_FILES = ("subgroups.csv", "curves.png", "report.html", "rows.csv")
+RESULT_FILES = ("subgroups.csv", "findings.json", "curves.png", "report.html", "rows.csv")
 
 
 def print_status(args, message):
@@ -314,13 +314,14 @@ def _export_rows(table, splits, folder):
     write_csv(pd.concat(parts), Path(folder) / "rows.csv")
 
 
-def _write_outputs(table, out, report=None):
-    """Write ``subgroups.csv``, then the files ``report(folder)`` writes, into a
-    staging folder, and move them into ``out`` together, after the files of
-    an earlier run (:data:`RESULT_FILES`) are removed.
+def _write_outputs(table, out, report=None, findings=None):
+    """Write ``subgroups.csv``, then ``findings(folder)``'s file (``findings.json``),
+    then the files ``report(folder)`` writes, into a staging folder, and move
+    them into ``out`` together, after the files of an earlier run
+    (:data:`RESULT_FILES`) are removed.
 
-    If the report fails (an error, Ctrl-C), the table alone moves in: the
-    folder then holds this run's table and nothing of the earlier run.
+    If the report fails (an error, Ctrl-C), the table (and the findings) alone
+    move in: the folder then holds this run's table and nothing of the earlier run.
 
     Returns
     -------
@@ -329,9 +330,11 @@ def _write_outputs(table, out, report=None):
         the writing (its ``filename`` is the file that failed).
     """
     try:
-        with atomic_directory(out, replaces=RESULT_FILES, keep=["subgroups.csv"]) as folder:
+        with atomic_directory(out, replaces=RESULT_FILES, keep=["subgroups.csv", "findings.json"]) as folder:
             with atomic_path(folder / "subgroups.csv") as part:  # whole, so it can be kept
                 write_csv(table.drop(columns="subgroup", errors="ignore"), part)
+            if findings is not None:
+                findings(folder)
             if report is not None:
                 report(folder)
             names = sorted(path.name for path in folder.iterdir() if path.name != "subgroups.csv")
@@ -345,12 +348,14 @@ def _write_failed(error):
     print(f"{PROG}: error: cannot write '{error.filename}': {error.strerror or error}", file=sys.stderr)
 
 
-def finish(args, table, *, measure, search, validation, start, space, report=None, note=None):
+def finish(args, table, *, measure, search, validation, start, space, report=None, note=None, findings=None):
     """Write the files, then print the results; return the exit code.
 
     ``space`` is the search space's keywords (for :func:`why_empty`);
+    ``findings(folder)`` writes ``findings.json`` after ``subgroups.csv``
+    (:func:`~subroc_ext.cli.gate.gated`);
     ``report(folder, runtime)`` writes the report's files into ``folder``
-    (after ``subgroups.csv``), then ``rows.csv`` with ``--export-rows``;
+    (after those), then ``rows.csv`` with ``--export-rows``;
     ``note`` is printed after the results.
     """
     out = Path(args.out)
@@ -363,7 +368,7 @@ def finish(args, table, *, measure, search, validation, start, space, report=Non
             splits = {"search": search} if validation is None else {"search": search, "validation": validation}
             _export_rows(table, splits, folder)
 
-    written, error = _write_outputs(table, out, None if report is None else report_and_rows)
+    written, error = _write_outputs(table, out, None if report is None else report_and_rows, findings)
     _print_results(
         table, measure, len(search), None if validation is None else len(validation), runtime,
         lambda: why_empty(table, search, measure, space),
@@ -403,11 +408,11 @@ def keep_untested(interrupted, args):
     return report_interrupted(args, f"during the significance test; {kept}")
 
 
-def finish_comparison(table, args, sides, start, validation, current=None):
-    """Write subgroups.csv, then the report (each whole or not at all: a failed
-    report leaves the table), print the top subgroups of a comparison; return
-    the exit code. ``validation``: the validation split (of the reference
-    period, ``current`` that of the current period)."""
+def finish_comparison(table, args, sides, start, validation, current=None, findings=None):
+    """Write subgroups.csv, ``findings(folder)``'s findings.json, then the report
+    (each whole or not at all: a failed report leaves the table), print the top
+    subgroups of a comparison; return the exit code. ``validation``: the
+    validation split (of the reference period, ``current`` that of the current period)."""
     out = Path(args.out)
     replaced = (out / "report.html").exists()
     runtime = time.perf_counter() - start
@@ -415,7 +420,7 @@ def finish_comparison(table, args, sides, start, validation, current=None):
     def report(folder):
         write_comparison_report(table, validation, folder, current=current, runtime=runtime)
 
-    written, error = _write_outputs(table, out, report)  # the files first, then the printing
+    written, error = _write_outputs(table, out, report, findings)  # the files first, then the printing
     measure, whole = table.attrs["measure"], table.attrs["dataset_values"]
     suffix = "" if sides[0] == "baseline" else "_current"
     old = f"{measure}_{'baseline' if sides[0] == 'baseline' else 'reference'}_validation"
