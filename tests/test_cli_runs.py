@@ -28,7 +28,7 @@ pytest.importorskip("matplotlib")
 pytestmark = pytest.mark.extended
 
 SETTINGS = ["--label", "y", "--score", "p", "--depth", "1", "--samples", "20", "--quiet"]
-FILES = ["curves.png", "report.html", "subgroups.csv"]
+FILES = ["curves.png", "findings.json", "report.html", "subgroups.csv"]
 
 #: Runs the command with write_report replaced by one that writes half the
 #: curves into the staging folder and then sends this process the signal argv[1].
@@ -89,7 +89,7 @@ def test_terminated_run_ends_like_ctrl_c_and_leaves_nothing(data, tmp_path):
     process = dying_run(data, out, "SIGTERM")
     assert process.returncode == 143 and "Traceback" not in process.stderr_text
     assert process.stderr_text.splitlines()[-1] == "subroc-ext: terminated"
-    assert os.listdir(out) == ["subgroups.csv"]  # this run's table, nothing of the earlier run
+    assert sorted(os.listdir(out)) == ["findings.json", "subgroups.csv"]  # this run's, nothing of the earlier run
     table = pd.read_csv(out / "subgroups.csv")
     expected = pd.read_csv(data / "two.csv")
     assert len(table) > 0 and table["size_search"].max() < len(expected)
@@ -132,7 +132,7 @@ def test_failed_report_keeps_its_table_and_nothing_of_the_earlier_run(data, tmp_
     assert main(["run", str(data / "two.csv"), *SETTINGS, "--out", str(out)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err[-1] == f"subroc-ext: error: cannot write '{out / 'report.html'}': No space left on device"
-    assert os.listdir(out) == ["subgroups.csv"]
+    assert sorted(os.listdir(out)) == ["findings.json", "subgroups.csv"]
     fresh = tmp_path / "fresh"
     monkeypatch.undo()
     assert main(["run", str(data / "two.csv"), *SETTINGS, "--out", str(fresh)]) == 0

@@ -5,7 +5,7 @@ import pandas as pd
 import pysubgroup as ps
 import pytest
 
-from subroc_ext.reporting.findings import findings_section, headline, headline_html
+from subroc_ext.reporting.findings import failure_rows, findings_section, headline, headline_html
 
 
 def _subgroup(value):
@@ -143,3 +143,12 @@ def test_a_loss_is_worse_when_higher(loss, old, new, verb):
         table.attrs["dataset_values"] = {"arl_baseline_validation": old, "arl_validation": new,
                                          "arl_new_validation": new}  # fmt: skip
     assert f"the new model is {verb}:" in headline(table).summary
+
+
+def test_failure_rows_are_the_rows_the_headline_names():
+    table = single_table([True, True, False], deltas=(0.02, 0.09, 0.05))
+    table.index = [7, 7, 3]  # any index: rows by position
+    failures = failure_rows(table)
+    assert failures["description"].tolist() == ["region=='west'", "region=='east'"]
+    assert [f.description for f in headline(table).findings] == failures["description"].tolist()
+    assert failure_rows(table.assign(significant=None)).empty and failure_rows(table.iloc[:0]).empty
