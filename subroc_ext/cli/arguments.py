@@ -359,6 +359,7 @@ def build_parser():
     _common_arguments(run, _SAMPLES_HELP)
     run.set_defaults(samples="adaptive")
     _comparison_parsers(commands)
+    _recheck_parser(commands)
     return parser
 
 
@@ -385,6 +386,38 @@ subgroups.csv and report.html (both ROC curves of the top subgroups) to --out.
 example:
   subroc-ext drift january.csv june.csv --label y --score p --out drift/
 """
+
+
+_RECHECK_DESCRIPTION = """\
+Measure the subgroups of a findings.json (written by subroc-ext run) again on
+DATA, new rows of the same model (e.g. next month's): each subgroup's size,
+measure and effect with its interval (at the confidence the findings had),
+beside the effect the findings reported, and whether it grew (worse), shrank
+(better) or stayed. No search and no new test: the subgroups are fixed.
+
+example:
+  subroc-ext recheck audit/findings.json june.csv
+  subroc-ext recheck audit/findings.json june.csv --label outcome --score risk
+"""
+
+
+def _recheck_parser(commands):
+    """The ``recheck`` command."""
+    parser = commands.add_parser(
+        "recheck", help="measure the subgroups of a findings.json again on new data",
+        description=_RECHECK_DESCRIPTION, formatter_class=_Formatter,
+    )  # fmt: skip
+    parser.add_argument("findings", metavar="FINDINGS", help="a findings.json of subroc-ext run")
+    parser.add_argument("data", metavar="DATA", help="the new rows (CSV, TSV or Parquet)")
+    parser.add_argument("--label", metavar="COL", help="column of true labels (default: the findings')")
+    parser.add_argument("--score", metavar="COL", help="column of scores (default: the findings')")
+    parser.add_argument("--positive-label", metavar="V", help="positive class (default: the findings')")
+    parser.add_argument("--sep", type=_separator, metavar="C", help="field separator of DATA")
+    parser.add_argument("--encoding", metavar="E", help="text encoding of DATA (default: utf-8)")
+    parser.add_argument("--decimal", type=_decimal, metavar="C", help="decimal mark of DATA's numbers")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="print a table (text) or the rows as JSON records (json)")  # fmt: skip
+    parser.add_argument("--quiet", action="store_true", help="no status messages on stderr")
 
 
 def _comparison_parsers(commands):

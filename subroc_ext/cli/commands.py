@@ -3,6 +3,7 @@ output.
 """
 
 import contextlib
+import json
 import time
 from pathlib import Path
 
@@ -11,8 +12,10 @@ import pandas as pd
 from ..demo.datasets import load_adult
 from ..demo.modelling import fit_and_score, split_parts
 from ..exceptions import InterruptedTest
+from ..inputs.findings_file import read_findings
 from ..inputs.labels import infer_positive_label
 from ..inputs.tables import read_table
+from ..reporting.findings_json import json_records
 from ..reporting.multiclass import write_multiclass_report
 from ..reporting.report import write_report
 from ..utils.cluster import require_distributed
@@ -20,14 +23,16 @@ from ..utils.validation import check_columns, finite_scores, positive_mask
 from ..workflow.comparison import find_drift, find_regressions, split_periods
 from ..workflow.multiclass import find_multiclass_subgroups
 from ..workflow.pipeline import find_subgroups, split_validation
+from ..workflow.recheck import recheck
 from .gate import gated
-from .output import check_out, fail, finish, finish_comparison, keep_untested, print_status
+from .output import check_out, fail, finish, finish_comparison, keep_untested, print_recheck, print_status
 
 __all__ = [
     "demo_command",
     "run_command",
     "compare_command",
     "drift_command",
+    "recheck_command",
 ]
 
 
@@ -399,3 +404,19 @@ def drift_command(args):
               "current_search": current, "current_validation": held_current}  # fmt: skip
     return gated(args, table, splits, lambda findings: finish_comparison(
         table, args, ("reference", "current"), start, held_reference, held_current, findings=findings))  # fmt: skip
+
+
+def recheck_command(args):
+    """``subroc-ext recheck FINDINGS DATA``: the findings' subgroups measured again on new data."""
+    try:
+        data = _read(args.data, "data", args)
+        label = args.label or read_findings(args.findings)["settings"]["label"]
+        positive = None if args.positive_label is None else _positive_label(data[label], args.positive_label, label)
+        table = recheck(args.findings, data, label=args.label, score=args.score, positive_label=positive)
+    except _INPUT_ERRORS as error:
+        return fail(error)
+    if args.format == "json":
+        print(json.dumps(json_records(table), indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        print_recheck(table, args)
+    return 0

@@ -40,6 +40,7 @@ __all__ = [
     "finish",
     "keep_untested",
     "finish_comparison",
+    "print_recheck",
 ]
 
 
@@ -444,3 +445,20 @@ def finish_comparison(table, args, sides, start, validation, current=None, findi
     print(f"Runtime: {runtime:.1f} s. Report: {(out / 'report.html').resolve()} (with {others})"
           + ("; it replaces the report an earlier run wrote there." if replaced else "."))  # fmt: skip
     return 0
+
+
+def print_recheck(table, args):
+    """Print a :func:`~subroc_ext.recheck` table: each finding's effect before and now."""
+    settings = table.attrs["settings"]
+    shown = {"description": "description", "failure_before": "failure before", "delta_before": "delta before",
+             "size": "size", settings["measure"]: settings["measure"], "delta": "delta now",
+             "trend": "trend", "credible": "credible"}  # fmt: skip
+    print(f"{len(table):,} finding(s) of {args.findings} measured again on {args.data} "
+          f"({settings['measure']} on all rows: {table.attrs['whole']:.3f}):\n")  # fmt: skip
+    if len(table):
+        print(_text_table(table, shown, shown=len(table)))
+    level = settings.get("interval_level")
+    print(f"\ndelta: the {settings['measure']} on the subgroup's rows minus on all of them, positive = "
+          f"{settings['mode']}; intervals at the findings' {'' if level is None else f'{level:.1%} '}level; "
+          f"trend: the effect grew (worse), shrank (better) or stayed; credible: the interval lies beyond "
+          f"{settings.get('min_delta', 0):g}.")  # fmt: skip

@@ -39,7 +39,7 @@ from ..utils.atomic import atomic_path
 from ..utils.validation import positive_mask
 from .findings import failure_rows, headline, result_kind
 
-__all__ = ["FINDINGS_FILE", "findings_document", "findings_json", "write_findings"]
+__all__ = ["FINDINGS_FILE", "findings_document", "findings_json", "json_records", "write_findings"]
 
 #: The file's name beside ``subgroups.csv``.
 FINDINGS_FILE = "findings.json"
@@ -74,6 +74,12 @@ def _json_safe(value):
 def _cell(value):
     """One cell of the table as JSON (``pd.NA``, NaN: null)."""
     return None if pd.isna(value) else encode_value(value.item() if isinstance(value, np.generic) else value)
+
+
+def json_records(table):
+    """The rows of ``table`` as a list of dicts of JSON values (NaN and missing: None),
+    every float as it is (``DataFrame.to_json`` rounds to 10 digits)."""
+    return [{str(name): _cell(value) for name, value in record.items()} for record in table.to_dict("records")]
 
 
 def _splits_summary(splits, attrs):
