@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from synthetic import scored_frame
 
@@ -63,3 +64,18 @@ def test_what_cannot_be_rechecked_is_refused_by_name(failing_analysis, document)
     case_mix = {**document, "settings": {**document["settings"], "case_mix": True}}
     with pytest.raises(ValueError, match="does not measure case-mix findings"):
         subroc_ext.recheck(case_mix, failing_analysis.validation)
+
+
+def test_the_command_prints_the_same_numbers(failing_analysis, tmp_path, capsys):
+    from subroc_ext.cli import main
+
+    write_findings(failing_analysis.table, tmp_path / "findings.json")
+    failing_analysis.validation.to_csv(tmp_path / "june.csv", index=False)
+    assert main(["recheck", str(tmp_path / "findings.json"), str(tmp_path / "june.csv"), "--format", "json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    expected = subroc_ext.recheck(tmp_path / "findings.json", pd.read_csv(tmp_path / "june.csv"))
+    assert [row["delta"] for row in printed] == expected["delta"].tolist()
+    assert main(["recheck", str(tmp_path / "findings.json"), str(tmp_path / "june.csv")]) == 0
+    assert "1  region=='east'" in capsys.readouterr().out
+    assert main(["recheck", str(tmp_path / "findings.json"), str(tmp_path / "june.csv"), "--score", "q"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith("subroc-ext: error: column(s) ['q'] not found")
