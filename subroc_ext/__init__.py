@@ -52,6 +52,8 @@ def _load_api():
     from .reporting.comparison_plots import plot_comparison_roc_curves
     from .reporting.comparison_report import write_comparison_report
     from .reporting.findings import Headline, headline
+    from .reporting.findings_json import findings_document, write_findings
+    from .reporting.gate import assert_no_failures
     from .reporting.multiclass import write_multiclass_report
     from .reporting.notebook import SubgroupsAccessor  # noqa: F401 (registers table.subroc)
     from .reporting.plotting import (
@@ -67,6 +69,7 @@ def _load_api():
     from .workflow.comparison import find_drift, find_regressions
     from .workflow.multiclass import find_multiclass_subgroups
     from .workflow.pipeline import find_subgroups, make_quality_function
+    from .workflow.recheck import recheck
 
     names = locals()
     globals().update({name: names[name] for name in __all__})
@@ -159,4 +162,8 @@ __all__ = [
     "expected_roc_auc",
     "CaseMixQF",
     "CaseMixTarget",
+    "assert_no_failures",
+    "findings_document",
+    "write_findings",
+    "recheck",
 ]

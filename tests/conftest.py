@@ -6,7 +6,8 @@ from the definitions in SPEC.md (pairwise counting, one precision-recall point
 per threshold), and use nothing from :mod:`subroc_ext` but its enumeration of
 the subsets (:func:`subroc_ext.utils.subsets.all_subsets`).
 * ``audit_analysis``: one ``find_subgroups`` analysis with a validation split,
-  shared by the report tests.
+  shared by the report tests; ``failing_analysis``: one whose planted failure
+  is significant (the findings file, the gate and recheck tests).
 
 Hooks: with ``SUBROC_EXT_REQUIRE_REFERENCE=1`` (.ci/run's reference
 environment) the session fails at its start unless pysubgroup 0.9.0 is
@@ -143,4 +144,17 @@ def audit_analysis():
     validation.index = np.arange(len(validation))[::-1] * 2  # any index works
     table = find_subgroups(search, label="y", score="p", validation=validation, n_samples=200,
                            result_set_size=10, random_state=0, progress=False)  # fmt: skip
+    return types.SimpleNamespace(search=search, validation=validation, table=table)
+
+
+@pytest.fixture(scope="session")
+def failing_analysis():
+    """``find_subgroups`` at depth 1 on the audit data with adaptive p-values, so that
+    the planted failure (``region == 'east'``) is significant: namespace of
+    ``search``, ``validation`` and ``table`` (read-only)."""
+    from subroc_ext import find_subgroups
+
+    search, validation = scored_frame(0, n=1500), scored_frame(1, n=1500)
+    table = find_subgroups(search, label="y", score="p", validation=validation, depth=1,
+                           result_set_size=8, random_state=0, progress=False)  # fmt: skip
     return types.SimpleNamespace(search=search, validation=validation, table=table)

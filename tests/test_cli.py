@@ -279,7 +279,8 @@ def test_a_failing_write_is_one_line_and_leaves_no_partial_file(workdir, tmp_pat
     if failing == "subgroups.csv":
         assert os.listdir(out) == [failing] and (out / failing).read_text() == "an earlier run's complete file"
     else:
-        assert os.listdir(out) == ["subgroups.csv"]  # the earlier run's curves.png went with it
+        # the table and its findings; the earlier run's curves.png went with it
+        assert sorted(os.listdir(out)) == ["findings.json", "subgroups.csv"]
     assert "region=='east'" in captured.out and "Runtime:" in captured.out
     assert "Report:" not in captured.out
     if failing == "curves.png":  # written first, complete
@@ -301,7 +302,7 @@ def assert_every_file_written(out):
     assert len(table) > 0 and table["p_value"].notna().all()
     assert (out / "curves.png").read_bytes().startswith(b"\x89PNG")
     assert (out / "report.html").read_text(encoding="utf-8").rstrip().endswith("</html>")
-    assert sorted(os.listdir(out)) == ["curves.png", "report.html", "subgroups.csv"]
+    assert sorted(os.listdir(out)) == ["curves.png", "findings.json", "report.html", "subgroups.csv"]
 
 
 @pytest.mark.extended  # a subprocess on a pipe

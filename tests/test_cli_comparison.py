@@ -41,7 +41,7 @@ def test_compare_writes_the_api_table(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert re.search(r"\n1 +region=='south' ", printed) and "baseline (validation)" in printed
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert f"Report: {(out / 'report.html').resolve()} (with subgroups.csv, curves.png)." in printed
+    assert f"Report: {(out / 'report.html').resolve()} (with subgroups.csv, curves.png, findings.json)." in printed
     first = expected.iloc[0]
     assert f"{first['delta']:+.3f} <span class=\"ci\">[{first['delta_ci_low']:+.3f}, " in page
     assert f"{first['delta_search']:+.3f}</td>" in page
@@ -90,7 +90,7 @@ def test_a_failing_report_keeps_the_table(tmp_path, capsys, monkeypatch):
     code = main(["compare", str(tmp_path / "scored.csv"), "--label", "y", "--score", "new",
                  "--baseline", "old", "--out", str(tmp_path), *OPTIONS])  # fmt: skip
     assert code == 2
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["scored.csv", "subgroups.csv"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["findings.json", "scored.csv", "subgroups.csv"]
     assert f"cannot write '{tmp_path / 'report.html'}': No space left on device" in capsys.readouterr().err
 
 

@@ -28,7 +28,7 @@ pytest.importorskip("matplotlib")
 pytestmark = pytest.mark.extended
 
 SETTINGS = ["--label", "y", "--score", "p", "--depth", "1", "--samples", "20", "--quiet"]
-FILES = ["curves.png", "report.html", "subgroups.csv"]
+FILES = ["curves.png", "findings.json", "report.html", "subgroups.csv"]
 
 #: Runs the command with write_report replaced by one that writes half the
 #: curves into the staging folder and then sends this process the signal argv[1].
@@ -92,7 +92,7 @@ def test_terminated_run_ends_like_ctrl_c_and_leaves_nothing(data, tmp_path):
         f"subroc-ext: terminated during the report; the table was kept in {(out / 'subgroups.csv').resolve()}, "
         "the report was not written"
     )
-    assert os.listdir(out) == ["subgroups.csv"]  # this run's table, nothing of the earlier run
+    assert sorted(os.listdir(out)) == ["findings.json", "subgroups.csv"]  # this run's, nothing of the earlier run
     table = pd.read_csv(out / "subgroups.csv")
     expected = pd.read_csv(data / "two.csv")
     assert len(table) > 0 and table["size_search"].max() < len(expected)
@@ -135,7 +135,7 @@ def test_failed_report_keeps_its_table_and_nothing_of_the_earlier_run(data, tmp_
     assert main(["run", str(data / "two.csv"), *SETTINGS, "--out", str(out)]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err[-1] == f"subroc-ext: error: cannot write '{out / 'report.html'}': No space left on device"
-    assert os.listdir(out) == ["subgroups.csv"]
+    assert sorted(os.listdir(out)) == ["findings.json", "subgroups.csv"]
     fresh = tmp_path / "fresh"
     monkeypatch.undo()
     assert main(["run", str(data / "two.csv"), *SETTINGS, "--out", str(fresh)]) == 0

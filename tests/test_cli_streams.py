@@ -29,7 +29,7 @@ pytest.importorskip("matplotlib")
 
 COMMAND = [sys.executable, "-m", "subroc_ext.cli", "run"]
 SETTINGS = ["--label", "y", "--score", "p", "--depth", "1", "--samples", "20"]
-FILES = ["curves.png", "report.html", "subgroups.csv"]
+FILES = ["curves.png", "findings.json", "report.html", "subgroups.csv"]
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import pandas as pd
 import pysubgroup as ps
 import pytest
 
-from subroc_ext.reporting.findings import findings_section, headline, headline_html
+from subroc_ext.reporting.findings import failure_rows, findings_section, headline, headline_html
 
 
 def _subgroup(value):
@@ -196,3 +196,17 @@ def test_data_checks_come_first():
     assert headline(table).text().splitlines()[0] == (
         "Check the data: possible leak: typur != 0 (48% of the search rows) is 100.0% approve = 1"
     )
+
+
+def test_failure_rows_are_the_rows_the_headline_names():
+    table = single_table([True, True, False], deltas=(0.02, 0.09, 0.05))
+    table.index = [7, 7, 3]  # any index: rows by position
+    failures = failure_rows(table)
+    assert failures["description"].tolist() == ["region=='west'", "region=='east'"]
+    assert [f.description for f in headline(table).findings] == failures["description"].tolist()
+    assert failure_rows(table.assign(significant=None)).empty and failure_rows(table.iloc[:0]).empty
+
+
+def test_failure_rows_of_a_judged_table_are_its_failures_surest_first():
+    table = judged_table()
+    assert failure_rows(table)["description"].tolist() == ["region=='west'", "region=='east'"]

@@ -54,7 +54,7 @@ def test_cli_writes_the_multiclass_report_and_rows(data, tmp_path, capsys):
                  "--out", str(tmp_path / "out")])  # fmt: skip
     printed = capsys.readouterr()
     assert code == 0, printed.err
-    assert "(with subgroups.csv, rows.csv)" in printed.out
+    assert "(with subgroups.csv, findings.json, rows.csv)" in printed.out
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert 'id="forest"' in page and 'id="class-pairs"' in page and "a vs b" in page
     assert page.index('alt="forest plot"') < page.index('<div class="results">')

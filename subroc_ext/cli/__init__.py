@@ -25,7 +25,10 @@ as a table. So nothing is lost when the output is cut short:
 
 ``subroc-ext compare DATA`` (two models) and ``subroc-ext drift REFERENCE
 CURRENT`` (two periods) find where a ranking got worse and write the table
-(CSV).
+(CSV). Each of ``run``, ``compare`` and ``drift`` also writes ``findings.json``
+and, with ``--fail-on failure``, ends with exit code 3 when the headline names a
+failure (:mod:`subroc_ext.cli.gate`); ``subroc-ext recheck FINDINGS DATA``
+measures the findings' subgroups again on new data.
 """
 
 import importlib
@@ -41,7 +44,7 @@ __all__ = ["main"]
 #: The function of each command, in :mod:`subroc_ext.cli.commands` (imported
 #: only once a command runs: ``--help`` and ``--version`` load nothing else).
 COMMANDS = {"demo": "demo_command", "run": "run_command", "compare": "compare_command",
-            "drift": "drift_command"}  # fmt: skip
+            "drift": "drift_command", "recheck": "recheck_command"}  # fmt: skip
 
 
 def main(argv=None):
@@ -56,7 +59,8 @@ def main(argv=None):
     -------
     int
         Exit code: 0 on success, 2 on bad input or arguments, a failed write
-        or a stdout that cannot be written, 130 after Ctrl-C, 141 when the
+        or a stdout that cannot be written, 3 when ``--fail-on`` finds a failure
+        (every file written), 130 after Ctrl-C, 141 when the
         output pipe was closed (after every file was written), 143 after
         SIGTERM.
     """

@@ -14,6 +14,7 @@ from ..utils.names import (
 
 __all__ = [
     "PROG",
+    "GATE_FAILED",
     "build_parser",
 ]
 
@@ -30,6 +31,22 @@ exceptionally bad (or good), and test them for significance on held-out data
 examples:
   subroc-ext demo                         # UCI Adult census income, under a minute
   subroc-ext run scored.csv --label y --score p --positive-label 1 --out report/
+"""
+
+
+#: Exit code of a failed release gate (``--fail-on``): distinct from 0, from bad
+#: input or a failed write (2), from a crash (1, Python's) and from the signals'
+#: (130, 141, 143; :mod:`subroc_ext.cli.streams`).
+GATE_FAILED = 3
+
+#: The exit codes, at the end of the help of every command that runs a search.
+_EXIT_CODES = f"""exit codes:
+  0    done (with --fail-on: and the headline names no failure)
+  2    bad input or arguments, a file that cannot be written, a stdout that
+       cannot be written (the files are written first)
+  {GATE_FAILED}    --fail-on failure: the headline names a failure (every file written;
+       the last line printed says why)
+  130  Ctrl-C (143: SIGTERM); 141: the output pipe was closed
 """
 
 
@@ -215,6 +232,18 @@ def _verdict_arguments(parser):
                              "and leaves the decision to the test")  # fmt: skip
 
 
+def _gate_arguments(parser):
+    """``--format`` and ``--fail-on`` (``run``, ``compare``, ``drift``)."""
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="what is printed on stdout: the console table (text), or json: the "
+                             "findings.json written to --out (the table then goes to stderr)")  # fmt: skip
+    parser.add_argument("--fail-on", choices=("failure",), metavar="failure",
+                        help=f"a release gate: exit with code {GATE_FAILED} when the headline names a failure "
+                             "(a significant subgroup; with --min-delta D only one whose interval "
+                             "lies beyond D), after every file is written; the last line printed "
+                             "says the code and why")  # fmt: skip
+
+
 def _common_arguments(parser, samples_help):
     """Options shared by ``demo`` and ``run``."""
     parser.add_argument("--samples", type=_samples, metavar="N", help=samples_help)
@@ -266,7 +295,7 @@ def build_parser():
 
     run = commands.add_parser(
         "run", help="find and test subgroups in your own scored data",
-        description=_RUN_DESCRIPTION, formatter_class=_Formatter,
+        description=_RUN_DESCRIPTION, formatter_class=_Formatter, epilog=_EXIT_CODES,
     )  # fmt: skip
     run.add_argument("data", metavar="DATA",
                      help="a .csv, .tsv (also compressed, e.g. .csv.gz) or .parquet file, or "
@@ -353,6 +382,7 @@ def build_parser():
     run.add_argument("--out", default="subroc-ext-report", metavar="DIR",
                      help="directory for the report")  # fmt: skip
     _verdict_arguments(run)
+    _gate_arguments(run)
     cluster = run.add_mutually_exclusive_group()
     cluster.add_argument("--scheduler", metavar="ADDRESS",
                          help="run the search and the significance tests on the Dask cluster "
@@ -366,6 +396,7 @@ def build_parser():
     _common_arguments(run, _SAMPLES_HELP)
     run.set_defaults(samples="adaptive")
     _comparison_parsers(commands)
+    _recheck_parser(commands)
     return parser
 
 
@@ -394,6 +425,38 @@ example:
 """
 
 
+_RECHECK_DESCRIPTION = """\
+Measure the subgroups of a findings.json (written by subroc-ext run) again on
+DATA, new rows of the same model (e.g. next month's): each subgroup's size,
+measure and effect with its interval (at the confidence the findings had),
+beside the effect the findings reported, and whether it grew (worse), shrank
+(better) or stayed. No search and no new test: the subgroups are fixed.
+
+example:
+  subroc-ext recheck audit/findings.json june.csv
+  subroc-ext recheck audit/findings.json june.csv --label outcome --score risk
+"""
+
+
+def _recheck_parser(commands):
+    """The ``recheck`` command."""
+    parser = commands.add_parser(
+        "recheck", help="measure the subgroups of a findings.json again on new data",
+        description=_RECHECK_DESCRIPTION, formatter_class=_Formatter,
+    )  # fmt: skip
+    parser.add_argument("findings", metavar="FINDINGS", help="a findings.json of subroc-ext run")
+    parser.add_argument("data", metavar="DATA", help="the new rows (CSV, TSV or Parquet)")
+    parser.add_argument("--label", metavar="COL", help="column of true labels (default: the findings')")
+    parser.add_argument("--score", metavar="COL", help="column of scores (default: the findings')")
+    parser.add_argument("--positive-label", metavar="V", help="positive class (default: the findings')")
+    parser.add_argument("--sep", type=_separator, metavar="C", help="field separator of DATA")
+    parser.add_argument("--encoding", metavar="E", help="text encoding of DATA (default: utf-8)")
+    parser.add_argument("--decimal", type=_decimal, metavar="C", help="decimal mark of DATA's numbers")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="print a table (text) or the rows as JSON records (json)")  # fmt: skip
+    parser.add_argument("--quiet", action="store_true", help="no status messages on stderr")
+
+
 def _comparison_parsers(commands):
     """The ``compare`` and ``drift`` commands (options as those of ``run``)."""
     for name, description in (
@@ -401,7 +464,7 @@ def _comparison_parsers(commands):
         ("drift", _DRIFT_DESCRIPTION),
     ):
         parser = commands.add_parser(
-            name, description=description, formatter_class=_Formatter,
+            name, description=description, formatter_class=_Formatter, epilog=_EXIT_CODES,
             help="where does a new model fall behind the old one?" if name == "compare"
             else "where did a model degrade from a reference to a current period?",
         )  # fmt: skip
@@ -440,5 +503,6 @@ def _comparison_parsers(commands):
         parser.add_argument("--out", default=f"subroc-ext-{name}", metavar="DIR")
         _verdict_arguments(parser)
         _allow_large_argument(parser)
+        _gate_arguments(parser)
         _common_arguments(parser, _SAMPLES_HELP)
         parser.set_defaults(samples="adaptive")

@@ -3,6 +3,7 @@ output.
 """
 
 import contextlib
+import json
 import time
 from pathlib import Path
 
@@ -11,8 +12,10 @@ import pandas as pd
 from ..demo.datasets import load_adult
 from ..demo.modelling import fit_and_score, split_parts
 from ..exceptions import SearchMemoryError
+from ..inputs.findings_file import read_findings
 from ..inputs.labels import infer_positive_label
 from ..inputs.tables import read_table
+from ..reporting.findings_json import json_records
 from ..reporting.multiclass import write_multiclass_report
 from ..reporting.report import write_report
 from ..utils.cluster import require_distributed
@@ -20,14 +23,17 @@ from ..utils.validation import check_columns, finite_scores, positive_mask, show
 from ..workflow.comparison import find_drift, find_regressions, split_periods
 from ..workflow.multiclass import find_multiclass_subgroups
 from ..workflow.pipeline import find_subgroups, split_validation
+from ..workflow.recheck import recheck
+from .gate import gated
 from .kept import keeping_results
-from .output import check_out, fail, finish, finish_comparison, print_status
+from .output import check_out, fail, finish, finish_comparison, print_recheck, print_status
 
 __all__ = [
     "demo_command",
     "run_command",
     "compare_command",
     "drift_command",
+    "recheck_command",
 ]
 
 
@@ -280,11 +286,11 @@ def run_command(args):
             threshold=args.threshold,
         )  # fmt: skip
 
-    return finish(
+    return gated(args, table, {"search": search, "validation": validation}, lambda findings: finish(
         args, table, measure=measure, search=search, validation=validation, start=start,
         space=_space(args, [args.label, args.score, *args.ignore]),
-        report=report,
-    )  # fmt: skip
+        report=report, findings=findings,
+    ))  # fmt: skip
 
 
 def _run_multiclass(args):
@@ -333,11 +339,11 @@ def _run_multiclass(args):
             runtime=runtime,
         )  # fmt: skip
 
-    return finish(
+    return gated(args, table, {"search": search, "validation": validation}, lambda findings: finish(
         args, table, measure="auc_mu", search=search, validation=validation, start=start,
         space=_space(args, [args.label, *columns, *args.ignore]),
-        report=report,
-    )  # fmt: skip
+        report=report, findings=findings,
+    ))  # fmt: skip
 
 
 def _comparison_settings(args, validation):
@@ -370,8 +376,9 @@ def compare_command(args):
                                  **_comparison_settings(args, validation))  # fmt: skip
     except _INPUT_ERRORS as error:
         return fail(error)
-    return finish_comparison(table, args, ("baseline", "new"), start, {"search": search, "validation": validation},
-                             validation)  # fmt: skip
+    splits = {"search": search, "validation": validation}
+    return gated(args, table, splits, lambda findings: finish_comparison(
+        table, args, ("baseline", "new"), start, splits, validation, findings=findings))  # fmt: skip
 
 
 @keeping_results
@@ -395,4 +402,22 @@ def drift_command(args):
         return fail(error)
     splits = {"reference_search": reference, "reference_validation": held_reference,
               "current_search": current, "current_validation": held_current}  # fmt: skip
-    return finish_comparison(table, args, ("reference", "current"), start, splits, held_reference, held_current)
+    return gated(args, table, splits, lambda findings: finish_comparison(
+        table, args, ("reference", "current"), start, splits, held_reference, held_current,
+        findings=findings))  # fmt: skip
+
+
+def recheck_command(args):
+    """``subroc-ext recheck FINDINGS DATA``: the findings' subgroups measured again on new data."""
+    try:
+        data = _read(args.data, "data", args)
+        label = args.label or read_findings(args.findings)["settings"]["label"]
+        positive = None if args.positive_label is None else _positive_label(data[label], args.positive_label, label)
+        table = recheck(args.findings, data, label=args.label, score=args.score, positive_label=positive)
+    except _INPUT_ERRORS as error:
+        return fail(error)
+    if args.format == "json":
+        print(json.dumps(json_records(table), indent=2, ensure_ascii=False, allow_nan=False))
+    else:
+        print_recheck(table, args)
+    return 0

@@ -46,6 +46,7 @@ __all__ = [
     "out_folder",
     "write_outputs",
     "finish_comparison",
+    "print_recheck",
 ]
 
 
@@ -55,7 +56,7 @@ _PRINTED = 10
 
 #: Every file a run may write into --out: an earlier run's are removed when a
 #: new run's files move in, so that the folder never mixes two runs.
-RESULT_FILES = ("subgroups.csv", "curves.png", "report.html", "rows.csv")
+RESULT_FILES = ("subgroups.csv", "findings.json", "curves.png", "report.html", "rows.csv")
 
 
 def print_status(args, message):
@@ -365,12 +366,13 @@ def _export_rows(table, splits, folder):
     write_csv(pd.concat(parts), Path(folder) / "rows.csv")
 
 
-def write_outputs(table, out, report=None):
-    """Write ``subgroups.csv``, then the files ``report(folder)`` writes, into a
-    staging folder, and move them into ``out`` together, after the files of
-    an earlier run (:data:`RESULT_FILES`) are removed.
+def write_outputs(table, out, report=None, findings=None):
+    """Write ``subgroups.csv``, then ``findings(folder)``'s file (``findings.json``),
+    then the files ``report(folder)`` writes, into a staging folder, and move
+    them into ``out`` together, after the files of an earlier run
+    (:data:`RESULT_FILES`) are removed.
 
-    If the report fails (an error, Ctrl-C), the table alone moves in: the
+    If the report fails (an error, Ctrl-C), the table (and the findings) alone move in: the
     folder then holds this run's table and nothing of the earlier run; Ctrl-C
     is raised as an :class:`~subroc_ext.exceptions.InterruptedRun` of the
     ``'report'`` stage, an error other than ``OSError`` with its ``partial``
@@ -385,9 +387,11 @@ def write_outputs(table, out, report=None):
     """
     try:
         with keeping(table, "report", "finished", "the report was not written"), \
-             atomic_directory(out, replaces=RESULT_FILES, keep=["subgroups.csv"]) as folder:
+             atomic_directory(out, replaces=RESULT_FILES, keep=["subgroups.csv", "findings.json"]) as folder:
             with atomic_path(folder / "subgroups.csv") as part:  # whole, so it can be kept
                 write_csv(table.drop(columns="subgroup", errors="ignore"), part)
+            if findings is not None:
+                findings(folder)
             if report is not None:
                 report(folder)
             names = sorted(path.name for path in folder.iterdir() if path.name != "subgroups.csv")
@@ -401,8 +405,8 @@ def _write_failed(error):
     print(f"{PROG}: error: cannot write '{error.filename}': {error.strerror or error}", file=sys.stderr)
 
 
-def _write_files(args, table, report, splits):
-    """Write ``subgroups.csv``, the files ``report(folder)`` writes and, with
+def _write_files(args, table, report, splits, findings=None):
+    """Write ``subgroups.csv``, ``findings(folder)``'s findings.json, the files ``report(folder)`` writes and, with
     ``--export-rows``, ``rows.csv`` of the frames ``splits`` (``{split name:
     frame}``) into ``--out`` (:func:`write_outputs`); the names written and the
     error that stopped the writing."""
@@ -412,7 +416,7 @@ def _write_files(args, table, report, splits):
         if args.export_rows:
             _export_rows(table, splits, folder)
 
-    return write_outputs(table, Path(args.out), None if report is None else report_and_rows)
+    return write_outputs(table, Path(args.out), None if report is None else report_and_rows, findings)
 
 
 def _printing(table):
@@ -421,12 +425,14 @@ def _printing(table):
     return keeping(table, "print", "finished", "every file was written")
 
 
-def finish(args, table, *, measure, search, validation, start, space, report=None, note=None):
+def finish(args, table, *, measure, search, validation, start, space, report=None, note=None, findings=None):
     """Write the files, then print the results; return the exit code.
 
     ``space`` is the search space's keywords (for :func:`why_empty`);
+    ``findings(folder)`` writes ``findings.json`` after ``subgroups.csv``
+    (:func:`~subroc_ext.cli.gate.gated`);
     ``report(folder, runtime)`` writes the report's files into ``folder``
-    (after ``subgroups.csv``), then ``rows.csv`` with ``--export-rows``;
+    (after those), then ``rows.csv`` with ``--export-rows``;
     ``note`` is printed after the results.
     """
     out = Path(args.out)
@@ -434,7 +440,7 @@ def finish(args, table, *, measure, search, validation, start, space, report=Non
     runtime = time.perf_counter() - start
     splits = {"search": search} if validation is None else {"search": search, "validation": validation}
     written, error = _write_files(
-        args, table, None if report is None else (lambda folder: report(folder, runtime)), splits
+        args, table, None if report is None else (lambda folder: report(folder, runtime)), splits, findings
     )
     with _printing(table):
         _print_results(
@@ -457,8 +463,8 @@ def finish(args, table, *, measure, search, validation, start, space, report=Non
     return 0
 
 
-def finish_comparison(table, args, sides, start, splits, validation, current=None):
-    """Write subgroups.csv, then the report (each whole or not at all: a failed
+def finish_comparison(table, args, sides, start, splits, validation, current=None, findings=None):
+    """Write subgroups.csv, ``findings(folder)``'s findings.json, then the report (each whole or not at all: a failed
     report leaves the table) and, with ``--export-rows``, rows.csv of the
     frames ``splits`` (``{split name: frame}``); print the top subgroups of a
     comparison; return the exit code. ``validation``: the validation split
@@ -470,7 +476,7 @@ def finish_comparison(table, args, sides, start, splits, validation, current=Non
     def report(folder):
         write_comparison_report(table, validation, folder, current=current, runtime=runtime)
 
-    written, error = _write_files(args, table, report, splits)  # the files first, then the printing
+    written, error = _write_files(args, table, report, splits, findings)  # the files first, then the printing
     measure, whole = table.attrs["measure"], table.attrs["dataset_values"]
     suffix = "" if sides[0] == "baseline" else "_current"
     old = f"{measure}_{'baseline' if sides[0] == 'baseline' else 'reference'}_validation"
@@ -496,3 +502,20 @@ def finish_comparison(table, args, sides, start, splits, validation, current=Non
         print(f"Runtime: {runtime:.1f} s. Report: {(out / 'report.html').resolve()} (with {others})"
               + ("; it replaces the report an earlier run wrote there." if replaced else "."))  # fmt: skip
     return 0
+
+
+def print_recheck(table, args):
+    """Print a :func:`~subroc_ext.recheck` table: each finding's effect before and now."""
+    settings = table.attrs["settings"]
+    shown = {"description": "description", "failure_before": "failure before", "delta_before": "delta before",
+             "size": "size", settings["measure"]: settings["measure"], "delta": "delta now",
+             "trend": "trend", "credible": "credible"}  # fmt: skip
+    print(f"{len(table):,} finding(s) of {args.findings} measured again on {args.data} "
+          f"({settings['measure']} on all rows: {table.attrs['whole']:.3f}):\n")  # fmt: skip
+    if len(table):
+        print(_text_table(table, shown, shown=len(table)))
+    level = settings.get("interval_level")
+    print(f"\ndelta: the {settings['measure']} on the subgroup's rows minus on all of them, positive = "
+          f"{settings['mode']}; intervals at the findings' {'' if level is None else f'{level:.1%} '}level; "
+          f"trend: the effect grew (worse), shrank (better) or stayed; credible: the interval lies beyond "
+          f"{settings.get('min_delta', 0):g}.")  # fmt: skip

@@ -23,7 +23,8 @@ import pandas as pd
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
 
-__all__ = ["HEADLINE_ROWS", "Finding", "Headline", "findings_section", "headline", "headline_html", "measure_title"]
+__all__ = ["HEADLINE_ROWS", "Finding", "Headline", "failure_rows", "findings_section", "headline", "headline_html",
+           "measure_title", "result_kind"]
 
 #: Findings named in the headline; the rest are in the table.
 HEADLINE_ROWS = 5
@@ -115,8 +116,8 @@ class Headline:
         return "\n".join(lines)
 
 
-def _kind(table):
-    """'paired' (two models), 'drift' (two periods) or 'single' (one model)."""
+def result_kind(table):
+    """What a result table compares: 'paired' (two models), 'drift' (two periods) or 'single' (one model)."""
     if "baseline" in table.attrs:
         return "paired"
     if f"{table.attrs.get('measure')}_reference_{_split(table.attrs)}" in table.columns:
@@ -233,6 +234,42 @@ def _overall_change(table, kind):
     return text
 
 
+def failure_rows(table):
+    """The rows a headline calls failures, the surest (or largest effect) first.
+
+    The one rule every reader of a result shares: the headline names these
+    rows, and a release gate (``--fail-on``,
+    :func:`~subroc_ext.assert_no_failures`) fails exactly when there is one.
+    In a table judged by :func:`~subroc_ext.inference.failures.judge_failures`
+    (a ``failure`` column) they are its failures, ordered by the
+    conservative end of their interval; otherwise (compare, drift,
+    multi-class) the significant rows (their verdict; with ``min_delta``,
+    an interval beyond it), the largest effect first.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A result table (``significant`` and ``delta``, or ``statistic`` for a
+        table of before 0.3).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Those rows of ``table`` (index kept), in the headline's order; empty
+        when nothing was found or tested.
+    """
+    if len(table) == 0 or "significant" not in table.columns or table["significant"].isna().all():
+        return table.iloc[:0]
+    effect = (table["delta"] if "delta" in table.columns else table["statistic"]).to_numpy(dtype=float)
+    if "failure" in table.columns:  # judged: the failures, surest first (how bad at least)
+        rows = np.flatnonzero(table["failure"].fillna(False).to_numpy(dtype=bool))
+        low = table["delta_ci_low"].to_numpy(dtype=float) if "delta_ci_low" in table.columns else effect
+        low = np.where(np.isnan(low), effect, low)
+        return table.iloc[rows[np.lexsort((-effect[rows], -low[rows]))]]
+    rows = np.flatnonzero(table["significant"].fillna(False).to_numpy(dtype=bool))
+    return table.iloc[rows[np.argsort(-effect[rows], kind="stable")]]  # NaN effects last
+
+
 def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
     """The headline of a ``find_subgroups`` (multi-class, ``find_regressions``,
     ``find_drift``) table.
@@ -274,7 +311,7 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
 def _headline(table, *, top, n_rows):
     """The headline, without the data checks."""
     attrs = table.attrs
-    kind = _kind(table)
+    kind = result_kind(table)
     measure = measure_title(attrs.get("measure"))
     mode = attrs.get("mode", "worse")
     comparison = {"worse": "worse than", "better": "better than"}.get(mode, "different from")
@@ -291,9 +328,11 @@ def _headline(table, *, top, n_rows):
     n_rows = attrs.get("n_rows", {}).get(_split(attrs)) if n_rows is None else n_rows
     if "delta" not in table.columns:  # a table of before 0.3: the test statistic is the effect
         table = table.assign(delta=table["statistic"])
-    significant = table[table["significant"].astype(bool)]
     test = f"{attrs.get('method', 'fdr_by')}, alpha {attrs.get('alpha', 0.05):g}"
     subject = "the change" if kind != "single" else f"the {measure}"
+    if "failure" in table.columns:
+        return _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, comparison, test)
+    significant = failure_rows(table)
     if len(significant) == 0:
         best = table.sort_values("delta", ascending=False, kind="stable").iloc[0]
         return Headline(
@@ -301,17 +340,14 @@ def _headline(table, *, top, n_rows):
             f"0 of {_subgroups(len(table))} significant ({test}). The largest observed effect, "
             f"{best['description']} (delta {best['delta']:.3f}), may be chance."
         )
-    if "failure" in table.columns:
-        return _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, comparison, test)
-    ordered = significant.sort_values("delta", ascending=False, kind="stable")
     text = _TEXTS[kind]
     findings = [
         Finding(record["subgroup"], record["description"], text(record, attrs, n_rows))
-        for _, record in ordered.head(top).iterrows()
+        for _, record in significant.head(top).iterrows()
     ]
     more = ""
-    if len(ordered) > top:
-        more = f"... and {len(ordered) - top:,} more significant in the table."
+    if len(significant) > top:
+        more = f"... and {len(significant) - top:,} more significant in the table."
     summary = (
         f"{prefix}Where {subject} is {comparison} on the whole data: {len(significant):,} of "
         f"{_subgroups(len(table))} significant ({test}), largest effect first:"
@@ -346,9 +382,7 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
     only its failures, surest first (the conservative end of the interval),
     each with its variants."""
     significant = table["significant"].fillna(False).astype(bool)
-    failures = table[table["failure"].astype(bool)]
-    low = failures["delta_ci_low"] if "delta_ci_low" in failures else failures["delta"]
-    failures = failures.assign(_low=low.fillna(-np.inf)).sort_values(["_low", "delta"], ascending=False, kind="stable")
+    failures = failure_rows(table)
     promised = table["promise_p_value"].notna().any() or attrs.get("case_mix")
     than = f"{comparison} on the whole data" + (" and than its scores promise" if promised else "")
     counted = (f"{len(failures):,} failure{'' if len(failures) == 1 else 's'} among {int(significant.sum()):,} "
