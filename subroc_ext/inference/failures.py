@@ -25,7 +25,11 @@ model. SPEC ("What the headline may call a failure") names a row a
    their own (tested the same way, 1 and 3; too few rows there: *explained*).
    A broader row that stands makes each named failure inside it that is
    not significantly worse than its other rows its variant: one idea, one
-   line, named by its broadest failing description.
+   line, named by its broadest failing description. Last, each failure
+   (the least sure first) must still be one on its rows outside every other
+   failure that overlaps it: a failure named first and explained by a
+   later one (a slice of the strongest predictor that holds part of the
+   real failure) is *explained* too.
 
 The secondary tests of 3 and 4 only remove rows that 1 selected, so on
 data without any failure the headline names one with probability at most
@@ -209,9 +213,7 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
                 rest = mask & ~np.logical_or.reduce([masks[j] for j in overlapping])
                 if not tests.failure_alone(rest):
                     most = max(overlapping, key=lambda j: (mask & masks[j]).sum())
-                    notes[i] = (f"explained by row {most + 1}: its {int(rest.sum()):,} held-out rows outside "
-                                "the failures above are not a failure on their own")  # fmt: skip
-                    belongs[i] = most
+                    notes[i], belongs[i] = _explained(most, rest), most
                     continue
         for j in [j for j in named if j != i and not (masks[j] & ~mask).any()]:  # narrower failures inside it
             p = tests.worse(masks[j], within=mask)
@@ -221,6 +223,16 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
                 belongs[belongs == j] = i
         named.append(i)
         failure[i] = True
+    for i in reversed(list(named)):  # named before a failure that overlaps it: still one on its own?
+        overlapping = [j for j in named if j != i and (masks[i] & masks[j]).any()]
+        if not overlapping:
+            continue
+        rest = masks[i] & ~np.logical_or.reduce([masks[j] for j in overlapping])
+        if not tests.failure_alone(rest):
+            most = max(overlapping, key=lambda j: (masks[i] & masks[j]).sum())
+            named.remove(i)
+            failure[i], notes[i], belongs[i] = False, _explained(most, rest), most
+            belongs[belongs == i] = most
     return pd.DataFrame({
         "failure": failure, "failure_note": notes,
         "failure_of": pd.array(np.where(belongs >= 0, belongs + 1, None), dtype="Int64"),
@@ -228,6 +240,9 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
     }, index=table.index)  # fmt: skip
 
 
+def _explained(other, rest):
+    return (f"explained by row {other + 1}: its {int(rest.sum()):,} held-out rows outside the other "
+            "failures are not a failure on their own")  # fmt: skip
 
 
 def _variant(parent, p_value):
