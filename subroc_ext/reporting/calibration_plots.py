@@ -22,7 +22,7 @@ from scipy import stats
 from ..utils.validation import check_columns, finite_scores, positive_mask
 from .conditions import readable_description
 from .findings import headline
-from .page import Html, Section, embedded_png
+from .page import Html, Section, embedded_figure
 from .plotting import _covers, _pyplot, plain_text, wrapped_name
 
 __all__ = ["reliability_bins", "plot_reliability", "reliability_section"]
@@ -150,7 +150,7 @@ def reliability_section(table, data, *, label, score, positive_label=1, split="v
     findings = headline(table, n_rows=len(data)).findings
     figure = plot_reliability([finding.subgroup for finding in findings], data, label=label, score=score,
                               positive_label=positive_label, split=split)  # fmt: skip
-    image = embedded_png(figure, f"reliability diagrams of the whole {split} split and the headline's findings")
+    image = embedded_figure(figure, f"reliability diagrams of the whole {split} split and the headline's findings")
     note = Html(
         '<p class="note">Drawn on the {} split ({:,} rows). Each point is a bin of rows of about equal '
         "size: its mean score (promised) against its share of positives (observed), with the 95 % Wilson "
