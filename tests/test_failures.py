@@ -109,3 +109,22 @@ def test_a_narrower_failure_inside_a_broader_one_becomes_its_variant():
     assert judged["failure_of"].tolist()[0] == 2 and judged["failure_of"].tolist()[2] == 2
     assert judged["failure_note"][0].startswith("variant of row 2: not significantly worse than the rest of it (p ")
     assert judged["failure_note"][2].startswith("variant of row 2")
+
+
+def test_data_checks_name_leaks_codes_and_duplicates_but_not_counts():
+    from subroc_ext.inputs.data_checks import data_checks
+    from subroc_ext.inputs.search_space import make_search_space
+
+    rng = np.random.default_rng(7)
+    n = 2000
+    data = pd.DataFrame({"typur": rng.choice([0, 1, 2], n, p=[0.5, 0.3, 0.2]), "villnum": rng.integers(1, 200, n),
+                         "education_num": rng.integers(1, 17, n), "inc": rng.gamma(2.0, 10.0, n)})  # fmt: skip
+    data["incsq"] = data["inc"] ** 2
+    data["y"] = np.where(data["typur"] > 0, 1, rng.integers(0, 2, n))
+    data["p"] = rng.random(n)
+    space = make_search_space(data, ignore=["y", "p"], min_support=20)
+    lines = data_checks(SortedDataset(data, "y", "p", 1), space, label="y", positive_label=1)
+    assert lines[0].startswith("possible leak: typur") and "is 100.0% y = 1" in lines[0]
+    assert any(line.startswith("code cut as a number: 'villnum'") for line in lines)
+    assert not any("education_num" in line for line in lines)
+    assert "duplicate column: 'incsq' has the same conditions' rows as 'inc'." in lines

@@ -8,9 +8,9 @@ failure"):
   at least :data:`LEAK_PURITY` of its rows, and those rows at least
   :data:`LEAK_SHARE` of all): a column that may record the outcome. Every
   subgroup that excludes those rows loses its easiest rows and ranks worse;
-* **codes cut as numbers**: an integer column whose name says it is a code
-  or the number of a unit (``villnum``, ``zipcode``, ``stateno``), cut into
-  ranges as if its values were quantities;
+* **codes cut as numbers**: an integer column of many values whose name
+  says it is a code or the number of a unit (``villnum``, ``zipcode``,
+  ``stateno``), cut into ranges as if its values were quantities;
 * **duplicate columns**: columns with the same conditions' rows (``inc`` and
   ``incsq``, monotone functions of each other), of which the search keeps
   the first one's name.
@@ -67,12 +67,16 @@ def possible_leaks(dataset, selectors, *, purity=LEAK_PURITY, share=LEAK_SHARE):
     return sorted(found.values(), key=lambda leak: -leak[1])
 
 
+#: A code column has at least this many values (years of schooling, ``education_num``, are no code).
+CODE_VALUES = 30
+
+
 def _code_like(name, column):
-    """An integer column named like a code (``villnum``) with more values than one cut."""
+    """An integer column named like a code (``villnum``) with many values."""
     return (
         np.issubdtype(column.dtype, np.integer)
         and any(_CODE_WORD.fullmatch(word) for word in _NAME_WORD.findall(str(name)))
-        and column.nunique() > 2
+        and column.nunique() >= CODE_VALUES
     )
 
 
