@@ -172,7 +172,7 @@ def findings_json(table, *, splits=None):
 
 
 def write_findings(table, path, *, splits=None):
-    """Write :func:`findings_json` to ``path``, whole or not at all.
+    """Write the findings document (``findings.json``) to ``path``, whole or not at all.
 
     Parameters
     ----------
