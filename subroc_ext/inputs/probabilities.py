@@ -3,8 +3,9 @@
 The expected ROC AUC (:mod:`subroc_ext.metrics.expected_auc`) reads the
 scores as the probabilities of the positive class. Scores in [0, 1] that are
 calibrated on the search split (:func:`check_calibration`) are used as given;
-others, or any on request, go through a monotone map fitted on the search
-split (a recalibration): isotonic regression or Platt's sigmoid. A
+others through a monotone map fitted on the search split (a
+recalibration): Platt's sigmoid, of the logit of scores in [0, 1], or, on
+request, a centred isotonic regression. A
 monotone map leaves every ROC AUC unchanged and only moves the expected one.
 The method assumes the scores are the probabilities up to such a map; a
 table says which map was used (:attr:`Probabilities.description`).
@@ -195,6 +196,12 @@ def check_calibration(scores, is_positive, alpha=0.05):
     return CalibrationCheck(promised, delivered, low, high, float(2 * norm.sf(abs(z))), alpha)
 
 
+def _clipped_logit(scores):
+    """The logit of scores in [0, 1], 0 and 1 clipped to 1e-12 from them."""
+    clipped = np.clip(scores, 1e-12, 1 - 1e-12)
+    return np.log(clipped) - np.log1p(-clipped)
+
+
 def _centred_isotonic(scores, is_positive):
     """Centred isotonic regression [4]_: the isotonic fit's blocks of equal
     probability joined at their centres by straight lines.
@@ -231,10 +238,11 @@ def fit_probabilities(scores, is_positive, calibrate="auto", name="score"):
         Its labels.
     calibrate : {'auto', 'none', 'isotonic', 'sigmoid'}, default='auto'
         'auto': scores in [0, 1] as given where they are calibrated on the
-        search split (:func:`check_calibration`), an isotonic regression
-        otherwise (a sigmoid of the raw score cannot undo a distortion on
-        the probability scale, such as over-confidence); 'none': as given
-        (a one-line ``ValueError`` if they are not in [0, 1]).
+        search split (:func:`check_calibration`), a sigmoid of their logit
+        otherwise (it undoes over- and under-confidence exactly; a sigmoid
+        of the raw score cannot, and an isotonic map's steps exaggerate the
+        promise in narrow slices); other scores through a sigmoid; 'none':
+        as given (a one-line ``ValueError`` if they are not in [0, 1]).
     name : str, default='score'
         The score column, for messages.
 
@@ -246,7 +254,7 @@ def fit_probabilities(scores, is_positive, calibrate="auto", name="score"):
     --------
     >>> scores, labels = np.array([-2.0, -1.0, 0.5, 3.0]), np.array([False, True, False, True])
     >>> fit_probabilities(scores, labels).description
-    "an isotonic regression fitted on the search split (score column 'score' is not in [0, 1])"
+    "a sigmoid fitted on the search split (score column 'score' is not in [0, 1])"
     >>> fit_probabilities(scores, labels, "none")
     Traceback (most recent call last):
     ...
@@ -264,20 +272,22 @@ def fit_probabilities(scores, is_positive, calibrate="auto", name="score"):
         )
     if calibrate == "none":
         return Probabilities("none", f"the scores as given (score column {name!r} is in [0, 1])", _identity)
-    why = ""
     if calibrate == "auto" and in_unit:
         check = check_calibration(scores, is_positive)
         if check.calibrated:
             return Probabilities("none", f"the scores as given (score column {name!r} is in [0, 1] and "
                                  "calibrated on the search split)", _identity)  # fmt: skip
-        why = f" (the scores as given are not calibrated there: {check.text()})"
-    elif calibrate == "auto":
-        why = f" (score column {name!r} is not in [0, 1])"
+        sigmoid = _sigmoid(_clipped_logit(scores), is_positive)  # undoes over- and under-confidence
+        return Probabilities(
+            "sigmoid", "a sigmoid of the scores' logit fitted on the search split (the scores as given are "
+            f"not calibrated there: {check.text()})", lambda values: sigmoid(_clipped_logit(np.asarray(values, float)))
+        )  # fmt: skip
     standardized = _standardizer(scores)
-    if calibrate == "sigmoid":
-        sigmoid = _sigmoid(standardized(scores), is_positive)
-        return Probabilities("sigmoid", "a sigmoid fitted on the search split",
-                             lambda values: sigmoid(standardized(values)))  # fmt: skip
-    isotonic = _centred_isotonic(standardized(scores), is_positive)
-    return Probabilities("isotonic", f"an isotonic regression fitted on the search split{why}",
-                         lambda values: isotonic(standardized(values)))  # fmt: skip
+    if calibrate == "isotonic":
+        isotonic = _centred_isotonic(standardized(scores), is_positive)
+        return Probabilities("isotonic", "an isotonic regression fitted on the search split",
+                             lambda values: isotonic(standardized(values)))  # fmt: skip
+    why = "" if calibrate == "sigmoid" else f" (score column {name!r} is not in [0, 1])"
+    sigmoid = _sigmoid(standardized(scores), is_positive)
+    return Probabilities("sigmoid", f"a sigmoid fitted on the search split{why}",
+                         lambda values: sigmoid(standardized(values)))  # fmt: skip
