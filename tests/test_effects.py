@@ -25,7 +25,7 @@ from sklearn.metrics import roc_auc_score
 
 import subroc_ext
 from subroc_ext.inference import effects, jackknife
-from subroc_ext.inference.effects import effect_intervals
+from subroc_ext.inference.effects import effect_intervals, effect_range
 from subroc_ext.inference.jackknife import ScaledJackknife, _max_t_critical
 from subroc_ext.scoring import measures
 from subroc_ext.workflow import steps
@@ -324,6 +324,11 @@ def test_steps_test_adds_the_effects_at_confidence_one_minus_alpha():
     tested = steps.test(PATTERNS, data, qf, TARGET, alpha=0.1, intervals="simultaneous", random_state=3)
     seed = subroc_ext.inference.significance.base_seed(3)
     expected = effect_intervals(PATTERNS, data, qf, TARGET, confidence=0.9, random_state=seed)
+    low, high = effect_range(qf)  # the interval inside the values the effect can take
+    expected = expected.assign(delta_ci_low=expected["delta_ci_low"].clip(low, high),
+                               delta_ci_high=expected["delta_ci_high"].clip(low, high))  # fmt: skip
+    assert (expected["delta_ci_low"] != effect_intervals(PATTERNS, data, qf, TARGET, confidence=0.9,
+                                                         random_state=seed)["delta_ci_low"]).any()
     pd.testing.assert_frame_equal(tested[list(expected.columns)], expected)
     assert list(tested.columns[-6:]) == ["p_value_exact", "delta", "delta_ci_low", "delta_ci_high", "verdict",
                                          "verdict_note"]  # fmt: skip

@@ -19,6 +19,7 @@ failure"):
 import re
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["LEAK_PURITY", "LEAK_SHARE", "data_checks", "possible_leaks"]
 
@@ -74,7 +75,7 @@ CODE_VALUES = 30
 def _code_like(name, column):
     """An integer column named like a code (``villnum``) with many values."""
     return (
-        np.issubdtype(column.dtype, np.integer)
+        pd.api.types.is_integer_dtype(column.dtype)
         and any(_CODE_WORD.fullmatch(word) for word in _NAME_WORD.findall(str(name)))
         and column.nunique() >= CODE_VALUES
     )
