@@ -235,6 +235,8 @@ def read_table(path, what="data", *, sep=None, encoding=None, decimal=None):
     _check_path(path, what)
     name = f"{what} file '{path}'"
     kind = _format(path, sep, name)
+    if decimal is not None and decimal == kind:  # each number would be split into two fields
+        raise ValueError(f"{name}: --decimal {decimal!r} is also its field separator; pass --sep")
     if kind == "parquet":
         frame = _read_parquet(path, encoding, decimal, name)
     else:
