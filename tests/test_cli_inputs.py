@@ -95,3 +95,15 @@ def test_a_validation_column_of_another_kind_is_named(folder, tmp_path, capsys):
     assert code == 2
     assert err == ("subroc-ext: error: column 'age' holds numbers (int64) in the search data but not in the validation "
                    "data (str); give both the same kind of values\n")
+
+
+def test_rows_with_another_separator_are_named_not_blamed_on_the_label(folder, tmp_path, capsys):
+    lines = (folder / "data.csv").read_text().splitlines()
+    lines[601:] = [line.replace(",", ";") for line in lines[601:]]  # the second half appended from another export
+    (tmp_path / "mixed.csv").write_text("\n".join(lines) + "\n")
+    code, err = run("run", tmp_path / "mixed.csv", "--label", "y", "--score", "p", "--out", tmp_path / "out",
+                    capsys=capsys)  # fmt: skip
+    assert code == 2
+    assert err == (f"subroc-ext: error: data file '{tmp_path / 'mixed.csv'}': 600 row(s) hold all their fields in "
+                   "column 'region', separated by ';', not ','; give the whole file one separator (the first: "
+                   "data row 601)\n")  # fmt: skip

@@ -20,6 +20,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["EXACT_FLOATS", "PARQUET_EXTRA", "parse_separator", "read_table"]
@@ -141,7 +142,27 @@ def _read_text(path, sep, encoding, decimal, name):
                     f"{name} has one column, {_clip(column)!r}: "
                     f"its fields look separated by {shown}, not {sep!r}; pass {option}"
                 )
+    _check_collapsed_rows(frame, sep, name)
     return frame
+
+
+def _check_collapsed_rows(frame, sep, name):
+    """Raise ``ValueError`` if rows hold all their fields in the first column,
+    split by another likely separator (rows pasted from another export): else
+    the other columns read as missing and the label is blamed."""
+    if frame.shape[1] < 2:
+        return
+    alone = frame.iloc[:, 1:].isna().all(axis=1).to_numpy() & frame.iloc[:, 0].notna().to_numpy()
+    text = frame.iloc[:, 0][alone].astype(str)
+    for candidate, shown in _LIKELY.items():
+        collapsed = text.str.count(re.escape(candidate)).to_numpy() >= frame.shape[1] - 1 if candidate != sep else []
+        if len(collapsed) and collapsed.any():
+            first = int(np.flatnonzero(alone)[np.argmax(collapsed)]) + 1
+            raise ValueError(
+                f"{name}: {int(collapsed.sum()):,} row(s) hold all their fields in column "
+                f"{_clip(frame.columns[0])!r}, separated by {shown}, not {sep!r}; give the whole file one "
+                f"separator (the first: data row {first:,})"
+            )
 
 
 def _check_header(path, sep, encoding, frame, name):
