@@ -40,6 +40,8 @@ QUICK = ["--depth", "1", "--samples", "200", "--top", "5", "--min-support", "10"
 API_QUICK = dict(depth=1, n_samples=200, result_set_size=5, min_support=10, progress=False)
 TIMEOUT = 90
 CLEAN_API_ERRORS = (ValueError, TypeError, KeyError)
+#: A longer stderr line (a warning listing 10,000 columns) is unreadable.
+LONGEST_LINE = 5000
 
 
 class Timeout(Exception):
@@ -255,7 +257,7 @@ def _(f):
     return cli(path, f)
 
 
-@case("file", "zip of two files", "a .csv.zip holding two CSVs", names=["zip", "file", "d.csv.zip"])
+@case("file", "zip of two files", "a .csv.zip holding two CSVs", names=["d.csv.zip"])
 def _(f):
     path = f / "d.csv.zip"
     with zipfile.ZipFile(path, "w") as archive:
@@ -271,7 +273,7 @@ def _(f):
 
 
 @case("file", ".csv.zst unsupported", "zstd name without the zstandard package (plain bytes)",
-      names=["zst", "zstandard", "d.csv.zst", "decompress", "compress"])
+      names=["d.csv.zst"])
 def _(f):
     return cli(raw(f, "d.csv.zst", base().to_csv(index=False)), f)
 
@@ -294,7 +296,8 @@ def _(f):
     return cli(write(f, "d.tsv", base()), f)
 
 
-@case("file", "trailing commas", "every line ends with ',' (an unnamed empty column)", expect="ok")
+@case("file", "trailing commas", "every line ends with ',' (an unnamed empty column)", expect="either",
+      names=["without a name"])
 def _(f):
     text = "\n".join(line + "," for line in base().to_csv(index=False).splitlines()) + "\n"
     return cli(raw(f, "d.csv", text), f)
@@ -735,12 +738,12 @@ def _(f):
     return cli(raw(f, "d.csv", text.replace(b"\nx,", b"\n\xed\xa0\x80,")), f)
 
 
-@case("attribute", "empty column name", "a column whose header is ''", expect="ok")
+@case("attribute", "empty column name", "a column whose header is ''", expect="either", names=["without a name"])
 def _(f):
     return with_column(f, "", np.arange(200) % 3)
 
 
-@case("attribute", "whitespace name", "a column named '   '", expect="ok")
+@case("attribute", "whitespace name", "a column named '   '", expect="either", names=["without a name"])
 def _(f):
     return with_column(f, "   ", np.arange(200) % 3)
 
@@ -790,7 +793,7 @@ def _(f):
 
 @case("attribute", "extreme magnitudes", "values ±1e308", expect="ok")
 def _(f):
-    return with_column(f, "big", np.where(np.arange(200) % 2, 1e308, -1e308) * (np.arange(200) % 5))
+    return with_column(f, "big", np.where(np.arange(200) % 2, 1e308, -1e308) * (np.arange(200) % 5) / 4)
 
 
 @case("attribute", "named 'nan'", "a column named 'nan' and one named 'None'", expect="ok")
@@ -902,7 +905,7 @@ def _(f):
     return cli(write(f, "d.csv", base()), f, "--validation", write(f, "v.csv", base(100, seed=3).drop(columns="p")))
 
 
-@case("option", "--validation same file", "--validation pointing at DATA itself", expect="either",
+@case("option", "--validation same file", "--validation pointing at DATA itself (a test on the searched rows)",
       names=["same", "validation"])
 def _(f):
     path = write(f, "d.csv", base())
@@ -1001,12 +1004,12 @@ api_case("alpha 0", "alpha=0", lambda: api(base(), alpha=0), names=["alpha"])
 api_case("alpha 1", "alpha=1", lambda: api(base(), alpha=1), expect="either", names=["alpha"])
 api_case("alpha NaN", "alpha=nan", lambda: api(base(), alpha=float("nan")), names=["alpha"])
 api_case("method unknown", "method='holm-ish'", lambda: api(base(), method="holm-ish"), names=["method", "holm-ish"])
-api_case("ignore a string", "ignore='a' (not a list)", lambda: api(base(), ignore="a"), expect="either",
-         names=["ignore"])
+api_case("ignore a string", "ignore='ab' (one name, not a list; no such column)", lambda: api(base(), ignore="ab"),
+         names=["'ab'"])
 api_case("duplicate column labels", "two columns named 'a' in the DataFrame",
          lambda: api(base().set_axis(["a", "a", "y", "p"], axis=1)), names=["'a'", "duplicate"])
 api_case("object score of floats", "score dtype object holding floats",
-         lambda: api(base().assign(p=lambda d: d["p"].astype(object))), expect="ok")
+         lambda: api(base().assign(p=lambda d: d["p"].astype(object))), expect="either", names=["'p'"])
 api_case("object score of Decimals", "score dtype object holding decimal.Decimal",
          lambda: api(base().assign(p=lambda d: d["p"].map(lambda v: __import__("decimal").Decimal(str(v))))),
          expect="either", names=["'p'"])
@@ -1021,8 +1024,8 @@ api_case("period attribute", "attribute Period[M]",
          names=["'t'", "period"])
 api_case("interval attribute", "attribute of pd.Interval values",
          lambda: api(base().assign(t=pd.cut(np.arange(200), 4))), expect="ok")
-api_case("tuple column name", "an attribute named ('a', 1)",
-         lambda: api(base().assign(**{}).join(pd.DataFrame({("a", 1): np.arange(200) % 3}))), expect="either",
+api_case("tuple column name", "the score column named ('a', 1)",
+         lambda: api(base().set_axis(["a", "b", "y", ("a", 1)], axis=1), score=("a", 1)), expect="either",
          names=["('a', 1)", "column"])
 
 
@@ -1079,6 +1082,8 @@ def run_case(item, folder):
         verdict, why = "DEFECT", "accepted silently"
     elif failed and item.names and not any(n.lower() in message.lower() for n in item.names):
         verdict, why = "DEFECT", "error does not name the problem"
+    elif max(map(len, lines), default=0) > LONGEST_LINE:
+        verdict, why = "DEFECT", f"a stderr line of {max(map(len, lines)):,} characters"
     elif not failed and item.kind == "cli" and not written:
         verdict, why = "DEFECT", "exit 0 without subgroups.csv"
     outcome = "timeout" if exception == "timeout" else (

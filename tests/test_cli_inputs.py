@@ -107,3 +107,15 @@ def test_rows_with_another_separator_are_named_not_blamed_on_the_label(folder, t
     assert err == (f"subroc-ext: error: data file '{tmp_path / 'mixed.csv'}': 600 row(s) hold all their fields in "
                    "column 'region', separated by ';', not ','; give the whole file one separator (the first: "
                    "data row 601)\n")  # fmt: skip
+
+
+def test_a_zip_of_two_files_names_the_file(folder, tmp_path, capsys):
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "two.csv.zip", "w") as archive:
+        archive.write(folder / "data.csv", "a.csv")
+        archive.write(folder / "search.csv", "b.csv")
+    code, err = run("run", tmp_path / "two.csv.zip", "--label", "y", "--score", "p", "--out", tmp_path / "out",
+                    capsys=capsys)  # fmt: skip
+    assert code == 2
+    assert err.startswith(f"subroc-ext: error: cannot read data file '{tmp_path / 'two.csv.zip'}': Multiple files")

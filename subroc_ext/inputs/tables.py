@@ -133,6 +133,8 @@ def _read_text(path, sep, encoding, decimal, name):
         raise ValueError(f"cannot read {name}: not a valid gzip file: {what}") from None
     except OSError as error:  # PermissionError; bz2's "Invalid data stream"
         raise ValueError(f"cannot read {name}: {_clip(error.strerror or error)}") from None
+    except (ValueError, ImportError) as error:  # a zip of two files; .zst without zstandard
+        raise ValueError(f"cannot read {name}: {_clip(error, 200)}") from None
     if frame.shape[1] == 1:
         column = str(frame.columns[0])
         for candidate, shown in _LIKELY.items():
