@@ -264,3 +264,20 @@ def test_a_validation_column_of_another_kind_is_refused():
     with pytest.raises(ValueError, match=r"^column 'age' holds numbers \(int64\) in the search data but not in the "
                                          r"validation data \(str\)"):  # fmt: skip
         validate_data(FRAME.iloc[:400], label="y", score="p", validation=FRAME.iloc[400:].assign(age="text"))
+
+
+def test_thousands_of_left_out_columns_are_counted_not_listed():
+    wide = pd.DataFrame(0, index=FRAME.index, columns=[f"c{i}" for i in range(2000)])
+    with pytest.warns(subroc_ext.SearchSpaceWarning) as caught:
+        space = validate_data(pd.concat([FRAME, wide], axis=1), label="y", score="p").space
+    message = str(caught[0].message)
+    assert len(space.left_out) == 2000 and len(message) < 400
+    assert message == ("columns left out of the search space: 'c0' (constant); 'c1' (constant); 'c2' (constant); "
+                       "'c3' (constant); 'c4' (constant); 'c5' (constant); 'c6' (constant); 'c7' (constant); "
+                       "'c8' (constant); 'c9' (constant); and 1,990 more (1,990 constant)")
+
+
+def test_nullable_float_attributes_are_searched():
+    frame = FRAME.assign(age=FRAME["age"].astype("Float64").mask(FRAME.index % 50 == 0))
+    table = subroc_ext.find_subgroups(frame, **{**ARGS, "depth": 1})
+    assert table["description"].str.contains("age").any()

@@ -19,6 +19,7 @@ failure"):
 import re
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["LEAK_PURITY", "LEAK_SHARE", "data_checks", "possible_leaks"]
 
@@ -70,7 +71,7 @@ def possible_leaks(dataset, selectors, *, purity=LEAK_PURITY, share=LEAK_SHARE):
 def _code_like(name, column):
     """An integer column named like a code (``villnum``) with more values than one cut."""
     return (
-        np.issubdtype(column.dtype, np.integer)
+        pd.api.types.is_integer_dtype(column.dtype)  # numpy's issubdtype fails on pandas' Float64, ...
         and any(_CODE_WORD.fullmatch(word) for word in _NAME_WORD.findall(str(name)))
         and column.nunique() > 2
     )
