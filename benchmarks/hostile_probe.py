@@ -812,7 +812,7 @@ def _(f):
 
 @case("attribute", "extreme magnitudes", "values ±1e308", expect="ok")
 def _(f):
-    return with_column(f, "big", np.where(np.arange(200) % 2, 1e308, -1e308) * (np.arange(200) % 5) / 4)
+    return with_column(f, "big", np.where(np.arange(200) % 2, 1e308, -1e308) * ((np.arange(200) % 5) / 4))
 
 
 @case("attribute", "named 'nan'", "a column named 'nan' and one named 'None'", expect="ok")
