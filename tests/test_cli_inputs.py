@@ -79,3 +79,43 @@ def test_a_saved_index_is_refused(folder, tmp_path, capsys):
     code, err = run("run", folder / "with_index.csv", "--label", "y", "--score", "p", "--out", tmp_path,
                     capsys=capsys)  # fmt: skip
     assert code == 2 and "has a column without a name (column 1 of its header)" in err
+
+
+def test_a_decimal_mark_equal_to_the_separator_is_refused(folder, tmp_path, capsys):
+    code, err = run("run", folder / "data.csv", "--decimal", ",", "--label", "y", "--score", "p", "--out", tmp_path,
+                    capsys=capsys)  # fmt: skip
+    assert code == 2
+    assert err == f"subroc-ext: error: data file '{folder / 'data.csv'}': --decimal ',' is also its field separator; pass --sep\n"
+
+
+def test_a_validation_column_of_another_kind_is_named(folder, tmp_path, capsys):
+    scored_frame(0, n=1200).iloc[600:].assign(age="text").to_csv(tmp_path / "typed.csv", index=False)
+    code, err = run("run", folder / "search.csv", "--validation", tmp_path / "typed.csv", "--label", "y", "--score", "p",
+                    "--out", tmp_path / "out", capsys=capsys)  # fmt: skip
+    assert code == 2
+    assert err == ("subroc-ext: error: column 'age' holds numbers (int64) in the search data but not in the validation "
+                   "data (str); give both the same kind of values\n")
+
+
+def test_rows_with_another_separator_are_named_not_blamed_on_the_label(folder, tmp_path, capsys):
+    lines = (folder / "data.csv").read_text().splitlines()
+    lines[601:] = [line.replace(",", ";") for line in lines[601:]]  # the second half appended from another export
+    (tmp_path / "mixed.csv").write_text("\n".join(lines) + "\n")
+    code, err = run("run", tmp_path / "mixed.csv", "--label", "y", "--score", "p", "--out", tmp_path / "out",
+                    capsys=capsys)  # fmt: skip
+    assert code == 2
+    assert err == (f"subroc-ext: error: data file '{tmp_path / 'mixed.csv'}': 600 row(s) hold all their fields in "
+                   "column 'region', separated by ';', not ','; give the whole file one separator (the first: "
+                   "data row 601)\n")  # fmt: skip
+
+
+def test_a_zip_of_two_files_names_the_file(folder, tmp_path, capsys):
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "two.csv.zip", "w") as archive:
+        archive.write(folder / "data.csv", "a.csv")
+        archive.write(folder / "search.csv", "b.csv")
+    code, err = run("run", tmp_path / "two.csv.zip", "--label", "y", "--score", "p", "--out", tmp_path / "out",
+                    capsys=capsys)  # fmt: skip
+    assert code == 2
+    assert err.startswith(f"subroc-ext: error: cannot read data file '{tmp_path / 'two.csv.zip'}': Multiple files")

@@ -245,3 +245,39 @@ def test_columns_of_nested_values_are_left_out_with_a_note():
         "(nested values (list, str): ...)".replace(": ...", ": flatten them into columns of single values to search them")
     ]
     assert set(checked.space.used) == {"region", "age", "plan"}
+
+
+def test_complex_scores_are_refused():
+    with pytest.raises(ValueError, match=r"score column 'p' must be real numbers, got dtype complex128"):
+        subroc_ext.find_subgroups(FRAME.assign(p=FRAME["p"] + 1j), **ARGS)
+
+
+def test_ignore_as_one_string_is_one_column_not_its_letters():
+    frame = FRAME.assign(ab=np.arange(len(FRAME)) % 2)
+    with pytest.raises(KeyError, match=r"column\(s\) \['pl'\] not found"):
+        validate_data(frame, label="y", score="p", ignore="pl")  # not 'p' and 'l'
+    space = validate_data(frame, label="y", score="p", ignore="ab").space
+    assert {s.attribute_name for s in space} == {"region", "age", "plan"}
+
+
+def test_a_validation_column_of_another_kind_is_refused():
+    with pytest.raises(ValueError, match=r"^column 'age' holds numbers \(int64\) in the search data but not in the "
+                                         r"validation data \(str\)"):  # fmt: skip
+        validate_data(FRAME.iloc[:400], label="y", score="p", validation=FRAME.iloc[400:].assign(age="text"))
+
+
+def test_thousands_of_left_out_columns_are_counted_not_listed():
+    wide = pd.DataFrame(0, index=FRAME.index, columns=[f"c{i}" for i in range(2000)])
+    with pytest.warns(subroc_ext.SearchSpaceWarning) as caught:
+        space = validate_data(pd.concat([FRAME, wide], axis=1), label="y", score="p").space
+    message = str(caught[0].message)
+    assert len(space.left_out) == 2000 and len(message) < 400
+    assert message == ("columns left out of the search space: 'c0' (constant); 'c1' (constant); 'c2' (constant); "
+                       "'c3' (constant); 'c4' (constant); 'c5' (constant); 'c6' (constant); 'c7' (constant); "
+                       "'c8' (constant); 'c9' (constant); and 1,990 more (1,990 constant)")
+
+
+def test_nullable_float_attributes_are_searched():
+    frame = FRAME.assign(age=FRAME["age"].astype("Float64").mask(FRAME.index % 50 == 0))
+    table = subroc_ext.find_subgroups(frame, **{**ARGS, "depth": 1})
+    assert table["description"].str.contains("age").any()

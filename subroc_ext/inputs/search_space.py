@@ -126,6 +126,9 @@ ID_DISTINCT_SHARE = 0.95
 #: A column with this many values too rare for a condition is named in a note.
 RARE_VALUES_NOTED = 100
 
+#: Left-out columns a warning names at most (the rest it counts by reason).
+LEFT_OUT_LISTED = 10
+
 
 def _kind(column):
     """``'nominal'``, ``'number'``, ``'datetime'``, ``'timedelta'`` or a reason to leave it out."""
@@ -455,7 +458,7 @@ def make_search_space(
         listed = ", ".join(f"{name!r} {rare:,} of {frame[name].nunique():,}" for name, rare in many_rare.items())
         notes.insert(0, f"values in fewer than {min_support:,} rows (the minimum support) get no condition: {listed}")
     if left_out:
-        listed = "; ".join(f"{name!r} ({why})" for name, why in left_out.items())
+        listed = _left_out_text(left_out)
         hint = (" - keep_ids=True (--keep-ids) keeps ID-like columns"
                 if any(why.startswith("ID-like") for why in left_out.values()) else "")  # fmt: skip
         notes.insert(0, f"columns left out of the search space: {listed}{hint}")
@@ -463,3 +466,16 @@ def make_search_space(
         for note in notes:
             warnings.warn(note, SearchSpaceWarning, stacklevel=user_stacklevel())
     return SearchSpace(selectors, used, left_out, rare_values, tuple(notes))
+
+
+def _left_out_text(left_out):
+    """The first :data:`LEFT_OUT_LISTED` left-out columns with their reasons, then
+    how many more for each kind of reason (the whole list is ``left_out``): a
+    warning about 10,000 constant columns stays one readable line."""
+    items = list(left_out.items())
+    listed = "; ".join(f"{name!r} ({why})" for name, why in items[:LEFT_OUT_LISTED])
+    if len(items) <= LEFT_OUT_LISTED:
+        return listed
+    kinds = Counter(why.split(":")[0] for _, why in items[LEFT_OUT_LISTED:])
+    counted = ", ".join(f"{count:,} {kind}" for kind, count in kinds.most_common())
+    return f"{listed}; and {len(items) - LEFT_OUT_LISTED:,} more ({counted})"

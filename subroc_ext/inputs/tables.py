@@ -20,6 +20,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 __all__ = ["EXACT_FLOATS", "PARQUET_EXTRA", "parse_separator", "read_table"]
@@ -132,6 +133,8 @@ def _read_text(path, sep, encoding, decimal, name):
         raise ValueError(f"cannot read {name}: not a valid gzip file: {what}") from None
     except OSError as error:  # PermissionError; bz2's "Invalid data stream"
         raise ValueError(f"cannot read {name}: {_clip(error.strerror or error)}") from None
+    except (ValueError, ImportError) as error:  # a zip of two files; .zst without zstandard
+        raise ValueError(f"cannot read {name}: {_clip(error, 200)}") from None
     if frame.shape[1] == 1:
         column = str(frame.columns[0])
         for candidate, shown in _LIKELY.items():
@@ -141,7 +144,27 @@ def _read_text(path, sep, encoding, decimal, name):
                     f"{name} has one column, {_clip(column)!r}: "
                     f"its fields look separated by {shown}, not {sep!r}; pass {option}"
                 )
+    _check_collapsed_rows(frame, sep, name)
     return frame
+
+
+def _check_collapsed_rows(frame, sep, name):
+    """Raise ``ValueError`` if rows hold all their fields in the first column,
+    split by another likely separator (rows pasted from another export): else
+    the other columns read as missing and the label is blamed."""
+    if frame.shape[1] < 2:
+        return
+    alone = frame.iloc[:, 1:].isna().all(axis=1).to_numpy() & frame.iloc[:, 0].notna().to_numpy()
+    text = frame.iloc[:, 0][alone].astype(str)
+    for candidate, shown in _LIKELY.items():
+        collapsed = text.str.count(re.escape(candidate)).to_numpy() >= frame.shape[1] - 1 if candidate != sep else []
+        if len(collapsed) and collapsed.any():
+            first = int(np.flatnonzero(alone)[np.argmax(collapsed)]) + 1
+            raise ValueError(
+                f"{name}: {int(collapsed.sum()):,} row(s) hold all their fields in column "
+                f"{_clip(frame.columns[0])!r}, separated by {shown}, not {sep!r}; give the whole file one "
+                f"separator (the first: data row {first:,})"
+            )
 
 
 def _check_header(path, sep, encoding, frame, name):
@@ -235,6 +258,8 @@ def read_table(path, what="data", *, sep=None, encoding=None, decimal=None):
     _check_path(path, what)
     name = f"{what} file '{path}'"
     kind = _format(path, sep, name)
+    if decimal is not None and decimal == kind:  # each number would be split into two fields
+        raise ValueError(f"{name}: --decimal {decimal!r} is also its field separator; pass --sep")
     if kind == "parquet":
         frame = _read_parquet(path, encoding, decimal, name)
     else:

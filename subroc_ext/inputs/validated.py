@@ -171,6 +171,23 @@ class ValidatedData:
         return SoftClassifierTarget(self.label, self.score)
 
 
+def _check_same_kinds(search, held_out, columns):
+    """Refuse a column holding numbers in one split and other values in the other
+    (a selector of one kind cannot be read on the other: a crash or no rows);
+    a column missing in every row of either split is no evidence either way,
+    nor are booleans (True/False with gaps read from text are objects)."""
+    for column in columns:
+        kinds = [pd.api.types.is_numeric_dtype(part[column]) and not pd.api.types.is_bool_dtype(part[column])
+                 for part in (search, held_out)]  # fmt: skip
+        if kinds[0] != kinds[1] and search[column].notna().any() and held_out[column].notna().any():
+            numbers, other = ("search", "validation") if kinds[0] else ("validation", "search")
+            frames = {"search": search, "validation": held_out}
+            raise ValueError(
+                f"column {column!r} holds numbers ({frames[numbers][column].dtype}) in the {numbers} data but not "
+                f"in the {other} data ({frames[other][column].dtype}); give both the same kind of values"
+            )
+
+
 def validate_data(
     data, *, label, score, positive_label=None, validation=0.5, random_state=0, ignore=(),
     nbins=5, thresholds=True, keep_ids=False, min_support=None, selectors=None,
@@ -217,7 +234,7 @@ def validate_data(
     data = as_frame(data)
     if hasattr(validation, "to_pandas") and not isinstance(validation, pd.DataFrame):
         validation = as_frame(validation, "validation")
-    ignore = tuple(ignore)
+    ignore = (ignore,) if isinstance(ignore, str) else tuple(ignore)  # one name, not its letters
     check_distinct_columns(label=label, score=score)
     check_column_names(data, ignore=ignore)
     if isinstance(validation, pd.DataFrame):
@@ -237,6 +254,8 @@ def validate_data(
     ]  # fmt: skip
     if missing:
         raise KeyError(f"validation data lacks column(s) {missing!r} of the search data")
+    if held_out is not None:
+        _check_same_kinds(search, held_out, [c for c in search.columns if c not in (label, score, *ignore)])
     if selectors is None:
         if min_support is not None:
             min_support = min_support_count(min_support, len(search))

@@ -179,6 +179,8 @@ def finite_scores(scores, name="score"):
     values = pd.Series(scores) if not isinstance(scores, pd.Series) else scores
     if not (pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values)):
         raise ValueError(f"score column {name!r} must be numeric, got dtype {values.dtype}{_decimal_hint(values)}")
+    if pd.api.types.is_complex_dtype(values):  # numeric to pandas; casting would drop the imaginary parts
+        raise ValueError(f"score column {name!r} must be real numbers, got dtype {values.dtype}")
     array = values.to_numpy(dtype=float, na_value=np.nan)
     bad = ~np.isfinite(array)
     if bad.any():
