@@ -20,6 +20,7 @@ from test_comparison_pipeline import regression_data, scored_rows
 
 from subroc_ext.cli import main
 from subroc_ext.cli.output import RESULT_FILES
+from subroc_ext.inference.failures import FAILURE_COLUMNS
 from subroc_ext.workflow import steps
 
 pytest.importorskip("matplotlib")
@@ -94,7 +95,8 @@ def test_a_signal_as_a_stage_starts_keeps_what_was_computed(data, tmp_path, stag
         assert line == (f"subroc-ext: {ended} during the significance test; the {len(kept)} searched "
                         f"subgroups are in {path}, untested (no p-values)")  # fmt: skip
         assert kept["p_value"].isna().all()
-        pd.testing.assert_frame_equal(kept.drop(columns=steps.TEST_COLUMNS), whole.drop(columns=steps.TEST_COLUMNS))
+        untested = [*steps.TEST_COLUMNS, *FAILURE_COLUMNS]  # the failure rules judge tested rows only
+        pd.testing.assert_frame_equal(kept.drop(columns=steps.TEST_COLUMNS), whole.drop(columns=untested))
     elif stage == "describe":
         assert line == (f"subroc-ext: {ended} during the description of the subgroups; the {len(kept)} searched "
                         f"and tested subgroups are in {path}, undescribed (no sizes, class counts, measures or "

@@ -108,7 +108,7 @@ def corrupt(data, path):
 BROKEN = {
     "cut.csv.gz": (cut, "the compressed file ends early"),  # EOFError
     "corrupt.csv.gz": (corrupt, "the compressed data is corrupt"),  # zlib.error
-    "plain.csv.gz": (lambda data, path: path.write_bytes(data.read_bytes()), "Not a gzipped file"),  # BadGzipFile
+    "plain.csv.gz": (lambda data, path: path.write_bytes(data.read_bytes()), "not a valid gzip file"),  # BadGzipFile
     "bad.csv.bz2": (lambda data, path: path.write_bytes(b"BZh91AY&SY" + bytes(20)), "Invalid data stream"),
     "bad.csv.xz": (lambda data, path: path.write_bytes(b"not xz"), "the compressed data is corrupt"),
     "bad.csv.zip": (lambda data, path: path.write_bytes(b"not zip"), "the compressed data is corrupt"),

@@ -29,6 +29,7 @@ import subroc_ext
 from subroc_ext import SearchSpaceWarning, UndefinedMeasureWarning, make_search_space
 from subroc_ext.demo import datasets
 from subroc_ext.cli import main
+from subroc_ext.utils.descriptions import name_text
 
 #: A longer check (real tables, scripts, a cluster): `python -m pytest -m "extended and not slow"`, run by CI.
 pytestmark = pytest.mark.extended

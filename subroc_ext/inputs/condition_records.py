@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 import pysubgroup as ps
 
+from ..utils.descriptions import name_text
 from .selectors import MissingCondition, PointCondition, RangeCondition, ValueCondition
 
 __all__ = ["OPERATORS", "condition_record", "condition_from_record", "decode_value", "encode_value",
@@ -180,7 +181,7 @@ def condition_record(condition):
 
 def _range_texts(condition):
     """The printed lower and upper bound of a :class:`RangeCondition` (None where unbounded)."""
-    text, column = str(condition), str(condition.attribute_name)
+    text, column = str(condition), name_text(condition.attribute_name)  # the name as the text writes it
     if condition.lower_bound is None:
         return None, text[len(f"{column} < ") :]
     if condition.upper_bound is None:
