@@ -144,7 +144,7 @@ def _audit(name, rows, depth, n_samples, tmp_path, capsys):
     assert len(labels) == len(space)
     for column in space.used:
         if frame[column].isna().any():
-            assert f"{column} is missing" in labels
+            assert f"{name_text(column)} is missing" in labels
     # the API
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SearchSpaceWarning)

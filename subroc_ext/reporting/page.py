@@ -22,6 +22,7 @@ shown as it is spelled, never run.
 import base64
 import io
 import math
+import re
 import string
 from typing import Callable, NamedTuple
 
@@ -316,7 +317,11 @@ def embedded_figure(figure, alt):
             figure.savefig(buffer, format="svg", metadata={"Date": None})
     finally:
         plt.close(figure)
-    image = base64.b64encode(buffer.getvalue()).decode("ascii")
+    # the SVG's own size in pixels, the size it is shown at (matplotlib writes points: 4/3 px each,
+    # and a browser would take the image as drawn smaller than shown)
+    svg = re.sub(r'<svg([^>]*?) width="[^"]*" height="[^"]*"', rf'<svg\1 width="{width}px" height="{height}px"',
+                 buffer.getvalue().decode("utf-8"), count=1)
+    image = base64.b64encode(svg.encode("utf-8")).decode("ascii")
     return Html('<img alt="{}" width="{}" height="{}" src="data:image/svg+xml;base64,{}">').format(
         alt, width, height, image
     )
