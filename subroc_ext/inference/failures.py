@@ -25,9 +25,10 @@ model. SPEC ("What the headline may call a failure") names a row a
    their own (tested the same way, 1 and 3; too few rows there: *explained*).
    A broader row that stands makes each named failure inside it that is
    not significantly worse than its other rows its variant: one idea, one
-   line, named by its broadest failing description. Last, each failure
+   line, named by its broadest failing description (a broader row whose
+   rows beside the failures inside it are too few to test is that idea). Last, each failure
    (the least sure first) must still be one on its rows outside every other
-   failure that overlaps it: a failure named first and explained by a
+   failure that overlaps it without either holding the other: a failure named first and explained by a
    later one (a slice of the strongest predictor that holds part of the
    real failure) is *explained* too.
 
@@ -211,7 +212,10 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
             overlapping = [j for j in named if (mask & masks[j]).any()]
             if overlapping:
                 rest = mask & ~np.logical_or.reduce([masks[j] for j in overlapping])
-                if not tests.failure_alone(rest):
+                inside_only = all(not (masks[j] & ~mask).any() for j in overlapping)
+                # too few rows beside the failures inside it to tell: the same idea, broader
+                same_idea = inside_only and not tests.enough(rest)
+                if not same_idea and not tests.failure_alone(rest):
                     most = max(overlapping, key=lambda j: (mask & masks[j]).sum())
                     notes[i], belongs[i] = _explained(most, rest), most
                     continue
@@ -224,7 +228,7 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
         named.append(i)
         failure[i] = True
     for i in reversed(list(named)):  # named before a failure that overlaps it: still one on its own?
-        overlapping = [j for j in named if j != i and (masks[i] & masks[j]).any()]
+        overlapping = [j for j in named if j != i and _overlap_only(masks[i], masks[j])]
         if not overlapping:
             continue
         rest = masks[i] & ~np.logical_or.reduce([masks[j] for j in overlapping])
@@ -238,6 +242,11 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
         "failure_of": pd.array(np.where(belongs >= 0, belongs + 1, None), dtype="Int64"),
         "promise_p_value": promise_p,
     }, index=table.index)  # fmt: skip
+
+
+def _overlap_only(first, second):
+    """The two covers share rows and neither holds the other (containment is the refinement rule's)."""
+    return bool((first & second).any() and (first & ~second).any() and (second & ~first).any())
 
 
 def _explained(other, rest):
