@@ -84,10 +84,10 @@ class FailureRules:
     holdout: bool = True
 
 
-def _data_order(dataset, subgroup):
-    """The cover of ``subgroup`` on ``dataset`` in its data's row order."""
+def _data_order(dataset, sorted_mask):
+    """A mask over ``dataset``'s score-sorted rows in its data's row order."""
     mask = np.empty(len(dataset), dtype=bool)
-    mask[dataset.order] = dataset.mask_of(subgroup)
+    mask[dataset.order] = sorted_mask
     return mask
 
 
@@ -95,7 +95,7 @@ class _Tests:
     """The held-out rows and the tests the rules run on subsets of them."""
 
     def __init__(self, dataset, measure, mode, probabilities, rules):
-        self.dataset, self.measure, self.mode, self.rules = dataset, measure, mode, rules
+        self.measure, self.mode, self.rules = measure, mode, rules
         self.label, self.score = dataset.columns
         self.positive = dataset.positive_label
         self.seed = base_seed(rules.random_state)
@@ -106,7 +106,7 @@ class _Tests:
             self.column = "_" + self.column
         if self.promised:
             self.frame = dataset.data.assign(**{self.column: probabilities})
-        self.is_positive = (dataset.data[self.label] == self.positive).to_numpy()
+        self.is_positive = _data_order(dataset, dataset.is_positive)  # the dataset's one positive-label rule
 
     def class_counts(self, mask):
         positives = int((mask & self.is_positive).sum())
@@ -179,7 +179,7 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
     promise_p = np.full(n, np.nan)
     significant = table["significant"].fillna(False).to_numpy(dtype=bool) if n else np.zeros(0, bool)
     tests = _Tests(held_out, statistic_qf.measure, statistic_qf.mode, probabilities, rules)
-    masks = {i: _data_order(held_out, subgroups[i]) for i in np.flatnonzero(significant)}
+    masks = {i: _data_order(held_out, held_out.mask_of(subgroups[i])) for i in np.flatnonzero(significant)}
     candidates = []
     for i, mask in masks.items():
         positives, negatives = tests.class_counts(mask)
