@@ -133,33 +133,40 @@ def _text_table(table, columns, shown=_PRINTED):
         ])  # fmt: skip
     if "note" in columns and {"range_restricted", "complement_of"} <= set(table.columns):
         top = top.assign(note=_case_mix_notes(table, shown))
-    top.index = range(1, len(top) + 1)
-    width = max([len("description"), *map(len, top["description"])])
-    note_width = max([len("note"), *map(len, top["note"])]) if "note" in top.columns else 0
-    p_width = max([len("p_value_corrected"), *(len(str(v)) for v in top.get("p_value_corrected", []))])
+    return _aligned(top, columns) + _verdict_notes(table, shown)
 
-    def cell(name):
-        kind = top[name].dtype
-        if name == "description":
-            return lambda text: text.ljust(width)
-        if name == "note":
-            return lambda text: text.ljust(note_width)
-        if name == "p_value_corrected" and not pd.api.types.is_numeric_dtype(kind):  # text: '≤ p (stopped)'?
-            return lambda text: text.ljust(p_width)
-        if name.startswith("p_value"):
-            return format_p_value
+
+def _aligned(top, columns):
+    """``top`` as lines of text laid out here, not by pandas (whose spacing differs
+    between versions): a rank, then each column under its header in ``columns``,
+    two spaces apart; ranks, text and flags left-aligned, numbers right-aligned."""
+
+    def cells(name):
+        values, kind = top[name], top[name].dtype
+        if name.startswith("p_value") and pd.api.types.is_numeric_dtype(kind):
+            return [format_p_value(v) for v in values], False
         if pd.api.types.is_bool_dtype(kind):
-            return lambda flag: "yes" if flag else "no"
+            return ["yes" if flag else "no" for flag in values], True
         if pd.api.types.is_integer_dtype(kind):
-            return lambda value: "-" if pd.isna(value) else f"{value:,}"
+            return ["-" if pd.isna(v) else f"{v:,}" for v in values], False
         if pd.api.types.is_float_dtype(kind):
-            return lambda value: "-" if pd.isna(value) else f"{value:.3f}"
-        return str
+            return ["-" if pd.isna(v) else f"{v:.3f}" for v in values], False
+        text = [str(v) for v in values]
+        return text, name != "delta"  # the effect with its interval lines up on the right
 
-    text = top.rename(columns=columns).to_string(
-        formatters={columns[name]: cell(name) for name in top.columns}, justify="left"
-    )
-    return "\n".join(line.rstrip() for line in text.splitlines()) + _verdict_notes(table, shown)
+    laid_out = [[str(rank) for rank in range(1, len(top) + 1)]]
+    headers = [""]
+    for name in top.columns:
+        text, left = cells(name)
+        width = max(len(columns[name]), *map(len, text)) if text else len(columns[name])
+        pad = str.ljust if left else str.rjust
+        headers.append(pad(columns[name], width))
+        laid_out.append([pad(value, width) for value in text])
+    rank_width = len(laid_out[0][-1]) if laid_out[0] else 1
+    headers[0] = " " * rank_width
+    laid_out[0] = [rank.ljust(rank_width) for rank in laid_out[0]]
+    lines = ["  ".join(headers)] + ["  ".join(row) for row in zip(*laid_out)]
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def _verdict_notes(table, shown):
