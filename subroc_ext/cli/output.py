@@ -305,7 +305,8 @@ def _print_expected(table, measure):
     if len(table) and "range_restricted" in table.columns:
         print(
             "note: failure = named in the headline; range restriction = no worse than its own scores "
-            "promise (a narrower spread of risk, which every model would show); variant #k = not "
+            "promise (a narrower spread of risk, which every model would show); not shown worse than "
+            "promised = short of its promise, but not beyond chance; variant #k = not "
             "significantly worse than the rest of failure k; explained #k = not a failure outside "
             "failure k; range-restricted = at least half of the subgroup's ROC AUC drop is what its own "
             "scores promise; other side = both sides of one cut are listed"

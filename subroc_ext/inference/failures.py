@@ -11,8 +11,9 @@ model. SPEC ("What the headline may call a failure") names a row a
    many negatives, and an interval (where the run has intervals);
 3. **worse than its own scores promise** (ROC AUC): the case-mix statistic
    ``q_cm = [mbc(S) - AUC(S)] - [mbc(D) - AUC(D)]`` is significant by its
-   label-draw test (:class:`~subroc_ext.objective.case_mix.CaseMixQF`),
-   corrected over the rows that reach this step. A row that passes 1 and
+   label-draw test (:func:`~subroc_ext.inference.promise.promise_test`:
+   the labels drawn from the rows' probabilities), corrected over the rows
+   that reach this step. A row that passes 1 and
    not 3 is a slice where every model, the true probabilities included,
    ranks worse (range restriction);
 4. **not explained by a better failure** (independently productive, [1]_,
@@ -54,15 +55,18 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..objective.case_mix import CaseMixQF, CaseMixTarget
 from ..objective.quality import SoftClassifierQF
 from ..objective.statistics import Columns
+from .promise import promise_test
 from .significance import base_seed, randomization_test
 
-__all__ = ["FAILURE_COLUMNS", "MIN_CLASS_COUNT", "FailureRules", "judge_failures"]
+__all__ = ["FAILURE_COLUMNS", "MIN_CLASS_COUNT", "FailureRules", "judge_failures", "promise_weights"]
 
 #: The fewest positives, and negatives, of a headline failure's held-out rows.
 MIN_CLASS_COUNT = 10
+
+#: What a promise test's weight adds to the row's shortfall on the search split (ROC AUC points).
+WEIGHT_FLOOR = 0.01
 
 #: The columns :func:`judge_failures` adds.
 FAILURE_COLUMNS = ["failure", "failure_note", "failure_of", "promise_p_value"]
@@ -86,9 +90,14 @@ class FailureRules:
 
 def _data_order(dataset, sorted_mask):
     """A mask over ``dataset``'s score-sorted rows in its data's row order."""
-    mask = np.empty(len(dataset), dtype=bool)
-    mask[dataset.order] = sorted_mask
-    return mask
+    return _data_order_values(dataset, sorted_mask).astype(bool)
+
+
+def _data_order_values(dataset, sorted_values):
+    """Values of ``dataset``'s score-sorted rows in its data's row order."""
+    values = np.empty(len(dataset), dtype=np.asarray(sorted_values).dtype)
+    values[dataset.order] = sorted_values
+    return values
 
 
 class _Tests:
@@ -101,12 +110,9 @@ class _Tests:
         self.seed = base_seed(rules.random_state)
         self.frame = dataset.data
         self.promised = probabilities is not None and measure.name == "roc_auc" and not rules.case_mix
-        self.column = "probability"
-        while self.column in self.frame.columns:
-            self.column = "_" + self.column
-        if self.promised:
-            self.frame = dataset.data.assign(**{self.column: probabilities})
+        self.probabilities = probabilities
         self.is_positive = _data_order(dataset, dataset.is_positive)  # the dataset's one positive-label rule
+        self.scores = _data_order_values(dataset, dataset.scores)
 
     def class_counts(self, mask):
         positives = int((mask & self.is_positive).sum())
@@ -115,12 +121,11 @@ class _Tests:
     def enough(self, mask):
         return min(self.class_counts(mask)) >= self.rules.min_class_count
 
-    def promise(self, masks, method=None):
-        """Each mask's case-mix test on the held-out rows: (corrected p-values, rejected)."""
-        qf = CaseMixQF(self.label, positive_label=self.positive, mode=self.mode)
-        tested = randomization_test(
-            list(masks), self.frame, qf, target=CaseMixTarget(self.label, self.score, self.column),
-            method=method or self.rules.method, alpha=self.rules.alpha, random_state=self.seed,
+    def promise(self, masks, method=None, weights=None):
+        """Each mask's label-draw test of its promise on the held-out rows: (corrected p-values, rejected)."""
+        tested = promise_test(
+            list(masks), self.is_positive, self.scores, self.probabilities, mode=self.mode,
+            method=method or self.rules.method, alpha=self.rules.alpha, weights=weights, random_state=self.seed,
         )  # fmt: skip
         return tested["p_value_corrected"].to_numpy(), tested["significant"].to_numpy(dtype=bool)
 
@@ -142,7 +147,8 @@ class _Tests:
         return not self.promised or bool(self.promise([mask], method="bonferroni")[1][0])
 
 
-def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=None, rules=FailureRules()):
+def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=None, search_shortfall=None,
+                   rules=FailureRules()):  # fmt: skip
     """Which rows of a tested table the headline may call failures, and why not the others.
 
     Parameters
@@ -160,6 +166,12 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
         The held-out rows' scores read as probabilities, in data row order
         (:func:`~subroc_ext.workflow.case_mix.split_probabilities`); None:
         the promise is not checked (the note says so).
+    search_shortfall : numpy.ndarray of float, optional
+        Each row's ``q_cm`` on the search split (how much further it fell
+        short of its scores' promise than the whole data there): with a
+        holdout, the promise tests are weighted by it (:func:`promise_weights`),
+        so that a row the search split already found short of its promise
+        needs less evidence on the held-out rows than a slice that was not.
     rules : FailureRules
 
     Returns
@@ -192,11 +204,14 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
         else:
             candidates.append(i)
     if tests.promised and candidates:
-        promise_p[candidates], kept = tests.promise([masks[i] for i in candidates])
+        weights = None if search_shortfall is None or not rules.holdout else \
+            promise_weights(np.asarray(search_shortfall, dtype=float)[candidates])  # fmt: skip
+        promise_p[candidates], kept = tests.promise([masks[i] for i in candidates], weights=weights)
+        restricted = table["range_restricted"].fillna(True).to_numpy(dtype=bool) if "range_restricted" in table \
+            else np.ones(n, dtype=bool)  # fmt: skip
         for i, ok in zip(candidates, kept):
             if not ok:
-                notes[i] = ("range restriction: no worse than its own scores promise "
-                            f"(case-mix p {promise_p[i]:.2g}); every model ranks worse in such a slice")  # fmt: skip
+                notes[i] = _unpromised(promise_p[i], restricted[i])
         candidates = [i for i, ok in zip(candidates, kept) if ok]
     named = []
     for i in _surest_first(table, candidates):
@@ -242,6 +257,36 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
         "failure_of": pd.array(np.where(belongs >= 0, belongs + 1, None), dtype="Int64"),
         "promise_p_value": promise_p,
     }, index=table.index)  # fmt: skip
+
+
+def promise_weights(search_shortfall, floor=WEIGHT_FLOOR):
+    """The weights of the promise tests: each row's shortfall beyond its promise
+    on the search split (at least 0) plus ``floor``, scaled to average 1.
+
+    The search split is independent of the held-out rows the tests run on,
+    so the weighted correction keeps its guarantee
+    (:func:`~subroc_ext.inference.sequential.weighted_p_values`); the slices
+    of a strong predictor, which fall short of their promise only by chance,
+    give way to a row that already fell far short on the search split.
+
+    Examples
+    --------
+    >>> promise_weights(np.array([0.29, 0.0, -0.02, 0.05])).round(2).tolist()
+    [3.16, 0.11, 0.11, 0.63]
+    """
+    weights = np.maximum(np.nan_to_num(search_shortfall, nan=0.0), 0.0) + floor
+    return weights / weights.mean()
+
+
+def _unpromised(p_value, restricted):
+    """Why a row no worse than its own scores promise is no failure: a slice of
+    the risk (``restricted``: its scores promise at least half of its drop) or too
+    little evidence of more."""
+    if restricted:
+        return (f"range restriction: no worse than its own scores promise (case-mix p {p_value:.2g}); "
+                "every model ranks worse in such a slice")  # fmt: skip
+    return (f"not shown worse than promised: its scores promise more than it delivers, but the label-draw "
+            f"test cannot tell that from chance (case-mix p {p_value:.2g})")  # fmt: skip
 
 
 def _overlap_only(first, second):

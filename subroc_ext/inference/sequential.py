@@ -45,7 +45,7 @@ References
 import numpy as np
 from statsmodels.stats.multitest import multipletests
 
-__all__ = ["SequentialPValues", "round_sizes"]
+__all__ = ["SequentialPValues", "round_sizes", "weighted_p_values"]
 
 
 class SequentialPValues:
@@ -128,7 +128,7 @@ class SequentialPValues:
             )
         return np.where(self.finished, stopped, upper)
 
-    def decided(self, method, alpha, *, untestable=0):
+    def decided(self, method, alpha, *, untestable=0, weights=None):
         """Patterns whose corrected decision no further draw can change.
 
         Parameters
@@ -139,6 +139,10 @@ class SequentialPValues:
         alpha : float
         untestable : int, default=0
             Further hypotheses in the correction, with p-value 1.
+        weights : numpy.ndarray of float, optional
+            Positive weights of the patterns (mean 1, fixed before any draw):
+            the correction runs on ``p / weight`` (weighted procedures,
+            :func:`weighted_p_values`).
 
         Returns
         -------
@@ -149,10 +153,36 @@ class SequentialPValues:
         if not len(self.drawn):
             return np.zeros(0, dtype=bool)
         ones = np.ones(untestable)
-        surely, _, _, _ = multipletests(np.append(self.p_values(), ones), alpha=alpha, method=method)
-        possibly, _, _, _ = multipletests(np.append(self.lower(), ones), alpha=alpha, method=method)
+        upper, lower = weighted_p_values(self.p_values(), weights), weighted_p_values(self.lower(), weights)
+        surely, _, _, _ = multipletests(np.append(upper, ones), alpha=alpha, method=method)
+        possibly, _, _, _ = multipletests(np.append(lower, ones), alpha=alpha, method=method)
         n = len(self.drawn)
         return self.finished | surely[:n] | ~possibly[:n]
+
+
+def weighted_p_values(p_values, weights=None):
+    """``p / weight``, at most 1: the p-values a weighted correction corrects.
+
+    Weights fixed before the p-values are seen (from independent data) and
+    averaging 1 keep the correction's guarantee: the weighted
+    Benjamini-Hochberg procedure rejects ``p_i <= alpha w_i k / m`` [1]_,
+    and with the Benjamini-Yekutieli factor under any dependence [2]_; a
+    monotone correction of ``p / w`` is exactly that.
+
+    References
+    ----------
+    .. [1] C. R. Genovese, K. Roeder and L. Wasserman, "False discovery
+       control with p-value weighting", Biometrika 93(3), 509-524, 2006.
+    .. [2] G. Blanchard and E. Roquain, "Two simple sufficient conditions for
+       FDR control", Electronic Journal of Statistics 2, 963-992, 2008.
+
+    Examples
+    --------
+    >>> weighted_p_values(np.array([0.01, 0.5]), np.array([2.0, 0.5])).tolist()
+    [0.005, 1.0]
+    """
+    p_values = np.asarray(p_values, dtype=float)
+    return p_values if weights is None else np.minimum(p_values / np.asarray(weights, dtype=float), 1.0)
 
 
 def round_sizes(cap, first):

@@ -360,6 +360,8 @@ def _headline(table, *, top, n_rows):
 _NOT_FAILURES = {
     "range restriction": ("slice where every model ranks worse (range restriction)",
                           "slices where every model ranks worse (range restriction)"),
+    "not shown worse than promised": ("row not shown worse than its scores promise",
+                                      "rows not shown worse than their scores promise"),
     "variant": ("variant of a failure", "variants of the failures"),
     "explained": ("row explained by a failure", "rows explained by the failures"),
     "little evidence": ("row with too few positives or negatives", "rows with too few positives or negatives"),

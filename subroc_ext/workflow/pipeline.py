@@ -467,7 +467,8 @@ def find_subgroups(
             split, dataset, p = splits[-1]
             rules = FailureRules(method=method, alpha=alpha, random_state=random_state, case_mix=case_mix,
                                  holdout=held_out is not None)  # fmt: skip
-            judged = judge_failures(table, kept.subgroups, dataset, statistic_qf, probabilities=p, rules=rules)
+            judged = judge_failures(table, kept.subgroups, dataset, statistic_qf, probabilities=p,
+                                    search_shortfall=_search_shortfall(table, dataset_values), rules=rules)  # fmt: skip
             table = pd.concat([table, judged], axis=1)
         table.attrs.update(
             measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
@@ -512,6 +513,15 @@ def _probabilities(checked, calibrate, required):
     return probabilities.description, tuple(
         None if split is None else _case_mix.split_probabilities(split, probabilities) for split in splits
     )
+
+
+def _search_shortfall(table, dataset_values):
+    """Each row's ``q_cm`` on the search split: how much further its ROC AUC fell
+    short of its scores' promise there than the whole data's (None without a promise)."""
+    if "expected_roc_auc_search" not in table or "expected_roc_auc_search" not in dataset_values:
+        return None
+    whole = dataset_values["expected_roc_auc_search"] - dataset_values["roc_auc_search"]
+    return (table["expected_roc_auc_search"] - table["roc_auc_search"]).to_numpy(dtype=float) - whole
 
 
 def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split, flagged=True):
