@@ -1,5 +1,7 @@
 """Tests of :mod:`subroc_ext.inference.failures`: which rows the headline may call failures."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pysubgroup as ps
@@ -128,3 +130,17 @@ def test_data_checks_name_leaks_codes_and_duplicates_but_not_counts():
     assert any(line.startswith("code cut as a number: 'villnum'") for line in lines)
     assert not any("education_num" in line for line in lines)
     assert "duplicate column: 'incsq' has the same conditions' rows as 'inc'." in lines
+
+
+@pytest.mark.extended  # 16 searches and tests (about 40 s); the recorded run: benchmarks/sim_headline.py
+def test_simulated_headline_keeps_the_lone_failure_and_no_false_alarm():
+    from test_benchmarks import load
+
+    simulation = load(Path(__file__).resolve().parents[1] / "benchmarks" / "sim_headline.py")
+    frame = pd.DataFrame([simulation.run_one((seed, planted, 2000)) for seed in range(8) for planted in (False, True)])
+    null, planted = frame[~frame["planted"]], frame[frame["planted"]]
+    assert (null["significant"] > 0).all() and (null["failures"] == 0).all()  # range restriction, no failure
+    assert planted["verdict_names_plant"].sum() >= 6
+    # no loss of power: wherever the verdict finds the plant, the headline names it
+    assert (planted["headline_names_plant"] >= planted["verdict_names_plant"]).all()
+    assert "planted: 8 data sets" in simulation.summary(frame)

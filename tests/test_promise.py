@@ -22,7 +22,7 @@ def _exact_p_value(scores, probabilities, observed, shortfall):
     return total
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(2))
 def test_label_draws_reach_the_statistic_as_often_as_enumeration_says(seed):
     rng = np.random.default_rng(seed)
     n = 40
@@ -34,8 +34,8 @@ def test_label_draws_reach_the_statistic_as_often_as_enumeration_says(seed):
     observed = roc_auc_score(is_positive[mask], scores[mask])
     exact = _exact_p_value(scores[mask], probabilities[mask], observed, whole)
     subgroup = _Subgroup(mask, is_positive, scores, probabilities, "worse", whole, seed)
-    share = subgroup.reaches(40_000, 0).mean()
-    assert abs(share - exact) <= 4 * np.sqrt(exact * (1 - exact) / 40_000) + 1e-4, (share, exact)
+    share = subgroup.reaches(20_000, 0).mean()
+    assert abs(share - exact) <= 4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4, (share, exact)
 
 
 def test_a_stopped_p_value_is_at_least_the_full_one():

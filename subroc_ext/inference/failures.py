@@ -17,8 +17,10 @@ model. SPEC ("What the headline may call a failure") names a row a
    not 3 is a slice where every model, the true probabilities included,
    ranks worse (range restriction);
 4. **not explained by a better failure** (independently productive, [1]_,
-   [2]_): walking the rows surest first (the conservative end of the
-   interval), a row inside a failure already named (every one of its rows
+   [2]_): walking the rows that fall furthest short of their promise first
+   (without a promise: surest first, by the conservative end of the
+   interval; the headline lists its failures surest first either way), a
+   row inside a failure already named (every one of its rows
    is one of the failure's: a refinement ``S AND c``, or a narrower cut of
    the same column) stands only if it is significantly worse than the rest
    of that failure's rows (a *variant* otherwise); a row overlapping named
@@ -63,7 +65,7 @@ import pandas as pd
 
 from ..objective.quality import SoftClassifierQF
 from ..objective.statistics import Columns
-from .promise import promise_test
+from .promise import promise_test, shortfall
 from .significance import base_seed, randomization_test
 
 __all__ = ["FAILURE_COLUMNS", "MIN_CLASS_COUNT", "FailureRules", "judge_failures", "promise_weights"]
@@ -118,6 +120,7 @@ class _Tests:
         self.promised = probabilities is not None and measure.name == "roc_auc" and not rules.case_mix
         self.probabilities = probabilities
         self.is_positive = _data_order(dataset, dataset.is_positive)  # the dataset's one positive-label rule
+        self.walked = 1  # the rows the walk judges (set when it starts)
         self.scores = _data_order_values(dataset, dataset.scores)
 
     def class_counts(self, mask):
@@ -127,34 +130,47 @@ class _Tests:
     def enough(self, mask):
         return min(self.class_counts(mask)) >= self.rules.min_class_count
 
-    def promise(self, masks, method=None, weights=None):
+    def sharpness(self, mask):
+        """How far the rows of ``mask`` fall short of their scores' promise, in the
+        direction of the mode: of two descriptions of one failure, the one
+        holding fewer rows that keep their promise falls shorter."""
+        gap = shortfall(self.is_positive[mask], self.scores[mask], self.probabilities[mask])
+        return {"worse": gap, "better": -gap}.get(self.mode, abs(gap))
+
+    def promise(self, masks, method=None, weights=None, alpha=None):
         """Each mask's label-draw test of its promise on the held-out rows: (corrected p-values, rejected)."""
         tested = promise_test(
             list(masks), self.is_positive, self.scores, self.probabilities, mode=self.mode,
-            method=method or self.rules.method, alpha=self.rules.alpha, weights=weights, random_state=self.seed,
+            method=method or self.rules.method, alpha=alpha or self.rules.alpha, weights=weights,
+            random_state=self.seed,
         )  # fmt: skip
         return tested["p_value_corrected"].to_numpy(), tested["significant"].to_numpy(dtype=bool)
 
-    def worse(self, mask, within=None):
+    def worse(self, mask, within=None, alpha=None):
         """The p-value of ``mask`` being worse than random subsets of ``within``
-        (all held-out rows if None) of its size and negatives."""
+        (all held-out rows if None) of its size and negatives (drawn until it is
+        known on which side of ``alpha``, the rules' by default, it lies)."""
         rows = np.ones(len(mask), dtype=bool) if within is None else within
         if not (rows & ~mask).any():  # no other rows: the same as all of them
             return 1.0
         qf = SoftClassifierQF(self.measure, self.label, positive_label=self.positive, mode=self.mode)
         tested = randomization_test(
             [mask[rows]], self.frame[rows], qf, target=Columns(self.label, self.score),
-            method="bonferroni", alpha=self.rules.alpha, random_state=self.seed,
+            method="bonferroni", alpha=alpha or self.rules.alpha, random_state=self.seed,
         )  # fmt: skip
         return float(tested["p_value"].iloc[0])
 
     def failure_alone(self, mask, within):
         """Whether the rows of ``mask`` are a failure on their own (rules 1 and
-        3, uncorrected): worse than the rows of ``within`` (those outside the
-        failures it is judged beside), as it would be with them mended."""
-        if not self.enough(mask) or self.worse(mask, within) >= self.rules.alpha:
+        3): worse than the rows of ``within`` (those outside the failures it is
+        judged beside), as it would be with them mended, and than their
+        promise, each at ``alpha`` over the rows the walk judges (Bonferroni:
+        the walk asks this of many overlapping rows, and uncorrected one in
+        twenty rows that hold part of a failure would stand by chance)."""
+        level = self.rules.alpha / max(self.walked, 1)
+        if not self.enough(mask) or self.worse(mask, within, alpha=level) >= level:
             return False
-        return not self.promised or bool(self.promise([mask], method="bonferroni")[1][0])
+        return not self.promised or bool(self.promise([mask], method="bonferroni", alpha=level)[1][0])
 
 
 def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=None, search_shortfall=None,
@@ -224,7 +240,8 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
                 notes[i] = _unpromised(promise_p[i], restricted[i])
         candidates = [i for i, ok in zip(candidates, kept) if ok]
     named = []
-    for i in _surest_first(table, candidates):
+    tests.walked = len(candidates)
+    for i in _walk_order(table, candidates, masks, tests):
         mask = masks[i]
         parents = [j for j in named if not (mask & ~masks[j]).any()]
         if parents:  # a refinement or a narrower cut of a named failure
@@ -321,6 +338,19 @@ def _other_side(other):
 
 def _variant(parent, p_value):
     return f"variant of row {parent + 1}: not significantly worse than the rest of it (p {p_value:.2g})"
+
+
+def _walk_order(table, rows, masks, tests):
+    """The order in which the rows are judged: with a promise, the row that falls
+    furthest short of it first (a slice of the risk that holds half of a real
+    failure, ``48 <= age < 62 AND g=='c'`` beside ``g=='c' AND h=='x'``, falls
+    less short than the failure and is judged after it, so it cannot explain
+    the failure away; its interval, wider from range restriction, would put
+    it first); without, :func:`_surest_first`."""
+    if not tests.promised:
+        return _surest_first(table, rows)
+    sharpness = {i: tests.sharpness(masks[i]) for i in rows}
+    return sorted(rows, key=lambda i: (-sharpness[i], i))
 
 
 def _surest_first(table, rows):

@@ -51,7 +51,7 @@ from scipy.stats import rankdata
 from ..metrics.expected_auc import expected_roc_auc
 from .sequential import SequentialPValues, round_sizes, weighted_p_values
 
-__all__ = ["MAX_SAMPLES", "promise_test"]
+__all__ = ["MAX_SAMPLES", "promise_test", "shortfall"]
 
 #: Label draws per subgroup at most (a lone finding among about 300 rows can
 #: still be significant after Benjamini-Yekutieli).
@@ -73,6 +73,19 @@ def _roc_auc(labels, ranks):
     negatives = labels.shape[1] - positives
     with np.errstate(divide="ignore", invalid="ignore"):
         return (labels @ ranks - positives * (positives + 1) / 2) / (positives * negatives)
+
+
+def shortfall(is_positive, scores, probabilities):
+    """``mbc - AUC`` of the rows given: how far their ROC AUC falls short of
+    what their scores promise (negative: it exceeds it).
+
+    Examples
+    --------
+    >>> round(shortfall(np.array([True, False, True]), np.array([0.9, 0.5, 0.1]), np.array([0.9, 0.5, 0.1])), 4)
+    0.4396
+    """
+    ranks = rankdata(scores)
+    return expected_roc_auc(probabilities) - _roc_auc(np.asarray(is_positive, dtype=float)[None, :], ranks)[0]
 
 
 class _Subgroup:
@@ -168,10 +181,9 @@ def promise_test(masks, is_positive, scores, probabilities, *, mode="worse", met
 
     is_positive = np.asarray(is_positive, dtype=bool)
     scores, probabilities = np.asarray(scores, dtype=float), np.asarray(probabilities, dtype=float)
-    shortfall = expected_roc_auc(probabilities) - _roc_auc(
-        is_positive[None, :].astype(float), rankdata(scores))[0]  # fmt: skip
+    whole = shortfall(is_positive, scores, probabilities)
     seed = int(random_state)
-    subgroups = [_Subgroup(np.asarray(m, dtype=bool), is_positive, scores, probabilities, mode, shortfall, seed)
+    subgroups = [_Subgroup(np.asarray(m, dtype=bool), is_positive, scores, probabilities, mode, whole, seed)
                  for m in masks]  # fmt: skip
     state = SequentialPValues(len(subgroups), exceedances=exceedances, max_samples=max_samples)
     stopped = np.zeros(len(subgroups), dtype=bool)
