@@ -237,7 +237,7 @@ def test_rejected_is_statsmodels_decision(ties):
         p_values = np.round(p_values, 3)
     gc.freeze()  # statsmodels' Holm collects garbage at every call: seconds in this process
     try:
-        for method in ("holm", "h", "fdr_by", "bonferroni"):
+        for method in ("holm", "h", "holm-sidak", "fdr_by", "bonferroni"):
             expected = [multipletests(row, 0.05, method)[0] for row in p_values]
             np.testing.assert_array_equal(rejected(p_values, 0.05, method), expected)
     finally:

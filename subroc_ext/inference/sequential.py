@@ -53,7 +53,7 @@ References
 import numpy as np
 from statsmodels.stats.multitest import multipletests
 
-__all__ = ["SequentialPValues", "rejected", "round_sizes"]
+__all__ = ["SequentialPValues", "rejected", "round_sizes", "step_down_thresholds"]
 
 
 class SequentialPValues:
@@ -170,10 +170,9 @@ class SequentialPValues:
         bound and every one after it at ``max(u, lower)``: only the patterns
         before it can then decide it. With Holm's step-down thresholds
         ``alpha / (m - k + 1)`` this draws each finding only up to the
-        threshold of its rank ``k`` rather than all of them to ``alpha / m``;
-        step-up corrections, which reject tied p-values together, draw as if
-        no pattern waited. Which patterns draw affects only the cost: the
-        decisions are those of :meth:`decided`.
+        threshold of its rank ``k`` rather than all of them to ``alpha / m``.
+        Which patterns draw affects only the cost: the decisions are those
+        of :meth:`decided`.
 
         Parameters
         ----------
@@ -190,8 +189,14 @@ class SequentialPValues:
         -------
         numpy.ndarray of bool
             The undecided patterns that do not wait; all undecided ones if
-            every one would wait.
+            every one would wait, or if ``method`` is not a step-down one
+            (:func:`step_down_thresholds`): under a step-up correction tied
+            p-values are rejected together, so a pattern seldom has anything
+            to wait for, and the check would cost a correction per pattern
+            (a quadratic one for Hommel's).
         """
+        if step_down_thresholds(method, alpha, 1) is None:
+            return ~stopped
         upper, lower = self.p_values(), self.lower()
         n = len(upper)
         ties = np.arange(n) if order is None else np.asarray(order)
@@ -207,13 +212,41 @@ class SequentialPValues:
         return wanted if wanted.any() else ~stopped
 
 
+def step_down_thresholds(method, alpha, m):
+    """The thresholds of the ``k``-th smallest of ``m`` p-values (``k = 1..m``)
+    under a step-down correction, as statsmodels computes them: Holm's
+    ``alpha / (m - k + 1)`` and Holm-Sidak's ``1 - (1 - alpha) ** (1 / (m -
+    k + 1))``; None for the other methods.
+
+    References
+    ----------
+    .. [1] S. Holm, "A simple sequentially rejective multiple test procedure",
+       Scandinavian Journal of Statistics 6(2), 65-70, 1979.
+
+    Examples
+    --------
+    >>> step_down_thresholds("holm", 0.06, 3).tolist()
+    [0.02, 0.03, 0.06]
+    >>> step_down_thresholds("fdr_by", 0.05, 3) is None
+    True
+    """
+    method = method.lower()
+    if method in ("h", "holm"):
+        return alpha / np.arange(m, 0, -1)
+    if method in ("hs", "holm-sidak"):
+        return 1 - np.power(1.0 - alpha, 1.0 / np.arange(m, 0, -1))
+    return None
+
+
 def rejected(p_values, alpha, method):
     """The hypotheses ``multipletests(row, alpha, method)`` rejects, for each row.
 
-    Holm's step-down procedure is evaluated here, on all rows at once:
-    statsmodels' runs a full garbage collection at every call (``gc.collect``
-    in ``multipletests``, statsmodels 0.14-0.15), which in a large process
-    takes longer than the rest of a round of the sequential test.
+    The step-down procedures (:func:`step_down_thresholds`) are evaluated
+    here, on all rows at once: statsmodels' Holm runs a full garbage
+    collection at every call (``gc.collect`` in ``multipletests``,
+    statsmodels 0.14-0.15), which in a large process takes longer than the
+    rest of a round of the sequential test. Other methods: statsmodels, one
+    row at a time.
 
     Parameters
     ----------
@@ -226,22 +259,18 @@ def rejected(p_values, alpha, method):
     -------
     numpy.ndarray of bool, shape (rows, m)
 
-    References
-    ----------
-    .. [1] S. Holm, "A simple sequentially rejective multiple test procedure",
-       Scandinavian Journal of Statistics 6(2), 65-70, 1979.
-
     Examples
     --------
     >>> rejected(np.array([[0.01, 0.04, 0.03], [0.02, 0.01, 0.5]]), 0.05, "holm").tolist()
     [[True, False, False], [True, True, False]]
     """
-    if method.lower() not in ("h", "holm"):  # statsmodels' names of Holm's method
-        return np.array([multipletests(row, alpha=alpha, method=method)[0] for row in p_values], dtype=bool)
     rows, m = p_values.shape
+    thresholds = step_down_thresholds(method, alpha, m)
+    if thresholds is None:
+        return np.array([multipletests(row, alpha=alpha, method=method)[0] for row in p_values], dtype=bool)
     order = np.argsort(p_values, axis=1)
-    # the k-th smallest (k = 0, 1, ...) faces alpha / (m - k); rejection stops at the first that fails
-    passed = np.take_along_axis(p_values, order, axis=1) <= alpha / np.arange(m, 0, -1)
+    # rejection stops at the first ordered p-value above its threshold
+    passed = np.take_along_axis(p_values, order, axis=1) <= thresholds
     reject = np.empty((rows, m), dtype=bool)
     np.put_along_axis(reject, order, np.logical_and.accumulate(passed, axis=1), axis=1)
     return reject
