@@ -37,6 +37,10 @@ Adult and on Census::
     python benchmarks/bench_significance.py --dataset census_kdd --samples adaptive \
         --pysubgroup-samples 0
 
+Holm's correction against Benjamini-Yekutieli's, adaptive::
+
+    python benchmarks/bench_significance.py --samples adaptive --methods fdr_by holm
+
 All four measures, without pysubgroup::
 
     python benchmarks/bench_significance.py --measures roc_auc pr_auc arl attribution_mean \\
@@ -142,6 +146,8 @@ def parse_args(argv=None):
                         default=10_000,
                         help="random subsets per pattern for subroc-ext, or 'adaptive' "
                              "(default 10000)")
+    parser.add_argument("--methods", nargs="+", default=["fdr_by"],
+                        help="multiple-testing corrections, each a test of its own (default fdr_by)")
     parser.add_argument("--dataset", choices=list(LOADERS), default="adult")
     parser.add_argument("--pysubgroup-samples", type=int, default=20,
                         help="random subsets per pattern for pysubgroup, extrapolated to "
@@ -176,16 +182,17 @@ def main(argv=None):
     print(describe_covers(result, validation))
     for name in args.measures:
         ours, theirs = MEASURES[name]
-        with threadpool_limits(1):
-            table, wall, cpu = timed(
-                subroc_ext.randomization_test, result, validation, ours(),
-                n_samples=args.samples, random_state=args.seed,
-            )  # fmt: skip
-        print(f"[{name}] subroc_ext.randomization_test, {args.samples} samples per pattern: "
-              f"{wall:.1f} s wall, {cpu:.1f} s CPU; {int(table['significant'].sum())} of "
-              f"{len(table)} significant; {table.attrs['null_samples_drawn']:,} random subsets "
-              f"drawn (per pattern: median {table['null_samples'].median():,.0f}, max "
-              f"{table['null_samples'].max():,})")
+        for method in args.methods:
+            with threadpool_limits(1):
+                table, wall, cpu = timed(
+                    subroc_ext.randomization_test, result, validation, ours(),
+                    n_samples=args.samples, method=method, random_state=args.seed,
+                )  # fmt: skip
+            print(f"[{name}, {method}] subroc_ext.randomization_test, {args.samples} samples per "
+                  f"pattern: {wall:.1f} s wall, {cpu:.1f} s CPU; {int(table['significant'].sum())} "
+                  f"of {len(table)} significant; {table.attrs['null_samples_drawn']:,} random "
+                  f"subsets drawn (per pattern: median {table['null_samples'].median():,.0f}, max "
+                  f"{table['null_samples'].max():,})")
         if theirs is None or args.pysubgroup_samples <= 0:
             continue
         qf = theirs()

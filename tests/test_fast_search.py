@@ -178,7 +178,8 @@ def _selectors(data, negated):
     return selectors
 
 
-@given(
+#: Every setting of a search task, for the property tests against pysubgroup.
+TASKS = given(
     name=st.sampled_from(QF_NAMES),
     mode=st.sampled_from(("worse", "better", "both")),
     alpha=st.sampled_from(EXPONENTS),
@@ -192,8 +193,9 @@ def _selectors(data, negated):
     negated=st.booleans(),
     seed=st.integers(0, 3),
 )
-@settings(max_examples=200, derandomize=True, deadline=None)
-def test_fast_search_equals_best_first_search_and_dfs(
+
+
+def check_fast_search_equals_best_first_search_and_dfs(
     name, mode, alpha, beta, generalization_aware, min_support, depth, k, ties, index, negated, seed
 ):
     data = _task_data(seed, ties, index)
@@ -211,6 +213,19 @@ def test_fast_search_equals_best_first_search_and_dfs(
     if depth <= 2:
         dfs = run(ps.DFS(), qf(), data, selectors, **settings_)
         assert_same_top_k(with_root(fast, k), dfs, k)
+
+
+@TASKS
+@settings(max_examples=80, derandomize=True, deadline=None)
+def test_fast_search_equals_best_first_search_and_dfs(**task):
+    check_fast_search_equals_best_first_search_and_dfs(**task)
+
+
+@pytest.mark.extended  # the same property on more tasks
+@TASKS
+@settings(max_examples=400, derandomize=True, deadline=None)
+def test_fast_search_equals_best_first_search_and_dfs_on_more_tasks(**task):
+    check_fast_search_equals_best_first_search_and_dfs(**task)
 
 
 @pytest.mark.parametrize("generalization_aware", [False, True])

@@ -99,11 +99,12 @@ TIES = pytest.mark.parametrize("ties", [True, False], ids=["ties", "continuous"]
 @TIES
 def test_roc_auc_score_matches_sklearn_and_pairwise_oracle(ties):
     rng = np.random.default_rng(100 + ties)
-    for _ in range(N_CASES):
+    for case in range(N_CASES):
         is_positive, scores = random_case(rng, ties)
         value = kernels.roc_auc_score(is_positive.astype(int), scores)
         assert value == pytest.approx(oracle_roc_auc(is_positive, scores), abs=TOL)
-        assert value == pytest.approx(metrics.roc_auc_score(is_positive, scores), abs=TOL)
+        if case % 10 == 0:  # sklearn (its argument checks: 80 % of the time) on every 10th
+            assert value == pytest.approx(metrics.roc_auc_score(is_positive, scores), abs=TOL)
 
 
 @TIES

@@ -61,14 +61,16 @@ def test_estimate_bounds_every_subset(ties):
         matrix_values = check_partition_matrix(matrix, n_classes)
         target = subroc_ext.MultiClassTarget("y", columns)
         reference = subset_auc_mu(codes, scores, matrix_values, np.ones((1, len(codes)), bool))[0][0]
+        covers = []
         for _ in range(2):
             cover = np.flatnonzero(rng.random(len(codes)) < 0.6)[:10]
             mask = np.zeros(len(codes), dtype=bool)
             mask[cover] = True
-            subsets = all_subsets(len(cover))
-            values, counts = subset_auc_mu(codes[cover], scores[cover], matrix_values, subsets)
-            for mode, (alpha, beta) in itertools.product(MODES, WEIGHTS):
-                qf = subroc_ext.AUCMuQF("y", columns, beta, alpha, partition_matrix=matrix, mode=mode)
+            covers.append((mask, *subset_auc_mu(codes[cover], scores[cover], matrix_values,
+                                                all_subsets(len(cover)))))  # fmt: skip
+        for mode, (alpha, beta) in itertools.product(MODES, WEIGHTS):
+            qf = subroc_ext.AUCMuQF("y", columns, beta, alpha, partition_matrix=matrix, mode=mode)
+            for mask, values, counts in covers:  # one quality function, both covers
                 stats = qf.calculate_statistics(mask, target, frame)
                 assert qf.dataset_value == pytest.approx(reference, abs=1e-12)
                 qualities = oracle_quality(values, counts, reference, mode, alpha, beta)

@@ -9,6 +9,7 @@
   a very large fixed sample; the power check warns when nothing can pass.
 """
 
+import gc
 import itertools
 import warnings
 
@@ -21,7 +22,13 @@ from test_significance import QUALITY_FUNCTIONS, TARGET, attribute_patterns, nul
 
 import subroc_ext
 from subroc_ext.inference.sequential import SequentialPValues
-from subroc_ext.inference.significance import randomization_test, smallest_corrected_p_value
+from subroc_ext.inference.sequential import rejected, round_sizes
+from subroc_ext.inference.significance import (
+    FIRST_ROUND,
+    _adaptive_p_values,
+    randomization_test,
+    smallest_corrected_p_value,
+)
 
 
 def besag_clifford(exceeds, h, n):
@@ -176,6 +183,69 @@ def test_adaptive_p_values_do_not_depend_on_the_order():
 
 
 # --------------------------------------------------------------------------
+# the rounds of the adaptive test (significance._adaptive_p_values)
+# --------------------------------------------------------------------------
+
+
+def streamed_draws(null_values, cap):
+    """A ``draw`` for ``_adaptive_p_values`` serving each key's fixed stream
+    of null values (round ``b`` of a key is block ``b`` of ``round_sizes``),
+    and the count of values it served."""
+    starts = np.concatenate(([0], np.cumsum(round_sizes(cap, FIRST_ROUND))))
+    served = [0]
+
+    def draw(requests, batch):
+        served[0] += sum(n for n, _ in requests.values())
+        return {
+            key: null_values[key][None, starts[batch] : starts[batch] + n] >= np.asarray(cuts)[:, None]
+            for key, (n, cuts) in requests.items()
+        }
+
+    return draw, served
+
+
+@pytest.mark.parametrize("method", ["holm", "fdr_by", "bonferroni"])
+def test_stopping_keeps_the_decisions_of_the_unstopped_test(method):
+    """The adaptive rounds on fixed streams: the decisions of every pattern
+    run to ``h`` exceedances or the cap, at a fraction of the draws; Holm
+    does not draw every finding to the lone finding's threshold ``alpha / m``."""
+    rng = np.random.default_rng(46)
+    cap, h = 20_000, 10
+    # 30 keys; keys 0-4 hold two patterns each
+    keys = [(k, 0) for k in range(30)] + [(k, 0) for k in range(5)]
+    shares = np.concatenate([np.zeros(24), [2e-4, 5e-4, 1e-3], rng.uniform(0, 1, 8)])
+    shares[[30, 31]] = 0.0  # a second finding on the keys of two others
+    null_values = {key: rng.random(cap) for key in set(keys)}
+    thresholds = 1 - shares
+    full = np.array([besag_clifford(null_values[k] >= t, h, cap) for k, t in zip(keys, thresholds)])
+    draw, served = streamed_draws(null_values, cap)
+    p_values, drawn, finished = _adaptive_p_values(draw, keys, thresholds, cap, h, method, 0.05, untestable=3)
+    expected = multipletests([*full, 1, 1, 1], 0.05, method)[0]
+    np.testing.assert_array_equal(multipletests([*p_values, 1, 1, 1], 0.05, method)[0], expected)
+    assert expected.sum() >= 12 and not finished.all()
+    assert (p_values >= full - 1e-15).all()  # reported p-values are conservative
+    # every key in lockstep: 221,568 for Holm and Bonferroni, 55,680 for BY
+    # every key in lockstep: 221,696 for Holm and Bonferroni, 55,808 for BY
+    assert served[0] <= {"holm": 180_000, "fdr_by": 55_808, "bonferroni": 221_696}[method]
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_rejected_is_statsmodels_decision(ties):
+    rng = np.random.default_rng(int(ties))
+    p_values = rng.uniform(0, 0.01, (100, 40)) ** rng.uniform(0.5, 2, (100, 1))
+    if ties:
+        p_values = np.round(p_values, 3)
+    gc.freeze()  # statsmodels' Holm collects garbage at every call: seconds in this process
+    try:
+        for method in ("holm", "h", "holm-sidak", "fdr_by", "bonferroni"):
+            expected = [multipletests(row, 0.05, method)[0] for row in p_values]
+            np.testing.assert_array_equal(rejected(p_values, 0.05, method), expected)
+    finally:
+        gc.unfreeze()
+    assert 10 < rejected(p_values, 0.05, "holm").any(axis=1).sum() < 90  # some rows reject, some not
+
+
+# --------------------------------------------------------------------------
 # the power check
 # --------------------------------------------------------------------------
 
@@ -211,7 +281,7 @@ def test_the_power_check_warns_in_one_line_naming_the_fix():
 
 
 def test_round_sizes_double_the_total_up_to_the_cap():
-    from subroc_ext.inference.sequential import round_sizes
+    from subroc_ext.inference.sequential import rejected, round_sizes
 
     sizes = round_sizes(1_000_000, 128)
     totals = list(itertools.accumulate(sizes))

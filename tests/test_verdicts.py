@@ -200,8 +200,8 @@ def test_false_discovery_and_coverage_rates_of_500_splits():
 @pytest.mark.parametrize("name", ["adult", "credit_g", "titanic"])
 def test_no_row_where_significance_and_the_interval_disagree_without_saying_so(name):
     frame = labelled(TABLES[name]())
-    if len(frame) > 6000:
-        frame = frame.sample(6000, random_state=0)
+    if len(frame) > 3000:  # Adult: 16 significant rows, 13 with a note
+        frame = frame.sample(3000, random_state=0)
     table = subroc_ext.find_subgroups(frame, label="label", score="score", progress=False)
     low, high = table["delta_ci_low"].to_numpy(), table["delta_ci_high"].to_numpy()
     significant = table["significant"].astype(bool).to_numpy()

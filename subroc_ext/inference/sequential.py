@@ -27,6 +27,14 @@ patterns are clearly null after a few dozen draws.
   rejected with every unfinished p-value at its upper bound is rejected
   whatever the remaining draws, and one not rejected with all at their
   lower bounds never is. Such *decided* patterns stop; the others draw on.
+* **Which undecided patterns draw next** (:meth:`SequentialPValues.wanted`)
+  changes only the cost. Under Holm's step-down correction the finding
+  ranked ``k`` faces ``alpha / (m - k + 1)``, and with ``G = 0`` its upper
+  bound ``h / (L + h)`` falls below that only after ``L >= h (m - k + 1) /
+  alpha - h`` draws; drawing every finding to the first rank's ``alpha /
+  m`` (``h m / alpha - h``, 19,990 for ``m = 100``) would waste up to half
+  the draws, so a pattern waits while the patterns ranked before it are
+  what its decision needs.
 
 A pattern that stops early reports its upper bound. It is at least the
 Besag-Clifford p-value of the full procedure, hence still valid, and the
@@ -45,7 +53,7 @@ References
 import numpy as np
 from statsmodels.stats.multitest import multipletests
 
-__all__ = ["SequentialPValues", "round_sizes", "weighted_p_values"]
+__all__ = ["SequentialPValues", "rejected", "round_sizes", "step_down_thresholds", "weighted_p_values"]
 
 
 class SequentialPValues:
@@ -152,12 +160,125 @@ class SequentialPValues:
         """
         if not len(self.drawn):
             return np.zeros(0, dtype=bool)
-        ones = np.ones(untestable)
-        upper, lower = weighted_p_values(self.p_values(), weights), weighted_p_values(self.lower(), weights)
-        surely, _, _, _ = multipletests(np.append(upper, ones), alpha=alpha, method=method)
-        possibly, _, _, _ = multipletests(np.append(lower, ones), alpha=alpha, method=method)
+        ones = np.ones((2, untestable))
+        bounds = [weighted_p_values(self.p_values(), weights), weighted_p_values(self.lower(), weights)]
+        surely, possibly = rejected(np.hstack([bounds, ones]), alpha, method)
         n = len(self.drawn)
         return self.finished | surely[:n] | ~possibly[:n]
+
+    def wanted(self, stopped, method, alpha, *, untestable=0, order=None):
+        """Undecided patterns whose next draws can bring the decisions nearer.
+
+        Patterns are ranked by their upper bound (ties by ``order``). An
+        undecided pattern waits while it would already be rejected at its
+        upper bound ``u`` if every pattern ranked before it were at its lower
+        bound and every one after it at ``max(u, lower)``: only the patterns
+        before it can then decide it. With Holm's step-down thresholds
+        ``alpha / (m - k + 1)`` this draws each finding only up to the
+        threshold of its rank ``k`` rather than all of them to ``alpha / m``.
+        Which patterns draw affects only the cost: the decisions are those
+        of :meth:`decided`.
+
+        Parameters
+        ----------
+        stopped : numpy.ndarray of bool
+            Patterns decided so far (they draw no more).
+        method, alpha, untestable
+            As in :meth:`decided`.
+        order : numpy.ndarray of int, optional
+            Ranks breaking ties of the upper bounds (default: the patterns'
+            order); give ranks that do not depend on the patterns' order
+            for p-values that do not either.
+
+        Returns
+        -------
+        numpy.ndarray of bool
+            The undecided patterns that do not wait; all undecided ones if
+            every one would wait, or if ``method`` is not a step-down one
+            (:func:`step_down_thresholds`): under a step-up correction tied
+            p-values are rejected together, so a pattern seldom has anything
+            to wait for, and the check would cost a correction per pattern
+            (a quadratic one for Hommel's).
+        """
+        if step_down_thresholds(method, alpha, 1) is None:
+            return ~stopped
+        upper, lower = self.p_values(), self.lower()
+        n = len(upper)
+        ties = np.arange(n) if order is None else np.asarray(order)
+        rank = np.empty(n, dtype=np.int64)
+        rank[np.lexsort((ties, upper))] = np.arange(n)
+        undecided = np.flatnonzero(~stopped)
+        before = rank[None, :] < rank[undecided, None]
+        worlds = np.where(before, lower, np.maximum(upper[undecided, None], lower))
+        worlds = np.hstack([worlds, np.ones((len(undecided), untestable))])
+        waits = np.zeros(n, dtype=bool)
+        waits[undecided] = rejected(worlds, alpha, method)[np.arange(len(undecided)), undecided]
+        wanted = ~stopped & ~waits
+        return wanted if wanted.any() else ~stopped
+
+
+def step_down_thresholds(method, alpha, m):
+    """The thresholds of the ``k``-th smallest of ``m`` p-values (``k = 1..m``)
+    under a step-down correction, as statsmodels computes them: Holm's
+    ``alpha / (m - k + 1)`` and Holm-Sidak's ``1 - (1 - alpha) ** (1 / (m -
+    k + 1))``; None for the other methods.
+
+    References
+    ----------
+    .. [1] S. Holm, "A simple sequentially rejective multiple test procedure",
+       Scandinavian Journal of Statistics 6(2), 65-70, 1979.
+
+    Examples
+    --------
+    >>> step_down_thresholds("holm", 0.06, 3).tolist()
+    [0.02, 0.03, 0.06]
+    >>> step_down_thresholds("fdr_by", 0.05, 3) is None
+    True
+    """
+    method = method.lower()
+    if method in ("h", "holm"):
+        return alpha / np.arange(m, 0, -1)
+    if method in ("hs", "holm-sidak"):
+        return 1 - np.power(1.0 - alpha, 1.0 / np.arange(m, 0, -1))
+    return None
+
+
+def rejected(p_values, alpha, method):
+    """The hypotheses ``multipletests(row, alpha, method)`` rejects, for each row.
+
+    The step-down procedures (:func:`step_down_thresholds`) are evaluated
+    here, on all rows at once: statsmodels' Holm runs a full garbage
+    collection at every call (``gc.collect`` in ``multipletests``,
+    statsmodels 0.14-0.15), which in a large process takes longer than the
+    rest of a round of the sequential test. Other methods: statsmodels, one
+    row at a time.
+
+    Parameters
+    ----------
+    p_values : numpy.ndarray of float, shape (rows, m)
+    alpha : float
+    method : str
+        A ``statsmodels.stats.multitest.multipletests`` method.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (rows, m)
+
+    Examples
+    --------
+    >>> rejected(np.array([[0.01, 0.04, 0.03], [0.02, 0.01, 0.5]]), 0.05, "holm").tolist()
+    [[True, False, False], [True, True, False]]
+    """
+    rows, m = p_values.shape
+    thresholds = step_down_thresholds(method, alpha, m)
+    if thresholds is None:
+        return np.array([multipletests(row, alpha=alpha, method=method)[0] for row in p_values], dtype=bool)
+    order = np.argsort(p_values, axis=1)
+    # rejection stops at the first ordered p-value above its threshold
+    passed = np.take_along_axis(p_values, order, axis=1) <= thresholds
+    reject = np.empty((rows, m), dtype=bool)
+    np.put_along_axis(reject, order, np.logical_and.accumulate(passed, axis=1), axis=1)
+    return reject
 
 
 def weighted_p_values(p_values, weights=None):

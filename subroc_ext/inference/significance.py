@@ -208,20 +208,32 @@ def _fixed_p_values(draw, keys, thresholds, n_samples):
 
 def _adaptive_p_values(draw, keys, thresholds, max_samples, exceedances, method, alpha, untestable):
     """Sequential p-values (:class:`~subroc_ext.inference.sequential.SequentialPValues`)
-    drawn in rounds; a key is drawn while one of its patterns is undecided,
-    for its undecided patterns."""
+    drawn in rounds. Each key's null values are one stream of blocks
+    (:func:`~subroc_ext.inference.sequential.round_sizes`, block ``b`` from
+    :func:`null_rng` of ``batch=b``); in a round a key draws its next block
+    for its undecided patterns when one of them is
+    :meth:`~subroc_ext.inference.sequential.SequentialPValues.wanted`, so
+    the p-values are those of the same streams whichever keys wait."""
     state = SequentialPValues(len(keys), exceedances=exceedances, max_samples=max_samples)
     patterns_of = _patterns_of(keys)
+    sizes = round_sizes(max_samples, FIRST_ROUND)
+    blocks = dict.fromkeys(patterns_of, 0)  # blocks drawn per key
+    order = np.empty(len(keys), dtype=np.int64)  # ties broken by (key, statistic), not position
+    order[sorted(range(len(keys)), key=lambda p: (keys[p], thresholds[p]))] = np.arange(len(keys))
     stopped = np.zeros(len(keys), dtype=bool)
-    for batch, size in enumerate(round_sizes(max_samples, FIRST_ROUND)):
-        active = {key: [p for p in patterns if not stopped[p]] for key, patterns in patterns_of.items()}
-        active = {key: patterns for key, patterns in active.items() if patterns}
-        if not active:
-            break
-        nulls = draw({key: (size, thresholds[patterns]) for key, patterns in active.items()}, batch)
-        for key, patterns in active.items():
-            for row, pattern in enumerate(patterns):
-                state.add(pattern, nulls[key][row])
+    while not stopped.all():
+        wanted = state.wanted(stopped, method, alpha, untestable=untestable, order=order)
+        due = {}  # block -> {key: its undecided patterns}
+        for key, patterns in patterns_of.items():
+            active = [p for p in patterns if not stopped[p]]
+            if wanted[active].any():
+                due.setdefault(blocks[key], {})[key] = active
+        for batch, group in sorted(due.items()):
+            nulls = draw({key: (sizes[batch], thresholds[active]) for key, active in group.items()}, batch)
+            for key, active in group.items():
+                blocks[key] += 1
+                for row, pattern in enumerate(active):
+                    state.add(pattern, nulls[key][row])
         stopped |= state.decided(method, alpha, untestable=untestable)
     return state.p_values(), state.drawn, state.finished
 
