@@ -180,6 +180,14 @@ def test_a_judged_table_names_its_failures_surest_first_with_their_variants():
     assert '<br><span class="note">variants, not significantly worse than it: region==\'north\'</span>' in html
 
 
+def test_the_report_names_the_data_checks_before_the_headline():
+    table = judged_table()
+    table.attrs["data_checks"] = ["possible leak: typur != 0 (48% of the search rows) is 100.0% approve = 1 <b>"]
+    html = str(headline_html(table))
+    check = html.index('<p class="check"><strong>Check the data:</strong> possible leak: typur != 0')
+    assert check < html.index('<p class="headline">') and "approve = 1 &lt;b&gt;" in html  # escaped
+
+
 def test_a_judged_table_without_failures_counts_what_its_significant_rows_are():
     table = judged_table().assign(failure=False)
     said = headline(table)

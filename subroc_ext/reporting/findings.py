@@ -408,7 +408,8 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
 
 
 def headline_html(table, **keywords):
-    """The headline as the HTML body of a report's first section (``id="findings"``).
+    """The headline as the HTML body of a report's first section (``id="findings"``),
+    the data checks (possible leaks, codes cut as numbers) first.
 
     Parameters
     ----------
@@ -430,7 +431,9 @@ def headline_html(table, **keywords):
     )  # fmt: skip
     findings = Html('<ol class="findings">{}</ol>').format(items) if items else ""
     more = Html('<p class="note">{}</p>').format(said.more) if said.more else ""
-    return Html('<p class="headline">{}</p>{}{}').format(said.summary, findings, more)
+    checks = Html("").join(Html('<p class="check"><strong>Check the data:</strong> {}</p>').format(check)
+                           for check in said.checks)  # fmt: skip
+    return Html('{}<p class="headline">{}</p>{}{}').format(checks, said.summary, findings, more)
 
 
 def findings_section(table, **keywords):
