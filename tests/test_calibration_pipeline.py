@@ -204,3 +204,21 @@ def test_the_bootstrap_of_calibration_means_equals_recomputing_each_replicate():
         rows = effects.stratified_draw((np.arange(len(dataset)),), rng)
         recomputed = effects.replicate_differences(qf.measure, dataset, masks, rows)
         np.testing.assert_allclose(replicate, recomputed, rtol=1e-10, atol=1e-12)
+
+
+def test_the_other_side_of_a_miscalibrated_cut_is_no_failure_of_its_own():
+    """Only ``g == 'c'`` is miscalibrated (its risk promised at 0.7 of the
+    truth); against the whole data, whose mean ``c`` moves, ``g == 'a'`` and
+    ``g == 'b'`` look overestimated and significant too, but not against the
+    rows outside the failure: they are its other side, not failures."""
+    data = risk_frame(8, 3000)
+    bad = (data["g"] == "c").to_numpy()
+    data.loc[bad, "p"] = data.loc[bad, "p"] * 0.7
+    table = subroc_ext.find_subgroups(data, label="y", score="p", measure="calibration_gap", mode="both",
+                                      depth=1, progress=False, random_state=0).set_index("description")  # fmt: skip
+    assert table.loc[["g=='a'", "g=='b'", "g=='c'"], "significant"].all()
+    assert list(table.index[table["failure"]]) == ["g=='c'"]
+    assert table.loc["g=='a'", "failure_note"] == (
+        "worse than the whole data only because row 1's rows are in it: not significantly worse than the "
+        "held-out rows outside the failures"
+    )

@@ -22,7 +22,13 @@ model. SPEC ("What the headline may call a failure") names a row a
    the same column) stands only if it is significantly worse than the rest
    of that failure's rows (a *variant* otherwise); a row overlapping named
    failures stands only if its rows outside all of them are a failure on
-   their own (tested the same way, 1 and 3; too few rows there: *explained*).
+   their own (tested the same way, 1 and 3; too few rows there: *explained*),
+   and a row apart from every named failure stands only if it is a failure
+   on its own too. *On its own* is against the held-out rows outside the
+   failures, as if they were mended: against all rows, which hold the
+   failures, the other side of a failure's cut looks exceptional too
+   (``g == 'a'`` and ``g == 'b'`` when only ``g == 'c'`` is miscalibrated:
+   the whole data's mean is moved by ``c``).
    A broader row that stands makes each named failure inside it that is
    not significantly worse than its other rows its variant: one idea, one
    line, named by its broadest failing description (a broader row whose
@@ -128,6 +134,8 @@ class _Tests:
         """The p-value of ``mask`` being worse than random subsets of ``within``
         (all held-out rows if None) of its size and negatives."""
         rows = np.ones(len(mask), dtype=bool) if within is None else within
+        if not (rows & ~mask).any():  # no other rows: the same as all of them
+            return 1.0
         qf = SoftClassifierQF(self.measure, self.label, positive_label=self.positive, mode=self.mode)
         tested = randomization_test(
             [mask[rows]], self.frame[rows], qf, target=Columns(self.label, self.score),
@@ -135,9 +143,11 @@ class _Tests:
         )  # fmt: skip
         return float(tested["p_value"].iloc[0])
 
-    def failure_alone(self, mask):
-        """Whether the rows of ``mask`` are a failure on their own (rules 1 and 3, uncorrected)."""
-        if not self.enough(mask) or self.worse(mask) >= self.rules.alpha:
+    def failure_alone(self, mask, within):
+        """Whether the rows of ``mask`` are a failure on their own (rules 1 and
+        3, uncorrected): worse than the rows of ``within`` (those outside the
+        failures it is judged beside), as it would be with them mended."""
+        if not self.enough(mask) or self.worse(mask, within) >= self.rules.alpha:
             return False
         return not self.promised or bool(self.promise([mask], method="bonferroni")[1][0])
 
@@ -208,17 +218,21 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
             if p >= rules.alpha:
                 notes[i], belongs[i] = _variant(parent, p), parent
                 continue
-        else:
+        elif named:  # its rows outside the failures, against all rows outside them
+            outside = ~np.logical_or.reduce([masks[j] for j in named])
+            rest = mask & outside
             overlapping = [j for j in named if (mask & masks[j]).any()]
-            if overlapping:
-                rest = mask & ~np.logical_or.reduce([masks[j] for j in overlapping])
-                inside_only = all(not (masks[j] & ~mask).any() for j in overlapping)
-                # too few rows beside the failures inside it to tell: the same idea, broader
-                same_idea = inside_only and not tests.enough(rest)
-                if not same_idea and not tests.failure_alone(rest):
+            inside_only = overlapping and all(not (masks[j] & ~mask).any() for j in overlapping)
+            # too few rows beside the failures inside it to tell: the same idea, broader
+            same_idea = inside_only and not tests.enough(rest)
+            if not same_idea and not tests.failure_alone(rest, outside):
+                if overlapping:
                     most = max(overlapping, key=lambda j: (mask & masks[j]).sum())
                     notes[i], belongs[i] = _explained(most, rest), most
-                    continue
+                else:  # apart from every failure: worse only against a whole data that holds them
+                    most = max(named, key=lambda j: masks[j].sum())
+                    notes[i], belongs[i] = _other_side(most), most
+                continue
         for j in [j for j in named if j != i and not (masks[j] & ~mask).any()]:  # narrower failures inside it
             p = tests.worse(masks[j], within=mask)
             if p >= rules.alpha:  # one idea: the broader failure names it
@@ -231,8 +245,9 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
         overlapping = [j for j in named if j != i and _overlap_only(masks[i], masks[j])]
         if not overlapping:
             continue
-        rest = masks[i] & ~np.logical_or.reduce([masks[j] for j in overlapping])
-        if not tests.failure_alone(rest):
+        outside = ~np.logical_or.reduce([masks[j] for j in overlapping])
+        rest = masks[i] & outside
+        if not tests.failure_alone(rest, outside):
             most = max(overlapping, key=lambda j: (masks[i] & masks[j]).sum())
             named.remove(i)
             failure[i], notes[i], belongs[i] = False, _explained(most, rest), most
@@ -252,6 +267,11 @@ def _overlap_only(first, second):
 def _explained(other, rest):
     return (f"explained by row {other + 1}: its {int(rest.sum()):,} held-out rows outside the other "
             "failures are not a failure on their own")  # fmt: skip
+
+
+def _other_side(other):
+    return (f"worse than the whole data only because row {other + 1}'s rows are in it: not significantly "
+            "worse than the held-out rows outside the failures")
 
 
 def _variant(parent, p_value):
