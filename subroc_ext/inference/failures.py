@@ -24,11 +24,14 @@ model. SPEC ("What the headline may call a failure") names a row a
    failures stands only if its rows outside all of them are a failure on
    their own (tested the same way, 1 and 3; too few rows there: *explained*),
    and a row apart from every named failure stands only if it is a failure
-   on its own too. *On its own* is against the held-out rows outside the
-   failures, as if they were mended: against all rows, which hold the
-   failures, the other side of a failure's cut looks exceptional too
-   (``g == 'a'`` and ``g == 'b'`` when only ``g == 'c'`` is miscalibrated:
-   the whole data's mean is moved by ``c``).
+   on its own too. *On its own* is against all held-out rows and against
+   those outside the failures, as if they were mended: against all rows
+   alone, which hold the failures, the other side of a failure's cut looks
+   exceptional in mode 'both' (``g == 'a'`` and ``g == 'b'`` when only
+   ``g == 'c'`` is miscalibrated: the whole data's mean is moved by ``c``);
+   against the rows outside alone, a slice beside a failure that is worse
+   than the whole data only by holding part of it stands more easily in
+   one direction.
    A broader row that stands makes each named failure inside it that is
    not significantly worse than its other rows its variant: one idea, one
    line, named by its broadest failing description (a broader row whose
@@ -143,11 +146,11 @@ class _Tests:
         )  # fmt: skip
         return float(tested["p_value"].iloc[0])
 
-    def failure_alone(self, mask, within):
+    def failure_alone(self, mask, outside):
         """Whether the rows of ``mask`` are a failure on their own (rules 1 and
-        3, uncorrected): worse than the rows of ``within`` (those outside the
-        failures it is judged beside), as it would be with them mended."""
-        if not self.enough(mask) or self.worse(mask, within) >= self.rules.alpha:
+        3, uncorrected): worse than all held-out rows, and than the rows
+        ``outside`` the failures it is judged beside (as if those were mended)."""
+        if not self.enough(mask) or max(self.worse(mask), self.worse(mask, outside)) >= self.rules.alpha:
             return False
         return not self.promised or bool(self.promise([mask], method="bonferroni")[1][0])
 
