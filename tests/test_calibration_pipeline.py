@@ -184,6 +184,8 @@ def test_the_report_of_a_calibration_search_draws_reliability_diagrams(found, tm
     files = subroc_ext.write_report(found, data, tmp_path, label="y", score="p", measure="calibration_gap")
     html = files.html.read_text()
     assert 'id="reliability"' in html and "reliability diagrams of the whole validation split" in html
+    assert ">Calibration gap of each subgroup<" in html  # a heading, capitalized
+    assert "positive = risk more underestimated in the subgroup than on the whole split;" in html
 
 
 def test_the_bootstrap_of_calibration_means_equals_recomputing_each_replicate():
