@@ -25,6 +25,7 @@ from ..objective.statistics import row_mean_size_aware, statistics_kernel
 from ..scoring.bitset import popcount
 from ..scoring.cover_kernels import ROW_MEAN, count_children, measure_children
 from ..scoring.joint_bounds import count_bounds, roc_auc_joint_of_words
+from ..scoring.row_mean_bounds import row_mean_count_bounds
 from ..scoring.weights import max_weight, subgroup_weight
 
 __all__ = [
@@ -126,11 +127,13 @@ def promising_children(
 @njit(cache=True, nogil=True)
 def _kept_children(
     parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-    group_end, kind, min_support, min_positives, min_negatives, cap, threshold, reference, downward,
+    group_end, kind, row_values, min_support, min_positives, min_negatives, cap, threshold, reference,
+    downward,
     upward, size_weight, balance_weight, expandable, offset, count_bound,
 ):  # fmt: skip
     """:func:`promising_children`, then (``count_bound``) the bound from counts
-    (:func:`subroc_ext.scoring.joint_bounds.count_bounds` with ``offset``): a
+    (:func:`subroc_ext.scoring.joint_bounds.count_bounds`, for a row mean
+    :func:`subroc_ext.scoring.row_mean_bounds.row_mean_count_bounds`, with ``offset``): a
     child stays if ``min(w * cap, its bound)`` exceeds ``threshold`` or, when
     ``expandable``, ``max_weight * cap`` does. The indices of the children
     kept into ``candidates``, and the class counts of all."""
@@ -142,10 +145,16 @@ def _kept_children(
     if not (count_bound and len(kept)):
         return kept, positives, negatives
     own = np.empty(len(kept))
-    count_bounds(
-        kind, parent, positive_words, negative_words, group_start, group_end, positives[kept],
-        negatives[kept], reference, offset, downward, upward, size_weight, balance_weight, own,
-    )  # fmt: skip
+    if kind == ROW_MEAN:
+        row_mean_count_bounds(
+            parent, positive_words, negative_words, row_values, positives[kept], negatives[kept], reference,
+            offset, downward, upward, size_weight, balance_weight, own,
+        )  # fmt: skip
+    else:
+        count_bounds(
+            kind, parent, positive_words, negative_words, group_start, group_end, positives[kept],
+            negatives[kept], reference, offset, downward, upward, size_weight, balance_weight, own,
+        )  # fmt: skip
     still = np.empty(len(kept), dtype=np.bool_)
     for j in range(len(kept)):
         p, n = float(positives[kept[j]]), float(negatives[kept[j]])
@@ -218,7 +227,8 @@ def scored_children(
     """
     kept, positives, negatives = _kept_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-        group_end, kind, min_support, min_positives, min_negatives, cap, threshold, reference, downward,
+        group_end, kind, row_values, min_support, min_positives, min_negatives, cap, threshold, reference,
+        downward,
         upward, size_weight, balance_weight, expandable, offset, count_bound,
     )  # fmt: skip
     count = len(kept)
@@ -377,7 +387,8 @@ def leaf_children(
     """
     kept, positives, negatives = _kept_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-        group_end, kind, min_support, min_positives, min_negatives, cap, threshold, reference, downward,
+        group_end, kind, row_values, min_support, min_positives, min_negatives, cap, threshold, reference,
+        downward,
         upward, size_weight, balance_weight, False, max(generalization, 0.0), count_bound,
     )  # fmt: skip
     aware = generalization > -np.inf
