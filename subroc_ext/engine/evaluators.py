@@ -188,7 +188,8 @@ class CompiledEvaluator(BinaryEvaluator):
 
     def _joint_gate(self):
         """The joint gate of the compiled leaves (0: no joint bound)."""
-        return self.joint_gate if self.kind == cover_kernels.ROC_AUC and self.settings[-1] else 0.0
+        joint = self.kind in (cover_kernels.ROC_AUC, cover_kernels.ROW_MEAN)
+        return self.joint_gate if joint and self.settings[-1] else 0.0
 
     def raw_qualities(self, parent, candidates):
         """``q`` of each child in one compiled call

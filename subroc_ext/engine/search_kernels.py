@@ -25,7 +25,7 @@ from ..objective.statistics import row_mean_size_aware, statistics_kernel
 from ..scoring.bitset import popcount
 from ..scoring.cover_kernels import ROW_MEAN, count_children, measure_children
 from ..scoring.joint_bounds import count_bounds, roc_auc_joint_of_words
-from ..scoring.row_mean_bounds import row_mean_count_bounds
+from ..scoring.row_mean_bounds import row_mean_count_bounds, row_mean_joint_of_words
 from ..scoring.weights import max_weight, subgroup_weight
 
 __all__ = [
@@ -146,10 +146,8 @@ def _kept_children(
         return kept, positives, negatives
     own = np.empty(len(kept))
     if kind == ROW_MEAN:
-        row_mean_count_bounds(
-            parent, positive_words, negative_words, row_values, positives[kept], negatives[kept], reference,
-            offset, downward, upward, size_weight, balance_weight, own,
-        )  # fmt: skip
+        row_mean_count_bounds(parent, positive_words, negative_words, row_values, positives[kept], negatives[kept],
+                              reference, offset, downward, upward, size_weight, balance_weight, own)  # fmt: skip
     else:
         count_bounds(
             kind, parent, positive_words, negative_words, group_start, group_end, positives[kept],
@@ -433,10 +431,11 @@ def leaves_of_nodes(
     ``live_threshold[0]``, which other threads may raise while this runs
     (a quality that at least ``k`` patterns reach: a stale value prunes
     less, never more); the node's children must exceed the value it has
-    when the node starts. For ROC AUC (``joint_gate > 0``) the estimate of
-    a node within ``joint_gate`` times that value is first tightened by
-    the joint bound of its cover
-    (:func:`subroc_ext.scoring.joint_bounds.roc_auc_joint_bound`, offset by
+    when the node starts. For ROC AUC and row means (``joint_gate > 0``) the
+    estimate of a node within ``joint_gate`` times that value is first
+    tightened by the joint bound of its cover
+    (:func:`subroc_ext.scoring.joint_bounds.roc_auc_joint_bound`,
+    :func:`subroc_ext.scoring.row_mean_bounds.row_mean_joint_of_words`, offset by
     the node's ``max(q, g)``), as
     :meth:`~subroc_ext.engine.evaluators.CompiledEvaluator.tightened` does
     for nodes that are queued, here only for the nodes still open when
@@ -459,7 +458,7 @@ def leaves_of_nodes(
         The search's current threshold (read before each node).
     joint_gate : float
         Tighten estimates up to this multiple of the threshold by the joint
-        bound (ROC AUC with optimistic estimates), 0 for never.
+        bound (ROC AUC and row means with optimistic estimates), 0 for never.
     next_start : int64[S]
         First selector of the attributes after each selector's own.
     selector_words, positive_words, negative_words, selector_counts, group_start, group_end, kind, row_values
@@ -501,11 +500,16 @@ def leaves_of_nodes(
             continue
         parent = grandparent & selector_words[nodes[j]]
         if joint_gate > 0 and estimate <= joint_gate * live:
-            joint = roc_auc_joint_of_words(
-                parent, positive_words, negative_words, group_start, group_end, reference,
-                max(generalizations[j], 0.0), downward, upward, size_weight, balance_weight, min_support,
-                live, estimate, cpos, cneg,
-            )  # fmt: skip
+            if kind == ROW_MEAN:
+                joint = row_mean_joint_of_words(parent, positive_words, negative_words, row_values, reference,
+                                                max(generalizations[j], 0.0), downward, upward, size_weight,
+                                                balance_weight, min_support)  # fmt: skip
+            else:
+                joint = roc_auc_joint_of_words(
+                    parent, positive_words, negative_words, group_start, group_end, reference,
+                    max(generalizations[j], 0.0), downward, upward, size_weight, balance_weight, min_support,
+                    live, estimate, cpos, cneg,
+                )  # fmt: skip
             if not min(estimate, max(joint, qualities[j])) > live:
                 continue
         cap = caps[j]
