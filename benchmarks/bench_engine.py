@@ -71,7 +71,7 @@ sys.path.insert(0, str(HERE))
 
 AGREEMENT_OK = "agreement check: OK"
 AGREES = {True: "yes", False: "NO"}
-MEASURES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
+MEASURES = ("roc_auc", "pr_auc", "arl", "attribution_mean", "calibration_gap")
 THEIR_CLASSES = {"roc_auc": "ROCAUCQF", "pr_auc": "PRAUCQF", "arl": "ARLQF"}
 
 #: The census settings: ROC AUC with size and balance weights 1, generalization-aware, the top 100,

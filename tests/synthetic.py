@@ -1,6 +1,8 @@
 """Synthetic scored data for the tests: one generator for binary labels,
 :func:`scored_frame`, one for K classes, :func:`multiclass_frame`, and one
-whose scores are the true probabilities of a strong predictor, :func:`risk_frame`.
+whose scores are the true probabilities of a strong predictor, :func:`risk_frame`
+(and :func:`halved_risk_frame`, miscalibrated in a random share of its rows,
+with :func:`true_gap_difference`, the calibration gaps it truly has).
 
 Every test that needs a data set with a binary label and a classifier's score
 draws it here, seeded, so that the data of a test can be named by its
@@ -12,7 +14,7 @@ of a frame that exists already (to check that a result does not depend on it).
 import numpy as np
 import pandas as pd
 
-__all__ = ["INDEXES", "messy", "multiclass_frame", "risk_frame", "scored_frame"]
+__all__ = ["INDEXES", "halved_risk_frame", "messy", "multiclass_frame", "risk_frame", "scored_frame", "true_gap_difference"]
 
 #: Index variants, from the number of rows: 0..n-1, a permutation of it,
 #: labels that are not positions, strings, and each label twice.
@@ -188,3 +190,33 @@ def risk_frame(seed, n=3000, *, planted=False):
         p[failing] = rng.permutation(p[failing])
     data["p"] = p
     return data
+
+
+def halved_risk_frame(seed, n=4000, *, share=0.08):
+    """:func:`risk_frame` with the promised risk halved in a random ``share``
+    of the rows (``m == 'yes'``, independent of everything else).
+
+    Returns
+    -------
+    data : pandas.DataFrame
+        ``risk_frame``'s columns and ``m``; ``p`` is halved where ``m == 'yes'``.
+    truth : numpy.ndarray
+        The true probabilities of the labels (``p`` before halving).
+    """
+    data = risk_frame(seed, n)
+    truth = data["p"].to_numpy().copy()
+    bad = np.random.default_rng([44, seed]).random(n) < share
+    data["m"] = np.where(bad, "yes", "no")
+    data.loc[bad, "p"] = data.loc[bad, "p"] / 2
+    return data, truth
+
+
+def true_gap_difference(subgroups, population, truth, *, mode="both"):
+    """The calibration gap each subgroup truly has beyond the whole data's:
+    ``g(S) - g(D)`` with ``g = mean (truth - p)`` over the rows of a large
+    ``population`` drawn like the data (``|g(S) - g(D)|`` for mode 'both'),
+    the value a row's interval of ``delta`` should cover."""
+    residual = truth - population["p"].to_numpy()
+    masks = np.array([np.asarray(subgroup.covers(population), dtype=bool) for subgroup in subgroups])
+    difference = masks @ residual / masks.sum(1) - residual.mean()
+    return np.abs(difference) if mode == "both" else difference

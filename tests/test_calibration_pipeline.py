@@ -184,6 +184,8 @@ def test_the_report_of_a_calibration_search_draws_reliability_diagrams(found, tm
     files = subroc_ext.write_report(found, data, tmp_path, label="y", score="p", measure="calibration_gap")
     html = files.html.read_text()
     assert 'id="reliability"' in html and "reliability diagrams of the whole validation split" in html
+    assert ">Calibration gap of each subgroup<" in html  # a heading, capitalized
+    assert "positive = risk more underestimated in the subgroup than on the whole split;" in html
 
 
 def test_the_bootstrap_of_calibration_means_equals_recomputing_each_replicate():
@@ -222,3 +224,17 @@ def test_the_other_side_of_a_miscalibrated_cut_is_no_failure_of_its_own():
         "worse than the whole data only because row 1's rows are in it: not significantly worse than the "
         "held-out rows outside the failures"
     )
+
+
+def test_a_subgroup_overestimated_less_than_the_whole_data_reads_less_overestimated():
+    """Every risk promised 1.6 times the truth (most points where the truth
+    is near 1/2): the young, whose risk is near 0, are overestimated by about
+    a point, less than the whole data (before: '7 points more underestimated
+    than on the whole data', and '1 points')."""
+    data = risk_frame(9, 3000)
+    data["p"] = np.clip(data["p"] * np.where(data["g"] == "c", 1.1, 1.6), 0, 1)
+    table = subroc_ext.find_subgroups(data, label="y", score="p", measure="calibration_gap", mode="both",
+                                      depth=1, progress=False, random_state=0)  # fmt: skip
+    line = next(line for line in subroc_ext.headline(table).text().splitlines() if "age < 49" in line)
+    assert re.search(r"risk overestimated by 1 point \(promised 14%, observed 14%\), \d+ points "
+                     r"\[\d+, \d+\] less overestimated than on the whole data$", line), line  # fmt: skip

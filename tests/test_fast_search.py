@@ -353,6 +353,34 @@ def test_user_measures(measure):
         assert_same_top_k(run(FastSearch(), unpruned, data, selectors, **settings_), fast, 10)
 
 
+class _PlainRowMean(measures.RowMeanMeasure):
+    """A row mean evaluated through its own methods (a subclass has no compiled code)."""
+
+
+def test_a_generalization_aware_search_computes_no_size_aware_bound_of_children(monkeypatch):
+    """Its children's estimates are built from the raw bound and the largest
+    weight: the size-aware bound (an ``O(rows)`` walk per child) is never read."""
+    from subroc_ext.engine.evaluators import PythonEvaluator
+
+    calls = []
+    size_aware = PythonEvaluator.size_aware
+    monkeypatch.setattr(PythonEvaluator, "size_aware", lambda self, *args: calls.append(1) or size_aware(self, *args))
+    data = _task_data(0, "some", "messy")
+    selectors = _selectors(data, negated=True)
+    settings_ = {"depth": 3, "min_support": 10, "k": 10}
+
+    def qf(aware):
+        gap = _PlainRowMean(lambda y, s: y - s, kind="loss", name="gap")
+        inner = subroc_ext.SoftClassifierQF(gap, "label", size_weight=1, balance_weight=1)
+        return subroc_ext.GeneralizationAwareQF(inner) if aware else inner
+
+    for aware, called in ((False, True), (True, False)):
+        calls.clear()
+        fast = run(FastSearch(), qf(aware), data, selectors, **settings_)
+        assert bool(calls) == called, len(calls)
+        assert_same_top_k(fast, run(ps.BestFirstSearch(), qf(aware), data, selectors, **settings_), 10)
+
+
 def _without_bounds(qf):
     """Switch ``qf``'s optimistic estimates off and make any bound computation fail."""
 

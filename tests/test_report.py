@@ -191,7 +191,7 @@ def test_effects_in_the_forest_plot_and_older_tables(analysis, tmp_path, monkeyp
     segments = ax.collections[0].get_segments()
     assert [s[0][0] for s in segments] == pytest.approx(table["delta_ci_low"].tolist())
     assert [s[1][0] for s in segments] == pytest.approx(table["delta_ci_high"].tolist())
-    assert "delta of each subgroup" in page and "dashed line is 0 (no difference" in page
+    assert "Delta of each subgroup" in page and "dashed line is 0 (no difference" in page
     # the table's measure keeps DeLong's interval
     first = table.iloc[0]
     assert f'[{first["roc_auc_validation_ci_low"]:.3f}, {first["roc_auc_validation_ci_high"]:.3f}]' in page

@@ -25,7 +25,7 @@ from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
 from ..reporting.findings import headline
 from ..reporting.page import format_p_value
-from ..reporting.reading import STOPPED, intervals_text, p_value_text
+from ..reporting.reading import STOPPED, effect_meaning, intervals_text, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
 from ..utils.descriptions import condition_text
 from ..utils.spreadsheet import write_csv
@@ -286,7 +286,7 @@ def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
             "on all of them" if attrs.get("case_mix") else
             f"the {measure} on the subgroup's {rows} minus on all of them"
         )  # fmt: skip
-        print(f"delta: {what}, positive = {attrs['mode']}; {intervals_text(attrs, 1 - attrs['alpha'])}"
+        print(f"delta: {what}, positive = {effect_meaning(attrs)}; {intervals_text(attrs, 1 - attrs['alpha'])}"
         )
     print(f"Runtime: {runtime:.1f} s.")
 

@@ -76,7 +76,7 @@ class BinaryEvaluator:
             parent, self.space.words, candidates, self.positive_words, self.negative_words
         )
 
-    def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
+    def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0, aware=False):
         """The candidates that may enter the result or lead to a pattern that
         may, and their statistics (arrays; None when there are none).
 
@@ -84,6 +84,9 @@ class BinaryEvaluator:
         a child weighing ``w`` cannot exceed ``w * cap``. ``offset`` is what a
         child's quality subtracts at least (the parent's ``max(q, g)`` with
         generalization awareness, else 0), for a bound from class counts.
+        ``aware``: the search is generalization-aware, so the statistics'
+        ``optimistic_estimate`` is not read and a row mean's size-aware bound
+        not computed (``optimistic_estimate`` then a looser valid bound).
         """
         raise NotImplementedError
 
@@ -126,14 +129,14 @@ class CompiledEvaluator(BinaryEvaluator):
             space.all_rows, space.words, np.arange(len(space.words)), self.positive_words, self.negative_words
         ))  # fmt: skip
 
-    def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
+    def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0, aware=False):
         measure = self.qf.measure
         children, positives, negatives, fields, _, _ = search_kernels.scored_children(
             parent, self.space.words, candidates, self.positive_words, self.negative_words,
             self.selector_counts, self.group_start, self.group_end, self.kind, self.row_values,
             self.value_order, self.ascending_values, min_support, measure.min_positives, measure.min_negatives,
             float(cap), float(threshold), *self.settings, expandable, float(offset),
-            bool(np.isfinite(cap) and self.kind in joint_bounds.COUNT_BOUND_KINDS),
+            bool(np.isfinite(cap) and self.kind in joint_bounds.COUNT_BOUND_KINDS), aware,
         )  # fmt: skip
         if not len(children):
             return children, None
@@ -185,7 +188,8 @@ class CompiledEvaluator(BinaryEvaluator):
 
     def _joint_gate(self):
         """The joint gate of the compiled leaves (0: no joint bound)."""
-        return self.joint_gate if self.kind == cover_kernels.ROC_AUC and self.settings[-1] else 0.0
+        joint = self.kind in (cover_kernels.ROC_AUC, cover_kernels.ROW_MEAN)
+        return self.joint_gate if joint and self.settings[-1] else 0.0
 
     def raw_qualities(self, parent, candidates):
         """``q`` of each child in one compiled call
@@ -240,7 +244,7 @@ class PythonEvaluator(BinaryEvaluator):
     bound from counts, then the measure's own methods on each surviving
     child's cover and the statistics of all of them."""
 
-    def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0):
+    def children(self, parent, candidates, cap, threshold, min_support, expandable, offset=0.0, aware=False):
         qf = self.qf
         positives, negatives = self.counts(parent, candidates)
         keep = (positives + negatives >= min_support) & qf.measure.is_defined(positives, negatives)
@@ -254,7 +258,7 @@ class PythonEvaluator(BinaryEvaluator):
         if not len(candidates):
             return candidates, None
         value, lowest, highest = self.measure(parent, candidates, qf.optimistic_estimates)
-        if expandable and qf.size_weight > 0 and qf.optimistic_estimates:
+        if expandable and not aware and qf.size_weight > 0 and qf.optimistic_estimates:
             size_aware = self.size_aware(parent, candidates)
         else:
             size_aware = np.full(len(candidates), np.inf)

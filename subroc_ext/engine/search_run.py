@@ -260,9 +260,11 @@ class SearchRun:
         expandable = child_depth < self.depth
         threshold = self.threshold(pattern)
         compiled = isinstance(self.evaluator, CompiledEvaluator)
-        offset = {"offset": max(best, 0.0)} if isinstance(self.evaluator, BinaryEvaluator) else {}
+        binary = {}  # what only a binary evaluator takes
+        if isinstance(self.evaluator, BinaryEvaluator):
+            binary = {"offset": max(best, 0.0), "aware": self.generalization_aware}
         candidates, stats = self.evaluator.children(
-            parent, candidates, self._cap(raw_bound, best), threshold, self.min_support, expandable, **offset
+            parent, candidates, self._cap(raw_bound, best), threshold, self.min_support, expandable, **binary
         )
         if stats is None:
             return

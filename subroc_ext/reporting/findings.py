@@ -180,12 +180,20 @@ def _calibration_text(record, mode, overall, split, total):
     # delta > 0: the gap lies beyond the whole data's gap in the mode's direction
     # (for 'both' the direction the subgroup's gap deviates in)
     upward = {"worse": True, "better": False}.get(mode, gap >= overall)
-    further = "under" if upward else "over"
+    own = "under" if gap >= 0 else "over"
+    # beyond the whole data's gap toward its own sign: more so; back toward 0 (a subgroup
+    # overestimated by 4 points where the whole data is by 11): less so
+    further = f"more {own}" if upward == (gap >= 0) else f"less {own}"
     return (
-        f"{_share(record[f'size_{split}'], total)}: risk {'under' if gap >= 0 else 'over'}estimated by "
-        f"{100 * abs(gap):.0f} points (promised {observed - gap:.0%}, observed {observed:.0%}), "
-        f"{100 * record['delta']:.0f} points{interval} more {further}estimated than on the whole data"
+        f"{_share(record[f'size_{split}'], total)}: risk {own}estimated by {_points(100 * abs(gap))} "
+        f"(promised {observed - gap:.0%}, observed {observed:.0%}), "
+        f"{_points(100 * record['delta'])}{interval} {further}estimated than on the whole data"
     )
+
+
+def _points(value):
+    """``'1 point'``, ``'14 points'`` (rounded to whole points)."""
+    return f"{value:.0f} point{'' if round(value) == 1 else 's'}"
 
 
 def _paired_text(record, attrs, total):

@@ -65,6 +65,8 @@ def effect_meaning(attrs):
                                                           "from what the scores promise")  # fmt: skip
     if mode == "both":
         return f"the size of the deviation of {measure}"
+    if measure == "calibration_gap":  # its modes 'under' and 'over', in words
+        return f"risk more {'under' if mode == 'worse' else 'over'}estimated in the subgroup than on the whole split"
     return f"{measure} {mode} in the subgroup than on the whole split"
 
 

@@ -353,9 +353,10 @@ def write_report(
                    "table is in <code>{}</code>.</p>").format(len(table), n_significant, created,
                                                              f" in {runtime:.1f} s" if runtime is not None else "",
                                                              files.csv.name)  # fmt: skip
+    plotted = measure_title(measure) if value in (None, measure_column) else value
     sections = [
         findings_section(table, n_rows=len(data)),
-        Section(f"{measure_title(measure) if value in (None, measure_column) else value} of each subgroup", forest_section(
+        Section(f"{plotted[:1].upper()}{plotted[1:]} of each subgroup", forest_section(
             shown, n_rows=len(data), value=value, interval=interval,
             reference=0.0 if value == "delta" else None), "forest"),
         Section("Subgroups", subgroups_table(shown, columns) + effect_note(table, shown_split)

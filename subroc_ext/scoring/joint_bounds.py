@@ -83,7 +83,7 @@ import numpy as np
 from numba import njit
 
 from .bitset import count_below, highest_bit, lowest_bit, popcount, prefix_counts
-from .cover_kernels import ARL, ROC_AUC, rank_measure
+from .cover_kernels import ARL, ROC_AUC, ROW_MEAN, rank_measure
 from .weights import power, subgroup_weight
 
 __all__ = [
@@ -103,8 +103,8 @@ EXACT_UP_TO = 12
 #: Above it, a block starting at count ``v`` spans ``max(1, v // GRID_DIVISOR)`` counts.
 GRID_DIVISOR = 2
 #: Measures (:mod:`subroc_ext.scoring.cover_kernels` codes) with a bound from class counts
-#: (:func:`count_bounds`).
-COUNT_BOUND_KINDS = (ROC_AUC, ARL)
+#: (:func:`count_bounds`; a row mean's is :func:`subroc_ext.scoring.row_mean_bounds.row_mean_count_bounds`).
+COUNT_BOUND_KINDS = (ROC_AUC, ARL, ROW_MEAN)
 
 
 @njit(cache=True)

@@ -1,0 +1,98 @@
+"""The bound of a row mean's quality from a child's class counts, proved by enumeration."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from subroc_ext.objective.statistics import relative_quality
+from subroc_ext.scoring.bitset import pack
+from subroc_ext.scoring.row_mean_bounds import row_mean_count_bounds, row_mean_joint_of_words
+from subroc_ext.scoring.weights import subgroup_weight
+
+MODES = {"worse": (False, True), "better": (True, False), "both": (True, True)}
+
+
+def bound(parent, labels, values, positives, negatives, reference, offset, signs, alpha, beta):
+    out = np.empty(len(positives))
+    row_mean_count_bounds(pack(parent), pack(labels), pack(~labels), values, np.asarray(positives, np.int64),
+                          np.asarray(negatives, np.int64), reference, offset, *signs, alpha, beta, out)  # fmt: skip
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_no_subset_of_the_parent_exceeds_the_bound_of_its_class_counts(seed):
+    """Every subset of a parent of up to 9 rows (ties among values in half of
+    the cases), each mode, weight pair and offset: the subset's quality as
+    the kernels compute it (values added in row order) is at most the bound
+    at its class counts, and the extreme subset (the largest values of each
+    class) reaches it to rounding."""
+    rng = np.random.default_rng(seed)
+    n = 12
+    values = rng.normal(size=n) if seed % 2 else np.round(rng.normal(size=n), 0)
+    labels = rng.random(n) < 0.5
+    parent = rng.random(n) < 0.75
+    rows = np.flatnonzero(parent)
+    reference = float(values.mean())
+    for mode, alpha, beta, offset in itertools.product(MODES, (0.0, 0.5, 1.0), (0.0, 1.0), (0.0, 0.3)):
+        signs = MODES[mode]
+        reached = {}
+        for size in range(1, len(rows) + 1):
+            for subset in itertools.combinations(rows, size):
+                subset = np.array(subset)
+                p, n_ = int(labels[subset].sum()), size - int(labels[subset].sum())
+                total = 0.0
+                for value in values[subset]:  # row order, as the kernels add
+                    total += value
+                raw = relative_quality(total / size, reference, *signs)
+                quality = subgroup_weight(float(p), float(n_), alpha, beta) * (raw - offset)
+                reached[(p, n_)] = max(reached.get((p, n_), -np.inf), quality)
+        counts = np.array(list(reached))
+        limits = bound(parent, labels, values, counts[:, 0], counts[:, 1], reference, offset, signs, alpha, beta)
+        best = np.array(list(reached.values()))
+        assert np.all(best <= limits), (mode, alpha, beta, offset)  # valid, exactly
+        np.testing.assert_allclose(limits, best, rtol=0, atol=1e-9)  # and tight
+
+
+def test_an_empty_child_has_no_bound_and_a_child_is_bounded_by_its_classes_largest_values():
+    labels = np.array([True, True, False, False, True])
+    values = np.array([0.9, 0.1, -0.2, -0.6, 0.4])
+    parent = np.ones(5, bool)
+    out = bound(parent, labels, values, [0, 2], [0, 1], 0.0, 0.0, (False, True), 1.0, 0.0)
+    assert out[0] == -np.inf
+    assert out[1] == pytest.approx(3 * (0.9 + 0.4 - 0.2) / 3)  # weight 3, mean of the largest 2 + 1
+
+
+@pytest.mark.parametrize("seed, n, share", [(0, 12, 0.5), (1, 12, 0.2), (2, 12, 0.5), (3, 15, 0.1), (4, 15, 0.9)])
+def test_the_joint_bound_holds_for_every_subset_with_the_minimum_support(seed, n, share):
+    """The best quality (as the kernels compute it) over the subsets of at
+    least ``m`` rows of a parent of up to 15 rows (a class of more than 8
+    in the last two: blocks of several counts) is at most the joint bound,
+    for each mode, weights, offset and ``m``; where the parent's classes have
+    at most 8 rows (one-count blocks) it is exact."""
+    rng = np.random.default_rng(100 + seed)
+    values = rng.normal(size=n) if seed % 2 else np.round(rng.normal(size=n), 0)
+    labels = rng.random(n) < share
+    parent = rng.random(n) < 0.85
+    rows = np.flatnonzero(parent)
+    reference = float(values.mean())
+    words = pack(parent), pack(labels), pack(~labels)
+    subsets = [np.array(t) for size in range(1, len(rows) + 1) for t in itertools.combinations(rows, size)]
+    means = []
+    for subset in subsets:
+        total = 0.0
+        for value in values[subset]:
+            total += value
+        means.append(total / len(subset))
+    sizes = np.array([len(t) for t in subsets])
+    positives = np.array([labels[t].sum() for t in subsets], dtype=float)
+    for mode, alpha, beta, offset, m in itertools.product(MODES, (0.0, 0.5, 1.0, 1.5), (0.0, 1.0), (0.0, 0.3),
+                                                          (1, 4)):  # fmt: skip
+        signs = MODES[mode]
+        raw = relative_quality(np.array(means), reference, *signs)
+        quality = subgroup_weight(positives, sizes - positives, alpha, beta) * (raw - offset)
+        best = max(quality[sizes >= m].max(), 0.0)
+        joint = row_mean_joint_of_words(*words, values, reference, offset, *signs, alpha, beta, m)
+        assert best <= joint, (mode, alpha, beta, offset, m)
+        if max(labels[rows].sum(), (~labels[rows]).sum()) <= 8:  # one-count blocks: the bound is reached
+            assert joint == pytest.approx(best, abs=1e-9), (mode, alpha, beta, offset, m)
