@@ -119,3 +119,19 @@ def test_a_zip_of_two_files_names_the_file(folder, tmp_path, capsys):
                     capsys=capsys)  # fmt: skip
     assert code == 2
     assert err.startswith(f"subroc-ext: error: cannot read data file '{tmp_path / 'two.csv.zip'}': Multiple files")
+
+
+def test_a_leak_that_leaves_nothing_to_find_is_still_named_first(tmp_path, capsys):
+    """Scores that rank perfectly because a column records the outcome: no
+    subgroup ranks worse, and the leak is named before saying so."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 600)
+    data = pd.DataFrame({"age": rng.integers(20, 70, 600), "hours": y * rng.integers(1, 40, 600), "y": y,
+                         "p": np.clip(0.1 + 0.8 * y + rng.normal(0, 0.02, 600), 0, 1)})  # fmt: skip
+    data.to_csv(tmp_path / "leak.csv", index=False)
+    assert main(["run", str(tmp_path / "leak.csv"), "--label", "y", "--score", "p", "--out", str(tmp_path / "out"),
+                 "--quiet"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert out.index("Check the data: possible leak: hours != 0") < out.index("No subgroup found in the")

@@ -260,7 +260,9 @@ def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
     attrs = table.attrs
     whole = attrs["dataset_values"]
     tested = "tested on the same rows" if n_validation is None else f"tested on {n_validation:,} held-out rows"
-    if len(table) == 0:
+    if len(table) == 0:  # the data checks still come first: a leak can leave nothing to find
+        for check in attrs.get("data_checks", []):
+            print(f"Check the data: {visible(check)}")
         print(f"No subgroup found in the {n_search:,} searched rows: {visible(why_empty())}.")
     else:
         print(headline(table).text() + "\n")
