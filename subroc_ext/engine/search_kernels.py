@@ -23,7 +23,7 @@ from numba import njit
 from ..objective.generalization import generalization_aware_kernel
 from ..objective.statistics import row_mean_size_aware, statistics_kernel
 from ..scoring.bitset import popcount
-from ..scoring.cover_kernels import ROW_MEAN, count_children, measure_children
+from ..scoring.cover_kernels import FALSE, ROW_MEAN, TRUE, count_children, measure_children
 from ..scoring.joint_bounds import count_bounds, roc_auc_joint_of_words
 from ..scoring.weights import max_weight, subgroup_weight
 
@@ -183,7 +183,7 @@ def scored_children(
         As in :func:`subroc_ext.scoring.cover_kernels.measure_children`.
     value_order, ascending_values
         A row mean's rows in ascending value order and those values (read
-        only for the size-aware bound).
+        only for the size-aware bound), None for the other measures.
     min_support, min_positives, min_negatives, cap, threshold, expandable
         As in :func:`promising_children`.
     reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates
@@ -225,13 +225,13 @@ def scored_children(
     fields = np.empty((7, count))
     for j in range(count):
         size_aware = np.inf
-        if size_aware_wanted:
+        if value_order is not None and size_aware_wanted:  # None: not compiled
             size_aware = row_mean_size_aware(
                 parent & selector_words[children[j]], value_order, ascending_values, reference,
                 downward, upward, size_weight,
             )  # fmt: skip
         statistics = statistics_kernel(
-            positives[kept[j]], negatives[kept[j]], True, values[j], lowest[j], highest[j], size_aware,
+            positives[kept[j]], negatives[kept[j]], TRUE, values[j], lowest[j], highest[j], size_aware,
             reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates,
         )  # fmt: skip
         for f in range(7):
@@ -371,22 +371,22 @@ def leaf_children(
     kept, positives, negatives = _kept_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
         group_end, kind, min_support, min_positives, min_negatives, cap, threshold, reference, downward,
-        upward, size_weight, balance_weight, False, max(generalization, 0.0), count_bound,
+        upward, size_weight, balance_weight, FALSE, max(generalization, 0.0), count_bound,
     )  # fmt: skip
     aware = generalization > -np.inf
     count = len(kept)
     values, lowest, highest = np.empty(count), np.empty(count), np.empty(count)
     measure_children(
         parent, selector_words, candidates[kept], positive_words, negative_words, group_start,
-        group_end, kind, row_values, False, values, lowest, highest,
+        group_end, kind, row_values, FALSE, values, lowest, highest,
     )  # fmt: skip
     raw_quality, weight, quality = np.empty(count), np.empty(count), np.empty(count)
     entering = np.zeros(count, dtype=np.bool_)
     for j in range(count):
         i = kept[j]
         fields = statistics_kernel(
-            positives[i], negatives[i], True, values[j], np.nan, np.nan, np.inf, reference, downward,
-            upward, size_weight, balance_weight, needs_both_classes, False,
+            positives[i], negatives[i], TRUE, values[j], np.nan, np.nan, np.inf, reference, downward,
+            upward, size_weight, balance_weight, needs_both_classes, FALSE,
         )  # fmt: skip
         raw_quality[j], weight[j], quality[j] = fields[1], fields[2], fields[3]
         if aware:
@@ -563,7 +563,7 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
         group_end, kind, row_values, value_order, ascending_values, min_support, min_positives, min_negatives,
         cap, threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
-        estimates_on, True, offset, count_bound and cap < np.inf,
+        estimates_on, TRUE, offset, count_bound and cap < np.inf,
     )  # fmt: skip
     # a leaf parent AND child AND c has at most the rows of parent AND c: counted (or bounded) just now
     sibling_counts = selector_counts.copy()
@@ -571,7 +571,7 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
     sibling_counts[1, candidates] = negatives
     if aware:
         aware_fields, pending, raw_row, best_row = aware_children(
-            children, fields[2], fields[1], fields[4], fields[5], parent_best, shorter_rows, threshold, True,
+            children, fields[2], fields[1], fields[4], fields[5], parent_best, shorter_rows, threshold, TRUE,
             start, len(selector_words),
         )  # fmt: skip
         quality, estimate, bests = aware_fields[0], aware_fields[1], aware_fields[2]
@@ -609,19 +609,19 @@ def raw_qualities(parent, selector_words, candidates, positive_words, negative_w
     count = len(candidates)
     keep, positives, negatives = promising_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, 0, min_positives,
-        min_negatives, np.inf, -np.inf, size_weight, balance_weight, False,
+        min_negatives, np.inf, -np.inf, size_weight, balance_weight, FALSE,
     )  # fmt: skip
     defined = np.flatnonzero(keep)
     values, lowest, highest = np.empty(len(defined)), np.empty(len(defined)), np.empty(len(defined))
     measure_children(
         parent, selector_words, candidates[defined], positive_words, negative_words, group_start, group_end,
-        kind, row_values, False, values, lowest, highest,
+        kind, row_values, FALSE, values, lowest, highest,
     )  # fmt: skip
     out = np.full(count, -np.inf)
     for j in range(len(defined)):
         i = defined[j]
         out[i] = statistics_kernel(
-            positives[i], negatives[i], True, values[j], np.nan, np.nan, np.inf, reference, downward, upward,
-            size_weight, balance_weight, needs_both_classes, False,
+            positives[i], negatives[i], TRUE, values[j], np.nan, np.nan, np.inf, reference, downward, upward,
+            size_weight, balance_weight, needs_both_classes, FALSE,
         )[1]  # fmt: skip
     return out

@@ -177,7 +177,7 @@ def cover_statistics(
             words, parent, child, positive_words, negative_words, group_start, group_end, kind,
             row_values, estimates, value, lowest, highest,
         )  # fmt: skip
-        if estimates and size_weight > 0 and kind == cover_kernels.ROW_MEAN:
+        if value_order is not None and estimates and size_weight > 0 and kind == cover_kernels.ROW_MEAN:
             size_aware = row_mean_size_aware(words, value_order, ascending_values, reference, downward, upward,
                                              size_weight)  # fmt: skip
     fields = statistics_kernel(
