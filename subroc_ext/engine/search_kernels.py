@@ -15,6 +15,15 @@ children as :func:`leaf_children`): counts, the bounds from counts, the
 measure and the quality, so that the Python code between calls, which holds
 the GIL, is a small part of the work. Releasing the GIL for the whole step is what lets
 ``FastSearch(n_jobs=...)`` threads run side by side.
+
+The steps only other kernels call (:func:`promising_children`,
+``_kept_children``, :func:`leaf_children`, and of
+:mod:`subroc_ext.scoring.joint_bounds` ``count_bounds`` and
+``roc_auc_joint_of_words``) are inlined (``inline="always"``): numba
+optimizes and compiles to machine code each kernel together with every
+kernel it calls, so a step compiled on its own is compiled again inside
+each caller; inlined, only inside them (the demo search's cached kernels: 3.2 MB
+of machine code instead of 4.3 MB).
 """
 
 import numpy as np
@@ -33,7 +42,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def promising_children(
     parent, selector_words, candidates, positive_words, negative_words, selector_counts, min_support,
     min_positives, min_negatives, cap, threshold, size_weight, balance_weight, expandable,
@@ -123,7 +132,7 @@ def promising_children(
     return keep, positives, negatives
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _kept_children(
     parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
     group_end, kind, min_support, min_positives, min_negatives, cap, threshold, reference, downward,
@@ -311,7 +320,7 @@ def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, paren
     return fields, np.flatnonzero(pending), raw_row, best_row
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def leaf_children(
     parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
     group_end, kind,
