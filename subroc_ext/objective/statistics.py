@@ -18,9 +18,10 @@ from typing import NamedTuple
 
 import numpy as np
 import pysubgroup as ps
-from numba import boolean, float64, njit, vectorize
+from numba import boolean, float64, njit
 
 from ..scoring import bounds, cover_kernels, joint_bounds
+from ..scoring.elementwise import elementwise
 from ..scoring.weights import max_weight, subgroup_weight
 
 __all__ = [
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 
-@vectorize([float64(float64, float64, boolean, boolean)], cache=True)
+@elementwise(float64(float64, float64, boolean, boolean))
 def relative_quality(value, reference, downward, upward):
     """Unweighted relative quality ``q = max over signs s of s * (value - reference)``
     (compiled, element-wise); a difference within rounding of zero is zero
