@@ -200,3 +200,30 @@ def test_leaf_children_keep_the_extreme_subsets_the_count_bound_reaches(qf_name,
                     assert kept.tolist() == [0] and returned[0] == quality, (p, n, g, quality)
                     n_bound_decides += stats.weight * (cap - max(g, 0.0)) > threshold
     assert n_bound_decides > 100  # the cap alone would keep these: the count bound was the test
+
+
+
+@pytest.mark.parametrize("kind", [0, 1, 2])  # ROC AUC, ARL, PR AUC
+def test_measures_without_per_row_values_take_none_for_them(kind):
+    """A measure with no per-row values passes ``row_values=None`` (numba
+    then compiles its kernels without the row mean's and expected ROC AUC's
+    code): the same values, extremes and null values as with an empty array."""
+    from subroc_ext.scoring import cover_kernels
+
+    rng = np.random.default_rng(kind)
+    n = 300
+    is_positive = rng.random(n) < 0.4
+    selectors = pack(rng.random((12, n)) < 0.4)
+    group_start, group_end = cover_kernels.tie_group_bounds(np.sort(rng.integers(0, 60, n)))
+    data = (pack(rng.random(n) < 0.8), selectors, np.arange(12), pack(is_positive), pack(~is_positive),
+            group_start, group_end, kind)  # fmt: skip
+    results = []
+    for row_values in (None, np.zeros(0)):
+        out = [np.empty(12) for _ in range(3)]
+        cover_kernels.measure_children(*data, row_values, True, *out)
+        null = np.empty(50)
+        cover_kernels.null_values(kind, 7, np.flatnonzero(is_positive), np.flatnonzero(~is_positive), 30, 40,
+                                  group_start, group_end, row_values, null)  # fmt: skip
+        results.append(np.concatenate([*out, null]))
+    np.testing.assert_array_equal(results[0], results[1])
+    assert np.isfinite(results[0]).sum() > 30

@@ -103,8 +103,8 @@ def _announce_compilation(args):
     from ..utils.kernel_cache import kernels_cached
 
     if not args.quiet and not kernels_cached():
-        print(f"{PROG}: compiling the search and test kernels for this machine (once per "
-              "installed version; later runs start at once) ...", file=sys.stderr, flush=True)  # fmt: skip
+        print(f"{PROG}: compiling the search and test kernels for this machine (about half a minute, once "
+              "per installed version; later runs start at once) ...", file=sys.stderr, flush=True)  # fmt: skip
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):

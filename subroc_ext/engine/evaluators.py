@@ -341,7 +341,7 @@ class ComparisonEvaluator:
 
         def row_values(measure, shift=0):
             values = compiled_row_values(measure)
-            return np.ascontiguousarray(np.concatenate([np.zeros(shift), values])) if len(values) else values
+            return values if values is None else np.ascontiguousarray(np.concatenate([np.zeros(shift), values]))
 
         if not sides.paired:
             views = []

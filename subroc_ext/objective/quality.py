@@ -220,7 +220,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         if kind is None:
             return None
         row_values = _measures.compiled_row_values(prepared)
-        value_order, ascending_values = np.zeros(0, np.int64), np.zeros(0)
+        value_order = ascending_values = None  # the size-aware bound of a row mean's: not compiled
         if kind == cover_kernels.ROW_MEAN:
             value_order = np.ascontiguousarray(prepared.value_order, dtype=np.int64)
             ascending_values = np.ascontiguousarray(prepared.ascending_values, dtype=float)

@@ -18,9 +18,10 @@ from typing import NamedTuple
 
 import numpy as np
 import pysubgroup as ps
-from numba import boolean, float64, njit, vectorize
+from numba import boolean, float64, njit
 
 from ..scoring import bounds, cover_kernels, joint_bounds
+from ..scoring.elementwise import elementwise
 from ..scoring.weights import max_weight, subgroup_weight
 
 __all__ = [
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 
-@vectorize([float64(float64, float64, boolean, boolean)], cache=True)
+@elementwise(float64(float64, float64, boolean, boolean))
 def relative_quality(value, reference, downward, upward):
     """Unweighted relative quality ``q = max over signs s of s * (value - reference)``
     (compiled, element-wise); a difference within rounding of zero is zero
@@ -177,7 +178,7 @@ def cover_statistics(
             words, parent, child, positive_words, negative_words, group_start, group_end, kind,
             row_values, estimates, value, lowest, highest,
         )  # fmt: skip
-        if estimates and size_weight > 0 and kind == cover_kernels.ROW_MEAN:
+        if value_order is not None and estimates and size_weight > 0 and kind == cover_kernels.ROW_MEAN:
             size_aware = row_mean_size_aware(words, value_order, ascending_values, reference, downward, upward,
                                              size_weight)  # fmt: skip
     fields = statistics_kernel(

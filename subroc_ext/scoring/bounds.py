@@ -40,9 +40,10 @@ References
 """
 
 import numpy as np
-from numba import boolean, float64, njit, vectorize
+from numba import boolean, float64, njit
 
 from . import cover_kernels
+from .elementwise import elementwise
 from .weights import max_weight, min_weight
 
 __all__ = [
@@ -120,7 +121,7 @@ def signs(kind, mode):
     return (-1,) if (kind == "score") == (mode == "worse") else (1,)
 
 
-@vectorize([float64(float64, float64, float64, boolean, boolean)], cache=True)
+@elementwise(float64(float64, float64, float64, boolean, boolean))
 def bound_from_extremes(lowest, highest, reference, downward, upward):
     """Largest raw quality ``q`` of a measure value in ``[lowest, highest]``
     (compiled, element-wise; :func:`raw_bound` with the signs as two flags).
@@ -169,9 +170,7 @@ def raw_bound(lowest, highest, reference, directions):
     return bound_from_extremes(lowest, highest, reference, -1 in directions, 1 in directions)
 
 
-@vectorize(
-    [float64(boolean, float64, float64, float64, float64, float64, float64, boolean)], cache=True
-)
+@elementwise(float64(boolean, float64, float64, float64, float64, float64, float64, boolean))
 def weighted_bound(defined, positives, negatives, raw, size_aware, size_weight, balance_weight,
                    needs_both_classes):  # fmt: skip
     """The optimistic estimate of one cover (compiled, element-wise): the

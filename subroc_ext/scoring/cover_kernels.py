@@ -50,6 +50,8 @@ __all__ = [
     "PR_AUC",
     "ROW_MEAN",
     "EXPECTED_ROC_AUC",
+    "TRUE",
+    "FALSE",
     "count_children",
     "measure_children",
     "rank_measure",
@@ -60,6 +62,12 @@ __all__ = [
 ]
 
 ROC_AUC, ARL, PR_AUC, ROW_MEAN, EXPECTED_ROC_AUC = 0, 1, 2, 3, 4
+
+#: The flags compiled code passes to a kernel: numba types a literal ``True``
+#: or ``False`` as a type of its own and compiles the kernel (and each kernel
+#: it passes the flag on to) once more for it, besides the version for the
+#: ``bool`` of Python's calls; NumPy's booleans are that ``bool``.
+TRUE, FALSE = np.True_, np.False_
 
 
 def tie_group_bounds(group_ids):
@@ -284,9 +292,11 @@ def measure_children(
     kind : int
         :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC`, :data:`ROW_MEAN` or
         :data:`EXPECTED_ROC_AUC`.
-    row_values : float64[n]
+    row_values : float64[n] or None
         Per-row values for :data:`ROW_MEAN`, the probabilities (ascending) for
-        :data:`EXPECTED_ROC_AUC` (ignored otherwise).
+        :data:`EXPECTED_ROC_AUC`; None for the other measures, which have
+        none: numba then drops the code of those two before it compiles the
+        kernel, so a search by ROC AUC, ARL or PR AUC compiles none of it.
     with_extremes : bool
         Whether to compute the extremes; without them ``lowest`` and
         ``highest`` stay NaN and no work is spent on them (a search without
@@ -301,7 +311,7 @@ def measure_children(
     cneg = np.empty(n_words, dtype=np.uint64)
     pre_pos = np.empty(n_words + 1, dtype=np.int64)
     pre_neg = np.empty(n_words + 1, dtype=np.int64)
-    gathered = np.empty(len(row_values) if kind == EXPECTED_ROC_AUC else 0)
+    gathered = np.empty(0 if row_values is None or kind != EXPECTED_ROC_AUC else len(row_values))
     for i in range(len(candidates)):
         selector = selector_words[candidates[i]]
         for w in range(n_words):
@@ -313,34 +323,35 @@ def measure_children(
         values[i] = np.nan
         lowest[i] = np.nan
         highest[i] = np.nan
-        if kind == ROW_MEAN:
-            if p + n == 0:
+        if row_values is not None:  # a per-row measure (None: this code is not compiled)
+            if kind == ROW_MEAN:
+                if p + n == 0:
+                    continue
+                total = 0.0
+                low = np.inf
+                high = -np.inf
+                for w in range(n_words):
+                    x = cpos[w] | cneg[w]
+                    while x:
+                        value = row_values[w * 64 + lowest_bit(x)]
+                        x &= x - np.uint64(1)
+                        total += value
+                        if with_extremes:
+                            low = min(low, value)
+                            high = max(high, value)
+                values[i] = total / (p + n)
+                if with_extremes:
+                    lowest[i] = low
+                    highest[i] = high
                 continue
-            total = 0.0
-            low = np.inf
-            high = -np.inf
-            for w in range(n_words):
-                x = cpos[w] | cneg[w]
-                while x:
-                    value = row_values[w * 64 + lowest_bit(x)]
-                    x &= x - np.uint64(1)
-                    total += value
-                    if with_extremes:
-                        low = min(low, value)
-                        high = max(high, value)
-            values[i] = total / (p + n)
-            if with_extremes:
-                lowest[i] = low
-                highest[i] = high
-            continue
-        if kind == EXPECTED_ROC_AUC:
-            if p == 0 or n == 0:
+            if kind == EXPECTED_ROC_AUC:
+                if p == 0 or n == 0:
+                    continue
+                covered = _gather(cpos, cneg, row_values, gathered)
+                values[i] = expected_auc_of_sorted(covered)
+                if with_extremes:
+                    lowest[i], highest[i] = expected_auc_extremes(covered)
                 continue
-            covered = _gather(cpos, cneg, row_values, gathered)
-            values[i] = expected_auc_of_sorted(covered)
-            if with_extremes:
-                lowest[i], highest[i] = expected_auc_extremes(covered)
-            continue
         if p == 0 or (kind == ROC_AUC and n == 0):
             continue
         if kind == PR_AUC:
@@ -473,9 +484,10 @@ def null_values(kind, seed, positive_rows, negative_rows, positives, negatives, 
         Class counts of every subset.
     group_start, group_end : int64[n]
         Tie group bounds of every row.
-    row_values : float64[n]
+    row_values : float64[n] or None
         Per-row values for :data:`ROW_MEAN`, the probabilities for
-        :data:`EXPECTED_ROC_AUC`.
+        :data:`EXPECTED_ROC_AUC`; None for the others (as in
+        :func:`measure_children`).
     out : float64[B]
         Output.
     """
@@ -491,22 +503,23 @@ def null_values(kind, seed, positive_rows, negative_rows, positives, negatives, 
     pre_pos = np.empty(n_words + 1, dtype=np.int64)
     pre_neg = np.empty(n_words + 1, dtype=np.int64)
     p, n = np.int64(positives), np.int64(negatives)
-    gathered = np.empty(len(row_values) if kind == EXPECTED_ROC_AUC else 0)
+    gathered = np.empty(0 if row_values is None or kind != EXPECTED_ROC_AUC else len(row_values))
     for b in range(len(out)):
         _draw(state, pools[0], pool_words[0], positives, cpos)
         _draw(state, pools[1], pool_words[1], negatives, cneg)
-        if kind == ROW_MEAN:
-            total = 0.0
-            for w in range(n_words):
-                x = cpos[w] | cneg[w]
-                while x:
-                    total += row_values[w * 64 + lowest_bit(x)]
-                    x &= x - np.uint64(1)
-            out[b] = total / (p + n)
-            continue
-        if kind == EXPECTED_ROC_AUC:
-            out[b] = expected_auc_of_sorted(_gather(cpos, cneg, row_values, gathered))
-            continue
+        if row_values is not None:  # a per-row measure (None: this code is not compiled)
+            if kind == ROW_MEAN:
+                total = 0.0
+                for w in range(n_words):
+                    x = cpos[w] | cneg[w]
+                    while x:
+                        total += row_values[w * 64 + lowest_bit(x)]
+                        x &= x - np.uint64(1)
+                out[b] = total / (p + n)
+                continue
+            if kind == EXPECTED_ROC_AUC:
+                out[b] = expected_auc_of_sorted(_gather(cpos, cneg, row_values, gathered))
+                continue
         prefix_counts(cpos, pre_pos)
         prefix_counts(cneg, pre_neg)
         if kind == PR_AUC:

@@ -327,7 +327,7 @@ def roc_auc_joint_bound(below_start, below_end, negatives, reference, offset, do
     return max(best, floor)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def roc_auc_joint_of_words(cover, positive_words, negative_words, group_start, group_end, reference, offset,
                            downward, upward, alpha, beta, min_support, floor, stop_at, cpos, cneg):  # fmt: skip
     """:func:`roc_auc_joint_bound` of the cover ``cover`` (uint64[W]; ``cpos``
@@ -404,7 +404,7 @@ def roc_auc_joint_bound_of_cover(cover, reference, offset, directions, size_weig
     ))  # fmt: skip
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def count_bounds(kind, parent, positive_words, negative_words, group_start, group_end, positives,
                  negatives, reference, offset, downward, upward, alpha, beta, out):  # fmt: skip
     """A bound of ``w(C) * (q(C) - offset)`` for each child ``C`` of ``parent``

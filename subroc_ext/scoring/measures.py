@@ -574,9 +574,10 @@ def compiled_row_values(measure):
     """The per-row values the compiled kernels read for a prepared built-in
     measure, in its dataset's order: a :class:`RowMeanMeasure`'s values, the
     probabilities of :class:`~subroc_ext.scoring.case_mix.ExpectedROCAUC`
-    (their ``prepared_values``); empty for the others."""
+    (their ``prepared_values``); None for the others (the kernels are then
+    compiled without the code of the per-row measures)."""
     values = getattr(measure, "prepared_values", None)
-    return np.zeros(0) if values is None else np.ascontiguousarray(values, dtype=float)
+    return None if values is None else np.ascontiguousarray(values, dtype=float)
 
 
 def compiled_null_values(kind, measure, dataset, positives, negatives, n_samples, rng, pools=None):
@@ -591,7 +592,7 @@ def compiled_null_values(kind, measure, dataset, positives, negatives, n_samples
         pools = positions[dataset.is_positive], positions[~dataset.is_positive]
     group_start, group_end = cover_kernels.tie_group_bounds(dataset.group_ids)
     row_values = compiled_row_values(measure)
-    if len(row_values):
+    if row_values is not None:
         row_values = np.ascontiguousarray(row_values[dataset.rows])
     out = np.empty(n_samples)
     cover_kernels.null_values(

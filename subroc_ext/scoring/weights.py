@@ -6,9 +6,10 @@ The bounds give the largest and smallest weight that any subset of a cover
 with ``P`` positives and ``N`` negatives can have; the optimistic estimates
 multiply them with bounds on the raw quality.
 
-Each function is one compiled scalar definition made a NumPy ufunc
-(``numba.vectorize``): it works element-wise on scalars and arrays (with
-broadcasting) and can be called from compiled code, so a quality function
+Each function is one compiled scalar definition that works element-wise
+on scalars and arrays (with broadcasting; a NumPy ufunc built at the first
+call from Python, :func:`subroc_ext.scoring.elementwise.elementwise`) and can
+be called from compiled code, so a quality function
 evaluating one subgroup (:mod:`subroc_ext.objective.quality`) and the search engine
 evaluating a batch get the same floating-point numbers. The powers are the C
 library's ``pow``, as Python's ``**``; ``numpy.power`` on arrays is not
@@ -24,13 +25,15 @@ References
 
 import numpy as np
 from llvmlite import ir
-from numba import boolean, float64, njit, types, vectorize
+from numba import boolean, float64, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .elementwise import elementwise
+
 __all__ = ["power", "class_balance", "subgroup_weight", "max_weight", "min_weight"]
 
-_COUNTS_AND_EXPONENTS = [float64(float64, float64, float64, float64)]
+_COUNTS_AND_EXPONENTS = float64(float64, float64, float64, float64)
 
 
 @intrinsic
@@ -69,7 +72,7 @@ def power(base, exponent):
     return _c_pow(base, exponent)
 
 
-@vectorize([float64(float64, float64)], cache=True)
+@elementwise(float64(float64, float64))
 def class_balance(positives, negatives):
     """``min(P, N) / max(P, N)``, and 0 when either class is absent (element-wise).
 
@@ -82,7 +85,7 @@ def class_balance(positives, negatives):
     return min(positives, negatives) / larger if larger > 0 else 0.0
 
 
-@vectorize(_COUNTS_AND_EXPONENTS, cache=True)
+@elementwise(_COUNTS_AND_EXPONENTS)
 def subgroup_weight(positives, negatives, size_weight, balance_weight):
     """``(P + N)^size_weight * class_balance^balance_weight`` with ``0^0 = 1``
     (element-wise).
@@ -95,7 +98,7 @@ def subgroup_weight(positives, negatives, size_weight, balance_weight):
     return power(positives + negatives, size_weight) * power(class_balance(positives, negatives), balance_weight)
 
 
-@vectorize(_COUNTS_AND_EXPONENTS, cache=True)
+@elementwise(_COUNTS_AND_EXPONENTS)
 def max_weight(positives, negatives, size_weight, balance_weight):
     """Largest weight of any subset of a cover with the given class counts (element-wise).
 
@@ -117,7 +120,7 @@ def max_weight(positives, negatives, size_weight, balance_weight):
     return max(power(2.0 * a, size_weight), power(a + b, size_weight) * power(a / b, balance_weight))
 
 
-@vectorize([float64(float64, float64, float64, float64, boolean)], cache=True)
+@elementwise(float64(float64, float64, float64, float64, boolean))
 def min_weight(positives, negatives, size_weight, balance_weight, needs_both_classes):
     """A lower bound on the weight of any subset on which the measure is defined
     (element-wise).
