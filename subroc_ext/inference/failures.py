@@ -210,8 +210,8 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
         headline may call it one), ``failure_note`` (why a significant row
         is not, empty otherwise), ``failure_of`` (the rank, 1 = first row,
         of the failure a variant or an explained row belongs to) and
-        ``promise_p_value`` (the case-mix test's corrected p-value, NaN where
-        it did not run).
+        ``promise_p_value`` (the label-draw test's corrected p-value, of the
+        weighted p-value with a search split; NaN where it did not run).
     """
     n = len(table)
     failure = np.zeros(n, dtype=bool)

@@ -320,7 +320,7 @@ def find_subgroups(
         significant row is none: range restriction, a variant or explained
         by another row, too little evidence), ``failure_of`` (the rank of
         the failure such a row belongs to) and ``promise_p_value`` (the
-        case-mix test's corrected p-value; see
+        label-draw test's corrected p-value, weighted by the search split; see
         :func:`~subroc_ext.inference.failures.judge_failures`),
         ``null_samples`` (random subsets behind the p-value), ``delta`` (the
         effect: the measure on the subgroup's validation rows minus on the
