@@ -209,10 +209,7 @@ def find_multiclass_subgroups(
             generalization_aware=generalization_aware, depth=depth, min_support=min_support,
             collapse_identical=collapse_identical, max_overlap=max_overlap,
             n_samples=n_samples, max_samples=max_samples, alpha=alpha, min_delta=min_delta,
-            method=method if held_out is not None or tested is None else tested.attrs["method"],
-            holdout=held_out is not None, intervals=intervals if held_out is not None else "none",
-            interval_level=np.nan if tested is None else tested.attrs.get("interval_level", np.nan),
-            null_samples_drawn=0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
+            **steps.test_settings(tested, held_out, method, intervals),
             dataset_values={
                 "auc_mu_search": describer.dataset_value,
                 **({} if held_out is None else {"auc_mu_validation": statistic_qf.dataset_value}),

@@ -448,6 +448,19 @@ def _describe_covers(dataset, masks, measures, ascending, intervals):
     return table
 
 
+def test_settings(tested, held_out, method, intervals):
+    """The test's settings as a table's ``attrs``: the correction the rows got
+    (the permutation test's own without a holdout), whether there was a holdout,
+    the intervals, their level and the null values drawn (``tested`` None: the
+    test was cut short)."""
+    return {
+        "method": method if held_out is not None or tested is None else tested.attrs["method"],
+        "holdout": held_out is not None, "intervals": intervals if held_out is not None else "none",
+        "interval_level": np.nan if tested is None else tested.attrs.get("interval_level", np.nan),
+        "null_samples_drawn": 0 if tested is None else tested.attrs.get("null_samples_drawn", 0),
+    }
+
+
 def space_summary(space, found):
     """The search space as a table's ``attrs['search_space']``: its number of
     conditions, the columns left out and why, the values rarer than the
