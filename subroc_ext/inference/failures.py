@@ -123,7 +123,6 @@ class _Tests:
         self.promised = probabilities is not None and measure.name == "roc_auc" and not rules.case_mix
         self.probabilities = probabilities
         self.is_positive = _data_order(dataset, dataset.is_positive)  # the dataset's one positive-label rule
-        self.walked = 1  # the rows the walk judges (set when it starts)
         self.scores = _data_order_values(dataset, dataset.scores)
 
     def class_counts(self, mask):
@@ -163,14 +162,14 @@ class _Tests:
         )  # fmt: skip
         return float(tested["p_value"].iloc[0])
 
-    def failure_alone(self, mask, outside):
+    def failure_alone(self, mask, outside, level):
         """Whether the rows of ``mask`` are a failure on their own (rules 1 and
         3): worse than all held-out rows and than the rows ``outside`` the
         failures it is judged beside (as if those were mended), and than their
-        promise, each at ``alpha`` over the rows the walk judges (Bonferroni:
-        the walk asks this of many overlapping rows, and uncorrected one in
-        twenty rows that hold part of a failure would stand by chance)."""
-        level = self.rules.alpha / max(self.walked, 1)
+        promise, each at ``level`` (the walk's: ``alpha`` over the rows it
+        judges, Bonferroni, as it asks this of many overlapping rows, and
+        uncorrected one in twenty rows that hold part of a failure would stand
+        by chance)."""
         if not self.enough(mask) or any(self.worse(mask, rows, alpha=level) >= level for rows in (None, outside)):
             return False
         return not self.promised or bool(self.promise([mask], method="bonferroni", alpha=level)[1][0])
@@ -243,7 +242,7 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
                 notes[i] = _unpromised(promise_p[i], restricted[i])
         candidates = [i for i, ok in zip(candidates, kept) if ok]
     named = []
-    tests.walked = len(candidates)
+    level = rules.alpha / max(len(candidates), 1)  # of each "on its own" test of the walk
     for i in _walk_order(table, candidates, masks, tests):
         mask = masks[i]
         parents = [j for j in named if not (mask & ~masks[j]).any()]
@@ -260,7 +259,7 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
             inside_only = overlapping and all(not (masks[j] & ~mask).any() for j in overlapping)
             # too few rows beside the failures inside it to tell: the same idea, broader
             same_idea = inside_only and not tests.enough(rest)
-            if not same_idea and not tests.failure_alone(rest, outside):
+            if not same_idea and not tests.failure_alone(rest, outside, level):
                 if overlapping:
                     most = max(overlapping, key=lambda j: (mask & masks[j]).sum())
                     notes[i], belongs[i] = _explained(most, rest), most
@@ -282,7 +281,7 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
             continue
         outside = ~np.logical_or.reduce([masks[j] for j in overlapping])
         rest = masks[i] & outside
-        if not tests.failure_alone(rest, outside):
+        if not tests.failure_alone(rest, outside, level):
             most = max(overlapping, key=lambda j: (masks[i] & masks[j]).sum())
             named.remove(i)
             failure[i], notes[i], belongs[i] = False, _explained(most, rest), most
