@@ -154,17 +154,15 @@ def _aligned(top, columns):
         text = [str(v) for v in values]
         return text, name != "delta"  # the effect with its interval lines up on the right
 
-    laid_out = [[str(rank) for rank in range(1, len(top) + 1)]]
-    headers = [""]
+    ranks = [str(rank) for rank in range(1, len(top) + 1)]
+    rank_width = max(map(len, ranks), default=0)
+    headers, laid_out = [" " * rank_width], [[rank.ljust(rank_width) for rank in ranks]]
     for name in top.columns:
         text, left = cells(name)
-        width = max(len(columns[name]), *map(len, text)) if text else len(columns[name])
+        width = max([len(columns[name]), *map(len, text)])
         pad = str.ljust if left else str.rjust
         headers.append(pad(columns[name], width))
         laid_out.append([pad(value, width) for value in text])
-    rank_width = len(laid_out[0][-1]) if laid_out[0] else 1
-    headers[0] = " " * rank_width
-    laid_out[0] = [rank.ljust(rank_width) for rank in laid_out[0]]
     lines = ["  ".join(headers)] + ["  ".join(row) for row in zip(*laid_out)]
     return "\n".join(line.rstrip() for line in lines)
 
