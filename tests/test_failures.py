@@ -8,9 +8,10 @@ import pysubgroup as ps
 import pytest
 
 import subroc_ext
-from subroc_ext.inference.failures import FailureRules, judge_failures
+from subroc_ext.workflow import comparison
+from subroc_ext.inference.failures import FailureRules, dataset_rows, judge_failures
 from subroc_ext.inputs.sorted_data import SortedDataset
-from subroc_ext.objective.quality import SoftClassifierQF
+from subroc_ext.objective.comparison import ComparisonQF, DriftTarget
 from subroc_ext.scoring.measures import ROCAUC
 
 from synthetic import risk_frame
@@ -60,8 +61,7 @@ def test_a_clean_table_has_significant_slices_and_no_failure():
 
 def _judge(table, data, rules=FailureRules()):
     dataset = SortedDataset(data, "y", "p", 1)
-    qf = SoftClassifierQF(ROCAUC(), "y").use_dataset(dataset)
-    return judge_failures(table, list(table["subgroup"]), dataset, qf, rules=rules)
+    return judge_failures(table, list(table["subgroup"]), dataset_rows(dataset, ROCAUC(), "worse"), "worse", rules=rules)
 
 
 def test_too_few_of_a_class_is_little_evidence_and_overlaps_are_explained():
@@ -89,6 +89,47 @@ def test_too_few_of_a_class_is_little_evidence_and_overlaps_are_explained():
     assert _judge(rows_without_interval, data)["failure_note"][1] == "no interval: the effect's size is unknown"
     no_holdout = _judge(rows_without_interval, data, FailureRules(holdout=False))
     assert no_holdout["failure_note"][1].startswith("explained by row 1")
+
+
+def test_a_drift_is_judged_by_the_same_rules_with_evidence_in_each_period():
+    """A drift's rows go through the same rules: the period the scores broke in
+    (g = c) is the failure, a row with 6 positives in the reference period is
+    little evidence (counted in that period), a slice overlapping the failure
+    whose other rows rank well is explained, and the headline names only
+    the failure."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    frame = pd.DataFrame({"g": rng.choice(list("abc"), 2 * n), "h": rng.choice(list("xy"), 2 * n),
+                          "y": rng.integers(0, 2, 2 * n),
+                          "period": np.repeat(["reference", "current"], n)})  # fmt: skip
+    good = 0.6 * frame["y"] + 0.4 * rng.random(2 * n)
+    frame["p"] = np.where((frame["period"] == "current") & (frame["g"] == "c"), rng.random(2 * n), good)
+    reference_positives = frame.index[(frame["period"] == "reference") & (frame["y"] == 1)]
+    few = [*reference_positives[:6], *frame.index[frame["y"] == 0][:60], *frame.index[frame["period"] == "current"][:60]]
+    frame["tiny"] = np.where(frame.index.isin(few), "t", "u")
+    target = DriftTarget("y", "p", "period")
+    subgroups = [ps.Conjunction([ps.EqualitySelector(c, v)]) for c, v in (("g", "c"), ("h", "x"), ("tiny", "t"))]
+    table = pd.DataFrame({"subgroup": subgroups, "significant": [True, True, True],
+                          "delta": [0.3, 0.1, 0.2], "delta_ci_low": [0.2, 0.05, 0.1]})  # fmt: skip
+
+    def make_qf(size_weight=0, balance_weight=0):
+        return ComparisonQF(ROCAUC(), "y", size_weight=size_weight, balance_weight=balance_weight)
+
+    rows = comparison._judged_rows(frame, target, make_qf)
+    assert list(rows.kinds.columns) == [f"{c} of the {p} period" for p in ("reference", "current")
+                                        for c in ("positives", "negatives")]  # fmt: skip
+    judged = judge_failures(table, subgroups, rows, "worse", rules=FailureRules(random_state=0))
+    assert judged["failure"].tolist() == [True, False, False]
+    assert judged["failure_note"][1].startswith("explained by row 1: its ")
+    assert judged["failure_note"][2] == ("little evidence: 6 positives of the reference period in the held-out "
+                                         "rows (fewer than 10)")  # fmt: skip
+    drift = subroc_ext.find_drift(frame[frame["period"] == "reference"].drop(columns="period"),
+                                  frame[frame["period"] == "current"].drop(columns="period"), label="y", score="p",
+                                  depth=1, progress=False)  # fmt: skip
+    assert drift.loc[drift["failure"], "description"].tolist() == ["g=='c'"]
+    said = subroc_ext.headline(drift)
+    assert [finding.description for finding in said.findings] == ["g=='c'"]
+    assert "1 failure among" in said.summary
 
 
 def test_a_narrower_failure_inside_a_broader_one_becomes_its_variant():

@@ -63,6 +63,7 @@ def test_table_columns_and_values(table, scored):
         "size_validation", *(f"{c}_validation" for c in counts), "auc_mu_validation",
         "statistic", "p_value", "p_value_corrected", "significant", "testable", "null_samples",
         "p_value_exact", "delta", "delta_ci_low", "delta_ci_high", "verdict", "verdict_note",
+        "failure", "failure_note", "failure_of", "promise_p_value",
     ]  # fmt: skip
     assert len(table) == 8 and table["quality"].is_monotonic_decreasing
     whole = table.attrs["dataset_values"]

@@ -6,10 +6,14 @@ model. SPEC ("What the headline may call a failure") names a row a
 *failure* only when all of these hold, on the held-out rows:
 
 1. **worse than the whole data**: its verdict is significant (the
-   randomization test and the interval agree, :mod:`~subroc_ext.inference.verdicts`);
+   randomization test and the interval agree, :mod:`~subroc_ext.inference.verdicts`;
+   of a model against its baseline, or of one period against another, in
+   ``compare`` and ``drift``);
 2. **enough evidence**: at least :data:`MIN_CLASS_COUNT` positives and as
-   many negatives, and an interval (where the run has intervals);
-3. **worse than its own scores promise** (ROC AUC): the case-mix statistic
+   many negatives (in each period of a drift; of every class of a
+   multi-class table), and an interval (where the run has intervals);
+3. **worse than its own scores promise** (a single model's ROC AUC; the
+   promise of each side of a comparison is not checked): the case-mix statistic
    ``q_cm = [mbc(S) - AUC(S)] - [mbc(D) - AUC(D)]`` is significant by its
    label-draw test (:func:`~subroc_ext.inference.promise.promise_test`:
    the labels drawn from the rows' probabilities), corrected over the rows
@@ -42,15 +46,20 @@ model. SPEC ("What the headline may call a failure") names a row a
    (the least sure first) must still be one on its rows outside every other
    failure that overlaps it without either holding the other: a failure named first and explained by a
    later one (a slice of the strongest predictor that holds part of the
-   real failure) is *explained* too.
+   real failure) is *explained* too. Every test of the walk ("on its own",
+   "worse than the rest") is at ``alpha`` over the rows it judges
+   (Bonferroni): it is asked of many overlapping rows, and uncorrected one
+   in twenty slices of a failure would stand beside it by chance.
 
 The secondary tests of 3 and 4 only remove rows that 1 selected, so on
 data without any failure the headline names one with probability at most
 that of the correction's (the family-wise error under the complete null is
 the false discovery rate, at most ``alpha``).
 
-:func:`judge_failures` returns the decision per row; the console, the
-reports, ``compare``, ``drift`` and the release gate only word it.
+:func:`judge_failures` returns the decision per row, for ``run``,
+``compare``, ``drift`` and the multi-class search alike (each gives it its
+:class:`JudgedRows`); the console, the reports and the release gate only
+word it.
 
 References
 ----------
@@ -71,7 +80,8 @@ from ..objective.statistics import Columns
 from .promise import promise_test, shortfall
 from .significance import base_seed, randomization_test
 
-__all__ = ["FAILURE_COLUMNS", "MIN_CLASS_COUNT", "FailureRules", "judge_failures", "promise_weights"]
+__all__ = ["FAILURE_COLUMNS", "MIN_CLASS_COUNT", "FailureRules", "JudgedRows", "class_kinds", "dataset_rows",
+           "judge_failures", "promise_weights"]
 
 #: The fewest positives, and negatives, of a headline failure's held-out rows.
 MIN_CLASS_COUNT = 10
@@ -86,17 +96,72 @@ FAILURE_COLUMNS = ["failure", "failure_note", "failure_of", "promise_p_value"]
 @dataclass(frozen=True)
 class FailureRules:
     """The settings of the rules: the test's correction and level, the seed,
-    the fewest rows of each class, whether the run searched by the case mix
-    already (then the verdict is the promise's test), and whether it tested
-    on held-out rows (without, the effects have no interval to require and
-    the rules' tests run on the searched rows)."""
+    the fewest rows of each kind, and whether the run tested on held-out rows
+    (without, the effects have no interval to require and the rules' tests
+    run on the searched rows)."""
 
     method: str = "fdr_by"
     alpha: float = 0.05
     random_state: object = 0
     min_class_count: int = MIN_CLASS_COUNT
-    case_mix: bool = False
     holdout: bool = True
+
+
+@dataclass(frozen=True)
+class JudgedRows:
+    """The rows the rules run on (the held-out rows; without a holdout the
+    searched ones) and what the rules need of them, for any pipeline.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame
+        The rows.
+    target : object
+        The verdict's target on ``frame`` (its label and score columns).
+    make_qf : callable
+        A new unweighted quality function of the verdict's measure and mode
+        (a fresh one per "worse than" test of a subset).
+    kinds : pandas.DataFrame of bool
+        One column per kind of row a failure needs at least
+        ``min_class_count`` of, named as a note says it ("positives",
+        "negatives"; per period in a drift, per class in a multi-class table).
+    cover : callable
+        A pattern's rows: a boolean mask over ``frame``.
+    promise : tuple of numpy.ndarray, optional
+        ``(is_positive, scores, probabilities)`` of ``frame``'s rows: the
+        promise of a single model's ROC AUC (rule 3); None: not checked.
+    """
+
+    frame: pd.DataFrame
+    target: object
+    make_qf: object
+    kinds: pd.DataFrame
+    cover: object
+    promise: tuple = None
+
+
+def class_kinds(is_positive, of="", within=None):
+    """The :attr:`JudgedRows.kinds` of a binary label: its positives and
+    negatives (among the rows ``within`` only, named ``of`` them: " of the
+    current period")."""
+    is_positive = np.asarray(is_positive, dtype=bool)
+    within = np.ones(len(is_positive), dtype=bool) if within is None else within
+    return pd.DataFrame({f"positives{of}": is_positive & within, f"negatives{of}": ~is_positive & within})
+
+
+def dataset_rows(dataset, measure, mode, probabilities=None):
+    """The :class:`JudgedRows` of a single model's rows (a ``SortedDataset``);
+    ``probabilities`` (data row order) for the promise of its ROC AUC."""
+    label, score = dataset.columns
+    is_positive = _data_order(dataset, dataset.is_positive)  # the dataset's one positive-label rule
+    promise = None
+    if probabilities is not None and measure.name == "roc_auc":
+        promise = (is_positive, _data_order_values(dataset, dataset.scores), probabilities)
+    return JudgedRows(
+        dataset.data, Columns(label, score),
+        lambda: SoftClassifierQF(measure, label, positive_label=dataset.positive_label, mode=mode),
+        class_kinds(is_positive), lambda subgroup: _data_order(dataset, dataset.mask_of(subgroup)), promise,
+    )  # fmt: skip
 
 
 def _data_order(dataset, sorted_mask):
@@ -112,59 +177,54 @@ def _data_order_values(dataset, sorted_values):
 
 
 class _Tests:
-    """The held-out rows and the tests the rules run on subsets of them."""
+    """The judged rows and the tests the rules run on subsets of them."""
 
-    def __init__(self, dataset, measure, mode, probabilities, rules):
-        self.measure, self.mode, self.rules = measure, mode, rules
-        self.label, self.score = dataset.columns
-        self.positive = dataset.positive_label
+    def __init__(self, rows, mode, rules):
+        self.rows, self.mode, self.rules = rows, mode, rules
         self.seed = base_seed(rules.random_state)
-        self.frame = dataset.data
-        self.promised = probabilities is not None and measure.name == "roc_auc" and not rules.case_mix
-        self.probabilities = probabilities
-        self.is_positive = _data_order(dataset, dataset.is_positive)  # the dataset's one positive-label rule
-        self.scores = _data_order_values(dataset, dataset.scores)
+        self.kinds = rows.kinds.to_numpy(dtype=bool)
+        self.promised = rows.promise is not None
 
-    def class_counts(self, mask):
-        positives = int((mask & self.is_positive).sum())
-        return positives, int(mask.sum()) - positives
+    def fewest(self, mask):
+        """The kind of row ``mask`` holds fewest of, and how many."""
+        counts = self.kinds[mask].sum(axis=0)
+        return self.rows.kinds.columns[int(np.argmin(counts))], int(counts.min())
 
     def enough(self, mask):
-        return min(self.class_counts(mask)) >= self.rules.min_class_count
+        return self.fewest(mask)[1] >= self.rules.min_class_count
 
     def sharpness(self, mask):
         """How far the rows of ``mask`` fall short of their scores' promise, in the
         direction of the mode: of two descriptions of one failure, the one
         holding fewer rows that keep their promise falls shorter."""
-        gap = shortfall(self.is_positive[mask], self.scores[mask], self.probabilities[mask])
+        is_positive, scores, probabilities = self.rows.promise
+        gap = shortfall(is_positive[mask], scores[mask], probabilities[mask])
         return {"worse": gap, "better": -gap}.get(self.mode, abs(gap))
 
     def promise(self, masks, method=None, weights=None, alpha=None):
-        """Each mask's label-draw test of its promise on the held-out rows: (corrected p-values, rejected)."""
+        """Each mask's label-draw test of its promise: (corrected p-values, rejected)."""
         tested = promise_test(
-            list(masks), self.is_positive, self.scores, self.probabilities, mode=self.mode,
-            method=method or self.rules.method, alpha=alpha or self.rules.alpha, weights=weights,
-            random_state=self.seed,
+            list(masks), *self.rows.promise, mode=self.mode, method=method or self.rules.method,
+            alpha=alpha or self.rules.alpha, weights=weights, random_state=self.seed,
         )  # fmt: skip
         return tested["p_value_corrected"].to_numpy(), tested["significant"].to_numpy(dtype=bool)
 
     def worse(self, mask, within=None, alpha=None):
         """The p-value of ``mask`` being worse than random subsets of ``within``
-        (all held-out rows if None) of its size and negatives (drawn until it is
-        known on which side of ``alpha``, the rules' by default, it lies)."""
+        (all judged rows if None) of its size and class counts (drawn until it
+        is known on which side of ``alpha``, the rules' by default, it lies)."""
         rows = np.ones(len(mask), dtype=bool) if within is None else within
         if not (rows & ~mask).any():  # no other rows: the same as all of them
             return 1.0
-        qf = SoftClassifierQF(self.measure, self.label, positive_label=self.positive, mode=self.mode)
         tested = randomization_test(
-            [mask[rows]], self.frame[rows], qf, target=Columns(self.label, self.score),
+            [mask[rows]], self.rows.frame[rows], self.rows.make_qf(), target=self.rows.target,
             method="bonferroni", alpha=alpha or self.rules.alpha, random_state=self.seed,
         )  # fmt: skip
         return float(tested["p_value"].iloc[0])
 
     def failure_alone(self, mask, outside, level):
         """Whether the rows of ``mask`` are a failure on their own (rules 1 and
-        3): worse than all held-out rows and than the rows ``outside`` the
+        3): worse than all judged rows and than the rows ``outside`` the
         failures it is judged beside (as if those were mended), and than their
         promise, each at ``level`` (the walk's: ``alpha`` over the rows it
         judges, Bonferroni, as it asks this of many overlapping rows, and
@@ -175,8 +235,7 @@ class _Tests:
         return not self.promised or bool(self.promise([mask], method="bonferroni", alpha=level)[1][0])
 
 
-def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=None, search_shortfall=None,
-                   rules=FailureRules()):  # fmt: skip
+def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, rules=FailureRules()):
     """Which rows of a tested table the headline may call failures, and why not the others.
 
     Parameters
@@ -186,14 +245,10 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
         per subgroup.
     subgroups : list of pysubgroup descriptions
         The table's patterns.
-    held_out : SortedDataset
-        The rows the test ran on.
-    statistic_qf : SoftClassifierQF
-        The test's quality function (its measure and mode).
-    probabilities : numpy.ndarray, optional
-        The held-out rows' scores read as probabilities, in data row order
-        (:func:`~subroc_ext.workflow.case_mix.split_probabilities`); None:
-        the promise is not checked (the note says so).
+    rows : JudgedRows
+        The rows the test ran on (:func:`dataset_rows` for a single model).
+    mode : {"worse", "better", "both"}
+        The verdict's direction.
     search_shortfall : numpy.ndarray of float, optional
         Each row's ``q_cm`` on the search split (how much further it fell
         short of its scores' promise than the whole data there): with a
@@ -218,15 +273,14 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
     belongs = np.full(n, -1)
     promise_p = np.full(n, np.nan)
     significant = table["significant"].fillna(False).to_numpy(dtype=bool) if n else np.zeros(0, bool)
-    tests = _Tests(held_out, statistic_qf.measure, statistic_qf.mode, probabilities, rules)
-    masks = {i: _data_order(held_out, held_out.mask_of(subgroups[i])) for i in np.flatnonzero(significant)}
+    tests = _Tests(rows, mode, rules)
+    masks = {i: np.asarray(rows.cover(subgroups[i]), dtype=bool) for i in np.flatnonzero(significant)}
+    where = "held-out rows" if rules.holdout else "rows"
     candidates = []
     for i, mask in masks.items():
-        positives, negatives = tests.class_counts(mask)
-        if min(positives, negatives) < rules.min_class_count:
-            fewest = "positives" if positives < negatives else "negatives"
-            notes[i] = (f"little evidence: {min(positives, negatives)} {fewest} in the held-out rows "
-                        f"(fewer than {rules.min_class_count})")  # fmt: skip
+        kind, count = tests.fewest(mask)
+        if count < rules.min_class_count:
+            notes[i] = f"little evidence: {count} {kind} in the {where} (fewer than {rules.min_class_count})"
         elif rules.holdout and pd.isna(table["delta_ci_low"].iloc[i]):
             notes[i] = "no interval: the effect's size is unknown"
         else:
@@ -242,14 +296,14 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
                 notes[i] = _unpromised(promise_p[i], restricted[i])
         candidates = [i for i, ok in zip(candidates, kept) if ok]
     named = []
-    level = rules.alpha / max(len(candidates), 1)  # of each "on its own" test of the walk
+    level = rules.alpha / max(len(candidates), 1)  # of each test of the walk: "on its own", "worse than the rest"
     for i in _walk_order(table, candidates, masks, tests):
         mask = masks[i]
         parents = [j for j in named if not (mask & ~masks[j]).any()]
         if parents:  # a refinement or a narrower cut of a named failure
             parent = min(parents, key=lambda j: masks[j].sum())
-            p = tests.worse(mask, within=masks[parent])
-            if p >= rules.alpha:
+            p = tests.worse(mask, within=masks[parent], alpha=level)
+            if p >= level:
                 notes[i], belongs[i] = _variant(parent, p), parent
                 continue
         elif named:  # its rows outside the failures, against all rows outside them
@@ -268,8 +322,8 @@ def judge_failures(table, subgroups, held_out, statistic_qf, *, probabilities=No
                     notes[i], belongs[i] = _other_side(most), most
                 continue
         for j in [j for j in named if j != i and not (masks[j] & ~mask).any()]:  # narrower failures inside it
-            p = tests.worse(masks[j], within=mask)
-            if p >= rules.alpha:  # one idea: the broader failure names it
+            p = tests.worse(masks[j], within=mask, alpha=level)
+            if p >= level:  # one idea: the broader failure names it
                 named.remove(j)
                 failure[j], notes[j], belongs[j] = False, _variant(i, p), i
                 belongs[belongs == j] = i

@@ -21,6 +21,7 @@ the quality function:
 import numpy as np
 import pandas as pd
 
+from ..inference.failures import FailureRules, JudgedRows, class_kinds, judge_failures
 from ..inference.significance import check_test_settings
 from ..inputs.labels import infer_positive_label
 from ..inputs.probabilities import fit_probabilities
@@ -37,6 +38,7 @@ from ..utils.validation import (
     check_mode,
     check_search_settings,
     check_weights,
+    positive_mask,
 )
 from . import diversity as _diversity
 from . import steps
@@ -231,6 +233,10 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
                 fitted = probabilities.get(dataset.columns[1])
                 if fitted is not None:
                     dataset_values[f"expected_roc_auc_{side}_{split}"] = expected_roc_auc(fitted(dataset.scores))
+        judged_on = search if held_out is None else held_out
+        rules = FailureRules(method=method, alpha=alpha, random_state=random_state, holdout=held_out is not None)
+        table = pd.concat([table, judge_failures(table, kept.subgroups, _judged_rows(judged_on, target, make_qf),
+                                                 mode, rules=rules)], axis=1)  # fmt: skip
         if probabilities:
             table.attrs["probabilities"] = "; ".join(f"{c}: {p.description}" for c, p in probabilities.items())
         table.attrs.update(
@@ -254,6 +260,23 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         rows = len
     table.attrs["n_rows"] = {split: rows(frame) for split, frame, _ in splits}
     return table
+
+
+def _judged_rows(frame, target, make_qf):
+    """The rows the headline's rules judge a comparison on
+    (:class:`~subroc_ext.inference.failures.JudgedRows`): a failure needs
+    enough positives and negatives in each period of a drift (both ROC AUCs
+    are measured), in the rows of both models when paired. The promise of
+    each side is not checked."""
+    prepared = make_qf(0, 0)
+    is_positive = positive_mask(frame[target.label_column], prepared.positive_label, target.label_column)
+    if isinstance(target, DriftTarget):
+        is_current = (frame[target.period_column] == target.current).to_numpy(dtype=bool)
+        kinds = pd.concat([class_kinds(is_positive, f" of the {name} period", within=rows)
+                           for name, rows in zip(PERIODS, (~is_current, is_current))], axis=1)  # fmt: skip
+    else:
+        kinds = class_kinds(is_positive)
+    return JudgedRows(frame, target, lambda: make_qf(0, 0), kinds, lambda subgroup: subgroup.covers(frame))
 
 
 _SHARED_PARAMETERS = """
@@ -328,7 +351,10 @@ def find_regressions(
         again) with ``delta_ci_low``, ``delta_ci_high``, its interval at
         confidence ``1 - alpha``, simultaneous over the rows (the rows
         resampled once for both models,
-        :func:`~subroc_ext.inference.resampled_effects.resampled_effect_intervals`).
+        :func:`~subroc_ext.inference.resampled_effects.resampled_effect_intervals`),
+        and the headline's decision (``failure``, ``failure_note``,
+        ``failure_of``, ``promise_p_value``: as in
+        :func:`~subroc_ext.find_subgroups`, the promise not checked).
         ``table.attrs`` holds the settings, each model's measure on both
         splits, ``baseline`` (the baseline's column) and ``search_space`` (as
         :func:`~subroc_ext.find_subgroups`' does).
@@ -408,7 +434,8 @@ def find_drift(
         Sorted by ``quality``: as :func:`find_regressions`, with each
         period's size, class counts and measures (``size_reference_search``,
         ``roc_auc_current_validation``, ...; the effect's interval resamples
-        each period's validation rows on their own). ``table.attrs`` holds the
+        each period's validation rows on their own; a failure needs at least
+        10 positives and 10 negatives in each period). ``table.attrs`` holds the
         settings, the measure on each period's splits and ``search_space`` (as
         :func:`~subroc_ext.find_subgroups`' does).
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import InterruptedTest
+from ..inference.failures import FailureRules, JudgedRows, judge_failures
 from ..inference.significance import check_test_settings
 from ..inputs.search_space import make_search_space
 from ..inputs.validated import as_frame, split_validation
@@ -133,7 +134,11 @@ def find_multiclass_subgroups(
         ``statistic``, ``p_value``, ``p_value_corrected``, ``significant``,
         ``testable``, ``null_samples``, ``delta``, ``delta_ci_low``,
         ``delta_ci_high`` (AUC_mu's effect with its simultaneous interval,
-        :func:`~subroc_ext.inference.resampled_effects.resampled_effect_intervals`). ``table.attrs`` holds AUC_mu of both whole splits and
+        :func:`~subroc_ext.inference.resampled_effects.resampled_effect_intervals`),
+        and the headline's decision (``failure``, ``failure_note``,
+        ``failure_of``, ``promise_p_value``: as in
+        :func:`~subroc_ext.find_subgroups`; a failure needs at least 10 rows
+        of every class). ``table.attrs`` holds AUC_mu of both whole splits and
         the settings.
 
     Raises
@@ -202,6 +207,15 @@ def find_multiclass_subgroups(
             ],
             axis=1,
         )
+        judged_on = search if held_out is None else held_out
+        classes = judged_on[label].to_numpy()
+        rows = JudgedRows(
+            judged_on, target, lambda: make_qf(0, 0),
+            pd.DataFrame({f"rows of class {c!r}": classes == c for c in target.score_columns}),
+            lambda subgroup: subgroup.covers(judged_on),
+        )  # fmt: skip
+        rules = FailureRules(method=method, alpha=alpha, random_state=random_state, holdout=held_out is not None)
+        table = pd.concat([table, judge_failures(table, kept.subgroups, rows, mode, rules=rules)], axis=1)
         describer.calculate_constant_statistics(search, target)
         table.attrs.update(
             measure="auc_mu", mode=mode, label=label, score_columns=dict(target.score_columns),

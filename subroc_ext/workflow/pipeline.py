@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..exceptions import InterruptedTest, keeping
 from ..inference.calibration import calibration_check
-from ..inference.failures import FailureRules, judge_failures
+from ..inference.failures import FailureRules, dataset_rows, judge_failures
 from ..inference.significance import check_test_settings
 from ..inference.verdicts import check_verdict_settings
 from ..inputs.data_checks import data_checks
@@ -465,9 +465,10 @@ def find_subgroups(
                                      flagged=not statistic_qf.measure.reads_probabilities)  # fmt: skip
         if tested is not None:
             split, dataset, p = splits[-1]
-            rules = FailureRules(method=method, alpha=alpha, random_state=random_state, case_mix=case_mix,
-                                 holdout=held_out is not None)  # fmt: skip
-            judged = judge_failures(table, kept.subgroups, dataset, statistic_qf, probabilities=p,
+            rules = FailureRules(method=method, alpha=alpha, random_state=random_state, holdout=held_out is not None)
+            # searched by the case mix: the verdict is the promise's test, and "worse" is of the measure
+            rows = dataset_rows(dataset, statistic_qf.measure, mode, probabilities=None if case_mix else p)
+            judged = judge_failures(table, kept.subgroups, rows, mode,
                                     search_shortfall=_search_shortfall(table, dataset_values), rules=rules)  # fmt: skip
             table = pd.concat([table, judged], axis=1)
         table.attrs.update(
