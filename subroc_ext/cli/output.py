@@ -23,7 +23,7 @@ from ..exceptions import keeping
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
-from ..reporting.findings import headline
+from ..reporting.findings import CHECK_PREFIX, headline
 from ..reporting.page import format_p_value
 from ..reporting.reading import STOPPED, effect_meaning, intervals_text, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
@@ -260,7 +260,7 @@ def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
     tested = "tested on the same rows" if n_validation is None else f"tested on {n_validation:,} held-out rows"
     if len(table) == 0:  # the data checks still come first: a leak can leave nothing to find
         for check in attrs.get("data_checks", []):
-            print(f"Check the data: {visible(check)}")
+            print(f"{CHECK_PREFIX} {visible(check)}")
         print(f"No subgroup found in the {n_search:,} searched rows: {visible(why_empty())}.")
     else:
         print(headline(table).text() + "\n")

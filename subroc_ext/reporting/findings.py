@@ -23,9 +23,11 @@ import pandas as pd
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
 
-__all__ = ["HEADLINE_ROWS", "Finding", "Headline", "failure_rows", "findings_section", "headline", "headline_html",
+__all__ = ["CHECK_PREFIX", "HEADLINE_ROWS", "Finding", "Headline", "failure_rows", "findings_section", "headline", "headline_html",
            "measure_title", "result_kind"]
 
+#: How each data check (a possible leak, a code cut as a number) begins, before the results.
+CHECK_PREFIX = "Check the data:"
 #: Findings named in the headline; the rest are in the table.
 HEADLINE_ROWS = 5
 
@@ -106,7 +108,7 @@ class Headline:
 
     def text(self):
         """The headline as plain text lines (the console's first lines)."""
-        lines = [f"Check the data: {check}" for check in self.checks] + [self.summary]
+        lines = [f"{CHECK_PREFIX} {check}" for check in self.checks] + [self.summary]
         for number, finding in enumerate(self.findings, 1):
             lines.append(f"  {number}. {finding.sentence()}")
             if finding.variants:
@@ -439,7 +441,7 @@ def headline_html(table, **keywords):
     )  # fmt: skip
     findings = Html('<ol class="findings">{}</ol>').format(items) if items else ""
     more = Html('<p class="note">{}</p>').format(said.more) if said.more else ""
-    checks = Html("").join(Html('<p class="check"><strong>Check the data:</strong> {}</p>').format(check)
+    checks = Html("").join(Html('<p class="check"><strong>{}</strong> {}</p>').format(CHECK_PREFIX, check)
                            for check in said.checks)  # fmt: skip
     return Html('{}<p class="headline">{}</p>{}{}').format(checks, said.summary, findings, more)
 
