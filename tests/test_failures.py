@@ -92,11 +92,9 @@ def test_too_few_of_a_class_is_little_evidence_and_overlaps_are_explained():
 
 
 def test_a_drift_is_judged_by_the_same_rules_with_evidence_in_each_period():
-    """A drift's rows go through the same rules: the period the scores broke in
-    (g = c) is the failure, a row with 6 positives in the reference period is
-    little evidence (counted in that period), a slice overlapping the failure
-    whose other rows rank well is explained, and the headline names only
-    the failure."""
+    """A drift's rows go through the same rules: a row with 6 positives in the
+    reference period is little evidence (counted in that period), a slice
+    overlapping the failure whose other rows rank well is explained."""
     rng = np.random.default_rng(7)
     n = 3000
     frame = pd.DataFrame({"g": rng.choice(list("abc"), 2 * n), "h": rng.choice(list("xy"), 2 * n),
@@ -107,7 +105,6 @@ def test_a_drift_is_judged_by_the_same_rules_with_evidence_in_each_period():
     reference_positives = frame.index[(frame["period"] == "reference") & (frame["y"] == 1)]
     few = [*reference_positives[:6], *frame.index[frame["y"] == 0][:60], *frame.index[frame["period"] == "current"][:60]]
     frame["tiny"] = np.where(frame.index.isin(few), "t", "u")
-    target = DriftTarget("y", "p", "period")
     subgroups = [ps.Conjunction([ps.EqualitySelector(c, v)]) for c, v in (("g", "c"), ("h", "x"), ("tiny", "t"))]
     table = pd.DataFrame({"subgroup": subgroups, "significant": [True, True, True],
                           "delta": [0.3, 0.1, 0.2], "delta_ci_low": [0.2, 0.05, 0.1]})  # fmt: skip
@@ -115,7 +112,7 @@ def test_a_drift_is_judged_by_the_same_rules_with_evidence_in_each_period():
     def make_qf(size_weight=0, balance_weight=0):
         return ComparisonQF(ROCAUC(), "y", size_weight=size_weight, balance_weight=balance_weight)
 
-    rows = comparison._judged_rows(frame, target, make_qf)
+    rows = comparison._judged_rows(frame, DriftTarget("y", "p", "period"), make_qf, probabilities={})
     assert list(rows.kinds.columns) == [f"{c} of the {p} period" for p in ("reference", "current")
                                         for c in ("positives", "negatives")]  # fmt: skip
     judged = judge_failures(table, subgroups, rows, "worse", rules=FailureRules(random_state=0))
@@ -123,13 +120,34 @@ def test_a_drift_is_judged_by_the_same_rules_with_evidence_in_each_period():
     assert judged["failure_note"][1].startswith("explained by row 1: its ")
     assert judged["failure_note"][2] == ("little evidence: 6 positives of the reference period in the held-out "
                                          "rows (fewer than 10)")  # fmt: skip
-    drift = subroc_ext.find_drift(frame[frame["period"] == "reference"].drop(columns="period"),
-                                  frame[frame["period"] == "current"].drop(columns="period"), label="y", score="p",
+
+
+def test_a_drift_the_current_scores_promise_is_a_change_of_population():
+    """Scores that are the true probabilities of a risk r in both periods,
+    except where they broke (g = c in the current period). In g = d the
+    current period holds only a narrow band of r: every model ranks worse
+    there, the drop is significant and its own scores promise it (a change
+    of population); the headline names only g = c."""
+    rng = np.random.default_rng(8)
+    n = 4000
+    period = np.repeat(["reference", "current"], n)
+    g = rng.choice(list("abcd"), 2 * n)
+    narrow = (period == "current") & (g == "d")
+    r = np.where(narrow, rng.uniform(-0.4, 0.4, 2 * n), rng.uniform(-2.5, 2.5, 2 * n))
+    probability = 1 / (1 + np.exp(-2 * r))
+    frame = pd.DataFrame({"g": g, "y": (rng.random(2 * n) < probability).astype(int), "period": period})
+    frame["p"] = np.where((period == "current") & (g == "c"), rng.random(2 * n), probability)
+    drift = subroc_ext.find_drift(frame[period == "reference"].drop(columns="period"),
+                                  frame[period == "current"].drop(columns="period"), label="y", score="p",
                                   depth=1, progress=False)  # fmt: skip
+    rows = drift.set_index("description")
+    assert rows.loc["g=='d'", "significant"] and rows.loc["g=='c'", "significant"]
+    assert rows.loc["g=='d'", "failure_note"].startswith("change of population: the current period's own scores")
     assert drift.loc[drift["failure"], "description"].tolist() == ["g=='c'"]
     said = subroc_ext.headline(drift)
     assert [finding.description for finding in said.findings] == ["g=='c'"]
-    assert "1 failure among" in said.summary
+    assert "than its scores promise: 1 failure among" in said.summary
+    assert "1 row whose drop its own scores promise (a change of population)" in said.more
 
 
 def test_a_narrower_failure_inside_a_broader_one_becomes_its_variant():

@@ -12,8 +12,11 @@ model. SPEC ("What the headline may call a failure") names a row a
 2. **enough evidence**: at least :data:`MIN_CLASS_COUNT` positives and as
    many negatives (in each period of a drift; of every class of a
    multi-class table), and an interval (where the run has intervals);
-3. **worse than its own scores promise** (a single model's ROC AUC; the
-   promise of each side of a comparison is not checked): the case-mix statistic
+3. **worse than its own scores promise** (a single model's ROC AUC, or a
+   drift's current period, where a drop its own scores promise is a change
+   of population, not of the model: the distinction of confidence-based
+   performance estimation; the paired comparison's models share their rows
+   and are not checked): the case-mix statistic
    ``q_cm = [mbc(S) - AUC(S)] - [mbc(D) - AUC(D)]`` is significant by its
    label-draw test (:func:`~subroc_ext.inference.promise.promise_test`:
    the labels drawn from the rows' probabilities), corrected over the rows
@@ -128,8 +131,13 @@ class JudgedRows:
     cover : callable
         A pattern's rows: a boolean mask over ``frame``.
     promise : tuple of numpy.ndarray, optional
-        ``(is_positive, scores, probabilities)`` of ``frame``'s rows: the
-        promise of a single model's ROC AUC (rule 3); None: not checked.
+        ``(is_positive, scores, probabilities)`` of the rows whose ROC AUC
+        must fall short of its promise (rule 3): ``frame``'s, or those of
+        ``promise_rows``; None: not checked.
+    promise_rows : numpy.ndarray of bool, optional
+        The rows of ``frame`` that ``promise`` describes: a drift's current
+        period, where a drop its own scores promise is a change of
+        population, not of the model. None: all rows.
     """
 
     frame: pd.DataFrame
@@ -138,6 +146,7 @@ class JudgedRows:
     kinds: pd.DataFrame
     cover: object
     promise: tuple = None
+    promise_rows: np.ndarray = None
 
 
 def class_kinds(is_positive, of="", within=None):
@@ -184,6 +193,7 @@ class _Tests:
         self.seed = base_seed(rules.random_state)
         self.kinds = rows.kinds.to_numpy(dtype=bool)
         self.promised = rows.promise is not None
+        self.promise_rows = np.ones(len(rows.frame), dtype=bool) if rows.promise_rows is None else rows.promise_rows
 
     def fewest(self, mask):
         """The kind of row ``mask`` holds fewest of, and how many."""
@@ -198,13 +208,14 @@ class _Tests:
         direction of the mode: of two descriptions of one failure, the one
         holding fewer rows that keep their promise falls shorter."""
         is_positive, scores, probabilities = self.rows.promise
+        mask = mask[self.promise_rows]
         gap = shortfall(is_positive[mask], scores[mask], probabilities[mask])
         return {"worse": gap, "better": -gap}.get(self.mode, abs(gap))
 
     def promise(self, masks, method=None, weights=None, alpha=None):
         """Each mask's label-draw test of its promise: (corrected p-values, rejected)."""
         tested = promise_test(
-            list(masks), *self.rows.promise, mode=self.mode, method=method or self.rules.method,
+            [mask[self.promise_rows] for mask in masks], *self.rows.promise, mode=self.mode, method=method or self.rules.method,
             alpha=alpha or self.rules.alpha, weights=weights, random_state=self.seed,
         )  # fmt: skip
         return tested["p_value_corrected"].to_numpy(), tested["significant"].to_numpy(dtype=bool)
@@ -293,7 +304,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, rules
             else np.ones(n, dtype=bool)  # fmt: skip
         for i, ok in zip(candidates, kept):
             if not ok:
-                notes[i] = _unpromised(promise_p[i], restricted[i])
+                notes[i] = _unpromised(promise_p[i], restricted[i], drift=rows.promise_rows is not None)
         candidates = [i for i, ok in zip(candidates, kept) if ok]
     named = []
     level = rules.alpha / max(len(candidates), 1)  # of each test of the walk: "on its own", "worse than the rest"
@@ -366,10 +377,14 @@ def promise_weights(search_shortfall, floor=WEIGHT_FLOOR):
     return weights / weights.mean()
 
 
-def _unpromised(p_value, restricted):
-    """Why a row no worse than its own scores promise is no failure: a slice of
-    the risk (``restricted``: its scores promise at least half of its drop) or too
+def _unpromised(p_value, restricted, drift=False):
+    """Why a row no worse than its own scores promise is no failure: in a
+    ``drift``, a change of population; else a slice of the risk
+    (``restricted``: its scores promise at least half of its drop) or too
     little evidence of more."""
+    if drift:
+        return (f"change of population: the current period's own scores promise its drop (case-mix p "
+                f"{p_value:.2g}); the model ranks as its scores say")  # fmt: skip
     if restricted:
         return (f"range restriction: no worse than its own scores promise (case-mix p {p_value:.2g}); "
                 "every model ranks worse in such a slice")  # fmt: skip

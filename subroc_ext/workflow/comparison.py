@@ -235,7 +235,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
                     dataset_values[f"expected_roc_auc_{side}_{split}"] = expected_roc_auc(fitted(dataset.scores))
         judged_on = search if held_out is None else held_out
         rules = FailureRules(method=method, alpha=alpha, random_state=random_state, holdout=held_out is not None)
-        table = pd.concat([table, judge_failures(table, kept.subgroups, _judged_rows(judged_on, target, make_qf),
+        table = pd.concat([table, judge_failures(table, kept.subgroups, _judged_rows(judged_on, target, make_qf, probabilities),
                                                  mode, rules=rules)], axis=1)  # fmt: skip
         if probabilities:
             table.attrs["probabilities"] = "; ".join(f"{c}: {p.description}" for c, p in probabilities.items())
@@ -262,21 +262,31 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
     return table
 
 
-def _judged_rows(frame, target, make_qf):
+def _judged_rows(frame, target, make_qf, probabilities):
     """The rows the headline's rules judge a comparison on
     (:class:`~subroc_ext.inference.failures.JudgedRows`): a failure needs
     enough positives and negatives in each period of a drift (both ROC AUCs
-    are measured), in the rows of both models when paired. The promise of
-    each side is not checked."""
-    prepared = make_qf(0, 0)
-    is_positive = positive_mask(frame[target.label_column], prepared.positive_label, target.label_column)
-    if isinstance(target, DriftTarget):
-        is_current = (frame[target.period_column] == target.current).to_numpy(dtype=bool)
-        kinds = pd.concat([class_kinds(is_positive, f" of the {name} period", within=rows)
-                           for name, rows in zip(PERIODS, (~is_current, is_current))], axis=1)  # fmt: skip
-    else:
-        kinds = class_kinds(is_positive)
-    return JudgedRows(frame, target, lambda: make_qf(0, 0), kinds, lambda subgroup: subgroup.covers(frame))
+    are measured), in the rows of both models when paired. A drift's
+    current period must fall short of its own scores' promise
+    (``probabilities``, fitted on the reference period's search rows);
+    paired models share their rows and are not checked."""
+    label, score = target.label_column, target.prediction_column
+    is_positive = positive_mask(frame[label], make_qf(0, 0).positive_label, label)
+
+    def cover(subgroup):
+        return subgroup.covers(frame)
+
+    if not isinstance(target, DriftTarget):
+        return JudgedRows(frame, target, lambda: make_qf(0, 0), class_kinds(is_positive), cover)
+    is_current = (frame[target.period_column] == target.current).to_numpy(dtype=bool)
+    kinds = pd.concat([class_kinds(is_positive, f" of the {name} period", within=rows)
+                       for name, rows in zip(PERIODS, (~is_current, is_current))], axis=1)  # fmt: skip
+    promise = None
+    if probabilities.get(score) is not None:
+        scores = frame[score].to_numpy(dtype=float)[is_current]
+        promise = (is_positive[is_current], scores, probabilities[score](scores))
+    return JudgedRows(frame, target, lambda: make_qf(0, 0), kinds, cover, promise,
+                      None if promise is None else is_current)
 
 
 _SHARED_PARAMETERS = """
