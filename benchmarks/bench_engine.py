@@ -14,7 +14,9 @@ Suites
     scores as in ``experiments/``), top 100, min support 20, alpha = beta = 1,
     generalization aware; every measure at depths 3 and 4 with FastSearch, and
     ``ps.BestFirstSearch`` with the same quality function at the depths given
-    by ``--reference-depths``.
+    by ``--reference-depths``. With ``--split-seeds``, instead on a random
+    half of the search split per seed (rows drawn without replacement;
+    suite ``census-half<seed>``).
 ``adult``
     Adult search split of ``bench_search.py`` (12,211 rows, 131 selectors),
     top 10, min support 20; every measure at alpha = beta = 0 and 1, depths 3
@@ -42,6 +44,12 @@ The recorded run (``RESULTS.md``)::
 
     python benchmarks/bench_engine.py --suites census adult scaling --reference-depths 3 4 \\
         --repeat 3 --markdown engine.md
+
+Depth 4 on two threads against BestFirstSearch at depth 3 on three random
+halves of the search split (issue 46)::
+
+    python benchmarks/bench_engine.py --suites census --measures roc_auc --depths 3 4 \
+        --reference-depths 3 --jobs 1 2 --split-seeds 1 2 3
 
 Threads (issue 21)::
 
@@ -209,6 +217,14 @@ def census_whole():
     return whole, cfg.label, cfg.positive
 
 
+def random_half(split, seed):
+    """Half the rows of ``split`` (rounded down), drawn without replacement
+    with ``seed``, in their original order."""
+    frame, label, positive = split
+    picked = np.sort(np.random.default_rng(seed).choice(len(frame), len(frame) // 2, replace=False))
+    return frame.iloc[picked].reset_index(drop=True), label, positive
+
+
 def resampled(split, rows, seed=0):
     """``rows`` rows drawn with replacement; text columns as categoricals
     (the same selectors, a tenth of the memory at 10 M rows)."""
@@ -255,6 +271,8 @@ def main(argv=None):
     parser.add_argument("--reference-depths", nargs="*", type=int, default=[3],
                         help="depths at which ps.BestFirstSearch runs too (census suite; "
                              "beyond depth 3 for ROC AUC only)")  # fmt: skip
+    parser.add_argument("--split-seeds", nargs="+", type=int,
+                        help="census suite: on a random half of the search split per seed, not the whole")  # fmt: skip
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per search")
     parser.add_argument("--repeat", type=int, default=1,
                         help="FastSearch runs per case, the best reported (references run once)")  # fmt: skip
@@ -311,15 +329,20 @@ def main(argv=None):
                 ref = measure("smoke", data, settings, "best_first")
                 measure("smoke", data, settings, "fast", reference=ref)
         if "census" in args.suites and not args.smoke:
-            data = data_file("census", census_split())
-            for name in args.measures:
-                for depth in args.depths:
-                    settings = {**CENSUS_SEARCH, "measure": name, "depth": depth}
-                    ref = None
-                    # pysubgroup at depth 4 takes 8+ minutes a measure: ROC AUC only
-                    if depth in args.reference_depths and (depth == 3 or name == "roc_auc"):
-                        ref = measure("census", data, settings, "best_first")
-                    measure("census", data, settings, "fast", reference=ref)
+            census = census_split()
+            splits = {"census": census}
+            if args.split_seeds:
+                splits = {f"census-half{seed}": random_half(census, seed) for seed in args.split_seeds}
+            for suite, split in splits.items():
+                data = data_file(suite, split)
+                for name in args.measures:
+                    for depth in args.depths:
+                        settings = {**CENSUS_SEARCH, "measure": name, "depth": depth}
+                        ref = None
+                        # pysubgroup at depth 4 takes 8+ minutes a measure: ROC AUC only
+                        if depth in args.reference_depths and (depth == 3 or name == "roc_auc"):
+                            ref = measure(suite, data, settings, "best_first")
+                        measure(suite, data, settings, "fast", reference=ref)
         if "adult" in args.suites and not args.smoke:
             data = data_file("adult", adult_split())
             for name in args.measures:

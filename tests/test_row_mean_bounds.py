@@ -7,17 +7,45 @@ import pytest
 
 from subroc_ext.objective.statistics import relative_quality
 from subroc_ext.scoring.bitset import pack
-from subroc_ext.scoring.row_mean_bounds import row_mean_count_bounds, row_mean_joint_of_words
+from subroc_ext.scoring.row_mean_bounds import class_profile, row_mean_count_bounds, row_mean_joint_bound
 from subroc_ext.scoring.weights import subgroup_weight
 
 MODES = {"worse": (False, True), "better": (True, False), "both": (True, True)}
 
 
+def profile(parent, labels, values):
+    """:func:`class_profile` of the rows of ``parent`` (masks by row)."""
+    order = np.argsort(values, kind="stable")
+    rank = np.empty(len(values), np.int64)
+    rank[order] = np.arange(len(values))
+    return class_profile(pack(parent), pack(labels), pack(~labels), rank, values[order])
+
+
 def bound(parent, labels, values, positives, negatives, reference, offset, signs, alpha, beta):
     out = np.empty(len(positives))
-    row_mean_count_bounds(pack(parent), pack(labels), pack(~labels), values, np.asarray(positives, np.int64),
+    row_mean_count_bounds(*profile(parent, labels, values), np.asarray(positives, np.int64),
                           np.asarray(negatives, np.int64), reference, offset, *signs, alpha, beta, out)  # fmt: skip
     return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_profile_is_each_class_sorted_and_summed(seed):
+    """The prefix sums of each class's values in ascending order, bit for bit
+    those of a sort (ties and signed zeros in half of the cases), and the
+    largest magnitude, on parents of 0 to 300 rows."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    values = rng.normal(size=n) if seed % 2 else np.round(rng.normal(size=n), 0) * rng.choice([-0.0, 1.0], n)
+    labels = rng.random(n) < 0.3
+    for share in (0.0, 0.02, 0.5, 1.0):
+        parent = rng.random(n) < share
+        positive_sums, negative_sums, largest = profile(parent, labels, values)
+        for sums, rows in ((positive_sums, parent & labels), (negative_sums, parent & ~labels)):
+            expected = np.zeros(rows.sum() + 1)
+            for i, value in enumerate(np.sort(values[rows])):
+                expected[i + 1] = expected[i] + value
+            assert sums.tolist() == expected.tolist()
+        assert largest == (np.abs(values[parent]).max() if parent.any() else 0.0)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -76,7 +104,7 @@ def test_the_joint_bound_holds_for_every_subset_with_the_minimum_support(seed, n
     parent = rng.random(n) < 0.85
     rows = np.flatnonzero(parent)
     reference = float(values.mean())
-    words = pack(parent), pack(labels), pack(~labels)
+    node = profile(parent, labels, values)
     subsets = [np.array(t) for size in range(1, len(rows) + 1) for t in itertools.combinations(rows, size)]
     means = []
     for subset in subsets:
@@ -92,7 +120,7 @@ def test_the_joint_bound_holds_for_every_subset_with_the_minimum_support(seed, n
         raw = relative_quality(np.array(means), reference, *signs)
         quality = subgroup_weight(positives, sizes - positives, alpha, beta) * (raw - offset)
         best = max(quality[sizes >= m].max(), 0.0)
-        joint = row_mean_joint_of_words(*words, values, reference, offset, *signs, alpha, beta, m)
+        joint = row_mean_joint_bound(*node, reference, offset, *signs, alpha, beta, m)
         assert best <= joint, (mode, alpha, beta, offset, m)
         if max(labels[rows].sum(), (~labels[rows]).sum()) <= 8:  # one-count blocks: the bound is reached
             assert joint == pytest.approx(best, abs=1e-9), (mode, alpha, beta, offset, m)

@@ -9,7 +9,7 @@ test_fast_search.py, and both through whole searches there."""
 import numpy as np
 import pytest
 
-from subroc_ext.engine.search_kernels import promising_children
+from subroc_ext.engine.child_kernels import promising_children
 from subroc_ext.scoring.bitset import pack
 from subroc_ext.scoring.weights import max_weight, subgroup_weight
 
@@ -72,7 +72,7 @@ def test_children_too_small_to_reach_the_threshold_are_not_counted():
 
 
 @pytest.mark.parametrize("qf_name,joint_gate", [("roc", 0.0), ("roc", 1e9), ("pr", 0.0), ("arl", 0.0),
-                                                 ("attribution", 0.0)])  # fmt: skip
+                                                 ("attribution", 0.0), ("attribution", 1e9)])  # fmt: skip
 @pytest.mark.parametrize("aware", [False, True])
 @pytest.mark.parametrize("seed", range(3))
 def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_name, joint_gate, aware, seed):
@@ -82,7 +82,8 @@ def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_
     function's own floats (:meth:`SoftClassifierQF.statistics_of_cover`), the
     nodes whose estimate is not above the threshold skipped; the bounds from
     counts (finite caps: each node's true raw bound) and the nodes' joint
-    bounds (``joint_gate``, ROC AUC) lose none of them."""
+    bounds (``joint_gate``; ROC AUC and a row mean, whose node's profile
+    both its bounds read) lose none of them."""
     from search_helpers import TARGET, make_qf
     from synthetic import scored_frame
 
@@ -132,8 +133,8 @@ def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_
         np.array([threshold]), joint_gate, next_start, bitset_pack(selectors), bitset_pack(dataset.is_positive),
         bitset_pack(~dataset.is_positive),
         np.array([(selectors & dataset.is_positive).sum(axis=1), (selectors & ~dataset.is_positive).sum(axis=1)]),
-        *qf._kernel_data[2:6], 5, qf.measure.min_positives, qf.measure.min_negatives, reference, downward,
-        upward, alpha, beta, needs_both, qf_name in ("roc", "arl"),
+        *qf._kernel_data[2:6], *value_ranks(qf), 5, qf.measure.min_positives, qf.measure.min_negatives,
+        reference, downward, upward, alpha, beta, needs_both, qf_name in ("roc", "arl", "attribution"),
     )  # fmt: skip
     expected = {key: v for key, v in values.items() if v[2] > threshold and key[0] != 1}
     expected_counted = sum(n_selectors - next_start[s] for j, s in enumerate(nodes) if j != 1)
@@ -148,6 +149,18 @@ def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_
 
 def bitset_pack(mask):
     return pack(np.asarray(mask, dtype=bool))
+
+
+def value_ranks(qf):
+    """A row mean's position of each row in ascending value order, and the
+    values in that order (None, None for the other measures), as
+    :class:`~subroc_ext.engine.evaluators.CompiledEvaluator` passes them."""
+    value_order, ascending_values = qf._kernel_data[6:8]
+    if value_order is None:
+        return None, None
+    rank = np.empty_like(value_order)
+    rank[value_order] = np.arange(len(value_order))
+    return rank, ascending_values
 
 
 @pytest.mark.parametrize("qf_name", ["roc", "arl"])
@@ -192,8 +205,8 @@ def test_leaf_children_keep_the_extreme_subsets_the_count_bound_reaches(qf_name,
                     threshold = np.nextafter(quality, -np.inf)
                     kept, _, _, returned, evaluated = leaf_children(
                         pack(whole), pack(child[None]), np.array([0]), pack(dataset.is_positive),
-                        pack(~dataset.is_positive), np.array([[p], [n]]), *qf._kernel_data[2:6], 1,
-                        qf.measure.min_positives,
+                        pack(~dataset.is_positive), np.array([[p], [n]]), *qf._kernel_data[2:6], None,
+                        (np.zeros(1), np.zeros(1), 0.0), 1, qf.measure.min_positives,
                         qf.measure.min_negatives, cap, threshold, reference, downward, upward, alpha,
                         beta, needs_both, g, np.full(1, -np.inf), 0, True,
                     )  # fmt: skip

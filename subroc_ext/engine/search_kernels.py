@@ -16,8 +16,9 @@ measure and the quality, so that the Python code between calls, which holds
 the GIL, is a small part of the work. Releasing the GIL for the whole step is what lets
 ``FastSearch(n_jobs=...)`` threads run side by side.
 
-The steps only other kernels call (:func:`promising_children`,
-``_kept_children``, :func:`leaf_children`, and of
+The steps only other kernels call
+(:mod:`subroc_ext.engine.child_kernels`' ``promising_children`` and
+``kept_children``, :func:`leaf_children`, and of
 :mod:`subroc_ext.scoring.joint_bounds` ``count_bounds`` and
 ``roc_auc_joint_of_words``) are inlined (``inline="always"``): numba
 optimizes and compiles to machine code each kernel together with every
@@ -31,145 +32,20 @@ from numba import njit
 
 from ..objective.generalization import generalization_aware_kernel
 from ..objective.statistics import row_mean_size_aware, statistics_kernel
-from ..scoring.bitset import popcount
-from ..scoring.cover_kernels import FALSE, ROW_MEAN, TRUE, count_children, measure_children
-from ..scoring.node_bounds import children_count_bounds, joint_of_words
-from ..scoring.weights import max_weight, subgroup_weight
+from ..scoring.cover_kernels import FALSE, ROW_MEAN, TRUE, measure_children
+from ..scoring.node_bounds import joint_of_words, node_profile
+from .child_kernels import kept_children, promising_children
 
 __all__ = [
-    "promising_children", "scored_children", "aware_children", "leaf_children", "leaves_of_nodes",
-    "expand_to_leaves", "raw_qualities",
+    "scored_children", "aware_children", "leaf_children", "leaves_of_nodes", "expand_to_leaves", "raw_qualities",
 ]  # fmt: skip
-
-
-@njit(cache=True, nogil=True, inline="always")
-def promising_children(
-    parent, selector_words, candidates, positive_words, negative_words, selector_counts, min_support,
-    min_positives, min_negatives, cap, threshold, size_weight, balance_weight, expandable,
-):  # fmt: skip
-    """Class counts of every child and whether it is worth evaluating.
-
-    Parameters
-    ----------
-    parent, selector_words, candidates, positive_words, negative_words
-        As in :func:`subroc_ext.scoring.cover_kernels.count_children`.
-    selector_counts : int64[2, S]
-        Positives and negatives of every selector, or of any cover holding
-        ``parent``'s rows that have the selector (:func:`expand_to_leaves`
-        passes those of the parent's parent with each selector, counted one
-        level up): a child has at most those and its parent's, so a child
-        whose largest possible weight
-        (:func:`subroc_ext.scoring.weights.max_weight`) cannot reach the
-        threshold is ruled out without counting.
-    min_support : int
-        Smallest cover a pattern may have.
-    min_positives, min_negatives : int
-        The measure is defined on covers with at least these class counts
-        (and at least one row), as
-        :meth:`subroc_ext.scoring.measures.Measure.is_defined`.
-    cap : float
-        Bound of every child's raw quality gain (``inf``: no bound, keep
-        every defined child).
-    threshold : float
-        Keep a child if ``weight * cap`` exceeds it, or (``expandable``) its
-        largest subset weight times ``cap`` does.
-    size_weight, balance_weight : float
-    expandable : bool
-
-    Returns
-    -------
-    keep : bool[K]
-    positives, negatives : int64[K]
-        Class counts of the children; for those ruled out without counting,
-        the upper bounds that ruled them out (the smaller of the parent's and
-        the selector's counts).
-
-    Examples
-    --------
-    >>> from subroc_ext.scoring.bitset import pack
-    >>> is_positive = np.array([True, False, True, False, True])
-    >>> selectors = pack(np.array([[True, True, True, False, False],
-    ...                            [False, False, True, True, True]]))
-    >>> counts = np.array([[2, 2], [1, 1]])  # positives, negatives of each selector
-    >>> keep, p, n = promising_children(
-    ...     pack(np.ones(5, bool)), selectors, np.array([0, 1]), pack(is_positive),
-    ...     pack(~is_positive), counts, 3, 1, 1, np.inf, 0.0, 1.0, 1.0, False)
-    >>> keep.tolist(), p.tolist(), n.tolist()
-    ([True, True], [2, 2], [1, 1])
-    """
-    k = len(candidates)
-    positives = np.empty(k, dtype=np.int64)
-    negatives = np.empty(k, dtype=np.int64)
-    bounded = np.isfinite(cap)
-    # a child has at most the rows of each class that both its parent and its selector have
-    parent_positives = parent_negatives = 0
-    for w in range(len(parent)):
-        parent_positives += popcount(parent[w] & positive_words[w])
-        parent_negatives += popcount(parent[w] & negative_words[w])
-    possible = np.empty(k, dtype=np.bool_)
-    for i in range(k):
-        p = min(parent_positives, selector_counts[0, candidates[i]])
-        n = min(parent_negatives, selector_counts[1, candidates[i]])
-        positives[i], negatives[i] = p, n
-        ok = p + n >= min_support and p >= min_positives and n >= min_negatives and p + n >= 1
-        if ok and bounded:  # max_weight bounds every subset's weight (a margin for rounding)
-            ok = max_weight(float(p), float(n), size_weight, balance_weight) * cap * (1.0 + 1e-12) > threshold
-        possible[i] = ok
-    counted = np.flatnonzero(possible)
-    some_positives, some_negatives = np.empty(len(counted), np.int64), np.empty(len(counted), np.int64)
-    count_children(parent, selector_words, candidates[counted], positive_words, negative_words, some_positives,
-                   some_negatives)  # fmt: skip
-    positives[counted], negatives[counted] = some_positives, some_negatives
-    keep = np.zeros(k, dtype=np.bool_)
-    for i in counted:
-        p, n = positives[i], negatives[i]
-        ok = p + n >= min_support and p >= min_positives and n >= min_negatives and p + n >= 1
-        if ok and bounded:
-            ok = subgroup_weight(float(p), float(n), size_weight, balance_weight) * cap > threshold
-            if expandable and not ok:
-                ok = max_weight(float(p), float(n), size_weight, balance_weight) * cap > threshold
-        keep[i] = ok
-    return keep, positives, negatives
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _kept_children(
-    parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-    group_end, kind, row_values, min_support, min_positives, min_negatives, cap, threshold, reference,
-    downward,
-    upward, size_weight, balance_weight, expandable, offset, count_bound,
-):  # fmt: skip
-    """:func:`promising_children`, then (``count_bound``) the bound from counts
-    (:func:`subroc_ext.scoring.joint_bounds.count_bounds`, for a row mean
-    :func:`subroc_ext.scoring.row_mean_bounds.row_mean_count_bounds`, with ``offset``): a
-    child stays if ``min(w * cap, its bound)`` exceeds ``threshold`` or, when
-    ``expandable``, ``max_weight * cap`` does. The indices of the children
-    kept into ``candidates``, and the class counts of all."""
-    keep, positives, negatives = promising_children(
-        parent, selector_words, candidates, positive_words, negative_words, selector_counts,
-        min_support, min_positives, min_negatives, cap, threshold, size_weight, balance_weight, expandable,
-    )  # fmt: skip
-    kept = np.flatnonzero(keep)
-    if not (count_bound and len(kept)):
-        return kept, positives, negatives
-    own = np.empty(len(kept))
-    children_count_bounds(kind, row_values, parent, positive_words, negative_words, group_start, group_end,
-                          positives[kept], negatives[kept], reference, offset, downward, upward, size_weight,
-                          balance_weight, own)  # fmt: skip
-    still = np.empty(len(kept), dtype=np.bool_)
-    for j in range(len(kept)):
-        p, n = float(positives[kept[j]]), float(negatives[kept[j]])
-        still[j] = min(subgroup_weight(p, n, size_weight, balance_weight) * cap, own[j]) > threshold
-        if expandable and not still[j]:
-            still[j] = max_weight(p, n, size_weight, balance_weight) * cap > threshold
-    return kept[still], positives, negatives
 
 
 @njit(cache=True, nogil=True)
 def scored_children(
     parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
     group_end, kind,
-    row_values, value_order, ascending_values, min_support, min_positives, min_negatives, cap,
+    row_values, value_order, ascending_values, value_rank, min_support, min_positives, min_negatives, cap,
     threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
     estimates, expandable, offset, count_bound, aware,
 ):  # fmt: skip
@@ -191,9 +67,11 @@ def scored_children(
         As in :func:`promising_children`.
     group_start, group_end, kind, row_values
         As in :func:`subroc_ext.scoring.cover_kernels.measure_children`.
-    value_order, ascending_values
-        A row mean's rows in ascending value order and those values (read
-        only for the size-aware bound), None for the other measures.
+    value_order, ascending_values, value_rank
+        A row mean's rows in ascending value order, those values and each
+        row's position in that order (for the size-aware bound and the
+        node's profile, :func:`subroc_ext.scoring.node_bounds.node_profile`),
+        None for the other measures.
     min_support, min_positives, min_negatives, cap, threshold, expandable
         As in :func:`promising_children`.
     reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates
@@ -226,11 +104,11 @@ def scored_children(
         The class counts of every candidate (upper bounds of those not
         counted, as :func:`promising_children` gives them).
     """
-    kept, positives, negatives = _kept_children(
+    profile = node_profile(kind, value_rank, ascending_values, parent, positive_words, negative_words, count_bound)
+    kept, positives, negatives = kept_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-        group_end, kind, row_values, min_support, min_positives, min_negatives, cap, threshold, reference,
-        downward,
-        upward, size_weight, balance_weight, expandable, offset, count_bound,
+        group_end, kind, value_rank, profile, min_support, min_positives, min_negatives, cap, threshold, reference,
+        downward, upward, size_weight, balance_weight, expandable, offset, count_bound,
     )  # fmt: skip
     count = len(kept)
     children = candidates[kept]
@@ -333,8 +211,9 @@ def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, paren
 def leaf_children(
     parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
     group_end, kind,
-    row_values, min_support, min_positives, min_negatives, cap, threshold, reference, downward, upward,
-    size_weight, balance_weight, needs_both_classes, generalization, sibling_best, sibling_start, count_bound,
+    row_values, value_rank, profile, min_support, min_positives, min_negatives, cap, threshold, reference,
+    downward, upward, size_weight, balance_weight, needs_both_classes, generalization, sibling_best,
+    sibling_start, count_bound,
 ):  # fmt: skip
     """The children of a node that may enter the result, when none of them
     is expanded (they are at the maximum depth), in one call.
@@ -355,6 +234,11 @@ def leaf_children(
         As in :func:`promising_children`.
     group_start, group_end, kind, row_values
         As in :func:`subroc_ext.scoring.cover_kernels.measure_children`.
+    value_rank, profile
+        A row mean's ranks in ascending value order (None for the other
+        measures) and the node's profile
+        (:func:`subroc_ext.scoring.node_bounds.node_profile`), for its bound
+        from counts.
     min_support, min_positives, min_negatives, cap, threshold
         As in :func:`promising_children`; a child is returned if its quality
         (its bound, with generalization awareness) exceeds ``threshold``.
@@ -386,10 +270,10 @@ def leaf_children(
     evaluated : int
         Children whose measure was computed.
     """
-    kept, positives, negatives = _kept_children(
+    kept, positives, negatives = kept_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-        group_end, kind, row_values, min_support, min_positives, min_negatives, cap, threshold, reference,
-        downward, upward, size_weight, balance_weight, FALSE, max(generalization, 0.0), count_bound,
+        group_end, kind, value_rank, profile, min_support, min_positives, min_negatives, cap, threshold,
+        reference, downward, upward, size_weight, balance_weight, FALSE, max(generalization, 0.0), count_bound,
     )  # fmt: skip
     aware = generalization > -np.inf
     count = len(kept)
@@ -421,8 +305,8 @@ def leaf_children(
 def leaves_of_nodes(
     grandparent, nodes, estimates, qualities, caps, generalizations, sibling_best, sibling_start,
     live_threshold, joint_gate, next_start, selector_words, positive_words, negative_words, selector_counts,
-    group_start, group_end, kind, row_values, min_support, min_positives, min_negatives, reference, downward,
-    upward, size_weight, balance_weight, needs_both_classes, count_bound,
+    group_start, group_end, kind, row_values, value_rank, ascending_values, min_support, min_positives,
+    min_negatives, reference, downward, upward, size_weight, balance_weight, needs_both_classes, count_bound,
 ):  # fmt: skip
     """:func:`leaf_children` of several sibling nodes one level above the
     maximum depth, in one call.
@@ -437,7 +321,7 @@ def leaves_of_nodes(
     estimate of a node within ``joint_gate`` times that value is first
     tightened by the joint bound of its cover
     (:func:`subroc_ext.scoring.joint_bounds.roc_auc_joint_bound`,
-    :func:`subroc_ext.scoring.row_mean_bounds.row_mean_joint_of_words`, offset by
+    :func:`subroc_ext.scoring.row_mean_bounds.row_mean_joint_bound`, offset by
     the node's ``max(q, g)``), as
     :meth:`~subroc_ext.engine.evaluators.CompiledEvaluator.tightened` does
     for nodes that are queued, here only for the nodes still open when
@@ -465,6 +349,9 @@ def leaves_of_nodes(
         First selector of the attributes after each selector's own.
     selector_words, positive_words, negative_words, selector_counts, group_start, group_end, kind, row_values
         As in :func:`leaf_children`.
+    value_rank, ascending_values
+        As in :func:`scored_children`: a row mean's node is profiled once
+        for its joint bound and its leaves' bounds from counts.
     min_support, min_positives, min_negatives, reference, downward, upward
         As in :func:`leaf_children`.
     size_weight, balance_weight, needs_both_classes
@@ -501,18 +388,22 @@ def leaves_of_nodes(
         if not len(candidates):
             continue
         parent = grandparent & selector_words[nodes[j]]
-        if joint_gate > 0 and estimate <= joint_gate * live:
-            joint = joint_of_words(kind, row_values, parent, positive_words, negative_words, group_start, group_end,
-                                   reference, max(generalizations[j], 0.0), downward, upward, size_weight,
-                                   balance_weight, min_support, live, estimate, cpos, cneg)  # fmt: skip
+        cap = caps[j]
+        joint_wanted = joint_gate > 0 and estimate <= joint_gate * live
+        bounded = count_bound and cap < np.inf
+        profile = node_profile(kind, value_rank, ascending_values, parent, positive_words, negative_words,
+                               joint_wanted or bounded)  # fmt: skip
+        if joint_wanted:
+            joint = joint_of_words(kind, value_rank, profile, parent, positive_words, negative_words, group_start,
+                                   group_end, reference, max(generalizations[j], 0.0), downward, upward,
+                                   size_weight, balance_weight, min_support, live, estimate, cpos, cneg)  # fmt: skip
             if not min(estimate, max(joint, qualities[j])) > live:
                 continue
-        cap = caps[j]
         kept, raw, weights, leaf_qualities, measured = leaf_children(
             parent, selector_words, candidates, positive_words, negative_words, selector_counts,
-            group_start, group_end, kind, row_values, min_support, min_positives, min_negatives, cap,
-            live, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
-            generalizations[j], sibling_best, sibling_start, count_bound and cap < np.inf,
+            group_start, group_end, kind, row_values, value_rank, profile, min_support, min_positives,
+            min_negatives, cap, live, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
+            generalizations[j], sibling_best, sibling_start, bounded,
         )  # fmt: skip
         counted += len(candidates)
         evaluated += measured
@@ -546,7 +437,8 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
     data : tuple
         ``selector_words, positive_words, negative_words, selector_counts,
         group_start, group_end, row_values, value_order, ascending_values,
-        next_start`` (as in :func:`scored_children` and :func:`leaves_of_nodes`).
+        next_start, value_rank`` (as in :func:`scored_children` and
+        :func:`leaves_of_nodes`).
     settings : tuple
         ``kind, min_support, min_positives, min_negatives, reference,
         downward, upward, size_weight, balance_weight, needs_both_classes,
@@ -573,14 +465,14 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
         What :func:`leaves_of_nodes` returns for them.
     """
     (selector_words, positive_words, negative_words, selector_counts, group_start, group_end, row_values,
-     value_order, ascending_values, next_start) = data  # fmt: skip
+     value_order, ascending_values, next_start, value_rank) = data  # fmt: skip
     (kind, min_support, min_positives, min_negatives, reference, downward, upward, size_weight,
      balance_weight, needs_both_classes, estimates_on, count_bound, joint_gate, aware) = settings  # fmt: skip
     children, _, _, fields, positives, negatives = scored_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-        group_end, kind, row_values, value_order, ascending_values, min_support, min_positives, min_negatives,
-        cap, threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
-        estimates_on, TRUE, offset, count_bound and cap < np.inf, aware,
+        group_end, kind, row_values, value_order, ascending_values, value_rank, min_support, min_positives,
+        min_negatives, cap, threshold, reference, downward, upward, size_weight, balance_weight,
+        needs_both_classes, estimates_on, TRUE, offset, count_bound and cap < np.inf, aware,
     )  # fmt: skip
     # a leaf parent AND child AND c has at most the rows of parent AND c: counted (or bounded) just now
     sibling_counts = selector_counts.copy()
@@ -607,8 +499,9 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
     leaves = leaves_of_nodes(
         parent, nodes, estimate[order], quality[order], caps[order], bests[order], best_row, start,
         live_threshold, joint_gate, next_start, selector_words, positive_words, negative_words,
-        sibling_counts, group_start, group_end, kind, row_values, min_support, min_positives, min_negatives,
-        reference, downward, upward, size_weight, balance_weight, needs_both_classes, count_bound,
+        sibling_counts, group_start, group_end, kind, row_values, value_rank, ascending_values, min_support,
+        min_positives, min_negatives, reference, downward, upward, size_weight, balance_weight,
+        needs_both_classes, count_bound,
     )  # fmt: skip
     return children, fields, quality, estimate, bests, pending, raw_row, best_row, nodes, leaves
 

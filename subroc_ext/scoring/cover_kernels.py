@@ -314,36 +314,38 @@ def measure_children(
     gathered = np.empty(0 if row_values is None or kind != EXPECTED_ROC_AUC else len(row_values))
     for i in range(len(candidates)):
         selector = selector_words[candidates[i]]
+        values[i] = np.nan
+        lowest[i] = np.nan
+        highest[i] = np.nan
+        if row_values is not None:  # a per-row measure (None: this code is not compiled)
+            if kind == ROW_MEAN:  # the rows' values added in row order; no class words needed
+                size = 0
+                total = 0.0
+                low = np.inf
+                high = -np.inf
+                for w in range(n_words):
+                    x = parent[w] & selector[w]
+                    while x:
+                        value = row_values[w * 64 + lowest_bit(x)]
+                        x &= x - np.uint64(1)
+                        size += 1
+                        total += value
+                        if with_extremes:
+                            low = min(low, value)
+                            high = max(high, value)
+                if size:
+                    values[i] = total / size
+                    if with_extremes:
+                        lowest[i] = low
+                        highest[i] = high
+                continue
         for w in range(n_words):
             child = parent[w] & selector[w]
             cpos[w] = child & positive_words[w]
             cneg[w] = child & negative_words[w]
         p = prefix_counts(cpos, pre_pos)
         n = prefix_counts(cneg, pre_neg)
-        values[i] = np.nan
-        lowest[i] = np.nan
-        highest[i] = np.nan
-        if row_values is not None:  # a per-row measure (None: this code is not compiled)
-            if kind == ROW_MEAN:
-                if p + n == 0:
-                    continue
-                total = 0.0
-                low = np.inf
-                high = -np.inf
-                for w in range(n_words):
-                    x = cpos[w] | cneg[w]
-                    while x:
-                        value = row_values[w * 64 + lowest_bit(x)]
-                        x &= x - np.uint64(1)
-                        total += value
-                        if with_extremes:
-                            low = min(low, value)
-                            high = max(high, value)
-                values[i] = total / (p + n)
-                if with_extremes:
-                    lowest[i] = low
-                    highest[i] = high
-                continue
+        if row_values is not None:
             if kind == EXPECTED_ROC_AUC:
                 if p == 0 or n == 0:
                     continue

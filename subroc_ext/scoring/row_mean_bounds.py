@@ -19,8 +19,9 @@ magnitude involved) before the difference to the reference goes through the
 quality's own rounding map (:func:`~subroc_ext.scoring.bounds.beyond_rounding`,
 monotone): no child's computed quality exceeds its bound.
 ``tests/test_row_mean_bounds.py`` checks this by enumerating every subset of
-small covers. The cost is one sort of the parent's values per node, then
-``O(1)`` per child.
+small covers. Both bounds read one profile of the node, its classes' values
+in ascending order (:func:`class_profile`, no sort: ``O(rows + n / 64)``),
+then cost ``O(1)`` per child.
 """
 
 import numpy as np
@@ -30,52 +31,94 @@ from .bitset import lowest_bit
 from .bounds import beyond_rounding
 from .weights import power, subgroup_weight
 
-__all__ = ["MARGIN", "class_prefix_sums", "row_mean_count_bounds", "row_mean_joint_of_words"]
+__all__ = ["MARGIN", "class_profile", "row_mean_count_bounds", "row_mean_joint_bound"]
 
 #: Relative widening of each extreme mean (sorted sums against the kernels' sums in row order).
 MARGIN = 1e-12
 
 
-@njit(cache=True)
-def class_prefix_sums(words, row_values):
+@njit(cache=True, nogil=True)
+def _ascending_sums(words, value_rank, ascending_values):
     """``0, v_1, v_1 + v_2, ...``: prefix sums of the values of the rows of
-    bitset ``words`` in ascending order (length ``count + 1``) and the largest
-    magnitude among them."""
+    bitset ``words`` in ascending order (length ``count + 1``), and the
+    largest magnitude among them.
+
+    No sort: each row's rank in the whole data's value order marks a bitset
+    of ranks, whose set bits, read in order, are the rows' values in
+    ascending order (``O(rows + n / 64)``)."""
+    ranks = np.zeros(len(words), dtype=np.uint64)  # ranks < n: as many words as the rows' bitset
     count = 0
     for w in range(len(words)):
         x = words[w]
         while x:
+            rank = value_rank[w * 64 + lowest_bit(x)]
+            ranks[rank >> 6] |= np.uint64(1) << np.uint64(rank & 63)
             x &= x - np.uint64(1)
             count += 1
-    values = np.empty(count)
+    sums = np.zeros(count + 1)
+    smallest = largest = 0.0
     i = 0
-    for w in range(len(words)):
-        x = words[w]
+    for w in range(len(ranks)):
+        x = ranks[w]
         while x:
-            values[i] = row_values[w * 64 + lowest_bit(x)]
+            value = ascending_values[w * 64 + lowest_bit(x)]
+            sums[i + 1] = sums[i] + value
+            if i == 0:
+                smallest = value
+            largest = value
             x &= x - np.uint64(1)
             i += 1
-    values.sort()
-    sums = np.zeros(count + 1)
-    largest = 0.0
-    for j in range(count):
-        sums[j + 1] = sums[j] + values[j]
-        largest = max(largest, abs(values[j]))
-    return sums, largest
+    return sums, max(abs(smallest), abs(largest))
 
 
 @njit(cache=True, nogil=True)
-def row_mean_count_bounds(parent, positive_words, negative_words, row_values, positives, negatives, reference,
-                          offset, downward, upward, alpha, beta, out):  # fmt: skip
-    """A bound of ``w(C) * (q(C) - offset)`` for each child ``C`` of ``parent``
+def class_profile(words, positive_words, negative_words, value_rank, ascending_values):
+    """What both bounds of a node read: the prefix sums of each class's values
+    over the rows of bitset ``words`` in ascending order, and the largest
+    magnitude among them.
+
+    Parameters
+    ----------
+    words, positive_words, negative_words : uint64[W]
+        Bitsets of the node's rows and of each class.
+    value_rank : int64[n]
+        Each row's position in the whole data's ascending value order.
+    ascending_values : float64[n]
+        The per-row values in that order.
+
+    Returns
+    -------
+    positive_sums, negative_sums : float64
+        ``0, v_1, v_1 + v_2, ...`` of each class's values in ascending order.
+    largest : float
+        The largest magnitude of a value of the node.
+
+    Examples
+    --------
+    >>> from subroc_ext.scoring.bitset import pack
+    >>> values = np.array([0.9, 0.1, -0.2, -0.6])
+    >>> order = np.argsort(values, kind="stable")
+    >>> rank = np.empty(4, np.int64); rank[order] = np.arange(4)
+    >>> labels = np.array([True, True, False, False])
+    >>> pos, neg, largest = class_profile(pack(np.ones(4, bool)), pack(labels), pack(~labels), rank, values[order])
+    >>> pos.round(6).tolist(), neg.round(6).tolist(), largest
+    ([0.0, 0.1, 1.0], [0.0, -0.6, -0.8], 0.9)
+    """
+    positive_sums, positive_largest = _ascending_sums(words & positive_words, value_rank, ascending_values)
+    negative_sums, negative_largest = _ascending_sums(words & negative_words, value_rank, ascending_values)
+    return positive_sums, negative_sums, max(positive_largest, negative_largest)
+
+
+@njit(cache=True, nogil=True)
+def row_mean_count_bounds(positive_sums, negative_sums, largest, positives, negatives, reference, offset,
+                          downward, upward, alpha, beta, out):  # fmt: skip
+    """A bound of ``w(C) * (q(C) - offset)`` for each child ``C`` of a parent
     from its class counts alone, into ``out`` (see the module).
 
     Parameters
     ----------
-    parent, positive_words, negative_words : uint64[W]
-        Bitsets of the parent's rows and of each class.
-    row_values : float64[n]
-        The per-row values, by row.
+    positive_sums, negative_sums, largest
+        The parent's :func:`class_profile`.
     positives, negatives : int64[K]
         Class counts of the children.
     reference : float
@@ -92,19 +135,16 @@ def row_mean_count_bounds(parent, positive_words, negative_words, row_values, po
 
     Examples
     --------
-    >>> from subroc_ext.scoring.bitset import pack
-    >>> labels = np.array([True, True, False, False])
-    >>> values = np.array([0.9, 0.1, -0.2, -0.6])
+    >>> positive_sums = np.array([0.0, 0.1, 1.0])  # the positives 0.1 and 0.9
+    >>> negative_sums = np.array([0.0, -0.6, -0.8])  # the negatives -0.6 and -0.2
     >>> out = np.empty(2)
-    >>> row_mean_count_bounds(pack(np.ones(4, bool)), pack(labels), pack(~labels), values,
-    ...                       np.array([1, 2]), np.array([1, 0]), 0.0, 0.0, False, True, 0.0, 0.0, out)
+    >>> row_mean_count_bounds(positive_sums, negative_sums, 0.9, np.array([1, 2]), np.array([1, 0]), 0.0, 0.0,
+    ...                       False, True, 0.0, 0.0, out)
     >>> out.round(6).tolist()  # (0.9 - 0.2) / 2; (0.9 + 0.1) / 2
     [0.35, 0.5]
     """
-    pos_sums, pos_largest = class_prefix_sums(parent & positive_words, row_values)
-    neg_sums, neg_largest = class_prefix_sums(parent & negative_words, row_values)
-    total_p, total_n = len(pos_sums) - 1, len(neg_sums) - 1
-    scale = max(pos_largest, neg_largest, abs(reference))
+    total_p, total_n = len(positive_sums) - 1, len(negative_sums) - 1
+    scale = max(largest, abs(reference))
     for i in range(len(positives)):
         p, n = positives[i], negatives[i]
         if p + n == 0:
@@ -113,10 +153,11 @@ def row_mean_count_bounds(parent, positive_words, negative_words, row_values, po
         size = float(p + n)
         gain = -np.inf
         if upward:  # the largest mean: the p largest positives, the n largest negatives
-            highest = (pos_sums[total_p] - pos_sums[total_p - p] + neg_sums[total_n] - neg_sums[total_n - n]) / size
+            highest = (positive_sums[total_p] - positive_sums[total_p - p]
+                       + negative_sums[total_n] - negative_sums[total_n - n]) / size
             gain = max(gain, beyond_rounding(highest + MARGIN * scale - reference, abs(reference)) - offset)
         if downward:
-            lowest = (pos_sums[p] + neg_sums[n]) / size
+            lowest = (positive_sums[p] + negative_sums[n]) / size
             gain = max(gain, -beyond_rounding(lowest - MARGIN * scale - reference, abs(reference)) - offset)
         out[i] = subgroup_weight(float(p), float(n), alpha, beta) * gain
 
@@ -144,10 +185,10 @@ def _edges(count):
 
 
 @njit(cache=True, nogil=True)
-def row_mean_joint_of_words(parent, positive_words, negative_words, row_values, reference, offset, downward,
-                            upward, alpha, beta, min_support):  # fmt: skip
+def row_mean_joint_bound(positive_sums, negative_sums, largest, reference, offset, downward, upward, alpha, beta,
+                         min_support):  # fmt: skip
     """A bound of ``w(T) * (s * (mean(T) - reference) - offset)`` over every
-    subset ``T`` of ``parent`` with at least ``min_support`` rows and every
+    subset ``T`` of a node (its :func:`class_profile`) with at least ``min_support`` rows and every
     sign ``s`` of the mode (0 when none is positive): the joint optimistic
     estimate of a row mean, as
     :func:`subroc_ext.scoring.joint_bounds.roc_auc_joint_of_words` is ROC AUC's.
@@ -164,10 +205,8 @@ def row_mean_joint_of_words(parent, positive_words, negative_words, row_values, 
     corner nearest it). The sums are widened by :data:`MARGIN` per row
     against the kernels' rounding.
     """
-    pos_sums, pos_largest = class_prefix_sums(parent & positive_words, row_values)
-    neg_sums, neg_largest = class_prefix_sums(parent & negative_words, row_values)
-    total_p, total_n = len(pos_sums) - 1, len(neg_sums) - 1
-    slack = MARGIN * max(pos_largest, neg_largest, abs(reference))
+    total_p, total_n = len(positive_sums) - 1, len(negative_sums) - 1
+    slack = MARGIN * max(largest, abs(reference))
     smallest = max(min_support, 1)
     p_edges, n_edges = _edges(total_p), _edges(total_n)
     best = 0.0
@@ -175,7 +214,7 @@ def row_mean_joint_of_words(parent, positive_words, negative_words, row_values, 
         if not wanted or total_p + total_n < smallest:
             continue
         shift = sign * reference + offset
-        a, b = _gains(pos_sums, sign, shift), _gains(neg_sums, sign, shift)
+        a, b = _gains(positive_sums, sign, shift), _gains(negative_sums, sign, shift)
         a_peak, b_peak = np.argmax(a), np.argmax(b)
         for i in range(len(p_edges) - 1):
             p0, p1 = p_edges[i], p_edges[i + 1] - 1
