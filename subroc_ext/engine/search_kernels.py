@@ -119,7 +119,8 @@ def promising_children(
     some_positives, some_negatives = np.empty(len(counted), np.int64), np.empty(len(counted), np.int64)
     count_children(parent, selector_words, candidates[counted], positive_words, negative_words, some_positives,
                    some_negatives)  # fmt: skip
-    positives[counted], negatives[counted] = some_positives, some_negatives
+    for j in range(len(counted)):  # a loop: an array assigned to an index compiles a 3 s error message
+        positives[counted[j]], negatives[counted[j]] = some_positives[j], some_negatives[j]
     keep = np.zeros(k, dtype=np.bool_)
     for i in counted:
         p, n = positives[i], negatives[i]
@@ -516,11 +517,10 @@ def leaves_of_nodes(
         )  # fmt: skip
         counted += len(candidates)
         evaluated += measured
-        stop = found + len(kept)
-        node[found:stop] = j
-        children[found:stop] = kept
-        raw_quality[found:stop], weight[found:stop], quality[found:stop] = raw, weights, leaf_qualities
-        found = stop
+        for i in range(len(kept)):  # a loop, as in promising_children
+            node[found], children[found] = j, kept[i]
+            raw_quality[found], weight[found], quality[found] = raw[i], weights[i], leaf_qualities[i]
+            found += 1
     return (node[:found], children[:found], raw_quality[:found], weight[:found], quality[:found],
             counted, evaluated)  # fmt: skip
 
