@@ -28,7 +28,7 @@ def test_the_second_process_takes_the_later_half_of_the_compiling_starting_with_
     names = [function for _, function, _, _ in entries]
     assert len(set(names)) == len(names)  # no kernel twice
     later = compiling.split(entries)
-    assert later[0][1] == "leaves_of_nodes" and later == entries[-len(later):]
+    assert later[-1][1] == "leaves_of_nodes" and later == entries[-len(later):][::-1]
     front = sum(entry[2] for entry in entries[: -len(later)])
     assert abs(front - sum(entry[2] for entry in later)) < max(entry[2] for entry in entries)
 
@@ -55,12 +55,15 @@ class FakeProcess:
         assert self.ended
 
 
-@pytest.mark.parametrize("needed, cores, starts", [(True, 2, True), (False, 2, False), (True, 1, False)])
-def test_the_second_process_runs_only_alongside_a_first_run_on_two_cores_and_ends_with_it(
-    monkeypatch, needed, cores, starts
+@pytest.mark.parametrize("needed, cores, load, starts", [
+    (True, 2, 0.5, True), (False, 2, 0.5, False), (True, 1, 0.0, False), (True, 2, 1.5, False), (True, 4, 2.5, True),
+])  # fmt: skip
+def test_the_second_process_runs_only_alongside_a_first_run_with_an_idle_core_and_ends_with_it(
+    monkeypatch, needed, cores, load, starts
 ):
     monkeypatch.setattr(compiling.subprocess, "Popen", FakeProcess)
-    monkeypatch.setattr(compiling, "_cores", lambda: cores)
+    monkeypatch.setattr(compiling.os, "sched_getaffinity", lambda pid: set(range(cores)))
+    monkeypatch.setattr(compiling.os, "getloadavg", lambda: (load, load, load))
     FakeProcess.started = []
     with pytest.raises(KeyboardInterrupt):
         with compiling.compiling_alongside(needed):

@@ -9,7 +9,10 @@ cannot share it. :func:`compiling_alongside` starts one more process
 :data:`MANIFEST`, the ones a search and its test call from Python, into the
 user's kernel cache (:mod:`subroc_ext.utils.kernel_cache`) while the command
 runs: the list's later part (:func:`split`: the command compiles the front
-in about the time the other process compiles the rest). A kernel the command reaches that the other process
+in about the time the other process compiles the rest), from its end, so
+that the two meet late, after the command has compiled the kernels both
+parts call (a kernel is compiled into each caller, and first on its own,
+cached). A kernel the command reaches that the other process
 has saved is loaded from the cache instead of compiled (numba looks there
 first), so each kernel is compiled about once. The kernels and their results
 are those numba compiles anyway: only who compiles them first changes.
@@ -50,17 +53,17 @@ def manifest(path=MANIFEST):
 
 
 def split(entries):
-    """The entries the second process compiles: the end of ``entries``.
+    """The entries the second process compiles: the end of ``entries``, last first.
 
     The command compiles the front of the list itself, the second process
     the rest (from where both parts take about equally long, by the seconds
-    listed), in the order the command will need them.
+    listed), from the kernel the command needs last.
 
     Examples
     --------
     >>> entries = [("m", name, seconds, "()") for name, seconds in zip("abcde", [1, 9, 2, 8, 1])]
     >>> [function for _, function, _, _ in split(entries)]
-    ['c', 'd', 'e']
+    ['e', 'd', 'c']
     """
     seconds = [entry[2] for entry in entries]
     total, front = sum(seconds), 0.0
@@ -70,7 +73,7 @@ def split(entries):
         front += cost
     else:
         cut = len(entries)
-    return entries[cut:]
+    return entries[cut:][::-1]
 
 
 def _types(signature):
@@ -106,9 +109,12 @@ def compile_kernels(entries):
     return done
 
 
-def _cores():
-    """Cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+def _spare_core():
+    """Whether a core is idle: more cores this process may run on than the
+    system's load (the last minute's average of runnable processes)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    return cores >= 2 and load <= cores - 1
 
 
 @contextlib.contextmanager
@@ -119,13 +125,15 @@ def compiling_alongside(needed):
     ----------
     needed : bool
         Whether the body compiles kernels at all (a search or a test, with
-        no compiled kernels cached yet); with False, or on a single core,
-        nothing is started.
+        no compiled kernels cached yet); with False, or without an idle core
+        (one core, or the others busy: two processes would only take turns,
+        each compiling what the other may be compiling too), nothing is
+        started.
 
     The process is ended when the body ends (its kernels saved so far stay
     in the cache: numba writes each file whole before naming it).
     """
-    if not needed or _cores() < 2:
+    if not needed or not _spare_core():
         yield
         return
     worker = subprocess.Popen(
