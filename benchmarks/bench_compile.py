@@ -7,17 +7,11 @@ types, and the CPU and wall seconds from its start to its end. Times are
 inclusive: a kernel called by another is compiled while its caller is typed,
 inside the caller's time (its rows are indented under the caller's).
 
-With ``--write-manifest`` the kernels compiled from Python (not inside
-another kernel) are written, in the order first called, to
-``subroc_ext/data/kernels.txt``, the list the first run's second process
-compiles (:mod:`subroc_ext.cli.compiling`).
-
 Examples
 --------
 ::
 
     python benchmarks/bench_compile.py demo --out /tmp/demo --quiet
-    python benchmarks/bench_compile.py --write-manifest demo --out /tmp/demo --quiet
 """
 
 import argparse
@@ -32,7 +26,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--write-manifest", action="store_true", help="write subroc_ext/data/kernels.txt")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the subroc-ext command line")
     args = parser.parse_args(argv)
     os.environ["SUBROC_EXT_CACHE"] = tempfile.mkdtemp(prefix="bench_compile_")
@@ -66,16 +59,6 @@ def main(argv=None):
             print(f"| {'  ' * depth}{module.removeprefix('subroc_ext.')}.{name} | {depth} | {cpu:.2f} | {wall:.2f} |")
     print(f"\ncommand: wall {total[0]:.1f} s, CPU {total[1]:.1f} s; compiling from Python: "
           f"{len(top)} kernels, CPU {sum(r[6] for r in top):.1f} s, wall {sum(r[5] for r in top):.1f} s")
-    if args.write_manifest:
-        from numba.core.dispatcher import Dispatcher
-
-        # kernels a module names (not those compiled when their module is imported, e.g. elementwise's)
-        ours = [r for r in top if isinstance(getattr(sys.modules[r[2]], r[3], None), Dispatcher)]
-        lines = [f"{module} {name} {cpu:.2f} {signature}" for _, _, module, name, signature, _, cpu in ours]
-        path = ROOT / "subroc_ext" / "data" / "kernels.txt"
-        path.write_text(f"# written by benchmarks/bench_compile.py from `subroc-ext {' '.join(args.command)}`\n"
-                        + "\n".join(dict.fromkeys(lines)) + "\n", encoding="utf-8")  # fmt: skip
-        print(f"{len(ours)} kernels written to {path}")
     return code
 
 

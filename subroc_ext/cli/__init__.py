@@ -88,10 +88,8 @@ def _run(argv):
     except SystemExit as stop:  # --help, or a usage error already printed
         return stop.code
     try:
-        from .compiling import compiling_alongside
-
-        compiles = _announce_compilation(args) and args.command in ("demo", "run")
-        with warnings.catch_warnings(), sigterm_as_interrupt(args), compiling_alongside(compiles):
+        _announce_compilation(args)
+        with warnings.catch_warnings(), sigterm_as_interrupt(args):
             warnings.showwarning = _show_warning
             command = getattr(importlib.import_module(".commands", __name__), COMMANDS[args.command])
             return command(args)
@@ -101,14 +99,12 @@ def _run(argv):
 
 def _announce_compilation(args):
     """Say so on stderr when the compiled kernels are not cached yet (the first
-    run after an install or an update compiles them); whether they are not."""
+    run after an install or an update compiles them)."""
     from ..utils.kernel_cache import kernels_cached
 
-    compiles = not kernels_cached()
-    if compiles and not args.quiet:
+    if not args.quiet and not kernels_cached():
         print(f"{PROG}: compiling the search and test kernels for this machine (about half a minute, once "
               "per installed version; later runs start at once) ...", file=sys.stderr, flush=True)  # fmt: skip
-    return compiles
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
