@@ -92,7 +92,8 @@ def promising_children(
     some_positives, some_negatives = np.empty(len(counted), np.int64), np.empty(len(counted), np.int64)
     count_children(parent, selector_words, candidates[counted], positive_words, negative_words, some_positives,
                    some_negatives)  # fmt: skip
-    positives[counted], negatives[counted] = some_positives, some_negatives
+    for j in range(len(counted)):  # a loop: an array assigned to an index compiles a 3 s error message
+        positives[counted[j]], negatives[counted[j]] = some_positives[j], some_negatives[j]
     keep = np.zeros(k, dtype=np.bool_)
     for i in counted:
         p, n = positives[i], negatives[i]

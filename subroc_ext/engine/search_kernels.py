@@ -407,11 +407,10 @@ def leaves_of_nodes(
         )  # fmt: skip
         counted += len(candidates)
         evaluated += measured
-        stop = found + len(kept)
-        node[found:stop] = j
-        children[found:stop] = kept
-        raw_quality[found:stop], weight[found:stop], quality[found:stop] = raw, weights, leaf_qualities
-        found = stop
+        for i in range(len(kept)):  # a loop, as in child_kernels.promising_children
+            node[found], children[found] = j, kept[i]
+            raw_quality[found], weight[found], quality[found] = raw[i], weights[i], leaf_qualities[i]
+            found += 1
     return (node[:found], children[:found], raw_quality[:found], weight[:found], quality[:found],
             counted, evaluated)  # fmt: skip
 

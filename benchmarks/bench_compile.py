@@ -1,0 +1,66 @@
+"""Which kernels a command compiles on its first run, and how long each takes.
+
+Runs ``subroc-ext ARGS`` in this process with an empty kernel cache
+(``$SUBROC_EXT_CACHE`` pointed at a new folder) and records every numba
+compilation (numba's ``numba:compile`` event): the kernel, its argument
+types, and the CPU and wall seconds from its start to its end. Times are
+inclusive: a kernel called by another is compiled while its caller is typed,
+inside the caller's time (its rows are indented under the caller's).
+
+Examples
+--------
+::
+
+    python benchmarks/bench_compile.py demo --out /tmp/demo --quiet
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="the subroc-ext command line")
+    args = parser.parse_args(argv)
+    os.environ["SUBROC_EXT_CACHE"] = tempfile.mkdtemp(prefix="bench_compile_")
+    os.environ.pop("NUMBA_CACHE_DIR", None)
+    sys.path.insert(0, str(ROOT))
+    from numba.core import event
+
+    records, open_ = [], []
+
+    class Recorder(event.Listener):
+        def on_start(self, ev):
+            open_.append((time.perf_counter(), time.process_time()))
+
+        def on_end(self, ev):
+            wall, cpu = open_.pop()
+            function = ev.data["dispatcher"].py_func
+            records.append((wall, len(open_), function.__module__, function.__qualname__, str(ev.data["args"]),
+                            time.perf_counter() - wall, time.process_time() - cpu))  # fmt: skip
+
+    event.register("numba:compile", Recorder())
+    import subroc_ext.cli
+
+    start = time.perf_counter(), time.process_time()
+    code = subroc_ext.cli.main(args.command)
+    total = time.perf_counter() - start[0], time.process_time() - start[1]
+    records.sort()
+    top = [record for record in records if record[1] == 0]
+    print("| kernel | depth | CPU s | wall s |\n|---|---|---|---|")
+    for _, depth, module, name, _, wall, cpu in records:
+        if cpu >= 0.2:
+            print(f"| {'  ' * depth}{module.removeprefix('subroc_ext.')}.{name} | {depth} | {cpu:.2f} | {wall:.2f} |")
+    print(f"\ncommand: wall {total[0]:.1f} s, CPU {total[1]:.1f} s; compiling from Python: "
+          f"{len(top)} kernels, CPU {sum(r[6] for r in top):.1f} s, wall {sum(r[5] for r in top):.1f} s")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
