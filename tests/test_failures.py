@@ -147,7 +147,7 @@ def test_a_drift_the_current_scores_promise_is_a_change_of_population():
     said = subroc_ext.headline(drift)
     assert [finding.description for finding in said.findings] == ["g=='c'"]
     assert "than its scores promise: 1 failure among" in said.summary
-    assert "1 row whose drop its own scores promise (a change of population)" in said.more
+    assert "1 row whose drop its own scores promise (its rows or their inputs changed)" in said.more
 
 
 def test_a_narrower_failure_inside_a_broader_one_becomes_its_variant():

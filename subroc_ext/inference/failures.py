@@ -384,7 +384,7 @@ def _unpromised(p_value, restricted, drift=False):
     little evidence of more."""
     if drift:
         return (f"change of population: the current period's own scores promise its drop (case-mix p "
-                f"{p_value:.2g}); the model ranks as its scores say")  # fmt: skip
+                f"{p_value:.2g}); its rows, or their inputs, changed, not how the model ranks them")  # fmt: skip
     if restricted:
         return (f"range restriction: no worse than its own scores promise (case-mix p {p_value:.2g}); "
                 "every model ranks worse in such a slice")  # fmt: skip

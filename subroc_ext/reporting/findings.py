@@ -370,8 +370,8 @@ def _headline(table, *, top, n_rows):
 _NOT_FAILURES = {
     "range restriction": ("slice where every model ranks worse (range restriction)",
                           "slices where every model ranks worse (range restriction)"),
-    "change of population": ("row whose drop its own scores promise (a change of population)",
-                             "rows whose drop their own scores promise (a change of population)"),
+    "change of population": ("row whose drop its own scores promise (its rows or their inputs changed)",
+                             "rows whose drop their own scores promise (their rows or inputs changed)"),
     "not shown worse than promised": ("row not shown worse than its scores promise",
                                       "rows not shown worse than their scores promise"),
     "variant": ("variant of a failure", "variants of the failures"),
