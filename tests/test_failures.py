@@ -103,7 +103,8 @@ def test_a_drift_is_judged_by_the_same_rules_with_evidence_in_each_period():
     good = 0.6 * frame["y"] + 0.4 * rng.random(2 * n)
     frame["p"] = np.where((frame["period"] == "current") & (frame["g"] == "c"), rng.random(2 * n), good)
     reference_positives = frame.index[(frame["period"] == "reference") & (frame["y"] == 1)]
-    few = [*reference_positives[:6], *frame.index[frame["y"] == 0][:60], *frame.index[frame["period"] == "current"][:60]]
+    current = frame.index[frame["period"] == "current"]
+    few = [*reference_positives[:6], *frame.index[frame["y"] == 0][:60], *current[:60]]
     frame["tiny"] = np.where(frame.index.isin(few), "t", "u")
     subgroups = [ps.Conjunction([ps.EqualitySelector(c, v)]) for c, v in (("g", "c"), ("h", "x"), ("tiny", "t"))]
     table = pd.DataFrame({"subgroup": subgroups, "significant": [True, True, True],

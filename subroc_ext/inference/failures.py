@@ -215,8 +215,9 @@ class _Tests:
     def promise(self, masks, method=None, weights=None, alpha=None):
         """Each mask's label-draw test of its promise: (corrected p-values, rejected)."""
         tested = promise_test(
-            [mask[self.promise_rows] for mask in masks], *self.rows.promise, mode=self.mode, method=method or self.rules.method,
-            alpha=alpha or self.rules.alpha, weights=weights, random_state=self.seed,
+            [mask[self.promise_rows] for mask in masks], *self.rows.promise, mode=self.mode,
+            method=method or self.rules.method, alpha=alpha or self.rules.alpha, weights=weights,
+            random_state=self.seed,
         )  # fmt: skip
         return tested["p_value_corrected"].to_numpy(), tested["significant"].to_numpy(dtype=bool)
 

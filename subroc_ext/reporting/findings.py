@@ -23,8 +23,8 @@ import pandas as pd
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
 
-__all__ = ["CHECK_PREFIX", "HEADLINE_ROWS", "Finding", "Headline", "failure_rows", "findings_section", "headline", "headline_html",
-           "measure_title", "result_kind"]
+__all__ = ["CHECK_PREFIX", "HEADLINE_ROWS", "Finding", "Headline", "failure_rows", "findings_section", "headline",
+           "headline_html", "measure_title", "result_kind"]
 
 #: How each data check (a possible leak, a code cut as a number) begins, before the results.
 CHECK_PREFIX = "Check the data:"

@@ -235,8 +235,8 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
                     dataset_values[f"expected_roc_auc_{side}_{split}"] = expected_roc_auc(fitted(dataset.scores))
         judged_on = search if held_out is None else held_out
         rules = FailureRules(method=method, alpha=alpha, random_state=random_state, holdout=held_out is not None)
-        table = pd.concat([table, judge_failures(table, kept.subgroups, _judged_rows(judged_on, target, make_qf, probabilities),
-                                                 mode, rules=rules)], axis=1)  # fmt: skip
+        rows = _judged_rows(judged_on, target, make_qf, probabilities)
+        table = pd.concat([table, judge_failures(table, kept.subgroups, rows, mode, rules=rules)], axis=1)
         if probabilities:
             table.attrs["probabilities"] = "; ".join(f"{c}: {p.description}" for c, p in probabilities.items())
         table.attrs.update(
@@ -445,7 +445,9 @@ def find_drift(
         period's size, class counts and measures (``size_reference_search``,
         ``roc_auc_current_validation``, ...; the effect's interval resamples
         each period's validation rows on their own; a failure needs at least
-        10 positives and 10 negatives in each period). ``table.attrs`` holds the
+        10 positives and 10 negatives in each period, and for ROC AUC the
+        current period falling short of its own scores' promise).
+        ``table.attrs`` holds the
         settings, the measure on each period's splits and ``search_space`` (as
         :func:`~subroc_ext.find_subgroups`' does).
 
