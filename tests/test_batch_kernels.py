@@ -12,6 +12,7 @@ from search_helpers import TARGET, make_qf, run
 from synthetic import scored_frame
 
 import subroc_ext
+from subroc_ext.engine import batch_kernels
 from subroc_ext.engine.search import SearchProblem
 from subroc_ext.engine.search_run import SearchRun
 
@@ -133,3 +134,22 @@ def test_searches_in_batches_of_any_size_equal_best_first_search(batch_size, n_j
         best_first = run(ps.BestFirstSearch(), _qf(qf_name, aware), data, selectors, **settings)
         assert fast == best_first
     assert max(batches) == batch_size
+
+
+def test_the_batch_kernel_gets_contiguous_arrays_whatever_the_batch_size(monkeypatch):
+    """A strided array is another type to numba: the search would compile
+    its largest kernel once more for batches of more than one node."""
+    calls = []
+    kernel = batch_kernels.expand_nodes_to_leaves
+
+    def spy(*args):
+        calls.append([arg for arg in args if isinstance(arg, np.ndarray)])
+        return kernel(*args)
+
+    monkeypatch.setattr(SearchRun, "batch_size", 3)
+    monkeypatch.setattr(batch_kernels, "expand_nodes_to_leaves", spy)
+    data = scored_frame(0, 260, attributes=6, ties="some")
+    selectors = ps.create_selectors(data, nbins=4, ignore=["label", "score"])
+    run(subroc_ext.FastSearch(), _qf("roc", True), data, selectors, depth=3, min_support=5, k=7)
+    assert max(len(arrays[0]) for arrays in calls) == 3
+    assert all(array.flags.c_contiguous for arrays in calls for array in arrays)

@@ -462,3 +462,26 @@ def test_pickles_any_number_of_times_after_a_search():
         for _ in range(3):
             qf = pickle.loads(pickle.dumps(qf))
         assert run_search(FastSearch(), qf, target, data, selectors, 2, 10, 5) == expected
+
+
+def test_both_periods_reach_the_measure_kernel_with_the_group_bounds_of_one_dataset(monkeypatch):
+    """Unpaired, the second period's tie-group bounds are shifted past the
+    first's rows; they keep the dtype :func:`tie_group_bounds` gives every
+    other search (int32), so numba compiles ``measure_children`` once."""
+    from subroc_ext.engine import evaluators
+    from subroc_ext.scoring import cover_kernels
+
+    dtypes = set()
+    kernel = cover_kernels.measure_children
+
+    def spy(parent, words, candidates, positive, negative, start, end, *rest):
+        dtypes.add((start.dtype, end.dtype))
+        return kernel(parent, words, candidates, positive, negative, start, end, *rest)
+
+    monkeypatch.setattr(evaluators.cover_kernels, "measure_children", spy)
+    data = comparison_frame(2, "some")
+    selectors = ps.create_selectors(data, nbins=4, ignore=["label", "score", "old", "period"])
+    qf = ComparisonQF(MEASURES["roc_auc"](), "label")
+    FastSearch().execute(ps.SubgroupDiscoveryTask(data, TARGETS["drift"], selectors, qf, result_set_size=5, depth=2))
+    single = cover_kernels.tie_group_bounds(np.arange(len(data)))[0].dtype
+    assert dtypes == {(single, single)}

@@ -353,7 +353,10 @@ class ComparisonEvaluator:
                 sides.datasets, measures, self.word_ranges, self.count_views
             ):
                 shift = len(sides.datasets[0]) - 64 * start if dataset is sides.datasets[1] else 0
-                bounds = [np.concatenate([np.zeros(shift, np.int64), b + shift])
+                # the dtype tie_group_bounds gives the rows of both periods: another
+                # dtype would have numba compile measure_children once more
+                position = cover_kernels.position_dtype(shift + len(dataset))
+                bounds = [np.concatenate([np.zeros(shift, position), b.astype(position) + position(shift)])
                           for b in cover_kernels.tie_group_bounds(dataset.group_ids)]  # fmt: skip
                 views.append(((start, stop), None, words, class_words, *bounds, row_values(measure, shift)))
             return views

@@ -342,7 +342,10 @@ class SearchRun:
         memo = self.memo
         patterns = [pattern for pattern, _, _ in nodes]
         selectors = np.array(patterns, dtype=np.int64)
-        raw_bounds, bests = np.array([node[1:] for node in nodes], dtype=float).T
+        # two arrays of their own: rows of the transposed pair would be strided,
+        # another type for the compiled call, compiled again
+        raw_bounds = np.array([node[1] for node in nodes], dtype=float)
+        bests = np.array([node[2] for node in nodes], dtype=float)
         thresholds = np.array([self.threshold(pattern) for pattern in patterns])
         if memo is None:
             shorter, starts = np.empty((len(nodes), 0, 0)), np.zeros(len(nodes), dtype=np.int64)

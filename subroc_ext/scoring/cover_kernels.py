@@ -58,6 +58,7 @@ __all__ = [
     "rank_measures",
     "row_mean_size_aware_bound",
     "null_values",
+    "position_dtype",
     "tie_group_bounds",
 ]
 
@@ -68,6 +69,18 @@ ROC_AUC, ARL, PR_AUC, ROW_MEAN, EXPECTED_ROC_AUC = 0, 1, 2, 3, 4
 #: it passes the flag on to) once more for it, besides the version for the
 #: ``bool`` of Python's calls; NumPy's booleans are that ``bool``.
 TRUE, FALSE = np.True_, np.False_
+
+
+def position_dtype(n):
+    """The dtype of row positions among ``n`` rows (:func:`tie_group_bounds`):
+    int32 below 2**31 rows, else int64.
+
+    Examples
+    --------
+    >>> position_dtype(1000), position_dtype(2**31)
+    (<class 'numpy.int32'>, <class 'numpy.int64'>)
+    """
+    return np.int32 if n < np.iinfo(np.int32).max else np.int64
 
 
 def tie_group_bounds(group_ids):
@@ -94,7 +107,7 @@ def tie_group_bounds(group_ids):
     ([0, 1, 1, 1, 4], [1, 4, 4, 4, 5])
     """
     n = len(group_ids)
-    position = np.int32 if n < np.iinfo(np.int32).max else np.int64
+    position = position_dtype(n)
     changes = np.flatnonzero(np.diff(group_ids)) + 1
     starts = np.concatenate(([0], changes)).astype(position)
     ends = np.concatenate((changes, [n])).astype(position)
