@@ -331,13 +331,13 @@ def measure_children(
         lowest[i] = np.nan
         highest[i] = np.nan
         if row_values is not None:  # a per-row measure (None: this code is not compiled)
-            if kind == ROW_MEAN:  # the rows' values added in row order; no class words needed
+            if kind == ROW_MEAN:  # the rows' values added in row order, no class counts needed
                 size = 0
                 total = 0.0
                 low = np.inf
                 high = -np.inf
-                for w in range(n_words):
-                    x = parent[w] & selector[w]
+                for w in range(n_words):  # the class words: a drift's side holds only its period's rows
+                    x = parent[w] & selector[w] & (positive_words[w] | negative_words[w])
                     while x:
                         value = row_values[w * 64 + lowest_bit(x)]
                         x &= x - np.uint64(1)
