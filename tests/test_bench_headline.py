@@ -18,6 +18,7 @@ from known_truth import COVERAGE, KINDS, PLANT_SHARE, headline_failures, judge, 
 from test_benchmarks import load
 
 import subroc_ext
+from subroc_ext.inference.failures import MIN_CLASS_COUNT
 from subroc_ext.metrics.expected_auc import expected_roc_auc
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_headline.py"
@@ -104,11 +105,13 @@ def test_script_runs_on_statsmodels_tables(tmp_path, capsys):
     assert rows[list(KINDS)].sum(axis=1).eq(rows["headline"]).all()
     assert (rows.loc[rows["version"] == "unplanted", "true"] == 0).all()
     assert rows["plant_share"].between(*PLANT_SHARE).all() and rows["rows"].eq(800).all()
+    half = rows[["plant_positives", "plant_negatives"]].min(axis=1) / 2  # validation=0.5: half of them tested
+    assert rows["nameable"].eq(half >= MIN_CLASS_COUNT).all()
     assert (rows["roc_auc_plant"] < rows["roc_auc"]).groupby(rows["version"]).mean()["planted"] == 1
     assert len([line for line in printed.splitlines() if line.startswith("  ")]) == 8  # one per job, as it ends
     assert printed.splitlines()[8].split() == [
-        "setting", "tables", "plants", "precision", "recall", "null_alarms", "findings_planted",
-        "findings_null", "false_partial", "false_risk", "false_restricted", "false_other", "cpu_seconds",
+        "setting", "tables", "plants", "precision", "recall", "recall_nameable", "nameable", "null_alarms",
+        "findings_planted", "findings_null", "false_partial", "false_risk", "false_restricted", "false_other", "cpu_seconds",
     ]  # fmt: skip
 
 
