@@ -73,6 +73,10 @@ def test_drift_writes_the_api_table(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "current (validation)" in printed
     assert_effect_printed(expected, found, printed)
+    header = next(line for line in printed.splitlines() if "current (validation)" in line)
+    assert header.split()[-1] == "note"  # what the headline's rules said of each row
+    first_row = next(line for line in printed.splitlines() if line.split()[:1] == ["1"])
+    assert expected["failure"].iloc[0] and first_row.split()[-1] == "failure"  # region=='south', broken
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     first = expected.iloc[0]
     assert f"{first['size_reference_validation']:,} / {first['size_current_validation']:,}</td>" in page

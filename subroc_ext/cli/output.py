@@ -102,16 +102,18 @@ def _failure_label(record):
     return f"{kind} #{int(of)}" if not pd.isna(of) and kind in ("variant", "explained") else kind
 
 
-def _case_mix_notes(table, shown):
+def _row_notes(table, shown):
     """The ``note`` of the top ``shown`` rows: what the headline rules said
     (failure, range restriction, variant or explained by another row), range
-    restriction by the promise's share, the other side of a cut."""
+    restriction by the promise's share, the other side of a cut (where the
+    table has those columns)."""
     notes = []
     for _, record in table.head(shown).iterrows():
         label = _failure_label(record)
-        parts = ([label] if label else []) + (
-            ["range-restricted"] if bool(record["range_restricted"]) and label != "range restriction" else []
-        ) + ([] if pd.isna(record["complement_of"]) else [f"other side: #{int(record['complement_of'])}"])
+        restricted = bool(record.get("range_restricted", False)) and label != "range restriction"
+        other = record.get("complement_of", np.nan)
+        parts = ([label] if label else []) + (["range-restricted"] if restricted else []) + (
+            [] if pd.isna(other) else [f"other side: #{int(other)}"])  # fmt: skip
         notes.append("; ".join(parts))
     return notes
 
@@ -121,8 +123,9 @@ def _text_table(table, columns, shown=_PRINTED):
     command: ``columns`` maps each column to its header; numbers with three
     decimals (counts with thousands separators, p-values as the reports write
     them), flags as yes/no, the effect with its interval (``delta``) as one
-    cell; a ``note`` column, when asked for, says which rows are mostly range
-    restriction and which are the two sides of one cut."""
+    cell; a ``note`` column, when asked for, says what the headline's rules
+    said of each row, which rows are mostly range restriction and which are
+    the two sides of one cut."""
     top = table[[c for c in columns if c in table.columns]].head(shown)
     if "delta_ci_low" in table.columns and "delta" in top.columns:  # the effect with its interval, if any
         top = top.assign(delta=_effects(table, shown))
@@ -131,8 +134,8 @@ def _text_table(table, columns, shown=_PRINTED):
         top = top.assign(p_value_corrected=[
             p_value_text(p, exact) for p, exact in table[["p_value_corrected", "p_value_exact"]].head(shown).to_numpy()
         ])  # fmt: skip
-    if "note" in columns and {"range_restricted", "complement_of"} <= set(table.columns):
-        top = top.assign(note=_case_mix_notes(table, shown))
+    if "note" in columns and {"failure", "range_restricted", "complement_of"} & set(table.columns):
+        top = top.assign(note=_row_notes(table, shown))
     return _aligned(top, columns) + _verdict_notes(table, shown)
 
 
@@ -491,7 +494,7 @@ def finish_comparison(table, args, sides, start, splits, validation, current=Non
     shown = {"description": "description", "delta_search": "delta (search)",
              old: f"{sides[0]} (validation)", f"{measure}{suffix}_validation": f"{sides[1]} (validation)",
              "delta": "delta (validation)", "p_value_corrected": "p (corrected)",
-             "significant": "significant"}  # fmt: skip
+             "significant": "significant", "note": "note"}  # fmt: skip
     with _printing(table):
         table = _printable(table)
         print(headline(table).text() + "\n")
