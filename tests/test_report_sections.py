@@ -45,3 +45,14 @@ def test_diagnostics_section_with_the_search_split(audit_analysis, tmp_path):
     assert 'alt="generalization diagnostics"' in page and "W2 negatives vs positives (search)" in page
     without = write_report(table, validation, tmp_path / "b", label="y", score="p").html.read_text()
     assert "Will it hold on new data?" not in without
+
+
+@pytest.mark.parametrize("share, said", [
+    (0.6, "mostly range restriction: its scores promise 60% of this drop"),
+    (1.15, "all range restriction: its scores promise a larger drop than this one (115% of it)"),
+])  # fmt: skip
+def test_a_range_restricted_row_says_how_much_of_its_drop_the_scores_promise(share, said):
+    from subroc_ext.reporting.cells import description_cell
+
+    html, _ = description_cell({"description": "age >= 41", "range_restricted": True, "expected_share": share})
+    assert said in str(html)

@@ -99,8 +99,10 @@ def _case_mix_notes(record):
     """The notes under a subgroup: its drop is mostly range restriction; the other side of its cut."""
     notes = Html("")
     if record.get("range_restricted") is True or record.get("range_restricted") is np.True_:
-        notes += Html('<div class="also">mostly range restriction: its scores promise '
-                      '{:.0%} of this drop</div>').format(record["expected_share"])  # fmt: skip
+        share = record["expected_share"]
+        said = "{:.0%} of this drop" if share <= 1 else "a larger drop than this one ({:.0%} of it)"
+        notes += Html('<div class="also">{} range restriction: its scores promise {}</div>').format(
+            "mostly" if share <= 1 else "all", Html(said).format(share))  # fmt: skip
     partner = record.get("complement_of")
     if partner is not None and not pd.isna(partner):
         notes += Html('<div class="also">the other side of this cut is #{}</div>').format(int(partner))
