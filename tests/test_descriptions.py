@@ -33,6 +33,9 @@ def test_ordinary_names_and_values_are_written_as_before():
     assert describe(theirs) == str(theirs) == "grade==3 AND sex=='Female'"
     assert describe(ps.Conjunction([])) == "Dataset"
     assert readable_description(pair) == "relationship = Husband & occupation = Transport-moving"
+    mass_point = ps.Conjunction([ValueCondition("mtr", 0.7214999794960022)])  # a float column's mass point
+    assert describe(mass_point) == "mtr==0.7214999794960022"  # exact: read back by recheck
+    assert readable_description(mass_point) == "mtr = 0.7215"
 
 
 def test_a_value_or_name_cannot_forge_a_condition():

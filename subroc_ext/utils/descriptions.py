@@ -134,7 +134,8 @@ def value_text(value, readable=False, exact=False):
     (``2021-03``). ``exact=True`` adds the type of such an object
     (``Period('2021-03')``), for two values of one column written alike.
     ``readable=True``: text without quotes, operators, separators or
-    invisible characters is shown as it is (``sex = Female``).
+    invisible characters is shown as it is (``sex = Female``), a float
+    with 6 significant digits (``mtr = 0.7215``).
 
     Examples
     --------
@@ -147,8 +148,8 @@ def value_text(value, readable=False, exact=False):
         return str(value)
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, float):
-        return _exact_number(value)
+    if isinstance(value, float):  # a mass point of a float column: 6 digits to read, all to parse
+        return _rounded_number(value) if readable else _exact_number(value)
     text = str(value)
     if exact:
         return f"{type(value).__name__}({_escaped(text, chr(39))})"
