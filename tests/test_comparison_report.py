@@ -120,6 +120,16 @@ def test_effect_columns_show_their_simultaneous_interval(paired, tmp_path, drawn
     assert "Δ validation [interval]" in page and "95% <strong>simultaneous</strong>" in page
 
 
+def test_rows_whose_test_and_interval_disagree_are_explained_under_the_table(paired, tmp_path, drawn):
+    """As the console does ("Where the test and the interval disagree")."""
+    table, validation = paired
+    said = "the test rejects (corrected p 0.029) but the interval reaches 0: not credibly beyond it"
+    noted = table.assign(verdict_note=["", said] + [""] * (len(table) - 2))
+    noted.attrs = table.attrs
+    page = write_comparison_report(noted, validation, tmp_path).html.read_text(encoding="utf-8")
+    assert "Notes (where the test and the interval disagree):" in page and f"<li>#2: {said}</li>" in page
+
+
 def test_drift_report_shows_both_periods(unpaired, tmp_path, drawn):
     table, held_reference, held_current = unpaired
     page = write_comparison_report(table, held_reference, tmp_path, current=held_current).html.read_text(

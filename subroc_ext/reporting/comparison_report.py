@@ -22,7 +22,7 @@ from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from ..utils.spreadsheet import write_csv
 from ..workflow.diversity import cover_words, select_diverse
-from .cells import description_cell, effect_cell, number_cell, overlap_cell, rank_cell, size_cell
+from .cells import description_cell, effect_cell, number_cell, overlap_cell, rank_cell, size_cell, verdict_notes
 from .comparison_plots import plot_comparison_roc_curves
 from .findings import findings_section
 from .page import (
@@ -284,7 +284,8 @@ def write_comparison_report(table, data, out_dir, *, current=None, title=None, r
     sections = [
         findings_section(table, n_rows=n_rows),
         Section(f"Δ of each subgroup ({names[1]} vs {names[0]})", forest, "forest"),
-        Section("Subgroups", subgroups_table(shown, comparison_columns(shown, n_rows)) + note, "subgroups"),
+        Section("Subgroups", subgroups_table(shown, comparison_columns(shown, n_rows)) + note + verdict_notes(shown),
+                "subgroups"),
         Section(f"ROC curves of the {names[0]} and the {names[1]} {what}",
                 _curves(shown, data, current, files.png, names, paired) if len(table) else Html(""), "curves"),
         Section("How to read this", _how_to_read(attrs, paired, names), "how-to-read"),
