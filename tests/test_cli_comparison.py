@@ -77,6 +77,9 @@ def test_drift_writes_the_api_table(tmp_path, capsys):
     assert header.split()[-1] == "note"  # what the headline's rules said of each row
     first_row = next(line for line in printed.splitlines() if line.split()[:1] == ["1"])
     assert expected["failure"].iloc[0] and first_row.split()[-1] == "failure"  # region=='south', broken
+    whole = expected.attrs["dataset_values"]
+    assert (f"Whole data: roc_auc {whole['roc_auc_reference_search']:.3f} (reference) and "
+            f"{whole['roc_auc_current_search']:.3f} (current) on the search split") in printed
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     first = expected.iloc[0]
     assert f"{first['size_reference_validation']:,} / {first['size_current_validation']:,}</td>" in page

@@ -503,7 +503,7 @@ def finish_comparison(table, args, sides, start, splits, validation, current=Non
                   f"the {measure} of the {sides[1]} {'model' if sides[0] == 'baseline' else 'period'} "
                   f"changed more ({args.mode}) than on the whole data, relative to the {sides[0]}:\n")  # fmt: skip
             print(_text_table(table, shown))
-        print("\nWhole data: " + ", ".join(f"{key} {value:.3f}" for key, value in whole.items()) + ".")
+        print("\n" + _whole_comparison(whole, measure, sides))
         if len(table) and "delta_ci_low" in table.columns:
             print(f"Test: {_decision_text(table.attrs)}; [{intervals_text(table.attrs, 1 - table.attrs['alpha'])}]")
         if error is not None:
@@ -513,6 +513,22 @@ def finish_comparison(table, args, sides, start, splits, validation, current=Non
         print(f"Runtime: {runtime:.1f} s. Report: {(out / 'report.html').resolve()} (with {others})"
               + ("; it replaces the report an earlier run wrote there." if replaced else "."))  # fmt: skip
     return 0
+
+
+def _whole_comparison(whole, measure, sides):
+    """The whole data's measure of both sides on each split, as a sentence,
+    with what each side's scores promise where known."""
+    parts = []
+    for split in ("search", "validation"):
+        values = [whole.get(f"{measure}_{side}_{split}") for side in sides]
+        if None in values:
+            continue
+        text = f"{measure} {values[0]:.3f} ({sides[0]}) and {values[1]:.3f} ({sides[1]}) on the {split} split"
+        promised = [whole.get(f"expected_roc_auc_{side}_{split}") for side in sides]
+        if None not in promised:
+            text += f", their scores promising {promised[0]:.3f} and {promised[1]:.3f}"
+        parts.append(text)
+    return "Whole data: " + "; ".join(parts) + "."
 
 
 def print_recheck(table, args):
