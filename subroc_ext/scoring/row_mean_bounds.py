@@ -27,7 +27,7 @@ then cost ``O(1)`` per child.
 import numpy as np
 from numba import njit
 
-from .bitset import lowest_bit
+from .bitset import lowest_bit, permute, popcount
 from .bounds import beyond_rounding
 from .weights import power, subgroup_weight
 
@@ -46,15 +46,11 @@ def _ascending_sums(words, value_rank, ascending_values):
     No sort: each row's rank in the whole data's value order marks a bitset
     of ranks, whose set bits, read in order, are the rows' values in
     ascending order (``O(rows + n / 64)``)."""
-    ranks = np.zeros(len(words), dtype=np.uint64)  # ranks < n: as many words as the rows' bitset
+    ranks = np.empty(len(words), dtype=np.uint64)  # ranks < n: as many words as the rows' bitset
+    permute(words, value_rank, ranks)
     count = 0
     for w in range(len(words)):
-        x = words[w]
-        while x:
-            rank = value_rank[w * 64 + lowest_bit(x)]
-            ranks[rank >> 6] |= np.uint64(1) << np.uint64(rank & 63)
-            x &= x - np.uint64(1)
-            count += 1
+        count += popcount(words[w])
     sums = np.zeros(count + 1)
     smallest = largest = 0.0
     i = 0
