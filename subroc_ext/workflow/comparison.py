@@ -235,7 +235,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
                     dataset_values[f"expected_roc_auc_{side}_{split}"] = expected_roc_auc(fitted(dataset.scores))
         judged_on = search if held_out is None else held_out
         rules = FailureRules(method=method, alpha=alpha, random_state=random_state, holdout=held_out is not None)
-        rows = _judged_rows(judged_on, target, make_qf, probabilities)
+        rows = _judged_rows(judged_on, target, make_qf, positive_label, probabilities)
         table = pd.concat([table, judge_failures(table, kept.subgroups, rows, mode, rules=rules)], axis=1)
         if probabilities:
             table.attrs["probabilities"] = "; ".join(f"{c}: {p.description}" for c, p in probabilities.items())
@@ -262,7 +262,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
     return table
 
 
-def _judged_rows(frame, target, make_qf, probabilities):
+def _judged_rows(frame, target, make_qf, positive_label, probabilities):
     """The rows the headline's rules judge a comparison on
     (:class:`~subroc_ext.inference.failures.JudgedRows`): a failure needs
     enough positives and negatives in each period of a drift (both ROC AUCs
@@ -271,7 +271,7 @@ def _judged_rows(frame, target, make_qf, probabilities):
     (``probabilities``, fitted on the reference period's search rows);
     paired models share their rows and are not checked."""
     label, score = target.label_column, target.prediction_column
-    is_positive = positive_mask(frame[label], make_qf(0, 0).positive_label, label)
+    is_positive = positive_mask(frame[label], positive_label, label)
 
     def cover(subgroup):
         return subgroup.covers(frame)
