@@ -253,9 +253,9 @@ def test_case_mix_on_two_threads_gives_the_same_table():
     pd.testing.assert_frame_equal(one.drop(columns="subgroup"), two.drop(columns="subgroup"))
 
 
-def test_without_a_holdout_the_flags_come_from_all_rows_and_case_mix_is_refused():
+def test_without_a_holdout_the_flags_come_from_all_rows():
     """No holdout: the expected AUC of the searched rows only, the range-restriction
-    flags computed on them; case_mix needs held-out rows to draw labels for."""
+    flags computed on them."""
     data = risk_frame(0).head(1500)
     table = subroc_ext.find_subgroups(data, label="y", score="p", validation=None, depth=1, **FAST)
     assert "expected_roc_auc_search" in table.columns and "expected_roc_auc_validation" not in table.columns
@@ -263,5 +263,18 @@ def test_without_a_holdout_the_flags_come_from_all_rows_and_case_mix_is_refused(
     assert whole["expected_roc_auc_search"] == pytest.approx(expected_roc_auc(data["p"]), abs=1e-12)
     flags = range_restriction(table, whole, "worse", split="search")
     pd.testing.assert_series_equal(table["range_restricted"], flags["range_restricted"], check_names=False)
-    with pytest.raises(ValueError, match="case_mix=True needs a holdout"):
-        subroc_ext.find_subgroups(data, label="y", score="p", validation=None, case_mix=True, **FAST)
+
+
+def test_case_mix_without_a_holdout_is_tested_by_labels_drawn_over_the_whole_search():
+    """case_mix=True, validation=None: the search's own quality, tested by the
+    max-T of the whole case-mix search on labels drawn from the probabilities
+    (permuting scores is no null of a promise). 800 rows: the shuffled g = c
+    AND h = x is the one failure; no slice of age is significant."""
+    data = risk_frame(1, n=800, planted=True)
+    table = subroc_ext.find_subgroups(data, label="y", score="p", validation=None, case_mix=True, **FAST)
+    assert table.attrs["method"] == "max-T over label draws" and table.attrs["null_samples_drawn"] >= 190
+    assert table.loc[table["failure"], "description"].tolist() == ["g=='c' AND h=='x'"]
+    ages = table[table["description"].str.fullmatch(r"[\d. <=]*age[\d. <>=]*")]
+    assert len(ages) >= 3 and not ages["significant"].any()
+    plant = table[table["description"] == "g=='c' AND h=='x'"].iloc[0]
+    assert plant["statistic"] == plant["quality"] and plant["p_value"] <= 0.05

@@ -91,6 +91,42 @@ def test_too_few_of_a_class_is_little_evidence_and_overlaps_are_explained():
     assert no_holdout["failure_note"][1].startswith("explained by row 1")
 
 
+def test_without_a_holdout_the_promise_is_tested_over_the_whole_search():
+    """800 rows, no holdout: slices of age are significant by the permutation
+    test and fall short of nothing over the whole search (range restriction);
+    the shuffled g = c AND h = x is the one failure."""
+    table = subroc_ext.find_subgroups(risk_frame(1, n=800, planted=True), label="y", score="p", validation=None,
+                                      progress=False, result_set_size=30)  # fmt: skip
+    assert table.loc[table["failure"], "description"].tolist() == ["g=='c' AND h=='x'"]
+    restricted = table["failure_note"].str.startswith("range restriction")
+    assert restricted.sum() >= 3 and (table.loc[restricted, "promise_p_value"] > 0.5).all()
+    assert table.loc[table["failure"], "promise_p_value"].iloc[0] <= 0.05
+    assert not table["failure_note"].str.contains("held-out").any()
+
+
+def test_a_failure_by_its_promise_counts_where_the_tables_test_cannot_tell():
+    """Without a holdout, a row that the whole-search promise test finds short of
+    a promise no higher than the whole data's ranks worse than the whole data:
+    a failure even where the size-weighted permutation test cannot tell."""
+    rng = np.random.default_rng(5)
+    n = 2000
+    data = pd.DataFrame({"g": rng.choice(list("abc"), n), "y": rng.integers(0, 2, n)})
+    data["p"] = np.where(data["g"] == "c", rng.random(n), 0.6 * data["y"] + 0.4 * rng.random(n))
+    subgroups = [ps.Conjunction([ps.EqualitySelector("g", value)]) for value in "cb"]
+    table = pd.DataFrame({"subgroup": subgroups, "significant": [False, False], "p_value": [0.12, 0.9],
+                          "delta": [0.3, 0.01]})  # fmt: skip
+    dataset = SortedDataset(data, "y", "p", 1)
+    rows = dataset_rows(dataset, ROCAUC(), "worse", probabilities=data["p"].to_numpy())
+    promise = pd.DataFrame({"p_value": [0.01, 0.01], "significant": [True, True], "worse": [True, False]})
+    judged = judge_failures(table, subgroups, rows, "worse", whole_search_promise=promise,
+                            rules=FailureRules(holdout=False))  # fmt: skip
+    assert judged["failure"].tolist() == [True, False]
+    assert judged["failure_note"][0].startswith("by its promise: it falls short of what its own scores promise "
+                                                "(whole-search case-mix p 0.01)")  # fmt: skip
+    assert judged["failure_note"][0].endswith("cannot tell it from chance (p 0.12)")
+    assert judged["failure_note"][1] == "" and judged["promise_p_value"][0] == 0.01
+
+
 def test_a_drift_is_judged_by_the_same_rules_with_evidence_in_each_period():
     """A drift's rows go through the same rules: a row with 6 positives in the
     reference period is little evidence (counted in that period), a slice

@@ -6,6 +6,7 @@ import pysubgroup as ps
 import pytest
 
 from subroc_ext.reporting.findings import failure_rows, findings_section, headline, headline_html
+from subroc_ext.cli.output import _failure_label
 
 
 def _subgroup(value):
@@ -178,6 +179,14 @@ def test_a_judged_table_names_its_failures_surest_first_with_their_variants():
     assert lines[3] == "     variants, not significantly worse than it: region=='north'"
     html = str(headline_html(judged_table()))
     assert '<br><span class="note">variants, not significantly worse than it: region==\'north\'</span>' in html
+
+
+def test_a_failure_by_its_promise_is_counted_among_the_significant_and_labelled_in_the_console():
+    table = judged_table()
+    table.loc[1, ["significant", "failure_note"]] = [False, "by its promise: it falls short of ..."]
+    assert headline(table).summary.startswith("Where the ROC AUC is worse than on the whole data and than its "
+                                              "scores promise: 2 failures among 4 significant of 4 subgroups")
+    assert _failure_label(table.iloc[1]) == "failure by its promise" and _failure_label(table.iloc[0]) == "failure"
 
 
 def test_the_report_names_the_data_checks_before_the_headline():

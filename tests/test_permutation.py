@@ -24,7 +24,7 @@ from synthetic import multiclass_frame
 import subroc_ext
 from subroc_ext.engine.search import SearchProblem
 from subroc_ext.inference.permutation import (
-    _max_t,
+    max_t,
     _permuted_top,
     _step_maxima,
     permutation_test,
@@ -86,7 +86,7 @@ def test_a_permuted_search_is_the_search_of_data_with_shuffled_scores(measure, g
     strata = problem.strata()
     assert (strata == qf_dataset(qf).is_positive).all()
     for permutation in range(3):
-        top = _permuted_top(problem, strata, 7, permutation, 3, -np.inf)
+        top = _permuted_top((problem, strata), 7, permutation, 3, -np.inf)
         shuffled = _shuffled(data, qf, strata, 7, permutation)
         fresh = subroc_ext.make_quality_function(measure, "label", size_weight=1, balance_weight=1,
                                                  generalization_aware=generalization_aware)  # fmt: skip
@@ -165,7 +165,7 @@ def test_p_values_are_the_besag_clifford_p_values_of_the_permuted_maxima():
     assert tested.attrs["method"] == "max-T"
     problem, _ = _problem(data, qf, depth=1)
     strata = problem.strata()
-    maxima = np.array([_permuted_top(problem, strata, 4, b, 1, -np.inf)[0][0]
+    maxima = np.array([_permuted_top((problem, strata), 4, b, 1, -np.inf)[0][0]
                        for b in range(tested["null_samples"].max())])  # fmt: skip
     p_values = []
     for quality, counted in zip(found.qualities, tested["null_samples"]):
@@ -208,13 +208,13 @@ def test_step_down_is_skipped_only_where_it_decides_as_the_single_step_test():
         tolerances = 1e-12 * np.maximum(np.abs(statistics), 1)
 
         def draw(permutations, k, floor):
-            return [_permuted_top(problem, strata, seed, b, k, floor) for b in permutations]
+            return [_permuted_top((problem, strata), seed, b, k, floor) for b in permutations]
 
-        single, _, _, _, best = _max_t(draw, statistics, tolerances, patterns, 1, 10_000, 10, 0.05)
+        single, _, _, _, best = max_t(draw, statistics, tolerances, patterns, 1, 10_000, 10, 0.05)
         rejected = int(np.sum(single <= 0.05))
         if not 0 < rejected < len(patterns):
             continue
-        down, *_ = _max_t(draw, statistics, tolerances, patterns, rejected + 1, 10_000, 10, 0.05)
+        down, *_ = max_t(draw, statistics, tolerances, patterns, rejected + 1, 10_000, 10, 0.05)
         if not best & set(patterns[:rejected]):
             skipped += 1
             np.testing.assert_array_equal(down[: rejected + 1], single[: rejected + 1])

@@ -94,9 +94,9 @@ def _failure_label(record):
     """What the headline rules said of a row, in two or three words (``''`` if not significant)."""
     if "failure" not in record or pd.isna(record["failure"]):
         return ""
-    if bool(record["failure"]):
-        return "failure"
     note = str(record.get("failure_note", ""))
+    if bool(record["failure"]):
+        return "failure by its promise" if note.startswith("by its promise") else "failure"
     of = record.get("failure_of")
     kind = note.split(":")[0].split(" of row")[0].split(" by row")[0]
     return f"{kind} #{int(of)}" if not pd.isna(of) and kind in ("variant", "explained") else kind
@@ -330,9 +330,10 @@ def _decision_text(attrs):
 def _samples_text(attrs):
     """How many random subsets, label draws (case mix) or permuted searches the test drew, for the
     summary line."""
-    if not attrs.get("holdout", True):
-        return f"{attrs.get('null_samples_drawn', 0):,} permuted searches"
     draws = "label draws" if attrs.get("case_mix") else "random subsets"
+    if not attrs.get("holdout", True):
+        searches = "label-draw searches" if attrs.get("case_mix") else "permuted searches"
+        return f"{attrs.get('null_samples_drawn', 0):,} {searches}"
     if attrs["n_samples"] == "adaptive":
         return (
             f"adaptive: {attrs.get('null_samples_drawn', 0):,} {draws} in all, "

@@ -247,7 +247,8 @@ class _Tests:
         return not self.promised or bool(self.promise([mask], method="bonferroni", alpha=level)[1][0])
 
 
-def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, rules=FailureRules()):
+def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole_search_promise=None,
+                   rules=FailureRules()):  # fmt: skip
     """Which rows of a tested table the headline may call failures, and why not the others.
 
     Parameters
@@ -267,6 +268,16 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, rules
         holdout, the promise tests are weighted by it (:func:`promise_weights`),
         so that a row the search split already found short of its promise
         needs less evidence on the held-out rows than a slice that was not.
+    whole_search_promise : pandas.DataFrame, optional
+        Without a holdout: each row's promise tested over the whole search
+        (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`; its
+        ``p_value`` and ``significant``) and ``worse``, whether a significant
+        one shows that the row ranks worse than the whole data
+        (:func:`~subroc_ext.inference.promise_max_t.worse_by_promise`). It
+        replaces the label-draw test on the rows that chose the row (rule
+        3), and a row it shows worse passes rule 1 even where the table's
+        test (weighted for the size of the search's ranking) cannot tell it
+        from chance ("by its promise").
     rules : FailureRules
 
     Returns
@@ -285,22 +296,33 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, rules
     belongs = np.full(n, -1)
     promise_p = np.full(n, np.nan)
     significant = table["significant"].fillna(False).to_numpy(dtype=bool) if n else np.zeros(0, bool)
+    by_promise = np.zeros(n, dtype=bool)
+    if whole_search_promise is not None:
+        shown = whole_search_promise["significant"].to_numpy(dtype=bool)
+        by_promise = shown & whole_search_promise["worse"].to_numpy(dtype=bool) & ~significant
+        significant = significant | by_promise
     tests = _Tests(rows, mode, rules)
     masks = {i: np.asarray(rows.cover(subgroups[i]), dtype=bool) for i in np.flatnonzero(significant)}
     where = "held-out rows" if rules.holdout else "rows"
     candidates = []
     for i, mask in masks.items():
         kind, count = tests.fewest(mask)
-        if count < rules.min_class_count:
+        if count < rules.min_class_count and by_promise[i]:  # the table does not call it significant
+            by_promise[i] = False
+        elif count < rules.min_class_count:
             notes[i] = f"little evidence: {count} {kind} in the {where} (fewer than {rules.min_class_count})"
         elif rules.holdout and pd.isna(table["delta_ci_low"].iloc[i]):
             notes[i] = "no interval: the effect's size is unknown"
         else:
             candidates.append(i)
-    if tests.promised and candidates:
+    if whole_search_promise is not None and candidates:
+        promise_p[candidates] = whole_search_promise["p_value"].to_numpy(dtype=float)[candidates]
+        kept = whole_search_promise["significant"].to_numpy(dtype=bool)[candidates]
+    elif tests.promised and candidates:
         weights = None if search_shortfall is None or not rules.holdout else \
             promise_weights(np.asarray(search_shortfall, dtype=float)[candidates])  # fmt: skip
         promise_p[candidates], kept = tests.promise([masks[i] for i in candidates], weights=weights)
+    if (whole_search_promise is not None or tests.promised) and candidates:
         restricted = table["range_restricted"].fillna(True).to_numpy(dtype=bool) if "range_restricted" in table \
             else np.ones(n, dtype=bool)  # fmt: skip
         for i, ok in zip(candidates, kept):
@@ -328,10 +350,10 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, rules
             if not same_idea and not tests.failure_alone(rest, outside, level):
                 if overlapping:
                     most = max(overlapping, key=lambda j: (mask & masks[j]).sum())
-                    notes[i], belongs[i] = _explained(most, rest), most
+                    notes[i], belongs[i] = _explained(most, rest, where), most
                 else:  # apart from every failure: worse only against a whole data that holds them
                     most = max(named, key=lambda j: masks[j].sum())
-                    notes[i], belongs[i] = _other_side(most), most
+                    notes[i], belongs[i] = _other_side(most, where), most
                 continue
         for j in [j for j in named if j != i and not (masks[j] & ~mask).any()]:  # narrower failures inside it
             p = tests.worse(masks[j], within=mask, alpha=level)
@@ -341,6 +363,8 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, rules
                 belongs[belongs == j] = i
         named.append(i)
         failure[i] = True
+        if by_promise[i]:
+            notes[i] = _by_promise(promise_p[i], table["p_value"].iloc[i])
     for i in reversed(list(named)):  # named before a failure that overlaps it: still one on its own?
         overlapping = [j for j in named if j != i and _overlap_only(masks[i], masks[j])]
         if not overlapping:
@@ -350,7 +374,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, rules
         if not tests.failure_alone(rest, outside, level):
             most = max(overlapping, key=lambda j: (masks[i] & masks[j]).sum())
             named.remove(i)
-            failure[i], notes[i], belongs[i] = False, _explained(most, rest), most
+            failure[i], notes[i], belongs[i] = False, _explained(most, rest, where), most
             belongs[belongs == i] = most
     return pd.DataFrame({
         "failure": failure, "failure_note": notes,
@@ -393,19 +417,26 @@ def _unpromised(p_value, restricted, drift=False):
             f"test cannot tell that from chance (case-mix p {p_value:.2g})")  # fmt: skip
 
 
+def _by_promise(promise_p, p_value):
+    """Why a failure the table's test did not find significant is one."""
+    return (f"by its promise: it falls short of what its own scores promise (whole-search case-mix p "
+            f"{promise_p:.2g}), a promise no higher than the whole data's, so it ranks worse than the whole "
+            f"data too; the table's test, weighted by size, cannot tell it from chance (p {p_value:.2g})")
+
+
 def _overlap_only(first, second):
     """The two covers share rows and neither holds the other (containment is the refinement rule's)."""
     return bool((first & second).any() and (first & ~second).any() and (second & ~first).any())
 
 
-def _explained(other, rest):
-    return (f"explained by row {other + 1}: its {int(rest.sum()):,} held-out rows outside the other "
+def _explained(other, rest, where):
+    return (f"explained by row {other + 1}: its {int(rest.sum()):,} {where} outside the other "
             "failures are not a failure on their own")  # fmt: skip
 
 
-def _other_side(other):
+def _other_side(other, where):
     return (f"worse than the whole data only because row {other + 1}'s rows are in it: not significantly "
-            "worse than the held-out rows outside the failures")
+            f"worse than the {where} outside the failures")
 
 
 def _variant(parent, p_value):

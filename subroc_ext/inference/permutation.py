@@ -89,7 +89,8 @@ from ..utils.validation import shown
 from .sequential import SequentialPValues
 from .significance import base_seed
 
-__all__ = ["PERMUTATION_COLUMNS", "check_permutation_settings", "permutation_test", "permuted_positions"]
+__all__ = ["PERMUTATION_COLUMNS", "check_permutation_settings", "max_t", "null_tops", "permutation_test",
+           "permuted_positions"]
 
 #: The columns of :func:`permutation_test`'s table.
 PERMUTATION_COLUMNS = [
@@ -134,19 +135,21 @@ def permuted_positions(strata, seed, permutation):
     return position
 
 
-def _permuted_top(problem, strata, seed, permutation, k, floor):
-    """The ``k`` best ``(quality, pattern)`` of the search on permutation
-    ``permutation``, best first, of quality at least ``floor``."""
+def _permuted_top(context, seed, permutation, k, floor):
+    """The ``k`` best ``(quality, pattern)`` of the search ``context``
+    (``(problem, strata)``) on permutation ``permutation``, best first, of
+    quality at least ``floor``."""
+    problem, strata = context
     moved = problem.moved(permuted_positions(strata, seed, permutation), k=k, min_quality=at_least(floor))
     run = moved.run()
     run.search(None)
     return [(quality, pattern) for quality, _, pattern in sorted(run.results, reverse=True)]
 
 
-def _shared_permuted_top(shared, seed, permutation, k, floor):
-    """:func:`_permuted_top` on a worker, from the shared ``(problem, strata)``."""
-    problem, strata = shared
-    return _permuted_top(problem, strata, seed, permutation, k, floor)
+def _shared_top(shared, seed, draw, k, floor):
+    """A null search on a worker, from the shared ``(top, context)``."""
+    top, context = shared
+    return top(context, seed, draw, k, floor)
 
 
 def _collected(futures, bar):
@@ -160,26 +163,28 @@ def _collected(futures, bar):
 
 
 @kernel_interrupts()
-def _permuted_tops(problem, strata, seed, permutations, k, floor, client, shared, threads, bar):
-    """:func:`_permuted_top` of each of ``permutations``, in their order: here
-    (on ``threads`` threads, one permutation each) or on ``client``'s workers."""
+def null_tops(top, context, seed, draws, k, floor, client, on_workers, threads, bar):
+    """``top(context, seed, draw, k, floor)`` of each of ``draws`` (the best
+    ``k`` of one null search), in their order: here (on ``threads`` threads,
+    one search each) or on ``client``'s workers (``on_workers``, the shared
+    ``(top, context)``)."""
     if client is not None:
         tops = {}
-        for b, top in shared.results(_shared_permuted_top, ((b, (seed, b, k, floor)) for b in permutations)):
-            tops[b] = top
+        for b, result in on_workers.results(_shared_top, ((b, (seed, b, k, floor)) for b in draws)):
+            tops[b] = result
             if bar is not None:
                 bar.update(1)
-        return [tops[b] for b in permutations]
-    if threads > 1 and len(permutations) > 1:
+        return [tops[b] for b in draws]
+    if threads > 1 and len(draws) > 1:
         with ThreadPoolExecutor(threads) as pool:
-            futures = [pool.submit(_permuted_top, problem, strata, seed, b, k, floor) for b in permutations]
+            futures = [pool.submit(top, context, seed, b, k, floor) for b in draws]
             try:
                 return _collected(futures, bar)
             finally:
                 pool.shutdown(cancel_futures=True)  # Ctrl-C: only the running searches finish
     tops = []
-    for b in permutations:
-        tops.append(_permuted_top(problem, strata, seed, b, k, floor))
+    for b in draws:
+        tops.append(top(context, seed, b, k, floor))
         if bar is not None:
             bar.update(1)
     return tops
@@ -226,10 +231,16 @@ def _round_size(state, stopped, alpha):
     return min(size, state.max_samples - drawn)
 
 
-def _max_t(draw, statistics, tolerances, patterns, k, max_permutations, exceedances, alpha):
+def max_t(draw, statistics, tolerances, patterns, k, max_permutations, exceedances, alpha):
     """Sequential max-T p-values of the steps (patterns ranked by
-    ``statistics``, best first) with top-``k`` permuted searches; also the
-    patterns that were the best of some permutation (at or above the floor)."""
+    ``statistics``, best first) with top-``k`` null searches
+    (``draw(draws, k, floor)``: the top ``k`` of each of ``draws``); also the
+    patterns that were the best of some null search (at or above the floor).
+
+    Returns ``(adjusted, exact, counted, drawn, best)``: the adjusted
+    p-values (non-decreasing down the ranking), whether each is exact (not
+    the upper bound of a step stopped once settled), the null searches each
+    step counted, those drawn in all, and the best patterns."""
     state = SequentialPValues(len(statistics), exceedances=exceedances, max_samples=max_permutations)
     stopped = np.zeros(len(statistics), dtype=bool)
     first, best = 0, set()
@@ -320,7 +331,7 @@ def permutation_test(
         (the permutations it counted) and ``p_value_exact`` (False where it
         stopped once its decision was settled: the p-value is an upper
         bound). ``attrs``: ``permutations`` (drawn in the last pass),
-        ``permuted_searches`` (in all), ``method`` (``'max-T'`` or
+        ``null_searches`` (permuted searches in all), ``method`` (``'max-T'`` or
         ``'max-T step-down (top-K)'``).
 
     Examples
@@ -361,23 +372,24 @@ def permutation_test(
     # a permuted quality equal to the statistic counts; sums in another order may differ in the last bits
     tolerances = 100 * np.finfo(float).eps * np.maximum(np.abs(statistics), 1.0)
     searches = 0
-    with shared(client, (problem, strata)) as on_workers:
+    with shared(client, (_permuted_top, (problem, strata))) as on_workers:
         bar = progress_bar(iter(()), enabled=True, desc="permuted searches") if progress else None
 
         def draw(permutations, k, floor):
             nonlocal searches
             searches += len(permutations)
-            return _permuted_tops(problem, strata, seed, permutations, k, floor, client, on_workers, threads, bar)
+            return null_tops(_permuted_top, (problem, strata), seed, permutations, k, floor, client, on_workers,
+                             threads, bar)  # fmt: skip
 
         try:
             settings = (max_permutations, exceedances, alpha)
             k, method = 1, "max-T"
-            adjusted, exact, counted, drawn, best = _max_t(draw, statistics, tolerances, patterns, k, *settings)
+            adjusted, exact, counted, drawn, best = max_t(draw, statistics, tolerances, patterns, k, *settings)
             rejected = int(np.sum(adjusted <= alpha))
             # step-down changes a decision only if a rejected pattern was some permutation's best
             if step_down and 0 < rejected < steps and best & set(patterns[:rejected]):
                 k, method = rejected + 1, f"max-T step-down (top-{rejected + 1})"
-                adjusted, exact, counted, drawn, _ = _max_t(draw, statistics, tolerances, patterns, k, *settings)
+                adjusted, exact, counted, drawn, _ = max_t(draw, statistics, tolerances, patterns, k, *settings)
         finally:
             if bar is not None:
                 bar.close()
@@ -387,5 +399,5 @@ def permutation_test(
     table["testable"] = True
     table["null_samples"] = counted[rows]
     table["p_value_exact"] = exact[rows]
-    table.attrs.update(permutations=int(drawn), permuted_searches=int(searches), method=method)
+    table.attrs.update(permutations=int(drawn), null_searches=int(searches), method=method)
     return table

@@ -395,13 +395,17 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
     """The headline of a table judged by :func:`~subroc_ext.inference.failures.judge_failures`:
     only its failures, surest first (the conservative end of the interval),
     each with its variants."""
+    failed = table["failure"].fillna(False).astype(bool)
     significant = table["significant"].fillna(False).astype(bool)
     failures = failure_rows(table)
-    promised = table["promise_p_value"].notna().any() or attrs.get("case_mix")
+    # searched by the case mix, the comparison is already with the promise
+    promised = table["promise_p_value"].notna().any() and not attrs.get("case_mix")
     than = f"{comparison} on the whole data" + (" and than its scores promise" if promised else "")
-    counted = (f"{len(failures):,} failure{'' if len(failures) == 1 else 's'} among {int(significant.sum()):,} "
-               f"significant of {_subgroups(len(table))} ({test})")  # fmt: skip
-    rest = _not_failures(table.loc[significant & ~table["failure"].astype(bool), "failure_note"].astype(str))
+    # a failure "by its promise" (no holdout) is significant by the promise's test, not the table's
+    flagged = int((significant | failed).sum())
+    counted = (f"{len(failures):,} failure{'' if len(failures) == 1 else 's'} among {flagged:,} significant "
+               f"of {_subgroups(len(table))} ({test})")  # fmt: skip
+    rest = _not_failures(table.loc[significant & ~failed, "failure_note"].astype(str))
     if len(failures) == 0:
         return Headline(f"{prefix}No subgroup where {subject} is {than}: {counted}.", more=rest)
     text = _TEXTS[kind]

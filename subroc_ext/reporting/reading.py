@@ -207,13 +207,15 @@ def _test_text(attrs, floor, method_name, guarantee, alpha):
     drawn from the probabilities), or the permutation test without a holdout."""
     stopped = STOPPED[0].upper() + STOPPED[1:] + "."
     if not attrs.get("holdout", True):
+        null = ("whose labels were drawn from the probabilities (what they would be if the scores were the "
+                "true probabilities)" if attrs.get("case_mix") else
+                "whose scores were shuffled within each class")  # fmt: skip
         return Html("""<p>There is no holdout: every subgroup was found and tested on all rows. Its
 quality is compared with the best quality of the whole search (the same conditions, weights and
-minimum support) on data whose scores were shuffled within each class: the max-T permutation
-test ({method}), which keeps the family-wise error rate
+minimum support) on data {null}: the max-T test ({method}), which keeps the family-wise error rate
 at most {alpha} over every pattern the search could have found. {stopped}
 <strong>Significant</strong> rows have a p-value at most {alpha}.</p>""").format(
-            method=str(attrs.get("method", "max-T")), alpha=format_number(alpha), stopped=stopped)
+            null=null, method=str(attrs.get("method", "max-T")), alpha=format_number(alpha), stopped=stopped)
     null, drawn = (
         ("its quality when the labels are drawn from the probabilities (what it would be if the scores "
          "were the true probabilities)", "draws")

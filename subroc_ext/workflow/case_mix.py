@@ -74,17 +74,20 @@ def case_mix_data(search, held_out, probabilities, label, score):
 
     Parameters
     ----------
-    search, held_out : SortedDataset
-    probabilities : (numpy.ndarray, numpy.ndarray)
+    search : SortedDataset
+    held_out : SortedDataset or None
+        None without a holdout.
+    probabilities : (numpy.ndarray, numpy.ndarray or None)
         :func:`split_probabilities` of each.
     label, score : str
 
     Returns
     -------
-    (pandas.DataFrame, pandas.DataFrame, CaseMixTarget)
+    (pandas.DataFrame, pandas.DataFrame or None, CaseMixTarget)
     """
-    column = _column([*search.data.columns, *held_out.data.columns])
-    frames = [d.data.assign(**{column: p}) for d, p in zip((search, held_out), probabilities)]
+    splits = [d for d in (search, held_out) if d is not None]
+    column = _column([c for d in splits for c in d.data.columns])
+    frames = [None if d is None else d.data.assign(**{column: p}) for d, p in zip((search, held_out), probabilities)]
     return (*frames, CaseMixTarget(label, score, column))
 
 

@@ -22,6 +22,7 @@ import pandas as pd
 from ..exceptions import InterruptedTest, keeping
 from ..inference.calibration import calibration_check
 from ..inference.failures import FailureRules, dataset_rows, judge_failures
+from ..inference.promise_max_t import promise_max_t, worse_by_promise
 from ..inference.significance import check_test_settings
 from ..inference.verdicts import check_verdict_settings
 from ..inputs.data_checks import data_checks
@@ -272,12 +273,16 @@ def find_subgroups(
         than the whole data does. A slice of the strongest predictor, where
         every model ranks worse because the risks spread less, is then no
         finding (:class:`~subroc_ext.objective.case_mix.CaseMixQF`). The test's
-        statistic and ``delta`` are ``q_cm`` on the validation split. Assumes
+        statistic and ``delta`` are ``q_cm`` on the validation split; without
+        a holdout, the search's quality is tested by the max-T of the whole
+        search on labels drawn from the probabilities
+        (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`). Assumes
         the scores are the probabilities up to a monotone map.
     calibrate : {'auto', 'none', 'isotonic', 'sigmoid'}, default='auto'
         How the scores become the probabilities of the expected ROC AUC:
-        'auto' uses scores in [0, 1] as given and fits a sigmoid on the
-        search split to any others; 'none' uses them as given (an error if
+        'auto' uses scores in [0, 1] as given where they are calibrated on
+        the search split, a sigmoid of their logit fitted there where they
+        are not, and a sigmoid of any other scores; 'none' uses them as given (an error if
         they are not in [0, 1] and ``case_mix``); 'isotonic' and 'sigmoid'
         always fit that monotone map on the search split
         (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`).
@@ -396,11 +401,6 @@ def find_subgroups(
     check_calibrate(calibrate)
     if case_mix and measure != "roc_auc":
         raise ValueError(f"case_mix=True compares ROC AUCs: measure must be 'roc_auc', got {measure!r}")
-    if case_mix and validation is None:
-        raise ValueError(
-            "case_mix=True needs a holdout (validation): its test draws the held-out rows' labels from "
-            "their probabilities, and permuting scores (the test without a holdout) is no case-mix null"
-        )
     checked = validate_data(
         data, label=label, score=score, positive_label=positive_label, validation=validation,
         random_state=random_state, ignore=ignore, nbins=nbins, thresholds=thresholds,
@@ -468,8 +468,16 @@ def find_subgroups(
             rules = FailureRules(method=method, alpha=alpha, random_state=random_state, holdout=held_out is not None)
             # searched by the case mix: the verdict is the promise's test, and "worse" is of the measure
             rows = dataset_rows(dataset, statistic_qf.measure, mode, probabilities=None if case_mix else p)
+            whole_search_promise = None
+            if held_out is None and rows.promise is not None and mode == "worse":
+                whole_search_promise = _promise_without_holdout(
+                    table, kept.subgroups, search, p, dataset_values, label=label, score=score,
+                    positive_label=positive_label, found=found, alpha=alpha, random_state=random_state,
+                    progress=progress, client=client, n_jobs=n_jobs,
+                )  # fmt: skip
             judged = judge_failures(table, kept.subgroups, rows, mode,
-                                    search_shortfall=_search_shortfall(table, dataset_values), rules=rules)  # fmt: skip
+                                    search_shortfall=_search_shortfall(table, dataset_values),
+                                    whole_search_promise=whole_search_promise, rules=rules)  # fmt: skip
             table = pd.concat([table, judged], axis=1)
         table.attrs.update(
             measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
@@ -511,6 +519,27 @@ def _probabilities(checked, calibrate, required):
     return probabilities.description, tuple(
         None if split is None else _case_mix.split_probabilities(split, probabilities) for split in splits
     )
+
+
+def _promise_without_holdout(table, subgroups, search, probabilities, dataset_values, *, label, score,
+                             positive_label, found, alpha, random_state, progress, client, n_jobs):  # fmt: skip
+    """Without a holdout, each worse row's promise tested over the whole case-mix
+    search (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`), and
+    whether that shows it worse than the whole data: the ``whole_search_promise``
+    of :func:`~subroc_ext.inference.failures.judge_failures`."""
+    frame, _, target = _case_mix.case_mix_data(search, None, (probabilities, None), label, score)
+    worse = worse_by_promise(table["expected_roc_auc_search"], dataset_values["expected_roc_auc_search"],
+                             table["delta"])  # fmt: skip
+    rows = np.flatnonzero(table["delta"].to_numpy(dtype=float) > 0)  # the rest fall short of nothing
+    tested = promise_max_t(
+        [subgroups[i] for i in rows], frame, target, positive_label=positive_label, selectors=found.selectors,
+        depth=found.depth, min_support=found.min_support, alpha=alpha, random_state=random_state,
+        progress=progress, client=client, n_jobs=n_jobs,
+    )  # fmt: skip
+    whole = pd.DataFrame({"p_value": 1.0, "significant": False, "worse": worse}, index=table.index)
+    whole.iloc[rows, [0, 1]] = tested[["p_value", "significant"]].to_numpy()
+    whole["significant"] = whole["significant"].astype(bool)
+    return whole
 
 
 def _search_shortfall(table, dataset_values):

@@ -28,6 +28,7 @@ from ..engine.counting import CountingQF
 from ..engine.search import FastSearch
 from ..inference.effects import clip_to_range, effect_estimates
 from ..inference.permutation import permutation_test
+from ..inference.promise_max_t import promise_max_t
 from ..inference.resampled_effects import resampled_effect_estimates
 from ..inference.significance import base_seed, randomization_test
 from ..inference.verdicts import VERDICT_COLUMNS, check_verdict_settings, same_rows_verdicts, verdicts
@@ -37,6 +38,7 @@ from ..inputs.sorted_data import SortedDataset
 from ..metrics.confidence import delong_interval_of_sorted
 from ..metrics.cross_auc import bias_aucs_of_masks
 from ..metrics.expected_auc import expected_auc_of_sorted
+from ..objective.case_mix import CaseMixQF
 from ..objective.quality import SoftClassifierQF
 from ..scoring import calibration as _calibration
 from ..scoring import measures as _measures
@@ -571,10 +573,13 @@ def _empty():
 def test_without_holdout(found, subgroups, data, quality_function, statistic_qf, target, *, alpha=0.05,
                          max_permutations=10_000, step_down=True, random_state=None, progress=False,
                          client=None, n_jobs=1):  # fmt: skip
-    """The whole-search permutation test of patterns found on all of ``data``.
+    """The whole-search max-T test of patterns found on all of ``data``.
 
-    A thin step over :func:`~subroc_ext.inference.permutation.permutation_test`
-    with the columns of :func:`test`.
+    A thin step with the columns of :func:`test` over
+    :func:`~subroc_ext.inference.permutation.permutation_test` (the scores
+    permuted within each class), or, for the case-mix quality, over
+    :func:`~subroc_ext.inference.promise_max_t.promise_max_t` (the labels
+    drawn from the probabilities: permuting scores is no null of a promise).
 
     Parameters
     ----------
@@ -587,11 +592,12 @@ def test_without_holdout(found, subgroups, data, quality_function, statistic_qf,
         The searched rows.
     quality_function : pysubgroup quality function
         The search's.
-    statistic_qf : SoftClassifierQF, ComparisonQF or AUCMuQF
+    statistic_qf : SoftClassifierQF, ComparisonQF, CaseMixQF or AUCMuQF
         Without weights: each row's ``delta`` is its raw quality on ``data``.
     target
     alpha, max_permutations, step_down, random_state, progress, client, n_jobs
-        As in :func:`~subroc_ext.inference.permutation.permutation_test`.
+        As in :func:`~subroc_ext.inference.permutation.permutation_test`
+        (``max_permutations`` caps the label draws; they have no step-down).
 
     Returns
     -------
@@ -608,16 +614,25 @@ def test_without_holdout(found, subgroups, data, quality_function, statistic_qf,
     _use_dataset(statistic_qf, data)
     data = data.data if isinstance(data, SortedDataset) else data
     rank = {description_of(subgroup): i for i, subgroup in enumerate(found.subgroups)}
-    tested = permutation_test(
-        found.subgroups, found.qualities, data, quality_function, target, selectors=found.selectors,
-        depth=found.depth, min_support=found.min_support, rows=[rank[description_of(sg)] for sg in subgroups],
-        max_permutations=max_permutations, alpha=alpha, step_down=step_down,
-        random_state=base_seed(random_state), progress=progress, client=client, n_jobs=n_jobs,
-    )  # fmt: skip
+    rows = [rank[description_of(sg)] for sg in subgroups]
+    if isinstance(statistic_qf, CaseMixQF):  # the null of the promise: labels drawn from the probabilities
+        tested = promise_max_t(
+            subgroups, data, target, positive_label=statistic_qf.positive_label, selectors=found.selectors,
+            depth=found.depth, min_support=found.min_support, quality_function=quality_function,
+            statistics=[found.qualities[i] for i in rows], alpha=alpha, max_draws=max_permutations,
+            random_state=base_seed(random_state), progress=progress, client=client, n_jobs=n_jobs,
+        )  # fmt: skip
+    else:
+        tested = permutation_test(
+            found.subgroups, found.qualities, data, quality_function, target, selectors=found.selectors,
+            depth=found.depth, min_support=found.min_support, rows=rows, max_permutations=max_permutations,
+            alpha=alpha, step_down=step_down, random_state=base_seed(random_state), progress=progress,
+            client=client, n_jobs=n_jobs,
+        )  # fmt: skip
     statistic_qf.calculate_constant_statistics(data, target)
     delta = [statistic_qf.calculate_statistics(sg, target, data).raw_quality for sg in subgroups]
     table = _joined(tested, same_rows_verdicts(tested, delta))
-    table.attrs["null_samples_drawn"] = tested.attrs["permuted_searches"]
+    table.attrs["null_samples_drawn"] = tested.attrs["null_searches"]
     return table
 
 
