@@ -16,14 +16,18 @@ beyond the real tables of ``bench_headline.py``:
   failure (what the rules keep).
 
 ``find_subgroups`` runs with its defaults (50 % holdout, depth 2, adaptive
-test, ``fdr_by``), one data set per seed. It prints one line per kind and
-writes one CSV row per data set.
+test, ``fdr_by``), one data set per seed; ``--no-holdout`` runs it with
+``validation=None`` (the whole-search tests), ``--confidence C`` makes the
+scores over- (``C > 1``) or under-confident (``C < 1``): ``sigmoid(C *
+logit(p))``, the same ranking, recalibrated by ``calibrate='auto'``. It
+prints one line per kind and writes one CSV row per data set.
 
 Examples
 --------
-The recorded run (benchmarks/RESULTS.md)::
+The recorded runs (benchmarks/RESULTS.md)::
 
     python benchmarks/sim_headline.py --null 200 --planted 100 --jobs 2
+    python benchmarks/sim_headline.py --null 200 --planted 100 --rows 600 --no-holdout --confidence 1.5 --jobs 2
 """
 
 import argparse
@@ -60,17 +64,22 @@ def names_the_plant(table, data, rows):
 
 
 def run_one(job):
-    """One data set: its CSV row (a dict)."""
-    seed, planted, rows = job
+    """One data set, ``(seed, planted, rows, holdout, confidence)``: its CSV row (a dict)."""
+    seed, planted, rows, holdout, confidence = job
     data = risk_frame(seed, n=rows, planted=planted)
+    if confidence != 1:
+        p = data["p"].clip(1e-9, 1 - 1e-9)
+        data["p"] = 1 / (1 + np.exp(-confidence * np.log(p / (1 - p))))
     start = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # low power notes: the counts say what matters here
-        table = subroc_ext.find_subgroups(data, label="y", score="p", progress=False, random_state=seed)
+        table = subroc_ext.find_subgroups(data, label="y", score="p", progress=False, random_state=seed,
+                                          validation=0.5 if holdout else None)  # fmt: skip
     significant = np.flatnonzero(table["significant"].fillna(False).to_numpy(dtype=bool))
     failures = np.flatnonzero(table["failure"].fillna(False).to_numpy(dtype=bool))
     return {
-        "seed": seed, "planted": planted, "rows": rows, "significant": len(significant), "failures": len(failures),
+        "seed": seed, "planted": planted, "rows": rows, "holdout": holdout, "confidence": confidence,
+        "significant": len(significant), "failures": len(failures),
         "verdict_names_plant": planted and names_the_plant(table, data, significant),
         "headline_names_plant": planted and names_the_plant(table, data, failures),
         "headline": "; ".join(table["description"].iloc[failures]), "cpu_seconds": round(time.process_time() - start, 2),
@@ -100,11 +109,14 @@ def main(argv=None):
     parser.add_argument("--null", type=int, default=200, help="null data sets")
     parser.add_argument("--planted", type=int, default=100, help="data sets with a planted failure")
     parser.add_argument("--rows", type=int, default=3000)
+    parser.add_argument("--no-holdout", action="store_true", help="validation=None")
+    parser.add_argument("--confidence", type=float, default=1.0, help="logit factor of the scores")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=HERE / "sim_headline.csv")
     args = parser.parse_args(argv)
-    jobs = [(seed, False, args.rows) for seed in range(args.null)]
-    jobs += [(seed, True, args.rows) for seed in range(args.planted)]
+    settings = (not args.no_holdout, args.confidence)
+    jobs = [(seed, False, args.rows, *settings) for seed in range(args.null)]
+    jobs += [(seed, True, args.rows, *settings) for seed in range(args.planted)]
     with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
         rows = list((pool.map if pool else map)(run_one, jobs))
     frame = pd.DataFrame(rows)

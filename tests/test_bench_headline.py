@@ -110,15 +110,26 @@ def test_script_runs_on_statsmodels_tables(tmp_path, capsys):
     assert (rows["roc_auc_plant"] < rows["roc_auc"]).groupby(rows["version"]).mean()["planted"] == 1
     assert len([line for line in printed.splitlines() if line.startswith("  ")]) == 8  # one per job, as it ends
     assert printed.splitlines()[8].split() == [
-        "setting", "tables", "plants", "precision", "recall", "recall_nameable", "nameable", "null_alarms",
-        "findings_planted", "findings_null", "false_partial", "false_risk", "false_restricted", "false_other", "cpu_seconds",
+        "setting", "tables", "plants", "precision", "recall", "recall_nameable", "nameable", "recall_detectable",
+        "detectable", "null_alarms", "findings_planted", "findings_null", "false_partial", "false_risk",
+        "false_restricted", "false_other", "cpu_seconds",
     ]  # fmt: skip
+    planted = rows[rows["version"] == "planted"]
+    assert planted["plant_z"].notna().all() and rows.loc[rows["version"] == "unplanted", "plant_z"].isna().all()
 
 
-def test_script_refuses_case_mix_without_holdout(capsys):
-    with pytest.raises(SystemExit):
-        load(SCRIPT).main(["--small", "--settings", "case_mix"])
-    assert "case_mix needs a holdout: run it without --small" in capsys.readouterr().err
+def test_plant_z_is_the_plants_shortfall_in_standard_errors(fair):
+    bench = load(SCRIPT)
+    truth = plant_failure(fair, 3, max_rows=2000)
+    y, scores, p, planted = (truth.data["label"].to_numpy().astype(bool), truth.data["score"].to_numpy(),
+                             truth.probability, truth.planted)  # fmt: skip
+    positives, negatives = y[planted].sum(), (~y[planted]).sum()
+    whole = expected_roc_auc(p) - subroc_ext.roc_auc_score(y, scores)
+    shortfall = expected_roc_auc(p[planted]) - subroc_ext.roc_auc_score(y[planted], scores[planted]) - whole
+    expected = shortfall / np.sqrt((planted.sum() + 1) / (12 * positives * negatives))
+    assert bench.plant_z(truth, 1.0) == pytest.approx(expected, rel=1e-12) and expected > 2
+    half = np.sqrt((planted.sum() / 2 + 1) / (12 * positives / 2 * negatives / 2))
+    assert bench.plant_z(truth, 0.5) == pytest.approx(shortfall / half, rel=1e-12)
 
 
 def test_script_skips_a_missing_source(tmp_path, capsys):

@@ -233,7 +233,8 @@ def test_simulated_headline_keeps_the_lone_failure_and_no_false_alarm():
     from test_benchmarks import load
 
     simulation = load(Path(__file__).resolve().parents[1] / "benchmarks" / "sim_headline.py")
-    frame = pd.DataFrame([simulation.run_one((seed, planted, 2000)) for seed in range(8) for planted in (False, True)])
+    frame = pd.DataFrame([simulation.run_one((seed, planted, 2000, True, 1.0)) for seed in range(8)
+                          for planted in (False, True)])  # fmt: skip
     null, planted = frame[~frame["planted"]], frame[frame["planted"]]
     assert (null["significant"] > 0).all() and (null["failures"] == 0).all()  # range restriction, no failure
     assert planted["verdict_names_plant"].sum() >= 6

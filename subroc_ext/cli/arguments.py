@@ -333,7 +333,9 @@ def build_parser():
     held_out.add_argument("--no-holdout", action="store_true",
                           help="hold out nothing: search all of DATA and test the whole search "
                                "by permutations (max-T; family-wise error over every pattern, "
-                               "more power on small data; no effect intervals)")  # fmt: skip
+                               "more power on small data; no effect intervals); each row's "
+                               "promise, and --case-mix, by labels drawn from the probabilities "
+                               "over the whole search")  # fmt: skip
     run.add_argument("--measure", choices=sorted(MEASURE_NAMES + CALIBRATION_MEASURE_NAMES),
                      help="performance measure (default: roc_auc; multi-class models: "
                           "AUC_mu); calibration_gap, brier and log_loss read the scores as "

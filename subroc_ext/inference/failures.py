@@ -54,10 +54,20 @@ model. SPEC ("What the headline may call a failure") names a row a
    (Bonferroni): it is asked of many overlapping rows, and uncorrected one
    in twenty slices of a failure would stand beside it by chance.
 
+Without a holdout the rows that chose a row would also test its promise,
+so rule 3 is the max-T test of the promise over the whole search
+(:mod:`~subroc_ext.inference.promise_max_t`, passed in as
+``whole_search_promise``), and a row it finds short of a promise no higher
+than the whole data's ranks worse than the whole data as well: it passes
+rule 1 *by its promise* even where the table's size-weighted test cannot
+tell it from chance.
+
 The secondary tests of 3 and 4 only remove rows that 1 selected, so on
 data without any failure the headline names one with probability at most
 that of the correction's (the family-wise error under the complete null is
-the false discovery rate, at most ``alpha``).
+the false discovery rate, at most ``alpha``); without a holdout every
+failure passes the promise's max-T test, whose family-wise error is at
+most ``alpha`` when the scores are calibrated.
 
 :func:`judge_failures` returns the decision per row, for ``run``,
 ``compare``, ``drift`` and the multi-class search alike (each gives it its

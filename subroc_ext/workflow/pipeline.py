@@ -282,10 +282,10 @@ def find_subgroups(
         How the scores become the probabilities of the expected ROC AUC:
         'auto' uses scores in [0, 1] as given where they are calibrated on
         the search split, a sigmoid of their logit fitted there where they
-        are not, and a sigmoid of any other scores; 'none' uses them as given (an error if
-        they are not in [0, 1] and ``case_mix``); 'isotonic' and 'sigmoid'
-        always fit that monotone map on the search split
-        (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`).
+        are not, and a sigmoid of any other scores; 'none' uses them as
+        given (an error if they are not in [0, 1] and ``case_mix``);
+        'isotonic' and 'sigmoid' always fit that monotone map on the search
+        split (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`).
     allow_large : bool, default=False
         Start a search estimated to need more memory than the machine has
         available; by default it is refused with a
