@@ -241,3 +241,17 @@ def test_simulated_headline_keeps_the_lone_failure_and_no_false_alarm():
     # no loss of power: wherever the verdict finds the plant, the headline names it
     assert (planted["headline_names_plant"] >= planted["verdict_names_plant"]).all()
     assert "planted: 8 data sets" in simulation.summary(frame)
+
+
+@pytest.mark.extended  # 16 searches and whole-search tests (about 60 s); the recorded run: benchmarks/sim_headline.py
+def test_simulated_headline_without_a_holdout_on_over_confident_scores():
+    """600 rows, no holdout, scores over-confident (logit x 1.5, recalibrated):
+    the plant is named in each of 6 data sets, and 10 null data sets have at
+    most one headline failure (the recorded run: 6 of 100, 47 of 50 named)."""
+    from test_benchmarks import load
+
+    simulation = load(Path(__file__).resolve().parents[1] / "benchmarks" / "sim_headline.py")
+    null = pd.DataFrame([simulation.run_one((seed, False, 600, False, 1.5)) for seed in range(10)])
+    planted = pd.DataFrame([simulation.run_one((seed, True, 600, False, 1.5)) for seed in range(6)])
+    assert (null["significant"] > 0).sum() >= 8 and (null["failures"] > 0).sum() <= 1
+    assert planted["headline_names_plant"].all()
