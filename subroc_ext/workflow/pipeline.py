@@ -472,8 +472,8 @@ def find_subgroups(
             if held_out is None and rows.promise is not None and mode == "worse":
                 whole_search_promise = _promise_without_holdout(
                     table, kept.subgroups, search, p, dataset_values, label=label, score=score,
-                    positive_label=positive_label, found=found, alpha=alpha, random_state=random_state,
-                    progress=progress, client=client, n_jobs=n_jobs,
+                    positive_label=positive_label, found=found, rules=rules, progress=progress, client=client,
+                    n_jobs=n_jobs,
                 )  # fmt: skip
             judged = judge_failures(table, kept.subgroups, rows, mode,
                                     search_shortfall=_search_shortfall(table, dataset_values),
@@ -522,18 +522,25 @@ def _probabilities(checked, calibrate, required):
 
 
 def _promise_without_holdout(table, subgroups, search, probabilities, dataset_values, *, label, score,
-                             positive_label, found, alpha, random_state, progress, client, n_jobs):  # fmt: skip
-    """Without a holdout, each worse row's promise tested over the whole case-mix
-    search (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`), and
-    whether that shows it worse than the whole data: the ``whole_search_promise``
-    of :func:`~subroc_ext.inference.failures.judge_failures`."""
+                             positive_label, found, rules, progress, client, n_jobs):  # fmt: skip
+    """Without a holdout, the promise of each row that could be a failure tested
+    over the whole case-mix search (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`),
+    and whether that shows it worse than the whole data: the
+    ``whole_search_promise`` of :func:`~subroc_ext.inference.failures.judge_failures`.
+
+    Only rows that could be failures are tested (worse than the whole data
+    by the table's test or by their promise, with enough of each class): the
+    smallest statistic still undecided sets how deep each label draw's
+    search must go."""
     frame, _, target = _case_mix.case_mix_data(search, None, (probabilities, None), label, score)
     worse = worse_by_promise(table["expected_roc_auc_search"], dataset_values["expected_roc_auc_search"],
                              table["delta"])  # fmt: skip
-    rows = np.flatnonzero(table["delta"].to_numpy(dtype=float) > 0)  # the rest fall short of nothing
+    enough = table[["positives_search", "negatives_search"]].min(axis=1).to_numpy() >= rules.min_class_count
+    significant = table["significant"].fillna(False).to_numpy(dtype=bool)
+    rows = np.flatnonzero((table["delta"].to_numpy(dtype=float) > 0) & (significant | worse) & enough)
     tested = promise_max_t(
         [subgroups[i] for i in rows], frame, target, positive_label=positive_label, selectors=found.selectors,
-        depth=found.depth, min_support=found.min_support, alpha=alpha, random_state=random_state,
+        depth=found.depth, min_support=found.min_support, alpha=rules.alpha, random_state=rules.random_state,
         progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
     whole = pd.DataFrame({"p_value": 1.0, "significant": False, "worse": worse}, index=table.index)
