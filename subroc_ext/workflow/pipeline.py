@@ -22,7 +22,6 @@ import pandas as pd
 from ..exceptions import InterruptedTest, keeping
 from ..inference.calibration import calibration_check
 from ..inference.failures import FailureRules, dataset_rows, judge_failures
-from ..inference.promise_max_t import promise_max_t, worse_by_promise
 from ..inference.significance import check_test_settings
 from ..inference.verdicts import check_verdict_settings
 from ..inputs.data_checks import data_checks
@@ -36,7 +35,7 @@ from ..utils.deprecation import REMOVED_IN
 from ..utils.validation import check_mode, check_weights, min_support_count
 from . import case_mix as _case_mix
 from . import diversity as _diversity
-from . import steps
+from . import steps, without_holdout
 from .steps import CALIBRATION_MEASURES, MEASURES
 
 __all__ = [
@@ -470,7 +469,7 @@ def find_subgroups(
             rows = dataset_rows(dataset, statistic_qf.measure, mode, probabilities=None if case_mix else p)
             whole_search_promise = None
             if held_out is None and rows.promise is not None and mode == "worse":
-                whole_search_promise = _promise_without_holdout(
+                whole_search_promise = without_holdout.promise_without_holdout(
                     table, kept.subgroups, search, p, dataset_values, label=label, score=score,
                     positive_label=positive_label, found=found, rules=rules, progress=progress, client=client,
                     n_jobs=n_jobs,
@@ -519,34 +518,6 @@ def _probabilities(checked, calibrate, required):
     return probabilities.description, tuple(
         None if split is None else _case_mix.split_probabilities(split, probabilities) for split in splits
     )
-
-
-def _promise_without_holdout(table, subgroups, search, probabilities, dataset_values, *, label, score,
-                             positive_label, found, rules, progress, client, n_jobs):  # fmt: skip
-    """Without a holdout, the promise of each row that could be a failure tested
-    over the whole case-mix search (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`),
-    and whether that shows it worse than the whole data: the
-    ``whole_search_promise`` of :func:`~subroc_ext.inference.failures.judge_failures`.
-
-    Only rows that could be failures are tested (worse than the whole data
-    by the table's test or by their promise, with enough of each class): the
-    smallest statistic still undecided sets how deep each label draw's
-    search must go."""
-    frame, _, target = _case_mix.case_mix_data(search, None, (probabilities, None), label, score)
-    worse = worse_by_promise(table["expected_roc_auc_search"], dataset_values["expected_roc_auc_search"],
-                             table["delta"])  # fmt: skip
-    enough = table[["positives_search", "negatives_search"]].min(axis=1).to_numpy() >= rules.min_class_count
-    significant = table["significant"].fillna(False).to_numpy(dtype=bool)
-    rows = np.flatnonzero((table["delta"].to_numpy(dtype=float) > 0) & (significant | worse) & enough)
-    tested = promise_max_t(
-        [subgroups[i] for i in rows], frame, target, positive_label=positive_label, selectors=found.selectors,
-        depth=found.depth, min_support=found.min_support, alpha=rules.alpha, random_state=rules.random_state,
-        progress=progress, client=client, n_jobs=n_jobs,
-    )  # fmt: skip
-    whole = pd.DataFrame({"p_value": 1.0, "significant": False, "worse": worse}, index=table.index)
-    whole.iloc[rows, [0, 1]] = tested[["p_value", "significant"]].to_numpy()
-    whole["significant"] = whole["significant"].astype(bool)
-    return whole
 
 
 def _search_shortfall(table, dataset_values):
@@ -616,7 +587,7 @@ def search_keep_test(
     The keywords are those of :func:`~subroc_ext.workflow.steps.search`,
     :func:`~subroc_ext.workflow.diversity.search_distinct` and :func:`~subroc_ext.workflow.steps.test`;
     ``held_out=None`` tests without a holdout
-    (:func:`~subroc_ext.workflow.steps.test_without_holdout`, ``max_samples``
+    (:func:`~subroc_ext.workflow.without_holdout.test_without_holdout`, ``max_samples``
     or an integer ``n_samples`` capping the permutations).
 
     Returns
@@ -638,7 +609,7 @@ def search_keep_test(
     )
     try:
         if held_out is None:
-            tested = steps.test_without_holdout(
+            tested = without_holdout.test_without_holdout(
                 found, kept.subgroups, search, quality_function, statistic_qf, target, alpha=alpha,
                 max_permutations=max_samples if n_samples == "adaptive" else n_samples,
                 random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,

@@ -8,10 +8,9 @@
 * :func:`test`: the randomization test of each pattern on the validation
   split, corrected for multiple testing, and its effect with the interval
   that matches the decision (:mod:`subroc_ext.inference.verdicts`);
-* :func:`test_without_holdout`: the whole-search permutation test of the
-  patterns found on all rows (:mod:`subroc_ext.inference.permutation`).
+* without a holdout, :func:`~subroc_ext.workflow.without_holdout.test_without_holdout`.
 
-``find_subgroups`` is these three steps plus input validation and the
+``find_subgroups`` is these steps plus input validation and the
 redundancy filters; experiments and benchmarks call the steps directly.
 """
 
@@ -27,25 +26,22 @@ import pysubgroup as ps
 from ..engine.counting import CountingQF
 from ..engine.search import FastSearch
 from ..inference.effects import clip_to_range, effect_estimates
-from ..inference.permutation import permutation_test
-from ..inference.promise_max_t import promise_max_t
 from ..inference.resampled_effects import resampled_effect_estimates
 from ..inference.significance import base_seed, randomization_test
-from ..inference.verdicts import VERDICT_COLUMNS, check_verdict_settings, same_rows_verdicts, verdicts
+from ..inference.verdicts import VERDICT_COLUMNS, check_verdict_settings, verdicts
 from ..inputs.search_size import check_memory, estimate_search_size, warn_if_large
 from ..inputs.search_space import make_search_space
 from ..inputs.sorted_data import SortedDataset
 from ..metrics.confidence import delong_interval_of_sorted
 from ..metrics.cross_auc import bias_aucs_of_masks
 from ..metrics.expected_auc import expected_auc_of_sorted
-from ..objective.case_mix import CaseMixQF
 from ..objective.quality import SoftClassifierQF
 from ..scoring import calibration as _calibration
 from ..scoring import measures as _measures
 from ..utils.descriptions import describe as description_of
 
 __all__ = [
-    "MEASURES", "CALIBRATION_MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "search", "test", "test_without_holdout",
+    "MEASURES", "CALIBRATION_MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "empty_test_columns", "joined_test_columns", "search", "test", "use_dataset",
     "untested",
 ]  # fmt: skip
 
@@ -146,7 +142,7 @@ def _sorted(data, target, positive_label):
     return SortedDataset(data, target.label_column, target.prediction_column, positive_label)
 
 
-def _use_dataset(quality_function, data):
+def use_dataset(quality_function, data):
     """Let the quality function inside any wrappers reuse a sorted split."""
     if not isinstance(data, SortedDataset):
         return
@@ -234,7 +230,7 @@ def search(
     """
     if algorithm is None:
         algorithm = FastSearch(progress=progress, client=client, n_jobs=n_jobs)
-    _use_dataset(quality_function, data)
+    use_dataset(quality_function, data)
     data = data.data if isinstance(data, SortedDataset) else data
     if selectors is None:
         excluded = [*target.get_target_columns(data.iloc[:0]).columns, *ignore]
@@ -536,9 +532,9 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
     """
     check_verdict_settings(intervals, min_delta)
     if not len(subgroups):
-        return _empty()
+        return empty_test_columns()
     seed = base_seed(random_state)
-    _use_dataset(quality_function, data)
+    use_dataset(quality_function, data)
     data = data.data if isinstance(data, SortedDataset) else data
     tested = randomization_test(
         subgroups, data, quality_function, target=target, n_samples=n_samples,
@@ -551,89 +547,23 @@ def test(subgroups, data, quality_function, target, *, n_samples="adaptive", max
     judged = verdicts(tested, estimates, method=method, alpha=alpha, min_delta=min_delta, intervals=intervals)
     if single:  # an interval inside the values the effect can take
         judged = clip_to_range(judged, quality_function)
-    return _joined(tested, judged)
+    return joined_test_columns(tested, judged)
 
 
-def _joined(tested, judged):
+def joined_test_columns(tested, judged):
     """The test's columns and the verdict's, as :data:`TEST_COLUMNS`, with both attrs."""
     table = pd.concat([tested.drop(columns=judged.columns, errors="ignore"), judged], axis=1)[TEST_COLUMNS]
     table.attrs.update({**tested.attrs, **judged.attrs})
     return table
 
 
-def _empty():
+def empty_test_columns():
     """The :data:`TEST_COLUMNS` of no subgroup."""
     empty = pd.DataFrame({column: [] for column in TEST_COLUMNS}).astype(float)
     empty = empty.astype({"significant": bool, "testable": bool, "null_samples": np.int64,
                           "p_value_exact": bool, "verdict": object, "verdict_note": object})  # fmt: skip
     empty.attrs["null_samples_drawn"] = 0
     return empty
-
-
-def test_without_holdout(found, subgroups, data, quality_function, statistic_qf, target, *, alpha=0.05,
-                         max_permutations=10_000, step_down=True, random_state=None, progress=False,
-                         client=None, n_jobs=1):  # fmt: skip
-    """The whole-search max-T test of patterns found on all of ``data``.
-
-    A thin step with the columns of :func:`test` over
-    :func:`~subroc_ext.inference.permutation.permutation_test` (the scores
-    permuted within each class), or, for the case-mix quality, over
-    :func:`~subroc_ext.inference.promise_max_t.promise_max_t` (the labels
-    drawn from the probabilities: permuting scores is no null of a promise).
-
-    Parameters
-    ----------
-    found : SearchResult
-        The search on ``data`` (its subgroups, qualities, selectors, depth
-        and minimum support).
-    subgroups : list of pysubgroup descriptions
-        Those of ``found.subgroups`` to report (e.g. after merging identical covers).
-    data : pandas.DataFrame or SortedDataset
-        The searched rows.
-    quality_function : pysubgroup quality function
-        The search's.
-    statistic_qf : SoftClassifierQF, ComparisonQF, CaseMixQF or AUCMuQF
-        Without weights: each row's ``delta`` is its raw quality on ``data``.
-    target
-    alpha, max_permutations, step_down, random_state, progress, client, n_jobs
-        As in :func:`~subroc_ext.inference.permutation.permutation_test`
-        (``max_permutations`` caps the label draws; they have no step-down).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The :data:`TEST_COLUMNS`: ``statistic`` is the quality the search
-        ranks by, the p-values are max-T adjusted, ``delta`` is the effect on
-        all rows, without an interval (``verdict_note`` says why). ``attrs``:
-        ``null_samples_drawn`` (permuted searches), ``method``,
-        ``permutations``.
-    """
-    if not len(subgroups):
-        return _empty()
-    _use_dataset(quality_function, data)
-    _use_dataset(statistic_qf, data)
-    data = data.data if isinstance(data, SortedDataset) else data
-    rank = {description_of(subgroup): i for i, subgroup in enumerate(found.subgroups)}
-    rows = [rank[description_of(sg)] for sg in subgroups]
-    if isinstance(statistic_qf, CaseMixQF):  # the null of the promise: labels drawn from the probabilities
-        tested = promise_max_t(
-            subgroups, data, target, positive_label=statistic_qf.positive_label, selectors=found.selectors,
-            depth=found.depth, min_support=found.min_support, quality_function=quality_function,
-            statistics=[found.qualities[i] for i in rows], alpha=alpha, max_draws=max_permutations,
-            random_state=base_seed(random_state), progress=progress, client=client, n_jobs=n_jobs,
-        )  # fmt: skip
-    else:
-        tested = permutation_test(
-            found.subgroups, found.qualities, data, quality_function, target, selectors=found.selectors,
-            depth=found.depth, min_support=found.min_support, rows=rows, max_permutations=max_permutations,
-            alpha=alpha, step_down=step_down, random_state=base_seed(random_state), progress=progress,
-            client=client, n_jobs=n_jobs,
-        )  # fmt: skip
-    statistic_qf.calculate_constant_statistics(data, target)
-    delta = [statistic_qf.calculate_statistics(sg, target, data).raw_quality for sg in subgroups]
-    table = _joined(tested, same_rows_verdicts(tested, delta))
-    table.attrs["null_samples_drawn"] = tested.attrs["null_searches"]
-    return table
 
 
 test.__test__ = False  # a pipeline step, not a pytest test

@@ -1,0 +1,122 @@
+"""The tests without a holdout: every pattern found on all rows, tested against the whole search.
+
+* :func:`test_without_holdout`: the table's test, the max-T of the whole
+  search with the scores permuted within each class
+  (:mod:`~subroc_ext.inference.permutation`), or, for the case-mix quality,
+  with the labels drawn from the probabilities
+  (:mod:`~subroc_ext.inference.promise_max_t`);
+* :func:`promise_without_holdout`: the headline's promise rule, each row
+  that could be a failure tested over the whole case-mix search.
+"""
+
+import numpy as np
+import pandas as pd
+
+from ..inference.permutation import permutation_test
+from ..inference.promise_max_t import promise_max_t, worse_by_promise
+from ..inference.significance import base_seed
+from ..inference.verdicts import same_rows_verdicts
+from ..inputs.sorted_data import SortedDataset
+from ..objective.case_mix import CaseMixQF
+from ..utils.descriptions import describe as description_of
+from .case_mix import case_mix_data
+from .steps import empty_test_columns, joined_test_columns, use_dataset
+
+__all__ = ["promise_without_holdout", "test_without_holdout"]
+
+
+def test_without_holdout(found, subgroups, data, quality_function, statistic_qf, target, *, alpha=0.05,
+                         max_permutations=10_000, step_down=True, random_state=None, progress=False,
+                         client=None, n_jobs=1):  # fmt: skip
+    """The whole-search max-T test of patterns found on all of ``data``.
+
+    A thin step with the columns of :func:`~subroc_ext.workflow.steps.test` over
+    :func:`~subroc_ext.inference.permutation.permutation_test` (the scores
+    permuted within each class), or, for the case-mix quality, over
+    :func:`~subroc_ext.inference.promise_max_t.promise_max_t` (the labels
+    drawn from the probabilities: permuting scores is no null of a promise).
+
+    Parameters
+    ----------
+    found : SearchResult
+        The search on ``data`` (its subgroups, qualities, selectors, depth
+        and minimum support).
+    subgroups : list of pysubgroup descriptions
+        Those of ``found.subgroups`` to report (e.g. after merging identical covers).
+    data : pandas.DataFrame or SortedDataset
+        The searched rows.
+    quality_function : pysubgroup quality function
+        The search's.
+    statistic_qf : SoftClassifierQF, ComparisonQF, CaseMixQF or AUCMuQF
+        Without weights: each row's ``delta`` is its raw quality on ``data``.
+    target
+    alpha, max_permutations, step_down, random_state, progress, client, n_jobs
+        As in :func:`~subroc_ext.inference.permutation.permutation_test`
+        (``max_permutations`` caps the label draws; they have no step-down).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The :data:`TEST_COLUMNS`: ``statistic`` is the quality the search
+        ranks by, the p-values are max-T adjusted, ``delta`` is the effect on
+        all rows, without an interval (``verdict_note`` says why). ``attrs``:
+        ``null_samples_drawn`` (permuted searches), ``method``,
+        ``permutations``.
+    """
+    if not len(subgroups):
+        return empty_test_columns()
+    use_dataset(quality_function, data)
+    use_dataset(statistic_qf, data)
+    data = data.data if isinstance(data, SortedDataset) else data
+    rank = {description_of(subgroup): i for i, subgroup in enumerate(found.subgroups)}
+    rows = [rank[description_of(sg)] for sg in subgroups]
+    if isinstance(statistic_qf, CaseMixQF):  # the null of the promise: labels drawn from the probabilities
+        tested = promise_max_t(
+            subgroups, data, target, positive_label=statistic_qf.positive_label, selectors=found.selectors,
+            depth=found.depth, min_support=found.min_support, quality_function=quality_function,
+            statistics=[found.qualities[i] for i in rows], alpha=alpha, max_draws=max_permutations,
+            random_state=base_seed(random_state), progress=progress, client=client, n_jobs=n_jobs,
+        )  # fmt: skip
+    else:
+        tested = permutation_test(
+            found.subgroups, found.qualities, data, quality_function, target, selectors=found.selectors,
+            depth=found.depth, min_support=found.min_support, rows=rows, max_permutations=max_permutations,
+            alpha=alpha, step_down=step_down, random_state=base_seed(random_state), progress=progress,
+            client=client, n_jobs=n_jobs,
+        )  # fmt: skip
+    statistic_qf.calculate_constant_statistics(data, target)
+    delta = [statistic_qf.calculate_statistics(sg, target, data).raw_quality for sg in subgroups]
+    table = joined_test_columns(tested, same_rows_verdicts(tested, delta))
+    table.attrs["null_samples_drawn"] = tested.attrs["null_searches"]
+    return table
+
+
+def promise_without_holdout(table, subgroups, search, probabilities, dataset_values, *, label, score,
+                             positive_label, found, rules, progress, client, n_jobs):  # fmt: skip
+    """Without a holdout, the promise of each row that could be a failure tested
+    over the whole case-mix search (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`),
+    and whether that shows it worse than the whole data: the
+    ``whole_search_promise`` of :func:`~subroc_ext.inference.failures.judge_failures`.
+
+    Only rows that could be failures are tested (worse than the whole data
+    by the table's test or by their promise, with enough of each class): the
+    smallest statistic still undecided sets how deep each label draw's
+    search must go."""
+    frame, _, target = case_mix_data(search, None, (probabilities, None), label, score)
+    worse = worse_by_promise(table["expected_roc_auc_search"], dataset_values["expected_roc_auc_search"],
+                             table["delta"])  # fmt: skip
+    enough = table[["positives_search", "negatives_search"]].min(axis=1).to_numpy() >= rules.min_class_count
+    significant = table["significant"].fillna(False).to_numpy(dtype=bool)
+    rows = np.flatnonzero((table["delta"].to_numpy(dtype=float) > 0) & (significant | worse) & enough)
+    tested = promise_max_t(
+        [subgroups[i] for i in rows], frame, target, positive_label=positive_label, selectors=found.selectors,
+        depth=found.depth, min_support=found.min_support, alpha=rules.alpha, random_state=rules.random_state,
+        progress=progress, client=client, n_jobs=n_jobs,
+    )  # fmt: skip
+    whole = pd.DataFrame({"p_value": 1.0, "significant": False, "worse": worse}, index=table.index)
+    whole.iloc[rows, [0, 1]] = tested[["p_value", "significant"]].to_numpy()
+    whole["significant"] = whole["significant"].astype(bool)
+    return whole
+
+
+test_without_holdout.__test__ = False  # a pipeline step, not a pytest test
