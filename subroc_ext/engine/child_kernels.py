@@ -9,7 +9,7 @@ from numba import njit
 
 from ..scoring.bitset import popcount
 from ..scoring.cover_kernels import count_children
-from ..scoring.node_bounds import children_count_bounds
+from ..scoring.node_bounds import children_count_bounds, children_word_bounds
 from ..scoring.weights import max_weight, subgroup_weight
 
 __all__ = ["promising_children", "kept_children"]
@@ -109,14 +109,17 @@ def promising_children(
 @njit(cache=True, nogil=True, inline="always")
 def kept_children(
     parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-    group_end, kind, value_rank, profile, min_support, min_positives, min_negatives, cap, threshold, reference,
-    downward, upward, size_weight, balance_weight, expandable, offset, count_bound,
+    group_end, kind, value_rank, profile, word_bounds, min_support, min_positives, min_negatives, cap, threshold,
+    reference, downward, upward, size_weight, balance_weight, expandable, offset, count_bound,
 ):  # fmt: skip
     """:func:`promising_children`, then (``count_bound``) the bound from counts
     (:func:`subroc_ext.scoring.node_bounds.children_count_bounds`: for a row
     mean from the parent's ``profile`` and ``value_rank`` not None, with
     ``offset``): a child stays if ``min(w * cap, its bound)`` exceeds
-    ``threshold`` or, when ``expandable``, ``max_weight * cap`` does. The
+    ``threshold`` or, when ``expandable``, ``max_weight * cap`` does; for a
+    row mean (``word_bounds`` not None) a child that is not ``expandable``
+    must then pass its bound from counts per word too
+    (:func:`subroc_ext.scoring.node_bounds.children_word_bounds`). The
     indices of the children kept into ``candidates``, and the class counts of
     all."""
     keep, positives, negatives = promising_children(
@@ -136,4 +139,12 @@ def kept_children(
         still[j] = min(subgroup_weight(p, n, size_weight, balance_weight) * cap, own[j]) > threshold
         if expandable and not still[j]:
             still[j] = max_weight(p, n, size_weight, balance_weight) * cap > threshold
-    return kept[still], positives, negatives
+    kept = kept[still]
+    if expandable or not len(kept):
+        return kept, positives, negatives
+    own = np.empty(len(kept))
+    if not children_word_bounds(kind, word_bounds, parent, selector_words, candidates[kept], positive_words,
+                                negative_words, positives[kept], negatives[kept], reference, offset, downward, upward,
+                                size_weight, balance_weight, own):  # fmt: skip
+        return kept, positives, negatives
+    return kept[own > threshold], positives, negatives
