@@ -211,7 +211,7 @@ def test_leaf_children_keep_the_extreme_subsets_the_count_bound_reaches(qf_name,
                         pack(~dataset.is_positive), np.array([[p], [n]]), *qf._kernel_data[2:6], None,
                         (np.zeros(1), np.zeros(1), 0.0), None, 1, qf.measure.min_positives,
                         qf.measure.min_negatives, cap, threshold, reference, downward, upward, alpha,
-                        beta, needs_both, g, np.full(1, -np.inf), 0, True,
+                        beta, needs_both, g, np.full(1, -np.inf), 0, True, True,
                     )  # fmt: skip
                     assert kept.tolist() == [0] and returned[0] == quality, (p, n, g, quality)
                     n_bound_decides += stats.weight * (cap - max(g, 0.0)) > threshold

@@ -113,7 +113,7 @@ def scored_children(
     kept, positives, negatives = kept_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
         group_end, kind, value_rank, profile, word_bounds, min_support, min_positives, min_negatives, cap, threshold,
-        reference, downward, upward, size_weight, balance_weight, expandable, offset, count_bound,
+        reference, downward, upward, size_weight, balance_weight, expandable, offset, count_bound, TRUE,
     )  # fmt: skip
     count = len(kept)
     children = candidates[kept]
@@ -218,7 +218,7 @@ def leaf_children(
     group_end, kind,
     row_values, value_rank, profile, word_bounds, min_support, min_positives, min_negatives, cap, threshold,
     reference, downward, upward, size_weight, balance_weight, needs_both_classes, generalization, sibling_best,
-    sibling_start, count_bound,
+    sibling_start, count_bound, profiled,
 ):  # fmt: skip
     """The children of a node that may enter the result, when none of them
     is expanded (they are at the maximum depth), in one call.
@@ -263,9 +263,12 @@ def leaf_children(
     sibling_start : int
         The selector of ``sibling_best[0]`` (the candidates start at or after it).
     count_bound : bool
-        Apply the bound from counts (``kind`` in
+        Apply the bounds from counts (``kind`` in
         :data:`~subroc_ext.scoring.joint_bounds.COUNT_BOUND_KINDS` and
         ``cap`` finite).
+    profiled : bool
+        A row mean's ``profile`` is built (for the bound from class counts;
+        the bound from counts per word needs none).
 
     Returns
     -------
@@ -281,7 +284,7 @@ def leaf_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
         group_end, kind, value_rank, profile, word_bounds, min_support, min_positives, min_negatives, cap,
         threshold, reference, downward, upward, size_weight, balance_weight, FALSE, max(generalization, 0.0),
-        count_bound,
+        count_bound, profiled,
     )  # fmt: skip
     aware = generalization > -np.inf
     count = len(kept)
@@ -359,8 +362,9 @@ def leaves_of_nodes(
     selector_words, positive_words, negative_words, selector_counts, group_start, group_end, kind, row_values
         As in :func:`leaf_children`.
     value_rank, ascending_values, word_bounds
-        As in :func:`scored_children`: a row mean's node is profiled once
-        for its joint bound and its leaves' bounds from counts.
+        As in :func:`scored_children`: a row mean's leaves are bounded by
+        their counts per word; a node whose joint bound is computed is
+        profiled once for it and its leaves' bounds from class counts.
     min_support, min_positives, min_negatives, reference, downward, upward
         As in :func:`leaf_children`.
     size_weight, balance_weight, needs_both_classes
@@ -400,8 +404,10 @@ def leaves_of_nodes(
         cap = caps[j]
         joint_wanted = joint_gate > 0 and estimate <= joint_gate * live
         bounded = count_bound and cap < np.inf
+        # a row mean's leaves have their bound per word; the profile only where the joint bound reads it too
+        profiled = joint_wanted or word_bounds is None
         profile = node_profile(kind, value_rank, ascending_values, parent, positive_words, negative_words,
-                               joint_wanted or bounded)  # fmt: skip
+                               joint_wanted or (bounded and profiled))  # fmt: skip
         if joint_wanted:
             joint = joint_of_words(kind, value_rank, profile, parent, positive_words, negative_words, group_start,
                                    group_end, reference, max(generalizations[j], 0.0), downward, upward,
@@ -412,7 +418,7 @@ def leaves_of_nodes(
             parent, selector_words, candidates, positive_words, negative_words, selector_counts,
             group_start, group_end, kind, row_values, value_rank, profile, word_bounds, min_support, min_positives,
             min_negatives, cap, live, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
-            generalizations[j], sibling_best, sibling_start, bounded,
+            generalizations[j], sibling_best, sibling_start, bounded, profiled,
         )  # fmt: skip
         counted += len(candidates)
         evaluated += measured
