@@ -4,8 +4,8 @@ A change inside :func:`subroc_ext.engine.batch_kernels.expand_nodes_to_leaves`
 (the measures' kernels, the bounds) that saves 5% is below what whole
 searches on this shared machine can tell apart (the same search varies by
 15% from run to run). This script records the arguments of every batch call
-of one FastSearch (the Census-Income KDD search split at depth 4 by
-default), then times each call on every tree given, in a fresh random order
+of one FastSearch (the Census-Income KDD search split, ROC AUC at depth 4
+by default), then times each call on every tree given, in a fresh random order
 per call, for several rounds: the trees share every moment of the machine's
 noise, and the median over rounds of each tree's time over the first's is
 the ratio. The trees' results must be identical (else ``!!! RESULTS
@@ -23,6 +23,11 @@ checkout's kernels with the tie-group bounds as wide as before stop 41
 (RESULTS.md)::
 
     python benchmarks/bench_kernel_replay.py --trees . ../before --int64-bounds --rounds 8
+
+The calibration gap's batch calls at depth 3 (``--measure``: any of
+bench_engine.py's measures)::
+
+    python benchmarks/bench_kernel_replay.py --measure calibration_gap --depth 3 --trees . ../before
 
 A few seconds, for the test suite::
 
