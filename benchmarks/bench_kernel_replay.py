@@ -4,8 +4,8 @@ A change inside :func:`subroc_ext.engine.batch_kernels.expand_nodes_to_leaves`
 (the measures' kernels, the bounds) that saves 5% is below what whole
 searches on this shared machine can tell apart (the same search varies by
 15% from run to run). This script records the arguments of every batch call
-of one FastSearch (the Census-Income KDD search split at depth 4 by
-default), then times each call on every tree given, in a fresh random order
+of one FastSearch (the Census-Income KDD search split, ROC AUC at depth 4
+by default), then times each call on every tree given, in a fresh random order
 per call, for several rounds: the trees share every moment of the machine's
 noise, and the median over rounds of each tree's time over the first's is
 the ratio. The trees' results must be identical (else ``!!! RESULTS
@@ -23,6 +23,11 @@ checkout's kernels with the tie-group bounds as wide as before stop 41
 (RESULTS.md)::
 
     python benchmarks/bench_kernel_replay.py --trees . ../before --int64-bounds --rounds 8
+
+The calibration gap's batch calls at depth 3 (``--measure``: any of
+bench_engine.py's measures)::
+
+    python benchmarks/bench_kernel_replay.py --measure calibration_gap --depth 3 --trees . ../before
 
 A few seconds, for the test suite::
 
@@ -52,9 +57,9 @@ def renamed_copy(tree, name, folder):
     return importlib.import_module(name)
 
 
-def record(package, frame, label, positive, depth):
+def record(package, frame, label, positive, depth, measure="roc_auc"):
     """The arguments of every batch call of a FastSearch of ``package`` (bench_engine.py's
-    census settings at ``depth``), and the search's data."""
+    census settings at ``depth``, by ``measure``), and the search's data."""
     from bench_engine import CENSUS_SEARCH, search_task
 
     kernels = importlib.import_module(package.__name__ + ".engine.batch_kernels")
@@ -66,7 +71,7 @@ def record(package, frame, label, positive, depth):
         data["data"] = args[9]
         return original(*args)
 
-    task = search_task(package, frame, label, positive, {**CENSUS_SEARCH, "nbins": 5, "depth": depth})
+    task = search_task(package, frame, label, positive, {**CENSUS_SEARCH, "measure": measure, "nbins": 5, "depth": depth})
     kernels.expand_nodes_to_leaves = recording
     try:
         package.FastSearch(n_jobs=1).execute(task)
@@ -115,6 +120,7 @@ def main(argv=None):
     parser.add_argument("--trees", nargs="+", default=[str(HERE.parent)], help="source trees (the first records)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--depth", type=int, default=4)
+    parser.add_argument("--measure", default="roc_auc", help="the search's measure (bench_engine.py's names)")
     parser.add_argument("--smoke", action="store_true", help="a small generated table, depth 3, one round")
     parser.add_argument("--int64-bounds", action="store_true",
                         help="also the first tree with the tie-group bounds widened to int64 (as before stop 41)")
@@ -126,7 +132,7 @@ def main(argv=None):
         sys.path.insert(0, folder)
         try:
             packages = [renamed_copy(tree, f"replay_{i}", Path(folder)) for i, tree in enumerate(args.trees)]
-            calls, data = record(packages[0], frame, label, positive, args.depth)
+            calls, data = record(packages[0], frame, label, positive, args.depth, args.measure)
             kernels = [importlib.import_module(p.__name__ + ".engine.batch_kernels").expand_nodes_to_leaves
                        for p in packages]  # fmt: skip
             cases = [(kernel, data) for kernel in kernels]
@@ -146,7 +152,7 @@ def main(argv=None):
                         seconds[r, k] += replay(kernel, call, tables)[0]
         finally:
             sys.path.remove(folder)
-    print(f"{len(calls)} batch calls, depth {args.depth}, {args.rounds} rounds")
+    print(f"{len(calls)} batch calls, {args.measure}, depth {args.depth}, {args.rounds} rounds")
     print("| tree | seconds per round | median | ratio to the first (median over rounds) |")
     print("|---|---|---|---|")
     for tree, column in zip(names, seconds.T):

@@ -1,4 +1,5 @@
-"""The bound of a row mean's quality from a child's class counts, proved by enumeration."""
+"""The bounds of a row mean's quality from a child's class counts (proved by
+enumeration) and from its class counts per word (on random children)."""
 
 import itertools
 
@@ -7,7 +8,13 @@ import pytest
 
 from subroc_ext.objective.statistics import relative_quality
 from subroc_ext.scoring.bitset import pack
-from subroc_ext.scoring.row_mean_bounds import class_profile, row_mean_count_bounds, row_mean_joint_bound
+from subroc_ext.scoring.row_mean_bounds import (
+    class_profile,
+    row_mean_count_bounds,
+    row_mean_joint_bound,
+    row_mean_word_bounds,
+    word_extremes,
+)
 from subroc_ext.scoring.weights import subgroup_weight
 
 MODES = {"worse": (False, True), "better": (True, False), "both": (True, True)}
@@ -124,3 +131,64 @@ def test_the_joint_bound_holds_for_every_subset_with_the_minimum_support(seed, n
         assert best <= joint, (mode, alpha, beta, offset, m)
         if max(labels[rows].sum(), (~labels[rows]).sum()) <= 8:  # one-count blocks: the bound is reached
             assert joint == pytest.approx(best, abs=1e-9), (mode, alpha, beta, offset, m)
+
+
+@pytest.mark.parametrize("values_kind", ["score order", "constant per word", "any"])
+def test_no_child_exceeds_its_bound_from_counts_per_word(values_kind):
+    """Random children of a parent of 3,000 rows (47 words): each child's
+    quality as the kernels compute it (values added in row order) is at most
+    its bound from counts per word, in each mode, weights and offset; the
+    bound's mean exceeds the child's by at most the largest spread of a
+    word's values of one class: to rounding where each is one value (0.1:
+    sums that round), by about 64 / 3,000 where they follow the score order
+    (a calibration gap's ``y - p`` on rows sorted by ``p``)."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    labels = rng.random(n) < 0.4
+    if values_kind == "score order":
+        values = labels - np.sort(rng.random(n))
+    elif values_kind == "constant per word":
+        values = np.where(labels, 0.1, -0.1) * (1 + np.arange(n) // 64)
+    else:
+        values = rng.normal(size=n) * 10.0 ** rng.integers(-3, 4, n)
+    parent = rng.random(n) < 0.9
+    children = parent & (rng.random((60, n)) < rng.uniform(0.01, 1.0, size=(60, 1)))
+    children = children[children.any(axis=1)]
+    positives = (children & labels).sum(axis=1)
+    negatives = (children & ~labels).sum(axis=1)
+    means = []
+    for child in children:
+        total = 0.0
+        for value in values[child]:  # row order, as the kernels add
+            total += value
+        means.append(total / child.sum())
+    extremes, largest = word_extremes(values, pack(labels), pack(~labels))
+    spread = max(np.ptp(values[w : w + 64][labels[w : w + 64] == c])
+                 for w in range(0, n, 64) for c in (True, False))  # fmt: skip (each word has both classes)
+    reference = float(values.mean())
+    for mode, alpha, beta, offset in itertools.product(MODES, (0.0, 1.0), (0.0, 1.0), (0.0, 0.05)):
+        signs = MODES[mode]
+        out = np.empty(len(children))
+        row_mean_word_bounds(pack(parent), pack(children), np.arange(len(children)), pack(labels), pack(~labels),
+                             extremes, largest, positives, negatives, reference, offset, *signs, alpha, beta,
+                             out)  # fmt: skip
+        weight = subgroup_weight(positives.astype(float), negatives.astype(float), alpha, beta)
+        quality = weight * (relative_quality(np.array(means), reference, *signs) - offset)
+        assert np.all(quality <= out), (mode, alpha, beta, offset)  # valid, exactly
+        if values_kind != "any":
+            assert np.all(out - quality <= weight * (spread + 1e-9)), (mode, alpha, beta, offset)  # and tight
+
+
+def test_word_extremes_are_each_words_classes_largest_and_smallest_values():
+    rng = np.random.default_rng(3)
+    n = 150  # the last word part full
+    values = rng.normal(size=n)
+    labels = rng.random(n) < 0.3
+    labels[128:] = False  # a word without positives: 0, which no child counts
+    extremes, largest = word_extremes(values, pack(labels), pack(~labels))
+    for w in range(3):
+        rows = slice(64 * w, 64 * (w + 1))
+        for c, mask in ((0, labels[rows]), (2, ~labels[rows])):
+            expected = (values[rows][mask].max(), values[rows][mask].min()) if mask.any() else (0.0, 0.0)
+            assert (extremes[c, w], extremes[c + 1, w]) == expected
+    assert largest == np.abs(values).max()

@@ -152,15 +152,18 @@ def bitset_pack(mask):
 
 
 def value_ranks(qf):
-    """A row mean's position of each row in ascending value order, and the
-    values in that order (None, None for the other measures), as
+    """A row mean's position of each row in ascending value order, the
+    values in that order and the extremes of each word's classes (None,
+    None, None for the other measures), as
     :class:`~subroc_ext.engine.evaluators.CompiledEvaluator` passes them."""
-    value_order, ascending_values = qf._kernel_data[6:8]
+    from subroc_ext.scoring.row_mean_bounds import word_extremes
+
+    positive_words, negative_words, *_, row_values, value_order, ascending_values = qf._kernel_data[:8]
     if value_order is None:
-        return None, None
+        return None, None, None
     rank = np.empty_like(value_order)
     rank[value_order] = np.arange(len(value_order))
-    return rank, ascending_values
+    return rank, ascending_values, word_extremes(row_values, positive_words, negative_words)
 
 
 @pytest.mark.parametrize("qf_name", ["roc", "arl"])
@@ -206,9 +209,9 @@ def test_leaf_children_keep_the_extreme_subsets_the_count_bound_reaches(qf_name,
                     kept, _, _, returned, evaluated = leaf_children(
                         pack(whole), pack(child[None]), np.array([0]), pack(dataset.is_positive),
                         pack(~dataset.is_positive), np.array([[p], [n]]), *qf._kernel_data[2:6], None,
-                        (np.zeros(1), np.zeros(1), 0.0), 1, qf.measure.min_positives,
+                        (np.zeros(1), np.zeros(1), 0.0), None, 1, qf.measure.min_positives,
                         qf.measure.min_negatives, cap, threshold, reference, downward, upward, alpha,
-                        beta, needs_both, g, np.full(1, -np.inf), 0, True,
+                        beta, needs_both, g, np.full(1, -np.inf), 0, True, True,
                     )  # fmt: skip
                     assert kept.tolist() == [0] and returned[0] == quality, (p, n, g, quality)
                     n_bound_decides += stats.weight * (cap - max(g, 0.0)) > threshold

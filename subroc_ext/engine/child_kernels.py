@@ -9,7 +9,7 @@ from numba import njit
 
 from ..scoring.bitset import popcount
 from ..scoring.cover_kernels import count_children
-from ..scoring.node_bounds import children_count_bounds
+from ..scoring.node_bounds import children_count_bounds, children_word_bounds
 from ..scoring.weights import max_weight, subgroup_weight
 
 __all__ = ["promising_children", "kept_children"]
@@ -109,14 +109,19 @@ def promising_children(
 @njit(cache=True, nogil=True, inline="always")
 def kept_children(
     parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-    group_end, kind, value_rank, profile, min_support, min_positives, min_negatives, cap, threshold, reference,
-    downward, upward, size_weight, balance_weight, expandable, offset, count_bound,
+    group_end, kind, value_rank, profile, word_bounds, min_support, min_positives, min_negatives, cap, threshold,
+    reference, downward, upward, size_weight, balance_weight, expandable, offset, count_bound, profiled,
 ):  # fmt: skip
-    """:func:`promising_children`, then (``count_bound``) the bound from counts
-    (:func:`subroc_ext.scoring.node_bounds.children_count_bounds`: for a row
-    mean from the parent's ``profile`` and ``value_rank`` not None, with
-    ``offset``): a child stays if ``min(w * cap, its bound)`` exceeds
-    ``threshold`` or, when ``expandable``, ``max_weight * cap`` does. The
+    """:func:`promising_children`, then (``count_bound``) the bounds from
+    counts, with ``offset``: a child stays if ``min(w * cap, its bound)``
+    exceeds ``threshold`` or, when ``expandable``, ``max_weight * cap`` does.
+
+    The bound is the smaller of the bound from class counts
+    (:func:`subroc_ext.scoring.node_bounds.children_count_bounds`; for a row
+    mean from the parent's ``profile``, only where ``profiled``: built) and,
+    for a row mean's children that are not ``expandable`` (``word_bounds``
+    not None), the bound from class counts per word
+    (:func:`subroc_ext.scoring.node_bounds.children_word_bounds`). The
     indices of the children kept into ``candidates``, and the class counts of
     all."""
     keep, positives, negatives = promising_children(
@@ -126,10 +131,17 @@ def kept_children(
     kept = np.flatnonzero(keep)
     if not (count_bound and len(kept)):
         return kept, positives, negatives
-    own = np.empty(len(kept))
-    children_count_bounds(kind, value_rank, profile, parent, positive_words, negative_words, group_start, group_end,
-                          positives[kept], negatives[kept], reference, offset, downward, upward, size_weight,
-                          balance_weight, own)  # fmt: skip
+    own = np.full(len(kept), np.inf)
+    if profiled:
+        children_count_bounds(kind, value_rank, profile, parent, positive_words, negative_words, group_start,
+                              group_end, positives[kept], negatives[kept], reference, offset, downward, upward,
+                              size_weight, balance_weight, own)  # fmt: skip
+    if not expandable:
+        per_word = np.empty(len(kept))
+        if children_word_bounds(kind, word_bounds, parent, selector_words, candidates[kept], positive_words,
+                                negative_words, positives[kept], negatives[kept], reference, offset, downward, upward,
+                                size_weight, balance_weight, per_word):  # fmt: skip
+            own = np.minimum(own, per_word)
     still = np.empty(len(kept), dtype=np.bool_)
     for j in range(len(kept)):
         p, n = float(positives[kept[j]]), float(negatives[kept[j]])

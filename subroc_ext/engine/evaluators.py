@@ -22,7 +22,7 @@ import numpy as np
 from ..objective.comparison import ComparisonQF
 from ..objective.multiclass import AUCMuQF
 from ..objective.statistics import SubgroupStatistics
-from ..scoring import bitset, bounds, cover_kernels, joint_bounds
+from ..scoring import bitset, bounds, cover_kernels, joint_bounds, row_mean_bounds
 from ..scoring.measures import compiled_kind, compiled_row_values
 from ..scoring.weights import max_weight, subgroup_weight
 from . import batch_kernels, search_kernels
@@ -124,9 +124,11 @@ class CompiledEvaluator(BinaryEvaluator):
         (self.positive_words, self.negative_words, self.group_start, self.group_end, _, self.row_values,
          self.value_order, self.ascending_values, *_) = qf._kernel_data  # fmt: skip
         self.value_rank = None  # each row's position in the value order: a row mean's node profiles
+        self.word_bounds = None  # a row mean's extremes per word: its leaves' bound from counts per word
         if self.value_order is not None:
             self.value_rank = np.empty_like(self.value_order)
             self.value_rank[self.value_order] = np.arange(len(self.value_order))
+            self.word_bounds = row_mean_bounds.word_extremes(self.row_values, self.positive_words, self.negative_words)
         self.settings = qf._settings()  # fixed for the search
         # positives and negatives of every selector
         self.selector_counts = np.array(class_counts(
@@ -138,8 +140,8 @@ class CompiledEvaluator(BinaryEvaluator):
         children, positives, negatives, fields, _, _ = search_kernels.scored_children(
             parent, self.space.words, candidates, self.positive_words, self.negative_words,
             self.selector_counts, self.group_start, self.group_end, self.kind, self.row_values,
-            self.value_order, self.ascending_values, self.value_rank, min_support, measure.min_positives,
-            measure.min_negatives, float(cap), float(threshold), *self.settings, expandable, float(offset),
+            self.value_order, self.ascending_values, self.value_rank, self.word_bounds, min_support,
+            measure.min_positives, measure.min_negatives, float(cap), float(threshold), *self.settings, expandable, float(offset),
             bool(np.isfinite(cap) and self.kind in joint_bounds.COUNT_BOUND_KINDS), aware,
         )  # fmt: skip
         if not len(children):
@@ -159,7 +161,8 @@ class CompiledEvaluator(BinaryEvaluator):
             grandparent, nodes, estimates, qualities, caps, generalizations, sibling_best, sibling_start,
             live_threshold, self._joint_gate(), self.space.next_start, self.space.words, self.positive_words,
             self.negative_words, self.selector_counts, self.group_start, self.group_end, self.kind, self.row_values,
-            self.value_rank, self.ascending_values, min_support, measure.min_positives, measure.min_negatives, reference, downward, upward, alpha, beta,
+            self.value_rank, self.ascending_values, self.word_bounds, min_support, measure.min_positives,
+            measure.min_negatives, reference, downward, upward, alpha, beta,
             needs_both_classes, self.kind in joint_bounds.COUNT_BOUND_KINDS,
         )  # fmt: skip
 
@@ -187,7 +190,7 @@ class CompiledEvaluator(BinaryEvaluator):
         return (
             self.space.words, self.positive_words, self.negative_words, self.selector_counts,
             self.group_start, self.group_end, self.row_values, self.value_order, self.ascending_values,
-            self.space.next_start, self.value_rank,
+            self.space.next_start, self.value_rank, self.word_bounds,
         )  # fmt: skip
 
     def _joint_gate(self):

@@ -45,8 +45,8 @@ __all__ = [
 def scored_children(
     parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
     group_end, kind,
-    row_values, value_order, ascending_values, value_rank, min_support, min_positives, min_negatives, cap,
-    threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
+    row_values, value_order, ascending_values, value_rank, word_bounds, min_support, min_positives, min_negatives,
+    cap, threshold, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
     estimates, expandable, offset, count_bound, aware,
 ):  # fmt: skip
     """The children of a node that may enter the result or lead to a pattern
@@ -72,6 +72,11 @@ def scored_children(
         row's position in that order (for the size-aware bound and the
         node's profile, :func:`subroc_ext.scoring.node_bounds.node_profile`),
         None for the other measures.
+    word_bounds : tuple or None
+        A row mean's :func:`subroc_ext.scoring.row_mean_bounds.word_extremes`
+        (None for the other measures), for the bound from counts per word of
+        children that are not ``expandable``
+        (:func:`~subroc_ext.engine.child_kernels.kept_children`).
     min_support, min_positives, min_negatives, cap, threshold, expandable
         As in :func:`promising_children`.
     reference, downward, upward, size_weight, balance_weight, needs_both_classes, estimates
@@ -107,8 +112,8 @@ def scored_children(
     profile = node_profile(kind, value_rank, ascending_values, parent, positive_words, negative_words, count_bound)
     kept, positives, negatives = kept_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-        group_end, kind, value_rank, profile, min_support, min_positives, min_negatives, cap, threshold, reference,
-        downward, upward, size_weight, balance_weight, expandable, offset, count_bound,
+        group_end, kind, value_rank, profile, word_bounds, min_support, min_positives, min_negatives, cap, threshold,
+        reference, downward, upward, size_weight, balance_weight, expandable, offset, count_bound, TRUE,
     )  # fmt: skip
     count = len(kept)
     children = candidates[kept]
@@ -211,9 +216,9 @@ def aware_children(candidates, weight, raw_quality, raw_bound, max_weight, paren
 def leaf_children(
     parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
     group_end, kind,
-    row_values, value_rank, profile, min_support, min_positives, min_negatives, cap, threshold, reference,
-    downward, upward, size_weight, balance_weight, needs_both_classes, generalization, sibling_best,
-    sibling_start, count_bound,
+    row_values, value_rank, profile, word_bounds, min_support, min_positives, min_negatives, cap, threshold,
+    reference, downward, upward, size_weight, balance_weight, needs_both_classes, generalization, sibling_best,
+    sibling_start, count_bound, profiled,
 ):  # fmt: skip
     """The children of a node that may enter the result, when none of them
     is expanded (they are at the maximum depth), in one call.
@@ -239,6 +244,8 @@ def leaf_children(
         measures) and the node's profile
         (:func:`subroc_ext.scoring.node_bounds.node_profile`), for its bound
         from counts.
+    word_bounds : tuple or None
+        As in :func:`scored_children`.
     min_support, min_positives, min_negatives, cap, threshold
         As in :func:`promising_children`; a child is returned if its quality
         (its bound, with generalization awareness) exceeds ``threshold``.
@@ -256,9 +263,12 @@ def leaf_children(
     sibling_start : int
         The selector of ``sibling_best[0]`` (the candidates start at or after it).
     count_bound : bool
-        Apply the bound from counts (``kind`` in
+        Apply the bounds from counts (``kind`` in
         :data:`~subroc_ext.scoring.joint_bounds.COUNT_BOUND_KINDS` and
         ``cap`` finite).
+    profiled : bool
+        A row mean's ``profile`` is built (for the bound from class counts;
+        the bound from counts per word needs none).
 
     Returns
     -------
@@ -272,8 +282,9 @@ def leaf_children(
     """
     kept, positives, negatives = kept_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-        group_end, kind, value_rank, profile, min_support, min_positives, min_negatives, cap, threshold,
-        reference, downward, upward, size_weight, balance_weight, FALSE, max(generalization, 0.0), count_bound,
+        group_end, kind, value_rank, profile, word_bounds, min_support, min_positives, min_negatives, cap,
+        threshold, reference, downward, upward, size_weight, balance_weight, FALSE, max(generalization, 0.0),
+        count_bound, profiled,
     )  # fmt: skip
     aware = generalization > -np.inf
     count = len(kept)
@@ -305,8 +316,9 @@ def leaf_children(
 def leaves_of_nodes(
     grandparent, nodes, estimates, qualities, caps, generalizations, sibling_best, sibling_start,
     live_threshold, joint_gate, next_start, selector_words, positive_words, negative_words, selector_counts,
-    group_start, group_end, kind, row_values, value_rank, ascending_values, min_support, min_positives,
-    min_negatives, reference, downward, upward, size_weight, balance_weight, needs_both_classes, count_bound,
+    group_start, group_end, kind, row_values, value_rank, ascending_values, word_bounds, min_support,
+    min_positives, min_negatives, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
+    count_bound,
 ):  # fmt: skip
     """:func:`leaf_children` of several sibling nodes one level above the
     maximum depth, in one call.
@@ -349,9 +361,10 @@ def leaves_of_nodes(
         First selector of the attributes after each selector's own.
     selector_words, positive_words, negative_words, selector_counts, group_start, group_end, kind, row_values
         As in :func:`leaf_children`.
-    value_rank, ascending_values
-        As in :func:`scored_children`: a row mean's node is profiled once
-        for its joint bound and its leaves' bounds from counts.
+    value_rank, ascending_values, word_bounds
+        As in :func:`scored_children`: a row mean's leaves are bounded by
+        their counts per word; a node whose joint bound is computed is
+        profiled once for it and its leaves' bounds from class counts.
     min_support, min_positives, min_negatives, reference, downward, upward
         As in :func:`leaf_children`.
     size_weight, balance_weight, needs_both_classes
@@ -391,8 +404,10 @@ def leaves_of_nodes(
         cap = caps[j]
         joint_wanted = joint_gate > 0 and estimate <= joint_gate * live
         bounded = count_bound and cap < np.inf
+        # a row mean's leaves have their bound per word; the profile only where the joint bound reads it too
+        profiled = joint_wanted or word_bounds is None
         profile = node_profile(kind, value_rank, ascending_values, parent, positive_words, negative_words,
-                               joint_wanted or bounded)  # fmt: skip
+                               joint_wanted or (bounded and profiled))  # fmt: skip
         if joint_wanted:
             joint = joint_of_words(kind, value_rank, profile, parent, positive_words, negative_words, group_start,
                                    group_end, reference, max(generalizations[j], 0.0), downward, upward,
@@ -401,9 +416,9 @@ def leaves_of_nodes(
                 continue
         kept, raw, weights, leaf_qualities, measured = leaf_children(
             parent, selector_words, candidates, positive_words, negative_words, selector_counts,
-            group_start, group_end, kind, row_values, value_rank, profile, min_support, min_positives,
+            group_start, group_end, kind, row_values, value_rank, profile, word_bounds, min_support, min_positives,
             min_negatives, cap, live, reference, downward, upward, size_weight, balance_weight, needs_both_classes,
-            generalizations[j], sibling_best, sibling_start, bounded,
+            generalizations[j], sibling_best, sibling_start, bounded, profiled,
         )  # fmt: skip
         counted += len(candidates)
         evaluated += measured
@@ -436,7 +451,7 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
     data : tuple
         ``selector_words, positive_words, negative_words, selector_counts,
         group_start, group_end, row_values, value_order, ascending_values,
-        next_start, value_rank`` (as in :func:`scored_children` and
+        next_start, value_rank, word_bounds`` (as in :func:`scored_children` and
         :func:`leaves_of_nodes`).
     settings : tuple
         ``kind, min_support, min_positives, min_negatives, reference,
@@ -464,13 +479,13 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
         What :func:`leaves_of_nodes` returns for them.
     """
     (selector_words, positive_words, negative_words, selector_counts, group_start, group_end, row_values,
-     value_order, ascending_values, next_start, value_rank) = data  # fmt: skip
+     value_order, ascending_values, next_start, value_rank, word_bounds) = data  # fmt: skip
     (kind, min_support, min_positives, min_negatives, reference, downward, upward, size_weight,
      balance_weight, needs_both_classes, estimates_on, count_bound, joint_gate, aware) = settings  # fmt: skip
     children, _, _, fields, positives, negatives = scored_children(
         parent, selector_words, candidates, positive_words, negative_words, selector_counts, group_start,
-        group_end, kind, row_values, value_order, ascending_values, value_rank, min_support, min_positives,
-        min_negatives, cap, threshold, reference, downward, upward, size_weight, balance_weight,
+        group_end, kind, row_values, value_order, ascending_values, value_rank, word_bounds, min_support,
+        min_positives, min_negatives, cap, threshold, reference, downward, upward, size_weight, balance_weight,
         needs_both_classes, estimates_on, TRUE, offset, count_bound and cap < np.inf, aware,
     )  # fmt: skip
     # a leaf parent AND child AND c has at most the rows of parent AND c: counted (or bounded) just now
@@ -498,8 +513,8 @@ def expand_to_leaves(parent, candidates, cap, threshold, offset, parent_best, sh
     leaves = leaves_of_nodes(
         parent, nodes, estimate[order], quality[order], caps[order], bests[order], best_row, start,
         live_threshold, joint_gate, next_start, selector_words, positive_words, negative_words,
-        sibling_counts, group_start, group_end, kind, row_values, value_rank, ascending_values, min_support,
-        min_positives, min_negatives, reference, downward, upward, size_weight, balance_weight,
+        sibling_counts, group_start, group_end, kind, row_values, value_rank, ascending_values, word_bounds,
+        min_support, min_positives, min_negatives, reference, downward, upward, size_weight, balance_weight,
         needs_both_classes, count_bound,
     )  # fmt: skip
     return children, fields, quality, estimate, bests, pending, raw_row, best_row, nodes, leaves

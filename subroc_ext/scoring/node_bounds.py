@@ -15,9 +15,9 @@ from numba import njit
 
 from .cover_kernels import ROW_MEAN
 from .joint_bounds import count_bounds, roc_auc_joint_of_words
-from .row_mean_bounds import class_profile, row_mean_count_bounds, row_mean_joint_bound
+from .row_mean_bounds import class_profile, row_mean_count_bounds, row_mean_joint_bound, row_mean_word_bounds
 
-__all__ = ["node_profile", "children_count_bounds", "joint_of_words"]
+__all__ = ["node_profile", "children_count_bounds", "children_word_bounds", "joint_of_words"]
 
 
 @njit(cache=True, nogil=True)
@@ -46,6 +46,23 @@ def children_count_bounds(kind, value_rank, profile, parent, positive_words, neg
             return
     count_bounds(kind, parent, positive_words, negative_words, group_start, group_end, positives, negatives,
                  reference, offset, downward, upward, size_weight, balance_weight, out)  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def children_word_bounds(kind, word_bounds, parent, selector_words, candidates, positive_words, negative_words,
+                         positives, negatives, reference, offset, downward, upward, size_weight, balance_weight,
+                         out):  # fmt: skip
+    """A row mean's bound of each child from its class counts per word
+    (:func:`~subroc_ext.scoring.row_mean_bounds.row_mean_word_bounds`, with
+    ``word_bounds`` its ``extremes, largest``) into ``out``: True; False
+    (``out`` untouched) for the other measures, whose ``word_bounds`` is None."""
+    if word_bounds is not None:
+        if kind == ROW_MEAN:
+            row_mean_word_bounds(parent, selector_words, candidates, positive_words, negative_words, *word_bounds,
+                                 positives, negatives, reference, offset, downward, upward, size_weight,
+                                 balance_weight, out)  # fmt: skip
+            return True
+    return False
 
 
 @njit(cache=True, nogil=True)
