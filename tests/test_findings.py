@@ -185,7 +185,8 @@ def test_a_failure_by_its_promise_is_counted_among_the_significant_and_labelled_
     table = judged_table()
     table.loc[1, ["significant", "failure_note"]] = [False, "by its promise: it falls short of ..."]
     assert headline(table).summary.startswith("Where the ROC AUC is worse than on the whole data and than its "
-                                              "scores promise: 2 failures among 4 significant of 4 subgroups")
+                                              "scores promise: 2 failures among 4 significant (1 by its promise) of 4 "
+                                              "subgroups")
     assert _failure_label(table.iloc[1]) == "failure by its promise" and _failure_label(table.iloc[0]) == "failure"
 
 

@@ -307,7 +307,11 @@ def _print_expected(table, measure):
     )
     if len(table) and "range_restricted" in table.columns:
         print(
-            "note: failure = named in the headline; range restriction = no worse than its own scores "
+            "note: failure = named in the headline"
+            + ("" if table.attrs.get("holdout", True) else
+               "; failure by its promise = short of a promise no higher than the whole data's, tested over the "
+               "whole search, so worse than the whole data too where the table's test cannot tell")
+            + "; range restriction = no worse than its own scores "
             "promise (a narrower spread of risk, which every model would show); not shown worse than "
             "promised = short of its promise, but not beyond chance; variant #k = not "
             "significantly worse than the rest of failure k; explained #k = not a failure outside "

@@ -402,9 +402,12 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
     promised = table["promise_p_value"].notna().any() and not attrs.get("case_mix")
     than = f"{comparison} on the whole data" + (" and than its scores promise" if promised else "")
     # a failure "by its promise" (no holdout) is significant by the promise's test, not the table's
-    flagged = int((significant | failed).sum())
-    counted = (f"{len(failures):,} failure{'' if len(failures) == 1 else 's'} among {flagged:,} significant "
-               f"of {_subgroups(len(table))} ({test})")  # fmt: skip
+    by_promise = int((failed & ~significant).sum())
+    flagged = f"{int(significant.sum()) + by_promise:,} significant"
+    if by_promise:
+        flagged += f" ({by_promise:,} by its promise)"
+    plural = "" if len(failures) == 1 else "s"
+    counted = f"{len(failures):,} failure{plural} among {flagged} of {_subgroups(len(table))} ({test})"
     rest = _not_failures(table.loc[significant & ~failed, "failure_note"].astype(str))
     if len(failures) == 0:
         return Headline(f"{prefix}No subgroup where {subject} is {than}: {counted}.", more=rest)
