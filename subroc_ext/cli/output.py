@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import keeping
+from ..inference.failures import BY_PROMISE
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
@@ -96,7 +97,7 @@ def _failure_label(record):
         return ""
     note = str(record.get("failure_note", ""))
     if bool(record["failure"]):
-        return "failure by its promise" if note.startswith("by its promise") else "failure"
+        return f"failure {BY_PROMISE}" if note.startswith(BY_PROMISE) else "failure"
     of = record.get("failure_of")
     kind = note.split(":")[0].split(" of row")[0].split(" by row")[0]
     return f"{kind} #{int(of)}" if not pd.isna(of) and kind in ("variant", "explained") else kind

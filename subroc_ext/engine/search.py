@@ -313,6 +313,19 @@ class SearchProblem:
         return cls(base, space, depth, result_set_size, min_support, task.min_quality,
                    generalization_aware)  # fmt: skip
 
+    def relabelled(self, quality_function, data, target, k=None, min_quality=None):
+        """The same search space with ``quality_function`` (not yet prepared)
+        prepared on ``data``: the rows this search was prepared on, in the same
+        order, with other labels (a label draw: the rows' order is their
+        scores', which the labels do not move, so the selectors' bitsets
+        stay); ``k`` and the minimum quality replaced."""
+        base, generalization_aware = _quality_function(quality_function)
+        quality_function.calculate_constant_statistics(data, target)
+        return SearchProblem(
+            base, self.space, self.depth, self.k if k is None else k, self.min_support,
+            self.min_quality if min_quality is None else min_quality, generalization_aware,
+        )  # fmt: skip
+
     def run(self, floor=-np.inf, depth=None, floor_pattern=None):
         """A new search; ``floor``, a quality that at least ``k`` patterns are
         known to exceed or reach, raises the minimum quality (nothing below

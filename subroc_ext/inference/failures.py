@@ -93,14 +93,17 @@ from ..objective.statistics import Columns
 from .promise import promise_test, shortfall
 from .significance import base_seed, randomization_test
 
-__all__ = ["FAILURE_COLUMNS", "MIN_CLASS_COUNT", "FailureRules", "JudgedRows", "class_kinds", "dataset_rows",
-           "judge_failures", "promise_weights"]
+__all__ = ["BY_PROMISE", "FAILURE_COLUMNS", "MIN_CLASS_COUNT", "FailureRules", "JudgedRows", "class_kinds",
+           "dataset_rows", "judge_failures", "promise_weights"]
 
 #: The fewest positives, and negatives, of a headline failure's held-out rows.
 MIN_CLASS_COUNT = 10
 
 #: What a promise test's weight adds to the row's shortfall on the search split (ROC AUC points).
 WEIGHT_FLOOR = 0.01
+
+#: How the note of a failure "by its promise" (without a holdout) begins.
+BY_PROMISE = "by its promise"
 
 #: The columns :func:`judge_failures` adds.
 FAILURE_COLUMNS = ["failure", "failure_note", "failure_of", "promise_p_value"]
@@ -429,7 +432,7 @@ def _unpromised(p_value, restricted, drift=False):
 
 def _by_promise(promise_p, p_value):
     """Why a failure the table's test did not find significant is one."""
-    return (f"by its promise: it falls short of what its own scores promise (whole-search case-mix p "
+    return (f"{BY_PROMISE}: it falls short of what its own scores promise (whole-search case-mix p "
             f"{promise_p:.2g}), a promise no higher than the whole data's, so it ranks worse than the whole "
             f"data too; the table's test, weighted by size, cannot tell it from chance (p {p_value:.2g})")
 

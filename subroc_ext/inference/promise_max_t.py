@@ -85,25 +85,20 @@ def promise_quality_function(label, *, positive_label=1, mode="worse"):
 @dataclass(frozen=True)
 class _Draws:
     """What one null search needs: the rows (with the probability column), the
-    target, the classes' label values, the statistic's quality function (a
-    copy per search) and the search's limits."""
+    target, the classes' label values, the statistic's quality function (not
+    prepared: a copy per search) and the search on the observed labels,
+    whose selectors' bitsets every draw shares."""
 
     frame: pd.DataFrame
     target: CaseMixTarget
     positive_label: object
     negative_label: object
     quality_function: object
-    selectors: list
-    depth: int
-    min_support: int
+    observed: SearchProblem
 
     def problem(self, frame, k, floor):
-        task = ps.SubgroupDiscoveryTask(
-            frame, self.target, self.selectors, copy.deepcopy(self.quality_function), result_set_size=k,
-            depth=self.depth, min_quality=at_least(floor),
-            constraints=[ps.MinSupportConstraint(self.min_support)],
-        )  # fmt: skip
-        return SearchProblem.from_task(task)
+        return self.observed.relabelled(copy.deepcopy(self.quality_function), frame, self.target, k=k,
+                                        min_quality=at_least(floor))  # fmt: skip
 
 
 def _drawn_labels(draws, seed, draw):
@@ -211,10 +206,13 @@ def promise_max_t(subgroups, frame, target, *, positive_label, selectors, depth,
     negative = next(value for value in pd.unique(labels) if value != positive_label)
     if quality_function is None:
         quality_function = promise_quality_function(target.label_column, positive_label=positive_label, mode=mode)
-    draws = _Draws(frame, target, positive_label, negative, quality_function, list(selectors), depth, min_support)
+    task = ps.SubgroupDiscoveryTask(
+        frame, target, list(selectors), copy.deepcopy(quality_function), result_set_size=1, depth=depth,
+        constraints=[ps.MinSupportConstraint(min_support)],
+    )  # fmt: skip
+    draws = _Draws(frame, target, positive_label, negative, quality_function, SearchProblem.from_task(task))
     if statistics is None:
-        observed = draws.problem(frame, 1, -np.inf).qf
-        statistics = [observed.evaluate(subgroup, target, frame) for subgroup in subgroups]
+        statistics = [draws.observed.qf.evaluate(subgroup, target, frame) for subgroup in subgroups]
     statistics = np.asarray(statistics, dtype=float)
     order = np.argsort(-statistics, kind="stable")  # max-T runs down the ranking
     ranked = statistics[order]
