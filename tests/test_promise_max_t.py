@@ -1,11 +1,14 @@
 """Tests of :mod:`subroc_ext.inference.promise_max_t`: the promise tested over the whole search, without a holdout."""
 
 import numpy as np
+import pandas as pd
 import pysubgroup as ps
 import pytest
+from sklearn.metrics import roc_auc_score
 
 import subroc_ext
-from subroc_ext.inference.promise_max_t import PROMISE_WEIGHT, promise_max_t, worse_by_promise
+from subroc_ext.inference.promise_max_t import PROMISE_WEIGHT, promise_margins, promise_max_t
+from subroc_ext.metrics.expected_auc import expected_roc_auc
 from subroc_ext.objective.case_mix import CaseMixQF, CaseMixTarget
 
 from synthetic import risk_frame
@@ -57,9 +60,37 @@ def test_the_same_p_values_on_threads_and_a_stable_order():
     assert _tested(data, [PLANT, YOUNG], random_state=3)["p_value"].tolist() == one["p_value"][::-1].tolist()
 
 
-def test_the_promise_shows_worse_only_below_the_whole_datas():
-    assert worse_by_promise([0.7, 0.8, 0.9], 0.8, [0.1, 0.1, 0.1]).tolist() == [True, True, False]
-    assert worse_by_promise([0.7], 0.8, [0.0]).tolist() == [False]
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def test_a_margin_asks_for_worse_than_the_whole_data_too():
+    """In g = c the scores promise far more than the labels deliver (they are
+    over-confident), yet its rows rank better than the whole data: short of
+    its promise (significant without a margin), not worse than the whole data
+    (not significant with :func:`promise_margins`'s margin). With the margin
+    the statistic is ``w * (q_cm - m)``, which is ``w`` times the ROC AUC drop
+    against the whole data."""
+    rng = np.random.default_rng(3)
+    n = 2000
+    g, z = rng.choice(list("abcd"), n), rng.normal(0, 1, n)
+    inside = g == "c"
+    data = pd.DataFrame({"g": g, "y": (rng.random(n) < np.where(inside, _sigmoid(2 * z), _sigmoid(1.5 * z))).astype(int)})
+    data["p"] = np.where(inside, _sigmoid(6 * z), _sigmoid(1.5 * z))
+    group = _subgroup(ps.EqualitySelector("g", "c"))
+    auc, promise = roc_auc_score(data["y"], data["p"]), expected_roc_auc(data["p"].to_numpy())
+    auc_c, promise_c = roc_auc_score(data["y"][inside], data["p"][inside]), expected_roc_auc(data["p"][inside].to_numpy())
+    assert promise_c - auc_c > promise - auc + 0.03 and auc_c > auc + 0.03  # the premise: short, yet better
+    margins = promise_margins([promise_c], promise)
+    assert margins[0] == pytest.approx(promise_c - promise, abs=1e-12)
+    plain = _tested(data, [group], depth=1, random_state=0)
+    margined = _tested(data, [group], depth=1, random_state=0, margins=margins)
+    assert plain["significant"].tolist() == [True] and margined["significant"].tolist() == [False]
+    weight = plain["statistic"][0] / ((promise_c - auc_c) - (promise - auc))
+    assert margined["statistic"][0] == pytest.approx(weight * (auc - auc_c), rel=1e-9)
+    assert margined["p_value"][0] == 1.0
+    with pytest.raises(ValueError, match="mode must be 'worse'"):
+        _tested(data, [group], depth=1, margins=margins, mode="both")
 
 
 def _any_significant(seed):

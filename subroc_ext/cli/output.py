@@ -310,8 +310,8 @@ def _print_expected(table, measure):
         print(
             "note: failure = named in the headline"
             + ("" if table.attrs.get("holdout", True) else
-               "; failure by its promise = short of a promise no higher than the whole data's, tested over the "
-               "whole search, so worse than the whole data too where the table's test cannot tell")
+               "; failure by its promise = short of its own scores' promise and of the whole data's ranking, "
+               "tested over the whole search, where the table's test cannot tell")
             + "; range restriction = no worse than its own scores "
             "promise (a narrower spread of risk, which every model would show); not shown worse than "
             "promised = short of its promise, but not beyond chance; variant #k = not "

@@ -57,10 +57,10 @@ model. SPEC ("What the headline may call a failure") names a row a
 Without a holdout the rows that chose a row would also test its promise,
 so rule 3 is the max-T test of the promise over the whole search
 (:mod:`~subroc_ext.inference.promise_max_t`, passed in as
-``whole_search_promise``), and a row it finds short of a promise no higher
-than the whole data's ranks worse than the whole data as well: it passes
-rule 1 *by its promise* even where the table's size-weighted test cannot
-tell it from chance.
+``whole_search_promise``). A row the table's test does not find
+significant is tested there for falling short of its promise and of the
+whole data at once: found so, it passes rule 1 *by its promise* even where
+the table's size-weighted test cannot tell it from chance.
 
 The secondary tests of 3 and 4 only remove rows that 1 selected, so on
 data without any failure the headline names one with probability at most
@@ -285,9 +285,9 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
         Without a holdout: each row's promise tested over the whole search
         (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`; its
         ``p_value`` and ``significant``) and ``worse``, whether a significant
-        one shows that the row ranks worse than the whole data
-        (:func:`~subroc_ext.inference.promise_max_t.worse_by_promise`). It
-        replaces the label-draw test on the rows that chose the row (rule
+        one also shows that the row ranks worse than the whole data (its
+        margin, :func:`~subroc_ext.inference.promise_max_t.promise_margins`).
+        It replaces the label-draw test on the rows that chose the row (rule
         3), and a row it shows worse passes rule 1 even where the table's
         test (weighted for the size of the search's ranking) cannot tell it
         from chance ("by its promise").
@@ -432,9 +432,9 @@ def _unpromised(p_value, restricted, drift=False):
 
 def _by_promise(promise_p, p_value):
     """Why a failure the table's test did not find significant is one."""
-    return (f"{BY_PROMISE}: it falls short of what its own scores promise (whole-search case-mix p "
-            f"{promise_p:.2g}), a promise no higher than the whole data's, so it ranks worse than the whole "
-            f"data too; the table's test, weighted by size, cannot tell it from chance (p {p_value:.2g})")
+    return (f"{BY_PROMISE}: it falls short both of what its own scores promise and of the whole data's "
+            f"ranking, by more than chance explains anywhere in the search (whole-search case-mix p "
+            f"{promise_p:.2g}); the table's test, weighted by size, cannot tell it from chance (p {p_value:.2g})")
 
 
 def _overlap_only(first, second):

@@ -34,11 +34,19 @@ the search space at once, as the permutation test
   controls the family-wise error over every pattern of the space when the
   probabilities are the truth.
 
-A significant ``T(S)`` also says that ``S`` ranks worse than the whole data
-when its promise is no higher than the whole data's: ``AUC(D) - AUC(S) =
-q_cm(S) + [mbc(D) - mbc(S)]``, and ``mbc`` is a function of the scores
-alone, fixed under the null. :func:`worse_by_promise` says which rows that
-is.
+**Worse than the whole data too.** ``AUC(D) - AUC(S) = q_cm(S) + [mbc(D) -
+mbc(S)]``, and ``mbc`` is a function of the scores alone, fixed under the
+null. So ``S`` ranks worse than the whole data exactly when ``q_cm(S)``
+exceeds the margin ``m(S) = mbc(S) - mbc(D)``, and both claims (short of its
+promise, worse than the whole data) hold when ``q_cm(S) > max(0, m(S))``
+(:func:`promise_margins`). A pattern's null ``q_cm(S) <= m(S)`` is tested
+with the statistic ``w(S) * (q_cm(S) - m(S)) = w(S) * min(q_cm(S), AUC(D) -
+AUC(S))`` against the same maxima ``M_b``: max-T's simultaneous bound (exact
+when the law of ``w(S) * (q_cm(S) - E q_cm(S))`` does not depend on the
+shortfall, approximately here [1]_). A pattern whose promise is no higher
+than the whole data's has margin 0 and its statistic is ``T(S)``. Under the
+complete null the margins only lower statistics, so the family-wise error
+stays at most ``alpha``.
 
 References
 ----------
@@ -64,7 +72,7 @@ from ..utils.progress import progress_bar
 from .permutation import max_t, null_tops
 from .significance import base_seed
 
-__all__ = ["PROMISE_WEIGHT", "promise_max_t", "promise_quality_function", "worse_by_promise"]
+__all__ = ["PROMISE_WEIGHT", "promise_margins", "promise_max_t", "promise_quality_function"]
 
 #: The size and balance weight exponents of the statistic.
 PROMISE_WEIGHT = 0.5
@@ -119,21 +127,21 @@ def _drawn_top(draws, seed, draw, k, floor):
     return [(quality, pattern) for quality, _, pattern in sorted(run.results, reverse=True)]
 
 
-def worse_by_promise(expected, dataset_expected, delta):
-    """The rows a significant case-mix statistic shows to rank worse than the
-    whole data: their promise ``mbc(S)`` is at most the whole data's, and
-    their ROC AUC drop ``delta`` is positive.
+def promise_margins(expected, dataset_expected):
+    """How far each row's promise ``mbc(S)`` lies above the whole data's: the
+    shortfall ``q_cm(S)`` it must exceed to rank worse than the whole data as
+    well (0 where its promise is no higher).
 
     Examples
     --------
-    >>> worse_by_promise(np.array([0.80, 0.85, 0.70]), 0.82, np.array([0.2, 0.3, -0.01])).tolist()
-    [True, False, False]
+    >>> promise_margins(np.array([0.80, 0.85, 0.70]), 0.82).round(3).tolist()
+    [0.0, 0.03, 0.0]
     """
-    return (np.asarray(expected, dtype=float) <= dataset_expected) & (np.asarray(delta, dtype=float) > 0)
+    return np.maximum(np.asarray(expected, dtype=float) - dataset_expected, 0.0)
 
 
 def promise_max_t(subgroups, frame, target, *, positive_label, selectors, depth, min_support, mode="worse",
-                  quality_function=None, statistics=None, alpha=0.05, max_draws=10_000, exceedances=10,
+                  quality_function=None, statistics=None, margins=None, alpha=0.05, max_draws=10_000, exceedances=10,
                   random_state=0, progress=False, client=None, n_jobs=None):  # fmt: skip
     """Which subgroups fall short of their own scores' promise: the max-T test
     of the whole case-mix search on labels drawn from the probabilities.
@@ -159,6 +167,11 @@ def promise_max_t(subgroups, frame, target, *, positive_label, selectors, depth,
         validation=None)`` tests by the search's own.
     statistics : sequence of float, optional
         The subgroups' statistics when known (the search's qualities).
+    margins : sequence of float, optional
+        Each subgroup's null ``q_cm(S) <= margin`` (default 0; ``mode``
+        'worse'): its statistic is ``w(S) * (q_cm(S) - margin)``, so that a
+        significant one also ranks worse than the whole data when the margin
+        is :func:`promise_margins`'s (module documentation).
     alpha : float, default=0.05
         The family-wise error rate.
     max_draws : int, default=10_000
@@ -213,7 +226,14 @@ def promise_max_t(subgroups, frame, target, *, positive_label, selectors, depth,
     draws = _Draws(frame, target, positive_label, negative, quality_function, SearchProblem.from_task(task))
     if statistics is None:
         statistics = [draws.observed.qf.evaluate(subgroup, target, frame) for subgroup in subgroups]
-    statistics = np.asarray(statistics, dtype=float)
+    statistics = np.array(statistics, dtype=float)  # a copy: margins change it
+    if margins is not None:
+        if mode != "worse":
+            raise ValueError(f"margins test a shortfall: mode must be 'worse', got {mode!r}")
+        margins = np.asarray(margins, dtype=float)
+        for i in np.flatnonzero(margins > 0):
+            shortfall = draws.observed.qf.calculate_statistics(subgroups[i], target, frame)
+            statistics[i] = shortfall.weight * (shortfall.raw_quality - margins[i])
     order = np.argsort(-statistics, kind="stable")  # max-T runs down the ranking
     ranked = statistics[order]
     defined = np.isfinite(ranked)
