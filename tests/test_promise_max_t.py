@@ -75,11 +75,13 @@ def test_a_margin_asks_for_worse_than_the_whole_data_too():
     n = 2000
     g, z = rng.choice(list("abcd"), n), rng.normal(0, 1, n)
     inside = g == "c"
-    data = pd.DataFrame({"g": g, "y": (rng.random(n) < np.where(inside, _sigmoid(2 * z), _sigmoid(1.5 * z))).astype(int)})
-    data["p"] = np.where(inside, _sigmoid(6 * z), _sigmoid(1.5 * z))
+    truth = np.where(inside, _sigmoid(2 * z), _sigmoid(1.5 * z))
+    data = pd.DataFrame({"g": g, "y": (rng.random(n) < truth).astype(int),
+                         "p": np.where(inside, _sigmoid(6 * z), _sigmoid(1.5 * z))})  # fmt: skip
     group = _subgroup(ps.EqualitySelector("g", "c"))
     auc, promise = roc_auc_score(data["y"], data["p"]), expected_roc_auc(data["p"].to_numpy())
-    auc_c, promise_c = roc_auc_score(data["y"][inside], data["p"][inside]), expected_roc_auc(data["p"][inside].to_numpy())
+    auc_c = roc_auc_score(data["y"][inside], data["p"][inside])
+    promise_c = expected_roc_auc(data["p"][inside].to_numpy())
     assert promise_c - auc_c > promise - auc + 0.03 and auc_c > auc + 0.03  # the premise: short, yet better
     margins = promise_margins([promise_c], promise)
     assert margins[0] == pytest.approx(promise_c - promise, abs=1e-12)
