@@ -20,7 +20,7 @@ from numba import njit
 from scipy import stats
 
 import subroc_ext
-from subroc_ext.scoring import null_sampling
+from subroc_ext.scoring import cover_kernels, null_sampling
 from subroc_ext.scoring.measures import AverageRankingLoss, Cover, ROCAUC
 from subroc_ext.scoring.null_sampling import (
     null_exceedances,
@@ -128,6 +128,24 @@ def test_answers_are_those_of_the_exact_values(name, ties):
             measure, cover, positives, negatives, 2000, np.random.default_rng(7), quality, thresholds[5:6]
         )  # fmt: skip
         assert (alone[0] == reached[5]).all()
+
+
+@pytest.mark.parametrize("kind", sorted(null_sampling.RANK_KINDS))
+@pytest.mark.parametrize("positives, negatives", [(1, 1), (3, 40), (25, 90), (130, 70)])
+def test_the_cuts_split_every_2u_as_its_value_does(kind, positives, negatives):
+    """Brute force over every ``2U`` of ``[0, 2PN]``: ``rank_cuts``' cuts say
+    which values reach each threshold, in every mode, for thresholds at,
+    between and beyond the values."""
+    top = 2 * positives * negatives
+    every = np.arange(top + 1)
+    measured = cover_kernels.rank_measures(kind, every, positives, negatives)
+    for mode, quality in qualities(float(np.median(measured)) + 0.01).items():
+        q = np.asarray(quality(measured), dtype=float)
+        thresholds = np.concatenate([np.unique(q)[:: max(len(np.unique(q)) // 7, 1)], [q.min() - 1, q.max() + 1],
+                                     np.quantile(q, [0.3, 0.7]) + 1e-13])  # fmt: skip
+        low, high = null_sampling.rank_cuts(kind, positives, negatives, quality, thresholds)
+        said = (every[None, :] <= low[:, None]) | (every[None, :] >= high[:, None])
+        assert (said == (q[None, :] >= thresholds[:, None])).all(), mode
 
 
 # --------------------------------------------------------------------------
