@@ -3,7 +3,8 @@ children kept, against plain NumPy on unpacked masks; leaves_of_nodes'
 children above the threshold, against the quality function's own statistics
 of every child (bit for bit); leaf_children keeps the extreme subsets of its
 parent, whose quality the bound from counts (ROC AUC, ARL) equals, with the
-threshold one ulp below it. scored_children is checked the same way in
+threshold one ulp below it; twice_wins_range brackets the Mann-Whitney
+count of a child from its class counts per word. scored_children is checked the same way in
 test_fast_search.py, and both through whole searches there."""
 
 import numpy as np
@@ -145,6 +146,55 @@ def test_leaves_of_nodes_returns_every_child_above_the_threshold_bit_for_bit(qf_
     assert len(expected) <= evaluated <= counted
     assert counted == expected_counted if joint_gate == 0 else counted <= expected_counted
     assert len(expected) >= 5  # the case is not empty
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_twice_wins_range_brackets_the_mann_whitney_count(ties, seed):
+    """``2U`` of a child (2 per positive above a negative, 1 per tie) lies
+    within the bounds from its class counts per word; without ties the only
+    pairs left open are those that share a word, each 0 or 2 (with ties, a
+    word whose first row is inside a tie group is open to the words before)."""
+    from subroc_ext.engine.child_kernels import twice_wins_range
+    from subroc_ext.scoring.cover_kernels import tie_group_bounds
+
+    rng = np.random.default_rng(seed)
+    n = 300 + 37 * seed  # 5 to 7 words, the last one partial
+    scores = np.sort(rng.integers(0, n // 3, n) if ties else rng.permutation(n))  # ties, some across words
+    group_start, _ = tie_group_bounds(np.unique(scores, return_inverse=True)[1])
+    positive = rng.random(n) < 0.3
+    parent, selector = rng.random(n) < 0.7, rng.random((3, n)) < 0.5
+    fresh = np.array([group_start[w * 64] == w * 64 for w in range((n + 63) // 64)])
+    for c in range(3):
+        child = parent & selector[c]
+        pos, neg = scores[child & positive], scores[child & ~positive]
+        twice = 2 * (pos[:, None] > neg[None, :]).sum() + (pos[:, None] == neg[None, :]).sum()
+        low, high = twice_wins_range(bitset_pack(parent), bitset_pack(selector), c, bitset_pack(positive),
+                                     bitset_pack(~positive), fresh)  # fmt: skip
+        assert low <= twice <= high
+        word = np.arange(n) // 64
+        shared = sum(((word[child & positive] == w).sum() * (word[child & ~positive] == w).sum()) for w in range(7))
+        if not ties:  # far narrower than [0, 2 p n]
+            assert high - low == 2 * shared < len(pos) * len(neg)
+
+
+def test_twice_wins_range_leaves_a_tie_across_words_open():
+    """A negative at the end of a word tied with a positive at the start of
+    the next: ``2U = 1``, which a bound that took every word boundary for a
+    tie group's start would put at 2 from below."""
+    from subroc_ext.engine.child_kernels import twice_wins_range
+    from subroc_ext.scoring.cover_kernels import tie_group_bounds
+
+    scores = np.arange(128)
+    scores[64] = 63  # rows 63 and 64, one in each word, tie
+    group_start, _ = tie_group_bounds(np.unique(scores, return_inverse=True)[1])
+    fresh = np.array([group_start[0] == 0, group_start[64] == 64])
+    positive, child = np.zeros(128, dtype=bool), np.zeros(128, dtype=bool)
+    positive[64], child[[63, 64]] = True, True
+    assert fresh.tolist() == [True, False]
+    low, high = twice_wins_range(bitset_pack(child), bitset_pack(child[None]), 0, bitset_pack(positive),
+                                 bitset_pack(~positive), fresh)  # fmt: skip
+    assert (low, high) == (0, 2)
 
 
 def bitset_pack(mask):

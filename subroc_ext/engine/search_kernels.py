@@ -34,7 +34,7 @@ from ..objective.generalization import generalization_aware_kernel
 from ..objective.statistics import row_mean_size_aware, statistics_kernel
 from ..scoring.cover_kernels import FALSE, ROW_MEAN, TRUE, measure_children
 from ..scoring.node_bounds import joint_of_words, node_profile
-from .child_kernels import kept_children, promising_children
+from .child_kernels import kept_children, known_generalization, leaf_quality, promising_children, ranked_in_reach
 
 __all__ = [
     "scored_children", "aware_children", "leaf_children", "leaves_of_nodes", "expand_to_leaves", "raw_qualities",
@@ -286,8 +286,14 @@ def leaf_children(
         threshold, reference, downward, upward, size_weight, balance_weight, FALSE, max(generalization, 0.0),
         count_bound, profiled,
     )  # fmt: skip
-    aware = generalization > -np.inf
+    kept = ranked_in_reach(
+        parent, selector_words, candidates, kept, positives, negatives, positive_words, negative_words, group_start,
+        kind, reference, downward, upward, size_weight, balance_weight, needs_both_classes, generalization,
+        sibling_best, sibling_start, threshold,
+    )  # fmt: skip
     count = len(kept)
+    if not count:  # none to measure: the arrays below not made (most nodes, once the threshold is high)
+        return kept, np.empty(0), np.empty(0), np.empty(0), 0
     values, lowest, highest = np.empty(count), np.empty(count), np.empty(count)
     measure_children(
         parent, selector_words, candidates[kept], positive_words, negative_words, group_start,
@@ -297,17 +303,11 @@ def leaf_children(
     entering = np.zeros(count, dtype=np.bool_)
     for j in range(count):
         i = kept[j]
-        fields = statistics_kernel(
-            positives[i], negatives[i], TRUE, values[j], np.nan, np.nan, np.inf, reference, downward,
-            upward, size_weight, balance_weight, needs_both_classes, FALSE,
+        known = known_generalization(generalization, sibling_best, sibling_start, candidates[i])
+        raw_quality[j], weight[j], quality[j] = leaf_quality(
+            positives[i], negatives[i], values[j], known, reference, downward, upward, size_weight, balance_weight,
+            needs_both_classes,
         )  # fmt: skip
-        raw_quality[j], weight[j], quality[j] = fields[1], fields[2], fields[3]
-        if aware:
-            known = generalization
-            sibling = candidates[i] - sibling_start
-            if sibling < len(sibling_best) and sibling_best[sibling] > known:  # NaN: not known
-                known = sibling_best[sibling]
-            quality[j] = generalization_aware_kernel(fields[2], fields[1], np.inf, np.inf, known)[0]
         entering[j] = quality[j] > threshold
     return candidates[kept][entering], raw_quality[entering], weight[entering], quality[entering], count
 
