@@ -32,6 +32,7 @@ from test_sequential import graded_effects
 from test_significance import TARGET, attribute_patterns, null_data, planted_data
 
 MEASURES = {"roc_auc": ROCAUC, "arl": AverageRankingLoss}
+RANK_CUTS = null_sampling.rank_cuts
 TIES = pytest.mark.parametrize("ties", [True, False], ids=["ties", "continuous"])
 
 
@@ -146,6 +147,27 @@ def test_the_cuts_split_every_2u_as_its_value_does(kind, positives, negatives):
         low, high = null_sampling.rank_cuts(kind, positives, negatives, quality, thresholds)
         said = (every[None, :] <= low[:, None]) | (every[None, :] >= high[:, None])
         assert (said == (q[None, :] >= thresholds[:, None])).all(), mode
+
+
+def test_a_cut_memo_gives_the_same_answers_and_finds_each_cut_once(monkeypatch):
+    """The rounds of one test ask the same thresholds again: with a memo the
+    cuts are found once per class counts and thresholds, the answers the same."""
+    rng = np.random.default_rng(5)
+    cover = random_cover(rng, 300, True)
+    measure = ROCAUC().prepare(cover)
+    quality = qualities(measure.value(cover))[(True, False)]
+    asked = [(20, 60, [0.1, 0.2]), (20, 60, [0.1, 0.2]), (20, 61, [0.1, 0.2]), (20, 60, [0.1]), (20, 60, [0.1, 0.2])]
+
+    def answers(**memo):
+        return [null_exceedances(measure, cover, positives, negatives, 300, np.random.default_rng(9), quality,
+                                 thresholds, **memo) for positives, negatives, thresholds in asked]  # fmt: skip
+
+    fresh = answers()
+    found = []
+    monkeypatch.setattr(null_sampling, "rank_cuts", lambda *a: found.append(a[1:3]) or RANK_CUTS(*a))
+    memo = {}
+    assert all((kept == alone).all() for kept, alone in zip(answers(cut_memo=memo), fresh))
+    assert found == [(20, 60), (20, 61), (20, 60)] and len(memo) == 3
 
 
 # --------------------------------------------------------------------------

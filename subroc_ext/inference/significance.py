@@ -114,12 +114,13 @@ def null_rng(seed, key, batch=None):
     return np.random.default_rng(sequence)
 
 
-def _null_exceedances(qf, whole, key, thresholds, n_samples, seed, batch_elements, batch=None):
+def _null_exceedances(qf, whole, key, thresholds, n_samples, seed, batch_elements, batch=None, cut_memo=None):
     """Whether the raw quality of each of ``n_samples`` random subsets with the
     class counts of ``key`` reaches each of ``thresholds`` (bool, shape
     ``(len(thresholds), n_samples)``): ``key`` is ``(size, negatives)`` of the
     cover ``whole``, or (``whole`` is None) the class counts of an AUCMuQF or
-    a ComparisonQF; from :func:`null_rng` of ``batch``."""
+    a ComparisonQF; from :func:`null_rng` of ``batch`` (``cut_memo``: that of
+    :func:`~subroc_ext.scoring.null_sampling.null_exceedances`, for ``qf``)."""
     rng = null_rng(seed, key, batch)
     thresholds = np.asarray(thresholds, dtype=float)
     if whole is None:
@@ -128,7 +129,7 @@ def _null_exceedances(qf, whole, key, thresholds, n_samples, seed, batch_element
     size, negatives = key
     return null_exceedances(
         qf.prepared_measure, whole, size - negatives, negatives, n_samples, rng, qf.raw_quality,
-        thresholds, batch_elements=batch_elements,
+        thresholds, batch_elements=batch_elements, cut_memo=cut_memo,
     )  # fmt: skip
 
 
@@ -161,16 +162,16 @@ def _progress_label(draws, batch, by_size=False):
 
 @kernel_interrupts()
 def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, progress, batch=None,
-                        threads=1):  # fmt: skip
+                        threads=1, cut_memo=None):  # fmt: skip
     """:func:`_null_exceedances` of each key of ``draws`` (``{key: (number of
     values, thresholds)}``), here (on ``threads`` threads, one key at a time
-    each) or on the workers of ``client``; the progress line names the round
-    (``batch``) and counts the keys."""
+    each; with ``cut_memo``) or on the workers of ``client``; the progress
+    line names the round (``batch``) and counts the keys."""
     desc = _progress_label(draws, batch, getattr(getattr(qf, "measure", None), "null_by_size", False))
     if client is None and threads > 1 and len(draws) > 1 and _own_code(qf):
         with ThreadPoolExecutor(threads) as pool:
             futures = {
-                key: pool.submit(_null_exceedances, qf, whole, key, cuts, n, seed, batch_elements, batch)
+                key: pool.submit(_null_exceedances, qf, whole, key, cuts, n, seed, batch_elements, batch, cut_memo)
                 for key, (n, cuts) in draws.items()
             }  # fmt: skip
             try:
@@ -180,7 +181,7 @@ def _null_distributions(qf, whole, draws, seed, batch_elements, client, shared, 
                 pool.shutdown(cancel_futures=True)  # Ctrl-C: only the running keys finish
     if client is None:
         return {
-            key: _null_exceedances(qf, whole, key, cuts, n, seed, batch_elements, batch)
+            key: _null_exceedances(qf, whole, key, cuts, n, seed, batch_elements, batch, cut_memo)
             for key, (n, cuts) in progress_bar(draws.items(), enabled=progress, desc=desc)
         }
     jobs = ((key, (key, cuts, n, seed, batch_elements, batch)) for key, (n, cuts) in draws.items())
@@ -468,6 +469,7 @@ def randomization_test(
     adaptive = isinstance(n_samples, str)
     _check_power(len(descriptions), max_samples if adaptive else n_samples, adaptive, method, alpha)
     drawn = {}
+    cut_memo = {}  # the rounds ask each pattern's thresholds again, of this one qf
 
     with shared_on_workers(client, (qf, whole)) as shared:
 
@@ -475,7 +477,7 @@ def randomization_test(
             for key, (n, _) in requests.items():
                 drawn[key] = drawn.get(key, 0) + n
             return _null_distributions(
-                qf, whole, requests, seed, batch_elements, client, shared, progress, batch, threads
+                qf, whole, requests, seed, batch_elements, client, shared, progress, batch, threads, cut_memo
             )
 
         if adaptive:

@@ -96,7 +96,7 @@ RANK_KINDS = frozenset({cover_kernels.ROC_AUC, cover_kernels.ARL})
 
 
 def null_exceedances(measure, dataset, positives, negatives, n_samples, rng, quality, thresholds,
-                     *, batch_elements=4_000_000):  # fmt: skip
+                     *, batch_elements=4_000_000, cut_memo=None):  # fmt: skip
     """Whether ``quality`` of the measure on random subsets reaches each threshold.
 
     Parameters
@@ -110,6 +110,11 @@ def null_exceedances(measure, dataset, positives, negatives, n_samples, rng, qua
         relative quality of every mode), so that the values below any
         threshold form an interval.
     thresholds : array_like of float, shape (k,)
+    cut_memo : dict, optional
+        Keeps the cuts of a rank measure (:func:`rank_cuts`) by class counts
+        and thresholds, for calls that ask again with the same ``quality``
+        (the rounds of one test, which ask each pattern's thresholds once a
+        round); ``quality`` must not change while the dict is used.
 
     Returns
     -------
@@ -136,8 +141,13 @@ def null_exceedances(measure, dataset, positives, negatives, n_samples, rng, qua
     thresholds = np.atleast_1d(np.asarray(thresholds, dtype=float))
     kind = compiled_kind(measure)
     if kind in RANK_KINDS:
-        low, high = rank_cuts(kind, positives, negatives, quality, thresholds)
-        return _rank_draws(dataset, positives, negatives, n_samples, rng, low, high)[1]
+        known = (kind, int(positives), int(negatives), thresholds.tobytes())
+        cuts = None if cut_memo is None else cut_memo.get(known)
+        if cuts is None:
+            cuts = rank_cuts(kind, positives, negatives, quality, thresholds)
+            if cut_memo is not None:
+                cut_memo[known] = cuts
+        return _rank_draws(dataset, positives, negatives, n_samples, rng, *cuts)[1]
     values = null_values(
         measure, dataset, positives, negatives, n_samples, rng, batch_elements=batch_elements
     )
