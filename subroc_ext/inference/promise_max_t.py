@@ -214,6 +214,8 @@ def promise_max_t(subgroups, frame, target, *, positive_label, selectors, depth,
     >>> [str(s) for s in space[:3]], tested["significant"].tolist()
     (["region=='west'", "region=='east'", "region=='north'"], [False, True, False])
     """
+    if margins is not None and mode != "worse":
+        raise ValueError(f"margins test a shortfall: mode must be 'worse', got {mode!r}")
     seed = base_seed(random_state)
     labels = frame[target.label_column]
     negative = next(value for value in pd.unique(labels) if value != positive_label)
@@ -224,16 +226,12 @@ def promise_max_t(subgroups, frame, target, *, positive_label, selectors, depth,
         constraints=[ps.MinSupportConstraint(min_support)],
     )  # fmt: skip
     draws = _Draws(frame, target, positive_label, negative, quality_function, SearchProblem.from_task(task))
-    if statistics is None:
-        statistics = [draws.observed.qf.evaluate(subgroup, target, frame) for subgroup in subgroups]
-    statistics = np.array(statistics, dtype=float)  # a copy: margins change it
-    if margins is not None:
-        if mode != "worse":
-            raise ValueError(f"margins test a shortfall: mode must be 'worse', got {mode!r}")
-        margins = np.asarray(margins, dtype=float)
-        for i in np.flatnonzero(margins > 0):
-            shortfall = draws.observed.qf.calculate_statistics(subgroups[i], target, frame)
-            statistics[i] = shortfall.weight * (shortfall.raw_quality - margins[i])
+    measured = statistics is None
+    statistics = np.zeros(len(subgroups)) if measured else np.array(statistics, dtype=float)  # a copy: set below
+    margins = np.zeros(len(subgroups)) if margins is None else np.asarray(margins, dtype=float)
+    for i in np.flatnonzero(measured | (margins > 0)):  # each pattern's statistics computed once
+        pattern = draws.observed.qf.calculate_statistics(subgroups[i], target, frame)
+        statistics[i] = pattern.quality if margins[i] <= 0 else pattern.weight * (pattern.raw_quality - margins[i])
     order = np.argsort(-statistics, kind="stable")  # max-T runs down the ranking
     ranked = statistics[order]
     defined = np.isfinite(ranked)
