@@ -284,13 +284,14 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
     whole_search_promise : pandas.DataFrame, optional
         Without a holdout: each row's promise tested over the whole search
         (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`; its
-        ``p_value`` and ``significant``) and ``worse``, whether a significant
-        one also shows that the row ranks worse than the whole data (its
-        margin, :func:`~subroc_ext.inference.promise_max_t.promise_margins`).
-        It replaces the label-draw test on the rows that chose the row (rule
-        3), and a row it shows worse passes rule 1 even where the table's
-        test (weighted for the size of the search's ranking) cannot tell it
-        from chance ("by its promise").
+        ``p_value`` and ``significant``), of a row the table's test did not
+        find significant with its margin
+        (:func:`~subroc_ext.inference.promise_max_t.promise_margins`), so
+        that significant it also ranks worse than the whole data. It
+        replaces the label-draw test on the rows that chose the row (rule
+        3), and such a row passes rule 1 even where the table's test
+        (weighted for the size of the search's ranking) cannot tell it from
+        chance ("by its promise").
     rules : FailureRules
 
     Returns
@@ -312,7 +313,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
     by_promise = np.zeros(n, dtype=bool)
     if whole_search_promise is not None:
         shown = whole_search_promise["significant"].to_numpy(dtype=bool)
-        by_promise = shown & whole_search_promise["worse"].to_numpy(dtype=bool) & ~significant
+        by_promise = shown & ~significant  # tested with its margin: short of its promise and worse than D
         significant = significant | by_promise
     tests = _Tests(rows, mode, rules)
     masks = {i: np.asarray(rows.cover(subgroups[i]), dtype=bool) for i in np.flatnonzero(significant)}

@@ -99,7 +99,7 @@ def promise_without_holdout(table, subgroups, search, probabilities, dataset_val
 
     A row the table's test finds significant is tested for falling short of
     its promise. Any other row is tested for falling short of its promise
-    and of the whole data's ROC AUC at once (``worse``: its margin is
+    and of the whole data's ROC AUC at once (its margin is
     :func:`~subroc_ext.inference.promise_max_t.promise_margins`), so that a
     failure too narrow for the table's size-weighted test is still found.
     Only rows that could be failures are tested (a positive drop, enough of
@@ -116,7 +116,7 @@ def promise_without_holdout(table, subgroups, search, probabilities, dataset_val
         depth=found.depth, min_support=found.min_support, margins=margins[rows], alpha=rules.alpha,
         random_state=rules.random_state, progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
-    whole = pd.DataFrame({"p_value": 1.0, "significant": False, "worse": ~significant}, index=table.index)
+    whole = pd.DataFrame({"p_value": 1.0, "significant": False}, index=table.index)
     whole.iloc[rows, [0, 1]] = tested[["p_value", "significant"]].to_numpy()
     whole["significant"] = whole["significant"].astype(bool)
     return whole
