@@ -42,6 +42,21 @@ def test_files(analysis, tmp_path):
     assert "roc_auc_validation" in page and "min_support" in page
 
 
+def test_the_heading_counts_the_significant_rows_as_the_headline_does(analysis, tmp_path):
+    table, validation = analysis
+    table = table.copy()
+    table.attrs = dict(analysis[0].attrs)
+    quiet = ~table["significant"].astype(bool)
+    assert quiet.any() and "failure" in table.columns
+    row = quiet.idxmax()  # a row the table's test did not find: a failure by its promise (no holdout)
+    table.loc[row, ["failure", "failure_note"]] = [True, "by its promise: it falls short of ..."]
+    n = int(table["significant"].sum()) + 1
+    page = " ".join(write_report(table, validation, tmp_path, label="y", score="p").html
+                    .read_text(encoding="utf-8").split())
+    assert f"{len(table):,} distinct subgroups, {n:,} of them significant (1 by its promise)." in page
+    assert f"among {n:,} significant (1 by its promise) of" in page
+
+
 def test_pr_auc_draws_pr_curves(analysis, tmp_path, monkeypatch):
     drawn, original = [], report.plot_pr_curves
 

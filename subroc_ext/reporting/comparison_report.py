@@ -24,7 +24,7 @@ from ..utils.spreadsheet import write_csv
 from ..workflow.diversity import cover_words, select_diverse
 from .cells import description_cell, effect_cell, number_cell, overlap_cell, rank_cell, size_cell, verdict_notes
 from .comparison_plots import plot_comparison_roc_curves
-from .findings import findings_section
+from .findings import findings_section, significant_count
 from .page import (
     Column,
     Html,
@@ -272,14 +272,14 @@ def write_comparison_report(table, data, out_dir, *, current=None, title=None, r
         '<p class="note"><em>Δ validation [interval]</em>: Δ on the validation split with its '
         "{:.0%} <strong>simultaneous</strong> interval over all rows, so it holds for any rows you pick.</p>"
     ).format(1 - attrs.get("alpha", 0.05)) if effects else ""  # fmt: skip
-    n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
+    n_significant, by_promise = significant_count(table)
     created = datetime.datetime.now().isoformat(timespec="seconds")
     summary = Html(
         '<p class="note">{:,} distinct subgroups ranked by how much more the {} {} {} the {} than on the '
-        "whole data, {:,} of them significant. On the whole validation split, {} is {} ({}) and {} ({}). "
+        "whole data, {:,} of them significant{}. On the whole validation split, {} is {} ({}) and {} ({}). "
         "Created {}{}; the full table is in <code>{}</code>.</p>"
     ).format(len(table), names[1], what, _DIRECTION.get(attrs.get("mode", "worse"), "differs from"), names[0],
-             n_significant, measure, format_number(values[0]), names[0], format_number(values[1]), names[1],
+             n_significant, by_promise, measure, format_number(values[0]), names[0], format_number(values[1]), names[1],
              created, f" in {runtime:.1f} s" if runtime is not None else "", files.csv.name)  # fmt: skip
     sections = [
         findings_section(table, n_rows=n_rows),

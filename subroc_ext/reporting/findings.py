@@ -24,7 +24,7 @@ from .conditions import readable_description
 from .page import Html, Section, conditions_html
 
 __all__ = ["CHECK_PREFIX", "HEADLINE_ROWS", "Finding", "Headline", "failure_rows", "findings_section", "headline",
-           "headline_html", "measure_title", "result_kind"]
+           "headline_html", "measure_title", "result_kind", "significant_count"]
 
 #: How each data check (a possible leak, a code cut as a number) begins, before the results.
 CHECK_PREFIX = "Check the data:"
@@ -244,6 +244,36 @@ def _overall_change(table, kind):
     return text
 
 
+def significant_count(table):
+    """How many rows of ``table`` are significant, as every heading counts them.
+
+    A row is counted when the table's test finds it significant, or when it
+    is a failure *by its promise* (without a holdout: significant by the
+    promise's test, not the table's).
+
+    Returns
+    -------
+    count : int
+        The significant rows.
+    note : str
+        ``" (k by its promise)"`` when k of them are failures by their
+        promise, else ``""``.
+
+    Examples
+    --------
+    >>> significant_count(pd.DataFrame({"significant": [True, False, False], "failure": [True, True, False]}))
+    (2, ' (1 by its promise)')
+    >>> significant_count(pd.DataFrame({"significant": [True, False]}))
+    (1, '')
+    """
+    if "significant" not in table.columns:
+        return 0, ""
+    significant = table["significant"].fillna(False).astype(bool)
+    failed = table["failure"].fillna(False).astype(bool) if "failure" in table.columns else significant
+    by_promise = int((failed & ~significant).sum())
+    return int(significant.sum()) + by_promise, f" ({by_promise:,} by its promise)" if by_promise else ""
+
+
 def failure_rows(table):
     """The rows a headline calls failures, the surest (or largest effect) first.
 
@@ -401,11 +431,8 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
     # searched by the case mix, the comparison is already with the promise
     promised = table["promise_p_value"].notna().any() and not attrs.get("case_mix")
     than = f"{comparison} on the whole data" + (" and than its scores promise" if promised else "")
-    # a failure "by its promise" (no holdout) is significant by the promise's test, not the table's
-    by_promise = int((failed & ~significant).sum())
-    flagged = f"{int(significant.sum()) + by_promise:,} significant"
-    if by_promise:
-        flagged += f" ({by_promise:,} by its promise)"
+    count, by_promise = significant_count(table)
+    flagged = f"{count:,} significant{by_promise}"
     plural = "" if len(failures) == 1 else "s"
     counted = f"{len(failures):,} failure{plural} among {flagged} of {_subgroups(len(table))} ({test})"
     rest = _not_failures(table.loc[significant & ~failed, "failure_note"].astype(str))

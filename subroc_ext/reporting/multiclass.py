@@ -22,7 +22,7 @@ from ..scoring.measures import ROCAUC
 from ..utils.spreadsheet import write_csv
 from ..utils.validation import check_columns
 from .conditions import readable_description
-from .findings import findings_section
+from .findings import findings_section, significant_count
 from .page import Html, Section, heatmap_table, render_page, subgroups_table
 from .reading import EFFECT_COLUMNS, effect_note
 from .cells import verdict_notes
@@ -168,13 +168,13 @@ def write_multiclass_report(
     files = MulticlassReportFiles(out_dir / "subgroups.csv", out_dir / "report.html")
     write_csv(table.drop(columns="subgroup", errors="ignore"), files.csv)
     shown = table.assign(rank=np.arange(1, len(table) + 1))
-    n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
+    n_significant, by_promise = significant_count(table)
     effects = set(EFFECT_COLUMNS) <= set(table.columns)  # AUC_mu's effect with its interval
     created = datetime.datetime.now().isoformat(timespec="seconds")
     summary = Html(
-        '<p class="note">{:,} distinct subgroups, {:,} of them significant, by AUC_mu over {} classes ({}). '
+        '<p class="note">{:,} distinct subgroups, {:,} of them significant{}, by AUC_mu over {} classes ({}). '
         "Created {}{}; the full table is in <code>{}</code>.</p>"
-    ).format(len(table), n_significant, len(score_columns), ", ".join(map(str, score_columns)), created,
+    ).format(len(table), n_significant, by_promise, len(score_columns), ", ".join(map(str, score_columns)), created,
              f" in {runtime:.1f} s" if runtime is not None else "", files.csv.name)  # fmt: skip
     split = "validation" if table.attrs.get("holdout", True) else "search"  # no holdout: all rows
     sections = [

@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..metrics.covers import subgroup_membership
 from .page import CELL_STYLE, Html, embedded_figure, subgroups_table
+from .findings import significant_count
 from .plotting import plot_forest
 from .reading import effect_note
 from .report import result_columns
@@ -60,13 +61,13 @@ class SubgroupsAccessor:
         table = self._table
         measure = table.attrs["measure"]
         shown = table.assign(rank=np.arange(1, len(table) + 1))
-        n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
+        n_significant, by_promise = significant_count(table)
         split = "validation" if table.attrs.get("holdout", True) else "search"  # no holdout: all rows
         whole = table.attrs.get("dataset_values", {}).get(f"{measure}_{split}", np.nan)
         summary = Html(
-            "<p>{:,} subgroups by {}, {:,} significant; the whole {} split's {} is {:.3f}. The "
+            "<p>{:,} subgroups by {}, {:,} significant{}; the whole {} split's {} is {:.3f}. The "
             "top {} below (the DataFrame itself has every column).</p>"
-        ).format(len(table), measure, n_significant, split, measure, whole, min(SHOWN, len(table)))
+        ).format(len(table), measure, n_significant, by_promise, split, measure, whole, min(SHOWN, len(table)))
         if len(table) == 0:
             return summary
         figure = embedded_figure(plot_forest(shown, top=SHOWN), "forest plot")

@@ -37,7 +37,7 @@ from .cells import (
     verdict_notes,
 )
 from .conditions import readable_description
-from .findings import findings_section, measure_title
+from .findings import findings_section, measure_title, significant_count
 from .page import (
     Column,
     Html,
@@ -335,7 +335,7 @@ def write_report(
         rates_note = _rates_note(rates, source, split)
 
     title = title or "SubROC report"
-    n_significant = int(table["significant"].sum()) if "significant" in table.columns else 0
+    n_significant, by_promise = significant_count(table)
     created = datetime.datetime.now().isoformat(timespec="seconds")
     shown_split = "validation" if table.attrs.get("holdout", True) else "search"  # no holdout: all rows
     measure_column = f"{measure}_{shown_split}"
@@ -349,8 +349,8 @@ def write_report(
     ).format(image=png_image(files.png.read_bytes(), f"curves of the whole {split} split and the top subgroups"),
              split=split, rows=len(data), overlap=CURVE_MAX_OVERLAP)  # fmt: skip
     kind = "Precision-recall" if measure == "pr_auc" else "ROC"
-    summary = Html('<p class="note">{:,} distinct subgroups, {:,} of them significant. Created {}{}; the full '
-                   "table is in <code>{}</code>.</p>").format(len(table), n_significant, created,
+    summary = Html('<p class="note">{:,} distinct subgroups, {:,} of them significant{}. Created {}{}; the full '
+                   "table is in <code>{}</code>.</p>").format(len(table), n_significant, by_promise, created,
                                                              f" in {runtime:.1f} s" if runtime is not None else "",
                                                              files.csv.name)  # fmt: skip
     plotted = measure_title(measure) if value in (None, measure_column) else value
