@@ -8,7 +8,7 @@ import pysubgroup as ps
 import pytest
 
 import subroc_ext
-from subroc_ext.workflow import comparison
+from subroc_ext.workflow import comparison, without_holdout
 from subroc_ext.inference.failures import FailureRules, dataset_rows, judge_failures
 from subroc_ext.inputs.sorted_data import SortedDataset
 from subroc_ext.objective.comparison import ComparisonQF, DriftTarget
@@ -102,6 +102,33 @@ def test_without_a_holdout_the_promise_is_tested_over_the_whole_search():
     assert restricted.sum() >= 3 and (table.loc[restricted, "promise_p_value"] > 0.5).all()
     assert table.loc[table["failure"], "promise_p_value"].iloc[0] <= 0.05
     assert not table["failure_note"].str.contains("held-out").any()
+
+
+@pytest.mark.parametrize("mode", ["better", "both"])
+def test_without_a_holdout_every_mode_tests_the_promise_over_the_whole_search(mode, monkeypatch):
+    """Not only 'worse': the promise p-values of the judged rows are those of
+    the whole-search test in the table's mode, not of a test on the rows
+    that chose them; the notes say the row's direction."""
+    calls = []
+
+    def spy(*args, **keywords):
+        calls.append((keywords["mode"], original(*args, **keywords)))
+        return calls[-1][1]
+
+    original = without_holdout.promise_without_holdout
+    monkeypatch.setattr(without_holdout, "promise_without_holdout", spy)
+    table = subroc_ext.find_subgroups(risk_frame(1, n=800, planted=True), label="y", score="p", validation=None,
+                                      mode=mode, progress=False, result_set_size=30)  # fmt: skip
+    [(called, whole)] = calls
+    judged = table["promise_p_value"].notna()
+    assert called == mode and judged.sum() >= 2
+    assert table.loc[judged, "promise_p_value"].tolist() == whole.loc[judged, "p_value"].tolist()
+    unpromised = table["failure_note"].str.startswith("not shown")
+    lower = table["roc_auc_search"] < table.attrs["dataset_values"]["roc_auc_search"]
+    said = np.where(lower, "not shown worse than promised: its scores promise more than it delivers",
+                    "not shown better than promised: it delivers more than its scores promise")  # fmt: skip
+    assert unpromised.sum() >= 2 and (mode == "both" or not lower[unpromised].any())
+    assert all(note.startswith(start) for note, start in zip(table["failure_note"][unpromised], said[unpromised]))
 
 
 def test_a_failure_by_its_promise_counts_where_the_tables_test_cannot_tell():

@@ -7,7 +7,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import subroc_ext
-from subroc_ext.inference.promise_max_t import PROMISE_WEIGHT, promise_margins, promise_max_t
+from subroc_ext.inference.promise_max_t import PROMISE_WEIGHT, promise_max_t
 from subroc_ext.metrics.expected_auc import expected_roc_auc
 from subroc_ext.objective.case_mix import CaseMixQF, CaseMixTarget
 
@@ -64,35 +64,65 @@ def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
-def test_a_margin_asks_for_worse_than_the_whole_data_too():
-    """In g = c the scores promise far more than the labels deliver (they are
-    over-confident), yet its rows rank better than the whole data: short of
-    its promise (significant without a margin), not worse than the whole data
-    (not significant with :func:`promise_margins`'s margin). With the margin
-    the statistic is ``w * (q_cm - m)``, which is ``w`` times the ROC AUC drop
-    against the whole data."""
-    rng = np.random.default_rng(3)
+def _two_groups(seed, inside_truth, inside_scores, outside):
+    """2,000 rows; in g = c the labels follow ``inside_truth(z)`` and the scores
+    are ``inside_scores(z)``, elsewhere both are ``outside(z)``: the frame,
+    the group, and the ROC AUC and promise of the whole data and of g = c."""
+    rng = np.random.default_rng(seed)
     n = 2000
     g, z = rng.choice(list("abcd"), n), rng.normal(0, 1, n)
     inside = g == "c"
-    truth = np.where(inside, _sigmoid(2 * z), _sigmoid(1.5 * z))
+    truth = np.where(inside, inside_truth(z), outside(z))
     data = pd.DataFrame({"g": g, "y": (rng.random(n) < truth).astype(int),
-                         "p": np.where(inside, _sigmoid(6 * z), _sigmoid(1.5 * z))})  # fmt: skip
-    group = _subgroup(ps.EqualitySelector("g", "c"))
-    auc, promise = roc_auc_score(data["y"], data["p"]), expected_roc_auc(data["p"].to_numpy())
-    auc_c = roc_auc_score(data["y"][inside], data["p"][inside])
-    promise_c = expected_roc_auc(data["p"][inside].to_numpy())
+                         "p": np.where(inside, inside_scores(z), outside(z))})  # fmt: skip
+    measured = [(roc_auc_score(data["y"][rows], data["p"][rows]), expected_roc_auc(data["p"][rows].to_numpy()))
+                for rows in (np.ones(n, bool), inside)]  # fmt: skip
+    return data, _subgroup(ps.EqualitySelector("g", "c")), measured
+
+
+def test_beyond_the_whole_data_asks_for_worse_than_the_whole_data_too():
+    """In g = c the scores promise far more than the labels deliver (they are
+    over-confident), yet its rows rank better than the whole data: short of
+    its promise (significant), not worse than the whole data (not
+    significant with ``beyond_whole``). Its statistic is then ``w`` times
+    the ROC AUC drop against the whole data."""
+    data, group, [(auc, promise), (auc_c, promise_c)] = _two_groups(
+        3, lambda z: _sigmoid(2 * z), lambda z: _sigmoid(6 * z), lambda z: _sigmoid(1.5 * z))
     assert promise_c - auc_c > promise - auc + 0.03 and auc_c > auc + 0.03  # the premise: short, yet better
-    margins = promise_margins([promise_c], promise)
-    assert margins[0] == pytest.approx(promise_c - promise, abs=1e-12)
     plain = _tested(data, [group], depth=1, random_state=0)
-    margined = _tested(data, [group], depth=1, random_state=0, margins=margins)
-    assert plain["significant"].tolist() == [True] and margined["significant"].tolist() == [False]
+    beyond = _tested(data, [group], depth=1, random_state=0, beyond_whole=[True])
+    assert plain["significant"].tolist() == [True] and beyond["significant"].tolist() == [False]
     weight = plain["statistic"][0] / ((promise_c - auc_c) - (promise - auc))
-    assert margined["statistic"][0] == pytest.approx(weight * (auc - auc_c), rel=1e-9)
-    assert margined["p_value"][0] == 1.0
-    with pytest.raises(ValueError, match="mode must be 'worse'"):
-        _tested(data, [group], depth=1, margins=margins, mode="both")
+    assert beyond["statistic"][0] == pytest.approx(weight * (auc - auc_c), rel=1e-9)
+    assert beyond["p_value"][0] == 1.0
+    with pytest.raises(ValueError, match="default quality function"):
+        _tested(data, [group], depth=1, beyond_whole=[True], quality_function=CaseMixQF("y"))
+
+
+@pytest.mark.parametrize("mode", ["better", "both"])
+def test_beyond_the_whole_data_in_the_direction_of_the_mode(mode):
+    """Mirrored: under-confident scores in g = c promise less than its rows
+    deliver. Where its rows still rank worse than the whole data, they are
+    above their promise (significant) but not better than the whole data
+    (not significant with ``beyond_whole``); where they rank better, they
+    are significant either way, with the statistic ``w`` times the smaller
+    of the two gains."""
+    steep, flat = (lambda z: _sigmoid(2 * z)), (lambda z: _sigmoid(0.3 * z))
+    data, group, [(auc, promise), (auc_c, promise_c)] = _two_groups(4, lambda z: _sigmoid(1.0 * z), flat, steep)
+    assert auc_c - promise_c > auc - promise + 0.05 and auc_c < auc - 0.03  # above its promise, yet worse
+    plain = _tested(data, [group], depth=1, random_state=0, mode=mode)
+    beyond = _tested(data, [group], depth=1, random_state=0, mode=mode, beyond_whole=[True])
+    assert plain["significant"].tolist() == [True] and beyond["significant"].tolist() == [False]
+    assert beyond["statistic"][0] < 0
+
+    data, group, [(auc, promise), (auc_c, promise_c)] = _two_groups(4, lambda z: _sigmoid(3 * z), flat, steep)
+    gain = min((auc_c - promise_c) - (auc - promise), auc_c - auc)
+    assert gain > 0.05  # above its promise and better than the whole data
+    plain = _tested(data, [group], depth=1, random_state=0, mode=mode)
+    beyond = _tested(data, [group], depth=1, random_state=0, mode=mode, beyond_whole=[True])
+    assert plain["significant"].tolist() == beyond["significant"].tolist() == [True]
+    weight = plain["statistic"][0] / ((auc_c - promise_c) - (auc - promise))
+    assert beyond["statistic"][0] == pytest.approx(weight * gain, rel=1e-9)
 
 
 def _any_significant(seed):

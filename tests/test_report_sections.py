@@ -47,12 +47,14 @@ def test_diagnostics_section_with_the_search_split(audit_analysis, tmp_path):
     assert "Will it hold on new data?" not in without
 
 
-@pytest.mark.parametrize("share, said", [
-    (0.6, "mostly range restriction: its scores promise 60% of this drop"),
-    (1.15, "all range restriction: its scores promise a larger drop than this one (115% of it)"),
+@pytest.mark.parametrize("mode, share, said", [
+    ("worse", 0.6, "mostly range restriction: its scores promise 60% of this drop"),
+    ("worse", 1.15, "all range restriction: its scores promise a larger drop than this one (115% of it)"),
+    ("better", 0.6, "mostly wider spread of risk: its scores promise 60% of this gain"),
 ])  # fmt: skip
-def test_a_range_restricted_row_says_how_much_of_its_drop_the_scores_promise(share, said):
+def test_a_range_restricted_row_says_how_much_of_its_change_the_scores_promise(mode, share, said):
     from subroc_ext.reporting.cells import description_cell
 
-    html, _ = description_cell({"description": "age >= 41", "range_restricted": True, "expected_share": share})
+    cell = description_cell(mode)
+    html, _ = cell({"description": "age >= 41", "range_restricted": True, "expected_share": share})
     assert said in str(html)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import keeping
-from ..inference.failures import BY_PROMISE
+from ..inference.failures import BY_PROMISE, NOTE_WORDS
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
@@ -307,19 +307,30 @@ def _print_expected(table, measure):
         f"probabilities; probabilities: {table.attrs.get('probabilities', 'the scores')}."
     )
     if len(table) and "range_restricted" in table.columns:
-        print(
-            "note: failure = named in the headline"
-            + ("" if table.attrs.get("holdout", True) else
-               "; failure by its promise = short of its own scores' promise and of the whole data's ranking, "
-               "tested over the whole search, where the table's test cannot tell")
-            + "; range restriction = no worse than its own scores "
-            "promise (a narrower spread of risk, which every model would show); not shown worse than "
-            "promised = short of its promise, but not beyond chance; variant #k = not "
-            "significantly worse than the rest of failure k; explained #k = not a failure outside "
-            "failure k; range-restricted = at least half of the subgroup's ROC AUC drop is what its own "
-            "scores promise; other side = both sides of one cut are listed"
-            + ("" if table.attrs.get("case_mix") else "; --case-mix ranks and tests by the shortfall instead")
-        )
+        print(f"note: {_notes_legend(table.attrs)}")
+
+
+def _notes_legend(attrs):
+    """What each word of the ``note`` column means, in the words of the table's mode."""
+    mode = attrs.get("mode", "worse")
+    words, sides = NOTE_WORDS[mode], [NOTE_WORDS[side] for side in ("worse", "better") if mode in (side, "both")]
+    terms = ["failure = named in the headline"]
+    if not attrs.get("holdout", True):
+        terms.append(f"failure {BY_PROMISE} = " + " or ".join(side.beyond for side in sides)
+                     + ", tested over the whole search, where the table's test cannot tell")  # fmt: skip
+    for side in sides:
+        terms += [f"{side.slice} = no {side.than} its own scores promise ({side.every})",
+                  f"not shown {side.than} promised = {side.gap}, but not beyond chance"]  # fmt: skip
+    terms += [
+        f"variant #k = not significantly {words.than} the rest of failure k",
+        "explained #k = not a failure outside failure k",
+        f"beside a failure = {words.than} the whole data only by holding a failure's rows",
+        f"range-restricted = at least half of the subgroup's ROC AUC {words.change} is what its own scores promise",
+        "other side = both sides of one cut are listed",
+    ]
+    if not attrs.get("case_mix"):
+        terms.append("--case-mix ranks and tests by the shortfall instead")
+    return "; ".join(terms)
 
 
 def _decision_text(attrs):

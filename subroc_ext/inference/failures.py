@@ -88,13 +88,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..metrics.kernels import roc_auc_score
 from ..objective.quality import SoftClassifierQF
 from ..objective.statistics import Columns
 from .promise import promise_test, shortfall
 from .significance import base_seed, randomization_test
 
-__all__ = ["BY_PROMISE", "FAILURE_COLUMNS", "MIN_CLASS_COUNT", "FailureRules", "JudgedRows", "class_kinds",
-           "dataset_rows", "judge_failures", "promise_weights"]
+__all__ = ["BY_PROMISE", "FAILURE_COLUMNS", "MIN_CLASS_COUNT", "NOTE_WORDS", "FailureRules", "JudgedRows", "NoteWords",
+           "class_kinds", "dataset_rows", "judge_failures", "promise_weights"]
 
 #: The fewest positives, and negatives, of a headline failure's held-out rows.
 MIN_CLASS_COUNT = 10
@@ -107,6 +108,34 @@ BY_PROMISE = "by its promise"
 
 #: The columns :func:`judge_failures` adds.
 FAILURE_COLUMNS = ["failure", "failure_note", "failure_of", "promise_p_value"]
+
+
+@dataclass(frozen=True)
+class NoteWords:
+    """How the notes word a direction: the comparison, a failure by its
+    promise, the slice its scores explain (how its note begins, and what
+    every model does there), a row beyond its promise, and its change."""
+
+    than: str
+    beyond: str = ""
+    slice: str = ""
+    every: str = ""
+    gap: str = ""
+    change: str = ""
+
+
+#: The notes' words by direction ('both': neutral, where a row's side is not known).
+NOTE_WORDS = {
+    "worse": NoteWords(
+        "worse than", "falls short both of what its own scores promise and of the whole data's ranking",
+        "range restriction", "every model ranks worse in such a slice, whose risks spread less",
+        "its scores promise more than it delivers", "drop"),
+    "better": NoteWords(
+        "better than", "exceeds both what its own scores promise and the whole data's ranking",
+        "wider spread of risk", "every model ranks better in such a slice",
+        "it delivers more than its scores promise", "gain"),
+    "both": NoteWords("different from", change="change"),
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -216,6 +245,19 @@ class _Tests:
     def enough(self, mask):
         return self.fewest(mask)[1] >= self.rules.min_class_count
 
+    def words(self, mask):
+        """The notes' :class:`NoteWords` of the rows of ``mask``: the mode's, or in
+        mode 'both' the side their ROC AUC lies on against all rows (where a
+        promise is checked on all rows; in a drift, whose side is between
+        periods, or without a promise: the neutral 'different from')."""
+        if self.mode != "both" or not self.promised or self.rows.promise_rows is not None:
+            return NOTE_WORDS[self.mode]
+        is_positive, scores, _ = self.rows.promise
+        mask = mask[self.promise_rows]
+        lower = roc_auc_score(is_positive[mask], scores[mask], positive_label=True) < \
+            roc_auc_score(is_positive, scores, positive_label=True)  # fmt: skip
+        return NOTE_WORDS["worse" if lower else "better"]
+
     def sharpness(self, mask):
         """How far the rows of ``mask`` fall short of their scores' promise, in the
         direction of the mode: of two descriptions of one failure, the one
@@ -285,9 +327,8 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
         Without a holdout: each row's promise tested over the whole search
         (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`; its
         ``p_value`` and ``significant``), of a row the table's test did not
-        find significant with its margin
-        (:func:`~subroc_ext.inference.promise_max_t.promise_margins`), so
-        that significant it also ranks worse than the whole data. It
+        find significant together with ranking worse (better) than the whole
+        data (its ``beyond_whole``), so that significant it is both. It
         replaces the label-draw test on the rows that chose the row (rule
         3), and such a row passes rule 1 even where the table's test
         (weighted for the size of the search's ranking) cannot tell it from
@@ -341,7 +382,8 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
             else np.ones(n, dtype=bool)  # fmt: skip
         for i, ok in zip(candidates, kept):
             if not ok:
-                notes[i] = _unpromised(promise_p[i], restricted[i], drift=rows.promise_rows is not None)
+                notes[i] = _unpromised(promise_p[i], restricted[i], tests.words(masks[i]),
+                                       drift=rows.promise_rows is not None)  # fmt: skip
         candidates = [i for i, ok in zip(candidates, kept) if ok]
     named = []
     level = rules.alpha / max(len(candidates), 1)  # of each test of the walk: "on its own", "worse than the rest"
@@ -352,7 +394,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
             parent = min(parents, key=lambda j: masks[j].sum())
             p = tests.worse(mask, within=masks[parent], alpha=level)
             if p >= level:
-                notes[i], belongs[i] = _variant(parent, p), parent
+                notes[i], belongs[i] = _variant(parent, p, tests.words(mask)), parent
                 continue
         elif named:  # its rows outside the failures, against all rows outside them
             outside = ~np.logical_or.reduce([masks[j] for j in named])
@@ -367,18 +409,18 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
                     notes[i], belongs[i] = _explained(most, rest, where), most
                 else:  # apart from every failure: worse only against a whole data that holds them
                     most = max(named, key=lambda j: masks[j].sum())
-                    notes[i], belongs[i] = _other_side(most, where), most
+                    notes[i], belongs[i] = _other_side(most, where, tests.words(mask)), most
                 continue
         for j in [j for j in named if j != i and not (masks[j] & ~mask).any()]:  # narrower failures inside it
             p = tests.worse(masks[j], within=mask, alpha=level)
             if p >= level:  # one idea: the broader failure names it
                 named.remove(j)
-                failure[j], notes[j], belongs[j] = False, _variant(i, p), i
+                failure[j], notes[j], belongs[j] = False, _variant(i, p, tests.words(masks[j])), i
                 belongs[belongs == j] = i
         named.append(i)
         failure[i] = True
         if by_promise[i]:
-            notes[i] = _by_promise(promise_p[i], table["p_value"].iloc[i])
+            notes[i] = _by_promise(promise_p[i], table["p_value"].iloc[i], tests.words(mask))
     for i in reversed(list(named)):  # named before a failure that overlaps it: still one on its own?
         overlapping = [j for j in named if j != i and _overlap_only(masks[i], masks[j])]
         if not overlapping:
@@ -416,26 +458,26 @@ def promise_weights(search_shortfall, floor=WEIGHT_FLOOR):
     return weights / weights.mean()
 
 
-def _unpromised(p_value, restricted, drift=False):
-    """Why a row no worse than its own scores promise is no failure: in a
-    ``drift``, a change of population; else a slice of the risk
-    (``restricted``: its scores promise at least half of its drop) or too
-    little evidence of more."""
+def _unpromised(p_value, restricted, words, drift=False):
+    """Why a row no further from the whole data than its own scores promise
+    is no failure (its direction's ``words``): in a ``drift``, a change of
+    population; else a slice of the risk (``restricted``: its scores promise
+    at least half of its change) or too little evidence of more."""
     if drift:
-        return (f"change of population: the current period's own scores promise its drop (case-mix p "
+        return (f"change of population: the current period's own scores promise its {words.change} (case-mix p "
                 f"{p_value:.2g}); its rows, or their inputs, changed, not how the model ranks them")  # fmt: skip
     if restricted:
-        return (f"range restriction: no worse than its own scores promise (case-mix p {p_value:.2g}); "
-                "every model ranks worse in such a slice")  # fmt: skip
-    return (f"not shown worse than promised: its scores promise more than it delivers, but the label-draw "
-            f"test cannot tell that from chance (case-mix p {p_value:.2g})")  # fmt: skip
+        return (f"{words.slice}: no {words.than} its own scores promise (case-mix p {p_value:.2g}); "
+                f"{words.every}")  # fmt: skip
+    return (f"not shown {words.than} promised: {words.gap}, but the label-draw test cannot tell that from "
+            f"chance (case-mix p {p_value:.2g})")  # fmt: skip
 
 
-def _by_promise(promise_p, p_value):
+def _by_promise(promise_p, p_value, words):
     """Why a failure the table's test did not find significant is one."""
-    return (f"{BY_PROMISE}: it falls short both of what its own scores promise and of the whole data's "
-            f"ranking, by more than chance explains anywhere in the search (whole-search case-mix p "
-            f"{promise_p:.2g}); the table's test, weighted by size, cannot tell it from chance (p {p_value:.2g})")
+    return (f"{BY_PROMISE}: it {words.beyond}, by more than chance explains anywhere in the search (whole-search "
+            f"case-mix p {promise_p:.2g}); the table's test, weighted by size, cannot tell it from chance (p "
+            f"{p_value:.2g})")
 
 
 def _overlap_only(first, second):
@@ -448,13 +490,13 @@ def _explained(other, rest, where):
             "failures are not a failure on their own")  # fmt: skip
 
 
-def _other_side(other, where):
-    return (f"worse than the whole data only because row {other + 1}'s rows are in it: not significantly "
-            f"worse than the {where} outside the failures")
+def _other_side(other, where, words):
+    return (f"beside a failure: {words.than} the whole data only because row {other + 1}'s rows are in it, "
+            f"not significantly {words.than} the {where} outside the failures")
 
 
-def _variant(parent, p_value):
-    return f"variant of row {parent + 1}: not significantly worse than the rest of it (p {p_value:.2g})"
+def _variant(parent, p_value, words):
+    return f"variant of row {parent + 1}: not significantly {words.than} the rest of it (p {p_value:.2g})"
 
 
 def _walk_order(table, rows, masks, tests):

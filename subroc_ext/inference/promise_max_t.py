@@ -38,15 +38,17 @@ the search space at once, as the permutation test
 mbc(S)]``, and ``mbc`` is a function of the scores alone, fixed under the
 null. So ``S`` ranks worse than the whole data exactly when ``q_cm(S)``
 exceeds the margin ``m(S) = mbc(S) - mbc(D)``, and both claims (short of its
-promise, worse than the whole data) hold when ``q_cm(S) > max(0, m(S))``
-(:func:`promise_margins`). A pattern's null ``q_cm(S) <= m(S)`` is tested
-with the statistic ``w(S) * (q_cm(S) - m(S)) = w(S) * min(q_cm(S), AUC(D) -
-AUC(S))`` against the same maxima ``M_b``: max-T's simultaneous bound (exact
-when the law of ``w(S) * (q_cm(S) - E q_cm(S))`` does not depend on the
-shortfall, approximately here [1]_). A pattern whose promise is no higher
-than the whole data's has margin 0 and its statistic is ``T(S)``. Under the
-complete null the margins only lower statistics, so the family-wise error
-stays at most ``alpha``.
+promise, worse than the whole data) hold when ``q_cm(S) > max(0, m(S))``.
+A pattern's null ``q_cm(S) <= max(0, m(S))`` is tested with the statistic
+``w(S) * (q_cm(S) - max(0, m(S))) = w(S) * min(q_cm(S), AUC(D) - AUC(S))``
+(``beyond_whole``) against the same maxima ``M_b``: max-T's simultaneous
+bound (exact when the law of ``w(S) * (q_cm(S) - E q_cm(S))`` does not
+depend on the shortfall, approximately here [1]_). ``mode='better'`` mirrors
+it (``w(S) * min(-q_cm(S), AUC(S) - AUC(D))``: above its promise and better
+than the whole data), ``'both'`` takes the larger of the two, each no more
+than ``w(S) * |q_cm(S)|``. Under the complete null these statistics are at
+most the pattern's ``T(S)``, so the family-wise error stays at most
+``alpha``.
 
 References
 ----------
@@ -72,7 +74,7 @@ from ..utils.progress import progress_bar
 from .permutation import max_t, null_tops
 from .significance import base_seed
 
-__all__ = ["PROMISE_WEIGHT", "promise_margins", "promise_max_t", "promise_quality_function"]
+__all__ = ["PROMISE_WEIGHT", "promise_max_t", "promise_quality_function"]
 
 #: The size and balance weight exponents of the statistic.
 PROMISE_WEIGHT = 0.5
@@ -127,21 +129,21 @@ def _drawn_top(draws, seed, draw, k, floor):
     return [(quality, pattern) for quality, _, pattern in sorted(run.results, reverse=True)]
 
 
-def promise_margins(expected, dataset_expected):
-    """How far each row's promise ``mbc(S)`` lies above the whole data's: the
-    shortfall ``q_cm(S)`` it must exceed to rank worse than the whole data as
-    well (0 where its promise is no higher).
-
-    Examples
-    --------
-    >>> promise_margins(np.array([0.80, 0.85, 0.70]), 0.82).round(3).tolist()
-    [0.0, 0.03, 0.0]
-    """
-    return np.maximum(np.asarray(expected, dtype=float) - dataset_expected, 0.0)
+def _beyond_whole(mode, pattern, dataset_values):
+    """The unweighted statistic of ``pattern`` (case-mix statistics) falling short
+    of its promise *and* of the whole data's ROC AUC, in the direction of
+    ``mode`` (module documentation): ``min(q_cm, AUC(D) - AUC(S))`` for
+    'worse', mirrored for 'better', the larger of the two for 'both'."""
+    expected, auc = dataset_values  # mbc(D) and AUC(D): the case-mix quality's sides A and B
+    drop = auc - pattern.measure
+    shortfall = (pattern.baseline_measure - expected) + drop  # q_cm of mode 'worse'
+    worse, better = min(shortfall, drop), min(-shortfall, -drop)
+    return {"worse": worse, "better": better}.get(mode, max(worse, better))
 
 
 def promise_max_t(subgroups, frame, target, *, positive_label, selectors, depth, min_support, mode="worse",
-                  quality_function=None, statistics=None, margins=None, alpha=0.05, max_draws=10_000, exceedances=10,
+                  quality_function=None, statistics=None, beyond_whole=None, alpha=0.05, max_draws=10_000,
+                  exceedances=10,
                   random_state=0, progress=False, client=None, n_jobs=None):  # fmt: skip
     """Which subgroups fall short of their own scores' promise: the max-T test
     of the whole case-mix search on labels drawn from the probabilities.
@@ -167,11 +169,11 @@ def promise_max_t(subgroups, frame, target, *, positive_label, selectors, depth,
         validation=None)`` tests by the search's own.
     statistics : sequence of float, optional
         The subgroups' statistics when known (the search's qualities).
-    margins : sequence of float, optional
-        Each subgroup's null ``q_cm(S) <= margin`` (default 0; ``mode``
-        'worse'): its statistic is ``w(S) * (q_cm(S) - margin)``, so that a
-        significant one also ranks worse than the whole data when the margin
-        is :func:`promise_margins`'s (module documentation).
+    beyond_whole : sequence of bool, optional
+        The subgroups tested for ranking worse (with ``mode='better'``:
+        better) than the whole data as well as short of (above) their
+        promise: statistic ``w(S) * min(q_cm(S), AUC(D) - AUC(S))`` (module
+        documentation). Needs the default ``quality_function``. Default: none.
     alpha : float, default=0.05
         The family-wise error rate.
     max_draws : int, default=10_000
@@ -214,8 +216,8 @@ def promise_max_t(subgroups, frame, target, *, positive_label, selectors, depth,
     >>> [str(s) for s in space[:3]], tested["significant"].tolist()
     (["region=='west'", "region=='east'", "region=='north'"], [False, True, False])
     """
-    if margins is not None and mode != "worse":
-        raise ValueError(f"margins test a shortfall: mode must be 'worse', got {mode!r}")
+    if beyond_whole is not None and quality_function is not None:
+        raise ValueError("beyond_whole needs the default quality function (its statistic is weighted by it)")
     seed = base_seed(random_state)
     labels = frame[target.label_column]
     negative = next(value for value in pd.unique(labels) if value != positive_label)
@@ -228,10 +230,12 @@ def promise_max_t(subgroups, frame, target, *, positive_label, selectors, depth,
     draws = _Draws(frame, target, positive_label, negative, quality_function, SearchProblem.from_task(task))
     measured = statistics is None
     statistics = np.zeros(len(subgroups)) if measured else np.array(statistics, dtype=float)  # a copy: set below
-    margins = np.zeros(len(subgroups)) if margins is None else np.asarray(margins, dtype=float)
-    for i in np.flatnonzero(measured | (margins > 0)):  # each pattern's statistics computed once
-        pattern = draws.observed.qf.calculate_statistics(subgroups[i], target, frame)
-        statistics[i] = pattern.quality if margins[i] <= 0 else pattern.weight * (pattern.raw_quality - margins[i])
+    beyond_whole = np.zeros(len(subgroups), bool) if beyond_whole is None else np.asarray(beyond_whole, bool)
+    observed = draws.observed.qf
+    for i in np.flatnonzero(measured | beyond_whole):  # each pattern's statistics computed once
+        pattern = observed.calculate_statistics(subgroups[i], target, frame)
+        statistics[i] = pattern.weight * _beyond_whole(mode, pattern, observed.dataset_values) if beyond_whole[i] \
+            else pattern.quality  # fmt: skip
     order = np.argsort(-statistics, kind="stable")  # max-T runs down the ranking
     ranked = statistics[order]
     defined = np.isfinite(ranked)

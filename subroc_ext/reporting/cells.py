@@ -10,9 +10,12 @@ return such a function for a given column. Shared by the single-model,
 multi-class and comparison reports.
 """
 
+import functools
+
 import numpy as np
 import pandas as pd
 
+from ..inference.failures import NOTE_WORDS
 from ..utils.descriptions import split_descriptions
 from .conditions import readable_description
 from .page import Html, conditions_html, format_number, with_interval
@@ -77,7 +80,14 @@ def three_digits(value):
     return "–" if pd.isna(value) else f"{value:.3f}"
 
 
-def description_cell(record):
+def description_cell(mode="worse"):
+    """A :class:`Column` cell function: the conditions, their other
+    descriptions and near copies, and the case-mix notes in the words of the
+    table's ``mode``."""
+    return functools.partial(_description, words=NOTE_WORDS[mode])
+
+
+def _description(record, words):
     subgroup = record.get("subgroup", record["description"])
     text = conditions_html(subgroup)
     alternatives = record.get("alternatives") or ""
@@ -92,17 +102,19 @@ def description_cell(record):
         )
         more = f"; … {len(copies):,} in all" if len(copies) > NEAR_COPIES_SHOWN else ""
         text += Html('<div class="also">near copies (Jaccard index): {}{}</div>').format(shown, more)
-    return text + _case_mix_notes(record), None
+    return text + _case_mix_notes(record, words), None
 
 
-def _case_mix_notes(record):
-    """The notes under a subgroup: its drop is mostly range restriction; the other side of its cut."""
+def _case_mix_notes(record, words):
+    """The notes under a subgroup: its change is mostly range restriction
+    (in mode 'better', a wider spread of risk); the other side of its cut."""
     notes = Html("")
     if record.get("range_restricted") is True or record.get("range_restricted") is np.True_:
         share = record["expected_share"]
-        said = "{:.0%} of this drop" if share <= 1 else "a larger drop than this one ({:.0%} of it)"
-        notes += Html('<div class="also">{} range restriction: its scores promise {}</div>').format(
-            "mostly" if share <= 1 else "all", Html(said).format(share))  # fmt: skip
+        said = f"{{:.0%}} of this {words.change}" if share <= 1 else \
+            f"a larger {words.change} than this one ({{:.0%}} of it)"  # fmt: skip
+        notes += Html('<div class="also">{} {}: its scores promise {}</div>').format(
+            "mostly" if share <= 1 else "all", words.slice or "range restriction", Html(said).format(share))  # fmt: skip
     partner = record.get("complement_of")
     if partner is not None and not pd.isna(partner):
         notes += Html('<div class="also">the other side of this cut is #{}</div>').format(int(partner))

@@ -111,7 +111,7 @@ def comparison_columns(table, n_rows=None):
                   f"{names[0]} in the subgroup than on the whole data")  # fmt: skip
     columns = [
         Column("rank", "#", rank_cell, help="rank by quality on the search split (1 = best)"),
-        Column("description", "conditions", description_cell, text=True,
+        Column("description", "conditions", description_cell(table.attrs.get("mode", "worse")), text=True,
                help="the subgroup: rows meeting every condition"),
         size, *measures,
         Column("delta", "Δ validation [interval]", effect_cell,

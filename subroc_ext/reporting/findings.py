@@ -354,7 +354,7 @@ def _headline(table, *, top, n_rows):
     kind = result_kind(table)
     measure = measure_title(attrs.get("measure"))
     mode = attrs.get("mode", "worse")
-    comparison = {"worse": "worse than", "better": "better than"}.get(mode, "different from")
+    comparison = {"worse": "worse than", "better": "better than"}.get(mode, "different than")
     if attrs.get("case_mix"):  # the quality is the shortfall from what the scores promise
         comparison = {"worse": "further below what its scores promise than", "better": "further above "
                       "what its scores promise than"}.get(mode, "further from what its scores promise than")  # fmt: skip
@@ -402,10 +402,16 @@ _NOT_FAILURES = {
                           "slices where every model ranks worse (range restriction)"),
     "change of population": ("row whose drop its own scores promise (its rows or their inputs changed)",
                              "rows whose drop their own scores promise (their rows or inputs changed)"),
+    "wider spread of risk": ("slice where every model ranks better (a wider spread of risk)",
+                             "slices where every model ranks better (a wider spread of risk)"),
     "not shown worse than promised": ("row not shown worse than its scores promise",
                                       "rows not shown worse than their scores promise"),
+    "not shown better than promised": ("row not shown better than its scores promise",
+                                       "rows not shown better than their scores promise"),
     "variant": ("variant of a failure", "variants of the failures"),
     "explained": ("row explained by a failure", "rows explained by the failures"),
+    "beside a failure": ("row beside a failure, exceptional only by holding it",
+                         "rows beside the failures, exceptional only by holding them"),
     "little evidence": ("row with too few positives or negatives", "rows with too few positives or negatives"),
     "no interval": ("row without an interval", "rows without an interval"),
 }  # fmt: skip

@@ -468,11 +468,10 @@ def find_subgroups(
             # searched by the case mix: the verdict is the promise's test, and "worse" is of the measure
             rows = dataset_rows(dataset, statistic_qf.measure, mode, probabilities=None if case_mix else p)
             whole_search_promise = None
-            if held_out is None and rows.promise is not None and mode == "worse":
+            if held_out is None and rows.promise is not None:
                 whole_search_promise = without_holdout.promise_without_holdout(
-                    table, kept.subgroups, search, p, dataset_values, label=label, score=score,
-                    positive_label=positive_label, found=found, rules=rules, progress=progress, client=client,
-                    n_jobs=n_jobs,
+                    table, kept.subgroups, search, p, label=label, score=score, positive_label=positive_label,
+                    mode=mode, found=found, rules=rules, progress=progress, client=client, n_jobs=n_jobs,
                 )  # fmt: skip
             judged = judge_failures(table, kept.subgroups, rows, mode,
                                     search_shortfall=_search_shortfall(table, dataset_values),

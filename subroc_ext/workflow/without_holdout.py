@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..inference.permutation import permutation_test
-from ..inference.promise_max_t import promise_margins, promise_max_t
+from ..inference.promise_max_t import promise_max_t
 from ..inference.significance import base_seed
 from ..inference.verdicts import same_rows_verdicts
 from ..inputs.sorted_data import SortedDataset
@@ -91,30 +91,27 @@ def test_without_holdout(found, subgroups, data, quality_function, statistic_qf,
     return table
 
 
-def promise_without_holdout(table, subgroups, search, probabilities, dataset_values, *, label, score,
-                             positive_label, found, rules, progress, client, n_jobs):  # fmt: skip
+def promise_without_holdout(table, subgroups, search, probabilities, *, label, score, positive_label, mode, found,
+                            rules, progress, client, n_jobs):  # fmt: skip
     """Without a holdout, the promise of each row that could be a failure tested
     over the whole case-mix search (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`):
     the ``whole_search_promise`` of :func:`~subroc_ext.inference.failures.judge_failures`.
 
     A row the table's test finds significant is tested for falling short of
-    its promise. Any other row is tested for falling short of its promise
-    and of the whole data's ROC AUC at once (its margin is
-    :func:`~subroc_ext.inference.promise_max_t.promise_margins`), so that a
-    failure too narrow for the table's size-weighted test is still found.
-    Only rows that could be failures are tested (a positive drop, enough of
-    each class): the smallest statistic still undecided sets how deep each
-    label draw's search must go."""
+    its promise (with ``mode='better'``: exceeding it). Any other row is
+    tested for falling short of its promise and of the whole data's ROC AUC
+    at once (``beyond_whole``), so that a failure too narrow for the table's
+    size-weighted test is still found. Only rows that could be failures are
+    tested (a positive effect, enough of each class): the smallest statistic
+    still undecided sets how deep each label draw's search must go."""
     frame, _, target = case_mix_data(search, None, (probabilities, None), label, score)
     significant = table["significant"].fillna(False).to_numpy(dtype=bool)
-    margins = np.where(significant, 0.0, promise_margins(table["expected_roc_auc_search"],
-                                                          dataset_values["expected_roc_auc_search"]))  # fmt: skip
     enough = table[["positives_search", "negatives_search"]].min(axis=1).to_numpy() >= rules.min_class_count
     rows = np.flatnonzero((table["delta"].to_numpy(dtype=float) > 0) & enough)
     tested = promise_max_t(
         [subgroups[i] for i in rows], frame, target, positive_label=positive_label, selectors=found.selectors,
-        depth=found.depth, min_support=found.min_support, margins=margins[rows], alpha=rules.alpha,
-        random_state=rules.random_state, progress=progress, client=client, n_jobs=n_jobs,
+        depth=found.depth, min_support=found.min_support, mode=mode, beyond_whole=~significant[rows],
+        alpha=rules.alpha, random_state=rules.random_state, progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
     whole = pd.DataFrame({"p_value": 1.0, "significant": False}, index=table.index)
     whole.iloc[rows, [0, 1]] = tested[["p_value", "significant"]].to_numpy()
