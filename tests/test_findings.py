@@ -190,6 +190,17 @@ def test_a_failure_by_its_promise_is_counted_among_the_significant_and_labelled_
     assert _failure_label(table.iloc[1]) == "failure by its promise" and _failure_label(table.iloc[0]) == "failure"
 
 
+def test_a_failure_by_its_promise_is_named_where_the_tables_test_found_nothing():
+    table = judged_table()
+    table["significant"] = False
+    table["failure"] = [False, True, False, False]
+    table["failure_note"] = ["", "by its promise: it falls short of ...", "", ""]
+    said = headline(table)
+    assert said.summary.startswith("Where the ROC AUC is worse than on the whole data and than its scores promise: "
+                                   "1 failure among 1 significant (1 by its promise) of 4 subgroups")
+    assert [finding.description for finding in said.findings] == ["region=='west'"]
+
+
 def test_the_report_names_the_data_checks_before_the_headline():
     table = judged_table()
     table.attrs["data_checks"] = ["possible leak: typur != 0 (48% of the search rows) is 100.0% approve = 1 <b>"]

@@ -370,7 +370,7 @@ def _headline(table, *, top, n_rows):
         table = table.assign(delta=table["statistic"])
     test = f"{attrs.get('method', 'fdr_by')}, alpha {attrs.get('alpha', 0.05):g}"
     subject = "the change" if kind != "single" else f"the {measure}"
-    if "failure" in table.columns and table["significant"].fillna(False).astype(bool).any():
+    if "failure" in table.columns and significant_count(table)[0]:  # failures by their promise too
         return _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, comparison, test)
     significant = failure_rows(table)
     if len(significant) == 0:
