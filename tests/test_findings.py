@@ -146,6 +146,20 @@ def test_a_loss_is_worse_when_higher(loss, old, new, verb):
     assert f"the new model is {verb}:" in headline(table).summary
 
 
+@pytest.mark.parametrize("mode, deltas, share, said", [
+    ("worse", (0.02, 0.09, 0.05), 0.6, "0.090 lower [0.080, 0.100]; mostly range restriction (its scores promise 60% "
+                                        "of the drop)"),
+    ("worse", (0.02, 0.09, 0.05), 1.2, "0.090 lower [0.080, 0.100]; all range restriction (its scores promise a "
+                                        "larger drop, 120% of it)"),
+    ("better", (-0.02, -0.09, -0.05), 0.6, "0.020 higher [-0.030, -0.010]; mostly wider spread of risk (its scores "
+                                           "promise 60% of the gain)"),
+])  # fmt: skip
+def test_a_finding_says_how_much_of_its_change_its_scores_promise(mode, deltas, share, said):
+    table = single_table([True, True, False], deltas=deltas, mode=mode).assign(
+        range_restricted=True, expected_share=share)
+    assert headline(table).findings[0].sentence().endswith(said)
+
+
 def judged_table():
     """Four significant rows judged by the failure rules: two failures (the
     second surer), a variant of the first, a slice of range restriction."""

@@ -51,10 +51,12 @@ def test_diagnostics_section_with_the_search_split(audit_analysis, tmp_path):
     ("worse", 0.6, "mostly range restriction: its scores promise 60% of this drop"),
     ("worse", 1.15, "all range restriction: its scores promise a larger drop than this one (115% of it)"),
     ("better", 0.6, "mostly wider spread of risk: its scores promise 60% of this gain"),
+    ("both", 0.6, "mostly range restriction: its scores promise 60% of this drop"),
 ])  # fmt: skip
 def test_a_range_restricted_row_says_how_much_of_its_change_the_scores_promise(mode, share, said):
     from subroc_ext.reporting.cells import description_cell
 
-    cell = description_cell(mode)
-    html, _ = cell({"description": "age >= 41", "range_restricted": True, "expected_share": share})
+    cell = description_cell(mode, "roc_auc_validation", 0.8)
+    html, _ = cell({"description": "age >= 41", "range_restricted": True, "expected_share": share,
+                    "roc_auc_validation": 0.7})  # fmt: skip
     assert said in str(html)

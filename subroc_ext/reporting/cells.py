@@ -80,14 +80,18 @@ def three_digits(value):
     return "–" if pd.isna(value) else f"{value:.3f}"
 
 
-def description_cell(mode="worse"):
+def description_cell(mode="worse", value=None, reference=np.nan):
     """A :class:`Column` cell function: the conditions, their other
     descriptions and near copies, and the case-mix notes in the words of the
-    table's ``mode``."""
-    return functools.partial(_description, words=NOTE_WORDS[mode])
+    table's ``mode`` (in mode 'both', of the side the row's ``value`` column
+    lies on against the whole split's ``reference``)."""
+    return functools.partial(_description, mode=mode, value=value, reference=reference)
 
 
-def _description(record, words):
+def _description(record, mode, value, reference):
+    if mode == "both" and value in record and np.isfinite(reference) and pd.notna(record[value]):
+        mode = "worse" if record[value] < reference else "better"
+    words = NOTE_WORDS[mode]
     subgroup = record.get("subgroup", record["description"])
     text = conditions_html(subgroup)
     alternatives = record.get("alternatives") or ""

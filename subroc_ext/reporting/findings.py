@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..inference.failures import NOTE_WORDS
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
 
@@ -159,9 +160,11 @@ def _single_text(record, attrs, total):
     if measure == "calibration_gap":
         return _calibration_text(record, attrs.get("mode", "worse"), overall, split, total)
     direction = "lower" if value < overall else "higher"
+    words, share = NOTE_WORDS["worse" if value < overall else "better"], record.get("expected_share", np.nan)
     restricted = (
-        f"; mostly range restriction (its scores promise {record['expected_share']:.0%} of the drop)"
-        if bool(record.get("range_restricted", False)) else ""
+        "" if not bool(record.get("range_restricted", False)) else
+        f"; mostly {words.slice} (its scores promise {share:.0%} of the {words.change})" if share <= 1 else
+        f"; all {words.slice} (its scores promise a larger {words.change}, {share:.0%} of it)"
     )  # fmt: skip
     return (
         f"{_share(record[f'size_{split}'], total)}: {measure_title(measure)} {value:.3f} vs "

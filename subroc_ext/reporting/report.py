@@ -106,7 +106,8 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
     reference = table.attrs.get("dataset_values", {}).get(value, np.nan)
     columns = [
         Column("rank", "#", rank_cell, help="rank by quality on the search split (1 = best)"),
-        Column("description", "conditions", description_cell(table.attrs.get("mode", "worse")), text=True,
+        Column("description", "conditions", description_cell(table.attrs.get("mode", "worse"), value, reference),
+               text=True,
                help="the subgroup: rows meeting every condition"),
         Column(f"size_{split}", f"size ({split})", size_cell(f"size_{split}", n_rows),
                help=f"rows of the {split} split in the subgroup (and their share)"),
