@@ -188,12 +188,22 @@ def test_a_drift_is_judged_by_the_same_rules_with_evidence_in_each_period():
                                          "rows (fewer than 10)")  # fmt: skip
 
 
-def test_a_drift_the_current_scores_promise_is_a_change_of_population():
+@pytest.mark.parametrize("holdout", [True, False])
+def test_a_drift_the_current_scores_promise_is_a_change_of_population(holdout, monkeypatch):
     """Scores that are the true probabilities of a risk r in both periods,
     except where they broke (g = c in the current period). In g = d the
     current period holds only a narrow band of r: every model ranks worse
     there, the drop is significant and its own scores promise it (a change
-    of population); the headline names only g = c."""
+    of population); the headline names only g = c. Without a holdout the
+    promise is tested over the whole case-mix search of the current period."""
+    calls = []
+
+    def spy(*args, **keywords):
+        calls.append(original(*args, **keywords))
+        return calls[-1]
+
+    original = without_holdout.drift_promise_without_holdout
+    monkeypatch.setattr(without_holdout, "drift_promise_without_holdout", spy)
     rng = np.random.default_rng(8)
     n = 4000
     period = np.repeat(["reference", "current"], n)
@@ -205,8 +215,12 @@ def test_a_drift_the_current_scores_promise_is_a_change_of_population():
     frame["p"] = np.where((period == "current") & (g == "c"), rng.random(2 * n), probability)
     drift = subroc_ext.find_drift(frame[period == "reference"].drop(columns="period"),
                                   frame[period == "current"].drop(columns="period"), label="y", score="p",
-                                  depth=1, progress=False)  # fmt: skip
+                                  depth=1, progress=False, **({} if holdout else {"validation": None}))  # fmt: skip
     rows = drift.set_index("description")
+    assert len(calls) == (0 if holdout else 1)
+    if not holdout:
+        judged = drift["promise_p_value"].notna()
+        assert drift.loc[judged, "promise_p_value"].tolist() == calls[0].loc[judged, "p_value"].tolist()
     assert rows.loc["g=='d'", "significant"] and rows.loc["g=='c'", "significant"]
     assert rows.loc["g=='d'", "failure_note"].startswith("change of population: the current period's own scores")
     assert drift.loc[drift["failure"], "description"].tolist() == ["g=='c'"]

@@ -29,6 +29,7 @@ __all__ = [
     "SHARE_OF_DROP",
     "split_probabilities",
     "case_mix_data",
+    "with_probabilities",
     "case_mix_functions",
     "range_restriction",
     "complements",
@@ -89,6 +90,13 @@ def case_mix_data(search, held_out, probabilities, label, score):
     column = _column([c for d in splits for c in d.data.columns])
     frames = [None if d is None else d.data.assign(**{column: p}) for d, p in zip((search, held_out), probabilities)]
     return (*frames, CaseMixTarget(label, score, column))
+
+
+def with_probabilities(frame, probabilities, label, score):
+    """``frame`` with a column of ``probabilities`` (named apart from its
+    columns), and the :class:`CaseMixTarget` that reads it."""
+    column = _column(frame.columns)
+    return frame.assign(**{column: probabilities}), CaseMixTarget(label, score, column)
 
 
 def case_mix_functions(label, *, positive_label, size_weight, balance_weight, mode, generalization_aware):

@@ -41,7 +41,7 @@ from ..utils.validation import (
     positive_mask,
 )
 from . import diversity as _diversity
-from . import steps
+from . import steps, without_holdout
 from .pipeline import (
     check_holdout_settings,
     describing,
@@ -236,7 +236,15 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         judged_on = search if held_out is None else held_out
         rules = FailureRules(method=method, alpha=alpha, random_state=random_state, holdout=held_out is not None)
         rows = _judged_rows(judged_on, target, make_qf, positive_label, probabilities)
-        table = pd.concat([table, judge_failures(table, kept.subgroups, rows, mode, rules=rules)], axis=1)
+        whole_search_promise = None
+        if held_out is None and rows.promise is not None:  # a drift's promise, not on the rows that chose it
+            whole_search_promise = without_holdout.drift_promise_without_holdout(
+                table, kept.subgroups, search, target, probabilities[target.prediction_column],
+                positive_label=positive_label, mode=mode, found=found, rules=rules, progress=progress,
+                client=client, n_jobs=n_jobs,
+            )  # fmt: skip
+        table = pd.concat([table, judge_failures(table, kept.subgroups, rows, mode, rules=rules,
+                                                 whole_search_promise=whole_search_promise)], axis=1)  # fmt: skip
         if probabilities:
             table.attrs["probabilities"] = "; ".join(f"{c}: {p.description}" for c, p in probabilities.items())
         table.attrs.update(

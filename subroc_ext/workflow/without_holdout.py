@@ -6,7 +6,9 @@
   with the labels drawn from the probabilities
   (:mod:`~subroc_ext.inference.promise_max_t`);
 * :func:`promise_without_holdout`: the headline's promise rule, each row
-  that could be a failure tested over the whole case-mix search.
+  that could be a failure tested over the whole case-mix search;
+  :func:`drift_promise_without_holdout`: the same for a drift's current
+  period.
 """
 
 import numpy as np
@@ -19,10 +21,10 @@ from ..inference.verdicts import same_rows_verdicts
 from ..inputs.sorted_data import SortedDataset
 from ..objective.case_mix import CaseMixQF
 from ..utils.descriptions import describe as description_of
-from .case_mix import case_mix_data
+from .case_mix import case_mix_data, with_probabilities
 from .steps import empty_test_columns, joined_test_columns, use_dataset
 
-__all__ = ["promise_without_holdout", "test_without_holdout"]
+__all__ = ["drift_promise_without_holdout", "promise_without_holdout", "test_without_holdout"]
 
 
 def test_without_holdout(found, subgroups, data, quality_function, statistic_qf, target, *, alpha=0.05,
@@ -114,6 +116,53 @@ def promise_without_holdout(table, subgroups, search, probabilities, *, label, s
         alpha=rules.alpha, random_state=rules.random_state, progress=progress, client=client, n_jobs=n_jobs,
     )  # fmt: skip
     whole = pd.DataFrame({"p_value": 1.0, "significant": False}, index=table.index)
+    whole.iloc[rows, [0, 1]] = tested[["p_value", "significant"]].to_numpy()
+    whole["significant"] = whole["significant"].astype(bool)
+    return whole
+
+
+def drift_promise_without_holdout(table, subgroups, search, target, probabilities, *, positive_label, mode, found,
+                                  rules, progress, client, n_jobs):  # fmt: skip
+    """Without a holdout, a drift's promise rule (its current period's rows
+    beyond what their own scores promise) tested over the whole case-mix
+    search of the current period, not on the rows that chose each pattern:
+    the ``whole_search_promise`` of
+    :func:`~subroc_ext.inference.failures.judge_failures`.
+
+    The significant rows are tested; the null searches take every pattern of
+    the space whose current-period rows are at least as many as the fewest
+    of a tested row (the search's minimum support counts both periods), so
+    each tested row is among the patterns of every null maximum.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The drift's table (its ``significant`` column).
+    subgroups : list of pysubgroup descriptions
+        Its rows' patterns.
+    search : pandas.DataFrame
+        The searched rows of both periods.
+    target : DriftTarget
+    probabilities : callable
+        The current period's probabilities of its scores (fitted on the
+        reference period).
+    positive_label, mode, found, rules, progress, client, n_jobs
+        As in :func:`promise_without_holdout`.
+    """
+    is_current = (search[target.period_column] == target.current).to_numpy(dtype=bool)
+    current = search.loc[is_current]
+    frame, case_mix = with_probabilities(current, probabilities(current[target.prediction_column].to_numpy(float)),
+                                         target.label_column, target.prediction_column)  # fmt: skip
+    rows = np.flatnonzero(table["significant"].fillna(False).to_numpy(dtype=bool))
+    whole = pd.DataFrame({"p_value": 1.0, "significant": False}, index=table.index)
+    sizes = [int(np.asarray(subgroups[i].covers(current)).sum()) for i in rows]
+    if not len(rows) or min(sizes) == 0:
+        return whole
+    tested = promise_max_t(
+        [subgroups[i] for i in rows], frame, case_mix, positive_label=positive_label, selectors=found.selectors,
+        depth=found.depth, min_support=min(found.min_support, *sizes), mode=mode, alpha=rules.alpha,
+        random_state=rules.random_state, progress=progress, client=client, n_jobs=n_jobs,
+    )  # fmt: skip
     whole.iloc[rows, [0, 1]] = tested[["p_value", "significant"]].to_numpy()
     whole["significant"] = whole["significant"].astype(bool)
     return whole
