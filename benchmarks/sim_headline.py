@@ -19,8 +19,10 @@ beyond the real tables of ``bench_headline.py``:
 test, ``fdr_by``), one data set per seed; ``--no-holdout`` runs it with
 ``validation=None`` (the whole-search tests), ``--confidence C`` makes the
 scores over- (``C > 1``) or under-confident (``C < 1``): ``sigmoid(C *
-logit(p))``, the same ranking, recalibrated by ``calibrate='auto'``. It
-prints one line per kind and writes one CSV row per data set.
+logit(p))``, the same ranking, recalibrated by ``calibrate='auto'``;
+``--mode`` is ``find_subgroups``'s (with 'better' the plant is no failure
+of that direction: run null data sets only). It prints one line per kind
+and writes one CSV row per data set.
 
 Examples
 --------
@@ -28,6 +30,7 @@ The recorded runs (benchmarks/RESULTS.md)::
 
     python benchmarks/sim_headline.py --null 200 --planted 100 --jobs 2
     python benchmarks/sim_headline.py --null 200 --planted 100 --rows 600 --no-holdout --confidence 1.5 --jobs 2
+    python benchmarks/sim_headline.py --null 100 --planted 0 --rows 600 --no-holdout --mode better
 """
 
 import argparse
@@ -64,8 +67,8 @@ def names_the_plant(table, data, rows):
 
 
 def run_one(job):
-    """One data set, ``(seed, planted, rows, holdout, confidence)``: its CSV row (a dict)."""
-    seed, planted, rows, holdout, confidence = job
+    """One data set, ``(seed, planted, rows, holdout, confidence, mode)``: its CSV row (a dict)."""
+    seed, planted, rows, holdout, confidence, mode = job
     data = risk_frame(seed, n=rows, planted=planted)
     if confidence != 1:
         p = data["p"].clip(1e-9, 1 - 1e-9)
@@ -74,11 +77,11 @@ def run_one(job):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # low power notes: the counts say what matters here
         table = subroc_ext.find_subgroups(data, label="y", score="p", progress=False, random_state=seed,
-                                          validation=0.5 if holdout else None)  # fmt: skip
+                                          validation=0.5 if holdout else None, mode=mode)  # fmt: skip
     significant = np.flatnonzero(table["significant"].fillna(False).to_numpy(dtype=bool))
     failures = np.flatnonzero(table["failure"].fillna(False).to_numpy(dtype=bool))
     return {
-        "seed": seed, "planted": planted, "rows": rows, "holdout": holdout, "confidence": confidence,
+        "seed": seed, "planted": planted, "rows": rows, "holdout": holdout, "confidence": confidence, "mode": mode,
         "significant": len(significant), "failures": len(failures),
         "verdict_names_plant": planted and names_the_plant(table, data, significant),
         "headline_names_plant": planted and names_the_plant(table, data, failures),
@@ -111,10 +114,11 @@ def main(argv=None):
     parser.add_argument("--rows", type=int, default=3000)
     parser.add_argument("--no-holdout", action="store_true", help="validation=None")
     parser.add_argument("--confidence", type=float, default=1.0, help="logit factor of the scores")
+    parser.add_argument("--mode", choices=["worse", "better", "both"], default="worse")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=HERE / "sim_headline.csv")
     args = parser.parse_args(argv)
-    settings = (not args.no_holdout, args.confidence)
+    settings = (not args.no_holdout, args.confidence, args.mode)
     jobs = [(seed, False, args.rows, *settings) for seed in range(args.null)]
     jobs += [(seed, True, args.rows, *settings) for seed in range(args.planted)]
     with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:

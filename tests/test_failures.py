@@ -276,7 +276,7 @@ def test_simulated_headline_keeps_the_lone_failure_and_no_false_alarm():
     from test_benchmarks import load
 
     simulation = load(Path(__file__).resolve().parents[1] / "benchmarks" / "sim_headline.py")
-    frame = pd.DataFrame([simulation.run_one((seed, planted, 2000, True, 1.0)) for seed in range(8)
+    frame = pd.DataFrame([simulation.run_one((seed, planted, 2000, True, 1.0, "worse")) for seed in range(8)
                           for planted in (False, True)])  # fmt: skip
     null, planted = frame[~frame["planted"]], frame[frame["planted"]]
     assert (null["significant"] > 0).all() and (null["failures"] == 0).all()  # range restriction, no failure
@@ -294,7 +294,7 @@ def test_simulated_headline_without_a_holdout_on_over_confident_scores():
     from test_benchmarks import load
 
     simulation = load(Path(__file__).resolve().parents[1] / "benchmarks" / "sim_headline.py")
-    null = pd.DataFrame([simulation.run_one((seed, False, 600, False, 1.5)) for seed in range(10)])
-    planted = pd.DataFrame([simulation.run_one((seed, True, 600, False, 1.5)) for seed in range(6)])
+    null = pd.DataFrame([simulation.run_one((seed, False, 600, False, 1.5, "worse")) for seed in range(10)])
+    planted = pd.DataFrame([simulation.run_one((seed, True, 600, False, 1.5, "worse")) for seed in range(6)])
     assert (null["significant"] > 0).sum() >= 8 and (null["failures"] > 0).sum() <= 1
     assert planted["headline_names_plant"].all()

@@ -202,6 +202,10 @@ def test_a_failure_by_its_promise_is_counted_among_the_significant_and_labelled_
                                               "scores promise: 2 failures among 4 significant (1 by its promise) of 4 "
                                               "subgroups")
     assert _failure_label(table.iloc[1]) == "failure by its promise" and _failure_label(table.iloc[0]) == "failure"
+    beside = table.iloc[3].copy()
+    beside["failure_note"] = "beside a failure: worse than the whole data only because row 1's rows are in it, ..."
+    beside["failure_of"] = 1
+    assert _failure_label(table.iloc[2]) == "variant #1" and _failure_label(beside) == "beside a failure #1"
 
 
 def test_a_failure_by_its_promise_is_named_where_the_tables_test_found_nothing():

@@ -100,7 +100,7 @@ def _failure_label(record):
         return f"failure {BY_PROMISE}" if note.startswith(BY_PROMISE) else "failure"
     of = record.get("failure_of")
     kind = note.split(":")[0].split(" of row")[0].split(" by row")[0]
-    return f"{kind} #{int(of)}" if not pd.isna(of) and kind in ("variant", "explained") else kind
+    return f"{kind} #{int(of)}" if not pd.isna(of) and kind in ("variant", "explained", "beside a failure") else kind
 
 
 def _row_notes(table, shown):
@@ -324,7 +324,7 @@ def _notes_legend(attrs):
     terms += [
         f"variant #k = not significantly {words.than} the rest of failure k",
         "explained #k = not a failure outside failure k",
-        f"beside a failure = {words.than} the whole data only by holding a failure's rows",
+        f"beside a failure #k = {words.than} the whole data only by holding failure k's rows",
         f"range-restricted = at least half of the subgroup's ROC AUC {words.change} is what its own scores promise",
         "other side = both sides of one cut are listed",
     ]
