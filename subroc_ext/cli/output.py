@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import keeping
-from ..inference.failures import BY_PROMISE, NOTE_WORDS
+from ..inference.failures import BY_PROMISE, FINDING_NOUN, NOTE_WORDS
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
@@ -91,16 +91,16 @@ def _effects(table, shown):
     ]  # fmt: skip
 
 
-def _failure_label(record):
+def _failure_label(record, noun="failure"):
     """What the headline rules said of a row, in two or three words (``''`` if not significant)."""
     if "failure" not in record or pd.isna(record["failure"]):
         return ""
     note = str(record.get("failure_note", ""))
     if bool(record["failure"]):
-        return f"failure {BY_PROMISE}" if note.startswith(BY_PROMISE) else "failure"
+        return f"{noun} {BY_PROMISE}" if note.startswith(BY_PROMISE) else noun
     of = record.get("failure_of")
     kind = note.split(":")[0].split(" of row")[0].split(" by row")[0]
-    return f"{kind} #{int(of)}" if not pd.isna(of) and kind in ("variant", "explained", "beside a failure") else kind
+    return f"{kind} #{int(of)}" if not pd.isna(of) and kind in ("variant", "explained", f"beside a {noun}") else kind
 
 
 def _row_notes(table, shown):
@@ -110,7 +110,7 @@ def _row_notes(table, shown):
     table has those columns)."""
     notes = []
     for _, record in table.head(shown).iterrows():
-        label = _failure_label(record)
+        label = _failure_label(record, FINDING_NOUN[table.attrs.get("mode", "worse")])
         restricted = bool(record.get("range_restricted", False)) and label != "range restriction"
         other = record.get("complement_of", np.nan)
         parts = ([label] if label else []) + (["range-restricted"] if restricted else []) + (
@@ -314,17 +314,18 @@ def _notes_legend(attrs):
     """What each word of the ``note`` column means, in the words of the table's mode."""
     mode = attrs.get("mode", "worse")
     words, sides = NOTE_WORDS[mode], [NOTE_WORDS[side] for side in ("worse", "better") if mode in (side, "both")]
-    terms = ["failure = named in the headline"]
+    noun = FINDING_NOUN[mode]
+    terms = [f"{noun} = named in the headline"]
     if not attrs.get("holdout", True):
-        terms.append(f"failure {BY_PROMISE} = " + " or ".join(side.beyond for side in sides)
+        terms.append(f"{noun} {BY_PROMISE} = " + " or ".join(side.beyond for side in sides)
                      + ", tested over the whole search, where the table's test cannot tell")  # fmt: skip
     for side in sides:
         terms += [f"{side.slice} = no {side.than} its own scores promise ({side.every})",
                   f"not shown {side.than} promised = {side.gap}, but not beyond chance"]  # fmt: skip
     terms += [
-        f"variant #k = not significantly {words.than} the rest of failure k",
-        "explained #k = not a failure outside failure k",
-        f"beside a failure #k = {words.than} the whole data only by holding failure k's rows",
+        f"variant #k = not significantly {words.than} the rest of {noun} k",
+        f"explained #k = not a {noun} outside {noun} k",
+        f"beside a {noun} #k = {words.than} the whole data only by holding {noun} k's rows",
         f"range-restricted = at least half of the subgroup's ROC AUC {words.change} is what its own scores promise",
         "other side = both sides of one cut are listed",
     ]

@@ -94,8 +94,8 @@ from ..objective.statistics import Columns
 from .promise import promise_test, shortfall
 from .significance import base_seed, randomization_test
 
-__all__ = ["BY_PROMISE", "FAILURE_COLUMNS", "MIN_CLASS_COUNT", "NOTE_WORDS", "FailureRules", "JudgedRows", "NoteWords",
-           "class_kinds", "dataset_rows", "judge_failures", "promise_weights"]
+__all__ = ["BY_PROMISE", "FAILURE_COLUMNS", "FINDING_NOUN", "MIN_CLASS_COUNT", "NOTE_WORDS", "FailureRules",
+           "JudgedRows", "NoteWords", "class_kinds", "dataset_rows", "judge_failures", "promise_weights"]
 
 #: The fewest positives, and negatives, of a headline failure's held-out rows.
 MIN_CLASS_COUNT = 10
@@ -136,6 +136,10 @@ NOTE_WORDS = {
         "it delivers more than its scores promise", "gain"),
     "both": NoteWords("different from", change="change"),
 }  # fmt: skip
+
+#: What the headline calls a row the rules keep, by mode: a finding where the
+#: model does better is no failure of it ('both': either side).
+FINDING_NOUN = {"worse": "failure", "better": "finding", "both": "finding"}
 
 
 @dataclass(frozen=True)
@@ -406,10 +410,10 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
             if not same_idea and not tests.failure_alone(rest, outside, level):
                 if overlapping:
                     most = max(overlapping, key=lambda j: (mask & masks[j]).sum())
-                    notes[i], belongs[i] = _explained(most, rest, where), most
+                    notes[i], belongs[i] = _explained(most, rest, where, FINDING_NOUN[mode]), most
                 else:  # apart from every failure: worse only against a whole data that holds them
                     most = max(named, key=lambda j: masks[j].sum())
-                    notes[i], belongs[i] = _other_side(most, where, tests.words(mask)), most
+                    notes[i], belongs[i] = _other_side(most, where, tests.words(mask), FINDING_NOUN[mode]), most
                 continue
         for j in [j for j in named if j != i and not (masks[j] & ~mask).any()]:  # narrower failures inside it
             p = tests.worse(masks[j], within=mask, alpha=level)
@@ -430,7 +434,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
         if not tests.failure_alone(rest, outside, level):
             most = max(overlapping, key=lambda j: (masks[i] & masks[j]).sum())
             named.remove(i)
-            failure[i], notes[i], belongs[i] = False, _explained(most, rest, where), most
+            failure[i], notes[i], belongs[i] = False, _explained(most, rest, where, FINDING_NOUN[mode]), most
             belongs[belongs == i] = most
     return pd.DataFrame({
         "failure": failure, "failure_note": notes,
@@ -485,14 +489,14 @@ def _overlap_only(first, second):
     return bool((first & second).any() and (first & ~second).any() and (second & ~first).any())
 
 
-def _explained(other, rest, where):
+def _explained(other, rest, where, noun):
     return (f"explained by row {other + 1}: its {int(rest.sum()):,} {where} outside the other "
-            "failures are not a failure on their own")  # fmt: skip
+            f"{noun}s are not a {noun} on their own")  # fmt: skip
 
 
-def _other_side(other, where, words):
-    return (f"beside a failure: {words.than} the whole data only because row {other + 1}'s rows are in it, "
-            f"not significantly {words.than} the {where} outside the failures")
+def _other_side(other, where, words, noun):
+    return (f"beside a {noun}: {words.than} the whole data only because row {other + 1}'s rows are in it, "
+            f"not significantly {words.than} the {where} outside the {noun}s")
 
 
 def _variant(parent, p_value, words):

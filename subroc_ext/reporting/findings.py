@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..inference.failures import NOTE_WORDS
+from ..inference.failures import FINDING_NOUN, NOTE_WORDS
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
 
@@ -62,12 +62,18 @@ class Finding:
         The subgroup in the table's notation (``age >= 38 AND sex=='Male'``).
     text : str
         The rest of the sentence: ``" (46 % of rows): ROC AUC 0.847 vs ..."``.
+    variants : list of str
+        The descriptions of its variants.
+    than : str
+        How its variants compare with it, in the table's mode: not
+        significantly ``than`` it ("worse than", "better than", ...).
     """
 
     subgroup: object
     description: str
     text: str
     variants: list = field(default_factory=list)
+    than: str = "worse than"
 
     def sentence(self, readable=False):
         """The whole sentence; ``readable``: the conditions as reports write them
@@ -80,7 +86,7 @@ class Finding:
             return ""
         shown = "; ".join(self.variants[:_VARIANTS_SHOWN])
         more = f"; and {len(self.variants) - _VARIANTS_SHOWN:,} more" if len(self.variants) > _VARIANTS_SHOWN else ""
-        return f"variants, not significantly worse than it: {shown}{more}"
+        return f"variants, not significantly {self.than} it: {shown}{more}"
 
 
 @dataclass
@@ -411,23 +417,24 @@ _NOT_FAILURES = {
                                       "rows not shown worse than their scores promise"),
     "not shown better than promised": ("row not shown better than its scores promise",
                                        "rows not shown better than their scores promise"),
-    "variant": ("variant of a failure", "variants of the failures"),
-    "explained": ("row explained by a failure", "rows explained by the failures"),
-    "beside a failure": ("row beside a failure, exceptional only by holding it",
-                         "rows beside the failures, exceptional only by holding them"),
+    "variant": ("variant of a {noun}", "variants of the {noun}s"),
+    "explained": ("row explained by a {noun}", "rows explained by the {noun}s"),
+    "beside a {noun}": ("row beside a {noun}, exceptional only by holding it",
+                        "rows beside the {noun}s, exceptional only by holding them"),
     "little evidence": ("row with too few positives or negatives", "rows with too few positives or negatives"),
     "no interval": ("row without an interval", "rows without an interval"),
 }  # fmt: skip
 
 
-def _not_failures(notes):
-    """One sentence counting the significant rows that are no failures, by kind."""
+def _not_failures(notes, noun):
+    """One sentence counting the significant rows that are no failures (the
+    mode's ``noun``: no findings where the model does better), by kind."""
     parts = []
     for start, (one, many) in _NOT_FAILURES.items():
-        count = int(notes.str.startswith(start).sum())
+        count = int(notes.str.startswith(start.format(noun=noun)).sum())
         if count:
-            parts.append(f"{count:,} {one if count == 1 else many}")
-    return f"Not failures: {', '.join(parts)}; in the table with their notes." if parts else ""
+            parts.append(f"{count:,} {(one if count == 1 else many).format(noun=noun)}")
+    return f"Not {noun}s: {', '.join(parts)}; in the table with their notes." if parts else ""
 
 
 def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, comparison, test):
@@ -442,9 +449,9 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
     than = f"{comparison} on the whole data" + (" and than its scores promise" if promised else "")
     count, by_promise = significant_count(table)
     flagged = f"{count:,} significant{by_promise}"
-    plural = "" if len(failures) == 1 else "s"
-    counted = f"{len(failures):,} failure{plural} among {flagged} of {_subgroups(len(table))} ({test})"
-    rest = _not_failures(table.loc[significant & ~failed, "failure_note"].astype(str))
+    plural, noun = "" if len(failures) == 1 else "s", FINDING_NOUN[attrs.get("mode", "worse")]
+    counted = f"{len(failures):,} {noun}{plural} among {flagged} of {_subgroups(len(table))} ({test})"
+    rest = _not_failures(table.loc[significant & ~failed, "failure_note"].astype(str), noun)
     if len(failures) == 0:
         return Headline(f"{prefix}No subgroup where {subject} is {than}: {counted}.", more=rest)
     text = _TEXTS[kind]
@@ -452,12 +459,13 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
     findings = [
         Finding(record["subgroup"], record["description"], text(record, attrs, n_rows),
                 variants=list(table.loc[(ranks == position + 1).fillna(False) & table["failure_note"].astype(str)
-                                        .str.startswith("variant"), "description"]))
+                                        .str.startswith("variant"), "description"]),
+                than=NOTE_WORDS[attrs.get("mode", "worse")].than)
         for position, record in ((table.index.get_loc(index), record) for index, record in failures.head(top).iterrows())
     ]  # fmt: skip
     more = rest
     if len(failures) > top:
-        more = f"... and {len(failures) - top:,} more failures in the table. " + rest
+        more = f"... and {len(failures) - top:,} more {noun}s in the table. " + rest
     summary = f"{prefix}Where {subject} is {than}: {counted}, surest first:"
     return Headline(summary, findings, more.strip())
 
