@@ -43,6 +43,13 @@ def test_the_widest_text_is_among_the_few_measured():
     plt.close(figure)
 
 
+def test_an_empty_forest_plot_is_drawn():
+    """No row: nothing beside the axes to measure (it raised IndexError)."""
+    figure = plot_forest(names_table([]), n_rows=10)
+    assert not figure.axes[0].texts and figure.get_figheight() == pytest.approx(1.3 + 0.27)
+    assert widest([]) == []
+
+
 @pytest.mark.parametrize("rows", [1, 20, 100])
 def test_the_forest_plot_is_laid_out_once_with_every_text_inside(rows):
     """The forest plot has no layout engine (nothing is measured again when it is

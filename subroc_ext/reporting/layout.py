@@ -80,7 +80,7 @@ def widest(texts, slack=1.0):
     from matplotlib.font_manager import findfont, get_font
     from matplotlib.ft2font import LoadFlags
 
-    if len({text.get_fontproperties() for text in texts}) > 1:
+    if len({text.get_fontproperties() for text in texts}) != 1:  # none, or several fonts
         return list(texts)
     font = get_font(findfont(texts[0].get_fontproperties()))
     em = 12 * 65536  # at 12 points and 72 dpi an em is 12 pixels, in 16.16 fixed point
