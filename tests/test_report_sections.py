@@ -1,10 +1,10 @@
-"""The cross AUC section of the HTML report."""
+"""The cross AUC and generalization diagnostics sections of the HTML report."""
 
 import numpy as np
 import pytest
 
 from subroc_ext import cross_auc, write_report
-from subroc_ext.reporting.sections import cross_auc_section
+from subroc_ext.reporting.sections import cross_auc_section, diagnostics_section, top_diagnostics
 
 pytest.importorskip("matplotlib")
 
@@ -45,6 +45,21 @@ def test_diagnostics_section_with_the_search_split(audit_analysis, tmp_path):
     assert 'alt="generalization diagnostics"' in page and "W2 negatives vs positives (search)" in page
     without = write_report(table, validation, tmp_path / "b", label="y", score="p").html.read_text()
     assert "Will it hold on new data?" not in without
+
+
+def test_diagnostics_are_computed_beside_the_figures_and_their_error_is_raised(audit_analysis, tmp_path):
+    """write_report computes the diagnostics in a thread: the same section as computed in
+    line, and an error there is the report's error."""
+    search, validation, table = audit_analysis.search, audit_analysis.validation, audit_analysis.table
+    diagnostics = top_diagnostics(table, search, validation, label="y", score="p", top=2)
+    assert list(diagnostics["subgroup"]) == ["all", "#1 region = east", "#2 plan = basic"]
+    page = write_report(table, validation, tmp_path, label="y", score="p", top=2, search=search).html.read_text()
+    section = str(diagnostics_section(diagnostics, top=2))
+    assert section.split("data:image")[0] in page and section.split('alt="generalization diagnostics"')[1][300:] in page
+    assert top_diagnostics(table.head(0), search, validation, label="y", score="p") is None
+    assert diagnostics_section(None) == ""
+    with pytest.raises(KeyError, match="'p'"):
+        write_report(table, validation, tmp_path / "b", label="y", score="p", search=search.drop(columns="p"))
 
 
 @pytest.mark.parametrize("mode, share, said", [

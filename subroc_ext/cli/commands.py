@@ -17,6 +17,7 @@ from ..inputs.labels import infer_positive_label
 from ..inputs.tables import read_table
 from ..reporting.findings_json import json_records
 from ..reporting.multiclass import write_multiclass_report
+from ..reporting.preload import preload_plotting
 from ..reporting.report import write_report
 from ..utils.cluster import require_distributed
 from ..utils.validation import check_columns, finite_scores, positive_mask, shown
@@ -187,6 +188,7 @@ def demo_command(args):
     print_status(args, f"The report will be written to {Path(args.out).resolve()}/ "
                   "(files of an earlier report there are replaced).")  # fmt: skip
     print_status(args, "Loading the UCI Adult data and training a gradient-boosting model ...")
+    preload_plotting()  # beside the model's training and the search
     train, search, validation, _evaluation = split_parts(load_adult(), 4, random_state=args.seed)
     search, validation = fit_and_score(
         train, "income", ">50K", search, validation, random_state=args.seed
@@ -259,6 +261,7 @@ def run_command(args):
         if args.validation is not None:
             _check_file(validation, args.validation, "validation", args.label, [args.score], positive)
         check_out(args.out)
+        preload_plotting()  # beside the search and the test
         with _scheduler_client(args.scheduler) as client:
             table = find_subgroups(
                 search, label=args.label, score=args.score, measure=measure,

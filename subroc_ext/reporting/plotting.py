@@ -35,6 +35,7 @@ from ..utils.validation import check_columns, finite_scores, positive_mask, show
 from ..workflow.diversity import cover_words, select_diverse
 from .conditions import readable_description
 from .figure_text import fitted, plain_text, shortened, wrapped_name
+from .layout import fit_axes, widest
 
 __all__ = [
     "CURVE_TOLERANCE",
@@ -549,8 +550,9 @@ def plot_forest(
     rows = table if top is None else table.head(top)
     n = len(rows)
     plt = _pyplot()
-    if ax is None:
-        figure, ax = plt.subplots(figsize=(12, 1.3 + 0.27 * max(n, 1)), layout="constrained")
+    own = ax is None
+    if own:
+        figure, ax = plt.subplots(figsize=(12, 1.3 + 0.27 * max(n, 1)))
     else:
         figure = ax.figure
     y = np.arange(n)[::-1]
@@ -591,16 +593,20 @@ def plot_forest(
     beside = ax.get_yaxis_transform()  # x in axes units, y in rows
     ax.set_yticks([])
     ax.set_ylim(-0.7, n - 0.3)
-    for row, name in zip(y, names):
-        ax.text(-0.005, row, name, transform=beside, fontsize="small", ha="right", va="center")
+    left = [ax.text(-0.005, row, name, transform=beside, fontsize="small", ha="right", va="center")
+            for row, name in zip(y, names)]  # fmt: skip
+    right = []
     if size is not None:
         sizes = rows[size].to_numpy(dtype=float)
         shares = [f" ({s / n_rows:.0%})" if n_rows else "" for s in sizes]
-        for row, s, share in zip(y, sizes, shares):
-            ax.text(1.005, row, f"n={s:,.0f}{share}", transform=beside, fontsize="small", va="center")
+        right = [ax.text(1.005, row, f"n={s:,.0f}{share}", transform=beside, fontsize="small", va="center")
+                 for row, s, share in zip(y, sizes, shares)]  # fmt: skip
     ax.grid(axis="x", alpha=0.3)
     ax.set_xlabel(value if not interval else f"{value} (line: {interval[0]} to {interval[1]})",
                   fontsize="small")  # fmt: skip
-    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=min(len(handles), 3),
-              fontsize="small", frameon=False, borderaxespad=0.2)  # fmt: skip
-    return plain_text(figure)
+    legend = ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=min(len(handles), 3),
+                       fontsize="small", frameon=False, borderaxespad=0.2)  # fmt: skip
+    plain_text(figure)
+    if own:  # laid out once, measuring only what lies beside the axes (constrained layout measured it all)
+        fit_axes(ax, [*widest(left), *widest(right), legend, ax.xaxis])
+    return figure

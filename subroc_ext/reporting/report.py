@@ -10,6 +10,7 @@ generalization diagnostics, how to read it all, and the settings.
 """
 
 import datetime
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
@@ -52,7 +53,7 @@ from .page import (
 )
 from .plotting import plot_forest, plot_pr_curves, plot_roc_curves
 from .reading import EFFECT_COLUMNS, STOPPED, effect_meaning, effect_note, has_effects, how_to_read
-from .sections import cross_auc_section, diagnostics_section
+from .sections import cross_auc_section, diagnostics_section, top_diagnostics
 
 __all__ = [
     "ReportFiles", "forest_section", "result_columns", "settings_html", "write_report",
@@ -233,6 +234,15 @@ def _rates_note(rates, source, split="validation"):
              whole["precision"])  # fmt: skip
 
 
+def _beside(function, *args, **kwargs):
+    """``function(*args, **kwargs)`` started in a thread of its own: its future (the
+    thread ends with it; its error is raised by ``result()``)."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="subroc-ext-report")
+    future = pool.submit(function, *args, **kwargs)
+    pool.shutdown(wait=False)
+    return future
+
+
 def write_report(
     table, data, out_dir, *, label, score, positive_label=1, measure="roc_auc", top=5,
     title=None, runtime=None, split="validation", search=None, threshold=None,
@@ -304,6 +314,9 @@ def write_report(
     out_dir.mkdir(parents=True, exist_ok=True)
     files = ReportFiles(out_dir / "subgroups.csv", out_dir / "curves.png", out_dir / "report.html")
 
+    # Roberts et al.'s diagnostics are mostly NumPy loops that release the GIL: computed beside the figures
+    diagnostics = None if search is None else _beside(
+        top_diagnostics, table, search, data, label=label, score=score, positive_label=positive_label, top=top)
     plot = plot_pr_curves if measure == "pr_auc" else plot_roc_curves
     figure = plot(
         table, data, label=label, score=score, positive_label=positive_label, top=top, split=split,
@@ -367,9 +380,8 @@ def write_report(
         Section(f"{kind} curves of the top {top} distinct subgroups on the {split} split", curves, "curves"),
         Section("Cross AUCs", cross_auc_section(table, data, label=label, score=score,
                                                 positive_label=positive_label, top=top), "cross-auc"),
-        Section("Will it hold on new data?", "" if search is None else diagnostics_section(
-            table, search, data, label=label, score=score, positive_label=positive_label, top=top),
-            "diagnostics"),
+        Section("Will it hold on new data?", "" if diagnostics is None else diagnostics_section(
+            diagnostics.result(), top=top), "diagnostics"),
         Section("How to read this", how_to_read(table.attrs, measure, has_effects(table)), "how-to-read"),
         Section("Settings", settings_html(table.attrs, runtime), "settings"),
     ]  # fmt: skip

@@ -12,7 +12,7 @@ from .conditions import readable_description
 from .page import Html, embedded_figure, html_table, name_chips
 from .plotting import plot_cross_auc, plot_generalization_diagnostics
 
-__all__ = ["cross_auc_section", "diagnostics_section"]
+__all__ = ["cross_auc_section", "diagnostics_section", "top_diagnostics"]
 
 
 def cross_auc_section(table, data, *, label, score, positive_label=1, top=5):
@@ -52,8 +52,12 @@ column (BPSN AUC), that its negatives are scored too high. (Tafvizi et al. 2022,
 Borkan et al. 2019.)</p>""").format(len(rows), embedded_figure(plot_cross_auc(cross), "cross AUC heatmap"), len(data))
 
 
-def diagnostics_section(table, search, validation, *, label, score, positive_label=1, top=5):
-    """HTML: Roberts et al.'s generalization diagnostics of the top subgroups.
+def top_diagnostics(table, search, validation, *, label, score, positive_label=1, top=5):
+    """Roberts et al.'s generalization diagnostics of the top ``top`` subgroups.
+
+    Mostly NumPy loops over pairs of scores that release the GIL, so that
+    :func:`~subroc_ext.reporting.report.write_report` computes them in a thread
+    beside its figures.
 
     Parameters
     ----------
@@ -67,18 +71,35 @@ def diagnostics_section(table, search, validation, *, label, score, positive_lab
 
     Returns
     -------
-    Html
-        The plot and the key columns, or ``''`` when the table has no
-        subgroup objects or no rows.
+    pandas.DataFrame or None
+        :func:`~subroc_ext.generalization_diagnostics` of the whole data and
+        the subgroups, or None when the table has no subgroup objects or no rows.
     """
     if "subgroup" not in table.columns or len(table) == 0:
-        return Html("")
+        return None
     rows = table.head(top)
-    diagnostics = generalization_diagnostics(
+    return generalization_diagnostics(
         {f"#{rank} {readable_description(sg)}": sg for rank, sg in enumerate(rows["subgroup"], 1)},
         search, validation, label=label,
         score=score, positive_label=positive_label, random_state=0,
     )  # fmt: skip
+
+
+def diagnostics_section(diagnostics, *, top=5):
+    """HTML: the generalization diagnostics of :func:`top_diagnostics` (``''`` for None).
+
+    Parameters
+    ----------
+    diagnostics : pandas.DataFrame or None
+    top : int, default=5
+
+    Returns
+    -------
+    Html
+        The plot and the key columns.
+    """
+    if diagnostics is None:
+        return Html("")
     columns = {"bias_robustness_search": "bias robustness, search",
                "bias_robustness_validation": "bias robustness, validation",
                "noise_robustness_search": "noise robustness, search",
@@ -101,5 +122,6 @@ positives' scores and to Gaussian noise (shifts 0 to 1; 1 = no loss), sensitivit
 specificity at the search split's Youden threshold {:.3g} and their drift from the
 search to the validation split, and 2-Wasserstein distances (W2) between the class score
 distributions (large between the classes, small for one class across the splits is good).</p>""").format(
-        len(rows), embedded_figure(plot_generalization_diagnostics(diagnostics, top=top), "generalization diagnostics"),
+        len(diagnostics) - 1, embedded_figure(plot_generalization_diagnostics(diagnostics, top=top),
+                                              "generalization diagnostics"),
         shown, threshold)  # fmt: skip
