@@ -89,7 +89,9 @@ def _run(argv):
         return stop.code
     try:
         _announce_compilation(args)
-        with warnings.catch_warnings(), sigterm_as_interrupt(args):
+        from .warm_up import warming_up
+
+        with warnings.catch_warnings(), sigterm_as_interrupt(args), warming_up(args):
             warnings.showwarning = _show_warning
             command = getattr(importlib.import_module(".commands", __name__), COMMANDS[args.command])
             return command(args)
