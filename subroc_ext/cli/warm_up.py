@@ -46,15 +46,15 @@ __all__ = ["KERNELS", "warming_up", "kernels_compiled", "compile_claimed"]
 #: ``benchmarks/bench_compile.py``). The kernels compiled at import (the
 #: element-wise functions, whose types are in their code) are not here.
 KERNELS = (
-    ("engine.search_kernels", "scored_children",  # 10.8 s
-     "(uint64[::1], uint64[:, ::1], int64[::1], uint64[::1], uint64[::1], int64[:, ::1], int32[::1], int32[::1], "
-     "int64, none, none, none, none, none, int64, int64, int64, float64, float64, float64, boolean, boolean, "
-     "float64, float64, boolean, boolean, boolean, float64, boolean, boolean)"),
     ("engine.search_kernels", "leaves_of_nodes",  # 9.6 s
      "(uint64[::1], int64[::1], float64[::1], float64[::1], float64[::1], float64[::1], float64[::1], int64, "
      "float64[::1], float64, int64[::1], uint64[:, ::1], uint64[::1], uint64[::1], int64[:, ::1], int32[::1], "
      "int32[::1], int64, none, none, none, none, int64, int64, int64, float64, boolean, boolean, float64, "
      "float64, boolean, boolean)"),
+    ("engine.search_kernels", "scored_children",  # 10.8 s
+     "(uint64[::1], uint64[:, ::1], int64[::1], uint64[::1], uint64[::1], int64[:, ::1], int32[::1], int32[::1], "
+     "int64, none, none, none, none, none, int64, int64, int64, float64, float64, float64, boolean, boolean, "
+     "float64, float64, boolean, boolean, boolean, float64, boolean, boolean)"),
     ("objective.statistics", "cover_statistics",  # 3.0 s
      "(uint64[::1], uint64[::1], uint64[::1], int32[::1], int32[::1], int64, none, none, none, int64, int64, "
      "float64, boolean, boolean, float64, float64, boolean, boolean, int64, boolean)"),
@@ -155,6 +155,11 @@ def compile_claimed(claims, until_eof=False):
     """
     if until_eof:
         threading.Thread(target=_exit_at_eof, daemon=True).start()
+    with _compiled_once(claims):
+        _compile_claimed(claims)
+
+
+def _compile_claimed(claims):
     for number, (module, name, signature) in enumerate(KERNELS):
         try:
             (Path(claims) / str(number)).touch(exist_ok=False)
@@ -168,6 +173,42 @@ def compile_claimed(claims, until_eof=False):
 
             kernel = getattr(importlib.import_module(f"subroc_ext.{module}"), name)
             kernel.compile(normalize_signature(signature)[0])  # types, as a call gives: the cache's key
+
+
+@contextlib.contextmanager
+def _compiled_once(claims):
+    """The block with each cached kernel compiled by one process at a time: numba's
+    ``Dispatcher.compile`` waits while another process holds the kernel's lock
+    (a file in ``claims``, ``flock``), then loads what that one compiled from
+    the cache. So the kernels that several of :data:`KERNELS` call (counts,
+    bounds, measures) are compiled once, not once per process. Locks are taken
+    caller before callee, which never call each other in a circle, so no two
+    processes wait for each other. Without ``fcntl`` (Windows) a kernel may be
+    compiled in both processes."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    from numba.core.caching import NullCache
+    from numba.core.dispatcher import Dispatcher
+
+    compile_ = Dispatcher.compile
+
+    def compile_once(dispatcher, signature):
+        if isinstance(dispatcher._cache, NullCache):  # not cached: nothing to share
+            return compile_(dispatcher, signature)
+        function = dispatcher.py_func
+        lock = Path(claims) / f"{function.__module__}.{function.__qualname__}.lock"
+        with open(lock, "a") as file:
+            fcntl.flock(file, fcntl.LOCK_EX)  # released when the file closes
+            return compile_(dispatcher, signature)
+
+    Dispatcher.compile = compile_once
+    try:
+        yield
+    finally:
+        Dispatcher.compile = compile_
 
 
 def _exit_at_eof():
