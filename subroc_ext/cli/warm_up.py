@@ -7,10 +7,14 @@ numba will keep the kernels there
 (:func:`~subroc_ext.utils.kernel_cache.kernel_cache_writable`),
 :func:`warming_up` starts a second process at once, before the command's
 imports, and :func:`kernels_compiled`, called by the command just before the
-search, compiles in this process too and waits for the other. Both take the
-kernels of :data:`KERNELS` in turn, the largest first, each claimed by the
-process that creates its file in a folder both share, and compile them into
-the cache; the run then loads every kernel from there.
+search, compiles in this process too. Both take the kernels of
+:data:`KERNELS` in turn, the largest first, each claimed by the process that
+creates its file in a folder both share, and compile them into the cache.
+Each kernel, and each kernel they call, is compiled by one process at a time
+(a lock file per kernel around numba's compile): the other waits and loads
+it from the cache, so the callees the search's kernels share are compiled
+once, and the run, which starts once this process has compiled its share,
+waits only for a kernel it needs while the other process is compiling it.
 
 Nothing depends on the second process: a kernel it did not compile (it
 failed, or the run's data give other argument types, or another measure
@@ -78,16 +82,12 @@ KERNELS = (
 #: The commands whose kernels are :data:`KERNELS`.
 COMMANDS = ("demo", "run")
 
-#: Seconds the command waits for the second process after compiling its own
-#: share; then it goes on without it (its kernels compiled by the run).
-PATIENCE = 600
-
-
 class WarmUp:
-    """The second process and the folder of claims it shares with this one."""
+    """The second process and the folder of claims and locks it shares with this one."""
 
     def __init__(self):
         self.claims = tempfile.mkdtemp(prefix="subroc-ext-warm-up-")
+        self.locking = contextlib.ExitStack()
         code = ("import sys; sys.path[:] = sys.argv[2:]; "
                 "from subroc_ext.cli.warm_up import compile_claimed; compile_claimed(sys.argv[1], until_eof=True)")  # fmt: skip
         session = {"start_new_session": True} if os.name == "posix" else {
@@ -101,14 +101,16 @@ class WarmUp:
             self.process = None
 
     def finish(self):
-        """Compile the kernels the second process has not claimed, then wait for it."""
-        compile_claimed(self.claims)
-        if self.process is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(PATIENCE)
+        """Compile the kernels the second process has not claimed; from then on, until
+        :meth:`close`, a kernel this process needs while the other compiles it is
+        waited for and loaded, not compiled twice (so the run need not wait for
+        the other to finish)."""
+        self.locking.enter_context(_compiled_once(self.claims))
+        _compile_claimed(self.claims)
 
     def close(self):
         """End the second process (if still running) and remove the claims."""
+        self.locking.close()
         if self.process is not None:
             if self.process.poll() is None:
                 self.process.kill()
@@ -134,8 +136,9 @@ def warming_up(args):
 
 
 def kernels_compiled(args):
-    """Compile the kernels of the warm-up that the second process has not taken,
-    and wait for it (nothing when :func:`warming_up` started none)."""
+    """Compile the kernels of the warm-up that the second process has not taken
+    (nothing when :func:`warming_up` started none); those it is still compiling
+    are waited for when the run needs them."""
     if getattr(args, "warm_up", None) is not None:
         args.warm_up.finish()
 
@@ -191,18 +194,25 @@ def _compiled_once(claims):
         yield
         return
     from numba.core.caching import NullCache
+    from numba.core.compiler_lock import global_compiler_lock
     from numba.core.dispatcher import Dispatcher
 
-    compile_ = Dispatcher.compile
+    compile_, held = Dispatcher.compile, set()
 
     def compile_once(dispatcher, signature):
-        if isinstance(dispatcher._cache, NullCache):  # not cached: nothing to share
-            return compile_(dispatcher, signature)
         function = dispatcher.py_func
-        lock = Path(claims) / f"{function.__module__}.{function.__qualname__}.lock"
-        with open(lock, "a") as file:
-            fcntl.flock(file, fcntl.LOCK_EX)  # released when the file closes
+        name = f"{function.__module__}.{function.__qualname__}"
+        if isinstance(dispatcher._cache, NullCache) or name in held:  # nothing to share, or ours already
             return compile_(dispatcher, signature)
+        # inside numba's lock: one thread of this process compiles at a time, so
+        # two threads never wait for each other's file lock
+        with global_compiler_lock, open(Path(claims) / f"{name}.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+            held.add(name)
+            try:
+                return compile_(dispatcher, signature)
+            finally:
+                held.discard(name)
 
     Dispatcher.compile = compile_once
     try:
