@@ -99,13 +99,13 @@ class WarmUp:
             )  # fmt: skip
         except OSError:  # no process to be had: this one compiles alone
             self.process = None
+        # until close(), a kernel this process needs while the other compiles it
+        # (those compiled at import too) is waited for and loaded, not compiled twice
+        self.locking.enter_context(_compiled_once(self.claims))
 
     def finish(self):
-        """Compile the kernels the second process has not claimed; from then on, until
-        :meth:`close`, a kernel this process needs while the other compiles it is
-        waited for and loaded, not compiled twice (so the run need not wait for
-        the other to finish)."""
-        self.locking.enter_context(_compiled_once(self.claims))
+        """Compile the kernels the second process has not claimed (the run need
+        not wait for the other to finish its share)."""
         _compile_claimed(self.claims)
 
     def close(self):
@@ -206,8 +206,9 @@ def _compiled_once(claims):
             return compile_(dispatcher, signature)
         # inside numba's lock: one thread of this process compiles at a time, so
         # two threads never wait for each other's file lock
-        with global_compiler_lock, open(Path(claims) / f"{name}.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        with global_compiler_lock, contextlib.ExitStack() as stack:
+            with contextlib.suppress(OSError):  # no lock to be had (the folder gone): compile all the same
+                fcntl.flock(stack.enter_context(open(Path(claims) / f"{name}.lock", "a")), fcntl.LOCK_EX)
             held.add(name)
             try:
                 return compile_(dispatcher, signature)
