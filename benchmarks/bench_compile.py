@@ -9,7 +9,9 @@ inside the caller's time (its rows are indented under the caller's). Of each
 kernel's CPU, the part spent in LLVM (numba's ``numba:llvm_lock`` event, held
 around every call into llvmlite's library: LLVM's optimisation and machine
 code generation) is listed too; the rest is numba's own Python (bytecode
-analysis, IR inlining, type inference, lowering to LLVM IR, caching).
+analysis, IR inlining, type inference, lowering to LLVM IR, caching). The
+command's second compiling process (:mod:`subroc_ext.cli.warm_up`) is not
+started, so every kernel is compiled, and timed, in this one.
 
 Examples
 --------
@@ -66,6 +68,9 @@ def main(argv=None):
     event.register("numba:compile", Recorder())
     event.register("numba:llvm_lock", LLVMTimer())
     import subroc_ext.cli
+    import subroc_ext.cli.warm_up
+
+    subroc_ext.cli.warm_up.COMMANDS = ()  # no second process: every kernel compiled here, where it is timed
 
     start = time.perf_counter(), time.process_time()
     code = subroc_ext.cli.main(args.command)

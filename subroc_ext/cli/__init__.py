@@ -89,7 +89,9 @@ def _run(argv):
         return stop.code
     try:
         _announce_compilation(args)
-        with warnings.catch_warnings(), sigterm_as_interrupt(args):
+        from .warm_up import warming_up
+
+        with warnings.catch_warnings(), sigterm_as_interrupt(args), warming_up(args):
             warnings.showwarning = _show_warning
             command = getattr(importlib.import_module(".commands", __name__), COMMANDS[args.command])
             return command(args)
@@ -99,11 +101,13 @@ def _run(argv):
 
 def _announce_compilation(args):
     """Say so on stderr when the compiled kernels are not cached yet (the first
-    run after an install or an update compiles them)."""
+    run after an install or an update compiles them: about 30 s of CPU, for
+    ``demo`` and ``run`` on two cores, :mod:`subroc_ext.cli.warm_up`; 60-70 s
+    measured on a busy two-core machine, benchmarks/RESULTS.md)."""
     from ..utils.kernel_cache import kernels_cached
 
     if not args.quiet and not kernels_cached():
-        print(f"{PROG}: compiling the search and test kernels for this machine (about half a minute, once "
+        print(f"{PROG}: compiling the search and test kernels for this machine (up to a minute, once "
               "per installed version; later runs start at once) ...", file=sys.stderr, flush=True)  # fmt: skip
 
 

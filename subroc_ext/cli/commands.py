@@ -28,6 +28,7 @@ from ..workflow.recheck import recheck
 from .gate import gated
 from .kept import keeping_results
 from .output import check_out, fail, finish, finish_comparison, print_recheck, print_status
+from .warm_up import kernels_compiled
 
 __all__ = [
     "demo_command",
@@ -195,6 +196,7 @@ def demo_command(args):
     )
     trained = time.perf_counter()
     print_status(args, f"Trained in {trained - start:.1f} s. Searching and testing subgroups ...")
+    kernels_compiled(args)
     table = find_subgroups(
         search, label="income", score="score", positive_label=">50K", validation=validation,
         measure="roc_auc", size_weight=1.0, balance_weight=1.0, generalization_aware=True,
@@ -262,6 +264,7 @@ def run_command(args):
             _check_file(validation, args.validation, "validation", args.label, [args.score], positive)
         check_out(args.out)
         preload_plotting()  # beside the search and the test
+        kernels_compiled(args)
         with _scheduler_client(args.scheduler) as client:
             table = find_subgroups(
                 search, label=args.label, score=args.score, measure=measure,
@@ -321,6 +324,7 @@ def _run_multiclass(args):
         )  # fmt: skip
         score_columns = _class_columns(labels, args.score_columns, args.label)
         check_out(args.out)
+        kernels_compiled(args)
         with _scheduler_client(args.scheduler) as client:
             table = find_multiclass_subgroups(
                 search, label=args.label, score_columns=score_columns, mode=args.mode,

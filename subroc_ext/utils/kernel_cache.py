@@ -35,6 +35,7 @@ import functools
 import hashlib
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "kernel_cache_dir",
     "use_kernel_cache",
     "kernels_cached",
+    "kernel_cache_writable",
 ]
 
 #: The package's folder.
@@ -144,6 +146,20 @@ def kernels_cached():
     after an install or an update, which compiles them."""
     folders = [PACKAGE] if os.environ.get("NUMBA_CACHE_DIR") else [kernel_cache_dir(), PACKAGE]
     return any(next(folder.rglob("*.nbi"), None) is not None for folder in folders if folder.is_dir())
+
+
+def kernel_cache_writable():
+    """Whether numba keeps the kernels in :func:`kernel_cache_dir`: no
+    ``NUMBA_CACHE_DIR``, and the folder can be created and written (numba
+    itself checks by writing a file there)."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return False
+    try:
+        kernel_cache_dir().mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=kernel_cache_dir()).close()
+    except OSError:
+        return False
+    return True
 
 
 def use_kernel_cache():
