@@ -88,20 +88,23 @@ class WarmUp:
     def __init__(self):
         self.claims = tempfile.mkdtemp(prefix="subroc-ext-warm-up-")
         self.locking = contextlib.ExitStack()
+        self.process = None
+
+    def start(self):
+        """Start the second process. Its locks first: until :meth:`close`, a kernel
+        this process needs while the other compiles it (those compiled at import
+        too) is waited for and loaded, not compiled twice; and a Ctrl-C before
+        the process starts leaves none behind."""
+        self.locking.enter_context(_compiled_once(self.claims))
         code = ("import sys; sys.path[:] = sys.argv[2:]; from subroc_ext.cli.warm_up import compile_claimed; "
                 "compile_claimed(sys.argv[1], until_eof=True)")  # fmt: skip
         session = {"start_new_session": True} if os.name == "posix" else {
             "creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}  # fmt: skip
-        try:
+        with contextlib.suppress(OSError):  # no process to be had: this one compiles alone
             self.process = subprocess.Popen(
                 [sys.executable, "-c", code, self.claims, *sys.path], stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **session,
             )  # fmt: skip
-        except OSError:  # no process to be had: this one compiles alone
-            self.process = None
-        # until close(), a kernel this process needs while the other compiles it
-        # (those compiled at import too) is waited for and loaded, not compiled twice
-        self.locking.enter_context(_compiled_once(self.claims))
 
     def finish(self):
         """Compile the kernels the second process has not claimed (the run need
@@ -125,10 +128,11 @@ def warming_up(args):
     process, when they are not cached yet (``args.warm_up``: a :class:`WarmUp`,
     else None); that process ended and its claims removed when the block ends."""
     args.warm_up = None
-    if (args.command in COMMANDS and getattr(args, "score_columns", None) is None and sys.executable
-            and not kernels_cached() and kernel_cache_writable()):  # fmt: skip
-        args.warm_up = WarmUp()
     try:
+        if (args.command in COMMANDS and getattr(args, "score_columns", None) is None and sys.executable
+                and not kernels_cached() and kernel_cache_writable()):  # fmt: skip
+            args.warm_up = WarmUp()
+            args.warm_up.start()  # a Ctrl-C from here on: close() ends whatever was started
         yield
     finally:
         if args.warm_up is not None:
