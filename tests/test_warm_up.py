@@ -113,7 +113,7 @@ def test_a_second_process_that_fails_loses_nothing_and_says_nothing(monkeypatch,
         warm_up.kernels_compiled(args)
     assert all(compiled(entry) for entry in SMALL)  # compiled here
     assert not Path(warm.claims).exists()
-    assert warm.process is None or warm.process.returncode == 1
+    assert warm.process is None or warm.process.returncode in (1, -9)  # failed, or (not yet) killed at the end
     assert capsys.readouterr() == ("", "")
 
 
