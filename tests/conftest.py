@@ -28,6 +28,10 @@ from synthetic import scored_frame
 
 from subroc_ext.utils.subsets import all_subsets
 
+# The suite's processes compile beside each other: no command line of theirs
+# starts a second process to compile (tests/test_warm_up.py turns it on).
+os.environ.setdefault("SUBROC_EXT_WARM_UP", "0")
+
 
 def _notebook_modules(session):
     return {item.module for item in session.items

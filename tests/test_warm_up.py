@@ -49,6 +49,7 @@ def cold(monkeypatch, tmp_path):
     monkeypatch.setenv("TMPDIR", str(tmp_path))  # the claims' folder
     monkeypatch.setattr("tempfile.tempdir", None)
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv(warm_up.SWITCH, "1")  # off in the rest of the suite (conftest.py)
 
 
 def no_process(*args, **kwargs):
@@ -71,6 +72,10 @@ def test_no_process_when_the_kernels_are_cached_or_the_cache_is_not_ours(monkeyp
         other = build_parser().parse_args(argv)
         with warm_up.warming_up(other):
             assert other.warm_up is None  # their kernels are not the demo's
+    monkeypatch.setattr(warm_up, "kernels_cached", lambda: False)
+    monkeypatch.setenv(warm_up.SWITCH, "0")  # turned off
+    with warm_up.warming_up(args):
+        assert args.warm_up is None
 
 
 def test_the_kernel_cache_is_writable_unless_numba_has_its_own_or_it_cannot_be_made(monkeypatch, tmp_path):
@@ -152,7 +157,7 @@ print(json.dumps({"code": code, "warm": warm, "compiled": compiled, "uncalled": 
 
 @pytest.mark.extended  # compiles every kernel of the demo in a fresh cache (about 30 s of CPU)
 def test_after_the_warm_up_the_demo_compiles_nothing_and_calls_every_kernel(tmp_path):
-    environment = {**os.environ, "SUBROC_EXT_CACHE": str(tmp_path / "cache")}
+    environment = {**os.environ, "SUBROC_EXT_CACHE": str(tmp_path / "cache"), warm_up.SWITCH: "1"}
     environment.pop("NUMBA_CACHE_DIR", None)
     process = subprocess.run([sys.executable, "-c", textwrap.dedent(AFTER_THE_WARM_UP), str(tmp_path / "out")],
                              capture_output=True, text=True, env=environment, check=True)  # fmt: skip
@@ -176,7 +181,8 @@ def children(pid):
 @pytest.mark.extended  # a cold start of the command line
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc")
 def test_ctrl_c_during_the_warm_up_ends_both_processes(tmp_path):
-    environment = {**os.environ, "SUBROC_EXT_CACHE": str(tmp_path / "cache"), "TMPDIR": str(tmp_path)}
+    environment = {**os.environ, "SUBROC_EXT_CACHE": str(tmp_path / "cache"), "TMPDIR": str(tmp_path),
+                   warm_up.SWITCH: "1"}
     environment.pop("NUMBA_CACHE_DIR", None)
     process = subprocess.Popen(
         [sys.executable, "-m", "subroc_ext.cli", "demo", "--out", str(tmp_path / "out")], env=environment,

@@ -26,7 +26,8 @@ a cache that cannot be written, everything is compiled in this process, as
 before.
 
 The command line only: a library call (``find_subgroups`` in a notebook)
-starts no process behind its caller's back.
+starts no process behind its caller's back; ``SUBROC_EXT_WARM_UP=0`` turns
+it off (:data:`SWITCH`).
 ``tests/test_warm_up.py`` runs the warm-up and then the demo, which must
 compile nothing more, so :data:`KERNELS` cannot drift from the code.
 """
@@ -82,6 +83,10 @@ KERNELS = (
 #: The commands whose kernels are :data:`KERNELS`.
 COMMANDS = ("demo", "run")
 
+#: The environment variable that turns the warm-up off when "0" (the test
+#: suite's processes do: they compile beside each other already).
+SWITCH = "SUBROC_EXT_WARM_UP"
+
 class WarmUp:
     """The second process and the folder of claims and locks it shares with this one."""
 
@@ -129,8 +134,9 @@ def warming_up(args):
     else None); that process ended and its claims removed when the block ends."""
     args.warm_up = None
     try:
-        if (args.command in COMMANDS and getattr(args, "score_columns", None) is None and sys.executable
-                and not kernels_cached() and kernel_cache_writable()):  # fmt: skip
+        wanted = args.command in COMMANDS and getattr(args, "score_columns", None) is None
+        if (wanted and sys.executable and os.environ.get(SWITCH, "1") != "0" and not kernels_cached()
+                and kernel_cache_writable()):  # fmt: skip
             args.warm_up = WarmUp()
             args.warm_up.start()  # a Ctrl-C from here on: close() ends whatever was started
         yield
