@@ -184,7 +184,7 @@ def test_a_judged_table_names_its_failures_surest_first_with_their_variants():
         "significant of 4 subgroups (fdr_by, alpha 0.05), surest first:"
     )
     assert [finding.description for finding in said.findings] == ["region=='west'", "region=='east'"]
-    assert said.findings[1].variants == ["region=='north'"]
+    assert [description for _, description in said.findings[1].variants] == ["region=='north'"]
     assert said.more == (
         "Not failures: 1 slice where every model ranks worse (range restriction), 1 variant of a failure; "
         "in the table with their notes."
@@ -192,7 +192,9 @@ def test_a_judged_table_names_its_failures_surest_first_with_their_variants():
     lines = said.text().splitlines()
     assert lines[3] == "     variants, not significantly worse than it: region=='north'"
     html = str(headline_html(judged_table()))
-    assert '<br><span class="note">variants, not significantly worse than it: region==\'north\'</span>' in html
+    # the variants are written as their finding is: one chip per condition
+    assert ('<br><span class="note">variants, not significantly worse than it: '
+            '<span class="cond">region = north</span></span>') in html
 
 
 def test_a_failure_by_its_promise_is_counted_among_the_significant_and_labelled_in_the_console():

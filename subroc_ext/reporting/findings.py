@@ -62,8 +62,8 @@ class Finding:
         The subgroup in the table's notation (``age >= 38 AND sex=='Male'``).
     text : str
         The rest of the sentence: ``" (46 % of rows): ROC AUC 0.847 vs ..."``.
-    variants : list of str
-        The descriptions of its variants.
+    variants : list of tuple
+        Its variants, each as ``(subgroup, description)``.
     than : str
         How its variants compare with it, in the table's mode: not
         significantly ``than`` it ("worse than", "better than", ...).
@@ -80,13 +80,25 @@ class Finding:
         (``age ≥ 38 & sex = Male``)."""
         return (readable_description(self.subgroup) if readable else self.description) + self.text
 
+    def variants_intro(self):
+        """The words before the variants: ``'variants, not significantly worse than it: '``."""
+        return f"variants, not significantly {self.than} it: "
+
+    def variants_shown(self):
+        """The variants listed by name: the first :data:`_VARIANTS_SHOWN`."""
+        return self.variants[:_VARIANTS_SHOWN]
+
+    def variants_more(self):
+        """How many variants are not listed by name (``'; and 4 more'``, or ``''``)."""
+        hidden = len(self.variants) - _VARIANTS_SHOWN
+        return f"; and {hidden:,} more" if hidden > 0 else ""
+
     def variants_text(self):
-        """The variants listed under the finding (``''`` if none)."""
+        """The variants listed under the finding, in the table's notation (``''`` if none)."""
         if not self.variants:
             return ""
-        shown = "; ".join(self.variants[:_VARIANTS_SHOWN])
-        more = f"; and {len(self.variants) - _VARIANTS_SHOWN:,} more" if len(self.variants) > _VARIANTS_SHOWN else ""
-        return f"variants, not significantly {self.than} it: {shown}{more}"
+        shown = "; ".join(description for _, description in self.variants_shown())
+        return f"{self.variants_intro()}{shown}{self.variants_more()}"
 
 
 @dataclass
@@ -459,7 +471,8 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
     findings = [
         Finding(record["subgroup"], record["description"], text(record, attrs, n_rows),
                 variants=list(table.loc[(ranks == position + 1).fillna(False) & table["failure_note"].astype(str)
-                                        .str.startswith("variant"), "description"]),
+                                        .str.startswith("variant"), ["subgroup", "description"]]
+                              .itertuples(index=False, name=None)),
                 than=NOTE_WORDS[attrs.get("mode", "worse")].than)
         for position, record in ((table.index.get_loc(index), record) for index, record in failures.head(top).iterrows())
     ]  # fmt: skip
@@ -468,6 +481,12 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
         more = f"... and {len(failures) - top:,} more {noun}s in the table. " + rest
     summary = f"{prefix}Where {subject} is {than}: {counted}, surest first:"
     return Headline(summary, findings, more.strip())
+
+
+def _variants_html(finding):
+    """The variants under a finding, each as its chips (as the finding above them)."""
+    shown = Html("; ").join(conditions_html(subgroup) for subgroup, _ in finding.variants_shown())
+    return Html('<br><span class="note">{}{}{}</span>').format(finding.variants_intro(), shown, finding.variants_more())
 
 
 def headline_html(table, **keywords):
@@ -488,7 +507,7 @@ def headline_html(table, **keywords):
     items = Html("").join(
         Html("<li>{}{}{}</li>").format(
             conditions_html(finding.subgroup), finding.text,
-            Html('<br><span class="note">{}</span>').format(finding.variants_text()) if finding.variants else "",
+            _variants_html(finding) if finding.variants else "",
         )
         for finding in said.findings
     )  # fmt: skip
