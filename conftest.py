@@ -7,27 +7,8 @@ first on ``sys.path``: the tests and the examples import the same
 ``subroc_ext``, the one of this checkout, whatever is installed.
 """
 
-import os
-
 import numpy as np
 import pytest
-
-from subroc_ext.utils.kernel_cache import compiled_once
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _kernels_compiled_once(tmp_path_factory):
-    """pytest-xdist's workers share the kernel cache: on a cold cache (a fresh
-    install, CI) each kernel is compiled by one of them while another that
-    needs it waits and loads it (:func:`~subroc_ext.utils.kernel_cache.compiled_once`;
-    the locks in the folder the workers' temporary folders share)."""
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        yield
-        return
-    locks = tmp_path_factory.getbasetemp().parent / "kernel-locks"
-    locks.mkdir(exist_ok=True)
-    with compiled_once(locks):
-        yield
 
 
 @pytest.fixture(autouse=True)

@@ -42,7 +42,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ..utils.kernel_cache import compiled_once, kernel_cache_writable, kernels_cached
+from ..utils.kernel_cache import kernel_cache_writable, kernels_cached
 
 __all__ = ["KERNELS", "warming_up", "kernels_compiled", "compile_claimed"]
 
@@ -100,7 +100,7 @@ class WarmUp:
         this process needs while the other compiles it (those compiled at import
         too) is waited for and loaded, not compiled twice; and a Ctrl-C before
         the process starts leaves none behind."""
-        self.locking.enter_context(compiled_once(self.claims))
+        self.locking.enter_context(_compiled_once(self.claims))
         code = ("import sys; sys.path[:] = sys.argv[2:]; from subroc_ext.cli.warm_up import compile_claimed; "
                 "compile_claimed(sys.argv[1], until_eof=True)")  # fmt: skip
         session = {"start_new_session": True} if os.name == "posix" else {
@@ -168,7 +168,7 @@ def compile_claimed(claims, until_eof=False):
     """
     if until_eof:
         threading.Thread(target=_exit_at_eof, daemon=True).start()
-    with compiled_once(claims):
+    with _compiled_once(claims):
         _compile_claimed(claims)
 
 
@@ -186,6 +186,51 @@ def _compile_claimed(claims):
 
             kernel = getattr(importlib.import_module(f"subroc_ext.{module}"), name)
             kernel.compile(normalize_signature(signature)[0])  # types, as a call gives: the cache's key
+
+
+@contextlib.contextmanager
+def _compiled_once(claims):
+    """The block with each cached kernel compiled by one process at a time: numba's
+    ``Dispatcher.compile`` waits while another process holds the kernel's lock
+    (a file in ``claims``, ``flock``), then loads what that one compiled from
+    the cache. So the kernels that several of :data:`KERNELS` call (counts,
+    bounds, measures) are compiled once, not once per process. Locks are taken
+    caller before callee, which never call each other in a circle, so no two
+    processes wait for each other. Without ``fcntl`` (Windows) a kernel may be
+    compiled in both processes."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    from numba.core.caching import NullCache
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.dispatcher import Dispatcher
+
+    compile_, held = Dispatcher.compile, set()
+
+    def compile_once(dispatcher, signature):
+        function = dispatcher.py_func
+        name = f"{function.__module__}.{function.__qualname__}"
+        # nothing to share (no cache, or a numba that keeps it elsewhere), or ours already
+        if isinstance(getattr(dispatcher, "_cache", None), (NullCache, type(None))) or name in held:
+            return compile_(dispatcher, signature)
+        # inside numba's lock: one thread of this process compiles at a time, so
+        # two threads never wait for each other's file lock
+        with global_compiler_lock, contextlib.ExitStack() as stack:
+            with contextlib.suppress(OSError):  # no lock to be had (the folder gone): compile all the same
+                fcntl.flock(stack.enter_context(open(Path(claims) / f"{name}.lock", "a")), fcntl.LOCK_EX)
+            held.add(name)
+            try:
+                return compile_(dispatcher, signature)
+            finally:
+                held.discard(name)
+
+    Dispatcher.compile = compile_once
+    try:
+        yield
+    finally:
+        Dispatcher.compile = compile_
 
 
 def _exit_at_eof():

@@ -27,14 +27,10 @@ fingerprint differs from the one stored beside the caches, it deletes the
 package's numba caches there (they are compiled again on first use) and
 stores the new fingerprint.
 
-:func:`compiled_once` makes processes that share the cache compile each
-kernel once between them.
-
-None of them imports numba until a kernel module is imported, so
+Neither imports numba until a kernel module is imported, so
 ``subroc-ext --version`` stays instant.
 """
 
-import contextlib
 import functools
 import hashlib
 import os
@@ -49,7 +45,6 @@ __all__ = [
     "use_kernel_cache",
     "kernels_cached",
     "kernel_cache_writable",
-    "compiled_once",
 ]
 
 #: The package's folder.
@@ -239,50 +234,3 @@ def _locator_class():
             return super().from_function(py_func, py_file)  # None unless writable
 
     return KernelCacheLocator
-
-
-@contextlib.contextmanager
-def compiled_once(locks):
-    """The block with each cached kernel compiled by one process at a time: numba's
-    ``Dispatcher.compile`` waits while another process holds the kernel's lock
-    (a file in the folder ``locks``, ``flock``), then loads what that one
-    compiled from the cache. So processes that share a kernel cache (the
-    first run's two, :mod:`subroc_ext.cli.warm_up`; the test suite's
-    pytest-xdist workers) compile each kernel, and each kernel that several
-    call (counts, bounds, measures), once between them. Locks are taken
-    caller before callee, which never call each other in a circle, so no two
-    processes wait for each other. Without ``fcntl`` (Windows) a kernel may be
-    compiled in both processes."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    from numba.core.caching import NullCache
-    from numba.core.compiler_lock import global_compiler_lock
-    from numba.core.dispatcher import Dispatcher
-
-    compile_, held = Dispatcher.compile, set()
-
-    def compile_once(dispatcher, signature):
-        function = dispatcher.py_func
-        name = f"{function.__module__}.{function.__qualname__}"
-        # nothing to share (no cache, or a numba that keeps it elsewhere), or ours already
-        if isinstance(getattr(dispatcher, "_cache", None), (NullCache, type(None))) or name in held:
-            return compile_(dispatcher, signature)
-        # inside numba's lock: one thread of this process compiles at a time, so
-        # two threads never wait for each other's file lock
-        with global_compiler_lock, contextlib.ExitStack() as stack:
-            with contextlib.suppress(OSError):  # no lock to be had (the folder gone): compile all the same
-                fcntl.flock(stack.enter_context(open(Path(locks) / f"{name}.lock", "a")), fcntl.LOCK_EX)
-            held.add(name)
-            try:
-                return compile_(dispatcher, signature)
-            finally:
-                held.discard(name)
-
-    Dispatcher.compile = compile_once
-    try:
-        yield
-    finally:
-        Dispatcher.compile = compile_
