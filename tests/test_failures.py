@@ -1,5 +1,6 @@
 """Tests of :mod:`subroc_ext.inference.failures`: which rows the headline may call failures."""
 
+import types
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +10,8 @@ import pytest
 
 import subroc_ext
 from subroc_ext.workflow import comparison, without_holdout
-from subroc_ext.inference.failures import FailureRules, dataset_rows, judge_failures
+from subroc_ext.inference import failures
+from subroc_ext.inference.failures import NOTE_WORDS, FailureRules, dataset_rows, judge_failures
 from subroc_ext.inputs.sorted_data import SortedDataset
 from subroc_ext.objective.comparison import ComparisonQF, DriftTarget
 from subroc_ext.scoring.measures import ROCAUC
@@ -301,3 +303,74 @@ def test_simulated_headline_without_a_holdout_on_over_confident_scores():
     planted = pd.DataFrame([simulation.run_one((seed, True, 600, False, 1.5, "worse")) for seed in range(6)])
     assert (null["significant"] > 0).sum() >= 8 and (null["failures"] > 0).sum() <= 1
     assert planted["headline_names_plant"].all()
+
+
+class _ScriptedTests:
+    """The rules' tests answered from a script (rows as tuples of indices):
+    ``worse[(rows, within)]`` a p-value, ``alone``: the rows that are a failure
+    on their own. Every row has enough positives and negatives; no promise."""
+
+    promised = False
+
+    def __init__(self, worse, alone):
+        self.worse_p, self.alone = worse, alone
+
+    def fewest(self, mask):
+        return "positives", 50
+
+    def enough(self, mask):
+        return True
+
+    def words(self, mask):
+        return NOTE_WORDS["worse"]
+
+    def worse(self, mask, within=None, alpha=None):
+        return self.worse_p[(tuple(np.flatnonzero(mask)), tuple(np.flatnonzero(within)))]
+
+    def failure_alone(self, mask, outside, level):
+        return tuple(np.flatnonzero(mask)) in self.alone
+
+
+def _judge_scripted(monkeypatch, covers, worse, alone):
+    """``judge_failures`` on rows judged surest first in the order of ``covers``
+    (each a range of 12 rows), the tests answered by :class:`_ScriptedTests`."""
+    monkeypatch.setattr(failures, "_Tests", lambda rows, mode, rules: _ScriptedTests(worse, alone))
+    masks = [np.isin(np.arange(12), list(cover)) for cover in covers]
+    table = pd.DataFrame({"significant": True, "delta": 0.2, "delta_ci_low": np.linspace(0.1, 0.05, len(covers))})
+    return judge_failures(table, masks, types.SimpleNamespace(cover=lambda mask: mask), "worse")
+
+
+def test_the_variants_of_a_failure_explained_later_are_explained_too(monkeypatch):
+    """A failure (rows 0-3) with a variant (0-1), then a failure that overlaps it
+    (2-7) and stands on its own: the first is explained by it, and so is its
+    variant, which is no refinement of the later failure and was never tested
+    against it (before: listed under it as "not significantly worse than it")."""
+    judged = _judge_scripted(monkeypatch, [range(0, 4), range(0, 2), range(2, 8)],
+                             worse={((0, 1), (0, 1, 2, 3)): 0.5}, alone={(4, 5, 6, 7)})  # fmt: skip
+    assert judged["failure"].tolist() == [False, False, True]
+    assert judged["failure_of"].tolist() == [3, 3, pd.NA]
+    assert judged["failure_note"][0].startswith("explained by row 3: its 2 held-out rows outside")
+    assert judged["failure_note"][1] == ("explained by row 3: a variant of row 1, whose held-out rows outside the "
+                                         "other failures are not a failure on their own")  # fmt: skip
+
+
+@pytest.mark.parametrize("p_within_broader", [0.4, 0.001])
+def test_a_failure_made_a_variant_passes_on_only_the_variants_not_worse_than_the_rest(monkeypatch,
+                                                                                      p_within_broader):
+    """A failure (rows 0-3) with a variant (0-1), then a broader failure (0-7)
+    that stands and makes the first its variant: the variant is tested again,
+    against the rest of the broader one, and becomes its variant only if not
+    significantly worse there; else it stays the variant of the first row."""
+    judged = _judge_scripted(
+        monkeypatch, [range(0, 4), range(0, 2), range(0, 8)], alone={(4, 5, 6, 7)},
+        worse={((0, 1), (0, 1, 2, 3)): 0.5, ((0, 1, 2, 3), tuple(range(8))): 0.3,
+               ((0, 1), tuple(range(8))): p_within_broader},
+    )  # fmt: skip
+    assert judged["failure"].tolist() == [False, False, True]
+    assert judged["failure_note"][0] == "variant of row 3: not significantly worse than the rest of it (p 0.3)"
+    if p_within_broader >= 0.05:
+        assert judged["failure_of"][1] == 3
+        assert judged["failure_note"][1] == "variant of row 3: not significantly worse than the rest of it (p 0.4)"
+    else:
+        assert judged["failure_of"][1] == 1
+        assert judged["failure_note"][1] == "variant of row 1: not significantly worse than the rest of it (p 0.5)"

@@ -45,11 +45,14 @@ model. SPEC ("What the headline may call a failure") names a row a
    A broader row that stands makes each named failure inside it that is
    not significantly worse than its other rows its variant: one idea, one
    line, named by its broadest failing description (a broader row whose
-   rows beside the failures inside it are too few to test is that idea). Last, each failure
+   rows beside the failures inside it are too few to test is that idea);
+   the variants of such a failure are tested again, against the broader
+   row's other rows. Last, each failure
    (the least sure first) must still be one on its rows outside every other
    failure that overlaps it without either holding the other: a failure named first and explained by a
    later one (a slice of the strongest predictor that holds part of the
-   real failure) is *explained* too. Every test of the walk ("on its own",
+   real failure) is *explained* too, and so are its variants (no
+   refinements of the later failure, and never tested against it). Every test of the walk ("on its own",
    "worse than the rest") is at ``alpha`` over the rows it judges
    (Bonferroni): it is asked of many overlapping rows, and uncorrected one
    in twenty slices of a failure would stand beside it by chance.
@@ -426,7 +429,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
             if p >= level:  # one idea: the broader failure names it
                 named.remove(j)
                 failure[j], notes[j], belongs[j] = False, _variant(i, p, tests.words(masks[j])), i
-                belongs[belongs == j] = i
+                _adopt(j, i, notes, belongs, masks, tests, level)
         named.append(i)
         failure[i] = True
         if by_promise[i]:
@@ -441,7 +444,10 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
             most = max(overlapping, key=lambda j: (masks[i] & masks[j]).sum())
             named.remove(i)
             failure[i], notes[i], belongs[i] = False, _explained(most, rest, where, FINDING_NOUN[mode]), most
-            belongs[belongs == i] = most
+            for j in np.flatnonzero(belongs == i):  # its variants: the idea is explained, not a variant of row most
+                if notes[j].startswith("variant"):
+                    notes[j] = _explained_variant(most, i, where, FINDING_NOUN[mode])
+                belongs[j] = most
     return pd.DataFrame({
         "failure": failure, "failure_note": notes,
         "failure_of": pd.array(np.where(belongs >= 0, belongs + 1, None), dtype="Int64"),
@@ -498,6 +504,27 @@ def _overlap_only(first, second):
 def _explained(other, rest, where, noun):
     return (f"explained by row {other + 1}: its {int(rest.sum()):,} {where} outside the other "
             f"{noun}s are not a {noun} on their own")  # fmt: skip
+
+
+def _explained_variant(other, parent, where, noun):
+    return (f"explained by row {other + 1}: a variant of row {parent + 1}, whose {where} outside the other "
+            f"{noun}s are not a {noun} on their own")  # fmt: skip
+
+
+def _adopt(old, new, notes, belongs, masks, tests, level):
+    """The rows that belonged to failure ``old``, now a variant of the broader
+    failure ``new``, belong to ``new``. Its variants were tested against the
+    rest of ``old``: each is tested again against the rest of ``new`` and
+    becomes its variant when not significantly worse there; one that is stays
+    the variant of ``old`` (its note true as written), and is not listed under
+    ``new`` as "not significantly worse than it"."""
+    for j in np.flatnonzero(belongs == old):
+        if notes[j].startswith("variant"):
+            p = tests.worse(masks[j], within=masks[new], alpha=level)
+            if p < level:
+                continue
+            notes[j] = _variant(new, p, tests.words(masks[j]))
+        belongs[j] = new
 
 
 def _other_side(other, where, words, noun):
