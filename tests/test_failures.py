@@ -276,6 +276,30 @@ def test_data_checks_name_leaks_codes_and_duplicates_but_not_counts():
     assert "duplicate column: 'incsq' has the same conditions' rows as 'inc'." in lines
 
 
+def test_a_rare_label_names_a_leak_but_not_its_strongest_predictor():
+    """3 % positives: the lowest 40 % of a strong predictor hold 0.6 % of them (five
+    times rarer: every good predictor of a rare label has such a slice, no
+    leak), while a column that is nonzero only on negatives holds none (a leak)."""
+    from subroc_ext.inputs.data_checks import possible_leaks
+    from subroc_ext.inputs.search_space import make_search_space
+
+    rng = np.random.default_rng(3)
+    n = 4000
+    data = pd.DataFrame({"balance": rng.permutation(np.repeat(np.arange(1000.0), 4)), "refund": rng.permutation(n) % 2})
+    low = data.index[data["balance"] < 400]
+    data["y"] = 0
+    data.loc[np.r_[low[:10], data.index.difference(low)[:110]], "y"] = 1  # 10 of 120 in the lowest 40 %
+    data.loc[data["y"] == 1, "refund"] = 0
+    data["p"] = rng.random(n)
+    space = make_search_space(data, ignore=["y", "p"], min_support=20)
+    dataset = SortedDataset(data, "y", "p", 1)
+    balance = [selector for selector in space if str(selector) == "balance < 400"]
+    assert len(balance) == 1 and dataset.is_positive[dataset.mask_of(balance[0])].mean() == 10 / 1600
+    leaks = possible_leaks(dataset, space)
+    assert [str(selector) for selector, *_ in leaks] == ["refund==1"]
+    assert leaks[0][2:] == (1.0, False)  # its majority, not the positive class
+
+
 @pytest.mark.extended  # 16 searches and tests (about 40 s); the recorded run: benchmarks/sim_headline.py
 def test_simulated_headline_keeps_the_lone_failure_and_no_false_alarm():
     from test_benchmarks import load
