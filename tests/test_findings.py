@@ -6,7 +6,7 @@ import pysubgroup as ps
 import pytest
 
 from subroc_ext.reporting.findings import failure_rows, findings_section, headline, headline_html
-from subroc_ext.cli.output import _failure_label
+from subroc_ext.cli.output import _failure_label, _notes_legend, _row_notes
 
 
 def _subgroup(value):
@@ -208,6 +208,16 @@ def test_a_failure_by_its_promise_is_counted_among_the_significant_and_labelled_
     beside["failure_note"] = "beside a failure: worse than the whole data only because row 1's rows are in it, ..."
     beside["failure_of"] = 1
     assert _failure_label(table.iloc[2]) == "variant #1" and _failure_label(beside) == "beside a failure #1"
+
+
+def test_the_console_says_which_rows_could_not_be_tested():
+    """A compare row whose held-out rows hold one class (ISLP's Default: no
+    defaults below a balance of 698) printed "-" and p 1.0 without a word."""
+    table = judged_table()
+    table["verdict"] = ["significant", "significant", "significant", "untestable"]
+    table.loc[3, ["significant", "failure", "failure_note"]] = [False, False, ""]
+    assert _row_notes(table, 4) == ["failure", "failure", "variant #1", "untestable"]
+    assert "untestable = the measure is undefined on the rows it is tested on" in _notes_legend(table.attrs)
 
 
 def test_a_failure_by_its_promise_is_named_where_the_tables_test_found_nothing():

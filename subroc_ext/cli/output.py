@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..exceptions import keeping
 from ..inference.failures import BY_PROMISE, FINDING_NOUN, NOTE_WORDS
+from ..inference.verdicts import UNTESTABLE
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
@@ -111,6 +112,8 @@ def _row_notes(table, shown):
     notes = []
     for _, record in table.head(shown).iterrows():
         label = _failure_label(record, FINDING_NOUN[table.attrs.get("mode", "worse")])
+        if not label and record.get("verdict") == UNTESTABLE:
+            label = UNTESTABLE
         restricted = bool(record.get("range_restricted", False)) and label != "range restriction"
         other = record.get("complement_of", np.nan)
         parts = ([label] if label else []) + (["range-restricted"] if restricted else []) + (
@@ -328,6 +331,7 @@ def _notes_legend(attrs):
         f"beside a {noun} #k = {words.than} the whole data only by holding {noun} k's rows",
         f"range-restricted = at least half of the subgroup's ROC AUC {words.change} is what its own scores promise",
         "other side = both sides of one cut are listed",
+        f"{UNTESTABLE} = the measure is undefined on the rows it is tested on (a ROC AUC of one class)",
     ]
     if not attrs.get("case_mix"):
         terms.append("--case-mix ranks and tests by the shortfall instead")

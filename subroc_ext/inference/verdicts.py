@@ -59,6 +59,7 @@ from .effects import EFFECT_COLUMNS
 
 __all__ = [
     "INTERVALS",
+    "UNTESTABLE",
     "VERDICT_COLUMNS",
     "check_verdict_settings",
     "interval_level",
@@ -70,6 +71,9 @@ __all__ = [
 
 #: The columns :func:`verdicts` adds.
 VERDICT_COLUMNS = ["verdict", "verdict_note"]
+
+#: The verdict of a row whose measure is undefined on the rows it is tested on.
+UNTESTABLE = "untestable"
 
 #: Why a no-holdout row has no interval.
 SAME_ROWS = "no interval: chosen and tested on the same rows (the winner's curse biases the effect upwards)"
@@ -189,7 +193,7 @@ def verdicts(tested, estimates, *, method, alpha, min_delta=0.0, intervals="fcr"
     table["significant"] = significant
     verdict = np.where(significant, "significant", "not significant")
     testable = tested["testable"].to_numpy(dtype=bool)
-    table["verdict"] = np.where(testable, verdict, "untestable")
+    table["verdict"] = np.where(testable, verdict, UNTESTABLE)
     table["verdict_note"] = [
         _note(*row, kind=kind, method=estimates.method, min_delta=min_delta)
         for row in zip(rejected, significant, testable, tested["p_value_corrected"],
