@@ -277,13 +277,15 @@ def significant_count(table):
     count : int
         The significant rows.
     note : str
-        ``" (k by its promise)"`` when k of them are failures by their
-        promise, else ``""``.
+        ``" (k by their promise)"`` when k of them are failures by their
+        promise (``" (1 by its promise)"``), else ``""``.
 
     Examples
     --------
     >>> significant_count(pd.DataFrame({"significant": [True, False, False], "failure": [True, True, False]}))
     (2, ' (1 by its promise)')
+    >>> significant_count(pd.DataFrame({"significant": [False, False, False], "failure": [True, True, False]}))
+    (2, ' (2 by their promise)')
     >>> significant_count(pd.DataFrame({"significant": [True, False]}))
     (1, '')
     """
@@ -292,7 +294,8 @@ def significant_count(table):
     significant = table["significant"].fillna(False).astype(bool)
     failed = table["failure"].fillna(False).astype(bool) if "failure" in table.columns else significant
     by_promise = int((failed & ~significant).sum())
-    return int(significant.sum()) + by_promise, f" ({by_promise:,} by its promise)" if by_promise else ""
+    whose = "its" if by_promise == 1 else "their"
+    return int(significant.sum()) + by_promise, f" ({by_promise:,} by {whose} promise)" if by_promise else ""
 
 
 def failure_rows(table):
