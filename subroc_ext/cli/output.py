@@ -331,7 +331,7 @@ def _notes_legend(attrs):
         f"beside a {noun} #k = {words.than} the whole data only by holding {noun} k's rows",
         f"range-restricted = at least half of the subgroup's ROC AUC {words.change} is what its own scores promise",
         "other side = both sides of one cut are listed",
-        f"{UNTESTABLE} = the measure is undefined on the rows it is tested on (a ROC AUC of one class)",
+        f"{UNTESTABLE} = the measure is undefined on the rows it is tested on (a ROC AUC on rows of one class)",
     ]
     if not attrs.get("case_mix"):
         terms.append("--case-mix ranks and tests by the shortfall instead")
