@@ -324,7 +324,6 @@ def _run_multiclass(args):
         )  # fmt: skip
         score_columns = _class_columns(labels, args.score_columns, args.label)
         check_out(args.out)
-        kernels_compiled(args)
         with _scheduler_client(args.scheduler) as client:
             table = find_multiclass_subgroups(
                 search, label=args.label, score_columns=score_columns, mode=args.mode,
