@@ -58,10 +58,10 @@ def possible_leaks(dataset, selectors, *, purity=LEAK_PURITY, share=LEAK_SHARE, 
 
     Returns
     -------
-    list of (selector, float, float, bool)
+    list of (selector, float, float, bool, float)
         Each column's largest such condition: the selector, its share of
-        the rows, the share of its majority class, and whether that class is
-        the positive one; largest first.
+        the rows, the share of its majority class, whether that class is
+        the positive one, and that class's share of all rows; largest first.
     """
     found = {}
     n = len(dataset)
@@ -73,11 +73,11 @@ def possible_leaks(dataset, selectors, *, purity=LEAK_PURITY, share=LEAK_SHARE, 
             continue
         positives = int((mask & dataset.is_positive).sum())
         majority = max(positives, size - positives) / size
-        # the other class: the negatives of a mostly positive condition, else the positives
-        others = n - all_positives if positives * 2 >= size else all_positives
+        positive = positives * 2 >= size
+        others = n - all_positives if positive else all_positives  # the other class, in all rows
         name = selector.attribute_name
         if majority >= purity and (1 - majority) * contrast <= others / n and size > found.get(name, (None, 0))[1] * n:
-            found[name] = (selector, size / n, majority, positives * 2 >= size)
+            found[name] = (selector, size / n, majority, positive, 1 - others / n)
     return sorted(found.values(), key=lambda leak: -leak[1])
 
 
@@ -123,10 +123,8 @@ def data_checks(dataset, space, *, label, positive_label):
     possible leak: typur==1 (30% of the search rows) is 100.0% y = 1, against 60.0% of all search rows: does the column record the outcome? Subgroups that leave out these rows rank worse for that alone.
     """
     lines = []
-    positive_share = float(np.mean(dataset.is_positive)) if len(dataset) else 0.0
-    for selector, rows, majority, positive in possible_leaks(dataset, space):
+    for selector, rows, majority, positive, overall in possible_leaks(dataset, space):
         which = f"{label} = {positive_label}" if positive else f"{label} != {positive_label}"
-        overall = positive_share if positive else 1 - positive_share
         lines.append(
             f"possible leak: {selector} ({rows:.0%} of the search rows) is {majority:.1%} {which}, against "
             f"{overall:.1%} of all search rows: does the column record the outcome? Subgroups that leave out these "
