@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from subroc_ext.inference.promise import _Subgroup, promise_test
+from subroc_ext.inference.promise import Promise, _Subgroup, promise_test
+from subroc_ext.scoring.measures import ROCAUC
 from subroc_ext.metrics.expected_auc import expected_roc_auc
 
 
@@ -33,7 +34,7 @@ def test_label_draws_reach_the_statistic_as_often_as_enumeration_says(seed):
     whole = expected_roc_auc(probabilities) - roc_auc_score(is_positive, scores)
     observed = roc_auc_score(is_positive[mask], scores[mask])
     exact = _exact_p_value(scores[mask], probabilities[mask], observed, whole)
-    subgroup = _Subgroup(mask, is_positive, scores, probabilities, "worse", whole, seed)
+    subgroup = _Subgroup(mask, Promise(ROCAUC(), is_positive, scores, probabilities), "worse", whole, seed)
     share = subgroup.reaches(20_000, 0).mean()
     assert abs(share - exact) <= 4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4, (share, exact)
 
