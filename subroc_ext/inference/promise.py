@@ -59,7 +59,7 @@ MAX_SAMPLES = 200_000
 #: Draws of each subgroup in the first round; later rounds double the total.
 FIRST_ROUND = 256
 #: Label draws that estimate a promise without a formula (PR AUC, ARL, a user's measure).
-EXPECTATION_DRAWS = 1024
+EXPECTATION_DRAWS = 256
 #: Rows times draws in one block of random numbers (32 MB of float64).
 _BLOCK = 1 << 22
 #: Tags the label draws' generators apart from the other tests'.
@@ -173,7 +173,7 @@ class Promise:
     def _expectation_draws(self, mask, values):
         rng = np.random.default_rng(np.random.SeedSequence(_seed(self.seed, _EXPECTATION_STREAM, mask)))
         rows = max(int(mask.sum()), 1)
-        draws = min(EXPECTATION_DRAWS, max(64, _BLOCK // rows))
+        draws = min(EXPECTATION_DRAWS, max(64, (_BLOCK >> 2) // rows))
         return values(mask, rng.random((draws, rows)) < self.probabilities[mask])
 
 
