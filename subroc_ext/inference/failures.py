@@ -86,6 +86,7 @@ References
    Data 8(3), 2014.
 """
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -98,8 +99,9 @@ from ..scoring.measures import ROCAUC
 from .promise import Promise, promise_test
 from .significance import base_seed, randomization_test
 
-__all__ = ["BY_PROMISE", "FAILURE_COLUMNS", "FINDING_NOUN", "MIN_CLASS_COUNT", "NOTE_WORDS", "FailureRules",
-           "JudgedRows", "NoteWords", "class_kinds", "dataset_rows", "judge_failures", "promise_weights"]
+__all__ = ["BY_PROMISE", "CASE_MIX_WORDS", "FAILURE_COLUMNS", "FINDING_NOUN", "MIN_CLASS_COUNT", "NOTE_WORDS",
+           "SLICE_WORDS", "FailureRules", "JudgedRows", "NoteWords", "class_kinds", "dataset_rows", "judge_failures",
+           "note_words", "promise_weights"]
 
 #: The fewest positives, and negatives, of a headline failure's held-out rows.
 MIN_CLASS_COUNT = 10
@@ -140,6 +142,50 @@ NOTE_WORDS = {
         "it delivers more than its scores promise", "gain"),
     "both": NoteWords("different from", change="change"),
 }  # fmt: skip
+
+#: The slice a measure's own scores explain, by measure and direction: how its
+#: note begins, and what every model does there (the ROC AUC's and the ARL's,
+#: ``1 - AUC`` per negative: :data:`NOTE_WORDS`; a user's measure: :data:`CASE_MIX_WORDS`).
+SLICE_WORDS = {
+    "pr_auc": {
+        "worse": ("lower prevalence", "every model's PR AUC is lower in such a slice, whose positives are rarer or "
+                  "whose risks spread less"),
+        "better": ("higher prevalence", "every model's PR AUC is higher in such a slice, whose positives are more "
+                   "common or whose risks spread more"),
+    },
+    "attribution_mean": {
+        "worse": ("case mix", "the true probabilities would earn such rows no more credit"),
+        "better": ("case mix", "the true probabilities would earn such rows as much credit"),
+    },
+    "calibration_gap": {
+        "worse": ("global miscalibration", "the scores recalibrated on the whole search split promise this gap"),
+        "better": ("global miscalibration", "the scores recalibrated on the whole search split promise this gap"),
+    },
+    **{name: {
+        "worse": ("risks nearer one half", f"every model's {title} is larger where the risks are nearer one half"),
+        "better": ("risks nearer 0 or 1", f"every model's {title} is smaller where the risks are nearer 0 or 1"),
+    } for name, title in (("brier", "Brier score"), ("log_loss", "log loss"))},
+}  # fmt: skip
+#: The same for a measure :data:`SLICE_WORDS` does not know.
+CASE_MIX_WORDS = ("case mix", "its own scores promise this much: the true probabilities would do no better here")
+
+
+def note_words(mode, measure="roc_auc"):
+    """The :class:`NoteWords` of a direction (``mode``) for the named
+    ``measure``: :data:`NOTE_WORDS` with the slice its scores explain in the
+    measure's words.
+
+    Examples
+    --------
+    >>> note_words("worse", "pr_auc").slice, note_words("worse", "arl").slice
+    ('lower prevalence', 'range restriction')
+    """
+    words = NOTE_WORDS[mode]
+    if measure in ("roc_auc", "arl") or mode == "both":
+        return words
+    slice_, every = SLICE_WORDS.get(measure, {}).get(mode, CASE_MIX_WORDS)
+    return dataclasses.replace(words, slice=slice_, every=every)
+
 
 #: What the headline calls a row the rules keep, by mode: a finding where the
 #: model does better is no failure of it ('both': either side).
@@ -265,9 +311,9 @@ class _Tests:
         promise is checked on all rows; in a drift, whose side is between
         periods, or without a promise: the neutral 'different from')."""
         if self.mode != "both" or not self.promised or self.rows.promise_rows is not None:
-            return NOTE_WORDS[self.mode]
+            return note_words(self.mode, self.measure.name)
         lower = self._promise.observed(mask[self.promise_rows]) < self._promise.observed(self.promise_rows)
-        return NOTE_WORDS["worse" if lower else "better"]
+        return note_words("worse" if lower else "better", self.measure.name)
 
     @functools.cached_property
     def _promise(self):

@@ -481,7 +481,8 @@ def find_subgroups(
                                     whole_search_promise=whole_search_promise, rules=rules)  # fmt: skip
             table = pd.concat([table, judged], axis=1)
         table.attrs.update(
-            measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
+            measure=statistic_qf.measure.name, measure_kind=statistic_qf.measure.kind, mode=mode, label=label,
+            score=score,
             positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
             generalization_aware=generalization_aware, depth=depth, min_support=min_support,
             collapse_identical=collapse_identical, max_overlap=max_overlap,
