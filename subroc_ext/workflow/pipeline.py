@@ -477,7 +477,7 @@ def find_subgroups(
                 whole_search_promise = without_holdout.label_draws_without_holdout(
                     table, kept.subgroups, rows, mode=mode, found=found, rules=rules)  # fmt: skip
             judged = judge_failures(table, kept.subgroups, rows, mode,
-                                    search_shortfall=_search_shortfall(table, dataset_values),
+                                    search_shortfall=_search_shortfall(table, dataset_values, statistic_qf.measure),
                                     whole_search_promise=whole_search_promise, rules=rules)  # fmt: skip
             table = pd.concat([table, judged], axis=1)
         table.attrs.update(
@@ -523,13 +523,15 @@ def _probabilities(checked, calibrate, required):
     )
 
 
-def _search_shortfall(table, dataset_values):
-    """Each row's ``q_cm`` on the search split: how much further its ROC AUC fell
-    short of its scores' promise there than the whole data's (None without a promise)."""
-    if "expected_roc_auc_search" not in table or "expected_roc_auc_search" not in dataset_values:
+def _search_shortfall(table, dataset_values, measure):
+    """Each row's shortfall on the search split: how much further its ``measure``
+    fell short of its scores' promise there than the whole data's, higher
+    worse (a loss's rise; None without a promise)."""
+    name, sign = measure.name, (1.0 if measure.kind == "score" else -1.0)
+    if f"expected_{name}_search" not in table or f"expected_{name}_search" not in dataset_values:
         return None
-    whole = dataset_values["expected_roc_auc_search"] - dataset_values["roc_auc_search"]
-    return (table["expected_roc_auc_search"] - table["roc_auc_search"]).to_numpy(dtype=float) - whole
+    whole = dataset_values[f"expected_{name}_search"] - dataset_values[f"{name}_search"]
+    return sign * ((table[f"expected_{name}_search"] - table[f"{name}_search"]).to_numpy(dtype=float) - whole)
 
 
 def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split, measure):
