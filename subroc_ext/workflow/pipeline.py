@@ -30,6 +30,7 @@ from ..inputs.validated import split_validation, validate_data
 from ..objective.generalization import GeneralizationAwareQF
 from ..objective.quality import SoftClassifierQF
 from ..scoring import measures as _measures
+from ..scoring.shortfall import shortfall_measure
 from ..utils.cluster import parallelism
 from ..utils.deprecation import REMOVED_IN
 from ..utils.validation import check_mode, check_weights, min_support_count
@@ -276,7 +277,13 @@ def find_subgroups(
         a holdout, the search's quality is tested by the max-T of the whole
         search on labels drawn from the probabilities
         (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`). Assumes
-        the scores are the probabilities up to a monotone map.
+        the scores are the probabilities up to a monotone map. With a row
+        mean (``'attribution_mean'``, ``'calibration_gap'``, ``'brier'``,
+        ``'log_loss'``, a :class:`~subroc_ext.scoring.measures.RowMeanMeasure`)
+        the measure searched is that row mean beyond its promise, row by row
+        (``<measure>_beyond_promise``, :func:`~subroc_ext.scoring.shortfall.shortfall_measure`;
+        ``attrs['case_mix']`` stays False: it is a plain search of that
+        measure); other measures are refused, saying why.
     calibrate : {'auto', 'none', 'isotonic', 'sigmoid'}, default='auto'
         How the scores become the probabilities of the expected ROC AUC:
         'auto' uses scores in [0, 1] as given where they are calibrated on
@@ -398,8 +405,7 @@ def find_subgroups(
         raise ValueError(f"min_quality must be a number (or -inf), got {min_quality!r}")
     _diversity.check_max_overlap(max_overlap)
     check_calibrate(calibrate)
-    if case_mix and measure != "roc_auc":
-        raise ValueError(f"case_mix=True compares ROC AUCs: measure must be 'roc_auc', got {measure!r}")
+    _check_case_mix(measure, case_mix)
     checked = validate_data(
         data, label=label, score=score, positive_label=positive_label, validation=validation,
         random_state=random_state, ignore=ignore, nbins=nbins, thresholds=thresholds,
@@ -410,7 +416,9 @@ def find_subgroups(
     min_support = min_support_count(min_support, len(search))
 
     target = checked.target
-    probabilities, p_values = _probabilities(checked, calibrate, case_mix)
+    probabilities, fitted, p_values = _probabilities(checked, calibrate, case_mix)
+    if case_mix and measure != "roc_auc":  # a row mean beyond its promise is a row mean: searched as one
+        measure, case_mix = shortfall_measure(_measure(measure), fitted), False
     if case_mix:
         searched, tested_on, case_mix_target = _case_mix.case_mix_data(search, held_out, p_values, label, score)
         qf, statistic_qf = _case_mix.case_mix_functions(
@@ -505,20 +513,33 @@ def find_subgroups(
     return table
 
 
+def _check_case_mix(measure, case_mix):
+    """Refuse ``case_mix`` for a measure whose shortfall from its promise cannot be searched, saying why."""
+    if not case_mix or measure == "roc_auc" or isinstance(_measure(measure), _measures.RowMeanMeasure):
+        return
+    why = ("its size-free value, the ARL per negative, is 1 - ROC AUC: measure='roc_auc' with case_mix=True "
+           "searches exactly that") if measure == "arl" else \
+        "its promise has no formula, so every candidate of the search would need label draws"  # fmt: skip
+    raise ValueError(f"case_mix=True searches by the shortfall from the promise, of the ROC AUC or of a row mean "
+                     f"(attribution_mean, calibration_gap, brier, log_loss, a RowMeanMeasure), not of measure "
+                     f"{measure!r}: {why}; without case_mix its headline tests the promise")  # fmt: skip
+
+
 def _probabilities(checked, calibrate, required):
-    """Which scores are read as probabilities (a sentence) and each split's
-    probabilities (data row order; None for no validation split); without
-    ``required`` (``case_mix``) a score that cannot be read as one gives NaN
-    expected AUCs, not an error."""
+    """Which scores are read as probabilities (a sentence), the map fitted on
+    the search split (None if none could be) and each split's probabilities
+    (data row order; None for no validation split); without ``required``
+    (``case_mix``) a score that cannot be read as one gives NaN expected AUCs,
+    not an error."""
     search = checked.search
     try:
         probabilities = fit_probabilities(search.scores, search.is_positive, calibrate, checked.score)
     except ValueError as error:
         if required:
             raise
-        return f"none: {error}", (None, None)
+        return f"none: {error}", None, (None, None)
     splits = (search, checked.validation)
-    return probabilities.description, tuple(
+    return probabilities.description, probabilities, tuple(
         None if split is None else _case_mix.split_probabilities(split, probabilities) for split in splits
     )
 
