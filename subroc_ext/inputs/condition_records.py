@@ -27,6 +27,7 @@ are written the same way (as ``==`` and a numeric range).
 import datetime
 import math
 import numbers
+import re
 
 import numpy as np
 import pandas as pd
@@ -119,10 +120,43 @@ def _compared(value, domain):
     return encode_value(kind(int(value), unit="ns"))
 
 
-def _comparing(encoded, domain):
-    """A bound of :func:`_compared` as the condition compares it."""
+#: The kind of value a bound of each domain decodes to.
+_BOUND_KINDS = {"number": (float, int), "datetime": (pd.Timestamp,), "timedelta": (pd.Timedelta,)}
+
+
+def _comparing(encoded, domain, text=None):
+    """A bound of :func:`_compared` as the condition compares it; ``ValueError``
+    unless it is a bound of ``domain``, printed as ``text`` (when given)."""
+    if domain not in _BOUND_KINDS:
+        raise ValueError(f"domain must be one of {sorted(_BOUND_KINDS)}, got {domain!r}")
     value = decode_value(encoded)
+    if isinstance(value, bool) or not isinstance(value, _BOUND_KINDS[domain]) or value is pd.NaT:
+        raise ValueError(f"value {encoded!r} is not a bound of domain {domain!r}")
+    if text is not None and not _prints(text, value, domain):
+        raise ValueError(f"value_text {text!r} is not how the bound {encoded!r} is printed")
     return float(value) if domain == "number" else int(value.value)
+
+
+#: A time as :mod:`~subroc_ext.inputs.cuts` prints it in a tz-aware column's zone: the time, then the zone.
+_ZONED = re.compile(r"(\d{4}-\d{2}-\d{2}(?: [\d:.]+)?) ([A-Za-z][\w+\-:/]*|[+-]\d{2}(?::?\d{2})?)")
+
+
+def _prints(text, value, domain):
+    """Whether ``text`` is how a bound ``value`` of ``domain`` is printed: the
+    same number, duration or time (a tz-aware column's time in its zone: an
+    offset from the instant of at most 18 hours, in whole quarter hours)."""
+    try:
+        if domain == "number":
+            return float(text) == value
+        if domain == "timedelta":
+            return pd.Timedelta(text) == value
+        zoned = _ZONED.fullmatch(text)
+        if zoned is None:
+            return pd.Timestamp(text) == value
+        offset = pd.Timestamp(zoned.group(1)) - value
+    except (ValueError, TypeError, OverflowError):
+        return False
+    return abs(offset) <= pd.Timedelta(hours=18) and offset % pd.Timedelta(minutes=15) == pd.Timedelta(0)
 
 
 def condition_record(condition):
@@ -200,32 +234,42 @@ def condition_from_record(record):
     """
     try:
         column, operator = record["column"], record["operator"]
+        if operator not in OPERATORS:
+            raise ValueError(f"condition record {record!r}: operator must be one of {list(OPERATORS)}, "
+                             f"got {operator!r}")  # fmt: skip
         if operator in ("is missing", "is not missing"):
             return MissingCondition(column, missing=operator == "is missing")
         domain = record.get("domain")
         if operator == "==" and domain is None:
             return ValueCondition(column, decode_value(record["value"]))
         if operator in ("==", "!="):
-            return PointCondition(column, _comparing(record["value"], domain), domain, record["value_text"],
+            text = record["value_text"]
+            return PointCondition(column, _comparing(record["value"], domain, text), domain, text,
                                   equal=operator == "==")  # fmt: skip
-        texts = record.get("value_text")
+        if "value_text" not in record and domain == "number":  # pysubgroup's IntervalSelector wrote it
+            return _interval_selector(column, operator, record["value"])
+        texts = record["value_text"]
         if operator == "<":
-            return RangeCondition(column, None, _comparing(record["value"], domain), domain,
-                                  (None, texts or _number_text(record["value"])))  # fmt: skip
+            return RangeCondition(column, None, _comparing(record["value"], domain, texts), domain, (None, texts))
         if operator == ">=":
-            return RangeCondition(column, _comparing(record["value"], domain), None, domain,
-                                  (texts or _number_text(record["value"]), None))  # fmt: skip
-        if operator == "between":
-            low, high = record["value"]
-            return RangeCondition(column, _comparing(low, domain), _comparing(high, domain), domain,
-                                  tuple(texts or (_number_text(low), _number_text(high))))  # fmt: skip
+            return RangeCondition(column, _comparing(record["value"], domain, texts), None, domain, (texts, None))
+        (low, high), (low_text, high_text) = record["value"], texts  # between
+        return RangeCondition(column, _comparing(low, domain, low_text), _comparing(high, domain, high_text),
+                              domain, (low_text, high_text))  # fmt: skip
     except KeyError as missing:
         raise ValueError(f"condition record {record!r} has no {missing.args[0]!r}") from None
-    raise ValueError(f"condition record {record!r}: operator must be one of {list(OPERATORS)}, got {operator!r}")
 
 
-def _number_text(encoded):
-    return f"{decode_value(encoded):g}"
+def _interval_selector(column, operator, value):
+    """The ``ps.IntervalSelector`` a record without ``value_text`` describes (its text is pysubgroup's)."""
+    low, high = -np.inf, np.inf
+    if operator == "<":
+        high = _comparing(value, "number")
+    elif operator == ">=":
+        low = _comparing(value, "number")
+    else:  # between
+        low, high = (_comparing(bound, "number") for bound in value)
+    return ps.IntervalSelector(column, low, high)
 
 
 def subgroup_records(subgroup):
