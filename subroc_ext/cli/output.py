@@ -33,7 +33,7 @@ from ..utils.descriptions import condition_text
 from ..utils.spreadsheet import write_csv
 from ..utils.terminal import one_line, visible
 from .arguments import PROG
-from .streams import FAILED, PIPE_CLOSED
+from .streams import FAILED, PIPE_CLOSED, RESULT_FILES
 
 __all__ = [
     "PROG",
@@ -54,11 +54,6 @@ __all__ = [
 
 #: Number of subgroups printed.
 _PRINTED = 10
-
-
-#: Every file a run may write into --out: an earlier run's are removed when a
-#: new run's files move in, so that the folder never mixes two runs.
-RESULT_FILES = ("subgroups.csv", "findings.json", "curves.png", "report.html", "rows.csv")
 
 
 def print_status(args, message):
