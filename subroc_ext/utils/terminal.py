@@ -18,7 +18,7 @@ Pure Python, no NumPy: the streams of ``--help`` load nothing else.
 
 import unicodedata
 
-__all__ = ["escaped", "one_line", "visible"]
+__all__ = ["clipped", "escaped", "one_line", "visible"]
 
 
 #: The escapes Python's ``repr`` writes for the usual whitespace controls.
@@ -82,3 +82,23 @@ def one_line(text):
     breaks, tabs) as one space, then :func:`visible` (a warning's or an
     error's message, which may name a column)."""
     return visible(" ".join(str(text).split()))
+
+
+def clipped(text, width):
+    """``text`` cut in its middle to at most ``width`` characters, ``…`` where
+    the cut is: its start and its end stay (a condition on a column named by
+    10,000 characters keeps its operator and value), so that a line of the
+    console or a cell of a report keeps its width. The files keep the full text.
+
+    Examples
+    --------
+    >>> clipped("r" * 10_000 + "=='east'", 24)
+    "rrrrrrrrrrrr…rrr=='east'"
+    >>> clipped("age >= 38", 24)
+    'age >= 38'
+    """
+    if len(text) <= width:
+        return text
+    end = (width - 1) // 2
+    return text[: width - 1 - end] + "\u2026" + text[len(text) - end :]
+
