@@ -18,7 +18,7 @@ Pure Python, no NumPy: the streams of ``--help`` load nothing else.
 
 import unicodedata
 
-__all__ = ["clipped", "escaped", "one_line", "visible"]
+__all__ = ["LINE_WIDTH", "clipped", "escaped", "one_line", "visible"]
 
 
 #: The escapes Python's ``repr`` writes for the usual whitespace controls.
@@ -77,11 +77,16 @@ def visible(text, keep=""):
     return "".join(char if char in keep or _shown(char) else escaped(char) for char in text)
 
 
+#: The longest line :func:`one_line` gives (a message naming a column of 10,000 characters).
+LINE_WIDTH = 2000
+
+
 def one_line(text):
     """``text`` as one line for a terminal: its runs of whitespace (line
     breaks, tabs) as one space, then :func:`visible` (a warning's or an
-    error's message, which may name a column)."""
-    return visible(" ".join(str(text).split()))
+    error's message, which may name a column), at most :data:`LINE_WIDTH`
+    characters (:func:`clipped`)."""
+    return clipped(visible(" ".join(str(text).split())), LINE_WIDTH)
 
 
 def clipped(text, width):
