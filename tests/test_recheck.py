@@ -3,6 +3,7 @@
 import json
 import os
 import threading
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -137,3 +138,15 @@ def test_the_command_reads_a_pipe_once_and_refuses_a_lie_in_one_line(failing_ana
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"subroc-ext: error: findings file '{tmp_path / 'lying.json'}': key 'findings[0].description': "
                    "\"region=='east'\" is not what its conditions say ('x >= 70'); was the file edited?"]  # fmt: skip
+
+
+def test_simultaneous_intervals_without_a_level_and_three_rows(failing_analysis, document):
+    # issue 59: was "'>=' not supported between instances of 'NoneType' and 'int'", and a RuntimeWarning line
+    settings = {**document["settings"], "intervals": "simultaneous", "interval_level": None}
+    again = subroc_ext.recheck({**document, "settings": settings}, failing_analysis.validation)
+    assert (again["delta_ci_low"] < again["delta"]).all()
+    three = failing_analysis.validation.iloc[:3]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tiny = subroc_ext.recheck(document, three)
+    assert len(tiny) == len(document["findings"]) and set(tiny["trend"]) <= {"undefined", "worse", "better"}

@@ -220,9 +220,10 @@ def recheck(findings, data, *, label=None, score=None, positive_label=None, rand
     qf = make_quality_function(settings["measure"], label, positive_label=positive_label, mode=settings["mode"])
     qf.use_dataset(dataset)
     subgroups = list(before["subgroup"])
-    effects = _effects(effect_estimates(subgroups, data, qf, target, random_state=random_state), settings)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a subgroup of one class: NaN, trend 'undefined'
+        effects = _effects(effect_estimates(subgroups, data, qf, target, random_state=random_state), settings)
+        described = steps.describe(subgroups, dataset, target, measure=qf.measure)
     measure = settings["measure"]
-    described = steps.describe(subgroups, dataset, target, measure=qf.measure)
     table = pd.DataFrame({
         "rank": np.arange(1, len(before) + 1), "description": before["description"],
         "failure_before": before["failure"].astype(bool), "delta_before": before["delta"],
@@ -242,8 +243,9 @@ def recheck(findings, data, *, label=None, score=None, positive_label=None, rand
 
 
 def _effects(estimates, settings):
-    """The effects' table with intervals as the findings had them."""
+    """The effects' table with intervals as the findings had them (at ``1 - alpha`` without a level)."""
     level = settings.get("interval_level")
+    level = 1 - settings["alpha"] if level is None else level
     if settings.get("intervals") == "simultaneous":
         return estimates.simultaneous(level)
-    return estimates.marginal(1 - settings["alpha"] if level is None else level)
+    return estimates.marginal(level)
