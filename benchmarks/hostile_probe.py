@@ -1,4 +1,4 @@
-"""Probe ``subroc-ext run`` and ``find_subgroups`` with hostile inputs (issue 45).
+"""Probe ``subroc-ext run``, ``recheck`` and ``find_subgroups`` with hostile inputs (issues 45 and 59).
 
 Every case runs in this one Python process (the compiled kernels load once):
 the command line through :func:`subroc_ext.cli.main` with stdout and stderr
@@ -14,7 +14,13 @@ limit (``signal.alarm``). A case's verdict:
   have been refused, a refusal of valid input, or an error line that does not
   name what is wrong.
 
-usage: python benchmarks/hostile_probe.py [--limit N] [--out benchmarks/hostile_probe.md]
+Issue 59's cases (``--skip 215`` runs them alone) also recheck edited
+findings, run without a holdout, write to a full or closed standard output,
+interrupt a command in a subprocess 0.3 s after its start and fill the disk;
+such a case may require an exit code and check what it printed or left.
+
+usage: PYTHONPATH=. python benchmarks/hostile_probe.py [--skip N] [--limit N] [--out benchmarks/hostile_probe.md]
+(``PYTHONPATH=.``: the package of this checkout, whatever is installed)
 """
 
 import argparse
@@ -64,6 +70,33 @@ FIXED = [
     "- file / 10,000 columns: the warning listed all 10,000 left-out columns on one line (198,947 characters);"
     " now the first 10 and a count by reason (search_space.py)",
     "- file / zip of two files, .csv.zst without zstandard: the error did not name the file; now it does (tables.py)",
+]
+
+#: Issue 59's cases as they ended before their fixes (the same cases, run on the code before them).
+FIXED_59 = [
+    "- no holdout / nothing found, 2 rows, ID-like columns only, 200 unique-string columns, and the API's"
+    " validation=None: was KeyError 'method' (exit 1); now the empty table (workflow/without_holdout.py)",
+    "- recheck / deeply nested JSON, a directory, a symlink loop: were RecursionError, IsADirectoryError, OSError"
+    " tracebacks; now one line naming the file (inputs/findings_file.py)",
+    "- recheck / domain datetime, timedelta or unknown with a number: was AttributeError 'float' object has no"
+    " attribute 'value'; now the key (the schema, inputs/condition_records.py)",
+    "- recheck / description not its conditions, a bound printed as another: were exit 0, region=='east' printed"
+    " with the numbers of age >= 70; now refused naming the key",
+    "- recheck / interval_level 7 or -1, schema_version true, min_delta NaN: were accepted (exit 0); now refused"
+    " naming the key (data/findings.schema.json, utils/json_schema.py)",
+    "- recheck / no label, no measure, unknown measure, findings of text, settings null, conditions null: were"
+    " 'error: label', 'error: measure', 'string indices must be integers', ''NoneType' object is not"
+    " subscriptable'; now the key",
+    "- recheck / a pipe: read twice, 'is not JSON' (here: no answer); now read once",
+    "- recheck / region now integers, region missing everywhere: were exit 0 with every size 0; age now text:"
+    " was \"could not convert string to float: '56y'\"; now the column (workflow/recheck.py)",
+    "- recheck / >/dev/full: said 'every file was written' (it writes none); gate / failing gate with stdout full"
+    " or closed: was exit 3 and the gate's line lost; now exit 2, the gate's line on stderr (cli/__init__.py,"
+    " cli/gate.py)",
+    "- signal / Ctrl-C at 0.3 s: left the earlier run's four files in --out; now removes them (cli/streams.py)",
+    "- output / full disk: named the staging folder '.subroc-ext-1-abc'; now subgroups.csv (utils/atomic.py)",
+    "- attribute / 10,000-character name: console lines of 10,000-30,000 characters and a report wider than the"
+    " window; now descriptions cut in their middle (cli/output.py, reporting/page.py)",
 ]
 
 
@@ -1397,10 +1430,13 @@ def markdown(results, command, seconds, skipped=0):
     """The report: the table, the command and the summary."""
     defects = [r for r in results if r["verdict"] == "DEFECT"]
     lines = [
-        "# Hostile-input probe (issue 45)", "",
+        "# Hostile-input probe (issues 45 and 59)", "",
         f"Produced by `{command}` in one Python process ({seconds:.0f} s wall on a shared 2-core machine).",
-        "Every case: at most 400 rows, `--depth 1 --samples 200 --top 5 --min-support 10 --quiet`",
-        "(API: `depth=1, n_samples=200, result_set_size=5, min_support=10`).", "",
+        "Every case of issue 45: at most 400 rows, `--depth 1 --samples 200 --top 5 --min-support 10 --quiet`",
+        "(API: `depth=1, n_samples=200, result_set_size=5, min_support=10`). Issue 59's (from #216) use its table",
+        "of 2,000 rows (region, age, kind, y, p random inside region=='east'): recheck of edited findings, no",
+        "holdout, a full or closed stdout, Ctrl-C in a subprocess at 0.3 s, a full disk; some require an exit code",
+        "(2 for a refusal, 130 for Ctrl-C) and check what was printed or left in --out.", "",
         "Verdict OK: the report was written for valid input, or one clean error line (exit 2; API: ValueError,",
         "TypeError or KeyError) naming the column, option or file. DEFECT: a traceback, a time-out, bad input",
         "accepted, valid input refused, or an error that does not name the problem. 'either' cases accept a run",
@@ -1412,7 +1448,8 @@ def markdown(results, command, seconds, skipped=0):
     lines += [f"- **{r['category']} / {r['case']}** ({r['input']}): {r['why']}; got {r['got']}: {cell(r['message'], 300)}"
               for r in defects] or ["- none"]  # fmt: skip
     lines += ["", "Fixed at the input boundary after the first run of this probe (each with a test that failed before):",
-              *FIXED, "", "## All cases", "",
+              *FIXED, "", "Issue 59's cases, fixed after the run that found them (each with a test that failed before):",
+              *FIXED_59, "", "## All cases", "",
               "| # | category | case | input | expect | got | first error line / message | traceback | written | verdict |",
               "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for number, r in enumerate(results, skipped + 1):
