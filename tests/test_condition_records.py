@@ -1,6 +1,7 @@
 """Tests of :mod:`subroc_ext.inputs.condition_records`: conditions as JSON and back."""
 
 import datetime
+import decimal
 import json
 
 import numpy as np
@@ -103,6 +104,7 @@ def test_a_bound_of_another_kind_than_its_domain_is_refused(domain, value):
     (float("nan"), None), (None, None), (pd.NA, None), (pd.NaT, None), (float("inf"), {"number": "inf"}),
     (pd.Timestamp("2024-03-01 12:00"), {"datetime": "2024-03-01T12:00:00"}),
     (pd.Timedelta("1D"), {"timedelta": "P1DT0H0M0S"}), (datetime.date(2024, 3, 1), {"date": "2024-03-01"}),
+    (decimal.Decimal("1.2345"), {"decimal": "1.2345"}), (b"\x00\xff", {"bytes": "AP8="}),  # issue 59: Parquet's
 ])  # fmt: skip
 def test_values_encode_as_json_and_decode_to_equal_values(value, encoded):
     assert encode_value(value) == encoded

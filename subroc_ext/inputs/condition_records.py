@@ -17,14 +17,18 @@ upper``, :class:`RangeCondition`), ``is missing`` and ``is not missing``
 holds it exactly (text, true/false, integers, finite floats; ``null`` for a
 missing value) and otherwise an object naming its kind:
 ``{"datetime": "2024-03-01T00:00:00"}``, ``{"timedelta": "P1DT0H0M0S"}``,
-``{"date": "2024-03-01"}``, ``{"number": "inf"}``. The bounds of a range or a
+``{"date": "2024-03-01"}``, ``{"number": "inf"}``, ``{"decimal": "1.2345"}``,
+``{"bytes": "<base64>"}`` (Parquet's decimal and binary columns). The bounds of a range or a
 point on a time column are kept as the instants they compare
 (``{"datetime": ...}``, ``{"timedelta": ...}``) and rebuilt to the same
 nanosecond. pysubgroup's own ``EqualitySelector`` and ``IntervalSelector``
 are written the same way (as ``==`` and a numeric range).
 """
 
+import base64
+import binascii
 import datetime
+import decimal
 import math
 import numbers
 import re
@@ -48,14 +52,14 @@ def encode_value(value):
 
     Parameters
     ----------
-    value : str, bool, int, float, datetime, timedelta, date or missing
+    value : str, bool, int, float, datetime, timedelta, date, Decimal, bytes or missing
         NumPy and pandas scalars too.
 
     Returns
     -------
     object
         ``str``, ``bool``, ``int``, finite ``float``, ``None`` (missing) or
-        ``{"datetime" | "timedelta" | "date" | "number": str}``.
+        ``{"datetime" | "timedelta" | "date" | "number" | "decimal" | "bytes": str}``.
 
     Raises
     ------
@@ -88,12 +92,16 @@ def encode_value(value):
         return {"timedelta": pd.Timedelta(value).isoformat()}
     if isinstance(value, datetime.date):
         return {"date": value.isoformat()}
+    if isinstance(value, decimal.Decimal):  # Parquet's decimal columns: exact, as text
+        return {"decimal": str(value)}
+    if isinstance(value, bytes):  # Parquet's binary columns
+        return {"bytes": base64.b64encode(value).decode("ascii")}
     raise TypeError(f"cannot write the value {value!r} ({type(value).__name__}) to JSON")
 
 
 #: How each kind of encoded value is read back.
 _DECODERS = {"datetime": pd.Timestamp, "timedelta": pd.Timedelta, "date": datetime.date.fromisoformat,
-             "number": float}  # fmt: skip
+             "number": float, "decimal": decimal.Decimal, "bytes": lambda text: base64.b64decode(text, validate=True)}  # fmt: skip
 
 
 def decode_value(encoded):
@@ -108,7 +116,10 @@ def decode_value(encoded):
         if len(encoded) != 1 or next(iter(encoded)) not in _DECODERS:
             raise ValueError(f"unknown value {encoded!r}: expected one of the keys {sorted(_DECODERS)}")
         (kind, text), = encoded.items()
-        return _DECODERS[kind](text)
+        try:
+            return _DECODERS[kind](text)
+        except (ValueError, TypeError, ArithmeticError, binascii.Error) as error:  # decimal's errors too
+            raise ValueError(f"{encoded!r} is not a {kind}: {error}") from None
     return encoded
 
 
