@@ -150,9 +150,12 @@ def recheck(findings, data, *, label=None, score=None, positive_label=None, rand
 
     Parameters
     ----------
-    findings : str, pathlib.Path or dict
+    findings : str, pathlib.Path, dict or FindingsDocument
         A ``findings.json`` of ``subroc-ext run`` or :func:`~subroc_ext.findings_document`
-        of a :func:`~subroc_ext.find_subgroups` table (one model).
+        of a :func:`~subroc_ext.find_subgroups` table (one model), read once and
+        checked against its schema
+        (:func:`~subroc_ext.inputs.findings_file.read_findings`; a document it
+        returned is not checked again).
     data : pandas.DataFrame
         The new rows: the label, the score and every column a condition names.
     label, score : str, optional
@@ -183,8 +186,13 @@ def recheck(findings, data, *, label=None, score=None, positive_label=None, rand
     Raises
     ------
     ValueError
-        Findings of a comparison, of case mix or of a multi-class model; a
-        column missing in ``data``, a bad label or score column.
+        Findings that break their schema or were edited (a description that is
+        not its conditions), of a comparison, of case mix or of a multi-class
+        model, each message naming the key; a column of ``data`` that holds
+        another kind of values than its conditions compare, or is missing in
+        every row; a bad label or score column.
+    KeyError
+        A column missing in ``data``.
 
     Examples
     --------
