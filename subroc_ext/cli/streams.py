@@ -22,7 +22,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ..utils.interrupts import raise_interrupt
+from ..utils.interrupts import ignored_interrupts_again, raise_interrupt
 from ..utils.terminal import visible
 from .arguments import PROG
 
@@ -121,8 +121,10 @@ def sigterm_as_interrupt(args):
     line and exit code (:func:`report_interrupted`). Both SIGTERM and SIGINT
     are raised by :func:`~subroc_ext.utils.interrupts.raise_interrupt`, which
     raises them once a compiler callback has returned (inside one the
-    interrupt would be lost). Only in the main thread, the one where Python
-    runs signal handlers."""
+    interrupt would be lost), and one that Python ignored (raised in a weakref
+    callback while a module loads) is delivered again
+    (:func:`~subroc_ext.utils.interrupts.ignored_interrupts_again`). Only in
+    the main thread, the one where Python runs signal handlers."""
 
     def terminate(signum, frame):
         args.terminated = True
@@ -135,9 +137,11 @@ def sigterm_as_interrupt(args):
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when ignored (a background job)
         handlers[signal.SIGINT] = raise_interrupt
     previous = {number: signal.signal(number, handler) for number, handler in handlers.items()}
+    hook, sys.unraisablehook = sys.unraisablehook, ignored_interrupts_again(sys.unraisablehook)
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         for number, handler in previous.items():
             signal.signal(number, handler)
 

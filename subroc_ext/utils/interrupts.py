@@ -13,20 +13,25 @@ such a ``SystemError`` back into one.
 While numba compiles a kernel, LLVM calls Python through ctypes callbacks
 (llvmlite's object cache hooks); a ``KeyboardInterrupt`` raised inside one
 is printed as "Exception ignored on calling ctypes callback function" and
-lost, and the run goes on; so is one raised in the weakref callback with
-which an import drops a module's lock ("Exception ignored in: <function
-_get_module_lock.<locals>.cb>", a Ctrl-C while a command's modules load).
-:func:`raise_interrupt`, the command line's handler of SIGINT and SIGTERM,
-delivers such a signal again a moment later instead, once the callback has
-returned, so the run ends as interrupted.
+lost, and the run goes on. :func:`raise_interrupt`, the command line's
+handler of SIGINT and SIGTERM, delivers such a signal again a moment later
+instead, once the callback has returned, so the run ends as interrupted.
+
+Python drops a ``KeyboardInterrupt`` raised anywhere else it ignores
+exceptions too ("Exception ignored in: ...": a weakref callback, as the one
+with which an import drops a module's lock, a ``__del__``, a module being
+collected), which a Ctrl-C in the first second of a command, while its
+modules load, hits. :func:`ignored_interrupts_again`, a ``sys.unraisablehook``,
+delivers such an interrupt again a moment later.
 """
 
 import _thread
 import contextlib
+import signal
 import sys
 import threading
 
-__all__ = ["caused_by_interrupt", "kernel_interrupts", "raise_interrupt"]
+__all__ = ["caused_by_interrupt", "ignored_interrupts_again", "kernel_interrupts", "raise_interrupt"]
 
 #: Seconds after which a signal that arrived inside a compiler callback is delivered again.
 _AGAIN = 0.01
@@ -71,28 +76,29 @@ def _in_compiler_callback(frame):
     return False
 
 
-#: Where an import drops a module's lock: a weakref callback, whose exceptions Python prints as
-#: "Exception ignored in: <function _get_module_lock.<locals>.cb ...>" and drops (a Ctrl-C in the
-#: first second of a command, while its modules are imported).
-_IMPORT_LOCK_CALLBACK = ("<frozen importlib._bootstrap>", "cb")
-
-
-def _in_import_lock_callback(frame):
-    """Whether ``frame`` runs inside importlib's module-lock callback (see :data:`_IMPORT_LOCK_CALLBACK`)."""
-    while frame is not None:
-        if (frame.f_code.co_filename, frame.f_code.co_name) == _IMPORT_LOCK_CALLBACK:
-            return True
-        frame = frame.f_back
-    return False
-
-
 def raise_interrupt(signum, frame):
     """A signal handler that raises ``KeyboardInterrupt``, as Python's own
-    SIGINT handler does, except inside a callback of the compiler or of an
-    import (where the interrupt would be lost, see the module's docstring):
-    there it delivers ``signum`` again to the main thread in :data:`_AGAIN`
-    seconds, and again, until the code is back outside the callback."""
-    if _in_compiler_callback(frame) or _in_import_lock_callback(frame):
+    SIGINT handler does, except inside a callback of the compiler (where the
+    interrupt would be lost, see the module's docstring): there it delivers
+    ``signum`` again to the main thread in :data:`_AGAIN` seconds, and again,
+    until the compiled code is back in Python."""
+    if _in_compiler_callback(frame):
         threading.Timer(_AGAIN, _thread.interrupt_main, (signum,)).start()
         return
     raise KeyboardInterrupt
+
+
+def ignored_interrupts_again(previous):
+    """A ``sys.unraisablehook`` that delivers a ``KeyboardInterrupt`` Python ignored
+    (see the module's docstring) again to the main thread in :data:`_AGAIN`
+    seconds, as SIGINT (a SIGTERM has said so already: the command line's
+    handler set ``terminated``), and hands anything else to ``previous``."""
+
+    def hook(unraisable):
+        if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+            threading.Timer(_AGAIN, _thread.interrupt_main, (signal.SIGINT,)).start()
+        else:
+            previous(unraisable)
+
+    return hook
+
