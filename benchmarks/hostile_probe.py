@@ -97,6 +97,12 @@ FIXED_59 = [
     "- output / full disk: named the staging folder '.subroc-ext-1-abc'; now subgroups.csv (utils/atomic.py)",
     "- attribute / 10,000-character name: console lines of 10,000-30,000 characters and a report wider than the"
     " window; now descriptions cut in their middle (cli/output.py, reporting/page.py)",
+    "- parquet / decimal attribute, binary attribute (found by this probe's first full run since findings.json):"
+    " writing findings.json was a TypeError traceback; now {\"decimal\": ...}, {\"bytes\": ...}"
+    " (inputs/condition_records.py)",
+    "- signal / Ctrl-C at 0.3 s, in three runs on the loaded machine: the interrupt landed where Python"
+    " ignores exceptions ('Exception ignored in: <function _get_module_lock.<locals>.cb>') and the run went on"
+    " to exit 0; now delivered again (utils/interrupts.py)",
 ]
 
 
@@ -1479,7 +1485,7 @@ def main(argv=None):
             for path in Path(folder).rglob("*"):  # chmod'ed cases: let the cleanup remove them
                 with contextlib.suppress(OSError):
                     os.chmod(path, 0o755)
-    command = "python benchmarks/hostile_probe.py" + (f" --skip {args.skip}" if args.skip else "") + (
+    command = "PYTHONPATH=. python benchmarks/hostile_probe.py" + (f" --skip {args.skip}" if args.skip else "") + (
         f" --limit {args.limit}" if args.limit else "")
     Path(args.out).write_text(markdown(results, command, time.perf_counter() - start, args.skip), encoding="utf-8")
     defects = sum(r["verdict"] == "DEFECT" for r in results)
