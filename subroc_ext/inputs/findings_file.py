@@ -13,8 +13,8 @@ subgroup rebuilt from its conditions (:func:`findings_table`), as
 one subgroup's name with another's numbers.
 """
 
-import json
 import functools
+import json
 from importlib import resources
 
 import pandas as pd
