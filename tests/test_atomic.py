@@ -6,6 +6,7 @@ import errno
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -126,3 +127,15 @@ def test_remove_stale_removes_only_what_ended_runs_left(tmp_path):
             (tmp_path / name).write_text("")
     assert remove_stale(tmp_path) == sorted(left)
     assert sorted(os.listdir(tmp_path)) == sorted(kept)
+
+
+def test_atomic_directory_on_a_full_disk_names_the_first_file(tmp_path, monkeypatch):
+    # issue 59: a full disk refused the hidden folder, and the error named that folder, not a file
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / ".subroc-ext-1-abc"))
+
+    monkeypatch.setattr(tempfile, "mkdtemp", full)
+    with pytest.raises(OSError) as raised:
+        with atomic_directory(tmp_path, keep=["subgroups.csv", "findings.json"]):
+            pass
+    assert raised.value.filename == str(tmp_path / "subgroups.csv") and raised.value.errno == errno.ENOSPC

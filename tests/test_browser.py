@@ -177,3 +177,35 @@ def test_comparison_report_in_the_browser(tmp_path):
     found = browser_checks(files.html, tmp_path)
     assert_page_works(found, len(table))
     assert 'alt="ROC curves of both sides of the top subgroups"' in files.html.read_text(encoding="utf-8")
+
+
+#: The page's width, and each element wider than the window (tag and class).
+WIDTH_CHECKS = """
+<script>
+window.addEventListener("load", function () {
+  var found = window.__found;
+  found.page_width = document.documentElement.scrollWidth;
+  found.too_wide = Array.prototype.filter.call(document.querySelectorAll("body *"), function (e) {
+    return e.getBoundingClientRect().right > window.innerWidth + 0.5;
+  }).map(function (e) { return e.tagName + "." + e.className; }).slice(0, 5);
+  var out = document.createElement("pre");
+  out.id = "browser-test";
+  out.textContent = JSON.stringify(found);
+  document.body.appendChild(out);
+});
+</script>
+"""
+
+
+def test_a_10000_character_column_name_stays_inside_the_page(tmp_path):
+    # issue 59: a column name of 10,000 characters ran off the report's right edge
+    from synthetic import scored_frame
+
+    name = "r" * 10_000
+    search, validation = (scored_frame(seed, n=1000).rename(columns={"region": name}) for seed in (0, 1))
+    table = find_subgroups(search, label="y", score="p", validation=validation, depth=2, result_set_size=10,
+                           n_samples=100, random_state=0, progress=False)  # fmt: skip
+    assert table["description"].str.contains(name).any()
+    files = write_report(table, validation, tmp_path / "report", label="y", score="p", search=search)
+    found = run_checks(files.html, WIDTH_CHECKS, tmp_path)
+    assert found["errors"] == [] and found["too_wide"] == [] and found["page_width"] <= WIDTH

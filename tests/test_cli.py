@@ -3,6 +3,7 @@ subprocess of the installed console script, as a new user runs it."""
 
 import base64
 import errno
+import io
 import os
 import shlex
 import shutil
@@ -405,10 +406,11 @@ def test_ctrl_c_in_process_and_before_the_test(workdir, tmp_path, monkeypatch, c
     assert os.listdir(tmp_path / "none") == []
 
 
-def test_ctrl_c_while_the_command_is_imported_is_one_line(workdir, monkeypatch, capsys):
+def test_ctrl_c_while_the_command_is_imported_is_one_line(workdir, tmp_path, monkeypatch, capsys):
     """Ctrl-C while the command's modules are imported (numba half imported,
     say): one line and exit code 130, importing nothing more to say so (a half
-    imported module would fail that import with a traceback)."""
+    imported module would fail that import with a traceback); the earlier
+    run's files are removed from --out, as when cut before the search."""
     import subroc_ext.cli as cli
 
     def interrupted(name, package=None):
@@ -417,8 +419,41 @@ def test_ctrl_c_while_the_command_is_imported_is_one_line(workdir, monkeypatch, 
         raise AssertionError(f"{name} imported after Ctrl-C")
 
     monkeypatch.setattr(cli.importlib, "import_module", interrupted)
-    assert main(["run", str(workdir / "data.csv"), *RUN]) == 130
-    assert capsys.readouterr().err == "subroc-ext: interrupted\n"  # --quiet: no progress line to end
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("subgroups.csv", "findings.json", "report.html", "notes.txt"):
+        (out / name).write_text("an earlier run's")
+    assert main(["run", str(workdir / "data.csv"), *RUN, "--out", str(out)]) == 130
+    # issue 59: the earlier run's files were left, although the documentation said they are removed
+    assert capsys.readouterr().err == (  # --quiet: no progress line to end
+        "subroc-ext: interrupted before the search finished; nothing to keep, and the earlier run's files were "
+        f"removed from {out.resolve()} (none is this run's)\n"
+    )
+    assert os.listdir(out) == ["notes.txt"]
+    assert main(["recheck", str(out / "findings.json"), str(workdir / "data.csv")]) == 130
+    assert capsys.readouterr().err == "\nsubroc-ext: interrupted\n"  # recheck writes no file
+
+
+class FullStream(io.StringIO):
+    """A standard output on a full disk (``>/dev/full``)."""
+
+    def write(self, text):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_failing_gate_on_a_full_stdout_is_exit_code_2_with_its_line_on_stderr(workdir, tmp_path, monkeypatch,
+                                                                                capsys):  # fmt: skip
+    # issue 59: was exit code 3, and the gate's line lost
+    monkeypatch.setattr(sys, "stdout", FullStream())
+    out = tmp_path / "out"
+    code = main(["run", str(workdir / "data.csv"), *RUN, "--depth", "1", "--fail-on", "failure", "--out", str(out)])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and lines[-2].startswith("subroc-ext: gate failed (exit code 3): 1 failure: region=='east'")
+    assert lines[-1] == "subroc-ext: error: cannot write to standard output: No space left on device; every file was written"
+    assert sorted(os.listdir(out)) == ["curves.png", "findings.json", "report.html", "subgroups.csv"]
+    # recheck writes no file: it does not say every file was written
+    assert main(["recheck", str(out / "findings.json"), str(workdir / "data.csv")]) == 2
+    assert capsys.readouterr().err == "subroc-ext: error: cannot write to standard output: No space left on device\n"
 
 
 def test_collapse_and_max_overlap_options(workdir, tmp_path, capsys):

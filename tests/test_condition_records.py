@@ -1,6 +1,7 @@
 """Tests of :mod:`subroc_ext.inputs.condition_records`: conditions as JSON and back."""
 
 import datetime
+import decimal
 import json
 
 import numpy as np
@@ -18,6 +19,7 @@ from subroc_ext.inputs.condition_records import (
     subgroup_records,
 )
 from subroc_ext.inputs.selectors import RangeCondition
+from subroc_ext.utils.descriptions import describe
 
 
 def mixed_frame(n=400, seed=0):
@@ -69,9 +71,32 @@ def test_records_are_data_not_text():
 
 def test_a_datetime_bound_comes_back_to_the_nanosecond():
     bound = pd.Timestamp("2024-01-05 15:00:00.123456789").value
-    condition = RangeCondition("when", bound, None, "datetime", ("2024-01-05 15:00", None))
+    condition = RangeCondition("when", bound, None, "datetime", ("2024-01-05 15:00:00.123456789", None))
     rebuilt = condition_from_record(json.loads(json.dumps(condition_record(condition))))
-    assert rebuilt.lower_bound == bound and str(rebuilt) == "when >= 2024-01-05 15:00"
+    assert rebuilt.lower_bound == bound and str(rebuilt) == "when >= 2024-01-05 15:00:00.123456789"
+
+
+@pytest.mark.parametrize("domain, bound, printed, forged", [
+    ("number", 70.0, "70", "18"),
+    ("datetime", pd.Timestamp("2024-03-01").value, "2024-03-01", "2023-03-01"),
+    ("datetime", pd.Timestamp("2024-03-01", tz="Europe/Berlin").value, "2024-03-01 CET", "2024-03-01 12:07 CET"),
+    ("timedelta", pd.Timedelta("3D").value, "3 days", "4 days"),
+])  # fmt: skip
+def test_a_printed_bound_must_be_the_bound(domain, bound, printed, forged):
+    # issue 59: value_text is printed in the description, value is measured: they must agree
+    record = condition_record(RangeCondition("x", bound, None, domain, (printed, None)))
+    assert str(condition_from_record(record)) == f"x >= {printed}"
+    with pytest.raises(ValueError, match=f"value_text '{forged}' is not how the bound .* is printed"):
+        condition_from_record({**record, "value_text": forged})
+
+
+@pytest.mark.parametrize("domain, value", [("datetime", 55.0), ("timedelta", 3), ("number", {"datetime": "2024-03-01"}),
+                                           ("money", 1.0)])  # fmt: skip
+def test_a_bound_of_another_kind_than_its_domain_is_refused(domain, value):
+    # issue 59: was AttributeError: 'float' object has no attribute 'value'
+    record = {"column": "age", "operator": ">=", "value": value, "value_text": "55", "domain": domain, "text": "age >= 55"}
+    with pytest.raises(ValueError, match="is not a bound of domain|domain must be one of"):
+        condition_from_record(record)
 
 
 @pytest.mark.parametrize("value, encoded", [
@@ -79,6 +104,7 @@ def test_a_datetime_bound_comes_back_to_the_nanosecond():
     (float("nan"), None), (None, None), (pd.NA, None), (pd.NaT, None), (float("inf"), {"number": "inf"}),
     (pd.Timestamp("2024-03-01 12:00"), {"datetime": "2024-03-01T12:00:00"}),
     (pd.Timedelta("1D"), {"timedelta": "P1DT0H0M0S"}), (datetime.date(2024, 3, 1), {"date": "2024-03-01"}),
+    (decimal.Decimal("1.2345"), {"decimal": "1.2345"}), (b"\x00\xff", {"bytes": "AP8="}),  # issue 59: Parquet's
 ])  # fmt: skip
 def test_values_encode_as_json_and_decode_to_equal_values(value, encoded):
     assert encode_value(value) == encoded
@@ -104,4 +130,5 @@ def test_pysubgroup_selectors_are_written_the_same_way():
     assert [record["operator"] for record in records] == ["==", ">="]
     rebuilt = subgroup_from_records(json.loads(json.dumps(records)))
     np.testing.assert_array_equal(rebuilt.covers(data), subgroup.covers(data))
+    assert describe(rebuilt) == describe(subgroup) == "a=='x' AND b>=2"  # rebuilt as pysubgroup's selectors
     assert subgroup_records(ps.Conjunction([])) == []

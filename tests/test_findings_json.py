@@ -2,6 +2,8 @@
 ``findings.json`` valid against its schema, strict JSON, and read back to the same findings."""
 
 import json
+import os
+import threading
 
 import numpy as np
 import pandas as pd
@@ -132,3 +134,86 @@ def test_reading_refuses_other_files(tmp_path, written):
         read_findings(path)
     with pytest.raises(ValueError, match="has schema_version 99; this release reads version 1"):
         read_findings({**written, "schema_version": 99})
+
+
+def _edited(document, edit):
+    """A deep copy of ``document`` with ``edit(copy)`` applied."""
+    copy = json.loads(json.dumps(document))
+    edit(copy)
+    return copy
+
+
+def _condition(document, **changes):
+    document["findings"][0]["conditions"] = [{"column": "age", "operator": ">=", "value": 70.0, "value_text": "70",
+                                              "domain": "number", "text": "age >= 70", **changes}]  # fmt: skip
+
+
+#: Edited findings (issue 59): each refused by the package's schema check and by jsonschema's (which
+#: takes NaN for a number: JSON has none), the message naming the key and what is wrong.
+EDITS = [
+    (lambda d: d["settings"].update(interval_level=7), r"key 'settings.interval_level': 7 is not in \(0, 1\)"),
+    (lambda d: d["settings"].update(interval_level=-1), r"key 'settings.interval_level': -1 is not in \(0, 1\)"),
+    (lambda d: d["settings"].update(alpha=0), r"key 'settings.alpha': 0 is not in \(0, 1\)"),
+    (lambda d: d.update(schema_version=True), "key 'schema_version': expected 1, got true"),
+    (lambda d: d["settings"].update(min_delta=float("nan")), "key 'settings.min_delta': expected a number, got NaN"),
+    (lambda d: d["settings"].pop("measure"), "key 'settings.measure' is missing"),
+    (lambda d: d.update(settings=None), "key 'settings': expected an object, got null"),
+    (lambda d: d.update(findings=["x"]), "key 'findings\\[0\\]': expected an object, got 'x'"),
+    (lambda d: d["findings"][0].update(conditions=None), r"key 'findings\[0\].conditions': expected an array, got null"),
+    (lambda d: d["findings"][0].update(extra=1), r"key 'findings\[0\].extra' is not a key of findings\[0\]"),
+    (lambda d: d["settings"].update(label={"a": 1}), "key 'settings.label': expected text or an integer or null"),
+    (lambda d: _condition(d, domain="datetime"), r"key 'findings\[0\].conditions\[0\].value': 70.0 is not a datetime"),
+    (lambda d: _condition(d, domain="timedelta"), r"key 'findings\[0\].conditions\[0\].value': 70.0 is not a duration"),
+    (lambda d: _condition(d, domain="money"), r"key 'findings\[0\].conditions\[0\].domain': expected one of 'number'"),
+    (lambda d: _condition(d, value=[1, 2]), r"key 'findings\[0\].conditions\[0\].value': an array of 2 item\(s\) is not"),
+    (lambda d: _condition(d, value={"number": "nan"}),
+     r"key 'findings\[0\].conditions\[0\].value.number': expected one of 'inf', '-inf', got 'nan'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("edit, message", EDITS)
+def test_an_edited_document_is_refused_naming_the_key(written, edit, message):
+    broken = _edited(written, edit)
+    with pytest.raises(ValueError, match=f"^findings document: {message}"):
+        read_findings(broken)
+    if "NaN" not in message:
+        with pytest.raises(jsonschema.ValidationError):  # the same schema, read by the reference
+            validate(broken)
+
+
+def test_a_description_must_be_what_its_conditions_say(written):
+    # issue 59: a row named region=='east' with the numbers of age >= 70
+    lying = _edited(written, _condition)
+    validate(lying)  # a valid document by the schema alone
+    with pytest.raises(ValueError, match=r"key 'findings\[0\].description': \"region=='east'\" is not what its "
+                                         r"conditions say \('age >= 70'\); was the file edited\?"):  # fmt: skip
+        read_findings(lying)
+    printed = _edited(written, lambda d: _condition(d, value_text="18", text="age >= 18"))
+    with pytest.raises(ValueError, match=r"conditions\[0\]': value_text '18' is not how the bound 70.0 is printed"):
+        read_findings(printed)
+    relabelled = _edited(written, lambda d: d["findings"][0]["conditions"][0].update(text="region=='west'"))
+    with pytest.raises(ValueError, match=r"conditions\[0\].text': \"region=='west'\" is not the condition's text"):
+        read_findings(relabelled)
+
+
+def test_a_file_is_read_once_and_what_is_no_file_is_named(tmp_path, written):
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(json.dumps(written), encoding="utf-8"))
+    writer.start()
+    document = read_findings(fifo)  # a pipe holds the text once: one read
+    writer.join()
+    assert document.where == f"findings file '{fifo}'" and document["findings"] == written["findings"]
+    assert read_findings(document) is document  # checked once
+    loop = tmp_path / "loop.json"
+    loop.symlink_to(loop)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    for path, message in ((tmp_path, "is a directory, not a findings.json"),
+                          (loop, "Too many levels of symbolic links"),
+                          (deep, "nests deeper than 32 levels")):  # fmt: skip
+        with pytest.raises(ValueError, match=message) as refused:
+            read_findings(path)
+        assert str(path) in str(refused.value)
+    with pytest.raises(FileNotFoundError, match=f"findings file '{tmp_path / 'nope.json'}' not found"):
+        read_findings(tmp_path / "nope.json")

@@ -98,3 +98,31 @@ def test_ctrl_c_while_a_kernel_compiles_is_not_lost(capfd):
         for _ in range(200):  # the interrupt arrives within these 2 s
             time.sleep(0.01)
     assert "Exception ignored" not in capfd.readouterr().err
+
+
+def test_ctrl_c_that_python_ignores_is_delivered_again(capfd):
+    """SIGINT inside a weakref callback, where Python ignores exceptions (issue 59: a
+    Ctrl-C 0.3 s after the start landed in the one with which an import drops a
+    module's lock, printed "Exception ignored in: <function _get_module_lock.<locals>.cb>"
+    and the run went on to exit code 0): delivered again once the callback has returned."""
+    import signal
+    import time
+    import weakref
+    from types import SimpleNamespace
+
+    from subroc_ext.cli.streams import sigterm_as_interrupt
+
+    def dropped(reference):
+        signal.raise_signal(signal.SIGINT)  # Ctrl-C while Python runs the callback
+        _pause()
+
+    class Lock:
+        pass
+
+    lock = Lock()
+    reference = weakref.ref(lock, dropped)
+    with sigterm_as_interrupt(SimpleNamespace()), pytest.raises(KeyboardInterrupt):
+        del lock  # the callback runs: Python ignores the KeyboardInterrupt raised inside it
+        for _ in range(200):  # the interrupt arrives within these 2 s
+            time.sleep(0.01)
+    assert reference() is None and "Exception ignored" not in capfd.readouterr().err

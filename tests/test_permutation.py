@@ -324,3 +324,13 @@ def test_more_power_than_the_holdout_on_small_data_200_data_sets(n, strength):
     without, holdout = _power(200, n, strength, depth=2)
     print(f"power n={n} strength={strength}: no holdout {without:.3f}, 50/50 holdout with BY {holdout:.3f}")
     assert without - holdout >= 0.2
+
+
+@pytest.mark.parametrize("case_mix, method", [(False, "max-T"), (True, "max-T over label draws")])
+def test_without_a_holdout_a_search_that_finds_nothing_is_an_empty_table(case_mix, method):
+    # was KeyError: 'method' (issue 59): the empty test named no test
+    data = planted_frame(6, 300)
+    table = subroc_ext.find_subgroups(data, label="label", score="score", validation=None, depth=1,
+                                      min_support=0.99, case_mix=case_mix, progress=False)  # fmt: skip
+    assert len(table) == 0 and table.attrs["method"] == method and not table.attrs["holdout"]
+    assert subroc_ext.findings_document(table)["headline"]["failures"] == []

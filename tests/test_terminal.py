@@ -11,9 +11,9 @@ import pytest
 from synthetic import scored_frame
 
 from subroc_ext.cli import main
-from subroc_ext.cli.output import fail
+from subroc_ext.cli.output import DESCRIPTION_WIDTH, fail
 from subroc_ext.cli.streams import GuardedStream
-from subroc_ext.utils.terminal import one_line, visible
+from subroc_ext.utils.terminal import LINE_WIDTH, clipped, one_line, visible
 
 pytest.importorskip("matplotlib")
 
@@ -109,3 +109,23 @@ def test_a_subprocess_prints_no_control_character(hostile, tmp_path):
     assert not [char for char in RAW if char in quiet.stdout]
     assert "Glyph" not in loud.stderr  # the figures draw the escapes, warning of no missing glyph
     assert [line for line in quiet.stderr.splitlines() if "a lone finding cannot be significant" not in line] == []
+
+
+def test_a_column_name_of_10000_characters_keeps_the_lines_short(tmp_path, capsys):
+    # issue 59: it made console lines of 30,000 characters
+    name = "r" * 10_000
+    path = tmp_path / "long.csv"
+    scored_frame(0, n=1500).rename(columns={"region": name}).to_csv(path, index=False)
+    assert main(["run", str(path), "--label", "y", "--score", "p", "--depth", "2", "--samples", "20",
+                 "--out", str(tmp_path / "out"), "--quiet"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert max(map(len, out.splitlines())) < 1000 and name not in out
+    assert clipped(name + "=='east'", DESCRIPTION_WIDTH) + "  " in out  # the table's row: the start and the value
+    assert main(["run", str(path), "--label", name + "y", "--score", "p", "--quiet"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert len(line) == len("subroc-ext: error: ") + LINE_WIDTH and line.endswith("'y', 'p']")
+
+
+def test_clipped_keeps_the_start_and_the_end():
+    assert clipped("abcdefghij", 5) == "ab\u2026ij" and clipped("abcde", 5) == "abcde"
+    assert one_line("a\n" + "b" * 5000) == clipped("a " + "b" * 5000, LINE_WIDTH)

@@ -36,8 +36,15 @@ import sys
 import warnings
 
 from ..utils.terminal import one_line
-from .arguments import PROG, build_parser
-from .streams import FAILED, PIPE_CLOSED, GuardedStream, report_interrupted, sigterm_as_interrupt
+from .arguments import GATE_FAILED, PROG, build_parser
+from .streams import (
+    FAILED,
+    PIPE_CLOSED,
+    GuardedStream,
+    remove_earlier_results,
+    report_interrupted,
+    sigterm_as_interrupt,
+)
 
 __all__ = ["main"]
 
@@ -45,6 +52,9 @@ __all__ = ["main"]
 #: only once a command runs: ``--help`` and ``--version`` load nothing else).
 COMMANDS = {"demo": "demo_command", "run": "run_command", "compare": "compare_command",
             "drift": "drift_command", "recheck": "recheck_command"}  # fmt: skip
+
+#: The commands that write no file, only print.
+PRINTS_ONLY = {"recheck"}
 
 
 def main(argv=None):
@@ -68,25 +78,32 @@ def main(argv=None):
     out = sys.stdout = GuardedStream(sys.stdout)
     sys.stderr = GuardedStream(sys.stderr, keep="\n\r")  # \r: a progress bar's redraw
     try:
-        code = _run(argv)
+        code, command = _run(argv)
         out.flush()  # a closed pipe or a full disk shows here, not in Python's flush at exit
         if out.error is None:
             return code
         if isinstance(out.error, BrokenPipeError):
             return PIPE_CLOSED
-        print(f"{PROG}: error: cannot write to standard output: {out.error.strerror or out.error}"
-              + ("; every file was written" if code == 0 else ""), file=sys.stderr)  # fmt: skip
-        return code or FAILED
+        done = code in (0, GATE_FAILED)  # the gate's line was printed on stderr too (cli.gate)
+        written = "; every file was written" if done and command not in PRINTS_ONLY else ""
+        print(f"{PROG}: error: cannot write to standard output: {out.error.strerror or out.error}{written}",
+              file=sys.stderr)  # fmt: skip
+        return FAILED if done else code
     finally:
         sys.stdout, sys.stderr = streams
 
 
 def _run(argv):
-    """Parse ``argv`` and run its command; the exit code."""
+    """Parse ``argv`` and run its command; the exit code and the command (None if none ran)."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as stop:  # --help, or a usage error already printed
-        return stop.code
+        return stop.code, None
+    return _command(args), args.command
+
+
+def _command(args):
+    """Run the command of the parsed ``args``; the exit code."""
     try:
         _announce_compilation(args)
         from .warm_up import warming_up
@@ -96,7 +113,8 @@ def _run(argv):
             command = getattr(importlib.import_module(".commands", __name__), COMMANDS[args.command])
             return command(args)
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM; maybe mid-import, so nothing more is imported
-        return report_interrupted(args)
+        writes = args.command not in PRINTS_ONLY and getattr(args, "out", None)
+        return report_interrupted(args, remove_earlier_results(args.out) if writes else "")
 
 
 def _announce_compilation(args):

@@ -416,10 +416,14 @@ def drift_command(args):
 def recheck_command(args):
     """``subroc-ext recheck FINDINGS DATA``: the findings' subgroups measured again on new data."""
     try:
+        findings = read_findings(args.findings)  # once: a pipe (<(...), /dev/stdin) can be read only once
         data = _read(args.data, "data", args)
-        label = args.label or read_findings(args.findings)["settings"]["label"]
-        positive = None if args.positive_label is None else _positive_label(data[label], args.positive_label, label)
-        table = recheck(args.findings, data, label=args.label, score=args.score, positive_label=positive)
+        positive = None
+        if args.positive_label is not None:
+            label = args.label or findings["settings"].get("label")
+            check_columns(data, [label])
+            positive = _positive_label(data[label], args.positive_label, label)
+        table = recheck(findings, data, label=args.label, score=args.score, positive_label=positive)
     except _INPUT_ERRORS as error:
         return fail(error)
     if args.format == "json":

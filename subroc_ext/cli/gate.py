@@ -57,9 +57,18 @@ def gated(args, table, splits, finish):
     if code != 0 or args.fail_on is None:
         return code
     reason = gate_reason(table)
-    stream = sys.stderr if as_json else sys.stdout
     if reason is None:
-        print(f"{PROG}: gate passed (exit code 0): the headline names no failure", file=stream)
+        _say(f"{PROG}: gate passed (exit code 0): the headline names no failure", as_json)
         return 0
-    print(f"{PROG}: gate failed (exit code {GATE_FAILED}): {reason}", file=stream)
+    _say(f"{PROG}: gate failed (exit code {GATE_FAILED}): {reason}", as_json)
     return GATE_FAILED
+
+
+def _say(line, as_json):
+    """Print the gate's line on stdout (stderr with ``--format json``); where stdout
+    cannot be written (``>/dev/full``, a closed pipe), on stderr too, so that it is
+    never lost (the command then ends with exit code 2 or 141, :func:`subroc_ext.cli.main`)."""
+    stream = sys.stderr if as_json else sys.stdout
+    print(line, file=stream, flush=True)
+    if getattr(stream, "error", None) is not None:  # a GuardedStream that failed
+        print(line, file=sys.stderr)

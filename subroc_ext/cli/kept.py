@@ -18,10 +18,9 @@ import contextlib
 import functools
 import signal
 import sys
-from pathlib import Path
 
-from .output import PROG, RESULT_FILES, out_folder, write_outputs
-from .streams import report_interrupted
+from .output import PROG, out_folder, write_outputs
+from .streams import remove_earlier_results, report_interrupted
 
 __all__ = ["keep", "keeping_results"]
 
@@ -87,7 +86,7 @@ def keep(ended, args):
     if out is None or (partial is None and not interrupted):
         raise ended
     with _signals_ignored():
-        said = _cut_before_the_search(out) if partial is None else _kept(partial, out)
+        said = remove_earlier_results(out) if partial is None else _kept(partial, out)
     if interrupted:
         return report_interrupted(args, said)
     print(f"{PROG}: error {said}", file=sys.stderr)
@@ -107,18 +106,3 @@ def _kept(partial, out):
     if partial.stage == "report":
         return f"{stage}; the table was kept in {path}, the report was not written"
     return f"{stage}; the {len(partial.table):,} {partial.kept} subgroups are in {path}, {partial.missing}"
-
-
-def _cut_before_the_search(out):
-    """Remove an earlier run's files from ``out``; what became of them, in words."""
-    earlier = [out / name for name in RESULT_FILES if (out / name).is_file()]
-    try:
-        for path in earlier:
-            path.unlink()
-    except OSError as error:
-        return (f"before the search finished; nothing was written, and {Path(error.filename or out).name} "
-                f"of an earlier run could not be removed from {out.resolve()}: {error.strerror or error}")  # fmt: skip
-    if earlier:
-        return (f"before the search finished; nothing to keep, and the earlier run's files were removed "
-                f"from {out.resolve()} (none is this run's)")  # fmt: skip
-    return "before the search finished; nothing was written"

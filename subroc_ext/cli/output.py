@@ -31,9 +31,9 @@ from ..reporting.reading import STOPPED, effect_meaning, intervals_text, p_value
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
 from ..utils.descriptions import condition_text
 from ..utils.spreadsheet import write_csv
-from ..utils.terminal import one_line, visible
+from ..utils.terminal import clipped, one_line, visible
 from .arguments import PROG
-from .streams import FAILED, PIPE_CLOSED
+from .streams import FAILED, PIPE_CLOSED, RESULT_FILES
 
 __all__ = [
     "PROG",
@@ -54,11 +54,6 @@ __all__ = [
 
 #: Number of subgroups printed.
 _PRINTED = 10
-
-
-#: Every file a run may write into --out: an earlier run's are removed when a
-#: new run's files move in, so that the folder never mixes two runs.
-RESULT_FILES = ("subgroups.csv", "findings.json", "curves.png", "report.html", "rows.csv")
 
 
 def print_status(args, message):
@@ -252,10 +247,18 @@ def why_empty(table, search, measure, space):
     )
 
 
+#: The widest description printed: a longer one (a column named by 10,000 characters) is cut in its
+#: middle (:func:`~subroc_ext.utils.terminal.clipped`); the files keep it whole.
+DESCRIPTION_WIDTH = 120
+
+
 def _printable(table):
     """``table`` with its subgroups' descriptions as a terminal shows them
-    (:func:`~subroc_ext.utils.terminal.visible`: the values and column names in them are data)."""
-    return table.assign(description=table["description"].map(visible)) if "description" in table.columns else table
+    (:func:`~subroc_ext.utils.terminal.visible`: the values and column names in them are data),
+    each at most :data:`DESCRIPTION_WIDTH` characters."""
+    if "description" not in table.columns:
+        return table
+    return table.assign(description=table["description"].map(lambda text: clipped(visible(text), DESCRIPTION_WIDTH)))
 
 
 def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
@@ -562,7 +565,7 @@ def print_recheck(table, args):
     print(f"{len(table):,} finding(s) of {args.findings} measured again on {args.data} "
           f"({settings['measure']} on all rows: {table.attrs['whole']:.3f}):\n")  # fmt: skip
     if len(table):
-        print(_text_table(table, shown, shown=len(table)))
+        print(_text_table(_printable(table), shown, shown=len(table)))
     level = settings.get("interval_level")
     print(f"\ndelta: the {settings['measure']} on the subgroup's rows minus on all of them, positive = "
           f"{settings['mode']}; intervals at the findings' {'' if level is None else f'{level:.1%} '}level; "

@@ -20,18 +20,23 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 
-from ..utils.interrupts import raise_interrupt
+from ..utils.interrupts import ignored_interrupts_again, raise_interrupt
 from ..utils.terminal import visible
 from .arguments import PROG
 
-__all__ = ["FAILED", "INTERRUPTED", "PIPE_CLOSED", "TERMINATED", "GuardedStream", "report_interrupted",
-           "sigterm_as_interrupt", "to_devnull"]
+__all__ = ["FAILED", "INTERRUPTED", "PIPE_CLOSED", "RESULT_FILES", "TERMINATED", "GuardedStream",
+           "remove_earlier_results", "report_interrupted", "sigterm_as_interrupt", "to_devnull"]
 
 #: Exit codes: bad input or a failed write; Ctrl-C (128 + SIGINT); a closed
 #: output pipe (128 + SIGPIPE); SIGTERM (128 + SIGTERM), as the shell reports
 #: commands ended by them.
 FAILED, INTERRUPTED, PIPE_CLOSED, TERMINATED = 2, 130, 141, 143
+
+#: Every file a run may write into --out: an earlier run's are removed when a
+#: new run's files move in, so that the folder never mixes two runs.
+RESULT_FILES = ("subgroups.csv", "findings.json", "curves.png", "report.html", "rows.csv")
 
 
 def to_devnull(stream):
@@ -116,8 +121,10 @@ def sigterm_as_interrupt(args):
     line and exit code (:func:`report_interrupted`). Both SIGTERM and SIGINT
     are raised by :func:`~subroc_ext.utils.interrupts.raise_interrupt`, which
     raises them once a compiler callback has returned (inside one the
-    interrupt would be lost). Only in the main thread, the one where Python
-    runs signal handlers."""
+    interrupt would be lost), and one that Python ignored (raised in a weakref
+    callback while a module loads) is delivered again
+    (:func:`~subroc_ext.utils.interrupts.ignored_interrupts_again`). Only in
+    the main thread, the one where Python runs signal handlers."""
 
     def terminate(signum, frame):
         args.terminated = True
@@ -130,9 +137,11 @@ def sigterm_as_interrupt(args):
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when ignored (a background job)
         handlers[signal.SIGINT] = raise_interrupt
     previous = {number: signal.signal(number, handler) for number, handler in handlers.items()}
+    hook, sys.unraisablehook = sys.unraisablehook, ignored_interrupts_again(sys.unraisablehook)
     try:
         yield
     finally:
+        sys.unraisablehook = hook
         for number, handler in previous.items():
             signal.signal(number, handler)
 
@@ -144,3 +153,21 @@ def report_interrupted(args, what=""):
     line = f"{PROG}: {'terminated' if terminated else 'interrupted'}{' ' + what if what else ''}"
     print(line if args.quiet else f"\n{line}", file=sys.stderr)
     return TERMINATED if terminated else INTERRUPTED
+
+
+def remove_earlier_results(out):
+    """Remove an earlier run's files (:data:`RESULT_FILES`) from ``out``, for a run cut
+    before its search finished (during the import of the command's modules too:
+    this module imports nothing more); what became of them, in words."""
+    out = Path(out)
+    earlier = [out / name for name in RESULT_FILES if (out / name).is_file()]
+    try:
+        for path in earlier:
+            path.unlink()
+    except OSError as error:
+        return (f"before the search finished; nothing was written, and {Path(error.filename or out).name} "
+                f"of an earlier run could not be removed from {out.resolve()}: {error.strerror or error}")  # fmt: skip
+    if earlier:
+        return (f"before the search finished; nothing to keep, and the earlier run's files were removed "
+                f"from {out.resolve()} (none is this run's)")  # fmt: skip
+    return "before the search finished; nothing was written"

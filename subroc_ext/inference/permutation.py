@@ -89,8 +89,11 @@ from ..utils.validation import shown
 from .sequential import SequentialPValues
 from .significance import base_seed
 
-__all__ = ["PERMUTATION_COLUMNS", "check_permutation_settings", "max_t", "null_tops", "permutation_test",
+__all__ = ["MAX_T", "PERMUTATION_COLUMNS", "check_permutation_settings", "max_t", "null_tops", "permutation_test",
            "permuted_positions"]
+
+#: The name of the test (the table's ``attrs['method']``; with step-down, its top-k follows).
+MAX_T = "max-T"
 
 #: The columns of :func:`permutation_test`'s table.
 PERMUTATION_COLUMNS = [
@@ -383,12 +386,12 @@ def permutation_test(
 
         try:
             settings = (max_permutations, exceedances, alpha)
-            k, method = 1, "max-T"
+            k, method = 1, MAX_T
             adjusted, exact, counted, drawn, best = max_t(draw, statistics, tolerances, patterns, k, *settings)
             rejected = int(np.sum(adjusted <= alpha))
             # step-down changes a decision only if a rejected pattern was some permutation's best
             if step_down and 0 < rejected < steps and best & set(patterns[:rejected]):
-                k, method = rejected + 1, f"max-T step-down (top-{rejected + 1})"
+                k, method = rejected + 1, f"{MAX_T} step-down (top-{rejected + 1})"
                 adjusted, exact, counted, drawn, _ = max_t(draw, statistics, tolerances, patterns, k, *settings)
         finally:
             if bar is not None:

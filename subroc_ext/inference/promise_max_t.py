@@ -74,7 +74,7 @@ from ..utils.progress import progress_bar
 from .permutation import max_t, null_tops
 from .significance import base_seed
 
-__all__ = ["PROMISE_WEIGHT", "promise_max_t", "promise_quality_function"]
+__all__ = ["METHOD", "PROMISE_WEIGHT", "promise_max_t", "promise_quality_function"]
 
 #: The size and balance weight exponents of the statistic.
 PROMISE_WEIGHT = 0.5

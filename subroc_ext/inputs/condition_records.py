@@ -17,16 +17,21 @@ upper``, :class:`RangeCondition`), ``is missing`` and ``is not missing``
 holds it exactly (text, true/false, integers, finite floats; ``null`` for a
 missing value) and otherwise an object naming its kind:
 ``{"datetime": "2024-03-01T00:00:00"}``, ``{"timedelta": "P1DT0H0M0S"}``,
-``{"date": "2024-03-01"}``, ``{"number": "inf"}``. The bounds of a range or a
+``{"date": "2024-03-01"}``, ``{"number": "inf"}``, ``{"decimal": "1.2345"}``,
+``{"bytes": "<base64>"}`` (Parquet's decimal and binary columns). The bounds of a range or a
 point on a time column are kept as the instants they compare
 (``{"datetime": ...}``, ``{"timedelta": ...}``) and rebuilt to the same
 nanosecond. pysubgroup's own ``EqualitySelector`` and ``IntervalSelector``
 are written the same way (as ``==`` and a numeric range).
 """
 
+import base64
+import binascii
 import datetime
+import decimal
 import math
 import numbers
+import re
 
 import numpy as np
 import pandas as pd
@@ -47,14 +52,14 @@ def encode_value(value):
 
     Parameters
     ----------
-    value : str, bool, int, float, datetime, timedelta, date or missing
+    value : str, bool, int, float, datetime, timedelta, date, Decimal, bytes or missing
         NumPy and pandas scalars too.
 
     Returns
     -------
     object
         ``str``, ``bool``, ``int``, finite ``float``, ``None`` (missing) or
-        ``{"datetime" | "timedelta" | "date" | "number": str}``.
+        ``{"datetime" | "timedelta" | "date" | "number" | "decimal" | "bytes": str}``.
 
     Raises
     ------
@@ -87,12 +92,16 @@ def encode_value(value):
         return {"timedelta": pd.Timedelta(value).isoformat()}
     if isinstance(value, datetime.date):
         return {"date": value.isoformat()}
+    if isinstance(value, decimal.Decimal):  # Parquet's decimal columns: exact, as text
+        return {"decimal": str(value)}
+    if isinstance(value, bytes):  # Parquet's binary columns
+        return {"bytes": base64.b64encode(value).decode("ascii")}
     raise TypeError(f"cannot write the value {value!r} ({type(value).__name__}) to JSON")
 
 
 #: How each kind of encoded value is read back.
 _DECODERS = {"datetime": pd.Timestamp, "timedelta": pd.Timedelta, "date": datetime.date.fromisoformat,
-             "number": float}  # fmt: skip
+             "number": float, "decimal": decimal.Decimal, "bytes": lambda text: base64.b64decode(text, validate=True)}  # fmt: skip
 
 
 def decode_value(encoded):
@@ -107,7 +116,10 @@ def decode_value(encoded):
         if len(encoded) != 1 or next(iter(encoded)) not in _DECODERS:
             raise ValueError(f"unknown value {encoded!r}: expected one of the keys {sorted(_DECODERS)}")
         (kind, text), = encoded.items()
-        return _DECODERS[kind](text)
+        try:
+            return _DECODERS[kind](text)
+        except (ValueError, TypeError, ArithmeticError, binascii.Error) as error:  # decimal's errors too
+            raise ValueError(f"{encoded!r} is not a {kind}: {error}") from None
     return encoded
 
 
@@ -119,10 +131,43 @@ def _compared(value, domain):
     return encode_value(kind(int(value), unit="ns"))
 
 
-def _comparing(encoded, domain):
-    """A bound of :func:`_compared` as the condition compares it."""
+#: The kind of value a bound of each domain decodes to.
+_BOUND_KINDS = {"number": (float, int), "datetime": (pd.Timestamp,), "timedelta": (pd.Timedelta,)}
+
+
+def _comparing(encoded, domain, text=None):
+    """A bound of :func:`_compared` as the condition compares it; ``ValueError``
+    unless it is a bound of ``domain``, printed as ``text`` (when given)."""
+    if domain not in _BOUND_KINDS:
+        raise ValueError(f"domain must be one of {sorted(_BOUND_KINDS)}, got {domain!r}")
     value = decode_value(encoded)
+    if isinstance(value, bool) or not isinstance(value, _BOUND_KINDS[domain]) or value is pd.NaT:
+        raise ValueError(f"value {encoded!r} is not a bound of domain {domain!r}")
+    if text is not None and not _prints(text, value, domain):
+        raise ValueError(f"value_text {text!r} is not how the bound {encoded!r} is printed")
     return float(value) if domain == "number" else int(value.value)
+
+
+#: A time as :mod:`~subroc_ext.inputs.cuts` prints it in a tz-aware column's zone: the time, then the zone.
+_ZONED = re.compile(r"(\d{4}-\d{2}-\d{2}(?: [\d:.]+)?) ([A-Za-z][\w+\-:/]*|[+-]\d{2}(?::?\d{2})?)")
+
+
+def _prints(text, value, domain):
+    """Whether ``text`` is how a bound ``value`` of ``domain`` is printed: the
+    same number, duration or time (a tz-aware column's time in its zone: an
+    offset from the instant of at most 18 hours, in whole quarter hours)."""
+    try:
+        if domain == "number":
+            return float(text) == value
+        if domain == "timedelta":
+            return pd.Timedelta(text) == value
+        zoned = _ZONED.fullmatch(text)
+        if zoned is None:
+            return pd.Timestamp(text) == value
+        offset = pd.Timestamp(zoned.group(1)) - value
+    except (ValueError, TypeError, OverflowError):
+        return False
+    return abs(offset) <= pd.Timedelta(hours=18) and offset % pd.Timedelta(minutes=15) == pd.Timedelta(0)
 
 
 def condition_record(condition):
@@ -200,32 +245,42 @@ def condition_from_record(record):
     """
     try:
         column, operator = record["column"], record["operator"]
+        if operator not in OPERATORS:
+            raise ValueError(f"condition record {record!r}: operator must be one of {list(OPERATORS)}, "
+                             f"got {operator!r}")  # fmt: skip
         if operator in ("is missing", "is not missing"):
             return MissingCondition(column, missing=operator == "is missing")
         domain = record.get("domain")
         if operator == "==" and domain is None:
             return ValueCondition(column, decode_value(record["value"]))
         if operator in ("==", "!="):
-            return PointCondition(column, _comparing(record["value"], domain), domain, record["value_text"],
+            text = record["value_text"]
+            return PointCondition(column, _comparing(record["value"], domain, text), domain, text,
                                   equal=operator == "==")  # fmt: skip
-        texts = record.get("value_text")
+        if "value_text" not in record and domain == "number":  # pysubgroup's IntervalSelector wrote it
+            return _interval_selector(column, operator, record["value"])
+        texts = record["value_text"]
         if operator == "<":
-            return RangeCondition(column, None, _comparing(record["value"], domain), domain,
-                                  (None, texts or _number_text(record["value"])))  # fmt: skip
+            return RangeCondition(column, None, _comparing(record["value"], domain, texts), domain, (None, texts))
         if operator == ">=":
-            return RangeCondition(column, _comparing(record["value"], domain), None, domain,
-                                  (texts or _number_text(record["value"]), None))  # fmt: skip
-        if operator == "between":
-            low, high = record["value"]
-            return RangeCondition(column, _comparing(low, domain), _comparing(high, domain), domain,
-                                  tuple(texts or (_number_text(low), _number_text(high))))  # fmt: skip
+            return RangeCondition(column, _comparing(record["value"], domain, texts), None, domain, (texts, None))
+        (low, high), (low_text, high_text) = record["value"], texts  # between
+        return RangeCondition(column, _comparing(low, domain, low_text), _comparing(high, domain, high_text),
+                              domain, (low_text, high_text))  # fmt: skip
     except KeyError as missing:
         raise ValueError(f"condition record {record!r} has no {missing.args[0]!r}") from None
-    raise ValueError(f"condition record {record!r}: operator must be one of {list(OPERATORS)}, got {operator!r}")
 
 
-def _number_text(encoded):
-    return f"{decode_value(encoded):g}"
+def _interval_selector(column, operator, value):
+    """The ``ps.IntervalSelector`` a record without ``value_text`` describes (its text is pysubgroup's)."""
+    low, high = -np.inf, np.inf
+    if operator == "<":
+        high = _comparing(value, "number")
+    elif operator == ">=":
+        low = _comparing(value, "number")
+    else:  # between
+        low, high = (_comparing(bound, "number") for bound in value)
+    return ps.IntervalSelector(column, low, high)
 
 
 def subgroup_records(subgroup):

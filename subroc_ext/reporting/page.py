@@ -29,6 +29,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 import pandas as pd
 
+from ..utils.terminal import clipped
 from .conditions import condition_texts
 
 __all__ = [
@@ -64,7 +65,7 @@ DPI = 100
 STYLE = """
 * { box-sizing: border-box; }
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 80em; padding: 0 1em;
-       color: #222; line-height: 1.4; }
+       color: #222; line-height: 1.4; overflow-wrap: break-word; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; }
 nav { font-size: 0.9em; color: #555; } nav a { margin-right: 1em; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.8em 0; }
@@ -279,8 +280,18 @@ def format_p_value(p):
     return f"{rounded:.{max(1, 1 - math.floor(math.log10(rounded)))}f}"
 
 
+#: The longest condition a chip shows whole (a longer one is cut in its middle, whole in its tooltip).
+CHIP_WIDTH = 60
+
+
+def _chip(text):
+    if len(text) <= CHIP_WIDTH:
+        return Html('<span class="cond">{}</span>').format(text)
+    return Html('<span class="cond" title="{}">{}</span>').format(text, clipped(text, CHIP_WIDTH))
+
+
 def _chips(texts):
-    return Html("").join(Html('<span class="cond">{}</span>').format(text) for text in texts)
+    return Html("").join(_chip(text) for text in texts)
 
 
 def conditions_html(subgroup):

@@ -113,10 +113,15 @@ def atomic_directory(out_dir, *, replaces=(), keep=()):
     ------
     OSError
         A write or a move failed; ``filename`` is the file's final path in
-        ``out_dir`` where known. The hidden folder is removed.
+        ``out_dir`` where known (the first of ``keep`` when not even the
+        hidden folder could be made, as on a full disk). The hidden folder
+        is removed.
     """
     out_dir = Path(out_dir)
-    staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=out_dir))
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-", dir=out_dir))
+    except OSError as error:  # a full disk: the first file to write is the one that cannot be written
+        raise _named(error, out_dir / keep[0] if keep else out_dir) from error
     try:
         try:
             try:

@@ -16,14 +16,22 @@ is printed as "Exception ignored on calling ctypes callback function" and
 lost, and the run goes on. :func:`raise_interrupt`, the command line's
 handler of SIGINT and SIGTERM, delivers such a signal again a moment later
 instead, once the callback has returned, so the run ends as interrupted.
+
+Python drops a ``KeyboardInterrupt`` raised anywhere else it ignores
+exceptions too ("Exception ignored in: ...": a weakref callback, as the one
+with which an import drops a module's lock, a ``__del__``, a module being
+collected), which a Ctrl-C in the first second of a command, while its
+modules load, hits. :func:`ignored_interrupts_again`, a ``sys.unraisablehook``,
+delivers such an interrupt again a moment later.
 """
 
 import _thread
 import contextlib
+import signal
 import sys
 import threading
 
-__all__ = ["caused_by_interrupt", "kernel_interrupts", "raise_interrupt"]
+__all__ = ["caused_by_interrupt", "ignored_interrupts_again", "kernel_interrupts", "raise_interrupt"]
 
 #: Seconds after which a signal that arrived inside a compiler callback is delivered again.
 _AGAIN = 0.01
@@ -78,3 +86,19 @@ def raise_interrupt(signum, frame):
         threading.Timer(_AGAIN, _thread.interrupt_main, (signum,)).start()
         return
     raise KeyboardInterrupt
+
+
+def ignored_interrupts_again(previous):
+    """A ``sys.unraisablehook`` that delivers a ``KeyboardInterrupt`` Python ignored
+    (see the module's docstring) again to the main thread in :data:`_AGAIN`
+    seconds, as SIGINT (a SIGTERM has said so already: the command line's
+    handler set ``terminated``), and hands anything else to ``previous``."""
+
+    def hook(unraisable):
+        if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+            threading.Timer(_AGAIN, _thread.interrupt_main, (signal.SIGINT,)).start()
+        else:
+            previous(unraisable)
+
+    return hook
+

@@ -18,7 +18,7 @@ Pure Python, no NumPy: the streams of ``--help`` load nothing else.
 
 import unicodedata
 
-__all__ = ["escaped", "one_line", "visible"]
+__all__ = ["LINE_WIDTH", "clipped", "escaped", "one_line", "visible"]
 
 
 #: The escapes Python's ``repr`` writes for the usual whitespace controls.
@@ -77,8 +77,33 @@ def visible(text, keep=""):
     return "".join(char if char in keep or _shown(char) else escaped(char) for char in text)
 
 
+#: The longest line :func:`one_line` gives (a message naming a column of 10,000 characters).
+LINE_WIDTH = 2000
+
+
 def one_line(text):
     """``text`` as one line for a terminal: its runs of whitespace (line
     breaks, tabs) as one space, then :func:`visible` (a warning's or an
-    error's message, which may name a column)."""
-    return visible(" ".join(str(text).split()))
+    error's message, which may name a column), at most :data:`LINE_WIDTH`
+    characters (:func:`clipped`)."""
+    return clipped(visible(" ".join(str(text).split())), LINE_WIDTH)
+
+
+def clipped(text, width):
+    """``text`` cut in its middle to at most ``width`` characters, ``…`` where
+    the cut is: its start and its end stay (a condition on a column named by
+    10,000 characters keeps its operator and value), so that a line of the
+    console or a cell of a report keeps its width. The files keep the full text.
+
+    Examples
+    --------
+    >>> clipped("r" * 10_000 + "=='east'", 24)
+    "rrrrrrrrrrrr…rrr=='east'"
+    >>> clipped("age >= 38", 24)
+    'age >= 38'
+    """
+    if len(text) <= width:
+        return text
+    end = (width - 1) // 2
+    return text[: width - 1 - end] + "\u2026" + text[len(text) - end :]
+

@@ -12,15 +12,20 @@ the winner's curse. On the data the findings were tested on, the effects
 and intervals are the findings' own (``tests/test_recheck.py``).
 """
 
+import numbers
+
 import numpy as np
 import pandas as pd
+import pysubgroup as ps
 
 from ..inference.effects import effect_estimates
 from ..inputs.condition_records import decode_value
 from ..inputs.findings_file import findings_table, read_findings
 from ..inputs.labels import infer_positive_label
+from ..inputs.selectors import PointCondition, RangeCondition, ValueCondition, comparable_values
 from ..inputs.sorted_data import SortedDataset
 from ..inputs.target import SoftClassifierTarget
+from ..utils.names import CALIBRATION_MEASURE_NAMES, MEASURE_NAMES
 from ..utils.validation import check_columns
 from . import steps
 from .pipeline import make_quality_function
@@ -43,6 +48,101 @@ def _check_rechecked(document, where):
                          "probabilities fitted on the search split)")  # fmt: skip
     if settings["measure"] == "auc_mu":
         raise ValueError(f"{where}: recheck measures a binary model's findings, not a multi-class one's (AUC_mu)")
+    known = (*MEASURE_NAMES, *CALIBRATION_MEASURE_NAMES)
+    if settings["measure"] not in known:
+        raise ValueError(f"{where}: key 'settings.measure': {settings['measure']!r} is not a measure recheck "
+                         f"knows ({', '.join(known)})")  # fmt: skip
+
+
+def _column_of(settings, key, given, where):
+    """The label or score column: ``given``, else the findings'."""
+    if given is not None:
+        return given
+    if settings.get(key) is None:
+        raise ValueError(f"{where}: key 'settings.{key}' is missing; name the {key} column (--{key}, {key}=)")
+    return settings[key]
+
+
+#: A column's values in words, by kind.
+_KIND_WORDS = {"text": "text", "number": "numbers", "bool": "true/false values", "datetime": "datetimes",
+               "timedelta": "durations"}  # fmt: skip
+
+
+def _value_kind(value):
+    """``'text'``, ``'bool'``, ``'number'``, ``'datetime'``, ``'timedelta'`` or None (another kind)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (numbers.Number, np.number)):
+        return "number"
+    if isinstance(value, (pd.Timestamp, np.datetime64)):
+        return "datetime"
+    if isinstance(value, (pd.Timedelta, np.timedelta64)):
+        return "timedelta"
+    return None
+
+
+def _column_kinds(column):
+    """The kinds of the values of a column with some present (see :func:`_value_kind`)."""
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return {_value_kind(value) for value in dtype.categories}
+    if pd.api.types.is_bool_dtype(dtype):
+        return {"bool"}
+    if pd.api.types.is_numeric_dtype(dtype):
+        return {"number"}
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return {"datetime"}
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        return {"timedelta"}
+    return {_value_kind(value) for value in pd.unique(column.dropna())}
+
+
+def _check_condition_columns(data, subgroups):
+    """Refuse a column the findings' conditions cannot be measured on: missing in
+    every row, or holding another kind of values than its conditions compare
+    (``region`` now integers, ``age`` now text), naming the column and the condition."""
+    conditions = {}
+    for subgroup in subgroups:
+        for condition in subgroup.selectors:
+            conditions.setdefault(condition.attribute_name, {})[str(condition)] = condition
+    for name, on_column in conditions.items():
+        column = data[name]
+        texts = ", ".join(list(on_column)[:3]) + (", ..." if len(on_column) > 3 else "")
+        if column.isna().all():
+            raise ValueError(f"column {name!r} is missing in every row of the data; the findings' conditions on "
+                             f"it ({texts}) cannot be measured")  # fmt: skip
+        kinds = _column_kinds(column)
+        for text, condition in on_column.items():
+            expected = _condition_kind(condition)
+            if expected is None or expected in kinds or _comparable(column, expected):
+                continue
+            found = " and ".join(sorted(_KIND_WORDS.get(kind, "other values") for kind in kinds))
+            raise ValueError(f"column {name!r} holds {found} ({column.dtype}) in the data, but the findings' "
+                             f"condition {text} compares it with {_KIND_WORDS[expected]}")  # fmt: skip
+
+
+def _condition_kind(condition):
+    """The kind of values a condition compares (None: any, as ``is missing``)."""
+    if isinstance(condition, ps.IntervalSelector):
+        return "number"
+    if isinstance(condition, (RangeCondition, PointCondition)):
+        return condition.domain
+    if isinstance(condition, (ValueCondition, ps.EqualitySelector)):
+        return _value_kind(condition.attribute_value)
+    return None
+
+
+def _comparable(column, domain):
+    """Whether a column of other values can be compared as ``domain`` (ISO date text as datetimes)."""
+    if domain not in ("datetime", "timedelta") or pd.api.types.is_bool_dtype(column.dtype):
+        return False
+    try:
+        comparable_values(column, domain)
+    except (ValueError, TypeError, AttributeError, OverflowError):
+        return False
+    return True
 
 
 def recheck(findings, data, *, label=None, score=None, positive_label=None, random_state=0):
@@ -50,9 +150,12 @@ def recheck(findings, data, *, label=None, score=None, positive_label=None, rand
 
     Parameters
     ----------
-    findings : str, pathlib.Path or dict
+    findings : str, pathlib.Path, dict or FindingsDocument
         A ``findings.json`` of ``subroc-ext run`` or :func:`~subroc_ext.findings_document`
-        of a :func:`~subroc_ext.find_subgroups` table (one model).
+        of a :func:`~subroc_ext.find_subgroups` table (one model), read once and
+        checked against its schema
+        (:func:`~subroc_ext.inputs.findings_file.read_findings`; a document it
+        returned is not checked again).
     data : pandas.DataFrame
         The new rows: the label, the score and every column a condition names.
     label, score : str, optional
@@ -83,8 +186,13 @@ def recheck(findings, data, *, label=None, score=None, positive_label=None, rand
     Raises
     ------
     ValueError
-        Findings of a comparison, of case mix or of a multi-class model; a
-        column missing in ``data``, a bad label or score column.
+        Findings that break their schema or were edited (a description that is
+        not its conditions), of a comparison, of case mix or of a multi-class
+        model, each message naming the key; a column of ``data`` that holds
+        another kind of values than its conditions compare, or is missing in
+        every row; a bad label or score column.
+    KeyError
+        A column missing in ``data``.
 
     Examples
     --------
@@ -104,13 +212,14 @@ def recheck(findings, data, *, label=None, score=None, positive_label=None, rand
     0  region=='east'         0.323  0.351  worse
     """
     document = read_findings(findings)
-    where = "findings document" if isinstance(findings, dict) else f"findings file '{findings}'"
-    _check_rechecked(document, where)
+    _check_rechecked(document, document.where)
     settings = document["settings"]
     before = findings_table(document)
-    label, score = label or settings["label"], score or settings["score"]
+    label = _column_of(settings, "label", label, document.where)
+    score = _column_of(settings, "score", score, document.where)
     columns = sorted({record["column"] for finding in document["findings"] for record in finding["conditions"]})
     check_columns(data, [label, score, *columns])
+    _check_condition_columns(data, before["subgroup"])
     if positive_label is None:
         known = decode_value(settings.get("positive_label"))
         positive_label = infer_positive_label(data[label], label) if known is None else known
@@ -119,9 +228,10 @@ def recheck(findings, data, *, label=None, score=None, positive_label=None, rand
     qf = make_quality_function(settings["measure"], label, positive_label=positive_label, mode=settings["mode"])
     qf.use_dataset(dataset)
     subgroups = list(before["subgroup"])
-    effects = _effects(effect_estimates(subgroups, data, qf, target, random_state=random_state), settings)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a subgroup of one class: NaN, trend 'undefined'
+        effects = _effects(effect_estimates(subgroups, data, qf, target, random_state=random_state), settings)
+        described = steps.describe(subgroups, dataset, target, measure=qf.measure)
     measure = settings["measure"]
-    described = steps.describe(subgroups, dataset, target, measure=qf.measure)
     table = pd.DataFrame({
         "rank": np.arange(1, len(before) + 1), "description": before["description"],
         "failure_before": before["failure"].astype(bool), "delta_before": before["delta"],
@@ -141,8 +251,9 @@ def recheck(findings, data, *, label=None, score=None, positive_label=None, rand
 
 
 def _effects(estimates, settings):
-    """The effects' table with intervals as the findings had them."""
+    """The effects' table with intervals as the findings had them (at ``1 - alpha`` without a level)."""
     level = settings.get("interval_level")
+    level = 1 - settings["alpha"] if level is None else level
     if settings.get("intervals") == "simultaneous":
         return estimates.simultaneous(level)
-    return estimates.marginal(1 - settings["alpha"] if level is None else level)
+    return estimates.marginal(level)

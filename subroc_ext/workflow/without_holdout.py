@@ -16,8 +16,9 @@
 import numpy as np
 import pandas as pd
 
-from ..inference.permutation import permutation_test
+from ..inference.permutation import MAX_T, permutation_test
 from ..inference.promise import promise_test
+from ..inference.promise_max_t import METHOD as MAX_T_LABEL_DRAWS
 from ..inference.promise_max_t import promise_max_t
 from ..inference.significance import base_seed
 from ..inference.verdicts import same_rows_verdicts
@@ -70,8 +71,10 @@ def test_without_holdout(found, subgroups, data, quality_function, statistic_qf,
         ``null_samples_drawn`` (permuted searches), ``method``,
         ``permutations``.
     """
-    if not len(subgroups):
-        return empty_test_columns()
+    if not len(subgroups):  # nothing found: no test, but its name for the table's settings
+        empty = empty_test_columns()
+        empty.attrs["method"] = MAX_T_LABEL_DRAWS if isinstance(statistic_qf, CaseMixQF) else MAX_T
+        return empty
     use_dataset(quality_function, data)
     use_dataset(statistic_qf, data)
     data = data.data if isinstance(data, SortedDataset) else data
