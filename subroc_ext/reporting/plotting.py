@@ -15,14 +15,13 @@ read as math. Every name (a value, a column) enters a figure through
 :mod:`~subroc_ext.reporting.figure_text`.
 """
 
-import os
-import sys
 import warnings
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import UndefinedMeasureWarning
+from ..metrics.covers import cover_of
 from ..metrics.kernels import (
     pr_auc_from_counts,
     pr_curve_from_counts,
@@ -36,6 +35,7 @@ from ..workflow.diversity import cover_words, select_diverse
 from .conditions import readable_description
 from .figure_text import fitted, plain_text, shortened, wrapped_name
 from .layout import fit_axes, widest
+from .preload import pyplot
 
 __all__ = [
     "CURVE_TOLERANCE",
@@ -46,24 +46,6 @@ __all__ = [
     "plot_cross_auc",
     "plot_generalization_diagnostics",
 ]
-
-
-def _pyplot():
-    """Import ``matplotlib.pyplot``, choosing the Agg backend on a headless system."""
-    try:
-        import matplotlib
-    except ImportError as error:
-        raise ImportError(
-            "plotting needs matplotlib; install it with: pip install subroc-ext[plot]"
-        ) from error
-    headless = sys.platform.startswith("linux") and not (
-        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    )
-    if headless and "MPLBACKEND" not in os.environ and "matplotlib.pyplot" not in sys.modules:
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 #: How far (in units of the axes, 0 to 1) a drawn ROC or PR curve may pass from its exact points.
@@ -149,17 +131,6 @@ def _subgroups_iv(subgroups, top, names):
     return descriptions, names
 
 
-def _covers(description, data):
-    """Boolean cover of ``description`` by row position (the index is never used)."""
-    cover = np.asarray(description.covers(data), dtype=bool)
-    if cover.shape != (len(data),):
-        raise ValueError(
-            f"subgroup {describe(description)!r} covers an array of shape {cover.shape}, "
-            f"expected ({len(data)},)"
-        )
-    return cover
-
-
 def _distinct(subgroups, data, top, names, max_overlap):
     """The first ``top`` subgroups overlapping no earlier shown one by more than
     ``max_overlap`` (Jaccard index on ``data``), and their names."""
@@ -188,7 +159,7 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
             f"the {kind.upper()} curve of the whole data needs {needed} in label column {label!r}"
         )
 
-    plt = _pyplot()
+    plt = pyplot()
     if ax is None:
         figure, ax = plt.subplots(figsize=(7.5, 7.2), layout="constrained")
     else:
@@ -203,7 +174,7 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
     ax.plot(*thinned_curve(whole[0], whole[1]), color="0.15", linewidth=3,
             label=f"{whole_name} (n={len(data):,}, {measure} {whole[2]:.3f})")  # fmt: skip
     for description, name in zip(descriptions, names):
-        cover = _covers(description, data)
+        cover = cover_of(description, data)
         points = curve(is_positive[cover], scores[cover])
         if points is None:
             warnings.warn(
@@ -376,7 +347,7 @@ def plot_cross_auc(cross, *, ax=None, annotate=True, label_width=40):
     """
     auc = getattr(cross, "auc", cross)
     pairs = getattr(cross, "pairs", None)
-    plt = _pyplot()
+    plt = pyplot()
     names = [wrapped_name(name, label_width) for name in auc.columns]
     if ax is None:
         # 0.85 inch a cell (two short lines of text) plus room for the labels
@@ -422,7 +393,7 @@ def plot_generalization_diagnostics(table, *, top=5, axes=None, label_width=40):
     -------
     matplotlib.figure.Figure
     """
-    plt = _pyplot()
+    plt = pyplot()
     rows = table.iloc[: top + 1]
     if axes is None:
         figure, axes = plt.subplots(1, 2, figsize=(10, 2.2 + 0.55 * len(rows)), sharey=True,
@@ -549,7 +520,7 @@ def plot_forest(
         reference = table.attrs.get("dataset_values", {}).get(value)
     rows = table if top is None else table.head(top)
     n = len(rows)
-    plt = _pyplot()
+    plt = pyplot()
     own = ax is None
     if own:
         figure, ax = plt.subplots(figsize=(12, 1.3 + 0.27 * max(n, 1)))
