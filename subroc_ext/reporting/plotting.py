@@ -34,6 +34,7 @@ from ..utils.validation import check_columns, finite_scores, positive_mask, show
 from ..workflow.diversity import cover_words, select_diverse
 from .conditions import readable_description
 from .figure_text import fitted, plain_text, shortened, wrapped_name
+from .findings import finding_noun, shown_positions
 from .layout import fit_axes, widest
 from .preload import pyplot
 
@@ -178,7 +179,7 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
         points = curve(is_positive[cover], scores[cover])
         if points is None:
             warnings.warn(
-                f"not plotting subgroup {name!r}: its {kind.upper()} curve is undefined "
+                f"not plotting subgroup {describe(description)}: its {kind.upper()} curve is undefined "
                 f"(one class only among its {cover.sum()} rows)",
                 UndefinedMeasureWarning,
                 stacklevel=3,
@@ -458,10 +459,13 @@ def plot_forest(
 ):
     """Forest plot: each subgroup's measure with its interval against the whole data's.
 
-    One row per subgroup, best first: a dot at the subgroup's value (filled
-    when the table marks it ``significant``, hollow otherwise), a line over
-    its interval, a dashed vertical line at the whole data's value; the
-    subgroup's size (and share of the rows) on the right. Like fairlearn's
+    One row per subgroup, best first, named by its rank in the table: a dot
+    at the subgroup's value (filled when the table marks it ``significant``,
+    hollow otherwise; ringed when the headline names it a failure), a line
+    over its interval, a dashed vertical line at the whole data's value; the
+    subgroup's size (and share of the rows) on the right. Every failure the
+    headline names is shown, below the first ``top`` rows if it ranks lower
+    (:func:`~subroc_ext.reporting.findings.shown_positions`). Like fairlearn's
     ``MetricFrame.plot`` and TensorFlow Model Analysis' slicing views: a
     metric per group with its uncertainty at a glance.
 
@@ -489,7 +493,7 @@ def plot_forest(
     n_rows : int, optional
         Rows of that split: with it each size is also shown as a share.
     top : int or None, default=20
-        Plot the first ``top`` subgroups (all when None).
+        Plot the first ``top`` subgroups (all when None), and the failures below them.
     ax : matplotlib.axes.Axes, optional
         Draw into these axes; a new figure sized to the rows otherwise
         (12 inches wide: 1,200 pixels at the report's 100 dpi).
@@ -518,7 +522,8 @@ def plot_forest(
     value, interval, size = _forest_columns(table, value, interval, size)
     if reference is None:
         reference = table.attrs.get("dataset_values", {}).get(value)
-    rows = table if top is None else table.head(top)
+    positions = shown_positions(table, top)
+    rows = table.iloc[positions]
     n = len(rows)
     plt = pyplot()
     own = ax is None
@@ -546,6 +551,12 @@ def plot_forest(
             ax.plot(values[chosen], y[chosen], "o", color=color, fillstyle=fill, markersize=6,
                     label=text)[0]  # fmt: skip
         )
+    failed = rows["failure"].fillna(False).to_numpy(dtype=bool) if "failure" in rows.columns else np.zeros(n, bool)
+    for gap in np.flatnonzero(np.diff(positions) > 1):  # rows left out between: a dotted line
+        ax.axhline(y[gap] - 0.5, color="0.6", linestyle=":", linewidth=1)
+    if failed.any():
+        handles.append(ax.plot(values[failed], y[failed], "o", color="black", fillstyle="none", markersize=12,
+                               markeredgewidth=1.5, label=f"{finding_noun(table.attrs)} (the headline's)")[0])  # fmt: skip
     expected = f"expected_{value}" if expected is None else expected
     if expected and expected in rows.columns:
         promised = table.attrs.get("dataset_values", {}).get(expected)
@@ -556,8 +567,8 @@ def plot_forest(
                                fillstyle="none", markersize=5, label="what the scores promise")[0])  # fmt: skip
     descriptions = rows["subgroup"] if "subgroup" in rows.columns else rows["description"]
     names = [
-        f"#{rank} {shortened(readable_description(d), label_width)}"
-        for rank, d in enumerate(descriptions, 1)
+        f"#{position + 1} {shortened(readable_description(d), label_width)}"
+        for position, d in zip(positions, descriptions)
     ]
     # each row's name left of the axes and its size right of them: texts, which draw several
     # times faster than as many ticks (a figure of 100 rows in well under a second)
