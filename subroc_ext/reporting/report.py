@@ -135,7 +135,7 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
         Column("significant", "significant", verdict_cell,
                help="the test rejects at alpha (and, with intervals='fcr', the effect's interval lies "
                     "beyond min_delta); 'note': the test and the interval disagree (listed under the table)"),
-        *([Column("failure", "headline", failure_cell(table.attrs),
+        *([Column("failure", "headline", failure_cell(table.attrs), text=True,
                   help="what the headline's rules said of the row: a failure it names (its row is marked), or "
                        "why a significant row is none (variant #k, explained #k: of the failure ranked k; "
                        "range restriction, ...; the whole note is the column failure_note)")]
