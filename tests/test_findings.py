@@ -344,3 +344,11 @@ def test_without_a_holdout_the_console_shows_the_promise_of_the_searched_rows():
     table.attrs.update(holdout=False, dataset_values={"roc_auc_search": 0.9}, n_rows={"search": 1000})
     assert "expected_roc_auc_search" in _format_results(table, "roc_auc").splitlines()[0].split()
     assert "(25% of rows)" in headline(table).findings[0].text
+
+
+def test_the_label_names_the_failure_of_failure_of_whichever_way_a_note_numbers_it():
+    """The console's and the report's label take the number from ``failure_of``
+    (one numbering: table ranks), for notes that say ``row 4`` or ``#4``."""
+    for note in ("explained by row 5: its 728 held-out rows ...", "explained by #4: its 728 held-out rows ..."):
+        record = pd.Series({"failure": False, "failure_note": note, "failure_of": 4})
+        assert failure_label(record, {"mode": "worse"}) == "explained #4"

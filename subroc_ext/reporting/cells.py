@@ -11,6 +11,7 @@ multi-class and comparison reports.
 """
 
 import functools
+import re
 
 import numpy as np
 import pandas as pd
@@ -180,7 +181,7 @@ def failure_label(record, attrs):
     if bool(record["failure"]):
         return f"{noun} {BY_PROMISE}" if note.startswith(BY_PROMISE) else noun
     of = record.get("failure_of")
-    kind = note.split(":")[0].split(" of row")[0].split(" by row")[0]
+    kind = re.sub(r" (of|by) (row |#)\d+$", "", note.split(":")[0])  # "explained by row 4" (or "by #4")
     if kind in ("variant", "explained", f"beside a {rules_noun}") and not pd.isna(of):
         return f"{kind.replace(rules_noun, noun)} #{int(of)}"
     return kind
