@@ -321,8 +321,8 @@ def test_the_reports_table_marks_failures_apart_from_significant_rows():
     table = low_failure_table().assign(rank=range(1, 15))
     rows = str(subgroups_table(table, result_columns(table, "roc_auc", n_rows=1000))).split("<tr")[2:]
     assert 'class="significant failure"' in rows[12] and 'class="significant"' in rows[1]
-    assert '<td data-col="failure" data-value="1.0">failure</td>' in rows[12]
-    assert '<td data-col="failure" data-value="0.0">explained #13</td>' in rows[3]
+    assert '<td data-col="failure" class="text" data-value="1.0">failure</td>' in rows[12]
+    assert '<td data-col="failure" class="text" data-value="0.0">explained #13</td>' in rows[3]
     assert "+0.00031" in rows[12]
 
 
