@@ -352,3 +352,13 @@ def test_the_label_names_the_failure_of_failure_of_whichever_way_a_note_numbers_
     for note in ("explained by row 5: its 728 held-out rows ...", "explained by #4: its 728 held-out rows ..."):
         record = pd.Series({"failure": False, "failure_note": note, "failure_of": 4})
         assert failure_label(record, {"mode": "worse"}) == "explained #4"
+
+
+def test_the_reports_headline_column_is_chosen_only_where_the_rules_said_something():
+    from subroc_ext.reporting.report import result_columns
+
+    table = low_failure_table().assign(rank=range(1, 15))
+    shown = {column.key: column.shown for column in result_columns(table, "roc_auc", n_rows=1000)}
+    assert shown["failure"]
+    quiet = table.assign(significant=False, failure=False, failure_note="")
+    assert not {column.key: column.shown for column in result_columns(quiet, "roc_auc", n_rows=1000)}["failure"]
