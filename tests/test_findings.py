@@ -362,3 +362,16 @@ def test_the_reports_headline_column_is_chosen_only_where_the_rules_said_somethi
     assert shown["failure"]
     quiet = table.assign(significant=False, failure=False, failure_note="")
     assert not {column.key: column.shown for column in result_columns(quiet, "roc_auc", n_rows=1000)}["failure"]
+
+
+def test_no_view_writes_minus_zero_or_a_bound_beyond_zero_as_zero():
+    """Issue 58: ``-0.000`` and ``[+0.000, +0.257]`` on a significant row."""
+    from subroc_ext.reporting.cells import delta_cell, effect_cell
+
+    record = pd.Series({"delta": -0.00004, "delta_ci_low": 0.00031, "delta_ci_high": 0.2567, "value": 0.89996})
+    shown, _ = effect_cell(record)
+    assert str(shown).split(" ")[0] == "-0.00004" and "[+0.00031, +0.257]" in str(shown)
+    assert delta_cell("value", 0.9)(record)[0] == "-0.00004"
+    table = low_failure_table()
+    table.loc[0, "delta"] = -0.00004
+    assert _printed_rows(_format_results(table, "roc_auc"))["1"][2:4] == ["0.850", "-0.00004"]

@@ -152,7 +152,7 @@ def value_cell(value, interval):
 def delta_cell(value, reference):
     def cell(record):
         delta = record[value] - reference
-        return ("–" if pd.isna(delta) else f"{delta:+.3f}"), float(delta)
+        return effect_text(delta, sign=True), float(delta)
 
     return cell
 
