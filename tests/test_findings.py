@@ -375,3 +375,14 @@ def test_no_view_writes_minus_zero_or_a_bound_beyond_zero_as_zero():
     table = low_failure_table()
     table.loc[0, "delta"] = -0.00004
     assert _printed_rows(_format_results(table, "roc_auc"))["1"][2:4] == ["0.850", "-0.00004"]
+
+
+def test_a_calibration_search_words_its_variants_in_its_own_direction():
+    """Issue 58: in mode 'over' the variants were "not significantly better than" their failure."""
+    table = judged_table()
+    table.attrs.update(measure="calibration_gap", mode="better",
+                       dataset_values={"calibration_gap_validation": -0.02})  # fmt: skip
+    table = table.assign(calibration_gap_validation=-0.2, positives_validation=50)
+    assert headline(table).findings[1].variants_text().startswith(
+        "variants, not significantly more overestimated than it: #3 region=='north'")
+    assert "variant #k = not significantly more overestimated than the rest of failure #k" in _notes_legend(table.attrs)

@@ -26,7 +26,7 @@ from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
 from ..reporting.cells import failure_label
-from ..reporting.findings import CHECK_PREFIX, RANKS, finding_noun, headline, shown_positions
+from ..reporting.findings import CHECK_PREFIX, RANKS, finding_noun, headline, shown_positions, than_words
 from ..reporting.page import format_p_value
 from ..reporting.reading import STOPPED, effect_meaning, effect_text, intervals_text, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
@@ -337,10 +337,11 @@ def _notes_legend(attrs):
     for side in sides if promised else []:
         terms += [f"{side.slice} = no {side.than} its own scores promise ({side.every})",
                   f"not shown {side.than} promised = {side.gap}, but not beyond chance"]  # fmt: skip
+    than = than_words(attrs)
     terms += [
-        f"variant #k = not significantly {words.than} the rest of {noun} #k",
+        f"variant #k = not significantly {than} the rest of {noun} #k",
         f"explained #k = not a {noun} outside {noun} #k",
-        f"beside a {noun} #k = {words.than} the whole data only by holding {noun} #k's rows",
+        f"beside a {noun} #k = {than} the whole data only by holding {noun} #k's rows",
         *([f"range-restricted = at least half of the subgroup's ROC AUC {words.change} is what its own scores "
            "promise"] if promised else []),
         "other side = both sides of one cut are listed",

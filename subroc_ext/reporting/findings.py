@@ -27,7 +27,7 @@ from .reading import effect_text
 
 __all__ = ["CHECK_PREFIX", "HEADLINE_ROWS", "RANKS", "Finding", "Headline", "failure_rows", "findings_section",
            "finding_noun", "headline", "headline_html", "measure_title", "result_kind", "shown_positions",
-           "significant_count"]
+           "significant_count", "than_words"]
 
 #: How each data check (a possible leak, a code cut as a number) begins, before the results.
 CHECK_PREFIX = "Check the data:"
@@ -68,6 +68,24 @@ def finding_noun(attrs):
     ('finding', 'failure')
     """
     return "failure" if attrs.get("measure") == "calibration_gap" else FINDING_NOUN[attrs.get("mode", "worse")]
+
+
+def than_words(attrs):
+    """How a row compares with another in the table's direction, for its
+    ``attrs``: ``'worse than'``, ``'better than'``; the calibration gap's
+    ``'more overestimated than'`` (mode 'over': no model does *better* by
+    overestimating risks more).
+
+    Examples
+    --------
+    >>> than_words({"mode": "better"}), than_words({"mode": "better", "measure": "calibration_gap"})
+    ('better than', 'more overestimated than')
+    """
+    mode = attrs.get("mode", "worse")
+    if attrs.get("measure") == "calibration_gap":
+        return {"worse": "more underestimated than", "better": "more overestimated than"}.get(
+            mode, "more miscalibrated than")
+    return NOTE_WORDS[mode].than
 
 
 @dataclass
@@ -540,7 +558,7 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
         Finding(record["subgroup"], record["description"], text(record, attrs, n_rows), position + 1,
                 variants=[(table["subgroup"].iloc[j], table["description"].iloc[j], j + 1)
                           for j in np.flatnonzero(variants & (ranks == position + 1))],
-                than=NOTE_WORDS[attrs.get("mode", "worse")].than)
+                than=than_words(attrs))
         for position, record in ((position, table.iloc[position]) for position in failures[:top])
     ]  # fmt: skip
     more = rest
