@@ -555,8 +555,9 @@ def plot_forest(
     for gap in np.flatnonzero(np.diff(positions) > 1):  # rows left out between: a dotted line
         ax.axhline(y[gap] - 0.5, color="0.6", linestyle=":", linewidth=1)
     if failed.any():
-        handles.append(ax.plot(values[failed], y[failed], "o", color="black", fillstyle="none", markersize=12,
-                               markeredgewidth=1.5, label=f"{finding_noun(table.attrs)} (the headline's)")[0])  # fmt: skip
+        ring = dict(color="black", fillstyle="none", markersize=12, markeredgewidth=1.5)
+        handles.append(ax.plot(values[failed], y[failed], "o", label=f"{finding_noun(table.attrs)} (the headline's)",
+                               **ring)[0])  # fmt: skip
     expected = f"expected_{value}" if expected is None else expected
     if expected and expected in rows.columns:
         promised = table.attrs.get("dataset_values", {}).get(expected)
