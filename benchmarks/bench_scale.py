@@ -32,6 +32,7 @@ Examples
 ::
 
     nice -n 10 python benchmarks/bench_scale.py --cases run --rows 2000000 --trees /work/main .
+    nice -n 10 python benchmarks/bench_scale.py --cases run --rows 2000000 --wide   # issue 58's table
     nice -n 10 python benchmarks/bench_scale.py --cases version demo --trees /work/main .
     nice -n 10 python benchmarks/bench_scale.py --cases small warm-demo --pairs 3 --trees /work/main .
 """
@@ -51,11 +52,13 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def make_data(rows, seed=0):
+def make_data(rows, seed=0, wide=False):
     """``rows`` scored examples: attributes ``region`` (12 values), ``channel``
     (4), ``plan`` (3), ``age``, ``tenure``, ``spend``, label ``y`` (about 30 %
     positive) and score ``p``, random where ``channel == 'phone'`` and
-    ``plan == 'basic'``."""
+    ``plan == 'basic'``; ``wide``: three more categorical attributes that
+    change nothing (``segment``, 6 values, ``device``, 3, ``source``, 8), six
+    categorical and three numeric in all, as issue 58's table."""
     rng = np.random.default_rng(seed)
     frame = pd.DataFrame({
         "region": rng.choice([f"r{i}" for i in range(12)], rows),
@@ -71,6 +74,10 @@ def make_data(rows, seed=0):
     failing = (frame["channel"] == "phone") & (frame["plan"] == "basic")
     score = np.where(failing, rng.normal(-1.5, 1.5, rows), score)
     frame["p"] = np.round(1 / (1 + np.exp(-score)), 6)
+    if wide:
+        other = np.random.default_rng(seed + 1)
+        for name, values in (("segment", 6), ("device", 3), ("source", 8)):
+            frame[name] = other.choice([f"{name[0]}{i}" for i in range(values)], rows)
     return frame
 
 
@@ -139,6 +146,7 @@ def main(argv=None):
     parser.add_argument("--trees", nargs="+", default=[str(ROOT)], help="source trees to compare")
     parser.add_argument("--pairs", type=int, default=1, help="measurements per case and tree")
     parser.add_argument("--data", help="the generated CSV (made if missing)")
+    parser.add_argument("--wide", action="store_true", help="six categorical attributes, not three (issue 58)")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bench_scale_"))
     rows = []
@@ -146,7 +154,7 @@ def main(argv=None):
         if "run" in args.cases:
             data = Path(args.data or work / f"scale_{args.rows}.csv")
             if not data.exists():
-                make_data(args.rows).to_csv(data, index=False)
+                make_data(args.rows, wide=args.wide).to_csv(data, index=False)
             print(f"data: {data} ({data.stat().st_size / 1e6:.0f} MB, {args.rows:,} rows)", flush=True)
         if "small" in args.cases:
             small = work / f"adult_{args.small_rows}.csv"

@@ -10,7 +10,7 @@ from pathlib import Path
 from .utils.deprecation import MOVED_MODULES, register_moved_modules
 from .utils.kernel_cache import refresh_kernel_caches
 
-__version__ = "0.1.0"
+from .utils.names import VERSION as __version__
 
 # compiled kernels cached on disk are dropped when any kernel source changed
 # (numba checks only each module's own file), before any kernel runs

@@ -5,6 +5,7 @@ import base64
 import errno
 import io
 import os
+import runpy
 import shlex
 import shutil
 import signal
@@ -170,6 +171,15 @@ def test_main_in_process_converts_the_positive_label(workdir, tmp_path, capsys):
 
 def test_version(capsys):
     assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"subroc-ext {subroc_ext.__version__}"
+
+
+def test_python_m_subroc_ext_runs_the_command(monkeypatch, capsys):
+    """``python -m subroc_ext`` is the command, as ``python -m subroc_ext.cli`` is."""
+    monkeypatch.setattr(sys, "argv", ["subroc_ext", "--version"])
+    with pytest.raises(SystemExit) as ended:
+        runpy.run_module("subroc_ext", run_name="__main__")
+    assert ended.value.code == 0
     assert capsys.readouterr().out.strip() == f"subroc-ext {subroc_ext.__version__}"
 
 

@@ -6,7 +6,8 @@ import pysubgroup as ps
 import pytest
 
 from subroc_ext.reporting.findings import failure_rows, findings_section, headline, headline_html
-from subroc_ext.cli.output import _failure_label, _notes_legend, _row_notes
+from subroc_ext.cli.output import _format_results, _notes_legend, _row_notes, _top_rows
+from subroc_ext.reporting.cells import failure_label
 
 
 def _subgroup(value):
@@ -38,10 +39,10 @@ def test_significant_findings_by_effect_with_share_value_and_interval():
         "(fdr_by, alpha 0.05), largest effect first:"
     )
     assert [finding.sentence() for finding in said.findings] == [
-        "region=='west' (25% of rows): ROC AUC 0.810 vs 0.900 overall, 0.090 lower [0.080, 0.100]",
-        "region=='east' (50% of rows): ROC AUC 0.880 vs 0.900 overall, 0.020 lower [0.010, 0.030]",
+        "region=='west' (25% of held-out rows): ROC AUC 0.810 vs 0.900 overall, 0.090 lower [0.080, 0.100]",
+        "region=='east' (50% of held-out rows): ROC AUC 0.880 vs 0.900 overall, 0.020 lower [0.010, 0.030]",
     ]
-    assert said.findings[0].sentence(readable=True).startswith("region = west (25% of rows)")
+    assert said.findings[0].sentence(readable=True).startswith("region = west (25% of held-out rows)")
     assert said.more == ""
 
 
@@ -114,12 +115,12 @@ def test_paired_and_drift_findings():
         "Where the change is worse than on the whole data: 1 of 2 subgroups significant"
     )
     assert paired.findings[0].sentence() == (
-        "region=='east' (30% of rows): ROC AUC 0.750 (new) vs 0.850 (baseline), a change 0.060 "
+        "region=='east' (30% of held-out rows): ROC AUC 0.750 (new) vs 0.850 (baseline), a change 0.060 "
         "worse than on the whole data [0.020, 0.100]"
     )
     drift = headline(comparison_table("drift", old=0.92, new=0.89))
     assert drift.findings[0].sentence() == (
-        "region=='east' (30% of rows): ROC AUC 0.850 (reference) -> 0.750 (current), a change "
+        "region=='east' (30% of held-out rows): ROC AUC 0.850 (reference) -> 0.750 (current), a change "
         "0.060 worse than on the whole data [0.020, 0.100]"
     )
 
@@ -184,17 +185,17 @@ def test_a_judged_table_names_its_failures_surest_first_with_their_variants():
         "significant of 4 subgroups (fdr_by, alpha 0.05), surest first:"
     )
     assert [finding.description for finding in said.findings] == ["region=='west'", "region=='east'"]
-    assert [description for _, description in said.findings[1].variants] == ["region=='north'"]
+    assert [(description, rank) for _, description, rank in said.findings[1].variants] == [("region=='north'", 3)]
     assert said.more == (
         "Not failures: 1 slice where every model ranks worse (range restriction), 1 variant of a failure; "
         "in the table with their notes."
     )
     lines = said.text().splitlines()
-    assert lines[3] == "     variants, not significantly worse than it: region=='north'"
+    assert lines[3] == "     variants, not significantly worse than it: #3 region=='north'"
     html = str(headline_html(judged_table()))
     # the variants are written as their finding is: one chip per condition
     assert ('<br><span class="note">variants, not significantly worse than it: '
-            '<span class="cond">region = north</span></span>') in html
+            '#3 <span class="cond">region = north</span></span>') in html
 
 
 def test_a_failure_by_its_promise_is_counted_among_the_significant_and_labelled_in_the_console():
@@ -203,11 +204,11 @@ def test_a_failure_by_its_promise_is_counted_among_the_significant_and_labelled_
     assert headline(table).summary.startswith("Where the ROC AUC is worse than on the whole data and than its "
                                               "scores promise: 2 failures among 4 significant (1 by its promise) of 4 "
                                               "subgroups")
-    assert _failure_label(table.iloc[1]) == "failure by its promise" and _failure_label(table.iloc[0]) == "failure"
+    assert failure_label(table.iloc[1], table.attrs) == "failure by its promise" and failure_label(table.iloc[0], table.attrs) == "failure"
     beside = table.iloc[3].copy()
     beside["failure_note"] = "beside a failure: worse than the whole data only because row 1's rows are in it, ..."
     beside["failure_of"] = 1
-    assert _failure_label(table.iloc[2]) == "variant #1" and _failure_label(beside) == "beside a failure #1"
+    assert failure_label(table.iloc[2], table.attrs) == "variant #1" and failure_label(beside, table.attrs) == "beside a failure #1"
 
 
 def test_the_console_says_which_rows_could_not_be_tested():
@@ -216,7 +217,7 @@ def test_the_console_says_which_rows_could_not_be_tested():
     table = judged_table()
     table["verdict"] = ["significant", "significant", "significant", "untestable"]
     table.loc[3, ["significant", "failure", "failure_note"]] = [False, False, ""]
-    assert _row_notes(table, 4) == ["failure", "failure", "variant #1", "untestable"]
+    assert _row_notes(table) == ["failure", "failure", "variant #1", "untestable"]
     assert "untestable = the measure is undefined on the rows it is tested on" in _notes_legend(table.attrs)
 
 
@@ -269,3 +270,119 @@ def test_failure_rows_are_the_rows_the_headline_names():
 def test_failure_rows_of_a_judged_table_are_its_failures_surest_first():
     table = judged_table()
     assert failure_rows(table)["description"].tolist() == ["region=='west'", "region=='east'"]
+
+
+def low_failure_table():
+    """Fourteen rows by quality; the headline's one failure ranks 13th (its
+    interval beyond 0 by less than 0.0005), a row explained by it 4th, a slice
+    of range restriction 2nd."""
+    n = 14
+    table = pd.DataFrame({
+        "subgroup": [_subgroup(f"r{i}") for i in range(n)], "description": [f"region=='r{i}'" for i in range(n)],
+        "size_validation": 100, "roc_auc_validation": 0.85, "significant": False, "delta": 0.05,
+        "delta_ci_low": -0.02, "delta_ci_high": 0.12, "p_value_corrected": 0.5, "failure": False,
+        "failure_note": "", "failure_of": pd.array([None] * n, dtype="Int64"), "promise_p_value": np.nan,
+    })  # fmt: skip
+    table.loc[[1, 3, 12], ["significant", "p_value_corrected"]] = [True, 0.01]
+    table.loc[12, ["failure", "roc_auc_validation", "delta", "delta_ci_low"]] = [True, 0.7, 0.2, 0.00031]
+    table.loc[1, "failure_note"] = "range restriction: no worse than its own scores promise (case-mix p 0.4); ..."
+    table.loc[3, ["failure_note", "failure_of"]] = ["explained by row 13: its 50 held-out rows outside ...", 13]
+    table.attrs = single_table([True] * 3).attrs
+    return table
+
+
+def _printed_rows(text):
+    """The printed table's rows by their first word (the rank), each as its words."""
+    return {words[0]: words for words in (line.split() for line in text.splitlines()[1:])}
+
+
+def test_a_failure_ranked_below_the_top_rows_is_printed_after_them_with_its_rank():
+    """Issue 58: the mortgage table's one failure ranked 65th was in neither the
+    console's top 10 nor the forest plot; the headline numbered it "1."."""
+    table = low_failure_table()
+    assert headline(table).text().splitlines()[1].split() == [
+        "#13", "region=='r12'", "(10%", "of", "held-out", "rows):", "ROC", "AUC", "0.700", "vs", "0.900", "overall,",
+        "0.200", "lower", "[0.00031,", "0.120]",
+    ]  # fmt: skip
+    assert _top_rows(table) == "Top 10 of 14 distinct subgroups by quality, then the failure ranked #13"
+    rows = _printed_rows(_format_results(table, "roc_auc"))
+    assert list(rows) == [str(rank) for rank in range(1, 11)] + ["...", "13"]
+    assert rows["13"][1] == "region=='r12'" and rows["13"][-1] == "failure"
+    assert rows["13"][-6:-3] == ["0.200", "[0.00031,", "0.120]"]  # not [0.000, ...]: beyond 0
+    assert rows["4"][-2:] == ["explained", "#13"] and rows["2"][-2:] == ["range", "restriction"]
+    assert "#k = the row's rank in the table and in subgroups.csv" in _notes_legend(table.attrs)
+    assert '<li><span class="rank">#13</span> <span class="cond">region = r12</span>' in str(headline_html(table))
+
+
+def test_the_reports_table_marks_failures_apart_from_significant_rows():
+    from subroc_ext.reporting.page import subgroups_table
+    from subroc_ext.reporting.report import result_columns
+
+    table = low_failure_table().assign(rank=range(1, 15))
+    rows = str(subgroups_table(table, result_columns(table, "roc_auc", n_rows=1000))).split("<tr")[2:]
+    assert 'class="significant failure"' in rows[12] and 'class="significant"' in rows[1]
+    assert '<td data-col="failure" class="text" data-value="1.0">failure</td>' in rows[12]
+    assert '<td data-col="failure" class="text" data-value="0.0">explained #13</td>' in rows[3]
+    assert "+0.00031" in rows[12]
+
+
+def test_a_calibration_search_calls_its_rows_failures_either_way():
+    """Issue 58: mode 'under' named "failures", mode 'over' "findings"; a risk
+    overestimated is a failure of the model too."""
+    table = judged_table().assign(failure=False)
+    for mode in ("worse", "better"):
+        table.attrs.update(measure="calibration_gap", mode=mode)
+        said = headline(table)
+        assert "0 failures among 4 significant" in said.summary and said.more.startswith("Not failures: ")
+        legend = _notes_legend(table.attrs)
+        assert "failure = named in the headline" in legend and "range restriction" not in legend
+
+
+def test_without_a_holdout_the_console_shows_the_promise_of_the_searched_rows():
+    """Issue 58: without a holdout the table had no promised column while its note spoke of the promise."""
+    table = judged_table().assign(roc_auc_search=0.7, expected_roc_auc_search=0.8, size_search=250)
+    table.attrs.update(holdout=False, dataset_values={"roc_auc_search": 0.9}, n_rows={"search": 1000})
+    assert "expected_roc_auc_search" in _format_results(table, "roc_auc").splitlines()[0].split()
+    assert "(25% of rows)" in headline(table).findings[0].text
+
+
+def test_the_label_names_the_failure_of_failure_of_whichever_way_a_note_numbers_it():
+    """The console's and the report's label take the number from ``failure_of``
+    (one numbering: table ranks), for notes that say ``row 4`` or ``#4``."""
+    for note in ("explained by row 5: its 728 held-out rows ...", "explained by #4: its 728 held-out rows ..."):
+        record = pd.Series({"failure": False, "failure_note": note, "failure_of": 4})
+        assert failure_label(record, {"mode": "worse"}) == "explained #4"
+
+
+def test_the_reports_headline_column_is_chosen_only_where_the_rules_said_something():
+    from subroc_ext.reporting.report import result_columns
+
+    table = low_failure_table().assign(rank=range(1, 15))
+    shown = {column.key: column.shown for column in result_columns(table, "roc_auc", n_rows=1000)}
+    assert shown["failure"]
+    quiet = table.assign(significant=False, failure=False, failure_note="")
+    assert not {column.key: column.shown for column in result_columns(quiet, "roc_auc", n_rows=1000)}["failure"]
+
+
+def test_no_view_writes_minus_zero_or_a_bound_beyond_zero_as_zero():
+    """Issue 58: ``-0.000`` and ``[+0.000, +0.257]`` on a significant row."""
+    from subroc_ext.reporting.cells import delta_cell, effect_cell
+
+    record = pd.Series({"delta": -0.00004, "delta_ci_low": 0.00031, "delta_ci_high": 0.2567, "value": 0.89996})
+    shown, _ = effect_cell(record)
+    assert str(shown).split(" ")[0] == "-0.00004" and "[+0.00031, +0.257]" in str(shown)
+    assert delta_cell("value", 0.9)(record)[0] == "-0.00004"
+    table = low_failure_table()
+    table.loc[0, "delta"] = -0.00004
+    assert _printed_rows(_format_results(table, "roc_auc"))["1"][2:4] == ["0.850", "-0.00004"]
+
+
+def test_a_calibration_search_words_its_variants_in_its_own_direction():
+    """Issue 58: in mode 'over' the variants were "not significantly better than" their failure."""
+    table = judged_table()
+    table.attrs.update(measure="calibration_gap", mode="better",
+                       dataset_values={"calibration_gap_validation": -0.02})  # fmt: skip
+    table = table.assign(calibration_gap_validation=-0.2, positives_validation=50)
+    assert headline(table).findings[1].variants_text().startswith(
+        "variants, not significantly more overestimated than it: #3 region=='north'")
+    assert "variant #k = not significantly more overestimated than the rest of failure #k" in _notes_legend(table.attrs)

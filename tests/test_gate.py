@@ -25,5 +25,5 @@ def test_no_failure_passes():
 
 
 def test_the_gate_fails_on_the_planted_failure(failing_analysis):
-    with pytest.raises(AssertionError, match=r"1\. region=='east' \("):
+    with pytest.raises(AssertionError, match=r"#1 region=='east' \("):
         subroc_ext.assert_no_failures(failing_analysis.table)

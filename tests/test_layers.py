@@ -14,9 +14,10 @@ import pytest
 import subroc_ext
 
 PACKAGE = pathlib.Path(subroc_ext.__file__).parent
-#: Bottom to top, as in ARCHITECTURE.md; "exceptions" is a module of the top package.
+#: Bottom to top, as in ARCHITECTURE.md; "exceptions" is a module of the top package, and so is
+#: "__main__" (``python -m subroc_ext``: the command line, above it).
 LAYERS = ["exceptions", "utils", "metrics", "scoring", "inputs", "objective", "engine",
-          "inference", "workflow", "reporting", "demo", "cli"]
+          "inference", "workflow", "reporting", "demo", "cli", "__main__"]
 MAX_LINES = 650
 
 
@@ -87,6 +88,26 @@ def test_layers_import_only_downwards():
         if target and _layer(target) > _layer(module)
     ]
     assert upward == []
+
+
+def test_only_the_entry_point_imports_the_package_face():
+    # the face (subroc_ext/__init__.py) gathers every layer: a module below it that imports it runs back up
+    assert [module for module, targets in GRAPH.items() if "" in targets and module != "__main__"] == []
+
+
+def _private_imports(path):
+    """``module: name`` of each private name ``path`` imports from a module of subroc_ext."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("subroc_ext")):
+            found += [f"{node.module}: {alias.name}" for alias in node.names
+                      if alias.name.startswith("_") and not alias.name.endswith("__")]
+    return found
+
+
+def test_no_private_name_crosses_a_module():
+    crossing = {module: names for module, path in MODULES.items() if (names := _private_imports(path))}
+    assert crossing == {}
 
 
 def test_no_import_circle():

@@ -18,7 +18,7 @@ def test_repr_html_is_the_forest_plot_and_the_default_columns(audit_analysis):
     columns = [part.split('"')[0] for part in header.split('data-col="')[1:]]
     assert columns == ["rank", "description", "size_validation", "roc_auc_validation",
                        "expected_roc_auc_validation", "delta",
-                       "p_value_corrected", "significant"]  # fmt: skip
+                       "p_value_corrected", "significant", "failure"]  # fmt: skip
     assert view.split("<tbody>")[1].count("<tr") == min(10, len(table))
     assert "<script" not in view and "<details" not in view  # static: no chooser in a notebook
     whole = table.attrs["dataset_values"]["roc_auc_validation"]

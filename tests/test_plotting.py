@@ -361,3 +361,26 @@ def test_a_long_name_keeps_the_legend_in_the_figure(data, letter):
     assert inside.x0 <= box.x0 and box.x1 <= inside.x1 and inside.y0 <= box.y0
     name = legend.get_texts()[2].get_text()
     assert "…" in name and name.endswith(")") and len(name) > 40
+
+
+def test_the_forest_plot_shows_every_failure_of_the_headline_ringed_with_its_rank():
+    """Issue 58: a headline failure ranked 27 was not in the forest plot of the top 20."""
+    from subroc_ext import plot_forest
+
+    table = forest_table(30).assign(failure=False)
+    table.loc[[3, 26], ["significant", "failure"]] = True
+    figure = plot_forest(table, top=20)
+    (ax,) = figure.axes
+    names = [t.get_text() for t in sorted((t for t in ax.texts if t.get_position()[0] < 0),
+                                          key=lambda t: -t.get_position()[1])]  # fmt: skip
+    assert len(names) == 21 and names[19] == "#20 code = 19" and names[20] == "#27 code = 26"
+    rings = {line.get_label(): line for line in ax.get_lines()}["failure (the headline's)"]
+    np.testing.assert_allclose(rings.get_xdata(), table["roc_auc_validation"][[3, 26]])
+    np.testing.assert_array_equal(rings.get_ydata(), [17, 0])  # #4 and, at the bottom, #27
+
+
+def test_an_undefined_curve_is_named_in_the_tables_notation(data):
+    """Issue 58: the warning named the subgroup as the legend does (``y = neg``), the table as ``y=='neg'``."""
+    only_negatives = ps.Conjunction([ps.EqualitySelector("y", "neg")])
+    with pytest.warns(UndefinedMeasureWarning, match="not plotting subgroup y=='neg': its ROC curve"):
+        plot_roc_curves([only_negatives], data, label="y", score="p", positive_label="pos", names=["y = neg"])

@@ -33,7 +33,8 @@ def test_files(analysis, tmp_path):
 
     page = files.html.read_text(encoding="utf-8")
     assert "data:image/png;base64," + base64.b64encode(files.png.read_bytes()).decode() in page
-    assert page.count('<tr class="significant"') == table["significant"].sum() > 0
+    assert page.count('<tr class="significant') == table["significant"].sum() > 0
+    assert page.count('<tr class="significant failure"') == table["failure"].sum()  # failures marked apart
     assert '<span class="cond">region = east</span>' in page
     assert "Audit &lt;of&gt; p" in page and "1.2 s" in page
     assert "How to read this" in page
@@ -102,7 +103,7 @@ def test_page_names_the_split_and_sorts_and_filters_without_a_server(analysis, t
     # eight columns shown (the ROC AUC the scores promise among them), every other
     # numeric column one click away in the chooser
     chooser = page.split('<details class="columns">')[1].split("</details>")[0]
-    assert chooser.count(" checked>") == 8
+    assert chooser.count(" checked>") == 9  # with what the headline's rules said of each row
     assert 'value="expected_roc_auc_validation" checked>' in chooser
     assert f'>{first["expected_roc_auc_validation"]:.3f}<' in rows[1]
     for hidden in ("quality", "size_search", "bpsn_auc_validation", "false_positive_rate", "p_value"):

@@ -464,6 +464,24 @@ def test_adult_capital_gain_is_zero_or_not_and_cut_above_zero():
     assert "capital_gain < 3400" in _labels(make_search_space(frame[["capital_gain"]]))
 
 
+@pytest.mark.parametrize("dtype", ["int64", "float64"])
+def test_a_bin_of_one_whole_number_is_that_value(dtype):
+    """Issue 58: a column of whole numbers cut to one value read
+    ``1 <= hospital < 2``; now ``hospital == 1``, the same rows. A column of
+    fractions keeps its ranges."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"hospital": rng.choice(6, 1000, p=[0.3, 0.15, 0.15, 0.15, 0.15, 0.1]).astype(dtype)})
+    space = make_search_space(frame)
+    labels = _labels(space)
+    assert {"hospital == 1", "hospital == 2", "hospital == 3"} <= set(labels)
+    assert not any(" <= hospital < " in label for label in labels)
+    covers = _covers(space, frame)
+    for value in (1, 2, 3):
+        np.testing.assert_array_equal(covers[f"hospital == {value}"], frame["hospital"].to_numpy() == value)
+    fractions = make_search_space(frame.assign(hospital=frame["hospital"] + 0.5))
+    assert "1 <= hospital < 2" in _labels(fractions)
+
+
 @given(seed=st.integers(0, 10**6), nbins=st.integers(2, 7))
 @settings(max_examples=60, derandomize=True, deadline=None)
 def test_mass_point_covers_equal_direct_comparisons_and_no_near_copies(seed, nbins):

@@ -7,9 +7,8 @@ Nothing here loads NumPy, pandas or the compiled kernels, so that
 import argparse
 import math
 
-from .. import __version__
 from ..utils.names import (
-    CALIBRATION_MEASURE_NAMES, CALIBRATION_MODES, CALIBRATIONS, INSTALL, INTERVALS, MEASURE_NAMES, MODES,
+    CALIBRATION_MEASURE_NAMES, CALIBRATION_MODES, CALIBRATIONS, INSTALL, INTERVALS, MEASURE_NAMES, MODES, VERSION,
 )
 
 __all__ = [
@@ -280,7 +279,7 @@ def _distinct_arguments(parser):
 def build_parser():
     """The argument parser of ``subroc-ext`` and its ``demo`` and ``run`` commands."""
     parser = _Parser(prog=PROG, description=_DESCRIPTION, formatter_class=_Formatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     demo = commands.add_parser(

@@ -20,14 +20,15 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import keeping
-from ..inference.failures import BY_PROMISE, FINDING_NOUN, NOTE_WORDS
+from ..inference.failures import BY_PROMISE, NOTE_WORDS
 from ..inference.verdicts import UNTESTABLE
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
-from ..reporting.findings import CHECK_PREFIX, headline
+from ..reporting.cells import failure_label
+from ..reporting.findings import CHECK_PREFIX, RANKS, finding_noun, headline, shown_positions, than_words
 from ..reporting.page import format_p_value
-from ..reporting.reading import STOPPED, effect_meaning, intervals_text, p_value_text
+from ..reporting.reading import STOPPED, effect_meaning, effect_text, intervals_text, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
 from ..utils.descriptions import condition_text
 from ..utils.spreadsheet import write_csv
@@ -74,39 +75,27 @@ def fail(error):
 
 
 def _bound(value):
-    return "-" if pd.isna(value) else f"{value:.3f}"
+    return "-" if pd.isna(value) else effect_text(value)
 
 
-def _effects(table, shown):
-    """``delta [low, high]`` of the top ``shown`` rows: each effect with its interval (if any)."""
+def _effects(rows):
+    """``delta [low, high]`` of ``rows``: each effect with its interval (if any)."""
     return [
-        "-" if pd.isna(delta) else f"{delta:.3f}" + (
+        _bound(delta) if pd.isna(delta) else effect_text(delta) + (
             "" if pd.isna(low) and pd.isna(high) else f" [{_bound(low)}, {_bound(high)}]"
         )
-        for delta, low, high in table[["delta", "delta_ci_low", "delta_ci_high"]].head(shown).to_numpy()
+        for delta, low, high in rows[["delta", "delta_ci_low", "delta_ci_high"]].to_numpy()
     ]  # fmt: skip
 
 
-def _failure_label(record, noun="failure"):
-    """What the headline rules said of a row, in two or three words (``''`` if not significant)."""
-    if "failure" not in record or pd.isna(record["failure"]):
-        return ""
-    note = str(record.get("failure_note", ""))
-    if bool(record["failure"]):
-        return f"{noun} {BY_PROMISE}" if note.startswith(BY_PROMISE) else noun
-    of = record.get("failure_of")
-    kind = note.split(":")[0].split(" of row")[0].split(" by row")[0]
-    return f"{kind} #{int(of)}" if not pd.isna(of) and kind in ("variant", "explained", f"beside a {noun}") else kind
-
-
-def _row_notes(table, shown):
-    """The ``note`` of the top ``shown`` rows: what the headline rules said
+def _row_notes(rows):
+    """The ``note`` of ``rows`` (a table's rows, its ``attrs``): what the headline rules said
     (failure, range restriction, variant or explained by another row), range
     restriction by the promise's share, the other side of a cut (where the
     table has those columns)."""
     notes = []
-    for _, record in table.head(shown).iterrows():
-        label = _failure_label(record, FINDING_NOUN[table.attrs.get("mode", "worse")])
+    for _, record in rows.iterrows():
+        label = failure_label(record, rows.attrs)
         if not label and record.get("verdict") == UNTESTABLE:
             label = UNTESTABLE
         restricted = bool(record.get("range_restricted", False)) and label != "range restriction"
@@ -118,30 +107,35 @@ def _row_notes(table, shown):
 
 
 def _text_table(table, columns, shown=_PRINTED):
-    """The top ``shown`` rows of ``table`` as aligned text, one format for every
-    command: ``columns`` maps each column to its header; numbers with three
+    """The top ``shown`` rows of ``table``, then every headline failure ranked
+    below them (:func:`~subroc_ext.reporting.findings.shown_positions`), as
+    aligned text, one format for every command: each row under its rank in
+    the table; ``columns`` maps each column to its header; numbers with three
     decimals (counts with thousands separators, p-values as the reports write
     them), flags as yes/no, the effect with its interval (``delta``) as one
     cell; a ``note`` column, when asked for, says what the headline's rules
     said of each row, which rows are mostly range restriction and which are
     the two sides of one cut."""
-    top = table[[c for c in columns if c in table.columns]].head(shown)
+    positions = shown_positions(table, shown)
+    rows = table.iloc[positions]
+    top = rows[[c for c in columns if c in table.columns]]
     if "delta_ci_low" in table.columns and "delta" in top.columns:  # the effect with its interval, if any
-        top = top.assign(delta=_effects(table, shown))
+        top = top.assign(delta=_effects(rows))
     if "p_value_exact" in table.columns and "p_value_corrected" in top.columns:
         # a bound where the test stopped once the decision was settled
         top = top.assign(p_value_corrected=[
-            p_value_text(p, exact) for p, exact in table[["p_value_corrected", "p_value_exact"]].head(shown).to_numpy()
+            p_value_text(p, exact) for p, exact in rows[["p_value_corrected", "p_value_exact"]].to_numpy()
         ])  # fmt: skip
     if "note" in columns and {"failure", "range_restricted", "complement_of"} & set(table.columns):
-        top = top.assign(note=_row_notes(table, shown))
-    return _aligned(top, columns) + _verdict_notes(table, shown)
+        top = top.assign(note=_row_notes(rows))
+    return _aligned(top, columns, positions + 1) + _verdict_notes(rows, positions + 1)
 
 
-def _aligned(top, columns):
+def _aligned(top, columns, ranks):
     """``top`` as lines of text laid out here, not by pandas (whose spacing differs
-    between versions): a rank, then each column under its header in ``columns``,
-    two spaces apart; ranks, text and flags left-aligned, numbers right-aligned."""
+    between versions): its ``ranks`` in the table (a line of ``...`` where
+    they skip rows), then each column under its header in ``columns``, two
+    spaces apart; ranks, text and flags left-aligned, numbers right-aligned."""
 
     def cells(name):
         values, kind = top[name], top[name].dtype
@@ -156,7 +150,7 @@ def _aligned(top, columns):
         text = [str(v) for v in values]
         return text, name != "delta"  # the effect with its interval lines up on the right
 
-    ranks = [str(rank) for rank in range(1, len(top) + 1)]
+    ranks = [str(rank) for rank in ranks]
     rank_width = max(map(len, ranks), default=0)
     headers, laid_out = [" " * rank_width], [[rank.ljust(rank_width) for rank in ranks]]
     for name in top.columns:
@@ -165,27 +159,34 @@ def _aligned(top, columns):
         pad = str.ljust if left else str.rjust
         headers.append(pad(columns[name], width))
         laid_out.append([pad(value, width) for value in text])
-    lines = ["  ".join(headers)] + ["  ".join(row) for row in zip(*laid_out)]
+    lines, before = ["  ".join(headers)], 0
+    for rank, row in zip(ranks, zip(*laid_out)):
+        if int(rank) > before + 1:  # rows left out between
+            lines.append("...")
+        lines.append("  ".join(row))
+        before = int(rank)
     return "\n".join(line.rstrip() for line in lines)
 
 
-def _verdict_notes(table, shown):
-    """The verdict notes of the top ``shown`` rows that have one, one line each
+def _verdict_notes(rows, ranks):
+    """The verdict notes of ``rows`` (their ``ranks`` in the table) that have one, one line each
     ('' without; the same note on every row, as without a holdout, is left to the summary)."""
-    if "verdict_note" not in table.columns:
+    if "verdict_note" not in rows.columns:
         return ""
-    notes = table["verdict_note"].head(shown).fillna("")
+    notes = rows["verdict_note"].fillna("")
     if notes.nunique() == 1:
         return ""
     return "\nWhere the test and the interval disagree:" + "".join(
-        f"\n  #{rank}: {note}" for rank, note in enumerate(notes, 1) if note
+        f"\n  #{rank}: {note}" for rank, note in zip(ranks, notes) if note
     )
 
 
 def _format_results(table, measure, shown=_PRINTED):
-    """The top ``shown`` rows of a ``find_subgroups`` table as aligned text."""
+    """The top ``shown`` rows of a ``find_subgroups`` table (and the failures below them) as aligned text;
+    what the scores promise on the split the effects are measured on (without a holdout, the searched rows)."""
+    split = "validation" if table.attrs.get("holdout", True) else "search"
     names = ["description", "size_search", "ncr_search", f"{measure}_search",
-             f"{measure}_validation", f"expected_{measure}_validation", "delta", "p_value_corrected",
+             f"{measure}_validation", f"expected_{measure}_{split}", "delta", "p_value_corrected",
              "significant", "note"]  # fmt: skip
     return _text_table(table, {name: name for name in names}, shown)
 
@@ -275,8 +276,7 @@ def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
     else:
         print(headline(table).text() + "\n")
         print(
-            f"Top {min(_PRINTED, len(table))} of {len(table)} distinct subgroups by quality, where "
-            f"the {measure} {_comparison_of(attrs)} (searched "
+            f"{_top_rows(table)}, where the {measure} {_comparison_of(attrs)} (searched "
             f"{n_search:,} rows, {tested}):\n"
         )
         print(_format_results(table, measure))
@@ -285,6 +285,8 @@ def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
         splits.append(f"{whole[f'{measure}_validation']:.3f} (validation)")
     print(f"\nWhole data: {measure} {', '.join(splits)}.")
     _print_expected(table, measure)
+    if len(table) and {"failure", "range_restricted", "complement_of"} & set(table.columns):
+        print(f"note: {_notes_legend(table.attrs)}")
     if len(table):
         print(f"Test: {_decision_text(attrs)}, {_samples_text(attrs)}.")
     if len(table) and "p_value_exact" in table.columns and not table["p_value_exact"].fillna(True).all():
@@ -312,31 +314,43 @@ def _print_expected(table, measure):
         f"Its scores promise {', '.join(splits)}, the expected ROC AUC if they were the true "
         f"probabilities; probabilities: {table.attrs.get('probabilities', 'the scores')}."
     )
-    if len(table) and "range_restricted" in table.columns:
-        print(f"note: {_notes_legend(table.attrs)}")
+
+
+def _top_rows(table, shown=_PRINTED):
+    """What the printed table holds: ``'Top 10 of 100 distinct subgroups by quality'``, and
+    the headline's failures ranked below them (``', then the failure ranked #65'``)."""
+    below = [int(position) + 1 for position in shown_positions(table, shown) if position >= shown]
+    then = ""
+    if below:
+        noun = finding_noun(table.attrs) + ("s" if len(below) > 1 else "")
+        then = f", then the {noun} ranked " + ", ".join(f"#{rank}" for rank in below)
+    return f"Top {min(shown, len(table))} of {len(table)} distinct subgroups by quality{then}"
 
 
 def _notes_legend(attrs):
-    """What each word of the ``note`` column means, in the words of the table's mode."""
+    """What the ranks and each word of the ``note`` column mean, in the words of the
+    table's mode (the promise's words where a ROC AUC has one)."""
     mode = attrs.get("mode", "worse")
     words, sides = NOTE_WORDS[mode], [NOTE_WORDS[side] for side in ("worse", "better") if mode in (side, "both")]
-    noun = FINDING_NOUN[mode]
-    terms = [f"{noun} = named in the headline"]
-    if not attrs.get("holdout", True):
+    noun, promised = finding_noun(attrs), attrs.get("measure", "roc_auc") == "roc_auc"
+    terms = [RANKS, f"{noun} = named in the headline"]
+    if not attrs.get("holdout", True) and promised:
         terms.append(f"{noun} {BY_PROMISE} = " + " or ".join(side.beyond for side in sides)
                      + ", tested over the whole search, where the table's test cannot tell")  # fmt: skip
-    for side in sides:
+    for side in sides if promised else []:
         terms += [f"{side.slice} = no {side.than} its own scores promise ({side.every})",
                   f"not shown {side.than} promised = {side.gap}, but not beyond chance"]  # fmt: skip
+    than = than_words(attrs)
     terms += [
-        f"variant #k = not significantly {words.than} the rest of {noun} k",
-        f"explained #k = not a {noun} outside {noun} k",
-        f"beside a {noun} #k = {words.than} the whole data only by holding {noun} k's rows",
-        f"range-restricted = at least half of the subgroup's ROC AUC {words.change} is what its own scores promise",
+        f"variant #k = not significantly {than} the rest of {noun} #k",
+        f"explained #k = not a {noun} outside {noun} #k",
+        f"beside a {noun} #k = {than} the whole data only by holding {noun} #k's rows",
+        *([f"range-restricted = at least half of the subgroup's ROC AUC {words.change} is what its own scores "
+           "promise"] if promised else []),
         "other side = both sides of one cut are listed",
         f"{UNTESTABLE} = the measure is undefined on the rows it is tested on (a ROC AUC on rows of one class)",
-    ]
-    if not attrs.get("case_mix"):
+    ]  # fmt: skip
+    if promised and not attrs.get("case_mix"):
         terms.append("--case-mix ranks and tests by the shortfall instead")
     return "; ".join(terms)
 
@@ -524,7 +538,7 @@ def finish_comparison(table, args, sides, start, splits, validation, current=Non
         table = _printable(table)
         print(headline(table).text() + "\n")
         if len(table):
-            print(f"Top {min(_PRINTED, len(table))} of {len(table)} distinct subgroups by quality, where "
+            print(f"{_top_rows(table)}, where "
                   f"the {measure} of the {sides[1]} {'model' if sides[0] == 'baseline' else 'period'} "
                   f"changed more ({args.mode}) than on the whole data, relative to the {sides[0]}:\n")  # fmt: skip
             print(_text_table(table, shown))

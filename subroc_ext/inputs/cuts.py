@@ -16,6 +16,9 @@ than ``nbins`` distinct values its conditions (the rules are documented in
   cut-points (``x < v`` and ``x >= w``, ``w`` the next value above ``v``),
   and the remaining ``nbins - m - 1`` equal-frequency cut-points (``m`` mass
   points) are spread over the other values;
+* **one value** (with thresholds): a bin of a column of whole numbers
+  that holds one whole number is that value (``hospital == 1``, not
+  ``1 <= hospital < 2``);
 * **no near copies** (with thresholds, :func:`without_near_copies`): of two
   overlapping conditions of one column whose covers differ in fewer than
   :data:`NEAR_COPY_SHARE` of the table's rows, only the first is kept.
@@ -198,7 +201,8 @@ def cut_conditions(name, numbers, domain, nbins, thresholds, tz=None):
     -------
     list of Condition
         The mass points' (``x == v``, ``x != v``), then the thresholds in
-        cut order, then the bins; near copies not yet removed
+        cut order, then the bins (``x == v`` where a column of whole numbers
+        has one whole number in a bin); near copies not yet removed
         (:func:`without_near_copies`).
     """
     sorted_numbers = np.sort(numbers)
@@ -223,8 +227,13 @@ def cut_conditions(name, numbers, domain, nbins, thresholds, tz=None):
     for point, text in edges:
         conditions.append(RangeCondition(name, None, point, domain, (None, text)))
         conditions.append(RangeCondition(name, point, None, domain, (text, None)))
+    whole = domain == "number" and bool(np.all(distinct == np.round(distinct)))
     for (low, low_text), (high, high_text) in zip(edges, edges[1:]):
-        conditions.append(RangeCondition(name, low, high, domain, (low_text, high_text)))
+        if whole and math.ceil(high) - math.ceil(low) == 1:  # one whole number between: ``x == 1``, not ``1 <= x < 2``
+            value = float(math.ceil(low))
+            conditions.append(PointCondition(name, value, domain, _exact_text(value, domain, tz)))
+        else:
+            conditions.append(RangeCondition(name, low, high, domain, (low_text, high_text)))
     return conditions
 
 

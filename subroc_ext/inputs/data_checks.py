@@ -16,17 +16,23 @@ failure"):
   ``balance < 947.6`` in ISLP's ``Default``: 0.1 % defaults against 3.3 %,
   which the reader, who knows the column, may judge no leak);
 * **codes cut as numbers**: an integer column of many values whose name
-  says it is a code or the number of a unit (``villnum``, ``zipcode``,
-  ``stateno``), cut into ranges as if its values were quantities;
+  ends in a word that says it is a code or the number of a unit
+  (``villnum``, ``zipcode``, ``stateno``, ``account_number``), cut into
+  ranges as if its values were quantities; a name that only begins so
+  counts something (``number_vmail_messages``);
 * **duplicate columns**: columns with the same conditions' rows (``inc`` and
-  ``incsq``, monotone functions of each other), of which the search keeps
-  the first one's name.
+  ``incsq``, monotone functions of each other), or rows that differ in fewer
+  than :data:`~subroc_ext.inputs.cuts.NEAR_COPY_SHARE` of all, condition by
+  condition (the same values rounded: a telephone plan's charges in cents of
+  its minutes), of which the search keeps the first one's name.
 """
 
 import re
 
 import numpy as np
 import pandas as pd
+
+from .cuts import NEAR_COPY_SHARE
 
 __all__ = ["LEAK_CONTRAST", "LEAK_PURITY", "LEAK_SHARE", "data_checks", "possible_leaks"]
 
@@ -86,10 +92,12 @@ CODE_VALUES = 30
 
 
 def _code_like(name, column):
-    """An integer column named like a code (``villnum``) with many values."""
+    """An integer column whose name ends like a code (``villnum``, ``account_number``;
+    not ``number_vmail_messages``, a count) with many values."""
+    words = _NAME_WORD.findall(str(name))
     return (
         pd.api.types.is_integer_dtype(column.dtype)
-        and any(_CODE_WORD.fullmatch(word) for word in _NAME_WORD.findall(str(name)))
+        and bool(words) and _CODE_WORD.fullmatch(words[-1]) is not None
         and column.nunique() >= CODE_VALUES
     )
 
@@ -141,15 +149,38 @@ def data_checks(dataset, space, *, label, positive_label):
 
 
 def _duplicates(dataset, space):
-    """Columns whose conditions cover exactly the rows of an earlier column's."""
+    """Columns whose conditions cover the rows of an earlier column's: exactly, or
+    each but for fewer than :data:`~subroc_ext.inputs.cuts.NEAR_COPY_SHARE` of the rows."""
     by_column = {}
     for selector in space:
         by_column.setdefault(selector.attribute_name, []).append(dataset.mask_of(selector))
-    seen, lines = {}, []
+    limit = NEAR_COPY_SHARE * len(dataset)
+    seen, lines = [], []
     for name, masks in by_column.items():
-        key = frozenset(np.packbits(mask).tobytes() for mask in masks)
-        if key in seen:
-            lines.append(f"duplicate column: {name!r} has the same conditions' rows as {seen[key]!r}.")
+        masks = np.array(masks)
+        column = (np.packbits(masks, axis=1), masks.sum(axis=1))
+        twins = ((other, _rows_apart(column, earlier, limit)) for other, earlier in seen)
+        other, apart = next(((other, apart) for other, apart in twins if apart is not None), (None, None))
+        if other is None:
+            seen.append((name, column))
+        elif apart == 0:
+            lines.append(f"duplicate column: {name!r} has the same conditions' rows as {other!r}.")
         else:
-            seen[key] = name
+            lines.append(f"duplicate column: {name!r} has the same conditions' rows as {other!r} but for at most "
+                         f"{apart:,} rows each (the same values, rounded).")  # fmt: skip
     return lines
+
+
+def _rows_apart(first, second, limit):
+    """The most rows by which a condition of one column differs from its nearest
+    condition of the other (each column's ``(packed masks, sizes)``), or None
+    when some condition has none within fewer than ``limit`` rows (or the same rows)."""
+    most = 0
+    for (packed, sizes), (other_packed, other_sizes) in ((first, second), (second, first)):
+        for mask, size in zip(packed, sizes):
+            near = np.flatnonzero(np.abs(other_sizes - size) < max(limit, 1))
+            apart = min((int(np.unpackbits(mask ^ other_packed[j]).sum()) for j in near), default=None)
+            if apart is None or not (apart == 0 or apart < limit):
+                return None
+            most = max(most, apart)
+    return most

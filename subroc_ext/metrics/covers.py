@@ -16,10 +16,32 @@ import pysubgroup as ps
 from ..utils.callers import user_stacklevel
 from ..utils.descriptions import describe
 
-__all__ = ["named_covers", "subgroup_covers", "subgroup_membership"]
+__all__ = ["cover_of", "named_covers", "subgroup_covers", "subgroup_membership"]
 
 
-def _cover(subgroup, data, name):
+def cover_of(subgroup, data, name=None):
+    """The boolean cover (by row position; the index is never used) of one
+    subgroup: a pysubgroup description, or a boolean mask taken as it is.
+
+    Parameters
+    ----------
+    subgroup : pysubgroup description or array of bool
+    data : pandas.DataFrame
+    name : str, optional
+        How an error names the subgroup; default its description (a mask: "mask").
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        One flag per row of ``data``.
+
+    Raises
+    ------
+    ValueError
+        If the cover does not have one flag per row of ``data``.
+    """
+    if name is None:
+        name = describe(subgroup) if hasattr(subgroup, "covers") else "mask"
     if hasattr(subgroup, "covers"):
         mask = np.asarray(subgroup.covers(data), dtype=bool)
     else:
@@ -79,7 +101,7 @@ def named_covers(subgroups, data):
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     items = _named(subgroups)
     names = _distinct([name for name, _ in items])
-    return names, (_cover(subgroup, data, name) for name, (_, subgroup) in zip(names, items))
+    return names, (cover_of(subgroup, data, name) for name, (_, subgroup) in zip(names, items))
 
 
 def _named(subgroups):

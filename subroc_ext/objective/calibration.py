@@ -21,12 +21,12 @@ Examples
 """
 
 from ..scoring import calibration as _calibration
-from .quality import _PositiveLabelQF
+from .quality import PositiveLabelQF
 
 __all__ = ["CalibrationGapQF", "BrierQF", "LogLossQF"]
 
 
-class CalibrationGapQF(_PositiveLabelQF):
+class CalibrationGapQF(PositiveLabelQF):
     """Relative calibration gap ``mean (y - p)`` (observed rate minus promised).
 
     Parameters
@@ -53,7 +53,7 @@ class CalibrationGapQF(_PositiveLabelQF):
                          subgroup_size_weight, mode=mode)  # fmt: skip
 
 
-class BrierQF(_PositiveLabelQF):
+class BrierQF(PositiveLabelQF):
     """Relative Brier score ``mean (y - p)**2`` (a loss).
 
     Parameters
@@ -73,7 +73,7 @@ class BrierQF(_PositiveLabelQF):
     _make_measure = staticmethod(_calibration.brier_score)
 
 
-class LogLossQF(_PositiveLabelQF):
+class LogLossQF(PositiveLabelQF):
     """Relative log loss ``mean -[y log p + (1 - y) log(1 - p)]`` (``p``
     clipped to ``[1e-15, 1 - 1e-15]``).
 

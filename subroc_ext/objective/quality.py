@@ -46,6 +46,7 @@ from .statistics import (
 __all__ = [
     "SoftClassifierQF",
     "ROCAUCQF",
+    "PositiveLabelQF",
     "PRAUCQF",
     "ARLQF",
     "AttributionMeanQF",
@@ -456,7 +457,7 @@ class ROCAUCQF(SoftClassifierQF):
         )
 
 
-class _PositiveLabelQF(SoftClassifierQF):
+class PositiveLabelQF(SoftClassifierQF):
     """Shared constructor of the quality functions with pysubgroup's
     ``(label_column, positive_label_value, balance_weight, size_weight)`` signature."""
 
@@ -479,7 +480,7 @@ class _PositiveLabelQF(SoftClassifierQF):
         )
 
 
-class PRAUCQF(_PositiveLabelQF):
+class PRAUCQF(PositiveLabelQF):
     """Relative PR AUC quality function, a drop-in for ``pysubgroup.PRAUCQF``.
 
     Parameters
@@ -499,7 +500,7 @@ class PRAUCQF(_PositiveLabelQF):
     _make_measure = staticmethod(_measures.PRAUC)
 
 
-class ARLQF(_PositiveLabelQF):
+class ARLQF(PositiveLabelQF):
     """Relative average ranking loss quality function, a drop-in for ``pysubgroup.ARLQF``.
 
     Parameters
@@ -519,7 +520,7 @@ class ARLQF(_PositiveLabelQF):
     _make_measure = staticmethod(_measures.AverageRankingLoss)
 
 
-class AttributionMeanQF(_PositiveLabelQF):
+class AttributionMeanQF(PositiveLabelQF):
     """Relative mean ROC AUC example attribution (computed on the whole data).
 
     Parameters

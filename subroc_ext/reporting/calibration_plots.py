@@ -19,11 +19,13 @@ References
 import numpy as np
 from scipy import stats
 
+from ..metrics.covers import cover_of
 from ..utils.validation import check_columns, finite_scores, positive_mask
 from .conditions import readable_description
 from .findings import headline
 from .page import Html, Section, embedded_figure
-from .plotting import _covers, _pyplot, plain_text, wrapped_name
+from .plotting import plain_text, wrapped_name
+from .preload import pyplot
 
 __all__ = ["reliability_bins", "plot_reliability", "reliability_section"]
 
@@ -117,7 +119,7 @@ def plot_reliability(subgroups, data, *, label, score, positive_label=1, names=N
     panels = 1 + len(subgroups)
     columns = min(panels, 3)
     rows = -(-panels // columns)
-    plt = _pyplot()
+    plt = pyplot()
     figure, axes = plt.subplots(rows, columns, figsize=(3.6 * columns, 3.9 * rows), squeeze=False,
                                 layout="constrained")  # fmt: skip
     where = "" if split is None else f" ({split} split)"
@@ -130,7 +132,7 @@ def plot_reliability(subgroups, data, *, label, score, positive_label=1, names=N
             _draw(ax, whole, color="0.15")
             title = f"whole data{where}, n={len(data):,}"
         else:
-            cover = _covers(subgroups[index - 1], data)
+            cover = cover_of(subgroups[index - 1], data)
             _draw(ax, whole, color="0.75")
             _draw(ax, reliability_bins(is_positive[cover], probabilities[cover]), color=f"C{index - 1}")
             title = f"{wrapped_name(names[index - 1], 40)}\nn={cover.sum():,}"

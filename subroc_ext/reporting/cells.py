@@ -11,20 +11,22 @@ multi-class and comparison reports.
 """
 
 import functools
+import re
 
 import numpy as np
 import pandas as pd
 
-from ..inference.failures import note_words
+from ..inference.failures import BY_PROMISE, FINDING_NOUN, note_words
 from ..utils.descriptions import split_descriptions
 from .conditions import readable_description
+from .findings import finding_noun
 from .page import Html, conditions_html, format_number, with_interval
-from .reading import EFFECT_COLUMNS, p_value_text
+from .reading import EFFECT_COLUMNS, effect_text, p_value_text
 
 __all__ = [
-    "NEAR_COPIES_SHOWN", "delta_cell", "description_cell", "effect_cell", "has_note", "number_cell",
-    "overlap_cell", "p_value_cell", "rank_cell", "size_cell", "three_digits", "value_cell", "verdict_cell",
-    "verdict_notes",
+    "NEAR_COPIES_SHOWN", "delta_cell", "description_cell", "effect_cell", "failure_cell", "failure_label", "has_note",
+    "number_cell", "overlap_cell", "p_value_cell", "rank_cell", "size_cell", "three_digits", "value_cell",
+    "verdict_cell", "verdict_notes",
 ]  # fmt: skip
 
 #: Near copies named under a subgroup's conditions (all are in the CSV).
@@ -152,7 +154,7 @@ def value_cell(value, interval):
 def delta_cell(value, reference):
     def cell(record):
         delta = record[value] - reference
-        return ("–" if pd.isna(delta) else f"{delta:+.3f}"), float(delta)
+        return effect_text(delta, sign=True), float(delta)
 
     return cell
 
@@ -162,10 +164,39 @@ def effect_cell(record):
     delta, low, high = (record[c] for c in EFFECT_COLUMNS)
     if pd.isna(delta):
         return "–", float("nan")
-    shown = f"{delta:+.3f}"
+    shown = effect_text(delta, sign=True)
     if not (pd.isna(low) or pd.isna(high)):
-        shown = with_interval(shown, f"{low:+.3f}", f"{high:+.3f}")
+        shown = with_interval(shown, effect_text(low, sign=True), effect_text(high, sign=True))
     return shown, float(delta)
+
+
+def failure_label(record, attrs):
+    """What the headline's rules said of a row, in two or three words, the
+    same in every view: ``'failure'``, ``'variant #4'``, ``'explained #4'``
+    (the rank of the failure it belongs to, its ``failure_of``), ``'range
+    restriction'``, ...; ``''`` for a row they did not judge. ``attrs``: the
+    table's (its mode and measure word the noun, :func:`~subroc_ext.reporting.findings.finding_noun`)."""
+    if "failure" not in record or pd.isna(record["failure"]):
+        return ""
+    noun, rules_noun = finding_noun(attrs), FINDING_NOUN[attrs.get("mode", "worse")]
+    note = str(record.get("failure_note", ""))
+    if bool(record["failure"]):
+        return f"{noun} {BY_PROMISE}" if note.startswith(BY_PROMISE) else noun
+    of = record.get("failure_of")
+    kind = re.sub(r" (of|by) (row |#)\d+$", "", note.split(":")[0])  # "explained by row 4" (or "by #4")
+    if kind in ("variant", "explained", f"beside a {rules_noun}") and not pd.isna(of):
+        return f"{kind.replace(rules_noun, noun)} #{int(of)}"
+    return kind
+
+
+def failure_cell(attrs):
+    """A :class:`Column` cell function: :func:`failure_label` (sorts failures first)."""
+
+    def cell(record):
+        flag = record.get("failure", False)
+        return failure_label(record, attrs), float(False if pd.isna(flag) else bool(flag))
+
+    return cell
 
 
 def rank_cell(record):

@@ -35,7 +35,7 @@ from .page import (
     render_page,
     subgroups_table,
 )
-from .reading import EFFECT_COLUMNS, has_effects
+from .reading import EFFECT_COLUMNS, effect_text, has_effects
 from .report import CURVE_MAX_OVERLAP, ReportFiles, forest_section, settings_html
 
 __all__ = ["write_comparison_report", "comparison_columns", "CURVE_PANELS"]
@@ -67,7 +67,7 @@ def _both_sizes_cell(record):
 def _plain_delta_cell(column):
     def cell(record):
         value = record[column]
-        return ("–" if math.isnan(value) else f"{value:+.3f}"), float(value)
+        return effect_text(value, sign=True), float(value)
 
     return cell
 

@@ -7,7 +7,7 @@ puts the estimate before the settings: one line with the verdict, then the
 few distinct significant findings ordered by their effect, one sentence each
 that a reader can repeat to a colleague::
 
-    marital_status = Married-civ-spouse (46 % of rows): ROC AUC 0.847 vs 0.922
+    marital_status = Married-civ-spouse (46 % of held-out rows): ROC AUC 0.847 vs 0.922
     overall, 0.075 lower [0.057, 0.096]
 
 and an honest line when nothing is significant, or when a comparison shows
@@ -24,9 +24,11 @@ from ..inference.failures import CASE_MIX_WORDS, FINDING_NOUN, NOTE_WORDS, SLICE
 from ..scoring.shortfall import SUFFIX
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
+from .reading import effect_text
 
-__all__ = ["CHECK_PREFIX", "HEADLINE_ROWS", "Finding", "Headline", "failure_rows", "findings_section", "headline",
-           "headline_html", "measure_title", "result_kind", "significant_count"]
+__all__ = ["CHECK_PREFIX", "HEADLINE_ROWS", "RANKS", "Finding", "Headline", "failure_rows", "findings_section",
+           "finding_noun", "headline", "headline_html", "measure_title", "result_kind", "shown_positions",
+           "significant_count", "than_words"]
 
 #: How each data check (a possible leak, a code cut as a number) begins, before the results.
 CHECK_PREFIX = "Check the data:"
@@ -35,6 +37,9 @@ HEADLINE_ROWS = 5
 
 #: Variants named under a finding.
 _VARIANTS_SHOWN = 3
+
+#: The one numbering of every view, said once in each legend: a row's rank in the table.
+RANKS = "#k = the row's rank in the table and in subgroups.csv (1 = its first row)"
 
 #: How the built-in measures are written in sentences.
 _TITLES = {
@@ -72,6 +77,38 @@ def measure_title(measure):
     return _TITLES.get(measure, measure)
 
 
+def finding_noun(attrs):
+    """What the headline calls a row it names, for a table's ``attrs``: a
+    *failure* where the model does worse, and where its risks are
+    miscalibrated either way (the calibration gap's modes 'under' and
+    'over'); else a *finding* (a model doing better fails nowhere).
+
+    Examples
+    --------
+    >>> finding_noun({"mode": "better"}), finding_noun({"mode": "better", "measure": "calibration_gap"})
+    ('finding', 'failure')
+    """
+    return "failure" if attrs.get("measure") == "calibration_gap" else FINDING_NOUN[attrs.get("mode", "worse")]
+
+
+def than_words(attrs):
+    """How a row compares with another in the table's direction, for its
+    ``attrs``: ``'worse than'``, ``'better than'``; the calibration gap's
+    ``'more overestimated than'`` (mode 'over': no model does *better* by
+    overestimating risks more).
+
+    Examples
+    --------
+    >>> than_words({"mode": "better"}), than_words({"mode": "better", "measure": "calibration_gap"})
+    ('better than', 'more overestimated than')
+    """
+    mode = attrs.get("mode", "worse")
+    if attrs.get("measure") == "calibration_gap":
+        return {"worse": "more underestimated than", "better": "more overestimated than"}.get(
+            mode, "more miscalibrated than")
+    return NOTE_WORDS[mode].than
+
+
 @dataclass
 class Finding:
     """One sentence of a headline: the subgroup, then what was found in it.
@@ -82,9 +119,11 @@ class Finding:
     description : str
         The subgroup in the table's notation (``age >= 38 AND sex=='Male'``).
     text : str
-        The rest of the sentence: ``" (46 % of rows): ROC AUC 0.847 vs ..."``.
+        The rest of the sentence: ``" (46 % of held-out rows): ROC AUC 0.847 vs ..."``.
+    rank : int
+        Its row in the table (1 = the first row): the number every view gives it.
     variants : list of tuple
-        Its variants, each as ``(subgroup, description)``.
+        Its variants, each as ``(subgroup, description, rank)``.
     than : str
         How its variants compare with it, in the table's mode: not
         significantly ``than`` it ("worse than", "better than", ...).
@@ -93,6 +132,7 @@ class Finding:
     subgroup: object
     description: str
     text: str
+    rank: int
     variants: list = field(default_factory=list)
     than: str = "worse than"
 
@@ -118,7 +158,7 @@ class Finding:
         """The variants listed under the finding, in the table's notation (``''`` if none)."""
         if not self.variants:
             return ""
-        shown = "; ".join(description for _, description in self.variants_shown())
+        shown = "; ".join(f"#{rank} {description}" for _, description, rank in self.variants_shown())
         return f"{self.variants_intro()}{shown}{self.variants_more()}"
 
 
@@ -134,7 +174,7 @@ class Headline:
         data first).
     findings : list of Finding
         One per distinct significant finding, the largest effect first (at
-        most :data:`HEADLINE_ROWS`).
+        most :data:`HEADLINE_ROWS`), each numbered by its rank in the table.
     more : str
         What the findings leave out (``''`` if nothing).
     checks : list of str
@@ -149,8 +189,8 @@ class Headline:
     def text(self):
         """The headline as plain text lines (the console's first lines)."""
         lines = [f"{CHECK_PREFIX} {check}" for check in self.checks] + [self.summary]
-        for number, finding in enumerate(self.findings, 1):
-            lines.append(f"  {number}. {finding.sentence()}")
+        for finding in self.findings:
+            lines.append(f"  #{finding.rank} {finding.sentence()}")
             if finding.variants:
                 lines.append(f"     {finding.variants_text()}")
         if self.more:
@@ -167,8 +207,10 @@ def result_kind(table):
     return "single"
 
 
-def _share(size, total):
-    return "" if not total or pd.isna(size) else f" ({size / total:.0%} of rows)"
+def _share(size, total, attrs):
+    """`` (46% of held-out rows)``: of the rows the effects are measured on."""
+    rows = "held-out rows" if attrs.get("holdout", True) else "rows"
+    return "" if not total or pd.isna(size) else f" ({size / total:.0%} of {rows})"
 
 
 def _subgroups(count):
@@ -177,7 +219,7 @@ def _subgroups(count):
 
 def _interval(record):
     low, high = record.get("delta_ci_low", np.nan), record.get("delta_ci_high", np.nan)
-    return "" if pd.isna(low) or pd.isna(high) else f" [{low:.3f}, {high:.3f}]"
+    return "" if pd.isna(low) or pd.isna(high) else f" [{effect_text(low)}, {effect_text(high)}]"
 
 
 def _split(attrs):
@@ -192,12 +234,12 @@ def _single_text(record, attrs, total):
     if attrs.get("case_mix"):  # the effect is the shortfall from what the scores promise
         relation = {"worse": "further below", "better": "further above"}.get(attrs.get("mode"), "further from")
         return (
-            f"{_share(record[f'size_{split}'], total)}: {measure_title(measure)} {value:.3f} where "
-            f"its scores promise {record[f'expected_{measure}_{split}']:.3f}, {record['delta']:.3f} "
+            f"{_share(record[f'size_{split}'], total, attrs)}: {measure_title(measure)} {value:.3f} where "
+            f"its scores promise {record[f'expected_{measure}_{split}']:.3f}, {effect_text(record['delta'])} "
             f"{relation} its promise than overall{_interval(record)}"
         )
     if measure == "calibration_gap":
-        return _calibration_text(record, attrs.get("mode", "worse"), overall, split, total)
+        return _calibration_text(record, attrs, overall, split, total)
     direction = "lower" if value < overall else "higher"
     worse = (value < overall) == (measure_kind(measure, attrs) == "score")  # a loss is worse where it is higher
     words, share = note_words("worse" if worse else "better", measure), record.get("expected_share", np.nan)
@@ -207,18 +249,18 @@ def _single_text(record, attrs, total):
         f"; all {words.slice} (its scores promise a larger {words.change}, {share:.0%} of it)"
     )  # fmt: skip
     return (
-        f"{_share(record[f'size_{split}'], total)}: {measure_title(measure)} {value:.3f} vs "
-        f"{overall:.3f} overall, {abs(value - overall):.3f} {direction}{_interval(record)}{restricted}"
+        f"{_share(record[f'size_{split}'], total, attrs)}: {measure_title(measure)} {value:.3f} vs "
+        f"{overall:.3f} overall, {effect_text(abs(value - overall))} {direction}{_interval(record)}{restricted}"
     )
 
 
-def _calibration_text(record, mode, overall, split, total):
-    """``(9% of rows): risk underestimated by 14 points (promised 11%, observed
+def _calibration_text(record, attrs, overall, split, total):
+    """``(9% of held-out rows): risk underestimated by 14 points (promised 11%, observed
     25%), 13 points [8, 18] more underestimated than on the whole data``:
     the gap ``observed - promised`` of the subgroup, then the effect (the
     difference to the whole data's gap, in the direction of the mode) with
     its interval."""
-    gap = record[f"calibration_gap_{split}"]
+    mode, gap = attrs.get("mode", "worse"), record[f"calibration_gap_{split}"]
     observed = record[f"positives_{split}"] / record[f"size_{split}"]
     low, high = record.get("delta_ci_low", np.nan), record.get("delta_ci_high", np.nan)
     interval = "" if pd.isna(low) or pd.isna(high) else f" [{100 * low:.0f}, {100 * high:.0f}]"
@@ -230,7 +272,7 @@ def _calibration_text(record, mode, overall, split, total):
     # overestimated by 4 points where the whole data is by 11): less so
     further = f"more {own}" if upward == (gap >= 0) else f"less {own}"
     return (
-        f"{_share(record[f'size_{split}'], total)}: risk {own}estimated by {_points(100 * abs(gap))} "
+        f"{_share(record[f'size_{split}'], total, attrs)}: risk {own}estimated by {_points(100 * abs(gap))} "
         f"(promised {observed - gap:.0%}, observed {observed:.0%}), "
         f"{_points(100 * record['delta'])}{interval} {further}estimated than on the whole data"
     )
@@ -245,8 +287,8 @@ def _paired_text(record, attrs, total):
     measure, split = attrs["measure"], _split(attrs)
     new, old = record[f"{measure}_{split}"], record[f"{measure}_baseline_{split}"]
     return (
-        f"{_share(record[f'size_{split}'], total)}: {measure_title(measure)} {new:.3f} (new) "
-        f"vs {old:.3f} (baseline), a change {record['delta']:.3f} {_direction(attrs)} than on "
+        f"{_share(record[f'size_{split}'], total, attrs)}: {measure_title(measure)} {new:.3f} (new) "
+        f"vs {old:.3f} (baseline), a change {effect_text(record['delta'])} {_direction(attrs)} than on "
         f"the whole data{_interval(record)}"
     )
 
@@ -255,8 +297,8 @@ def _drift_text(record, attrs, total):
     measure, split = attrs["measure"], _split(attrs)
     old, new = record[f"{measure}_reference_{split}"], record[f"{measure}_current_{split}"]
     return (
-        f"{_share(record[f'size_current_{split}'], total)}: {measure_title(measure)} {old:.3f} "
-        f"(reference) -> {new:.3f} (current), a change {record['delta']:.3f} "
+        f"{_share(record[f'size_current_{split}'], total, attrs)}: {measure_title(measure)} {old:.3f} "
+        f"(reference) -> {new:.3f} (current), a change {effect_text(record['delta'])} "
         f"{_direction(attrs)} than on the whole data{_interval(record)}"
     )
 
@@ -344,16 +386,54 @@ def failure_rows(table):
         Those rows of ``table`` (index kept), in the headline's order; empty
         when nothing was found or tested.
     """
+    return table.iloc[_failure_positions(table)]
+
+
+def _failure_positions(table):
+    """The positions of :func:`failure_rows` in ``table``, in the headline's order."""
     if len(table) == 0 or "significant" not in table.columns or table["significant"].isna().all():
-        return table.iloc[:0]
+        return np.zeros(0, dtype=int)
     effect = (table["delta"] if "delta" in table.columns else table["statistic"]).to_numpy(dtype=float)
     if "failure" in table.columns:  # judged: the failures, surest first (how bad at least)
         rows = np.flatnonzero(table["failure"].fillna(False).to_numpy(dtype=bool))
         low = table["delta_ci_low"].to_numpy(dtype=float) if "delta_ci_low" in table.columns else effect
         low = np.where(np.isnan(low), effect, low)
-        return table.iloc[rows[np.lexsort((-effect[rows], -low[rows]))]]
+        return rows[np.lexsort((-effect[rows], -low[rows]))]
     rows = np.flatnonzero(table["significant"].fillna(False).to_numpy(dtype=bool))
-    return table.iloc[rows[np.argsort(-effect[rows], kind="stable")]]  # NaN effects last
+    return rows[np.argsort(-effect[rows], kind="stable")]  # NaN effects last
+
+
+def shown_positions(table, top):
+    """The rows a view of the first ``top`` rows shows (the console's table, the
+    forest plot): those, then every headline failure ranked below them, in
+    table order, so that no failure the headline names is out of view.
+
+    The failures are those of a table judged by
+    :func:`~subroc_ext.inference.failures.judge_failures` (a ``failure``
+    column: every pipeline's); a table without one shows its first rows.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+    top : int or None
+        The first rows shown (None: all).
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Positions in ``table``, ascending.
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"significant": [False, True, False, True], "delta": 0.1,
+    ...                       "failure": [False, False, False, True]})
+    >>> shown_positions(table, 2).tolist()
+    [0, 1, 3]
+    """
+    if top is None:
+        return np.arange(len(table))
+    failures = _failure_positions(table) if "failure" in table.columns else []
+    return np.union1d(np.arange(min(top, len(table))), failures).astype(int)
 
 
 def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
@@ -387,7 +467,7 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
     ...                                   progress=False)
     >>> print(headline(table).text())
     Where the ROC AUC is worse than on the whole data and than its scores promise: 1 failure among 1 significant of 1 subgroup (fdr_by, alpha 0.05), surest first:
-      1. region=='east' (30% of rows): ROC AUC 0.558 vs 0.881 overall, 0.323 lower [0.204, 0.444]
+      #1 region=='east' (30% of held-out rows): ROC AUC 0.558 vs 0.881 overall, 0.323 lower [0.204, 0.444]
     """
     said = _headline(table, top=top, n_rows=n_rows)
     said.checks = list(table.attrs.get("data_checks", []))
@@ -418,7 +498,7 @@ def _headline(table, *, top, n_rows):
     subject = "the change" if kind != "single" else f"the {measure}"
     if "failure" in table.columns and significant_count(table)[0]:  # failures by their promise too
         return _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, comparison, test)
-    significant = failure_rows(table)
+    significant = _failure_positions(table)
     if len(significant) == 0:
         best = table.sort_values("delta", ascending=False, kind="stable").iloc[0]
         return Headline(
@@ -428,8 +508,8 @@ def _headline(table, *, top, n_rows):
         )
     text = _TEXTS[kind]
     findings = [
-        Finding(record["subgroup"], record["description"], text(record, attrs, n_rows))
-        for _, record in significant.head(top).iterrows()
+        Finding(record["subgroup"], record["description"], text(record, attrs, n_rows), position + 1)
+        for position, record in ((position, table.iloc[position]) for position in significant[:top])
     ]
     more = ""
     if len(significant) > top:
@@ -470,15 +550,16 @@ _SLICES = {
 }
 
 
-def _not_failures(notes, noun):
-    """One sentence counting the significant rows that are no failures (the
-    mode's ``noun``: no findings where the model does better), by kind."""
+def _not_failures(notes, noun, said):
+    """One sentence counting the significant rows that are no failures, by kind:
+    ``notes`` begin with the rules' ``noun`` (the mode's), the sentence says
+    :func:`finding_noun` (``said``)."""
     parts = []
     for start, (one, many) in {**_NOT_FAILURES, **_SLICES}.items():
         count = int(notes.str.startswith(start.format(noun=noun)).sum())
         if count:
-            parts.append(f"{count:,} {(one if count == 1 else many).format(noun=noun)}")
-    return f"Not {noun}s: {', '.join(parts)}; in the table with their notes." if parts else ""
+            parts.append(f"{count:,} {(one if count == 1 else many).format(noun=said)}")
+    return f"Not {said}s: {', '.join(parts)}; in the table with their notes." if parts else ""
 
 
 def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, comparison, test):
@@ -487,26 +568,27 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
     each with its variants."""
     failed = table["failure"].fillna(False).astype(bool)
     significant = table["significant"].fillna(False).astype(bool)
-    failures = failure_rows(table)
+    failures = _failure_positions(table)
     # searched by the case mix, the comparison is already with the promise
     promised = table["promise_p_value"].notna().any() and not attrs.get("case_mix")
     than = f"{comparison} on the whole data" + (" and than its scores promise" if promised else "")
     count, by_promise = significant_count(table)
     flagged = f"{count:,} significant{by_promise}"
-    plural, noun = "" if len(failures) == 1 else "s", FINDING_NOUN[attrs.get("mode", "worse")]
+    plural, noun = "" if len(failures) == 1 else "s", finding_noun(attrs)
     counted = f"{len(failures):,} {noun}{plural} among {flagged} of {_subgroups(len(table))} ({test})"
-    rest = _not_failures(table.loc[significant & ~failed, "failure_note"].astype(str), noun)
+    rest = _not_failures(table.loc[significant & ~failed, "failure_note"].astype(str),
+                         FINDING_NOUN[attrs.get("mode", "worse")], noun)  # fmt: skip
     if len(failures) == 0:
         return Headline(f"{prefix}No subgroup where {subject} is {than}: {counted}.", more=rest)
     text = _TEXTS[kind]
-    ranks = table["failure_of"]
+    ranks = table["failure_of"].to_numpy(dtype=float, na_value=np.nan)
+    variants = table["failure_note"].astype(str).str.startswith("variant").to_numpy()
     findings = [
-        Finding(record["subgroup"], record["description"], text(record, attrs, n_rows),
-                variants=list(table.loc[(ranks == position + 1).fillna(False) & table["failure_note"].astype(str)
-                                        .str.startswith("variant"), ["subgroup", "description"]]
-                              .itertuples(index=False, name=None)),
-                than=NOTE_WORDS[attrs.get("mode", "worse")].than)
-        for position, record in ((table.index.get_loc(index), record) for index, record in failures.head(top).iterrows())
+        Finding(record["subgroup"], record["description"], text(record, attrs, n_rows), position + 1,
+                variants=[(table["subgroup"].iloc[j], table["description"].iloc[j], j + 1)
+                          for j in np.flatnonzero(variants & (ranks == position + 1))],
+                than=than_words(attrs))
+        for position, record in ((position, table.iloc[position]) for position in failures[:top])
     ]  # fmt: skip
     more = rest
     if len(failures) > top:
@@ -517,7 +599,8 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
 
 def _variants_html(finding):
     """The variants under a finding, each as its chips (as the finding above them)."""
-    shown = Html("; ").join(conditions_html(subgroup) for subgroup, _ in finding.variants_shown())
+    shown = Html("; ").join(Html("#{} {}").format(rank, conditions_html(subgroup))
+                            for subgroup, _, rank in finding.variants_shown())  # fmt: skip
     return Html('<br><span class="note">{}{}{}</span>').format(finding.variants_intro(), shown, finding.variants_more())
 
 
@@ -537,13 +620,13 @@ def headline_html(table, **keywords):
     """
     said = headline(table, **keywords)
     items = Html("").join(
-        Html("<li>{}{}{}</li>").format(
-            conditions_html(finding.subgroup), finding.text,
+        Html('<li><span class="rank">#{}</span> {}{}{}</li>').format(
+            finding.rank, conditions_html(finding.subgroup), finding.text,
             _variants_html(finding) if finding.variants else "",
         )
         for finding in said.findings
     )  # fmt: skip
-    findings = Html('<ol class="findings">{}</ol>').format(items) if items else ""
+    findings = Html('<ul class="findings">{}</ul><p class="note">{}.</p>').format(items, RANKS) if items else ""
     more = Html('<p class="note">{}</p>').format(said.more) if said.more else ""
     checks = Html("").join(Html('<p class="check"><strong>{}</strong> {}</p>').format(CHECK_PREFIX, check)
                            for check in said.checks)  # fmt: skip

@@ -32,10 +32,10 @@ import json
 import numpy as np
 import pandas as pd
 
-from .. import __version__
 from ..inputs.condition_records import encode_value, subgroup_records
 from ..inputs.findings_file import SCHEMA_VERSION
 from ..utils.atomic import atomic_path
+from ..utils.names import VERSION
 from ..utils.validation import positive_mask
 from .findings import failure_rows, headline, result_kind
 
@@ -154,7 +154,7 @@ def findings_document(table, *, splits=None):
     said = headline(table)
     return {
         "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "subroc-ext", "version": __version__},
+        "tool": {"name": "subroc-ext", "version": VERSION},
         "kind": result_kind(table),
         "settings": {key: _json_safe(value) for key, value in attrs.items() if key not in _NOT_SETTINGS},
         "data": {"splits": splits_summary, "whole": _json_safe(attrs.get("dataset_values", {}))},

@@ -71,7 +71,7 @@ def assert_no_failures(table, *, top=HEADLINE_ROWS):
     Traceback (most recent call last):
     ...
     AssertionError: Where the ROC AUC is worse than on the whole data and than its scores promise: 1 failure among 1 significant of 1 subgroup (fdr_by, alpha 0.05), surest first:
-      1. region=='east' (30% of rows): ROC AUC 0.558 vs 0.881 overall, 0.323 lower [0.204, 0.444]
+      #1 region=='east' (30% of held-out rows): ROC AUC 0.558 vs 0.881 overall, 0.323 lower [0.204, 0.444]
     """
     if len(failure_rows(table)):
         raise AssertionError(headline(table, top=top).text())

@@ -85,6 +85,8 @@ img { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
 .results td { white-space: nowrap; }
 .results td.text { white-space: normal; min-width: 16em; }
 .results tr.significant td { background: #fff1c2; }
+.results tr.failure td { background: #ffd9d9; font-weight: 600; }
+.results tr.failure td:first-child { box-shadow: inset 4px 0 #b00020; }
 .also { color: #555; font-size: 0.9em; }
 .controls { display: flex; gap: 1.5em; align-items: center; flex-wrap: wrap; }
 .controls input[type=search] { width: 20em; padding: 0.2em; }
@@ -92,7 +94,9 @@ details.columns { font-size: 0.9em; }
 details.columns label { display: inline-block; margin-right: 1em; white-space: nowrap; }
 table.heatmap td { text-align: center; min-width: 4.5em; }
 .headline { font-size: 1.1em; font-weight: 600; max-width: 60em; }
-ol.findings li { margin: 0.3em 0; max-width: 60em; }
+ul.findings { list-style: none; padding-left: 1em; }
+ul.findings li { margin: 0.3em 0; max-width: 60em; }
+.rank { font-weight: 600; color: #b00020; }
 table.heatmap td.text { text-align: left; }
 """ + CELL_STYLE
 
@@ -113,7 +117,8 @@ document.querySelectorAll("div.results").forEach(function (box) {
     rows.forEach(function (row) {
       var haystack = row.getAttribute("data-text");
       var ok = words.every(function (w) { return haystack.indexOf(w) >= 0; }) &&
-               (!significant || !significant.checked || row.classList.contains("significant"));
+               (!significant || !significant.checked || row.classList.contains("significant")
+                || row.classList.contains("failure"));
       row.hidden = !ok;
       shown += ok ? 1 : 0;
     });
@@ -431,7 +436,8 @@ def subgroups_table(table, columns, *, interactive=True, rows=None):
         parts = [record.get("description"), record.get("alternatives"),
                  *condition_texts(record.get("subgroup", record.get("description", "")))]  # fmt: skip
         searchable = " ".join(part for part in parts if isinstance(part, str) and part).lower()
-        row_class = Html(' class="significant"') if bool(record.get("significant", False)) else ""
+        marks = [name for name in ("significant", "failure") if _flagged(record.get(name))]
+        row_class = Html(' class="{}"').format(" ".join(marks)) if marks else ""
         body.append(Html('<tr{} data-text="{}">{}</tr>').format(row_class, searchable, Html("").join(cells)))
     grid = Html('<div class="scroll"><table><thead><tr>{}</tr></thead><tbody>{}</tbody></table></div>').format(
         Html("").join(th(c) for c in columns), Html("").join(body)
@@ -455,6 +461,11 @@ placeholder="words of the conditions, e.g. age married"></label>{}
 <details class="columns"><summary>Columns ({} of {}
 shown; click a header to sort, again to reverse)</summary>{}</details>
 {}</div>""").format(significant, sum(c.shown for c in columns), len(columns), chooser, grid)
+
+
+def _flagged(value):
+    """Whether a row's flag (``significant``, ``failure``: True, False or missing) is set."""
+    return not pd.isna(value) and bool(value)
 
 
 def render_page(title, summary, sections):

@@ -15,14 +15,13 @@ read as math. Every name (a value, a column) enters a figure through
 :mod:`~subroc_ext.reporting.figure_text`.
 """
 
-import os
-import sys
 import warnings
 
 import numpy as np
 import pandas as pd
 
 from ..exceptions import UndefinedMeasureWarning
+from ..metrics.covers import cover_of
 from ..metrics.kernels import (
     pr_auc_from_counts,
     pr_curve_from_counts,
@@ -35,7 +34,9 @@ from ..utils.validation import check_columns, finite_scores, positive_mask, show
 from ..workflow.diversity import cover_words, select_diverse
 from .conditions import readable_description
 from .figure_text import fitted, plain_text, shortened, wrapped_name
+from .findings import finding_noun, shown_positions
 from .layout import fit_axes, widest
+from .preload import pyplot
 
 __all__ = [
     "CURVE_TOLERANCE",
@@ -46,24 +47,6 @@ __all__ = [
     "plot_cross_auc",
     "plot_generalization_diagnostics",
 ]
-
-
-def _pyplot():
-    """Import ``matplotlib.pyplot``, choosing the Agg backend on a headless system."""
-    try:
-        import matplotlib
-    except ImportError as error:
-        raise ImportError(
-            "plotting needs matplotlib; install it with: pip install subroc-ext[plot]"
-        ) from error
-    headless = sys.platform.startswith("linux") and not (
-        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
-    )
-    if headless and "MPLBACKEND" not in os.environ and "matplotlib.pyplot" not in sys.modules:
-        matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 #: How far (in units of the axes, 0 to 1) a drawn ROC or PR curve may pass from its exact points.
@@ -149,17 +132,6 @@ def _subgroups_iv(subgroups, top, names):
     return descriptions, names
 
 
-def _covers(description, data):
-    """Boolean cover of ``description`` by row position (the index is never used)."""
-    cover = np.asarray(description.covers(data), dtype=bool)
-    if cover.shape != (len(data),):
-        raise ValueError(
-            f"subgroup {describe(description)!r} covers an array of shape {cover.shape}, "
-            f"expected ({len(data)},)"
-        )
-    return cover
-
-
 def _distinct(subgroups, data, top, names, max_overlap):
     """The first ``top`` subgroups overlapping no earlier shown one by more than
     ``max_overlap`` (Jaccard index on ``data``), and their names."""
@@ -188,7 +160,7 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
             f"the {kind.upper()} curve of the whole data needs {needed} in label column {label!r}"
         )
 
-    plt = _pyplot()
+    plt = pyplot()
     if ax is None:
         figure, ax = plt.subplots(figsize=(7.5, 7.2), layout="constrained")
     else:
@@ -203,11 +175,11 @@ def _plot_curves(kind, subgroups, data, label, score, positive_label, top, ax, n
     ax.plot(*thinned_curve(whole[0], whole[1]), color="0.15", linewidth=3,
             label=f"{whole_name} (n={len(data):,}, {measure} {whole[2]:.3f})")  # fmt: skip
     for description, name in zip(descriptions, names):
-        cover = _covers(description, data)
+        cover = cover_of(description, data)
         points = curve(is_positive[cover], scores[cover])
         if points is None:
             warnings.warn(
-                f"not plotting subgroup {name!r}: its {kind.upper()} curve is undefined "
+                f"not plotting subgroup {describe(description)}: its {kind.upper()} curve is undefined "
                 f"(one class only among its {cover.sum()} rows)",
                 UndefinedMeasureWarning,
                 stacklevel=3,
@@ -376,7 +348,7 @@ def plot_cross_auc(cross, *, ax=None, annotate=True, label_width=40):
     """
     auc = getattr(cross, "auc", cross)
     pairs = getattr(cross, "pairs", None)
-    plt = _pyplot()
+    plt = pyplot()
     names = [wrapped_name(name, label_width) for name in auc.columns]
     if ax is None:
         # 0.85 inch a cell (two short lines of text) plus room for the labels
@@ -422,7 +394,7 @@ def plot_generalization_diagnostics(table, *, top=5, axes=None, label_width=40):
     -------
     matplotlib.figure.Figure
     """
-    plt = _pyplot()
+    plt = pyplot()
     rows = table.iloc[: top + 1]
     if axes is None:
         figure, axes = plt.subplots(1, 2, figsize=(10, 2.2 + 0.55 * len(rows)), sharey=True,
@@ -487,10 +459,13 @@ def plot_forest(
 ):
     """Forest plot: each subgroup's measure with its interval against the whole data's.
 
-    One row per subgroup, best first: a dot at the subgroup's value (filled
-    when the table marks it ``significant``, hollow otherwise), a line over
-    its interval, a dashed vertical line at the whole data's value; the
-    subgroup's size (and share of the rows) on the right. Like fairlearn's
+    One row per subgroup, best first, named by its rank in the table: a dot
+    at the subgroup's value (filled when the table marks it ``significant``,
+    hollow otherwise; ringed when the headline names it a failure), a line
+    over its interval, a dashed vertical line at the whole data's value; the
+    subgroup's size (and share of the rows) on the right. Every failure the
+    headline names is shown, below the first ``top`` rows if it ranks lower
+    (:func:`~subroc_ext.reporting.findings.shown_positions`). Like fairlearn's
     ``MetricFrame.plot`` and TensorFlow Model Analysis' slicing views: a
     metric per group with its uncertainty at a glance.
 
@@ -518,7 +493,7 @@ def plot_forest(
     n_rows : int, optional
         Rows of that split: with it each size is also shown as a share.
     top : int or None, default=20
-        Plot the first ``top`` subgroups (all when None).
+        Plot the first ``top`` subgroups (all when None), and the failures below them.
     ax : matplotlib.axes.Axes, optional
         Draw into these axes; a new figure sized to the rows otherwise
         (12 inches wide: 1,200 pixels at the report's 100 dpi).
@@ -547,9 +522,10 @@ def plot_forest(
     value, interval, size = _forest_columns(table, value, interval, size)
     if reference is None:
         reference = table.attrs.get("dataset_values", {}).get(value)
-    rows = table if top is None else table.head(top)
+    positions = shown_positions(table, top)
+    rows = table.iloc[positions]
     n = len(rows)
-    plt = _pyplot()
+    plt = pyplot()
     own = ax is None
     if own:
         figure, ax = plt.subplots(figsize=(12, 1.3 + 0.27 * max(n, 1)))
@@ -575,6 +551,13 @@ def plot_forest(
             ax.plot(values[chosen], y[chosen], "o", color=color, fillstyle=fill, markersize=6,
                     label=text)[0]  # fmt: skip
         )
+    failed = rows["failure"].fillna(False).to_numpy(dtype=bool) if "failure" in rows.columns else np.zeros(n, bool)
+    for gap in np.flatnonzero(np.diff(positions) > 1):  # rows left out between: a dotted line
+        ax.axhline(y[gap] - 0.5, color="0.6", linestyle=":", linewidth=1)
+    if failed.any():
+        ring = dict(color="black", fillstyle="none", markersize=12, markeredgewidth=1.5)
+        handles.append(ax.plot(values[failed], y[failed], "o", label=f"{finding_noun(table.attrs)} (the headline's)",
+                               **ring)[0])  # fmt: skip
     expected = f"expected_{value}" if expected is None else expected
     if expected and expected in rows.columns:
         promised = table.attrs.get("dataset_values", {}).get(expected)
@@ -585,8 +568,8 @@ def plot_forest(
                                fillstyle="none", markersize=5, label="what the scores promise")[0])  # fmt: skip
     descriptions = rows["subgroup"] if "subgroup" in rows.columns else rows["description"]
     names = [
-        f"#{rank} {shortened(readable_description(d), label_width)}"
-        for rank, d in enumerate(descriptions, 1)
+        f"#{position + 1} {shortened(readable_description(d), label_width)}"
+        for position, d in zip(positions, descriptions)
     ]
     # each row's name left of the axes and its size right of them: texts, which draw several
     # times faster than as many ticks (a figure of 100 rows in well under a second)

@@ -7,21 +7,41 @@ command that will draw a report calls :func:`preload_plotting` before that
 work: the import runs on another core beside it, and the drawing finds the
 modules imported (or waits for the rest of the import: the import system
 locks a module being imported). The search imports none of these modules,
-so the two threads never wait for each other's imports.
+so the two threads never wait for each other's imports. :func:`pyplot` is the
+one import of ``matplotlib.pyplot`` that every figure and this thread share.
 """
 
+import os
+import sys
 import threading
 
-from .plotting import _pyplot
+__all__ = ["preload_plotting", "pyplot"]
 
-__all__ = ["preload_plotting"]
+
+def pyplot():
+    """Import ``matplotlib.pyplot``, choosing the Agg backend on a headless system
+    (the one place the report's figures import it)."""
+    try:
+        import matplotlib
+    except ImportError as error:
+        raise ImportError(
+            "plotting needs matplotlib; install it with: pip install subroc-ext[plot]"
+        ) from error
+    headless = sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )
+    if headless and "MPLBACKEND" not in os.environ and "matplotlib.pyplot" not in sys.modules:
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def _import_plotting():
     """Import what a report draws with; an error is left for the drawing to raise
     (with its message: matplotlib missing is ``pip install subroc-ext[plot]``)."""
     try:
-        _pyplot()
+        pyplot()
         import matplotlib.backends.backend_agg  # noqa: F401  (curves.png)
         import matplotlib.backends.backend_svg  # noqa: F401  (the embedded figures)
     except Exception:  # noqa: BLE001  raised again, in the main thread, by the first figure

@@ -17,7 +17,7 @@ from ..inference.verdicts import level_text
 from .page import Html, format_number, format_p_value
 
 __all__ = [
-    "EFFECT_COLUMNS", "STOPPED", "effect_meaning", "effect_note", "has_effects", "how_to_read",
+    "EFFECT_COLUMNS", "STOPPED", "effect_meaning", "effect_note", "effect_text", "has_effects", "how_to_read",
     "intervals_text", "p_value_text",
 ]  # fmt: skip
 
@@ -40,6 +40,28 @@ def p_value_text(p_value, exact=True):
     if text == "–" or exact is pd.NA or exact is None or exact:
         return text
     return f"≤ {text} (stopped)"
+
+
+def effect_text(value, sign=False):
+    """An effect, or an end of its interval, as every view writes it: three
+    decimals, never ``-0.000``, and a value that rounds to zero but is not
+    zero with two significant digits, so that an interval beyond 0 never
+    reads as touching it (``[+0.00031, +0.257]``, not ``[+0.000, +0.257]``);
+    ``'–'`` for NaN.
+
+    Examples
+    --------
+    >>> effect_text(0.25671, sign=True), effect_text(0.00031, sign=True), effect_text(-0.00004), effect_text(-0.0)
+    ('+0.257', '+0.00031', '-0.00004', '0.000')
+    """
+    if pd.isna(value):
+        return "–"
+    value = float(value)
+    if value == 0:
+        return "0.000"
+    if round(value, 3) == 0:
+        return np.format_float_positional(value, precision=2, unique=False, fractional=False, trim="-", sign=sign)
+    return f"{value:+.3f}" if sign else f"{value:.3f}"
 
 
 #: What ``(stopped)`` after a p-value means.

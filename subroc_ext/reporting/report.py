@@ -27,6 +27,7 @@ from .cells import (
     delta_cell,
     description_cell,
     effect_cell,
+    failure_cell,
     number_cell,
     overlap_cell,
     p_value_cell,
@@ -105,6 +106,9 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
         default = (f"{value}_ci_low", f"{value}_ci_high")
         interval = default if set(default) <= set(table.columns) else ()
     reference = table.attrs.get("dataset_values", {}).get(value, np.nan)
+    # shown where the headline's rules said something of a row (a failure, or why a significant row is none)
+    judged = table["failure"].fillna(False).astype(bool) | table["significant"].fillna(False).astype(bool) \
+        if "failure" in table.columns else pd.Series(dtype=bool)  # fmt: skip
     columns = [
         Column("rank", "#", rank_cell, help="rank by quality on the search split (1 = best)"),
         Column("description", "conditions",
@@ -136,6 +140,11 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
         Column("significant", "significant", verdict_cell,
                help="the test rejects at alpha (and, with intervals='fcr', the effect's interval lies "
                     "beyond min_delta); 'note': the test and the interval disagree (listed under the table)"),
+        *([Column("failure", "headline", failure_cell(table.attrs), text=True, shown=bool(judged.any()),
+                  help="what the headline's rules said of the row: a failure it names (its row is marked), or "
+                       "why a significant row is none (variant #k, explained #k: of the failure ranked k; "
+                       "range restriction, ...; the whole note is the column failure_note)")]
+          if "failure" in table.columns else []),
     ]  # fmt: skip
     optional = [
         ("quality", "quality", "the quality that ranked the subgroup (search split)"),
@@ -147,7 +156,7 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
             columns.append(Column(key, header, cell, shown=False, help=help_))
     listed = {c.key for c in columns} | set(interval) | set(EFFECT_COLUMNS) | {
         "subgroup", "description", "alternatives", "overlaps_with", "rank", "testable", "statistic",
-        "complement_of",
+        "complement_of", "failure",
     }  # fmt: skip
     for name in table.columns:
         if name in listed or not pd.api.types.is_numeric_dtype(table[name]):

@@ -4,7 +4,11 @@
 so they start without loading NumPy, pandas or the compiled kernels.
 """
 
-__all__ = ["MODES", "MEASURE_NAMES", "CALIBRATION_MEASURE_NAMES", "CALIBRATION_MODES", "CALIBRATIONS", "INSTALL", "INTERVALS"]
+__all__ = ["VERSION", "MODES", "MEASURE_NAMES", "CALIBRATION_MEASURE_NAMES", "CALIBRATION_MODES", "CALIBRATIONS",
+           "INSTALL", "INTERVALS"]
+
+#: The installed version (``subroc_ext.__version__``, ``subroc-ext --version``, findings.json's ``tool``).
+VERSION = "0.1.0"
 
 #: The directions a search looks in.
 MODES = ("worse", "better", "both")
