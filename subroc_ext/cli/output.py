@@ -20,13 +20,13 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import keeping
-from ..inference.failures import BY_PROMISE, NOTE_WORDS
+from ..inference.failures import BY_PROMISE, note_words
 from ..inference.verdicts import UNTESTABLE
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
 from ..reporting.cells import failure_label
-from ..reporting.findings import CHECK_PREFIX, RANKS, finding_noun, headline, shown_positions, than_words
+from ..reporting.findings import CHECK_PREFIX, RANKS, finding_noun, headline, measure_title, shown_positions, than_words
 from ..reporting.page import format_p_value
 from ..reporting.reading import STOPPED, effect_meaning, effect_text, intervals_text, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
@@ -329,10 +329,14 @@ def _top_rows(table, shown=_PRINTED):
 
 def _notes_legend(attrs):
     """What the ranks and each word of the ``note`` column mean, in the words of the
-    table's mode (the promise's words where a ROC AUC has one)."""
-    mode = attrs.get("mode", "worse")
-    words, sides = NOTE_WORDS[mode], [NOTE_WORDS[side] for side in ("worse", "better") if mode in (side, "both")]
-    noun, promised = finding_noun(attrs), attrs.get("measure", "roc_auc") == "roc_auc"
+    table's mode and measure (its promise's words where the rules checked one)."""
+    mode, measure = attrs.get("mode", "worse"), attrs.get("measure", "roc_auc")
+    words = note_words(mode, measure)
+    sides = [note_words(side, measure) for side in ("worse", "better") if mode in (side, "both")]
+    # every measure of a single model has a promise (a comparison: the ROC AUC's), when the scores are probabilities
+    promised = (measure == "roc_auc" or "measure_kind" in attrs) and \
+        not str(attrs.get("probabilities", "")).startswith("none")  # fmt: skip
+    noun = finding_noun(attrs)
     terms = [RANKS, f"{noun} = named in the headline"]
     if not attrs.get("holdout", True) and promised:
         terms.append(f"{noun} {BY_PROMISE} = " + " or ".join(side.beyond for side in sides)
@@ -345,12 +349,12 @@ def _notes_legend(attrs):
         f"variant #k = not significantly {than} the rest of {noun} #k",
         f"explained #k = not a {noun} outside {noun} #k",
         f"beside a {noun} #k = {than} the whole data only by holding {noun} #k's rows",
-        *([f"range-restricted = at least half of the subgroup's ROC AUC {words.change} is what its own scores "
-           "promise"] if promised else []),
+        *([f"range-restricted = at least half of the subgroup's {measure_title(measure)} {words.change} is what "
+           "its own scores promise"] if promised else []),
         "other side = both sides of one cut are listed",
         f"{UNTESTABLE} = the measure is undefined on the rows it is tested on (a ROC AUC on rows of one class)",
     ]  # fmt: skip
-    if promised and not attrs.get("case_mix"):
+    if promised and not attrs.get("case_mix") and measure == "roc_auc":
         terms.append("--case-mix ranks and tests by the shortfall instead")
     return "; ".join(terms)
 

@@ -7,6 +7,8 @@
   :class:`~subroc_ext.objective.case_mix.CaseMixTarget` and the quality
   functions of ``find_subgroups(case_mix=True)`` (search and test by
   ``q_cm``, SPEC's "Case mix");
+* :func:`search_shortfall`: each row's shortfall from its promise on the search split, beyond
+  the whole data's (the weights of the promise tests);
 * :func:`range_restriction`: for every reported row, how much of its observed
   ROC AUC change the scores promise (``expected_share``), and whether that is
   at least half of it (``range_restricted``): the drop is then mostly the
@@ -32,6 +34,7 @@ __all__ = [
     "with_probabilities",
     "case_mix_functions",
     "range_restriction",
+    "search_shortfall",
     "complements",
 ]
 
@@ -184,3 +187,14 @@ def complements(subgroups, search):
         if not (covers[i] & covers[j]).any() and ((covers[i] | covers[j]) == present[columns[i]]).all():
             partner[i], partner[j] = j, i
     return pd.array(np.where(partner >= 0, partner + 1, None), dtype="Int64")
+
+
+def search_shortfall(table, dataset_values, measure):
+    """Each row's shortfall on the search split: how much further its ``measure``
+    fell short of its scores' promise there than the whole data's, higher
+    worse (a loss's rise; None without a promise)."""
+    name, sign = measure.name, (1.0 if measure.kind == "score" else -1.0)
+    if f"expected_{name}_search" not in table or f"expected_{name}_search" not in dataset_values:
+        return None
+    whole = dataset_values[f"expected_{name}_search"] - dataset_values[f"{name}_search"]
+    return sign * ((table[f"expected_{name}_search"] - table[f"{name}_search"]).to_numpy(dtype=float) - whole)

@@ -485,7 +485,7 @@ def find_subgroups(
                 whole_search_promise = without_holdout.label_draws_without_holdout(
                     table, kept.subgroups, rows, mode=mode, found=found, rules=rules)  # fmt: skip
             judged = judge_failures(table, kept.subgroups, rows, mode,
-                                    search_shortfall=_search_shortfall(table, dataset_values, statistic_qf.measure),
+                                    search_shortfall=_case_mix.search_shortfall(table, dataset_values, statistic_qf.measure),
                                     whole_search_promise=whole_search_promise, rules=rules)  # fmt: skip
             table = pd.concat([table, judged], axis=1)
         table.attrs.update(
@@ -542,17 +542,6 @@ def _probabilities(checked, calibrate, required):
     return probabilities.description, probabilities, tuple(
         None if split is None else _case_mix.split_probabilities(split, probabilities) for split in splits
     )
-
-
-def _search_shortfall(table, dataset_values, measure):
-    """Each row's shortfall on the search split: how much further its ``measure``
-    fell short of its scores' promise there than the whole data's, higher
-    worse (a loss's rise; None without a promise)."""
-    name, sign = measure.name, (1.0 if measure.kind == "score" else -1.0)
-    if f"expected_{name}_search" not in table or f"expected_{name}_search" not in dataset_values:
-        return None
-    whole = dataset_values[f"expected_{name}_search"] - dataset_values[f"{name}_search"]
-    return sign * ((table[f"expected_{name}_search"] - table[f"{name}_search"]).to_numpy(dtype=float) - whole)
 
 
 def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split, measure):
