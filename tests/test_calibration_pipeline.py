@@ -221,7 +221,7 @@ def test_the_other_side_of_a_miscalibrated_cut_is_no_failure_of_its_own():
     assert table.loc[["g=='a'", "g=='b'", "g=='c'"], "significant"].all()
     assert list(table.index[table["failure"]]) == ["g=='c'"]
     assert table.loc["g=='a'", "failure_note"] == (
-        "beside a finding: different from the whole data only because row 1's rows are in it, not significantly "
+        "beside a finding: different from the whole data only because #1's rows are in it, not significantly "
         "different from the held-out rows outside the findings"
     )
 

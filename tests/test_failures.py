@@ -83,14 +83,14 @@ def test_too_few_of_a_class_is_little_evidence_and_overlaps_are_explained():
                           "delta": [0.3, 0.1, 0.2], "delta_ci_low": [0.2, 0.05, 0.1]})  # fmt: skip
     judged = _judge(table, data, FailureRules(random_state=0))
     assert judged["failure"].tolist() == [True, False, False]
-    assert judged["failure_note"][1].startswith("explained by row 1: its ")
+    assert judged["failure_note"][1].startswith("explained by #1: its ")
     assert pd.isna(judged["failure_of"][0]) and judged["failure_of"][1] == 1
     assert judged["failure_note"][2] == "little evidence: 6 negatives in the held-out rows (fewer than 10)"
     assert np.isnan(judged["promise_p_value"][2])
     rows_without_interval = table.assign(delta_ci_low=[0.2, np.nan, 0.1])
     assert _judge(rows_without_interval, data)["failure_note"][1] == "no interval: the effect's size is unknown"
     no_holdout = _judge(rows_without_interval, data, FailureRules(holdout=False))
-    assert no_holdout["failure_note"][1].startswith("explained by row 1")
+    assert no_holdout["failure_note"][1].startswith("explained by #1")
 
 
 def test_without_a_holdout_the_promise_is_tested_over_the_whole_search():
@@ -189,7 +189,7 @@ def test_a_drift_is_judged_by_the_same_rules_with_evidence_in_each_period():
                                         for c in ("positives", "negatives")]  # fmt: skip
     judged = judge_failures(table, subgroups, rows, "worse", rules=FailureRules(random_state=0))
     assert judged["failure"].tolist() == [True, False, False]
-    assert judged["failure_note"][1].startswith("explained by row 1: its ")
+    assert judged["failure_note"][1].startswith("explained by #1: its ")
     assert judged["failure_note"][2] == ("little evidence: 6 positives of the reference period in the held-out "
                                          "rows (fewer than 10)")  # fmt: skip
 
@@ -254,8 +254,8 @@ def test_a_narrower_failure_inside_a_broader_one_becomes_its_variant():
     judged = _judge(table, data)
     assert judged["failure"].tolist() == [False, True, False]
     assert judged["failure_of"].tolist()[0] == 2 and judged["failure_of"].tolist()[2] == 2
-    assert judged["failure_note"][0].startswith("variant of row 2: not significantly worse than the rest of it (p ")
-    assert judged["failure_note"][2].startswith("variant of row 2")
+    assert judged["failure_note"][0].startswith("variant of #2: not significantly worse than the rest of it (p ")
+    assert judged["failure_note"][2].startswith("variant of #2")
 
 
 def test_data_checks_name_leaks_codes_and_duplicates_but_not_counts():
@@ -374,8 +374,8 @@ def test_the_variants_of_a_failure_explained_later_are_explained_too(monkeypatch
                              worse={((0, 1), (0, 1, 2, 3)): 0.5}, alone={(4, 5, 6, 7)})  # fmt: skip
     assert judged["failure"].tolist() == [False, False, True]
     assert judged["failure_of"].tolist() == [3, 3, pd.NA]
-    assert judged["failure_note"][0].startswith("explained by row 3: its 2 held-out rows outside")
-    assert judged["failure_note"][1] == ("explained by row 3: a variant of row 1, whose held-out rows outside the "
+    assert judged["failure_note"][0].startswith("explained by #3: its 2 held-out rows outside")
+    assert judged["failure_note"][1] == ("explained by #3: a variant of #1, whose held-out rows outside the "
                                          "other failures are not a failure on their own")  # fmt: skip
 
 
@@ -392,10 +392,23 @@ def test_a_failure_made_a_variant_passes_on_only_the_variants_not_worse_than_the
                ((0, 1), tuple(range(8))): p_within_broader},
     )  # fmt: skip
     assert judged["failure"].tolist() == [False, False, True]
-    assert judged["failure_note"][0] == "variant of row 3: not significantly worse than the rest of it (p 0.3)"
+    assert judged["failure_note"][0] == "variant of #3: not significantly worse than the rest of it (p 0.3)"
     if p_within_broader >= 0.05:
         assert judged["failure_of"][1] == 3
-        assert judged["failure_note"][1] == "variant of row 3: not significantly worse than the rest of it (p 0.4)"
+        assert judged["failure_note"][1] == "variant of #3: not significantly worse than the rest of it (p 0.4)"
     else:
         assert judged["failure_of"][1] == 1
-        assert judged["failure_note"][1] == "variant of row 1: not significantly worse than the rest of it (p 0.5)"
+        assert judged["failure_note"][1] == "variant of #1: not significantly worse than the rest of it (p 0.5)"
+
+
+def test_a_row_explained_by_a_failure_made_a_variant_names_the_broader_failure(monkeypatch):
+    """A failure (rows 0-3), a row overlapping it (2-5) explained by it, then a
+    broader failure (0-9) that makes the first its variant: the explained row
+    belongs to the broader one, and its note names the same row as its
+    ``failure_of`` (before: "explained by row 1" with ``failure_of`` 3)."""
+    judged = _judge_scripted(monkeypatch, [range(0, 4), range(2, 6), range(0, 10)], alone={tuple(range(4, 10))},
+                             worse={((0, 1, 2, 3), tuple(range(10))): 0.3})  # fmt: skip
+    assert judged["failure"].tolist() == [False, False, True]
+    assert judged["failure_of"].tolist() == [3, 3, pd.NA]
+    assert judged["failure_note"][1] == ("explained by #3: its 2 held-out rows outside the failure named before it "
+                                         "are not a failure on their own")  # fmt: skip

@@ -470,7 +470,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
             if not same_idea and not tests.failure_alone(rest, outside, level):
                 if overlapping:
                     most = max(overlapping, key=lambda j: (mask & masks[j]).sum())
-                    notes[i], belongs[i] = _explained(most, rest, where, FINDING_NOUN[mode]), most
+                    notes[i], belongs[i] = _explained(most, rest, where, FINDING_NOUN[mode], len(named)), most
                 else:  # apart from every failure: worse only against a whole data that holds them
                     most = max(named, key=lambda j: masks[j].sum())
                     notes[i], belongs[i] = _other_side(most, where, tests.words(mask), FINDING_NOUN[mode]), most
@@ -494,10 +494,11 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
         if not tests.failure_alone(rest, outside, level):
             most = max(overlapping, key=lambda j: (masks[i] & masks[j]).sum())
             named.remove(i)
-            failure[i], notes[i], belongs[i] = False, _explained(most, rest, where, FINDING_NOUN[mode]), most
+            failure[i], notes[i], belongs[i] = False, _explained(most, rest, where, FINDING_NOUN[mode],
+                                                                 len(overlapping)), most
             for j in np.flatnonzero(belongs == i):  # its variants: the idea is explained, not a variant of row most
-                if notes[j].startswith("variant"):
-                    notes[j] = _explained_variant(most, i, where, FINDING_NOUN[mode])
+                notes[j] = _explained_variant(most, i, where, FINDING_NOUN[mode]) if notes[j].startswith("variant") \
+                    else _renumbered(notes[j], i, most)
                 belongs[j] = most
     return pd.DataFrame({
         "failure": failure, "failure_note": notes,
@@ -552,14 +553,22 @@ def _overlap_only(first, second):
     return bool((first & second).any() and (first & ~second).any() and (second & ~first).any())
 
 
-def _explained(other, rest, where, noun):
-    return (f"explained by row {other + 1}: its {int(rest.sum()):,} {where} outside the other "
-            f"{noun}s are not a {noun} on their own")  # fmt: skip
+def _explained(other, rest, where, noun, beside):
+    """``beside``: how many failures its rows were judged outside of."""
+    outside = f"the {noun} named before it" if beside == 1 else f"the {beside:,} {noun}s named before it"
+    return (f"explained by #{other + 1}: its {int(rest.sum()):,} {where} outside {outside} are not a {noun} "
+            "on their own")  # fmt: skip
 
 
 def _explained_variant(other, parent, where, noun):
-    return (f"explained by row {other + 1}: a variant of row {parent + 1}, whose {where} outside the other "
+    return (f"explained by #{other + 1}: a variant of #{parent + 1}, whose {where} outside the other "
             f"{noun}s are not a {noun} on their own")  # fmt: skip
+
+
+def _renumbered(note, old, new):
+    """A note that named failure ``old`` naming ``new``, the failure its row now belongs to
+    (its ``failure_of``): ``old`` became ``new``'s variant, or was explained by it."""
+    return note.replace(f"#{old + 1}", f"#{new + 1}", 1)
 
 
 def _adopt(old, new, notes, belongs, masks, tests, level):
@@ -575,16 +584,18 @@ def _adopt(old, new, notes, belongs, masks, tests, level):
             if p < level:
                 continue
             notes[j] = _variant(new, p, tests.words(masks[j]))
+        else:  # explained by, or beside, old: old's rows are new's too
+            notes[j] = _renumbered(notes[j], old, new)
         belongs[j] = new
 
 
 def _other_side(other, where, words, noun):
-    return (f"beside a {noun}: {words.than} the whole data only because row {other + 1}'s rows are in it, "
+    return (f"beside a {noun}: {words.than} the whole data only because #{other + 1}'s rows are in it, "
             f"not significantly {words.than} the {where} outside the {noun}s")
 
 
 def _variant(parent, p_value, words):
-    return f"variant of row {parent + 1}: not significantly {words.than} the rest of it (p {p_value:.2g})"
+    return f"variant of #{parent + 1}: not significantly {words.than} the rest of it (p {p_value:.2g})"
 
 
 def _walk_order(table, rows, masks, tests):
