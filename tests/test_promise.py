@@ -3,9 +3,11 @@
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.metrics import roc_auc_score
 
+from subroc_ext.inference import promise as promise_module
 from subroc_ext.inference.promise import Promise, _Subgroup, promise_test
 from subroc_ext.scoring.calibration import brier_score, calibration_gap, log_loss
 from subroc_ext.scoring.measures import PRAUC, ROCAUC, AverageRankingLoss, attribution_mean
@@ -177,3 +179,40 @@ def test_every_measure_finds_scores_that_are_noise_in_a_slice(make):
     first, rest = np.arange(n) < 300, np.arange(n) >= 2700
     tested = promise_test([first, rest], y, scores, scores, measure=make())
     assert tested["significant"].tolist() == [True, False]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_chernoff_bound_is_above_the_enumerated_chance_of_reaching(seed):
+    """Every label vector of 10 rows enumerated: the chance that the drawn ROC
+    AUC is at most the cut, or undefined, never exceeds the bound."""
+    from subroc_ext.inference.promise import _log_chernoff
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(seed)
+    scores = np.round(rng.uniform(0.05, 0.95, 10), 1)  # ties: mid-ranks
+    probabilities = np.clip(scores + rng.normal(0, 0.05, 10), 0.02, 0.98)
+    ranks = rankdata(scores)
+    for cut in (0.5, 0.6, 0.7, 0.8, 0.95):
+        chance = 0.0
+        for labels in itertools.product([0, 1], repeat=10):
+            labels = np.array(labels)
+            weight = np.prod(np.where(labels == 1, probabilities, 1 - probabilities))
+            if labels.min() == labels.max() or roc_auc_score(labels, scores) <= cut:
+                chance += weight
+        assert chance <= np.exp(_log_chernoff(ranks, probabilities, cut)) * (1 + 1e-9) + 1e-15, cut
+
+
+def test_a_subgroup_far_short_of_its_promise_decides_without_draws_as_with_them(monkeypatch):
+    rng = np.random.default_rng(9)
+    n = 40_000
+    p = rng.uniform(0.05, 0.95, n)
+    y = rng.random(n) < p
+    scores = np.where(np.arange(n) < 8_000, rng.random(n), p)  # noise in the first 8,000 rows
+    masks = [np.arange(n) < 8_000, np.arange(n) < 12_000, np.arange(n) >= 30_000]
+    screened = promise_test(masks, y, scores, scores, max_samples=20_000, random_state=2)
+    subgroups = [_Subgroup(mask, Promise(ROCAUC(), y, scores, scores), "worse", 0.0, 2, 20_000) for mask in masks]
+    assert [s.surely_unreached for s in subgroups] == [True, True, False]
+    assert screened["significant"].tolist() == [True, True, False]
+    monkeypatch.setattr(promise_module, "UNREACHED", 0.0)  # every draw drawn: the same counts, the same p-values
+    pd.testing.assert_frame_equal(promise_test(masks, y, scores, scores, max_samples=20_000, random_state=2),
+                                  screened)

@@ -46,12 +46,14 @@ import zlib
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import minimize_scalar
+from scipy.stats import rankdata
 
 from ..metrics.expected_auc import expected_roc_auc
 from ..scoring.measures import ROCAUC, Measure, RowMeanMeasure
 from .sequential import SequentialPValues, round_sizes, weighted_p_values
 
-__all__ = ["EXPECTATION_DRAWS", "MAX_SAMPLES", "Promise", "promise_test", "shortfall"]
+__all__ = ["EXPECTATION_DRAWS", "MAX_SAMPLES", "UNREACHED", "Promise", "promise_test", "shortfall"]
 
 #: Label draws per subgroup at most (a lone finding among about 300 rows can
 #: still be significant after Benjamini-Yekutieli).
@@ -66,6 +68,8 @@ _BLOCK = 1 << 22
 _STREAM = 0x50524F4D
 #: Tags the draws that estimate a promise apart from the test's.
 _EXPECTATION_STREAM = 0x45585043
+#: The chance below which a subgroup's draws are known not to reach its statistic without drawing them.
+UNREACHED = 1e-9
 #: Slack for values equal up to rounding.
 _TOLERANCE = 1e-12
 
@@ -192,10 +196,51 @@ def shortfall(is_positive, scores, probabilities, measure=None):
     return promise.expected(every) - promise.observed(every)
 
 
-class _Subgroup:
-    """One subgroup's rows, observed value and the rule that a drawn value reaches it."""
+def _log_chernoff(ranks, probabilities, cut):
+    """The log of an upper bound on the chance that the ROC AUC of labels drawn
+    from ``probabilities`` (the rows' ``ranks`` fixed) is at most ``cut`` or
+    undefined, for ``cut >= 1/2`` (0, no bound, otherwise).
 
-    def __init__(self, mask, promise, mode, shortfall, seed):
+    With ``P`` drawn positives, ``AUC <= cut`` (or one class) is
+    ``sum_i y_i (r_i - 1/2 - cut n) + (cut - 1/2) P**2 <= 0``; as ``P**2 >=
+    2 mu P - mu**2`` (``mu`` the expected positives), that event lies inside
+    ``sum_i y_i w_i <= (cut - 1/2) mu**2`` with ``w_i = r_i - 1/2 - cut n +
+    (2 cut - 1) mu``, a sum of independent terms whose chance Chernoff's bound
+    limits: ``min_t exp(t (cut - 1/2) mu**2) prod_i (1 - p_i + p_i
+    exp(-t w_i))``, ``t >= 0``.
+
+    Examples
+    --------
+    Rows whose scores rank them perfectly (the draws' AUC is near 1) hardly
+    ever draw an AUC of at most 0.6:
+
+    >>> p = np.linspace(0.01, 0.99, 400)
+    >>> bool(np.exp(_log_chernoff(np.arange(1.0, 401), p, 0.6)) < 1e-20)
+    True
+    """
+    n, mu = len(probabilities), float(probabilities.sum())
+    if cut < 0.5 or n < 2:
+        return 0.0
+    weights = ranks - 0.5 - cut * n + (2 * cut - 1) * mu
+    scale = float(np.abs(weights).max()) or 1.0
+
+    def log_bound(t):
+        return t * (cut - 0.5) * mu**2 / scale + np.log1p(probabilities * np.expm1(-t * weights / scale)).sum()
+
+    return min(float(minimize_scalar(log_bound, bounds=(0, 50), method="bounded").fun), 0.0)
+
+
+class _Subgroup:
+    """One subgroup's rows, observed value and the rule that a drawn value reaches it.
+
+    ``surely_unreached``: a ROC AUC in mode 'worse' whose Chernoff bound
+    (:func:`_log_chernoff`) puts the chance that any of ``max_samples`` draws
+    reaches the statistic below :data:`UNREACHED`: its draws are all "not
+    reached" without being drawn, as they would be but with that chance (a
+    subgroup of tens of thousands of rows many standard deviations short of
+    its promise would draw to the cap)."""
+
+    def __init__(self, mask, promise, mode, shortfall, seed, max_samples=MAX_SAMPLES):
         self.mask, self.promise, self.mode = mask, promise, mode
         self.probabilities = promise.probabilities[mask]
         observed = promise.observed(mask)
@@ -207,9 +252,13 @@ class _Subgroup:
             self.expected = promise.expected(mask)
             self.cut = abs(observed - self.expected) - abs(shortfall) - _TOLERANCE
         self.seed = _seed(seed, _STREAM, mask)
+        self.surely_unreached = mode == "worse" and type(promise.measure) is ROCAUC and _log_chernoff(
+            rankdata(promise.scores[mask]), self.probabilities, self.cut) + np.log(max_samples) <= np.log(UNREACHED)
 
     def reaches(self, draws, batch):
         """Whether each of ``draws`` label draws of round ``batch`` reaches the statistic."""
+        if self.surely_unreached:
+            return np.zeros(draws, dtype=bool)
         sequence = np.random.SeedSequence(self.seed, spawn_key=(int(batch),))
         rng = np.random.default_rng(sequence)
         per_block = max(1, _BLOCK // max(len(self.probabilities), 1))
@@ -289,7 +338,7 @@ def promise_test(masks, is_positive, scores, probabilities, *, measure=None, mod
     promise = Promise(ROCAUC() if measure is None else measure, is_positive, scores, probabilities, seed)
     every = np.ones(len(promise.scores), dtype=bool)
     whole = promise.expected(every) - promise.observed(every)
-    subgroups = [_Subgroup(np.asarray(m, dtype=bool), promise, mode, whole, seed) for m in masks]
+    subgroups = [_Subgroup(np.asarray(m, dtype=bool), promise, mode, whole, seed, max_samples) for m in masks]
     state = SequentialPValues(len(subgroups), exceedances=exceedances, max_samples=max_samples)
     stopped = np.zeros(len(subgroups), dtype=bool)
     for batch, size in enumerate(round_sizes(max_samples, FIRST_ROUND)):
