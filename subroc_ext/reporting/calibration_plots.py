@@ -17,8 +17,8 @@ References
 """
 
 import numpy as np
-from scipy import stats
 
+from ..inference.whole_calibration import wilson_interval
 from ..utils.validation import check_columns, finite_scores, positive_mask
 from .conditions import readable_description
 from .findings import headline
@@ -67,12 +67,8 @@ def reliability_bins(is_positive, probabilities, max_bins=MAX_BINS, rows_per_bin
     size = size[used]
     promised = np.bincount(which, p)[used] / size
     positives = np.bincount(which, y)[used]
-    observed = positives / size
-    z = stats.norm.ppf(0.975)
-    centre = (observed + z**2 / (2 * size)) / (1 + z**2 / size)
-    spread = z / (1 + z**2 / size) * np.sqrt(observed * (1 - observed) / size + z**2 / (4 * size**2))
-    return {"promised": promised, "observed": observed, "low": centre - spread, "high": centre + spread,
-            "size": size}  # fmt: skip
+    low, high = wilson_interval(positives, size)
+    return {"promised": promised, "observed": positives / size, "low": low, "high": high, "size": size}
 
 
 def _draw(ax, bins, **style):

@@ -23,6 +23,7 @@ from ..exceptions import InterruptedTest, keeping
 from ..inference.calibration import calibration_check
 from ..inference.failures import FailureRules, dataset_rows, judge_failures
 from ..inference.significance import check_test_settings
+from ..inference.whole_calibration import whole_calibration_of
 from ..inference.verdicts import check_verdict_settings
 from ..inputs.data_checks import data_checks
 from ..inputs.probabilities import check_calibrate, fit_probabilities
@@ -36,6 +37,7 @@ from ..utils.validation import check_mode, check_weights, min_support_count
 from . import case_mix as _case_mix
 from . import diversity as _diversity
 from . import steps, without_holdout
+from .global_fix import fix_method, globally_fixed
 from .steps import CALIBRATION_MEASURES, MEASURES
 
 __all__ = [
@@ -110,7 +112,7 @@ def find_subgroups(
     score,
     measure="roc_auc",
     positive_label=None,
-    mode="worse",
+    mode=None,
     validation=0.5,
     size_weight=1.0,
     balance_weight=1.0,
@@ -162,9 +164,9 @@ def find_subgroups(
         The positive class; inferred only for labels {0, 1}, {-1, 1} and
         booleans (as ``1`` / ``True``, see
         :func:`~subroc_ext.inputs.labels.infer_positive_label`), otherwise required.
-    mode : {'worse', 'better', 'both'}, default='worse'
-        For ``measure='calibration_gap'`` also 'under' (the risk is
-        underestimated more than on the whole data: 'worse') and 'over'.
+    mode : {'worse', 'better', 'both'}, optional
+        Default 'worse'; for ``measure='calibration_gap'`` 'both' (the risk
+        under- or overestimated), 'under' (underestimated: 'worse') or 'over'.
     validation : pandas.DataFrame, float or None, default=0.5
         Held-out data for the significance test, or the fraction of ``data``
         to split off for it. ``None``: no holdout - search all rows and test
@@ -285,6 +287,10 @@ def find_subgroups(
         given (an error if they are not in [0, 1] and ``case_mix``);
         'isotonic' and 'sigmoid' always fit that monotone map on the search
         split (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`).
+        ``measure='calibration_gap'``: the global fix, the map the gaps are
+        measured after ('auto': isotonic, cross-fitted on the search split;
+        'none': the scores as given, each gap against the whole data's;
+        :mod:`~subroc_ext.workflow.global_fix`).
     allow_large : bool, default=False
         Start a search estimated to need more memory than the machine has
         available; by default it is refused with a
@@ -386,7 +392,7 @@ def find_subgroups(
     >>> find_subgroups(search, label="income", score="score", positive_label=">50K",
     ...                validation=validation)                                # doctest: +SKIP
     """
-    mode = check_mode(mode, _measure(measure).mode_aliases)
+    mode = check_mode(default_mode(measure) if mode is None else mode, _measure(measure).mode_aliases)
     check_weights(size_weight, balance_weight)
     check_test_settings(n_samples, method, alpha, max_samples)
     check_holdout_settings(validation, intervals, min_delta)
@@ -408,6 +414,9 @@ def find_subgroups(
     positive_label = checked.positive_label
     search, held_out = checked.search, checked.validation
     min_support = min_support_count(min_support, len(search))
+    whole_calibration, global_fix = whole_calibration_of(search, held_out), None
+    if _measure(measure).name == "calibration_gap" and fix_method(calibrate):  # the gaps a global fix leaves
+        search, held_out, global_fix = globally_fixed(search, held_out, fix_method(calibrate), random_state)
 
     target = checked.target
     probabilities, p_values = _probabilities(checked, calibrate, case_mix)
@@ -489,6 +498,7 @@ def find_subgroups(
             min_quality=min_quality, thresholds=thresholds, nbins=nbins,
             search_space=steps.space_summary(checked.space, found),
             case_mix=case_mix, calibrate=calibrate, probabilities=probabilities,
+            whole_calibration=whole_calibration, global_fix=global_fix,
             data_checks=data_checks(search, checked.space, label=label, positive_label=positive_label),
             counts={
                 "candidates": found.candidates, "searched": found.result_set_sizes,
@@ -499,6 +509,12 @@ def find_subgroups(
     if tested is None:
         raise InterruptedTest(table)
     return table
+
+
+def default_mode(measure):
+    """The mode of ``find_subgroups(mode=None)``: 'both' for the calibration gap
+    (a risk under- or overestimated), 'worse' for every other measure."""
+    return "both" if _measure(measure).name == "calibration_gap" else "worse"
 
 
 def _probabilities(checked, calibrate, required):

@@ -1,0 +1,94 @@
+"""A calibration search after the global fix: where a monotone map of the scores is not enough.
+
+An expert reads calibration in two steps (SPEC, "Calibration: the whole
+first, then where it is still wrong"): the whole data first
+(:mod:`subroc_ext.inference.whole_calibration`), then the subgroups that
+no global fix repairs, the question of multicalibration [1]_. A model that
+over-promises on every row by 14 points is wrong everywhere, and a subgroup
+search on its raw scores names its largest slices (or, against the whole
+data's gap, their complements). :func:`globally_fixed` replaces each
+split's scores by probabilities after a monotone map fitted on the search
+split: cross-fitted there
+(:func:`~subroc_ext.inputs.probabilities.cross_fitted_probabilities`), the
+map of all search rows on the held-out rows. Every calibration gap of the
+search, the test and the headline is then one the global fix leaves, and
+the whole data's gap is 0 up to chance.
+
+References
+----------
+.. [1] U. Hébert-Johnson, M. P. Kim, O. Reingold and G. N. Rothblum,
+   "Multicalibration: calibration for the (computationally-identifiable)
+   masses", ICML 2018.
+"""
+
+import numpy as np
+
+from ..inputs.probabilities import cross_fitted_probabilities
+from ..inputs.sorted_data import SortedDataset
+from ..utils.validation import probability_scores
+
+__all__ = ["FIX_KNOTS", "fix_method", "globally_fixed", "fixed_scores"]
+
+#: Quantiles of the search split's scores at which the map is kept for the
+#: report (its reliability diagram after the fix, by linear interpolation).
+FIX_KNOTS = 201
+
+
+def fix_method(calibrate):
+    """The map of the global fix for a ``calibrate`` setting: 'auto' is a
+    centred isotonic regression; 'none': no fix (None)."""
+    return {"auto": "isotonic", "none": None}.get(calibrate, calibrate)
+
+
+def _data_order(dataset, sorted_values):
+    values = np.empty(len(dataset), dtype=np.asarray(sorted_values).dtype)
+    values[dataset.order] = sorted_values
+    return values
+
+
+def globally_fixed(search, held_out, method, random_state=0):
+    """The splits with their scores replaced by the probabilities after the global fix.
+
+    Parameters
+    ----------
+    search : SortedDataset
+    held_out : SortedDataset or None
+    method : {'isotonic', 'sigmoid'}
+    random_state : int, default=0
+        The folds' seed.
+
+    Returns
+    -------
+    (SortedDataset, SortedDataset or None, dict)
+        The fixed splits (the same frames, the score column replaced) and the
+        fix's record: ``description`` (a sentence), ``scores`` and
+        ``probabilities`` (the map at :data:`FIX_KNOTS` quantiles of the
+        search split's scores, for :func:`fixed_scores`).
+    """
+    label, score = search.columns
+    for dataset in (search, held_out):
+        if dataset is not None:
+            probability_scores(dataset.scores, score, "calibration_gap")
+    scores = search.data[score].to_numpy(dtype=float)
+    fixed, fitted = cross_fitted_probabilities(scores, _data_order(search, search.is_positive), method,
+                                               random_state=random_state, name=score)  # fmt: skip
+
+    def replaced(dataset, values):
+        return SortedDataset(dataset.data.assign(**{score: values}), label, score, search.positive_label)
+
+    held = None if held_out is None else replaced(held_out, fitted(held_out.data[score].to_numpy(dtype=float)))
+    knots = np.quantile(scores, np.linspace(0, 1, FIX_KNOTS))
+    record = {"description": fitted.description, "scores": knots.tolist(), "probabilities": fitted(knots).tolist()}
+    return replaced(search, fixed), held, record
+
+
+def fixed_scores(record, scores):
+    """Scores through the global fix of a table (``attrs['global_fix']``): the map
+    interpolated between its knots (exact at them; the report's diagram after the fix).
+
+    Examples
+    --------
+    >>> fixed_scores({"scores": [0.0, 0.5, 1.0], "probabilities": [0.0, 0.2, 0.6]}, [0.25, 0.75])
+    array([0.1, 0.4])
+    """
+    return np.interp(np.asarray(scores, dtype=float), record["scores"], record["probabilities"])
