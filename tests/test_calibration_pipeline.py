@@ -26,8 +26,9 @@ def halved(seed, n):
 
 @pytest.fixture(scope="module")
 def found():
+    """The scores as given (no global fix): each gap against the whole data's."""
     return subroc_ext.find_subgroups(halved(0, 3000), label="y", score="p", measure="calibration_gap",
-                                     mode="under", progress=False, random_state=0)  # fmt: skip
+                                     mode="under", calibrate="none", progress=False, random_state=0)  # fmt: skip
 
 
 def test_the_halved_risk_is_found_first_significant_and_checked_per_row(found):
@@ -48,7 +49,8 @@ def test_the_halved_risk_is_found_first_significant_and_checked_per_row(found):
 
 def test_the_headline_says_how_much_risk_was_promised_and_observed(found):
     text = subroc_ext.headline(found).text()
-    assert text.startswith("Where the risk is underestimated more than on the whole data:")
+    assert text.splitlines()[0].startswith("Calibration on the whole data (3,000 rows): ")
+    assert text.splitlines()[1].startswith("Where the risk is underestimated more than on the whole data:")
     planted = found[found["description"] == "g=='c' AND h=='x'"].iloc[0]
     gap = planted["calibration_gap_validation"]
     line = next(line for line in text.splitlines() if "g=='c' AND h=='x'" in line)
@@ -145,7 +147,8 @@ def test_the_command_line_runs_a_calibration_search(tmp_path, capsys):
     assert main(["run", str(path), "--label", "y", "--score", "p", "--measure", "calibration_gap",
                  "--mode", "under", "--depth", "1", "--out", str(out)]) == 0  # fmt: skip
     printed = capsys.readouterr().out
-    assert "Where the risk is underestimated more than on the whole data" in printed
+    assert "Where the risk is underestimated after a global fix more than on the whole data" in printed
+    assert printed.startswith("Calibration on the whole data (1,500 rows): ")
     assert re.search(r"shows risks underestimated more than on the whole data", printed)
     written = pd.read_csv(out / "subgroups.csv")
     assert "calibration_p_validation" in written.columns
@@ -217,7 +220,8 @@ def test_the_other_side_of_a_miscalibrated_cut_is_no_failure_of_its_own():
     bad = (data["g"] == "c").to_numpy()
     data.loc[bad, "p"] = data.loc[bad, "p"] * 0.7
     table = subroc_ext.find_subgroups(data, label="y", score="p", measure="calibration_gap", mode="both",
-                                      depth=1, progress=False, random_state=0).set_index("description")  # fmt: skip
+                                      calibrate="none", depth=1, progress=False,
+                                      random_state=0).set_index("description")  # fmt: skip
     assert table.loc[["g=='a'", "g=='b'", "g=='c'"], "significant"].all()
     assert list(table.index[table["failure"]]) == ["g=='c'"]
     assert table.loc["g=='a'", "failure_note"] == (
@@ -234,7 +238,7 @@ def test_a_subgroup_overestimated_less_than_the_whole_data_reads_less_overestima
     data = risk_frame(9, 3000)
     data["p"] = np.clip(data["p"] * np.where(data["g"] == "c", 1.1, 1.6), 0, 1)
     table = subroc_ext.find_subgroups(data, label="y", score="p", measure="calibration_gap", mode="both",
-                                      depth=1, progress=False, random_state=0)  # fmt: skip
+                                      calibrate="none", depth=1, progress=False, random_state=0)  # fmt: skip
     line = next(line for line in subroc_ext.headline(table).text().splitlines() if "age < 49" in line)
     assert re.search(r"risk overestimated by 1 point \(promised 14%, observed 14%\), \d+ points "
                      r"\[\d+, \d+\] less overestimated than on the whole data$", line), line  # fmt: skip

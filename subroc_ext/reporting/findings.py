@@ -23,6 +23,7 @@ import pandas as pd
 from ..inference.failures import FINDING_NOUN, NOTE_WORDS
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
+from .whole_calibration import calibration_sentence
 
 __all__ = ["CHECK_PREFIX", "HEADLINE_ROWS", "Finding", "Headline", "failure_rows", "findings_section", "headline",
            "headline_html", "measure_title", "result_kind", "significant_count"]
@@ -118,16 +119,22 @@ class Headline:
         What the findings leave out (``''`` if nothing).
     checks : list of str
         What to know about the data first (``table.attrs['data_checks']``).
+    calibration : str
+        The whole data's calibration in one sentence, before the findings
+        (:func:`~subroc_ext.reporting.whole_calibration.calibration_sentence`;
+        ``''`` where the scores are no probabilities).
     """
 
     summary: str
     findings: list = field(default_factory=list)
     more: str = ""
     checks: list = field(default_factory=list)
+    calibration: str = ""
 
     def text(self):
         """The headline as plain text lines (the console's first lines)."""
-        lines = [f"{CHECK_PREFIX} {check}" for check in self.checks] + [self.summary]
+        lines = [f"{CHECK_PREFIX} {check}" for check in self.checks] + [self.calibration] * bool(self.calibration)
+        lines.append(self.summary)
         for number, finding in enumerate(self.findings, 1):
             lines.append(f"  {number}. {finding.sentence()}")
             if finding.variants:
@@ -176,7 +183,7 @@ def _single_text(record, attrs, total):
             f"{relation} its promise than overall{_interval(record)}"
         )
     if measure == "calibration_gap":
-        return _calibration_text(record, attrs.get("mode", "worse"), overall, split, total)
+        return _calibration_text(record, attrs.get("mode", "worse"), overall, split, total, attrs.get("global_fix"))
     direction = "lower" if value < overall else "higher"
     words, share = NOTE_WORDS["worse" if value < overall else "better"], record.get("expected_share", np.nan)
     restricted = (
@@ -190,12 +197,12 @@ def _single_text(record, attrs, total):
     )
 
 
-def _calibration_text(record, mode, overall, split, total):
+def _calibration_text(record, mode, overall, split, total, fixed=None):
     """``(9% of rows): risk underestimated by 14 points (promised 11%, observed
     25%), 13 points [8, 18] more underestimated than on the whole data``:
     the gap ``observed - promised`` of the subgroup, then the effect (the
     difference to the whole data's gap, in the direction of the mode) with
-    its interval."""
+    its interval; after a global ``fixed`` the promise is the fixed one."""
     gap = record[f"calibration_gap_{split}"]
     observed = record[f"positives_{split}"] / record[f"size_{split}"]
     low, high = record.get("delta_ci_low", np.nan), record.get("delta_ci_high", np.nan)
@@ -209,7 +216,7 @@ def _calibration_text(record, mode, overall, split, total):
     further = f"more {own}" if upward == (gap >= 0) else f"less {own}"
     return (
         f"{_share(record[f'size_{split}'], total)}: risk {own}estimated by {_points(100 * abs(gap))} "
-        f"(promised {observed - gap:.0%}, observed {observed:.0%}), "
+        f"(promised {observed - gap:.0%}{' after the global fix' if fixed else ''}, observed {observed:.0%}), "
         f"{_points(100 * record['delta'])}{interval} {further}estimated than on the whole data"
     )
 
@@ -369,6 +376,10 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
     """
     said = _headline(table, top=top, n_rows=n_rows)
     said.checks = list(table.attrs.get("data_checks", []))
+    whole, fixed = table.attrs.get("whole_calibration"), table.attrs.get("global_fix")
+    if whole:
+        said.calibration = calibration_sentence(whole, fixed and "the subgroups are searched after a global fix, "
+                                                + fixed["description"])  # fmt: skip
     return said
 
 
@@ -384,6 +395,8 @@ def _headline(table, *, top, n_rows):
                       "what its scores promise than"}.get(mode, "further from what its scores promise than")  # fmt: skip
     if attrs.get("measure") == "calibration_gap":
         measure, comparison = "risk", _MISCALIBRATION.get(mode, "miscalibrated more than")
+        if attrs.get("global_fix"):  # the gaps a monotone map of the scores leaves
+            comparison = comparison.replace(" more than", " after a global fix more than")
     prefix = "" if kind == "single" else _overall_change(table, kind) + " "
     if len(table) == 0:
         return Headline(f"{prefix}No subgroup found.".strip())
@@ -518,6 +531,8 @@ def headline_html(table, **keywords):
     more = Html('<p class="note">{}</p>').format(said.more) if said.more else ""
     checks = Html("").join(Html('<p class="check"><strong>{}</strong> {}</p>').format(CHECK_PREFIX, check)
                            for check in said.checks)  # fmt: skip
+    if said.calibration:
+        checks += Html('<p class="calibration">{}</p>').format(said.calibration)
     return Html('{}<p class="headline">{}</p>{}{}').format(checks, said.summary, findings, more)
 
 
