@@ -27,11 +27,7 @@ from ..inputs.probabilities import cross_fitted_probabilities
 from ..inputs.sorted_data import SortedDataset
 from ..utils.validation import probability_scores
 
-__all__ = ["FIX_KNOTS", "fix_method", "globally_fixed", "fixed_scores"]
-
-#: Quantiles of the search split's scores at which the map is kept for the
-#: report (its reliability diagram after the fix, by linear interpolation).
-FIX_KNOTS = 201
+__all__ = ["fix_method", "globally_fixed", "fixed_scores"]
 
 
 def fix_method(calibrate):
@@ -62,8 +58,8 @@ def globally_fixed(search, held_out, method, random_state=0):
     (SortedDataset, SortedDataset or None, dict)
         The fixed splits (the same frames, the score column replaced) and the
         fix's record: ``description`` (a sentence), ``scores`` and
-        ``probabilities`` (the map at :data:`FIX_KNOTS` quantiles of the
-        search split's scores, for :func:`fixed_scores`).
+        ``probabilities`` (the map at each distinct score of the search
+        split, for :func:`fixed_scores`).
     """
     label, score = search.columns
     for dataset in (search, held_out):
@@ -77,7 +73,7 @@ def globally_fixed(search, held_out, method, random_state=0):
         return SortedDataset(dataset.data.assign(**{score: values}), label, score, search.positive_label)
 
     held = None if held_out is None else replaced(held_out, fitted(held_out.data[score].to_numpy(dtype=float)))
-    knots = np.quantile(scores, np.linspace(0, 1, FIX_KNOTS))
+    knots = np.unique(scores)
     record = {"description": fitted.description, "scores": knots.tolist(), "probabilities": fitted(knots).tolist()}
     return replaced(search, fixed), held, record
 
