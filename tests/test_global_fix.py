@@ -91,6 +91,7 @@ def test_a_pocket_beyond_the_global_distortion_is_named_and_drawn_after_the_fix(
     assert '<p class="calibration">Calibration on the whole data (4,000 rows): the model overestimates' in html
 
 
+@pytest.mark.filterwarnings("ignore::subroc_ext.exceptions.LowPowerWarning")
 def test_the_mode_defaults_to_both_for_the_calibration_gap_only():
     data = distorted(3, 600)
     settings = {"label": "y", "score": "p", "depth": 1, "n_samples": 50, "progress": False}
