@@ -183,7 +183,8 @@ def test_the_report_of_a_calibration_search_draws_reliability_diagrams(found, tm
     findings = subroc_ext.headline(found).findings
     figure = plot_reliability([f.subgroup for f in findings], data, label="y", score="p", split="all")
     assert len([ax for ax in figure.axes if ax.axison]) == 1 + len(findings)
-    assert figure.axes[0].get_title() == "whole data (all split), n=3,000"
+    assert figure.axes[0].get_title() == "whole data (all split)"
+    assert [text.get_text() for text in figure.axes[0].texts] == ["n=3,000"]
     files = subroc_ext.write_report(found, data, tmp_path, label="y", score="p", measure="calibration_gap")
     html = files.html.read_text()
     assert 'id="reliability"' in html and "reliability diagrams of the whole validation split" in html

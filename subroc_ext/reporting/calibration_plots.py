@@ -125,7 +125,7 @@ def plot_reliability(subgroups, data, *, label, score, positive_label=1, names=N
     figure, axes = plt.subplots(rows, columns, figsize=(3.6 * columns, 3.9 * rows), squeeze=False,
                                 layout="constrained")  # fmt: skip
     where = "" if split is None else f" ({split} split)"
-    stages = ["", "\nafter the global fix"] if fixed is not None else [""]
+    stages = ["scores as given", "after the global fix"] if fixed is not None else [""]
     for index, ax in enumerate(axes.flat):
         if index >= panels:
             ax.set_axis_off()
@@ -133,13 +133,17 @@ def plot_reliability(subgroups, data, *, label, score, positive_label=1, names=N
         ax.plot([0, 1], [0, 1], linestyle="--", color="0.6", linewidth=1)
         if index < len(wholes):
             _draw(ax, wholes[index], color="0.15")
-            title = f"whole data{where}, n={len(data):,}{stages[index]}"
+            title, rows, stage = f"whole data{where}", len(data), stages[index]
         else:
             finding = index - len(wholes)
             cover = _covers(subgroups[finding], data)
             _draw(ax, wholes[-1], color="0.75")
             _draw(ax, reliability_bins(is_positive[cover], probabilities[cover]), color=f"C{finding}")
-            title = f"{wrapped_name(names[finding], 40)}\nn={cover.sum():,}{stages[-1]}"
+            title, rows, stage = wrapped_name(names[finding], 40), int(cover.sum()), stages[-1]
+        # the title short (a browser draws it in its own font, taller lines would reach above the
+        # figure); the rows and the stage inside the panel, top left, where no point is drawn
+        ax.text(0.03, 0.97, f"n={rows:,}" + (f"\n{stage}" if stage else ""), transform=ax.transAxes,
+                va="top", ha="left", fontsize="x-small")  # fmt: skip
         ax.set(xlim=(-0.02, 1.02), ylim=(-0.02, 1.02), title=title, aspect="equal")
         ax.title.set_fontsize("small")
         ax.grid(alpha=0.3)

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..inference.failures import FINDING_NOUN, NOTE_WORDS
 from .conditions import readable_description
+from ..utils.names import CALIBRATION_MEASURE_NAMES
 from .page import Html, Section, conditions_html
 from .whole_calibration import calibration_sentence
 
@@ -121,8 +122,10 @@ class Headline:
         What to know about the data first (``table.attrs['data_checks']``).
     calibration : str
         The whole data's calibration in one sentence, before the findings
-        (:func:`~subroc_ext.reporting.whole_calibration.calibration_sentence`;
-        ``''`` where the scores are no probabilities).
+        (:func:`~subroc_ext.reporting.whole_calibration.calibration_sentence`):
+        always in a search of a calibration measure, in any other where the
+        scores are miscalibrated; ``''`` otherwise, and where the scores are
+        no probabilities.
     """
 
     summary: str
@@ -377,7 +380,8 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
     said = _headline(table, top=top, n_rows=n_rows)
     said.checks = list(table.attrs.get("data_checks", []))
     whole, fixed = table.attrs.get("whole_calibration"), table.attrs.get("global_fix")
-    if whole:
+    # a calibration search says it always; any other, where the scores are miscalibrated (a warning)
+    if whole and (table.attrs.get("measure") in CALIBRATION_MEASURE_NAMES or not whole["calibrated"]):
         said.calibration = calibration_sentence(whole, fixed and "the subgroups are searched after a global fix, "
                                                 + fixed["description"])  # fmt: skip
     return said

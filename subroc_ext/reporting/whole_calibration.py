@@ -24,6 +24,11 @@ def _percents(values, width):
     return [f"{100 * value:.{digits}f}" for value in values]
 
 
+def _p(value):
+    """``'p 0.041'``; ``'p < 1e-300'`` where it underflows."""
+    return f"p {value:.2g}" if value >= 1e-300 else "p < 1e-300"
+
+
 def _slope(record):
     if record["slope"] is None:
         return "no calibration slope (one class only)"
@@ -79,6 +84,6 @@ def calibration_sentence(record, fixed=""):
     else:
         verdict = f"the model is miscalibrated, in no one direction: {rates}; {slope}"
     cox = record["p_value"]
-    tests = f"Cox's test p {cox:.2g}, " if cox is not None and np.isfinite(cox) else ""
-    tests += f"Spiegelhalter's p {record['spiegelhalter_p_value']:.2g}"
+    tests = f"Cox's test {_p(cox)}, " if cox is not None and np.isfinite(cox) else ""
+    tests += f"Spiegelhalter's {_p(record['spiegelhalter_p_value'])}"
     return f"{CALIBRATION_PREFIX} ({record['rows']:,} rows): {verdict}; {tests}" + (f"; {fixed}." if fixed else ".")
