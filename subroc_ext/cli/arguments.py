@@ -350,7 +350,7 @@ def build_parser():
                           "(default: scores in [0, 1] as given, others through a sigmoid fitted "
                           "on the searched rows), none, isotonic or sigmoid; calibration_gap: the "
                           "global fix the gaps are measured after (auto = isotonic, cross-fitted "
-                          "on the searched rows; none = the scores as given, each gap against the "
+                          "on the searched rows where they are miscalibrated; none = the scores as given, each gap against the "
                           "whole data's)")  # fmt: skip
     run.add_argument("--size-weight", type=_weight, default=1.0, metavar="A",
                      help="exponent of the subgroup size in the quality (0: ignore "

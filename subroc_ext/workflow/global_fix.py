@@ -8,7 +8,7 @@ over-promises on every row by 14 points is wrong everywhere, and a subgroup
 search on its raw scores names its largest slices (or, against the whole
 data's gap, their complements). :func:`globally_fixed` replaces each
 split's scores by probabilities after a monotone map fitted on the search
-split: cross-fitted there
+split, where the search split's scores are miscalibrated (:func:`fix_method`): cross-fitted there
 (:func:`~subroc_ext.inputs.probabilities.cross_fitted_probabilities`), the
 map of all search rows on the held-out rows. Every calibration gap of the
 search, the test and the headline is then one the global fix leaves, and
@@ -23,6 +23,7 @@ References
 
 import numpy as np
 
+from ..inference.whole_calibration import whole_calibration
 from ..inputs.probabilities import cross_fitted_probabilities
 from ..inputs.sorted_data import SortedDataset
 from ..utils.validation import probability_scores
@@ -30,10 +31,19 @@ from ..utils.validation import probability_scores
 __all__ = ["fix_method", "globally_fixed", "fixed_scores"]
 
 
-def fix_method(calibrate):
-    """The map of the global fix for a ``calibrate`` setting: 'auto' is a
-    centred isotonic regression; 'none': no fix (None)."""
-    return {"auto": "isotonic", "none": None}.get(calibrate, calibrate)
+def fix_method(calibrate, search):
+    """The map of the global fix for a ``calibrate`` setting (None: no fix).
+
+    'auto': a centred isotonic regression where the search split's scores
+    are miscalibrated (Cox's test rejects,
+    :func:`~subroc_ext.inference.whole_calibration.whole_calibration`), none
+    where they are not (a fix fitted to calibrated scores only adds its own
+    error, which the held-out rows would show as miscalibration); 'none': no
+    fix; 'isotonic' and 'sigmoid': that map."""
+    if calibrate == "auto":
+        scores = probability_scores(search.scores, search.columns[1], "calibration_gap")
+        return None if whole_calibration(search.is_positive, scores).calibrated else "isotonic"
+    return None if calibrate == "none" else calibrate
 
 
 def _data_order(dataset, sorted_values):

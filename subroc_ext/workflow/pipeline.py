@@ -288,8 +288,9 @@ def find_subgroups(
         'isotonic' and 'sigmoid' always fit that monotone map on the search
         split (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`).
         ``measure='calibration_gap'``: the global fix, the map the gaps are
-        measured after ('auto': isotonic, cross-fitted on the search split;
-        'none': the scores as given, each gap against the whole data's;
+        measured after ('auto': isotonic, cross-fitted on the search split,
+        where the scores are miscalibrated there; 'none': the scores as
+        given, each gap against the whole data's;
         :mod:`~subroc_ext.workflow.global_fix`).
     allow_large : bool, default=False
         Start a search estimated to need more memory than the machine has
@@ -415,8 +416,9 @@ def find_subgroups(
     search, held_out = checked.search, checked.validation
     min_support = min_support_count(min_support, len(search))
     whole_calibration, global_fix = whole_calibration_of(search, held_out), None
-    if _measure(measure).name == "calibration_gap" and fix_method(calibrate):  # the gaps a global fix leaves
-        search, held_out, global_fix = globally_fixed(search, held_out, fix_method(calibrate), random_state)
+    fix = _measure(measure).name == "calibration_gap" and fix_method(calibrate, search)
+    if fix:  # the gaps a global fix leaves
+        search, held_out, global_fix = globally_fixed(search, held_out, fix, random_state)
 
     target = checked.target
     probabilities, p_values = _probabilities(checked, calibrate, case_mix)
