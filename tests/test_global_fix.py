@@ -97,3 +97,18 @@ def test_the_mode_defaults_to_both_for_the_calibration_gap_only():
     settings = {"label": "y", "score": "p", "depth": 1, "n_samples": 50, "progress": False}
     assert subroc_ext.find_subgroups(data, measure="brier", **settings).attrs["mode"] == "worse"
     assert subroc_ext.find_subgroups(data, **settings).attrs["mode"] == "worse"
+
+
+@pytest.mark.extended
+def test_the_benchmark_prints_one_row_per_setting(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_global_fix.py"
+    spec = importlib.util.spec_from_file_location("bench_global_fix", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--datasets", "1", "--rows", "1200", "--settings", "calibrated", "slope 1.6"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert rows[0].startswith("| setting | whole-data warning | in the right direction |")
+    assert rows[1].startswith("| calibrated | ") and rows[2].startswith("| slope 1.6 | 1/1 | 1/1 | ")
