@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ..inference.failures import FINDING_NOUN, NOTE_WORDS
-from .conditions import readable_description
 from ..utils.names import CALIBRATION_MEASURE_NAMES
+from .conditions import readable_description
 from .page import Html, Section, conditions_html
 from .whole_calibration import calibration_sentence
 
