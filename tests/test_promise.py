@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from subroc_ext.inference.promise import _Subgroup, promise_test
+from subroc_ext.inference.promise import Promise, _Subgroup, promise_test
+from subroc_ext.scoring.calibration import brier_score, calibration_gap, log_loss
+from subroc_ext.scoring.measures import PRAUC, ROCAUC, AverageRankingLoss, attribution_mean
 from subroc_ext.metrics.expected_auc import expected_roc_auc
 
 
@@ -33,7 +35,7 @@ def test_label_draws_reach_the_statistic_as_often_as_enumeration_says(seed):
     whole = expected_roc_auc(probabilities) - roc_auc_score(is_positive, scores)
     observed = roc_auc_score(is_positive[mask], scores[mask])
     exact = _exact_p_value(scores[mask], probabilities[mask], observed, whole)
-    subgroup = _Subgroup(mask, is_positive, scores, probabilities, "worse", whole, seed)
+    subgroup = _Subgroup(mask, Promise(ROCAUC(), is_positive, scores, probabilities), "worse", whole, seed)
     share = subgroup.reaches(20_000, 0).mean()
     assert abs(share - exact) <= 4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4, (share, exact)
 
@@ -93,3 +95,85 @@ def test_the_same_subgroup_gets_the_same_p_value_whatever_else_is_tested():
     alone = promise_test(masks[:1], y, p, p, method="bonferroni", random_state=3)
     together = promise_test(masks[::-1], y, p, p, method="bonferroni", random_state=3)
     assert alone["p_value"].iloc[0] == together["p_value"].iloc[-1]
+
+
+def _enumerated_mean(measure, scores, probabilities):
+    """E[M] over every label vector of the rows, each weighted by its probability
+    (undefined vectors left out, the rest renormalized)."""
+    total = weight_sum = 0.0
+    for labels in itertools.product([False, True], repeat=len(scores)):
+        labels = np.array(labels)
+        value = Promise(measure, labels, scores, probabilities).drawn_values(np.ones(len(scores), bool), labels[None])[0]
+        if np.isnan(value):
+            continue
+        weight = np.prod(np.where(labels, probabilities, 1 - probabilities))
+        total, weight_sum = total + weight * value, weight_sum + weight
+    return total / weight_sum
+
+
+@pytest.mark.parametrize("make", [brier_score, log_loss, calibration_gap], ids=lambda m: m.__name__)
+def test_a_row_mean_promises_its_enumerated_mean_exactly(make):
+    rng = np.random.default_rng(4)
+    scores = np.round(rng.uniform(0.05, 0.95, 8), 1)
+    probabilities = np.clip(scores + rng.normal(0, 0.1, 8), 0.02, 0.98)
+    promise = Promise(make(), rng.random(8) < 0.5, scores, probabilities)
+    assert promise.promised(np.ones(8, bool)) == pytest.approx(_enumerated_mean(make(), scores, probabilities))
+
+
+def test_the_formulas_of_the_promise_of_calibrated_scores():
+    """SPEC: Brier mean p(1 - p), log loss the mean binary entropy, calibration gap 0."""
+    p = np.array([0.1, 0.3, 0.5, 0.8])
+    every = np.ones(4, bool)
+    y = np.array([True, False, True, False])
+    assert Promise(brier_score(), y, p, p).promised(every) == pytest.approx(np.mean(p * (1 - p)))
+    assert Promise(log_loss(), y, p, p).promised(every) == pytest.approx(
+        np.mean(-(p * np.log(p) + (1 - p) * np.log(1 - p))))
+    assert Promise(calibration_gap(), y, p, p).promised(every) == pytest.approx(0.0)
+    assert Promise(ROCAUC(), y, p, p).promised(every) == pytest.approx(expected_roc_auc(p))
+
+
+@pytest.mark.parametrize("measure", [PRAUC(), AverageRankingLoss()], ids=lambda m: m.name)
+def test_a_promise_by_draws_is_its_enumerated_mean_up_to_the_draws_error(measure):
+    rng = np.random.default_rng(5)
+    scores = np.round(rng.uniform(0.05, 0.95, 10), 1)
+    promise = Promise(measure, rng.random(10) < 0.5, scores, scores)
+    exact = _enumerated_mean(measure, scores, scores)
+    spread = np.nanstd(promise._expectation_draws(np.ones(10, bool), promise.drawn_values))
+    assert promise.promised(np.ones(10, bool)) == pytest.approx(exact, abs=4 * spread / np.sqrt(256))
+
+
+def _case_mix_rows(seed, n=2000):
+    """Calibrated probabilities of one strong predictor: its slices differ in
+    prevalence, spread and closeness to one half, and keep every promise."""
+    rng = np.random.default_rng([57, seed])
+    x = rng.normal(size=n)
+    p = 1 / (1 + np.exp(-(2.0 * x - 0.5)))
+    y = rng.random(n) < p
+    return x, p, y, [x > 1.0, x < -0.8, (x > -0.3) & (x < 0.5)]
+
+
+@pytest.mark.parametrize("make", [PRAUC, AverageRankingLoss, attribution_mean, brier_score, log_loss,
+                                  calibration_gap], ids=lambda m: m.__name__)  # fmt: skip
+def test_slices_of_true_probabilities_keep_every_measures_promise(make):
+    """The null of rule 2 for every measure: the label-draw test rejects a
+    slice of the predictor of calibrated scores at most alpha of the time."""
+    rejected = np.array([
+        promise_test(masks, y, p, p, measure=make(), method="bonferroni", max_samples=1_000,
+                     random_state=seed)["p_value"] <= 0.05
+        for seed in range(60)
+        for _, p, y, masks in [_case_mix_rows(seed)]
+    ])  # fmt: skip
+    assert rejected.mean(axis=0).max() <= 0.05 + 2.5 * np.sqrt(0.05 * 0.95 / 60)
+
+
+@pytest.mark.parametrize("make", [PRAUC, AverageRankingLoss, attribution_mean, log_loss],
+                         ids=lambda m: m.__name__)  # fmt: skip
+def test_every_measure_finds_scores_that_are_noise_in_a_slice(make):
+    rng = np.random.default_rng(8)
+    n = 3000
+    p = rng.uniform(0.05, 0.95, n)
+    y = rng.random(n) < p
+    scores = np.where(np.arange(n) < 300, rng.permutation(p), p)  # the first 300 rows: noise
+    first, rest = np.arange(n) < 300, np.arange(n) >= 2700
+    tested = promise_test([first, rest], y, scores, scores, measure=make())
+    assert tested["significant"].tolist() == [True, False]

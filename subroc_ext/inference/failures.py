@@ -86,20 +86,22 @@ References
    Data 8(3), 2014.
 """
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..metrics.kernels import roc_auc_score
 from ..objective.quality import SoftClassifierQF
 from ..objective.statistics import Columns
-from .promise import promise_test, shortfall
+from ..scoring.measures import ROCAUC
+from .promise import Promise, promise_test
 from .significance import base_seed, randomization_test
 
-__all__ = ["BY_PROMISE", "FAILURE_COLUMNS", "FINDING_NOUN", "MIN_CLASS_COUNT", "NOTE_WORDS", "FailureRules",
-           "JudgedRows", "NoteWords", "class_kinds", "dataset_rows", "judge_failures", "promise_weights"]
+__all__ = ["BY_PROMISE", "CASE_MIX_WORDS", "FAILURE_COLUMNS", "FINDING_NOUN", "MIN_CLASS_COUNT", "NOTE_WORDS",
+           "SLICE_WORDS", "FailureRules", "JudgedRows", "NoteWords", "class_kinds", "dataset_rows", "judge_failures",
+           "note_words", "promise_weights"]
 
 #: The fewest positives, and negatives, of a headline failure's held-out rows.
 MIN_CLASS_COUNT = 10
@@ -141,6 +143,50 @@ NOTE_WORDS = {
     "both": NoteWords("different from", change="change"),
 }  # fmt: skip
 
+#: The slice a measure's own scores explain, by measure and direction: how its
+#: note begins, and what every model does there (the ROC AUC's and the ARL's,
+#: ``1 - AUC`` per negative: :data:`NOTE_WORDS`; a user's measure: :data:`CASE_MIX_WORDS`).
+SLICE_WORDS = {
+    "pr_auc": {
+        "worse": ("lower prevalence", "every model's PR AUC is lower in such a slice, whose positives are rarer or "
+                  "whose risks spread less"),
+        "better": ("higher prevalence", "every model's PR AUC is higher in such a slice, whose positives are more "
+                   "common or whose risks spread more"),
+    },
+    "attribution_mean": {
+        "worse": ("case mix", "the true probabilities would earn such rows no more credit"),
+        "better": ("case mix", "the true probabilities would earn such rows as much credit"),
+    },
+    "calibration_gap": {
+        "worse": ("global miscalibration", "the scores recalibrated on the whole search split promise this gap"),
+        "better": ("global miscalibration", "the scores recalibrated on the whole search split promise this gap"),
+    },
+    **{name: {
+        "worse": ("risks nearer one half", f"every model's {title} is larger where the risks are nearer one half"),
+        "better": ("risks nearer 0 or 1", f"every model's {title} is smaller where the risks are nearer 0 or 1"),
+    } for name, title in (("brier", "Brier score"), ("log_loss", "log loss"))},
+}  # fmt: skip
+#: The same for a measure :data:`SLICE_WORDS` does not know.
+CASE_MIX_WORDS = ("case mix", "its own scores promise this much: the true probabilities would do no better here")
+
+
+def note_words(mode, measure="roc_auc"):
+    """The :class:`NoteWords` of a direction (``mode``) for the named
+    ``measure``: :data:`NOTE_WORDS` with the slice its scores explain in the
+    measure's words.
+
+    Examples
+    --------
+    >>> note_words("worse", "pr_auc").slice, note_words("worse", "arl").slice
+    ('lower prevalence', 'range restriction')
+    """
+    words = NOTE_WORDS[mode]
+    if measure in ("roc_auc", "arl") or mode == "both":
+        return words
+    slice_, every = SLICE_WORDS.get(measure, {}).get(mode, CASE_MIX_WORDS)
+    return dataclasses.replace(words, slice=slice_, every=every)
+
+
 #: What the headline calls a row the rules keep, by mode: a finding where the
 #: model does better is no failure of it ('both': either side).
 FINDING_NOUN = {"worse": "failure", "better": "finding", "both": "finding"}
@@ -181,13 +227,16 @@ class JudgedRows:
     cover : callable
         A pattern's rows: a boolean mask over ``frame``.
     promise : tuple of numpy.ndarray, optional
-        ``(is_positive, scores, probabilities)`` of the rows whose ROC AUC
+        ``(is_positive, scores, probabilities)`` of the rows whose measure
         must fall short of its promise (rule 3): ``frame``'s, or those of
         ``promise_rows``; None: not checked.
     promise_rows : numpy.ndarray of bool, optional
         The rows of ``frame`` that ``promise`` describes: a drift's current
         period, where a drop its own scores promise is a change of
         population, not of the model. None: all rows.
+    measure : Measure, optional
+        The measure whose promise is checked
+        (:class:`~subroc_ext.inference.promise.Promise`); the ROC AUC by default.
     """
 
     frame: pd.DataFrame
@@ -197,6 +246,7 @@ class JudgedRows:
     cover: object
     promise: tuple = None
     promise_rows: np.ndarray = None
+    measure: object = None
 
 
 def class_kinds(is_positive, of="", within=None):
@@ -210,16 +260,17 @@ def class_kinds(is_positive, of="", within=None):
 
 def dataset_rows(dataset, measure, mode, probabilities=None):
     """The :class:`JudgedRows` of a single model's rows (a ``SortedDataset``);
-    ``probabilities`` (data row order) for the promise of its ROC AUC."""
+    ``probabilities`` (data row order) for the promise of its ``measure``."""
     label, score = dataset.columns
     is_positive = _data_order(dataset, dataset.is_positive)  # the dataset's one positive-label rule
     promise = None
-    if probabilities is not None and measure.name == "roc_auc":
+    if probabilities is not None:
         promise = (is_positive, _data_order_values(dataset, dataset.scores), probabilities)
     return JudgedRows(
         dataset.data, Columns(label, score),
         lambda: SoftClassifierQF(measure, label, positive_label=dataset.positive_label, mode=mode),
         class_kinds(is_positive), lambda subgroup: _data_order(dataset, dataset.mask_of(subgroup)), promise,
+        measure=measure,
     )  # fmt: skip
 
 
@@ -243,6 +294,7 @@ class _Tests:
         self.seed = base_seed(rules.random_state)
         self.kinds = rows.kinds.to_numpy(dtype=bool)
         self.promised = rows.promise is not None
+        self.measure = ROCAUC() if rows.measure is None else rows.measure
         self.promise_rows = np.ones(len(rows.frame), dtype=bool) if rows.promise_rows is None else rows.promise_rows
 
     def fewest(self, mask):
@@ -255,35 +307,31 @@ class _Tests:
 
     def words(self, mask):
         """The notes' :class:`NoteWords` of the rows of ``mask``: the mode's, or in
-        mode 'both' the side their ROC AUC lies on against all rows (where a
+        mode 'both' the side their measure lies on against all rows (where a
         promise is checked on all rows; in a drift, whose side is between
         periods, or without a promise: the neutral 'different from')."""
         if self.mode != "both" or not self.promised or self.rows.promise_rows is not None:
-            return NOTE_WORDS[self.mode]
-        is_positive, scores, _ = self.rows.promise
-        mask = mask[self.promise_rows]
-        lower = roc_auc_score(is_positive[mask], scores[mask], positive_label=True) < self._whole_roc_auc
-        return NOTE_WORDS["worse" if lower else "better"]
+            return note_words(self.mode, self.measure.name)
+        lower = self._promise.observed(mask[self.promise_rows]) < self._promise.observed(self.promise_rows)
+        return note_words("worse" if lower else "better", self.measure.name)
 
     @functools.cached_property
-    def _whole_roc_auc(self):
-        """The ROC AUC of all the promise's rows (measured once, for :meth:`words`)."""
-        is_positive, scores, _ = self.rows.promise
-        return roc_auc_score(is_positive, scores, positive_label=True)
+    def _promise(self):
+        """The promise of the measure on the promise's rows (built once)."""
+        return Promise(self.measure, *self.rows.promise, seed=self.seed)
 
     def sharpness(self, mask):
         """How far the rows of ``mask`` fall short of their scores' promise, in the
         direction of the mode: of two descriptions of one failure, the one
         holding fewer rows that keep their promise falls shorter."""
-        is_positive, scores, probabilities = self.rows.promise
         mask = mask[self.promise_rows]
-        gap = shortfall(is_positive[mask], scores[mask], probabilities[mask])
+        gap = self._promise.expected(mask) - self._promise.observed(mask)
         return {"worse": gap, "better": -gap}.get(self.mode, abs(gap))
 
     def promise(self, masks, method=None, weights=None, alpha=None):
         """Each mask's label-draw test of its promise: (corrected p-values, rejected)."""
         tested = promise_test(
-            [mask[self.promise_rows] for mask in masks], *self.rows.promise, mode=self.mode,
+            [mask[self.promise_rows] for mask in masks], *self.rows.promise, measure=self.measure, mode=self.mode,
             method=method or self.rules.method, alpha=alpha or self.rules.alpha, weights=weights,
             random_state=self.seed,
         )  # fmt: skip

@@ -46,87 +46,190 @@ import zlib
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from ..metrics.expected_auc import expected_roc_auc
+from ..scoring.measures import ROCAUC, Measure, RowMeanMeasure
 from .sequential import SequentialPValues, round_sizes, weighted_p_values
 
-__all__ = ["MAX_SAMPLES", "promise_test", "shortfall"]
+__all__ = ["EXPECTATION_DRAWS", "MAX_SAMPLES", "Promise", "promise_test", "shortfall"]
 
 #: Label draws per subgroup at most (a lone finding among about 300 rows can
 #: still be significant after Benjamini-Yekutieli).
 MAX_SAMPLES = 200_000
 #: Draws of each subgroup in the first round; later rounds double the total.
 FIRST_ROUND = 256
+#: Label draws that estimate a promise without a formula (PR AUC, ARL, a user's measure).
+EXPECTATION_DRAWS = 256
 #: Rows times draws in one block of random numbers (32 MB of float64).
 _BLOCK = 1 << 22
 #: Tags the label draws' generators apart from the other tests'.
 _STREAM = 0x50524F4D
-#: Slack for ROC AUCs equal up to rounding.
+#: Tags the draws that estimate a promise apart from the test's.
+_EXPECTATION_STREAM = 0x45585043
+#: Slack for values equal up to rounding.
 _TOLERANCE = 1e-12
 
 
-def _roc_auc(labels, ranks):
-    """The ROC AUC of each row of ``labels`` (bool, draws x rows) from the rows'
-    mid-ranks; NaN where a draw has one class only."""
-    positives = labels.sum(axis=1)
-    negatives = labels.shape[1] - positives
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (labels @ ranks - positives * (positives + 1) / 2) / (positives * negatives)
+def _seed(seed, tag, mask):
+    """The entropy of the draws of the rows of ``mask``: the seed, a tag and the rows themselves."""
+    return [int(seed), tag, zlib.crc32(np.packbits(mask).tobytes()), int(mask.sum())]
 
 
-def shortfall(is_positive, scores, probabilities):
-    """``mbc - AUC`` of the rows given: how far their ROC AUC falls short of
-    what their scores promise (negative: it exceeds it).
+class Promise:
+    """What a measure's scores promise on subsets of some rows (SPEC, "The
+    promise of every measure").
+
+    The promise of the measure ``M`` on rows ``S`` is ``E[M(S; y*, s)]``, the
+    labels drawn ``y*_i ~ Bernoulli(p_i)`` independently, the scores ``s``
+    fixed. Exact where a formula exists: the ROC AUC's is the expected ROC
+    AUC (van Klaveren's model-based concordance [1]_), a row mean's (Brier:
+    ``mean p(1 - p)`` on calibrated scores, the log loss the mean binary
+    entropy, the calibration gap ``mean(p - s)``, 0 on calibrated scores)
+    the mean of each row's two values (:meth:`RowMeanMeasure.class_values`)
+    weighted by its probability; by :data:`EXPECTATION_DRAWS` label draws
+    otherwise (PR AUC, ARL, a user's measure).
+
+    The test compares the measure on a subgroup's rows with its values on
+    label draws of them, on the measure's size-free scale
+    (:meth:`~subroc_ext.scoring.measures.Measure.size_free`) and oriented so
+    that higher is better (a loss negated): :meth:`observed`,
+    :meth:`drawn`, :meth:`expected`.
+
+    Parameters
+    ----------
+    measure : Measure
+    is_positive, scores, probabilities : numpy.ndarray
+        The rows' classes, scores and probabilities (one order).
+    seed : int, default=0
+        The draws that estimate a promise without a formula.
+
+    References
+    ----------
+    .. [1] D. van Klaveren, M. Gönen, E. W. Steyerberg and Y. Vergouwe, "A new
+       concordance measure for risk prediction models in external validation
+       settings", Statistics in Medicine 35(23), 4136-4152, 2016.
+
+    Examples
+    --------
+    A Brier score promises ``mean p(1 - p)`` on calibrated probabilities:
+    more where they are near one half.
+
+    >>> from subroc_ext.scoring.calibration import brier_score
+    >>> p = np.array([0.5, 0.5, 0.1, 0.1])
+    >>> promise = Promise(brier_score(), np.array([True, False, False, False]), p, p)
+    >>> [round(promise.promised(np.arange(4) < 2), 4), round(promise.promised(np.arange(4) >= 2), 4)]
+    [0.25, 0.09]
+    """
+
+    def __init__(self, measure, is_positive, scores, probabilities, seed=0):
+        self.measure = measure
+        self.is_positive = np.asarray(is_positive, dtype=bool)
+        self.scores = np.asarray(scores, dtype=float)
+        self.probabilities = np.asarray(probabilities, dtype=float)
+        self.sign = 1.0 if measure.kind == "score" else -1.0
+        self.seed = int(seed)
+        self.classes = measure.class_values(self.is_positive, self.scores) if isinstance(measure, RowMeanMeasure) \
+            else None  # fmt: skip
+
+    def drawn_values(self, mask, labels):
+        """The measure on the rows of ``mask`` for each draw of their labels
+        (``labels``: draws x rows of ``mask``); NaN where undefined."""
+        if self.classes is not None:
+            positive, negative = (values[mask] for values in self.classes)
+            return (labels @ (positive - negative) + negative.sum()) / max(int(mask.sum()), 1)
+        return np.asarray(self.measure.drawn_values(labels, self.scores[mask]), dtype=float)
+
+    def drawn(self, mask, labels):
+        """:meth:`drawn_values` on the size-free scale, higher better."""
+        positives = labels.sum(axis=1)
+        return self.sign * self.measure.size_free(self.drawn_values(mask, labels), positives,
+                                                  labels.shape[1] - positives)  # fmt: skip
+
+    def observed(self, mask):
+        """The measure on the rows of ``mask`` as labelled, size-free, higher better."""
+        return float(self.drawn(mask, self.is_positive[mask][None, :])[0])
+
+    def promised(self, mask):
+        """The promise of the measure on the rows of ``mask`` (its own scale)."""
+        if isinstance(self.measure, ROCAUC) or self.classes is not None:
+            return self._exact(mask)
+        return float(np.nanmean(self._expectation_draws(mask, self.drawn_values)))
+
+    def expected(self, mask):
+        """The promise on the size-free scale, higher better (the mean of
+        :meth:`drawn` over label draws)."""
+        scaled = type(self.measure).size_free is not Measure.size_free
+        if (isinstance(self.measure, ROCAUC) or self.classes is not None) and not scaled:
+            return self.sign * self._exact(mask)
+        return float(np.nanmean(self._expectation_draws(mask, self.drawn)))
+
+    def _exact(self, mask):
+        if self.classes is not None:
+            positive, negative = (values[mask] for values in self.classes)
+            p = self.probabilities[mask]
+            return float(np.mean(p * positive + (1 - p) * negative)) if mask.any() else np.nan
+        return float(expected_roc_auc(self.probabilities[mask]))
+
+    def _expectation_draws(self, mask, values):
+        rng = np.random.default_rng(np.random.SeedSequence(_seed(self.seed, _EXPECTATION_STREAM, mask)))
+        rows = max(int(mask.sum()), 1)
+        draws = min(EXPECTATION_DRAWS, max(64, (_BLOCK >> 2) // rows))
+        return values(mask, rng.random((draws, rows)) < self.probabilities[mask])
+
+
+def shortfall(is_positive, scores, probabilities, measure=None):
+    """How far the measure on the rows given falls short of what their scores
+    promise, on its size-free scale, higher better (negative: it exceeds it):
+    ``mbc - AUC`` for the ROC AUC (the default).
 
     Examples
     --------
     >>> round(shortfall(np.array([True, False, True]), np.array([0.9, 0.5, 0.1]), np.array([0.9, 0.5, 0.1])), 4)
     0.4396
     """
-    ranks = rankdata(scores)
-    return expected_roc_auc(probabilities) - _roc_auc(np.asarray(is_positive, dtype=float)[None, :], ranks)[0]
+    promise = Promise(ROCAUC() if measure is None else measure, is_positive, scores, probabilities)
+    every = np.ones(len(promise.scores), dtype=bool)
+    return promise.expected(every) - promise.observed(every)
 
 
 class _Subgroup:
-    """One subgroup's rows, observed ROC AUC and the rule that a drawn ROC AUC reaches it."""
+    """One subgroup's rows, observed value and the rule that a drawn value reaches it."""
 
-    def __init__(self, mask, is_positive, scores, probabilities, mode, shortfall, seed):
-        self.ranks = rankdata(scores[mask])  # mid-ranks: ties count 1/2, as in the ROC AUC
-        self.probabilities = probabilities[mask]
-        observed = _roc_auc(is_positive[mask][None, :].astype(float), self.ranks)[0]
-        self.mode = mode
-        if mode == "worse":  # at most the observed ROC AUC plus the whole data's shortfall
+    def __init__(self, mask, promise, mode, shortfall, seed):
+        self.mask, self.promise, self.mode = mask, promise, mode
+        self.probabilities = promise.probabilities[mask]
+        observed = promise.observed(mask)
+        if mode == "worse":  # at most the observed value plus the whole data's shortfall
             self.cut = observed + max(shortfall, 0.0) + _TOLERANCE
         elif mode == "better":
             self.cut = observed - max(-shortfall, 0.0) - _TOLERANCE
         else:  # both: at least as far from the promise, less the whole data's distance
-            self.promise = expected_roc_auc(self.probabilities)
-            self.cut = abs(observed - self.promise) - abs(shortfall) - _TOLERANCE
-        self.seed = [seed, _STREAM, zlib.crc32(np.packbits(mask).tobytes()), int(mask.sum())]
+            self.expected = promise.expected(mask)
+            self.cut = abs(observed - self.expected) - abs(shortfall) - _TOLERANCE
+        self.seed = _seed(seed, _STREAM, mask)
 
     def reaches(self, draws, batch):
         """Whether each of ``draws`` label draws of round ``batch`` reaches the statistic."""
         sequence = np.random.SeedSequence(self.seed, spawn_key=(int(batch),))
         rng = np.random.default_rng(sequence)
-        per_block = max(1, _BLOCK // max(len(self.ranks), 1))
+        per_block = max(1, _BLOCK // max(len(self.probabilities), 1))
         out = np.empty(draws, dtype=bool)
         for start in range(0, draws, per_block):
             stop = min(draws, start + per_block)
-            labels = rng.random((stop - start, len(self.ranks))) < self.probabilities
-            auc = _roc_auc(labels.astype(float), self.ranks)
+            labels = rng.random((stop - start, len(self.probabilities))) < self.probabilities
+            value = self.promise.drawn(self.mask, labels)
             if self.mode == "worse":
-                reached = auc <= self.cut
+                reached = value <= self.cut
             elif self.mode == "better":
-                reached = auc >= self.cut
+                reached = value >= self.cut
             else:
-                reached = np.abs(auc - self.promise) >= self.cut
-            out[start:stop] = reached | np.isnan(auc)
+                reached = np.abs(value - self.expected) >= self.cut
+            out[start:stop] = reached | np.isnan(value)
         return out
 
 
-def promise_test(masks, is_positive, scores, probabilities, *, mode="worse", method="fdr_by", alpha=0.05,
-                 weights=None, random_state=0, max_samples=MAX_SAMPLES, exceedances=10):  # fmt: skip
+def promise_test(masks, is_positive, scores, probabilities, *, measure=None, mode="worse", method="fdr_by",
+                 alpha=0.05, weights=None, random_state=0, max_samples=MAX_SAMPLES, exceedances=10):  # fmt: skip
     """Which subgroups fall short of what their own scores promise, by label draws.
 
     Parameters
@@ -140,6 +243,9 @@ def promise_test(masks, is_positive, scores, probabilities, *, mode="worse", met
     probabilities : numpy.ndarray of float
         The scores read as probabilities (calibrated on other rows), the
         same order as ``scores``.
+    measure : Measure, optional
+        The measure whose promise is tested (:class:`Promise`); the ROC AUC
+        by default.
     mode : {"worse", "better", "both"}, default="worse"
     method : str, default="fdr_by"
         The correction over the subgroups (a
@@ -179,12 +285,11 @@ def promise_test(masks, is_positive, scores, probabilities, *, mode="worse", met
     """
     from statsmodels.stats.multitest import multipletests
 
-    is_positive = np.asarray(is_positive, dtype=bool)
-    scores, probabilities = np.asarray(scores, dtype=float), np.asarray(probabilities, dtype=float)
-    whole = shortfall(is_positive, scores, probabilities)
     seed = int(random_state)
-    subgroups = [_Subgroup(np.asarray(m, dtype=bool), is_positive, scores, probabilities, mode, whole, seed)
-                 for m in masks]  # fmt: skip
+    promise = Promise(ROCAUC() if measure is None else measure, is_positive, scores, probabilities, seed)
+    every = np.ones(len(promise.scores), dtype=bool)
+    whole = promise.expected(every) - promise.observed(every)
+    subgroups = [_Subgroup(np.asarray(m, dtype=bool), promise, mode, whole, seed) for m in masks]
     state = SequentialPValues(len(subgroups), exceedances=exceedances, max_samples=max_samples)
     stopped = np.zeros(len(subgroups), dtype=bool)
     for batch, size in enumerate(round_sizes(max_samples, FIRST_ROUND)):

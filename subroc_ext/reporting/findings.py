@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..inference.failures import FINDING_NOUN, NOTE_WORDS
+from ..inference.failures import CASE_MIX_WORDS, FINDING_NOUN, NOTE_WORDS, SLICE_WORDS, note_words
 from ..utils.names import CALIBRATION_MEASURE_NAMES
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
@@ -46,6 +46,22 @@ _TITLES = {
 
 #: The calibration gap's modes in words (the headline's comparison).
 _MISCALIBRATION = {"worse": "underestimated more than", "better": "overestimated more than"}
+
+
+#: The built-in measures where lower is better.
+_LOSSES = frozenset({"arl", "brier", "log_loss", "calibration_gap"})
+
+
+def measure_kind(measure, attrs=None):
+    """``'loss'`` (lower is better) or ``'score'``: the table's ``measure_kind``,
+    else the built-in measure's.
+
+    Examples
+    --------
+    >>> measure_kind("arl"), measure_kind("pr_auc"), measure_kind("mine", {"measure_kind": "loss"})
+    ('loss', 'score', 'loss')
+    """
+    return (attrs or {}).get("measure_kind") or ("loss" if measure in _LOSSES else "score")
 
 
 def measure_title(measure):
@@ -188,7 +204,8 @@ def _single_text(record, attrs, total):
     if measure == "calibration_gap":
         return _calibration_text(record, attrs.get("mode", "worse"), overall, split, total, attrs.get("global_fix"))
     direction = "lower" if value < overall else "higher"
-    words, share = NOTE_WORDS["worse" if value < overall else "better"], record.get("expected_share", np.nan)
+    worse = (value < overall) == (measure_kind(measure, attrs) == "score")  # a loss is worse where it is higher
+    words, share = note_words("worse" if worse else "better", measure), record.get("expected_share", np.nan)
     restricted = (
         "" if not bool(record.get("range_restricted", False)) else
         f"; mostly {words.slice} (its scores promise {share:.0%} of the {words.change})" if share <= 1 else
@@ -266,7 +283,7 @@ def _overall_change(table, kind):
     old, new = values[f"{measure}_{old_name}_{split}"], values[f"{measure}_{new_name}_{split}"]
     subject = "the new model" if kind == "paired" else "the current period"
     # a loss (ARL) is worse when higher, every other built-in measure when lower
-    worse = new > old if measure == "arl" else new < old
+    worse = new > old if measure_kind(measure) == "loss" else new < old
     verb = {True: "worse", False: "not worse"}[bool(worse)]
     text = (
         f"On the whole {'validation ' if split == 'validation' else ''}data {subject} is {verb}: {measure_title(measure)} "
@@ -458,11 +475,18 @@ _NOT_FAILURES = {
 }  # fmt: skip
 
 
+#: The same for the slices other measures' own scores explain (:data:`~subroc_ext.inference.failures.SLICE_WORDS`).
+_SLICES = {
+    words[0]: (f"slice its own scores explain ({words[0]})", f"slices their own scores explain ({words[0]})")
+    for words in [CASE_MIX_WORDS, *(w for sides in SLICE_WORDS.values() for w in sides.values())]
+}
+
+
 def _not_failures(notes, noun):
     """One sentence counting the significant rows that are no failures (the
     mode's ``noun``: no findings where the model does better), by kind."""
     parts = []
-    for start, (one, many) in _NOT_FAILURES.items():
+    for start, (one, many) in {**_NOT_FAILURES, **_SLICES}.items():
         count = int(notes.str.startswith(start.format(noun=noun)).sum())
         if count:
             parts.append(f"{count:,} {(one if count == 1 else many).format(noun=noun)}")

@@ -33,9 +33,10 @@ from typing import Callable
 
 import numpy as np
 
-from ..metrics import kernels
+from ..metrics import kernels, label_draws
 from ..utils.subsets import ClassTables, random_positions
 from . import bitset, bounds, cover_kernels
+from .cover import Cover
 
 __all__ = [
     "Cover",
@@ -58,58 +59,6 @@ def _check_kind(kind):
     if kind not in ("score", "loss"):
         raise ValueError(f"kind must be 'score' or 'loss', got {kind!r}")
     return kind
-
-
-class Cover:
-    """The rows of a subgroup, in ascending score order.
-
-    Parameters
-    ----------
-    is_positive : numpy.ndarray of bool
-        Labels of the covered rows, sorted by ascending score.
-    all_scores : numpy.ndarray of float
-        Scores of the whole presorted dataset (``rows`` index into it).
-    group_ids : numpy.ndarray of int
-        Their tie-group ids (non-decreasing, equal for equal scores).
-    rows : numpy.ndarray of int
-        Their positions in the whole presorted dataset, for measures that
-        look up per-row values computed once on the whole data.
-
-    Attributes
-    ----------
-    counts : kernels.TieCounts
-        Positives and negatives per distinct score.
-    positives, negatives : int
-        Class counts.
-    """
-
-    __slots__ = ("is_positive", "all_scores", "group_ids", "rows", "counts", "positives", "negatives")
-
-    def __init__(self, is_positive, all_scores, group_ids, rows):
-        self.is_positive = is_positive
-        self.all_scores = all_scores
-        self.group_ids = group_ids
-        self.rows = rows
-        self.counts = kernels.tie_counts(is_positive, group_ids)
-        self.positives = int(self.counts.positives.sum())
-        self.negatives = len(rows) - self.positives
-
-    @property
-    def scores(self):
-        """Scores of the covered rows, ascending."""
-        return self.all_scores[self.rows]
-
-    @classmethod
-    def from_arrays(cls, is_positive, scores):
-        """A cover of all the given rows (any order)."""
-        scores = np.asarray(scores, dtype=float)
-        order, group_ids = kernels.sort_by_score(scores)
-        sorted_scores = scores[order]
-        return cls(np.asarray(is_positive, bool)[order], sorted_scores, group_ids, np.arange(len(scores)))
-
-    def subset(self, positions):
-        """The cover of the rows at ``positions`` (ascending positions in this cover)."""
-        return Cover(self.is_positive[positions], self.all_scores, self.group_ids[positions], self.rows[positions])
 
 
 class Measure:
@@ -241,6 +190,39 @@ class Measure:
         """Whether the measure can be used on a whole dataset with these counts."""
         return self.is_defined(positives, negatives)
 
+    def drawn_values(self, labels, scores):
+        """Hook: the measure on the same rows under many draws of their labels.
+
+        Parameters
+        ----------
+        labels : numpy.ndarray of bool, shape (n_draws, n_rows)
+            One draw of the rows' labels per row (True = positive).
+        scores : numpy.ndarray of float, shape (n_rows,)
+            The rows' scores, in any order (the columns of ``labels``).
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n_draws,)
+            The measure on each draw, NaN where undefined. By default
+            :meth:`value` on one draw after another; the built-in ranking
+            measures are vectorized (:mod:`subroc_ext.metrics.label_draws`).
+            A measure that reads per-row values of the whole data
+            (:class:`RowMeanMeasure`) gives its :meth:`RowMeanMeasure.class_values` instead.
+        """
+        labels = np.asarray(labels, dtype=bool)
+        positives = labels.sum(axis=1)
+        values = np.full(len(labels), np.nan)
+        for i in np.flatnonzero(self.is_defined(positives, labels.shape[1] - positives)):
+            values[i] = self.value(Cover.from_arrays(labels[i], scores))
+        return values
+
+    def size_free(self, values, positives, negatives):
+        """Hook: the measure on a scale that does not grow with the rows, so that
+        a subgroup's value and the whole data's compare (its promise's test,
+        :mod:`subroc_ext.inference.promise`): the values themselves by default;
+        the average ranking loss per negative."""
+        return values
+
     def __repr__(self):
         return f"{type(self).__name__}()"
 
@@ -268,6 +250,9 @@ class ROCAUC(Measure):
 
     def value(self, cover):
         return kernels.roc_auc_from_counts(cover.counts)
+
+    def drawn_values(self, labels, scores):
+        return label_draws.roc_auc_of_draws(labels, scores)
 
     def extremes(self, cover):
         """0 if a positive is scored strictly below a negative, else 1/2 if a
@@ -308,6 +293,9 @@ class PRAUC(Measure):
     def value(self, cover):
         return kernels.pr_auc_from_counts(cover.counts)
 
+    def drawn_values(self, labels, scores):
+        return label_draws.pr_auc_of_draws(labels, scores)
+
     def extremes(self, cover):
         """Lowest: the lowest-scored positive with every negative scored at or
         above it (paper's Lemma 4); highest: 1, reached by positives alone."""
@@ -346,6 +334,15 @@ class AverageRankingLoss(Measure):
     def value(self, cover):
         return kernels.arl_from_counts(cover.counts)
 
+    def drawn_values(self, labels, scores):
+        return label_draws.arl_of_draws(labels, scores)
+
+    def size_free(self, values, positives, negatives):
+        """Per negative: ``ARL / N = 1 - AUC`` (NaN without negatives), which
+        does not grow with the negatives a subgroup holds."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(negatives > 0, np.asarray(values, dtype=float) / negatives, np.nan)
+
     def extremes(self, cover):
         """Lowest: 0 (positives alone); highest: the largest penalty of one
         positive, that of the lowest-scored one, keeping the negatives at or
@@ -373,6 +370,11 @@ class RowMeanMeasure(Measure):
         Short identifier.
     needs_both_classes : bool, default=False
         Whether ``row_values`` needs both classes in the whole dataset.
+    class_values : callable, optional
+        ``class_values(label, score) -> (if_positive, if_negative)``: each
+        row's value were it positive, and were it negative, the other rows'
+        labels as given (:meth:`class_values`); needed only when a row's
+        value depends on other rows' labels.
 
     Examples
     --------
@@ -384,11 +386,12 @@ class RowMeanMeasure(Measure):
 
     compiled_code = cover_kernels.ROW_MEAN
 
-    def __init__(self, row_values, *, kind, name, needs_both_classes=False):
+    def __init__(self, row_values, *, kind, name, needs_both_classes=False, class_values=None):
         self.kind = _check_kind(kind)
         self.row_values = row_values
         self.name = name
         self.needs_both_classes = needs_both_classes
+        self._class_values = class_values
         self._values = None
         self._ascending_values = None
         self._value_order = None
@@ -415,6 +418,33 @@ class RowMeanMeasure(Measure):
         prepared._value_order = np.argsort(prepared._values, kind="stable")
         prepared._ascending_values = prepared._values[prepared._value_order]
         return prepared
+
+    def class_values(self, is_positive, scores):
+        """Each row's value were it positive, and were it negative (the other
+        rows' labels as given): the promise of the measure
+        (:mod:`subroc_ext.inference.promise`) is their mean weighted by the rows'
+        probabilities, and a draw of the labels picks one of each row's two.
+
+        By default ``row_values`` of all rows positive and of all negative,
+        which is right when a row's value depends on its own label and score
+        alone (checked: a ``ValueError`` otherwise, asking for ``class_values``).
+
+        Examples
+        --------
+        >>> brier = RowMeanMeasure(lambda y, s: (s - y) ** 2, kind="loss", name="brier")
+        >>> [v.round(2).tolist() for v in brier.class_values(np.array([True, False]), np.array([0.8, 0.4]))]
+        [[0.04, 0.36], [0.64, 0.16]]
+        """
+        is_positive, scores = np.asarray(is_positive, dtype=bool), np.asarray(scores, dtype=float)
+        if self._class_values is not None:
+            return tuple(np.asarray(v, dtype=float) for v in self._class_values(is_positive, scores))
+        positive, negative = (np.asarray(self.row_values(np.full(len(scores), label), scores), dtype=float)
+                              for label in (True, False))  # fmt: skip
+        for labels in (is_positive, ~is_positive):
+            if not np.allclose(np.where(labels, positive, negative), self.row_values(labels, scores), equal_nan=True):
+                raise ValueError(f"the row values of measure {self.name!r} depend on other rows' labels: give "
+                                 "RowMeanMeasure(class_values=...) for its promise")  # fmt: skip
+        return positive, negative
 
     def _covered(self, cover):
         if self._values is None:
@@ -534,9 +564,8 @@ def attribution_mean():
         values[order] = kernels.attributions_from_sorted(is_positive[order], group_ids)
         return values
 
-    return RowMeanMeasure(
-        attributions, kind="score", name="attribution_mean", needs_both_classes=True
-    )
+    return RowMeanMeasure(attributions, kind="score", name="attribution_mean", needs_both_classes=True,
+                          class_values=label_draws.attribution_class_values)  # fmt: skip
 
 
 def brier_score():

@@ -107,18 +107,20 @@ def case_mix_functions(label, *, positive_label, size_weight, balance_weight, mo
     return (GeneralizationAwareQF(qf) if generalization_aware else qf), statistic_qf
 
 
-def range_restriction(table, dataset_values, mode, split="validation"):
-    """How much of each row's ROC AUC change its scores promise.
+def range_restriction(table, dataset_values, mode, split="validation", measure=None):
+    """How much of each row's change of the measure its scores promise.
 
     Parameters
     ----------
     table : pandas.DataFrame
-        With ``roc_auc_<split>`` and ``expected_roc_auc_<split>``.
+        With ``<measure>_<split>`` and ``expected_<measure>_<split>``.
     dataset_values : dict
         The whole split's values of both (``table.attrs['dataset_values']``).
     mode : {'worse', 'better', 'both'}
         The direction of a change that counts ('both': the observed one).
     split : str, default='validation'
+    measure : Measure, optional
+        The measure (a loss's drop is a rise); the ROC AUC by default.
 
     Returns
     -------
@@ -139,8 +141,11 @@ def range_restriction(table, dataset_values, mode, split="validation"):
     1             0.2             False
     2             NaN             False
     """
-    observed = dataset_values[f"roc_auc_{split}"] - table[f"roc_auc_{split}"].to_numpy(dtype=float)
-    expected = dataset_values[f"expected_roc_auc_{split}"] - table[f"expected_roc_auc_{split}"].to_numpy(dtype=float)
+    name, kind = ("roc_auc", "score") if measure is None else (measure.name, measure.kind)
+    flip = 1.0 if kind == "score" else -1.0
+    observed = flip * (dataset_values[f"{name}_{split}"] - table[f"{name}_{split}"].to_numpy(dtype=float))
+    expected = flip * (dataset_values[f"expected_{name}_{split}"]
+                       - table[f"expected_{name}_{split}"].to_numpy(dtype=float))  # fmt: skip
     sign = {"worse": 1.0, "better": -1.0}.get(mode)
     sign = np.sign(observed) if sign is None else sign
     with np.errstate(invalid="ignore", divide="ignore"):

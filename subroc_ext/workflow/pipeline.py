@@ -472,24 +472,28 @@ def find_subgroups(
                                                     probabilities=p).items():  # fmt: skip
                 dataset_values[f"{name}_{split}"] = value
         table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode, split=splits[-1][0],
-                                     flagged=not statistic_qf.measure.reads_probabilities)  # fmt: skip
+                                     measure=statistic_qf.measure)  # fmt: skip
         if tested is not None:
             split, dataset, p = splits[-1]
             rules = FailureRules(method=method, alpha=alpha, random_state=random_state, holdout=held_out is not None)
             # searched by the case mix: the verdict is the promise's test, and "worse" is of the measure
             rows = dataset_rows(dataset, statistic_qf.measure, mode, probabilities=None if case_mix else p)
             whole_search_promise = None
-            if held_out is None and rows.promise is not None:
+            if held_out is None and rows.promise is not None and statistic_qf.measure.name == "roc_auc":
                 whole_search_promise = without_holdout.promise_without_holdout(
                     table, kept.subgroups, search, p, label=label, score=score, positive_label=positive_label,
                     mode=mode, found=found, rules=rules, progress=progress, client=client, n_jobs=n_jobs,
                 )  # fmt: skip
+            elif held_out is None and rows.promise is not None:
+                whole_search_promise = without_holdout.label_draws_without_holdout(
+                    table, kept.subgroups, rows, mode=mode, found=found, rules=rules)  # fmt: skip
             judged = judge_failures(table, kept.subgroups, rows, mode,
-                                    search_shortfall=_search_shortfall(table, dataset_values),
+                                    search_shortfall=_search_shortfall(table, dataset_values, statistic_qf.measure),
                                     whole_search_promise=whole_search_promise, rules=rules)  # fmt: skip
             table = pd.concat([table, judged], axis=1)
         table.attrs.update(
-            measure=statistic_qf.measure.name, mode=mode, label=label, score=score,
+            measure=statistic_qf.measure.name, measure_kind=statistic_qf.measure.kind, mode=mode, label=label,
+            score=score,
             positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
             generalization_aware=generalization_aware, depth=depth, min_support=min_support,
             collapse_identical=collapse_identical, max_overlap=max_overlap,
@@ -537,24 +541,27 @@ def _probabilities(checked, calibrate, required):
     )
 
 
-def _search_shortfall(table, dataset_values):
-    """Each row's ``q_cm`` on the search split: how much further its ROC AUC fell
-    short of its scores' promise there than the whole data's (None without a promise)."""
-    if "expected_roc_auc_search" not in table or "expected_roc_auc_search" not in dataset_values:
+def _search_shortfall(table, dataset_values, measure):
+    """Each row's shortfall on the search split: how much further its ``measure``
+    fell short of its scores' promise there than the whole data's, higher
+    worse (a loss's rise; None without a promise)."""
+    name, sign = measure.name, (1.0 if measure.kind == "score" else -1.0)
+    if f"expected_{name}_search" not in table or f"expected_{name}_search" not in dataset_values:
         return None
-    whole = dataset_values["expected_roc_auc_search"] - dataset_values["roc_auc_search"]
-    return (table["expected_roc_auc_search"] - table["roc_auc_search"]).to_numpy(dtype=float) - whole
+    whole = dataset_values[f"expected_{name}_search"] - dataset_values[f"{name}_search"]
+    return sign * ((table[f"expected_{name}_search"] - table[f"{name}_search"]).to_numpy(dtype=float) - whole)
 
 
-def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split, flagged=True):
-    """``table`` with ``expected_share``, ``range_restricted`` (on ``split``; not
-    ``flagged``: NaN and False, a search of no ranking measure) and ``complement_of``."""
-    expected = f"expected_roc_auc_{split}" in table.columns
-    if expected and flagged:
-        flags = _case_mix.range_restriction(table, dataset_values, mode, split=split)
+def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split, measure):
+    """``table`` with ``expected_share``, ``range_restricted`` (of the searched
+    ``measure`` on ``split``: how much of its change the scores promise) and
+    ``complement_of``."""
+    expected = f"expected_{measure.name}_{split}"
+    if expected in table.columns and expected in dataset_values:
+        flags = _case_mix.range_restriction(table, dataset_values, mode, split=split, measure=measure)
     else:
         flags = pd.DataFrame({"expected_share": np.nan, "range_restricted": False}, index=table.index)
-    if not expected:  # the scores could not be read as probabilities
+    if f"expected_roc_auc_{split}" not in table.columns:  # the scores could not be read as probabilities
         table = table.assign(**{f"expected_roc_auc_{name}": np.nan for name in ("search", split)})
     table = pd.concat([table, flags.set_index(table.index)], axis=1)
     table["complement_of"] = _case_mix.complements(subgroups, search)

@@ -26,6 +26,7 @@ import pysubgroup as ps
 from ..engine.counting import CountingQF
 from ..engine.search import FastSearch
 from ..inference.effects import clip_to_range, effect_estimates
+from ..inference.promise import Promise
 from ..inference.resampled_effects import resampled_effect_estimates
 from ..inference.significance import base_seed, randomization_test
 from ..inference.verdicts import VERDICT_COLUMNS, check_verdict_settings, verdicts
@@ -295,7 +296,8 @@ def dataset_values(data, target, positive_label=1, measure=None, *, probabilitie
     measure : Measure, optional
         The searched measure: one of the user's is added (by its name).
     probabilities : numpy.ndarray, optional
-        Each row's probability (data's row order): adds ``expected_roc_auc``.
+        Each row's probability (data's row order): adds ``expected_roc_auc``
+        and ``expected_<measure>`` of the searched ``measure``.
 
     Returns
     -------
@@ -311,7 +313,24 @@ def dataset_values(data, target, positive_label=1, measure=None, *, probabilitie
     if probabilities is not None:
         ascending = _ascending_probabilities(dataset, probabilities)
         values["expected_roc_auc"] = _expected_aucs(dataset, ascending, [np.ones(len(dataset), bool)])[0]
+        values.update(_promised(dataset, measure, probabilities, [np.ones(len(dataset), bool)]).iloc[0].to_dict())
     return values
+
+
+def _promised(dataset, measure, probabilities, masks):
+    """``expected_<measure>`` of each cover (a mask over the sorted rows): what the
+    scores promise of the searched ``measure``
+    (:class:`~subroc_ext.inference.promise.Promise`), NaN where the measure is
+    undefined; no column for the ROC AUC (``expected_roc_auc`` is always there)
+    or without a measure."""
+    if measure is None or measure.name == "roc_auc":
+        return pd.DataFrame(index=range(len(masks)))
+    promise = Promise(measure, dataset.is_positive, dataset.scores, np.asarray(probabilities, dtype=float)[dataset.order])
+    positives = np.array([dataset.is_positive[mask].sum() for mask in masks], dtype=int)
+    sizes = np.array([mask.sum() for mask in masks], dtype=int)
+    defined = measure.is_defined(positives, sizes - positives)
+    return pd.DataFrame({f"expected_{measure.name}": [promise.promised(mask) if ok else np.nan
+                                                      for mask, ok in zip(masks, defined)]})  # fmt: skip
 
 
 def _ascending_probabilities(dataset, probabilities):
@@ -376,7 +395,9 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
         Each row's score as a probability (data's row order;
         :func:`~subroc_ext.workflow.case_mix.split_probabilities`): adds
         ``expected_roc_auc`` after ``roc_auc``, the ROC AUC the subgroup's
-        scores promise (:func:`~subroc_ext.expected_roc_auc`).
+        scores promise (:func:`~subroc_ext.expected_roc_auc`), and
+        ``expected_<measure>`` after the searched ``measure``, its promise
+        (:class:`~subroc_ext.inference.promise.Promise`).
 
     Returns
     -------
@@ -407,11 +428,16 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     measures = _prepared_measures(dataset, measure)
     ascending = None if probabilities is None else _ascending_probabilities(dataset, probabilities)
     starts = range(0, max(len(subgroups), 1), _DESCRIBED_AT_ONCE)  # one (empty) part for no subgroups
-    table = pd.concat(
-        [_describe_covers(dataset, dataset.masks_of(subgroups[start : start + _DESCRIBED_AT_ONCE]), measures,
-                          ascending, intervals) for start in starts],
-        ignore_index=True,
-    )  # fmt: skip
+    parts = []
+    for start in starts:
+        masks = dataset.masks_of(subgroups[start : start + _DESCRIBED_AT_ONCE])
+        part = _describe_covers(dataset, masks, measures, ascending, intervals)
+        if probabilities is not None:  # what the scores promise of the searched measure, after it
+            promised = _promised(dataset, measure, probabilities, masks).set_index(part.index)
+            for name in promised:
+                part.insert(part.columns.get_loc(measure.name) + 1, name, promised[name])
+        parts.append(part)
+    table = pd.concat(parts, ignore_index=True)
     # the suffix goes after the measure: roc_auc_validation_ci_low
     return table.rename(columns=lambda name: name.replace("roc_auc_ci", f"roc_auc{suffix}_ci")
                         if name.startswith("roc_auc_ci") else name + suffix)  # fmt: skip

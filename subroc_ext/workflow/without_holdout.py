@@ -6,7 +6,9 @@
   with the labels drawn from the probabilities
   (:mod:`~subroc_ext.inference.promise_max_t`);
 * :func:`promise_without_holdout`: the headline's promise rule, each row
-  that could be a failure tested over the whole case-mix search;
+  that could be a failure tested over the whole case-mix search (ROC AUC);
+  :func:`label_draws_without_holdout`: the same rule for every other
+  measure, each row's label draws corrected over the whole search space;
   :func:`drift_promise_without_holdout`: the same for a drift's current
   period.
 """
@@ -15,16 +17,19 @@ import numpy as np
 import pandas as pd
 
 from ..inference.permutation import permutation_test
+from ..inference.promise import promise_test
 from ..inference.promise_max_t import promise_max_t
 from ..inference.significance import base_seed
 from ..inference.verdicts import same_rows_verdicts
+from ..inputs.search_size import estimate_search_size
 from ..inputs.sorted_data import SortedDataset
 from ..objective.case_mix import CaseMixQF
 from ..utils.descriptions import describe as description_of
 from .case_mix import case_mix_data, with_probabilities
 from .steps import empty_test_columns, joined_test_columns, use_dataset
 
-__all__ = ["drift_promise_without_holdout", "promise_without_holdout", "test_without_holdout"]
+__all__ = ["drift_promise_without_holdout", "label_draws_without_holdout", "promise_without_holdout",
+           "test_without_holdout"]
 
 
 def test_without_holdout(found, subgroups, data, quality_function, statistic_qf, target, *, alpha=0.05,
@@ -117,6 +122,49 @@ def promise_without_holdout(table, subgroups, search, probabilities, *, label, s
     )  # fmt: skip
     whole = pd.DataFrame({"p_value": 1.0, "significant": False}, index=table.index)
     whole.iloc[rows, [0, 1]] = tested[["p_value", "significant"]].to_numpy()
+    whole["significant"] = whole["significant"].astype(bool)
+    return whole
+
+
+def label_draws_without_holdout(table, subgroups, rows, *, mode, found, rules):
+    """Without a holdout, the promise of each significant row of a measure other
+    than the ROC AUC (PR AUC, ARL, attribution mean, Brier, log loss,
+    calibration gap, a user's): its label-draw test on the searched rows
+    (:func:`~subroc_ext.inference.promise.promise_test`), Bonferroni over
+    every pattern of the search space.
+
+    The rows that chose a pattern also test it here, but the family is fixed
+    before the labels are seen: every pattern the search could have found
+    (the bound on its candidates, :func:`~subroc_ext.inputs.search_size.estimate_search_size`).
+    Each pattern's label-draw p-value is valid when the probabilities are the
+    truth, so rejecting where ``p <= alpha / candidates`` keeps the
+    family-wise error at most ``alpha`` whichever patterns the search chose
+    (the ROC AUC's whole-search max-T, :func:`promise_without_holdout`, is
+    sharper: it knows which patterns a draw's search finds).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``p_value`` (Bonferroni-corrected over the space) and ``significant``
+        per row of ``table``: the ``whole_search_promise`` of
+        :func:`~subroc_ext.inference.failures.judge_failures`; rows not
+        significant in ``table`` or with too few of a class are not tested
+        (p 1).
+    """
+    candidates = found.size.candidates if found.size is not None else \
+        estimate_search_size(found.selectors, len(rows.frame), found.depth).candidates  # fmt: skip
+    significant = table["significant"].fillna(False).to_numpy(dtype=bool)
+    enough = table[["positives_search", "negatives_search"]].min(axis=1).to_numpy() >= rules.min_class_count
+    tested_rows = np.flatnonzero(significant & enough)
+    whole = pd.DataFrame({"p_value": 1.0, "significant": False}, index=table.index)
+    if len(tested_rows):
+        tested = promise_test(
+            [np.asarray(rows.cover(subgroups[i]), dtype=bool) for i in tested_rows], *rows.promise,
+            measure=rows.measure, mode=mode, method="bonferroni", alpha=rules.alpha * len(tested_rows) / max(
+                candidates, len(tested_rows)), random_state=base_seed(rules.random_state),
+        )  # fmt: skip
+        whole.iloc[tested_rows, 0] = np.minimum(tested["p_value"].to_numpy() * max(candidates, len(tested_rows)), 1)
+        whole.iloc[tested_rows, 1] = tested["significant"].to_numpy()
     whole["significant"] = whole["significant"].astype(bool)
     return whole
 

@@ -1,0 +1,154 @@
+"""Every measure keeps its promise: the headline on null and planted data, per measure (issue 55).
+
+The data (the issue's generator): risk from one strong numeric attribute
+``x1`` and two weaker ones (``x2``, ``x3``), three to six categorical
+attributes ``c1``, ``c2``, ... unrelated to it, labels drawn from the risk,
+and scores that are the true probabilities or a monotone distortion of them
+(``sigmoid(a * logit(p) + b)``, ``a`` in [0.7, 1.5], ``b`` in [-0.5, 0.5]:
+the same ranking, another calibration). On such data no subgroup is a
+failure of the model, so a headline naming one is a false alarm.
+
+Planted: one value of ``c1`` holding 10-15 % of the rows is the failure.
+For the ranking measures (ROC AUC, PR AUC, ARL, attribution mean) its
+scores are shuffled among its rows; for Brier and log loss the promised
+risk is halved there (the scores before the distortion). A data set
+*names the plant* when a headline failure has at least half of its rows in
+the plant and covers at least half of it.
+
+``find_subgroups`` runs with its defaults (holdout 50 %, depth 2) but the
+measure; ``--no-holdout`` with ``validation=None``. One CSV row per data
+set; one summary line per measure and kind with a Clopper-Pearson 95 %
+interval.
+
+Examples
+--------
+The recorded runs (benchmarks/RESULTS.md)::
+
+    python benchmarks/sim_promise.py --null 100 --planted 100 --jobs 2
+    python benchmarks/sim_promise.py --null 100 --planted 0 --rows 500 --no-holdout --jobs 2
+"""
+
+import argparse
+import contextlib
+import sys
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+import subroc_ext  # noqa: E402
+
+#: Every measure the issue names, and which of them plant a halved risk instead of shuffled scores.
+MEASURES = ["roc_auc", "pr_auc", "arl", "attribution_mean", "brier", "log_loss"]
+CALIBRATION = {"brier", "log_loss"}
+#: The share of a failure's rows inside the plant, and of the plant it must cover, to name it.
+PURITY = COVERAGE = 0.5
+
+
+def make_data(seed, rows, planted, measure):
+    """One data set: ``(frame, plant mask)``."""
+    rng = np.random.default_rng([55, seed])
+    x = rng.normal(size=(rows, 3))
+    logit = 1.8 * x[:, 0] + 0.6 * x[:, 1] + 0.4 * x[:, 2] - 0.3
+    p = 1 / (1 + np.exp(-logit))
+    frame = pd.DataFrame({"x1": x[:, 0].round(3), "x2": x[:, 1].round(3), "x3": x[:, 2].round(3)})
+    share = rng.uniform(0.10, 0.15)
+    frame["c1"] = np.where(rng.random(rows) < share, "v0", rng.choice(["v1", "v2", "v3"], rows))
+    for j in range(2, 2 + int(rng.integers(2, 6))):
+        frame[f"c{j}"] = rng.choice([f"u{k}" for k in range(int(rng.integers(2, 6)))], rows)
+    frame["y"] = (rng.random(rows) < p).astype(int)
+    plant = (frame["c1"] == "v0").to_numpy()
+    scores = p.copy()
+    if planted and measure in CALIBRATION:
+        scores[plant] = scores[plant] / 2
+    elif planted:
+        scores[plant] = rng.permutation(scores[plant])
+    a, b = rng.uniform(0.7, 1.5), rng.uniform(-0.5, 0.5)
+    clipped = np.clip(scores, 1e-9, 1 - 1e-9)
+    frame["score"] = 1 / (1 + np.exp(-(a * np.log(clipped / (1 - clipped)) + b)))
+    return frame, plant
+
+
+def names_the_plant(table, frame, plant, rows):
+    """Whether one of ``rows`` (positions in ``table``) is mostly inside the plant and covers most of it."""
+    for position in rows:
+        cover = np.asarray(table["subgroup"].iloc[position].covers(frame), dtype=bool)
+        inside = (cover & plant).sum()
+        if cover.sum() and inside >= PURITY * cover.sum() and inside >= COVERAGE * plant.sum():
+            return True
+    return False
+
+
+def run_one(job):
+    """One data set, ``(measure, seed, planted, rows, holdout)``: its CSV row (a dict)."""
+    measure, seed, planted, rows, holdout = job
+    frame, plant = make_data(seed, rows, planted, measure)
+    start = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # low-power notes: the counts say what matters here
+        table = subroc_ext.find_subgroups(frame, label="y", score="score", measure=measure, progress=False,
+                                          random_state=seed, validation=0.5 if holdout else None)  # fmt: skip
+    failures = np.flatnonzero(table["failure"].fillna(False).to_numpy(dtype=bool)) if "failure" in table else []
+    significant = table["significant"].fillna(False).to_numpy(dtype=bool) if len(table) else np.zeros(0, bool)
+    return {
+        "measure": measure, "seed": seed, "planted": planted, "rows": rows, "holdout": holdout,
+        "significant": int(significant.sum()), "failures": len(failures),
+        "names_plant": bool(planted and names_the_plant(table, frame, plant, failures)),
+        "headline": "; ".join(table["description"].iloc[failures]) if len(failures) else "",
+        "cpu_seconds": round(time.process_time() - start, 2),
+    }  # fmt: skip
+
+
+def _share(count, total):
+    low, high = stats.binomtest(int(count), int(total)).proportion_ci(method="exact") if total else (np.nan, np.nan)
+    return f"{count}/{total} = {count / max(total, 1):.1%} [{low:.1%}, {high:.1%}]"
+
+
+def summary(frame):
+    """One line per measure and kind of data set."""
+    lines = []
+    for measure, rows in frame.groupby("measure", sort=False):
+        null, planted = rows[~rows["planted"]], rows[rows["planted"]]
+        parts = [measure]
+        if len(null):
+            parts.append(f"null: a headline failure in {_share((null['failures'] > 0).sum(), len(null))}")
+        if len(planted):
+            other = int((planted["failures"] - planted["names_plant"]).clip(lower=0).sum())
+            parts.append(f"planted: named in {_share(planted['names_plant'].sum(), len(planted))}, "
+                         f"{other} other failures")  # fmt: skip
+        parts.append(f"{rows['cpu_seconds'].mean():.1f} CPU s per data set")
+        lines.append("; ".join(parts))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--null", type=int, default=100, help="null data sets per measure")
+    parser.add_argument("--planted", type=int, default=100, help="planted data sets per measure")
+    parser.add_argument("--rows", type=int, default=2000)
+    parser.add_argument("--no-holdout", action="store_true", help="validation=None")
+    parser.add_argument("--measures", default=",".join(MEASURES))
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args(argv)
+    holdout = not args.no_holdout
+    jobs = [(m, seed, planted, args.rows, holdout) for m in args.measures.split(",")
+            for planted, count in ((False, args.null), (True, args.planted)) for seed in range(count)]  # fmt: skip
+    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
+        rows = list((pool.map if pool else map)(run_one, jobs))
+    frame = pd.DataFrame(rows)
+    out = args.out or HERE / f"sim_promise{'' if holdout else '_no_holdout'}.csv"
+    frame.to_csv(out, index=False)
+    print(summary(frame))
+    print(f"per data set: {out}")
+
+
+if __name__ == "__main__":
+    main()

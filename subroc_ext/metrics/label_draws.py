@@ -1,0 +1,119 @@
+"""Ranking measures of one set of scored rows under many draws of their labels at once.
+
+The promise of a measure (SPEC, "The promise of every measure") is its value
+on a subgroup's rows when their labels are drawn from the rows'
+probabilities, the scores fixed. A test of it evaluates the measure on
+thousands of such draws of the same rows: each row of a boolean matrix
+``labels`` (draws x rows) is one draw, and every function here returns one
+value per draw, NaN where the measure is undefined (a draw of one class).
+
+The scores are ranked once per call, and each measure is a matrix product
+or a cumulative sum over the columns, tie groups handled exactly as in
+:mod:`~subroc_ext.metrics.kernels` (ties count one half).
+
+Examples
+--------
+>>> labels = np.array([[True, False, True], [False, False, True], [False, False, False]])
+>>> roc_auc_of_draws(labels, np.array([0.9, 0.5, 0.1])).round(3).tolist()
+[0.5, 0.0, nan]
+"""
+
+import numpy as np
+from scipy.stats import rankdata
+
+__all__ = ["arl_of_draws", "attribution_class_values", "pr_auc_of_draws", "roc_auc_of_draws"]
+
+
+def _class_counts(labels):
+    positives = labels.sum(axis=1, dtype=np.int64)
+    return positives, labels.shape[1] - positives
+
+
+def roc_auc_of_draws(labels, scores):
+    """The ROC AUC of each draw (the Mann-Whitney statistic from the scores'
+    mid-ranks: a tie counts one half).
+
+    Examples
+    --------
+    >>> roc_auc_of_draws(np.array([[True, False, False, True]]), np.array([0.8, 0.4, 0.4, 0.4])).tolist()
+    [0.75]
+    """
+    labels = np.asarray(labels, dtype=bool)
+    positives, negatives = _class_counts(labels)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (labels.astype(float) @ rankdata(scores) - positives * (positives + 1) / 2) / (positives * negatives)
+
+
+def arl_of_draws(labels, scores):
+    """The SCaPE average ranking loss of each draw: ``N (1 - AUC)``, the mean over
+    positives of the negatives ranked above them (a tie counts one half); 0
+    for a draw without negatives, NaN without positives.
+
+    Examples
+    --------
+    >>> arl_of_draws(np.array([[True, False, True, False], [True, True, True, True]]),
+    ...              np.array([0.1, 0.35, 0.4, 0.8])).tolist()
+    [1.5, 0.0]
+    """
+    labels = np.asarray(labels, dtype=bool)
+    positives, negatives = _class_counts(labels)
+    auc = roc_auc_of_draws(labels, scores)
+    return np.where(positives == 0, np.nan, np.where(negatives == 0, 0.0, negatives * (1 - auc)))
+
+
+def pr_auc_of_draws(labels, scores):
+    """The PR AUC of each draw: the trapezoidal area under the precision-recall
+    curve through (recall 0, precision 1) and the point of each distinct
+    score, highest first (:func:`~subroc_ext.metrics.kernels.pr_auc_from_counts`);
+    NaN without positives.
+
+    Examples
+    --------
+    >>> pr_auc_of_draws(np.array([[False, True, False, True]]), np.array([0.1, 0.35, 0.4, 0.8])).round(4).tolist()
+    [0.7917]
+    """
+    labels = np.asarray(labels, dtype=bool)
+    scores = np.asarray(scores, dtype=float)
+    order = np.argsort(-scores, kind="stable")
+    descending = scores[order]
+    ends = np.append(np.flatnonzero(descending[1:] != descending[:-1]), len(scores) - 1)  # last row of each tie group
+    true_positives = np.cumsum(labels[:, order], axis=1, dtype=np.int64)[:, ends].astype(float)
+    positives = true_positives[:, -1:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        recall = true_positives / positives
+        precision = true_positives / (ends + 1)
+    recall = np.concatenate([np.zeros((len(labels), 1)), recall], axis=1)
+    precision = np.concatenate([np.ones((len(labels), 1)), precision], axis=1)
+    return (np.diff(recall, axis=1) * (precision[:, 1:] + precision[:, :-1])).sum(axis=1) / 2
+
+
+def attribution_class_values(is_positive, scores):
+    """Each row's normalized ROC AUC attribution were it positive, and were it
+    negative, the other rows' labels as given.
+
+    A positive ``i`` is credited ``1/2 * (negatives below it + 1/2 tied) / N``
+    and a negative ``j`` ``1/2 * (positives above it + 1/2 tied) / P`` (SPEC,
+    "Performance measures"); a row counted in the other class leaves that
+    class's counts (its own tie and ``N`` or ``P``), so the value of its
+    observed class is its attribution exactly. 0 where the other class would
+    be empty.
+
+    Examples
+    --------
+    >>> positive, negative = attribution_class_values(np.array([True, False, True, False]),
+    ...                                               np.array([0.1, 0.35, 0.4, 0.8]))
+    >>> positive.tolist(), negative.tolist()
+    ([0.0, 0.0, 0.25, 0.5], [0.5, 0.25, 0.0, 0.0])
+    """
+    is_positive, scores = np.asarray(is_positive, dtype=bool), np.asarray(scores, dtype=float)
+    values, group = np.unique(scores, return_inverse=True)
+    positives_at = np.bincount(group, is_positive, minlength=len(values))
+    negatives_at = np.bincount(group, ~is_positive, minlength=len(values))
+    negatives_below = np.cumsum(negatives_at) - negatives_at
+    positives_above = positives_at[::-1].cumsum()[::-1] - positives_at
+    negatives = (~is_positive).sum() - ~is_positive  # were the row positive
+    positives = is_positive.sum() - is_positive  # were it negative
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if_positive = (negatives_below[group] + (negatives_at[group] - ~is_positive) / 2) / (2 * negatives)
+        if_negative = (positives_above[group] + (positives_at[group] - is_positive) / 2) / (2 * positives)
+    return np.where(negatives > 0, if_positive, 0.0), np.where(positives > 0, if_negative, 0.0)

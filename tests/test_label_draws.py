@@ -1,0 +1,111 @@
+"""Tests of :mod:`subroc_ext.metrics.label_draws` and the measures' promise hooks
+(``drawn_values``, ``size_free``, ``class_values``): every value against an
+independent oracle (scikit-learn, the package's own one-cover kernels, brute
+force), with and without ties."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import auc, precision_recall_curve, roc_auc_score
+
+from subroc_ext.metrics.kernels import example_attributions
+from subroc_ext.metrics.label_draws import arl_of_draws, attribution_class_values, pr_auc_of_draws, roc_auc_of_draws
+from subroc_ext.scoring.calibration import brier_score, calibration_gap, log_loss
+from subroc_ext.scoring.measures import (
+    PRAUC, ROCAUC, AverageRankingLoss, Cover, KernelMeasure, Measure, RowMeanMeasure, attribution_mean,
+)
+
+
+def _draws(seed, n_draws=200, n=12, tied=True):
+    rng = np.random.default_rng(seed)
+    scores = rng.integers(0, 4, n) / 4 if tied else rng.random(n)
+    labels = rng.random((n_draws, n)) < rng.uniform(0.1, 0.9, n)
+    labels[0] = False  # one class only: undefined
+    labels[1] = True
+    return labels, scores
+
+
+@pytest.mark.parametrize("tied", [True, False])
+@pytest.mark.parametrize("seed", range(3))
+def test_ranking_measures_of_draws_match_scikit_learn(seed, tied):
+    labels, scores = _draws(seed, tied=tied)
+    roc, pr, arl = roc_auc_of_draws(labels, scores), pr_auc_of_draws(labels, scores), arl_of_draws(labels, scores)
+    for row, y in enumerate(labels):
+        if y.all() or not y.any():
+            assert np.isnan(roc[row])
+            assert np.isnan(pr[row]) == (not y.any())
+            continue
+        assert roc[row] == pytest.approx(roc_auc_score(y, scores), abs=1e-12)
+        precision, recall, _ = precision_recall_curve(y, scores)
+        assert pr[row] == pytest.approx(auc(recall, precision), abs=1e-12)
+        penalties = [((scores[~y] > s).sum() + 0.5 * (scores[~y] == s).sum()) for s in scores[y]]
+        assert arl[row] == pytest.approx(np.mean(penalties), abs=1e-12)
+    assert arl[1] == 0.0 and np.isnan(arl[0])  # no negatives: nothing ranked above a positive
+
+
+@pytest.mark.parametrize("measure", [ROCAUC(), PRAUC(), AverageRankingLoss()], ids=lambda m: m.name)
+def test_vectorized_draws_equal_the_measure_on_each_draw(measure):
+    labels, scores = _draws(7, n_draws=60)
+    expected = Measure.drawn_values(measure, labels, scores)  # the base class: value() draw by draw
+    np.testing.assert_allclose(measure.drawn_values(labels, scores), expected, atol=1e-12)
+
+
+def test_a_user_measure_is_drawn_by_its_value():
+    share = KernelMeasure(lambda y, s: float(np.mean(y)), kind="score", name="share")
+    labels, scores = _draws(1, n_draws=20)
+    np.testing.assert_allclose(share.drawn_values(labels, scores), labels.mean(axis=1))
+
+
+def test_the_average_ranking_loss_per_negative_is_one_minus_the_roc_auc():
+    labels, scores = _draws(2)
+    negatives = (~labels).sum(axis=1)
+    size_free = AverageRankingLoss().size_free(arl_of_draws(labels, scores), labels.sum(axis=1), negatives)
+    np.testing.assert_allclose(size_free, 1 - roc_auc_of_draws(labels, scores))
+    assert ROCAUC().size_free(0.7, 3, 4) == 0.7
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_attribution_class_values_are_the_attributions_with_the_row_relabelled(seed):
+    rng = np.random.default_rng(seed)
+    n = 9
+    scores = rng.integers(0, 3, n) / 3.0  # ties
+    is_positive = rng.random(n) < 0.5
+    is_positive[:2] = [True, False]
+    positive, negative = attribution_class_values(is_positive, scores)
+    for i in range(n):
+        for label, values in ((True, positive), (False, negative)):
+            relabelled = is_positive.copy()
+            relabelled[i] = label
+            if relabelled.all() or not relabelled.any():
+                assert values[i] == 0.0
+                continue
+            assert values[i] == pytest.approx(example_attributions(relabelled, scores, positive_label=True)[i])
+
+
+def test_class_values_of_a_row_mean_are_its_values_of_either_label():
+    scores = np.array([0.9, 0.2, 0.5])
+    for make in (brier_score, log_loss, calibration_gap):
+        measure = make()
+        positive, negative = measure.class_values(np.array([True, False, True]), scores)
+        np.testing.assert_allclose(positive, measure.row_values(np.ones(3, bool), scores))
+        np.testing.assert_allclose(negative, measure.row_values(np.zeros(3, bool), scores))
+
+
+def test_class_values_refuse_row_values_that_read_other_rows_labels():
+    shared = RowMeanMeasure(lambda y, s: np.full(len(s), y.mean()), kind="score", name="share")
+    with pytest.raises(ValueError, match="'share' depend on other rows' labels"):
+        shared.class_values(np.array([True, False, False]), np.array([0.1, 0.2, 0.3]))
+    attributions = attribution_mean()
+    positive, _ = attributions.class_values(np.array([True, False]), np.array([0.8, 0.1]))
+    assert positive.tolist() == [0.5, 0.0]
+
+
+def test_drawn_values_of_a_cover_agree_with_the_prepared_measure():
+    """A RowMeanMeasure's observed labels pick its prepared values exactly."""
+    rng = np.random.default_rng(3)
+    scores, is_positive = rng.random(30), rng.random(30) < 0.4
+    measure = attribution_mean()
+    whole = Cover.from_arrays(is_positive, scores)
+    prepared = measure.prepare(whole)
+    positive, negative = measure.class_values(is_positive, scores)
+    observed = np.where(is_positive, positive, negative)
+    np.testing.assert_allclose(observed[np.argsort(scores, kind="stable")], prepared.prepared_values, atol=1e-15)
