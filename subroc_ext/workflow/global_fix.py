@@ -28,7 +28,7 @@ from ..inputs.probabilities import cross_fitted_probabilities
 from ..inputs.sorted_data import SortedDataset
 from ..utils.validation import probability_scores
 
-__all__ = ["fix_method", "globally_fixed", "fixed_scores"]
+__all__ = ["calibration_first", "fix_method", "fixed_probabilities", "globally_fixed", "fixed_scores"]
 
 
 def fix_method(calibrate, search):
@@ -98,3 +98,31 @@ def fixed_scores(record, scores):
     array([0.1, 0.4])
     """
     return np.interp(np.asarray(scores, dtype=float), record["scores"], record["probabilities"])
+
+
+def calibration_first(search, held_out, measure, calibrate, random_state=0):
+    """The splits a search of ``measure`` runs on: for the calibration gap,
+    :func:`globally_fixed` where :func:`fix_method` asks for a fix.
+
+    Returns
+    -------
+    (SortedDataset, SortedDataset or None, dict or None)
+        The splits and the fix's record (None: the splits as given).
+    """
+    method = measure.name == "calibration_gap" and fix_method(calibrate, search)
+    return globally_fixed(search, held_out, method, random_state) if method else (search, held_out, None)
+
+
+def fixed_probabilities(search, held_out, record):
+    """The probabilities of a run after a global fix (``record``): the fixed
+    scores themselves (in each split's data row order), whose promise is a
+    calibration gap of 0 (SPEC: the gap against perfect calibration), and
+    the fix's description.
+
+    Returns
+    -------
+    (str, (numpy.ndarray, numpy.ndarray or None))
+    """
+    score = search.columns[1]
+    return record["description"], tuple(None if dataset is None else dataset.data[score].to_numpy(dtype=float)
+                                        for dataset in (search, held_out))  # fmt: skip

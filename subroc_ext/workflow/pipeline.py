@@ -37,7 +37,7 @@ from ..utils.validation import check_mode, check_weights, min_support_count
 from . import case_mix as _case_mix
 from . import diversity as _diversity
 from . import steps, without_holdout
-from .global_fix import fix_method, globally_fixed
+from .global_fix import calibration_first, fixed_probabilities
 from .steps import CALIBRATION_MEASURES, MEASURES
 
 __all__ = [
@@ -415,13 +415,12 @@ def find_subgroups(
     positive_label = checked.positive_label
     search, held_out = checked.search, checked.validation
     min_support = min_support_count(min_support, len(search))
-    whole_calibration, global_fix = whole_calibration_of(search, held_out), None
-    fix = _measure(measure).name == "calibration_gap" and fix_method(calibrate, search)
-    if fix:  # the gaps a global fix leaves
-        search, held_out, global_fix = globally_fixed(search, held_out, fix, random_state)
-
+    whole_calibration = whole_calibration_of(search, held_out)
+    # the calibration gap: the gaps a global fix leaves, whose probabilities promise a gap of 0
+    search, held_out, global_fix = calibration_first(search, held_out, _measure(measure), calibrate, random_state)
     target = checked.target
-    probabilities, p_values = _probabilities(checked, calibrate, case_mix)
+    probabilities, p_values = fixed_probabilities(search, held_out, global_fix) if global_fix else \
+        _probabilities(checked, calibrate, case_mix)  # fmt: skip
     if case_mix:
         searched, tested_on, case_mix_target = _case_mix.case_mix_data(search, held_out, p_values, label, score)
         qf, statistic_qf = _case_mix.case_mix_functions(
