@@ -117,7 +117,7 @@ def run(setting, seed, rows, population):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", type=int, default=10)
-    parser.add_argument("--rows", type=int, default=8000)
+    parser.add_argument("--rows", type=int, default=20000)
     parser.add_argument("--settings", nargs="+", default=list(SETTINGS), choices=list(SETTINGS))
     args = parser.parse_args(argv)
     population = datasets.load_adult()
