@@ -146,7 +146,7 @@ def test_the_command_line_runs_a_calibration_search(tmp_path, capsys):
     halved(0, 1500).to_csv(path, index=False)
     out = tmp_path / "out"
     assert main(["run", str(path), "--label", "y", "--score", "p", "--measure", "calibration_gap",
-                 "--mode", "under", "--depth", "1", "--out", str(out)]) == 0  # fmt: skip
+                 "--mode", "under", "--calibrate", "isotonic", "--depth", "1", "--out", str(out)]) == 0  # fmt: skip
     printed = capsys.readouterr().out
     assert "Where the risk is underestimated after a global fix more than on the whole data" in printed
     assert printed.startswith("Calibration on the whole data (1,500 rows): ")
