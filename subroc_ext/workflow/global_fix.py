@@ -8,9 +8,9 @@ over-promises on every row by 14 points is wrong everywhere, and a subgroup
 search on its raw scores names its largest slices (or, against the whole
 data's gap, their complements). :func:`globally_fixed` replaces each
 split's scores by probabilities after a monotone map fitted on the search
-split, where the search split's scores are miscalibrated (:func:`fix_method`): cross-fitted there
-(:func:`~subroc_ext.inputs.probabilities.cross_fitted_probabilities`), the
-map of all search rows on the held-out rows. Every calibration gap of the
+split where its scores are miscalibrated (:func:`fix_method`), cross-fitted
+there (:func:`~subroc_ext.inputs.probabilities.cross_fitted_probabilities`),
+and the map of all search rows on the held-out rows. Every calibration gap of the
 search, the test and the headline is then one the global fix leaves, and
 the whole data's gap is 0 up to chance.
 
@@ -41,15 +41,8 @@ def fix_method(calibrate, search):
     error, which the held-out rows would show as miscalibration); 'none': no
     fix; 'isotonic' and 'sigmoid': that map."""
     if calibrate == "auto":
-        scores = probability_scores(search.scores, search.columns[1], "calibration_gap")
-        return None if whole_calibration(search.is_positive, scores).calibrated else "isotonic"
+        return None if whole_calibration(search.is_positive, search.scores).calibrated else "isotonic"
     return None if calibrate == "none" else calibrate
-
-
-def _data_order(dataset, sorted_values):
-    values = np.empty(len(dataset), dtype=np.asarray(sorted_values).dtype)
-    values[dataset.order] = sorted_values
-    return values
 
 
 def globally_fixed(search, held_out, method, random_state=0):
@@ -59,6 +52,7 @@ def globally_fixed(search, held_out, method, random_state=0):
     ----------
     search : SortedDataset
     held_out : SortedDataset or None
+        Their scores in [0, 1].
     method : {'isotonic', 'sigmoid'}
     random_state : int, default=0
         The folds' seed.
@@ -72,12 +66,10 @@ def globally_fixed(search, held_out, method, random_state=0):
         split, for :func:`fixed_scores`).
     """
     label, score = search.columns
-    for dataset in (search, held_out):
-        if dataset is not None:
-            probability_scores(dataset.scores, score, "calibration_gap")
     scores = search.data[score].to_numpy(dtype=float)
-    fixed, fitted = cross_fitted_probabilities(scores, _data_order(search, search.is_positive), method,
-                                               random_state=random_state, name=score)  # fmt: skip
+    is_positive = np.empty(len(search), dtype=bool)
+    is_positive[search.order] = search.is_positive  # the data's row order
+    fixed, fitted = cross_fitted_probabilities(scores, is_positive, method, random_state=random_state, name=score)
 
     def replaced(dataset, values):
         return SortedDataset(dataset.data.assign(**{score: values}), label, score, search.positive_label)
@@ -102,14 +94,20 @@ def fixed_scores(record, scores):
 
 def calibration_first(search, held_out, measure, calibrate, random_state=0):
     """The splits a search of ``measure`` runs on: for the calibration gap,
-    :func:`globally_fixed` where :func:`fix_method` asks for a fix.
+    :func:`globally_fixed` where :func:`fix_method` asks for a fix (scores
+    outside [0, 1]: a one-line ``ValueError`` naming the score column).
 
     Returns
     -------
     (SortedDataset, SortedDataset or None, dict or None)
         The splits and the fix's record (None: the splits as given).
     """
-    method = measure.name == "calibration_gap" and fix_method(calibrate, search)
+    if measure.name != "calibration_gap" or calibrate == "none":
+        return search, held_out, None
+    for dataset in (search, held_out):
+        if dataset is not None:
+            probability_scores(dataset.scores, dataset.columns[1], measure.name)
+    method = fix_method(calibrate, search)
     return globally_fixed(search, held_out, method, random_state) if method else (search, held_out, None)
 
 
