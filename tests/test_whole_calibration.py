@@ -70,7 +70,10 @@ def test_one_class_has_no_slope_and_no_warning():
     assert np.isnan(said.slope) and np.isnan(said.p_value) and said.calibrated
     record = said.record()
     assert record["slope"] is None and record["p_value"] is None
-    assert "no calibration slope (one class only)" in calibration_sentence(record)
+    assert "no calibration slope (one class or one score only)" in calibration_sentence(record)
+    one_score = whole_calibration(np.arange(100) < 30, np.full(100, 0.5))  # 30 % where 50 % are promised
+    assert np.isnan(one_score.slope) and one_score.in_the_large == "over"
+    assert one_score.intercept == pytest.approx(np.log(30 / 70))
 
 
 def test_the_sentence_says_each_direction():

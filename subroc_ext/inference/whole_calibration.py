@@ -176,8 +176,8 @@ def whole_calibration(is_positive, probabilities, alpha=0.05):
     -------
     WholeCalibration
         The slope, intercept and Cox's test are NaN where the rows hold one
-        class only (then ``calibrated`` reads the score test alone, which is
-        NaN too: no warning).
+        class only (no warning); the slope where they hold one score only
+        (Cox's test is then that of the intercept).
 
     Examples
     --------
@@ -205,12 +205,14 @@ def whole_calibration(is_positive, probabilities, alpha=0.05):
         clipped = np.clip(p, LOGIT_CLIP, 1 - LOGIT_CLIP)
         logit = np.log(clipped) - np.log1p(-clipped)
         quantile = stats.norm.ppf(1 - alpha / 2)
-        (a,), covariance, _ = _logistic(np.ones((rows, 1)), y, logit)
+        (a,), covariance, fitted = _logistic(np.ones((rows, 1)), y, logit)
         intercept = (a, a - quantile * np.sqrt(covariance[0, 0]), a + quantile * np.sqrt(covariance[0, 0]))
-        (_, b), covariance, fitted = _logistic(np.column_stack([np.ones(rows), logit]), y, np.zeros(rows))
-        slope = (b, b - quantile * np.sqrt(covariance[1, 1]), b + quantile * np.sqrt(covariance[1, 1]))
+        free = 1  # one score for every row: no slope, Cox's test of the intercept alone
+        if np.ptp(logit) > 0:
+            (_, b), covariance, fitted = _logistic(np.column_stack([np.ones(rows), logit]), y, np.zeros(rows))
+            slope, free = (b, b - quantile * np.sqrt(covariance[1, 1]), b + quantile * np.sqrt(covariance[1, 1])), 2
         given = float(np.sum(y * log_expit(logit) + (1 - y) * log_expit(-logit)))
-        cox_p = float(stats.chi2.sf(max(2 * (fitted - given), 0.0), 2))
+        cox_p = float(stats.chi2.sf(max(2 * (fitted - given), 0.0), free))
     return WholeCalibration(
         rows, float(p.mean()), positives / rows, float(low), float(high), *map(float, intercept), large_p,
         *map(float, slope), cox_p, spiegelhalter_test(p, y.astype(bool))[1], alpha,

@@ -31,7 +31,7 @@ def _p(value):
 
 def _slope(record):
     if record["slope"] is None:
-        return "no calibration slope (one class only)"
+        return "no calibration slope (one class or one score only)"
     return f"calibration slope {record['slope']:.2f} [{record['slope_low']:.2f}, {record['slope_high']:.2f}]"
 
 
