@@ -7,6 +7,7 @@ import pytest
 from scipy.special import expit, logit
 
 import subroc_ext
+from subroc_ext.inputs.findings_file import findings_schema
 from subroc_ext.inputs.probabilities import cross_fitted_probabilities, fit_probabilities
 from subroc_ext.inputs.sorted_data import SortedDataset
 from subroc_ext.reporting.findings_json import findings_document
@@ -67,6 +68,8 @@ def test_a_global_distortion_is_said_once_and_names_no_subgroup():
     assert text.splitlines()[1].startswith("No subgroup where the risk is significantly miscalibrated after a "
                                            "global fix more than the whole data: ")  # fmt: skip
     document = findings_document(table)
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(findings_schema()).validate(document)
     assert document["data"]["calibration"]["in_the_large"] == "over"
     assert document["data"]["calibration"]["text"] == text.splitlines()[0]
     assert document["search"]["global_fix"] == table.attrs["global_fix"]["description"]
