@@ -119,7 +119,7 @@ def test_probabilities_come_from_a_map_fitted_on_the_search_split():
     with pytest.raises(ValueError, match="score column 'margin' cannot be read as probabilities"):
         subroc_ext.find_subgroups(data.drop(columns="p"), label="y", score="margin", calibrate="none",
                                   case_mix=True, **FAST)  # fmt: skip
-    with pytest.raises(ValueError, match="case_mix=True compares ROC AUCs: measure must be 'roc_auc'"):
+    with pytest.raises(ValueError, match="case_mix=True searches by the shortfall from the promise.*not of measure 'pr_auc'"):
         subroc_ext.find_subgroups(data, label="y", score="p", measure="pr_auc", case_mix=True, **FAST)
     with pytest.raises(ValueError, match="calibrate must be one of"):
         subroc_ext.find_subgroups(data, label="y", score="p", calibrate="platt", **FAST)

@@ -183,7 +183,8 @@ def test_a_drift_is_judged_by_the_same_rules_with_evidence_in_each_period():
     def make_qf(size_weight=0, balance_weight=0):
         return ComparisonQF(ROCAUC(), "y", size_weight=size_weight, balance_weight=balance_weight)
 
-    rows = comparison._judged_rows(frame, DriftTarget("y", "p", "period"), make_qf, 1, probabilities={})
+    rows = comparison._judged_rows(frame, DriftTarget("y", "p", "period"), make_qf, 1, probabilities={},
+                                      measure=ROCAUC())
     assert list(rows.kinds.columns) == [f"{c} of the {p} period" for p in ("reference", "current")
                                         for c in ("positives", "negatives")]  # fmt: skip
     judged = judge_failures(table, subgroups, rows, "worse", rules=FailureRules(random_state=0))

@@ -144,6 +144,21 @@ class LowSizeAwareBound(measures.RowMeanMeasure):
         return super().size_aware_bound(cover, reference, sign, size_weight) - 0.01
 
 
+class OffDrawnValues(measures.PRAUC):
+    """Label draws of a PR AUC that forget the curve's first point."""
+
+    def drawn_values(self, labels, scores):
+        return super().drawn_values(labels, scores) * 0.99
+
+
+class SharedClassValues(measures.RowMeanMeasure):
+    """A row mean whose class values swap the classes."""
+
+    def __init__(self):
+        super().__init__(lambda y, s: (s - y) ** 2, kind="loss", name="swapped",
+                         class_values=lambda y, s: ((s - 0.0) ** 2, (s - 1.0) ** 2))  # fmt: skip
+
+
 class OffBatchValues(measures.ROCAUC):
     def batch_values(self, dataset, positions):
         return measures.Measure.batch_values(self, dataset, positions) + 1e-6
@@ -209,6 +224,8 @@ class FailsOnTies(measures.ROCAUC):
         (RowOrderARL(), "extremes", "highest is below the value of a subset"),
         (LowSizeAwareBound(), "size_aware_bound", "sign="),
         (OffBatchValues(), "batch_values", "differs from value"),
+        (OffDrawnValues(), "drawn_values", "differs from value"),
+        (SharedClassValues(), "class_values", "differs from its value"),
         (FixedNullValues(), "null_values", "mean of the draws"),
         (WrongCountNullValues(), "null_values", "a value that no subset"),
         (InPlacePrepare(), "prepare", "changed the measure itself"),

@@ -309,8 +309,11 @@ class _Tests:
         """The notes' :class:`NoteWords` of the rows of ``mask``: the mode's, or in
         mode 'both' the side their measure lies on against all rows (where a
         promise is checked on all rows; in a drift, whose side is between
-        periods, or without a promise: the neutral 'different from')."""
-        if self.mode != "both" or not self.promised or self.rows.promise_rows is not None:
+        periods, without a promise, or of a measure whose sides have names of
+        their own, the calibration gap's 'under' and 'over': the neutral
+        'different from')."""
+        if self.mode != "both" or not self.promised or self.rows.promise_rows is not None or \
+                self.measure.mode_aliases:  # fmt: skip
             return note_words(self.mode, self.measure.name)
         lower = self._promise.observed(mask[self.promise_rows]) < self._promise.observed(self.promise_rows)
         return note_words("worse" if lower else "better", self.measure.name)

@@ -4,7 +4,10 @@
 computes ``value`` on every subset of its rows and checks every cover (every
 set of rows) against every subset of it: ``extremes``, the size-aware bound,
 the quality function's optimistic estimate, ``batch_values``,
-``null_values`` and that ``prepare`` leaves the measure alone. It keeps the
+``null_values``, the promise's hooks (``drawn_values`` on every label
+vector of the dataset, a row mean's ``class_values`` against the measure
+prepared with the row relabelled) and that ``prepare`` leaves the measure
+alone. It keeps the
 smallest :class:`Violation` of each kind; :class:`MeasureCheck` is the report.
 
 The best value over the subsets of every cover comes from one pass over the
@@ -275,8 +278,8 @@ class Checker:
             self.found[key] = violation
 
     def result(self):
-        order = ["error", "prepare", "value", "batch_values", "null_values", "extremes",
-                 "size_aware_bound", "optimistic_estimate"]  # fmt: skip
+        order = ["error", "prepare", "value", "batch_values", "null_values", "drawn_values", "class_values",
+                 "extremes", "size_aware_bound", "optimistic_estimate"]  # fmt: skip
         violations = sorted(
             self.found.values(),
             key=lambda v: (order.index(v.check), v.detail, str(v.mode), str(v.weights)),
@@ -321,6 +324,8 @@ class Checker:
             size_aware = self._check_size_aware(data, values, reference)
             stage = "the quality function"
             self._check_estimates(data, values, lowest, highest, size_aware)
+            stage = "the promise's hooks"
+            self._check_promise(data, prepared)
             return prepared, data.whole, reference
         except _Reported:
             return None
@@ -436,6 +441,43 @@ class Checker:
                     "from the mean over all such subsets (not uniform?)",
                     full, None, exact.mean(), drawn.mean(),
                 ), kind="mean")  # fmt: skip
+
+    def _check_promise(self, data, prepared):
+        """The promise's hooks (:mod:`subroc_ext.inference.promise`): a row mean's
+        ``class_values`` are, for each row and label, its value in the measure
+        prepared on the dataset with that row so labelled; any other measure's
+        ``drawn_values`` on every label vector of the dataset equal ``value``
+        (NaN where it is undefined)."""
+        full = len(data.masks) - 1
+        if hasattr(prepared, "class_values"):
+            classes = prepared.class_values(data.labels.astype(bool), data.scores)
+            for row in range(data.size):
+                for label, values in zip((True, False), classes):
+                    relabelled = data.labels.astype(bool).copy()
+                    relabelled[row] = label
+                    if not self.measure.dataset_is_defined(relabelled.sum(), data.size - relabelled.sum()):
+                        continue
+                    whole = SortedDataset(data.frame.assign(label=relabelled), "label", "score", True).cover()
+                    expected = self.measure.prepare(whole).prepared_values[row]
+                    if not _close(expected, values[row]):
+                        self.report(data.violation(
+                            "class_values", f"row {row} labelled {int(label)}: differs from its value in the "
+                            "measure prepared with the row so labelled", full, None, values[row], expected,
+                        ))  # fmt: skip
+                        return
+            return
+        labels = all_subsets(data.size)  # every label vector of the rows but the all-negative one
+        drawn = np.asarray(prepared.drawn_values(labels, data.scores), dtype=float)
+        for labelled, got in zip(labels, drawn):
+            cover = SortedDataset(data.frame.assign(label=labelled), "label", "score", True).cover()
+            defined = prepared.is_defined(cover.positives, cover.negatives)
+            expected = prepared.value(cover) if defined else np.nan
+            if not (_close(expected, got) or (np.isnan(expected) and np.isnan(got))):
+                self.report(data.violation(
+                    "drawn_values", f"labels {labelled.astype(int).tolist()}: differs from value", full, None,
+                    got, expected,
+                ))  # fmt: skip
+                return
 
     def _check_extremes(self, data, values):
         """``extremes`` of every cover against every subset; returns them."""

@@ -15,7 +15,7 @@ import functools
 import numpy as np
 import pandas as pd
 
-from ..inference.failures import NOTE_WORDS
+from ..inference.failures import note_words
 from ..utils.descriptions import split_descriptions
 from .conditions import readable_description
 from .page import Html, conditions_html, format_number, with_interval
@@ -80,18 +80,20 @@ def three_digits(value):
     return "–" if pd.isna(value) else f"{value:.3f}"
 
 
-def description_cell(mode="worse", value=None, reference=np.nan):
+def description_cell(mode="worse", value=None, reference=np.nan, measure="roc_auc", kind="score"):
     """A :class:`Column` cell function: the conditions, their other
     descriptions and near copies, and the case-mix notes in the words of the
-    table's ``mode`` (in mode 'both', of the side the row's ``value`` column
-    lies on against the whole split's ``reference``)."""
-    return functools.partial(_description, mode=mode, value=value, reference=reference)
+    table's ``mode`` and ``measure`` (in mode 'both', of the side the row's
+    ``value`` column lies on against the whole split's ``reference``; a
+    ``kind`` 'loss' is worse above it)."""
+    return functools.partial(_description, mode=mode, value=value, reference=reference, measure=measure,
+                             kind=kind)  # fmt: skip
 
 
-def _description(record, mode, value, reference):
+def _description(record, mode, value, reference, measure, kind):
     if mode == "both" and value in record and np.isfinite(reference) and pd.notna(record[value]):
-        mode = "worse" if record[value] < reference else "better"
-    words = NOTE_WORDS[mode]
+        mode = "worse" if (record[value] < reference) == (kind == "score") else "better"
+    words = note_words(mode, measure)
     subgroup = record.get("subgroup", record["description"])
     text = conditions_html(subgroup)
     alternatives = record.get("alternatives") or ""
@@ -106,10 +108,10 @@ def _description(record, mode, value, reference):
         )
         more = f"; … {len(copies):,} in all" if len(copies) > NEAR_COPIES_SHOWN else ""
         text += Html('<div class="also">near copies (Jaccard index): {}{}</div>').format(shown, more)
-    return text + _case_mix_notes(record, words), None
+    return text + _case_mix_notes(record, words, note_words("worse", measure).slice), None
 
 
-def _case_mix_notes(record, words):
+def _case_mix_notes(record, words, slice_):
     """The notes under a subgroup: its change is mostly range restriction
     (in mode 'better', a wider spread of risk); the other side of its cut."""
     notes = Html("")
@@ -118,7 +120,7 @@ def _case_mix_notes(record, words):
         said = f"{{:.0%}} of this {words.change}" if share <= 1 else \
             f"a larger {words.change} than this one ({{:.0%}} of it)"  # fmt: skip
         notes += Html('<div class="also">{} {}: its scores promise {}</div>').format(
-            "mostly" if share <= 1 else "all", words.slice or "range restriction", Html(said).format(share))  # fmt: skip
+            "mostly" if share <= 1 else "all", words.slice or slice_, Html(said).format(share))  # fmt: skip
     partner = record.get("complement_of")
     if partner is not None and not pd.isna(partner):
         notes += Html('<div class="also">the other side of this cut is #{}</div>').format(int(partner))

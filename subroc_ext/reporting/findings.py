@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ..inference.failures import CASE_MIX_WORDS, FINDING_NOUN, NOTE_WORDS, SLICE_WORDS, note_words
+from ..scoring.shortfall import SUFFIX
 from ..utils.names import CALIBRATION_MEASURE_NAMES
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
@@ -65,8 +66,12 @@ def measure_kind(measure, attrs=None):
 
 
 def measure_title(measure):
-    """A measure's name as written in a sentence (``'roc_auc'`` -> ``'ROC AUC'``)."""
-    return _TITLES.get(measure, str(measure))
+    """A measure's name as written in a sentence (``'roc_auc'`` -> ``'ROC AUC'``,
+    ``'brier_beyond_promise'`` -> ``'Brier score beyond its promise'``)."""
+    measure = str(measure)
+    if measure.endswith(SUFFIX) and measure != SUFFIX:
+        return f"{measure_title(measure[:-len(SUFFIX)])} beyond its promise"
+    return _TITLES.get(measure, measure)
 
 
 @dataclass

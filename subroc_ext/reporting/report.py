@@ -38,7 +38,7 @@ from .cells import (
     verdict_notes,
 )
 from .conditions import readable_description
-from .findings import findings_section, measure_title, significant_count
+from .findings import findings_section, measure_kind, measure_title, significant_count
 from .page import (
     Column,
     Html,
@@ -107,7 +107,9 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
     reference = table.attrs.get("dataset_values", {}).get(value, np.nan)
     columns = [
         Column("rank", "#", rank_cell, help="rank by quality on the search split (1 = best)"),
-        Column("description", "conditions", description_cell(table.attrs.get("mode", "worse"), value, reference),
+        Column("description", "conditions",
+               description_cell(table.attrs.get("mode", "worse"), value, reference, measure,
+                                measure_kind(measure, table.attrs)),
                text=True,
                help="the subgroup: rows meeting every condition"),
         Column(f"size_{split}", f"size ({split})", size_cell(f"size_{split}", n_rows),

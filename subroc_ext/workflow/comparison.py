@@ -76,7 +76,8 @@ def split_periods(reference, current, fraction, random_state):
     return [split_validation(frame, fraction, rng) for frame in (reference, current)]
 
 
-def describe_comparison(subgroups, data, target, *, positive_label=1, suffix="", probabilities=None):
+def describe_comparison(subgroups, data, target, *, positive_label=1, suffix="", probabilities=None,
+                        measure=None):  # fmt: skip
     """Size, class counts and every built-in measure of each subgroup on both sides.
 
     Parameters
@@ -90,7 +91,11 @@ def describe_comparison(subgroups, data, target, *, positive_label=1, suffix="",
     probabilities : dict, optional
         ``{score column: Probabilities}``
         (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`): adds each
-        side's ``expected_roc_auc`` (the ROC AUC its scores promise).
+        side's ``expected_roc_auc`` (the ROC AUC its scores promise) and
+        ``expected_<measure>``.
+    measure : Measure, optional
+        The compared measure: one not described in every table (a
+        calibration measure, a user's) gets its columns too.
 
     Returns
     -------
@@ -111,17 +116,17 @@ def describe_comparison(subgroups, data, target, *, positive_label=1, suffix="",
         is_current = (data[target.period_column] == target.current).to_numpy(dtype=bool)
         parts = [
             steps.describe(subgroups, data[rows], SoftClassifierTarget(label, score),
-                           positive_label=positive_label, suffix=f"_{name}{suffix}",
+                           positive_label=positive_label, suffix=f"_{name}{suffix}", measure=measure,
                            probabilities=probability(data[rows], score))
             for rows, name in ((~is_current, PERIODS[0]), (is_current, PERIODS[1]))
         ]  # fmt: skip
     else:
         new = steps.describe(subgroups, data, SoftClassifierTarget(label, score),
-                             positive_label=positive_label, suffix=suffix,
+                             positive_label=positive_label, suffix=suffix, measure=measure,
                              probabilities=probability(data, score))  # fmt: skip
         baseline = steps.describe(
             subgroups, data, SoftClassifierTarget(label, target.baseline_column),
-            positive_label=positive_label, suffix=f"_baseline{suffix}",
+            positive_label=positive_label, suffix=f"_baseline{suffix}", measure=measure,
             probabilities=probability(data, target.baseline_column),
         )  # fmt: skip
         counts = [f"{c}_baseline{suffix}" for c in ("size", "positives", "negatives", "ncr")]
@@ -206,7 +211,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
         if tested is None:
             raise KeyboardInterrupt  # the test was cut: InterruptedTest with the searched patterns
         delta = [on_search.calculate_statistics(sg, target, search).raw_quality for sg in kept.subgroups]
-        probabilities = _side_probabilities(on_search) if measure.name == "roc_auc" else {}
+        probabilities = _side_probabilities(on_search)
         columns = {"delta_search": np.array(delta, dtype=float)}
         splits = [("search", search, on_search)]
         if held_out is not None:
@@ -216,7 +221,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
             [
                 kept.frame().assign(**columns),
                 *(describe_comparison(kept.subgroups, frame, target, positive_label=positive_label,
-                                      suffix=f"_{split}", probabilities=probabilities)
+                                      suffix=f"_{split}", probabilities=probabilities, measure=measure)
                   for split, frame, _ in splits),
                 tested,
             ],
@@ -235,9 +240,12 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
                     dataset_values[f"expected_roc_auc_{side}_{split}"] = expected_roc_auc(fitted(dataset.scores))
         judged_on = search if held_out is None else held_out
         rules = FailureRules(method=method, alpha=alpha, random_state=random_state, holdout=held_out is not None)
-        rows = _judged_rows(judged_on, target, make_qf, positive_label, probabilities)
+        rows = _judged_rows(judged_on, target, make_qf, positive_label, probabilities, measure)
         whole_search_promise = None
-        if held_out is None and rows.promise is not None:  # a drift's promise, not on the rows that chose it
+        if held_out is None and rows.promise is not None and measure.name != "roc_auc":
+            whole_search_promise = without_holdout.label_draws_without_holdout(
+                table, kept.subgroups, rows, mode=mode, found=found, rules=rules)  # fmt: skip
+        elif held_out is None and rows.promise is not None:  # a drift's promise, not on the rows that chose it
             whole_search_promise = without_holdout.drift_promise_without_holdout(
                 table, kept.subgroups, search, target, probabilities[target.prediction_column],
                 positive_label=positive_label, mode=mode, found=found, rules=rules, progress=progress,
@@ -270,14 +278,14 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
     return table
 
 
-def _judged_rows(frame, target, make_qf, positive_label, probabilities):
+def _judged_rows(frame, target, make_qf, positive_label, probabilities, measure):
     """The rows the headline's rules judge a comparison on
     (:class:`~subroc_ext.inference.failures.JudgedRows`): a failure needs
     enough positives and negatives in each period of a drift (both ROC AUCs
     are measured), in the rows of both models when paired. A drift's
-    current period must fall short of its own scores' promise
-    (``probabilities``, fitted on the reference period's search rows);
-    paired models share their rows and are not checked."""
+    current period must fall short of its own scores' promise of
+    ``measure`` (``probabilities``, fitted on the reference period's search
+    rows); paired models share their rows and are not checked."""
     label, score = target.label_column, target.prediction_column
     is_positive = positive_mask(frame[label], positive_label, label)
 
@@ -294,7 +302,7 @@ def _judged_rows(frame, target, make_qf, positive_label, probabilities):
         scores = frame[score].to_numpy(dtype=float)[is_current]
         promise = (is_positive[is_current], scores, probabilities[score](scores))
     return JudgedRows(frame, target, lambda: make_qf(0, 0), kinds, cover, promise,
-                      None if promise is None else is_current)
+                      None if promise is None else is_current, measure)
 
 
 _SHARED_PARAMETERS = """

@@ -23,12 +23,12 @@ References
 
 import numpy as np
 
-from ..inference.whole_calibration import whole_calibration
-from ..inputs.probabilities import cross_fitted_probabilities
+from ..inference.whole_calibration import whole_calibration, whole_calibration_of
+from ..inputs.probabilities import Probabilities, cross_fitted_probabilities
 from ..inputs.sorted_data import SortedDataset
 from ..utils.validation import probability_scores
 
-__all__ = ["calibration_first", "fix_method", "fixed_probabilities", "globally_fixed", "fixed_scores"]
+__all__ = ["calibration_first", "default_mode", "fix_method", "fixed_probabilities", "globally_fixed", "fixed_scores"]
 
 
 def fix_method(calibrate, search):
@@ -92,35 +92,48 @@ def fixed_scores(record, scores):
     return np.interp(np.asarray(scores, dtype=float), record["scores"], record["probabilities"])
 
 
+def default_mode(measure):
+    """The mode of ``find_subgroups(mode=None)`` for a Measure: 'both' for the
+    calibration gap (a risk under- or overestimated), 'worse' for every other."""
+    return "both" if measure.name == "calibration_gap" else "worse"
+
+
 def calibration_first(search, held_out, measure, calibrate, random_state=0):
-    """The splits a search of ``measure`` runs on: for the calibration gap,
-    :func:`globally_fixed` where :func:`fix_method` asks for a fix (scores
-    outside [0, 1]: a one-line ``ValueError`` naming the score column).
+    """The whole data's calibration, and the splits a search of ``measure`` runs
+    on: for the calibration gap, :func:`globally_fixed` where :func:`fix_method`
+    asks for a fix (scores outside [0, 1]: a one-line ``ValueError`` naming
+    the score column).
 
     Returns
     -------
-    (SortedDataset, SortedDataset or None, dict or None)
-        The splits and the fix's record (None: the splits as given).
+    (SortedDataset, SortedDataset or None, dict or None, dict or None)
+        The splits, :func:`~subroc_ext.inference.whole_calibration.whole_calibration_of`
+        all their rows as given, and the fix's record (None: the splits as given).
     """
+    whole = whole_calibration_of(search, held_out)
     if measure.name != "calibration_gap" or calibrate == "none":
-        return search, held_out, None
+        return search, held_out, whole, None
     for dataset in (search, held_out):
         if dataset is not None:
             probability_scores(dataset.scores, dataset.columns[1], measure.name)
     method = fix_method(calibrate, search)
-    return globally_fixed(search, held_out, method, random_state) if method else (search, held_out, None)
+    if not method:
+        return search, held_out, whole, None
+    fixed_search, fixed_held_out, record = globally_fixed(search, held_out, method, random_state)
+    return fixed_search, fixed_held_out, whole, record
 
 
 def fixed_probabilities(search, held_out, record):
     """The probabilities of a run after a global fix (``record``): the fixed
-    scores themselves (in each split's data row order), whose promise is a
-    calibration gap of 0 (SPEC: the gap against perfect calibration), and
-    the fix's description.
+    scores themselves, whose promise is a calibration gap of 0 (SPEC: the gap
+    against perfect calibration).
 
     Returns
     -------
-    (str, (numpy.ndarray, numpy.ndarray or None))
+    (str, Probabilities, (numpy.ndarray, numpy.ndarray or None))
+        The fix's description, the map of the fixed scores to probabilities
+        (the identity) and each split's probabilities (data row order).
     """
     score = search.columns[1]
-    return record["description"], tuple(None if dataset is None else dataset.data[score].to_numpy(dtype=float)
-                                        for dataset in (search, held_out))  # fmt: skip
+    return record["description"], Probabilities("none", record["description"], np.asarray), tuple(
+        None if dataset is None else dataset.data[score].to_numpy(dtype=float) for dataset in (search, held_out))

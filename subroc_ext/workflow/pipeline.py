@@ -23,21 +23,21 @@ from ..exceptions import InterruptedTest, keeping
 from ..inference.calibration import calibration_check
 from ..inference.failures import FailureRules, dataset_rows, judge_failures
 from ..inference.significance import check_test_settings
-from ..inference.whole_calibration import whole_calibration_of
 from ..inference.verdicts import check_verdict_settings
 from ..inputs.data_checks import data_checks
-from ..inputs.probabilities import check_calibrate, fit_probabilities
+from ..inputs.probabilities import check_calibrate
 from ..inputs.validated import split_validation, validate_data
 from ..objective.generalization import GeneralizationAwareQF
 from ..objective.quality import SoftClassifierQF
 from ..scoring import measures as _measures
+from ..scoring.shortfall import shortfall_measure
 from ..utils.cluster import parallelism
 from ..utils.deprecation import REMOVED_IN
 from ..utils.validation import check_mode, check_weights, min_support_count
 from . import case_mix as _case_mix
 from . import diversity as _diversity
 from . import steps, without_holdout
-from .global_fix import calibration_first, fixed_probabilities
+from .global_fix import calibration_first, default_mode, fixed_probabilities
 from .steps import CALIBRATION_MEASURES, MEASURES
 
 __all__ = [
@@ -278,7 +278,13 @@ def find_subgroups(
         a holdout, the search's quality is tested by the max-T of the whole
         search on labels drawn from the probabilities
         (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`). Assumes
-        the scores are the probabilities up to a monotone map.
+        the scores are the probabilities up to a monotone map. With a row
+        mean (``'attribution_mean'``, ``'calibration_gap'``, ``'brier'``,
+        ``'log_loss'``, a :class:`~subroc_ext.scoring.measures.RowMeanMeasure`)
+        the measure searched is that row mean beyond its promise, row by row
+        (``<measure>_beyond_promise``, :func:`~subroc_ext.scoring.shortfall.shortfall_measure`;
+        ``attrs['case_mix']`` stays False: it is a plain search of that
+        measure); other measures are refused, saying why.
     calibrate : {'auto', 'none', 'isotonic', 'sigmoid'}, default='auto'
         How the scores become the probabilities of the expected ROC AUC:
         'auto' uses scores in [0, 1] as given where they are calibrated on
@@ -393,7 +399,7 @@ def find_subgroups(
     >>> find_subgroups(search, label="income", score="score", positive_label=">50K",
     ...                validation=validation)                                # doctest: +SKIP
     """
-    mode = check_mode(default_mode(measure) if mode is None else mode, _measure(measure).mode_aliases)
+    mode = check_mode(default_mode(_measure(measure)) if mode is None else mode, _measure(measure).mode_aliases)
     check_weights(size_weight, balance_weight)
     check_test_settings(n_samples, method, alpha, max_samples)
     check_holdout_settings(validation, intervals, min_delta)
@@ -405,8 +411,7 @@ def find_subgroups(
         raise ValueError(f"min_quality must be a number (or -inf), got {min_quality!r}")
     _diversity.check_max_overlap(max_overlap)
     check_calibrate(calibrate)
-    if case_mix and measure != "roc_auc":
-        raise ValueError(f"case_mix=True compares ROC AUCs: measure must be 'roc_auc', got {measure!r}")
+    _check_case_mix(measure, case_mix)
     checked = validate_data(
         data, label=label, score=score, positive_label=positive_label, validation=validation,
         random_state=random_state, ignore=ignore, nbins=nbins, thresholds=thresholds,
@@ -415,12 +420,14 @@ def find_subgroups(
     positive_label = checked.positive_label
     search, held_out = checked.search, checked.validation
     min_support = min_support_count(min_support, len(search))
-    whole_calibration = whole_calibration_of(search, held_out)
-    # the calibration gap: the gaps a global fix leaves, whose probabilities promise a gap of 0
-    search, held_out, global_fix = calibration_first(search, held_out, _measure(measure), calibrate, random_state)
+    # the whole data's calibration; for the calibration gap the gaps a global fix leaves (a promise of 0)
+    search, held_out, whole_calibration, global_fix = calibration_first(search, held_out, _measure(measure),
+                                                                        calibrate, random_state)  # fmt: skip
     target = checked.target
-    probabilities, p_values = fixed_probabilities(search, held_out, global_fix) if global_fix else \
-        _probabilities(checked, calibrate, case_mix)  # fmt: skip
+    probabilities, fitted, p_values = fixed_probabilities(search, held_out, global_fix) if global_fix else \
+        _case_mix.fitted_probabilities(checked, calibrate, case_mix)  # fmt: skip
+    if case_mix and measure != "roc_auc":  # a row mean beyond its promise is a row mean: searched as one
+        measure, case_mix = shortfall_measure(_measure(measure), fitted), False
     if case_mix:
         searched, tested_on, case_mix_target = _case_mix.case_mix_data(search, held_out, p_values, label, score)
         qf, statistic_qf = _case_mix.case_mix_functions(
@@ -516,28 +523,16 @@ def find_subgroups(
     return table
 
 
-def default_mode(measure):
-    """The mode of ``find_subgroups(mode=None)``: 'both' for the calibration gap
-    (a risk under- or overestimated), 'worse' for every other measure."""
-    return "both" if _measure(measure).name == "calibration_gap" else "worse"
-
-
-def _probabilities(checked, calibrate, required):
-    """Which scores are read as probabilities (a sentence) and each split's
-    probabilities (data row order; None for no validation split); without
-    ``required`` (``case_mix``) a score that cannot be read as one gives NaN
-    expected AUCs, not an error."""
-    search = checked.search
-    try:
-        probabilities = fit_probabilities(search.scores, search.is_positive, calibrate, checked.score)
-    except ValueError as error:
-        if required:
-            raise
-        return f"none: {error}", (None, None)
-    splits = (search, checked.validation)
-    return probabilities.description, tuple(
-        None if split is None else _case_mix.split_probabilities(split, probabilities) for split in splits
-    )
+def _check_case_mix(measure, case_mix):
+    """Refuse ``case_mix`` for a measure whose shortfall from its promise cannot be searched, saying why."""
+    if not case_mix or measure == "roc_auc" or isinstance(_measure(measure), _measures.RowMeanMeasure):
+        return
+    why = ("its size-free value, the ARL per negative, is 1 - ROC AUC: measure='roc_auc' with case_mix=True "
+           "searches exactly that") if measure == "arl" else \
+        "its promise has no formula, so every candidate of the search would need label draws"  # fmt: skip
+    raise ValueError(f"case_mix=True searches by the shortfall from the promise, of the ROC AUC or of a row mean "
+                     f"(attribution_mean, calibration_gap, brier, log_loss, a RowMeanMeasure), not of measure "
+                     f"{measure!r}: {why}; without case_mix its headline tests the promise")  # fmt: skip
 
 
 def _search_shortfall(table, dataset_values, measure):

@@ -129,7 +129,8 @@ def promise_without_holdout(table, subgroups, search, probabilities, *, label, s
 def label_draws_without_holdout(table, subgroups, rows, *, mode, found, rules):
     """Without a holdout, the promise of each significant row of a measure other
     than the ROC AUC (PR AUC, ARL, attribution mean, Brier, log loss,
-    calibration gap, a user's): its label-draw test on the searched rows
+    calibration gap, a user's; of a drift, on its current period's rows):
+    its label-draw test on the searched rows
     (:func:`~subroc_ext.inference.promise.promise_test`), Bonferroni over
     every pattern of the search space.
 
@@ -148,18 +149,16 @@ def label_draws_without_holdout(table, subgroups, rows, *, mode, found, rules):
         ``p_value`` (Bonferroni-corrected over the space) and ``significant``
         per row of ``table``: the ``whole_search_promise`` of
         :func:`~subroc_ext.inference.failures.judge_failures`; rows not
-        significant in ``table`` or with too few of a class are not tested
-        (p 1).
+        significant in ``table`` are not tested (p 1).
     """
     candidates = found.size.candidates if found.size is not None else \
         estimate_search_size(found.selectors, len(rows.frame), found.depth).candidates  # fmt: skip
-    significant = table["significant"].fillna(False).to_numpy(dtype=bool)
-    enough = table[["positives_search", "negatives_search"]].min(axis=1).to_numpy() >= rules.min_class_count
-    tested_rows = np.flatnonzero(significant & enough)
+    tested_rows = np.flatnonzero(table["significant"].fillna(False).to_numpy(dtype=bool))
     whole = pd.DataFrame({"p_value": 1.0, "significant": False}, index=table.index)
     if len(tested_rows):
+        within = slice(None) if rows.promise_rows is None else rows.promise_rows  # a drift: its current period
         tested = promise_test(
-            [np.asarray(rows.cover(subgroups[i]), dtype=bool) for i in tested_rows], *rows.promise,
+            [np.asarray(rows.cover(subgroups[i]), dtype=bool)[within] for i in tested_rows], *rows.promise,
             measure=rows.measure, mode=mode, method="bonferroni", alpha=rules.alpha * len(tested_rows) / max(
                 candidates, len(tested_rows)), random_state=base_seed(rules.random_state),
         )  # fmt: skip
