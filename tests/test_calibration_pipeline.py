@@ -26,8 +26,9 @@ def halved(seed, n):
 
 @pytest.fixture(scope="module")
 def found():
+    """The scores as given (no global fix): each gap against the whole data's."""
     return subroc_ext.find_subgroups(halved(0, 3000), label="y", score="p", measure="calibration_gap",
-                                     mode="under", progress=False, random_state=0)  # fmt: skip
+                                     mode="under", calibrate="none", progress=False, random_state=0)  # fmt: skip
 
 
 def test_the_halved_risk_is_found_first_significant_and_checked_per_row(found):
@@ -48,7 +49,9 @@ def test_the_halved_risk_is_found_first_significant_and_checked_per_row(found):
 
 def test_the_headline_says_how_much_risk_was_promised_and_observed(found):
     text = subroc_ext.headline(found).text()
-    assert text.startswith("Where the risk is underestimated more than on the whole data and than its scores promise:")
+    assert text.splitlines()[0].startswith("Calibration on the whole data (3,000 rows): ")
+    assert text.splitlines()[1].startswith("Where the risk is underestimated more than on the whole data and than "
+                                           "its scores promise:")  # fmt: skip
     planted = found[found["description"] == "g=='c' AND h=='x'"].iloc[0]
     gap = planted["calibration_gap_validation"]
     line = next(line for line in text.splitlines() if "g=='c' AND h=='x'" in line)
@@ -143,9 +146,10 @@ def test_the_command_line_runs_a_calibration_search(tmp_path, capsys):
     halved(0, 1500).to_csv(path, index=False)
     out = tmp_path / "out"
     assert main(["run", str(path), "--label", "y", "--score", "p", "--measure", "calibration_gap",
-                 "--mode", "under", "--depth", "1", "--out", str(out)]) == 0  # fmt: skip
+                 "--mode", "under", "--calibrate", "isotonic", "--depth", "1", "--out", str(out)]) == 0  # fmt: skip
     printed = capsys.readouterr().out
-    assert "Where the risk is underestimated more than on the whole data" in printed
+    assert "Where the risk is underestimated after a global fix more than on the whole data" in printed
+    assert printed.startswith("Calibration on the whole data (1,500 rows): ")
     assert re.search(r"shows risks underestimated more than on the whole data", printed)
     written = pd.read_csv(out / "subgroups.csv")
     assert "calibration_p_validation" in written.columns
@@ -180,7 +184,8 @@ def test_the_report_of_a_calibration_search_draws_reliability_diagrams(found, tm
     findings = subroc_ext.headline(found).findings
     figure = plot_reliability([f.subgroup for f in findings], data, label="y", score="p", split="all")
     assert len([ax for ax in figure.axes if ax.axison]) == 1 + len(findings)
-    assert figure.axes[0].get_title() == "whole data (all split), n=3,000"
+    assert figure.axes[0].get_title() == "whole data (all split)"
+    assert [text.get_text() for text in figure.axes[0].texts] == ["n=3,000"]
     files = subroc_ext.write_report(found, data, tmp_path, label="y", score="p", measure="calibration_gap")
     html = files.html.read_text()
     assert 'id="reliability"' in html and "reliability diagrams of the whole validation split" in html
@@ -211,19 +216,21 @@ def test_the_bootstrap_of_calibration_means_equals_recomputing_each_replicate():
 def test_the_other_side_of_a_miscalibrated_cut_is_no_failure_of_its_own():
     """Only ``g == 'c'`` is miscalibrated (its risk promised at 0.7 of the
     truth); against the whole data, whose mean ``c`` moves, ``g == 'a'`` and
-    ``g == 'b'`` look overestimated and significant too, but not against the
-    rows outside the failure: they are its other side, not failures."""
+    ``g == 'b'`` look overestimated and significant too, but they keep their
+    promise (the scores as given: a gap of 0): not failures. (Read after a
+    global fix, ``calibrate='auto'``, they are the other side of ``c``.)"""
     data = risk_frame(8, 3000)
     bad = (data["g"] == "c").to_numpy()
     data.loc[bad, "p"] = data.loc[bad, "p"] * 0.7
     table = subroc_ext.find_subgroups(data, label="y", score="p", measure="calibration_gap", mode="both",
-                                      depth=1, progress=False, random_state=0).set_index("description")  # fmt: skip
+                                      calibrate="none", depth=1, progress=False,
+                                      random_state=0).set_index("description")  # fmt: skip
     assert table.loc[["g=='a'", "g=='b'", "g=='c'"], "significant"].all()
     assert list(table.index[table["failure"]]) == ["g=='c'"]
-    assert table.loc["g=='a'", "failure_note"] == (
-        "beside a finding: different from the whole data only because #1's rows are in it, not significantly "
-        "different from the held-out rows outside the findings"
-    )
+    assert table.loc["g=='a'", "failure_note"].startswith("not shown different from promised")
+    fixed = subroc_ext.find_subgroups(data, label="y", score="p", measure="calibration_gap", depth=1,
+                                      progress=False, random_state=0).set_index("description")  # fmt: skip
+    assert list(fixed.index[fixed["failure"]]) == ["g=='c'"]
 
 
 def test_a_subgroup_overestimated_less_than_the_whole_data_reads_less_overestimated():
@@ -234,7 +241,11 @@ def test_a_subgroup_overestimated_less_than_the_whole_data_reads_less_overestima
     data = risk_frame(9, 3000)
     data["p"] = np.clip(data["p"] * np.where(data["g"] == "c", 1.1, 1.6), 0, 1)
     table = subroc_ext.find_subgroups(data, label="y", score="p", measure="calibration_gap", mode="both",
-                                      depth=1, progress=False, random_state=0)  # fmt: skip
-    line = next(line for line in subroc_ext.headline(table).text().splitlines() if "age < 49" in line)
+                                      calibrate="none", depth=1, progress=False, random_state=0)  # fmt: skip
+    from subroc_ext.reporting.findings import _calibration_text
+
+    record = table.set_index("description").loc["age < 49"].to_dict()  # no failure: as given, it keeps its promise
+    line = _calibration_text(record, "both", table.attrs["dataset_values"]["calibration_gap_validation"],
+                             "validation", table.attrs["n_rows"]["validation"])  # fmt: skip
     assert re.search(r"risk overestimated by 1 point \(promised 14%, observed 14%\), \d+ points "
                      r"\[\d+, \d+\] less overestimated than on the whole data$", line), line  # fmt: skip

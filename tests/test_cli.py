@@ -84,8 +84,11 @@ def test_demo(tmp_path, capsys):
     assert len(table) == 100 and table["overlap"].iloc[1:].astype(float).max() <= 0.8
     assert f"Top 10 of {len(table)} distinct subgroups" in captured.out
     assert (table["alternatives"] != "").any() and (table["near_copies"] != "").any()
-    # the headline first: here (20 random subsets) the honest verdict
-    assert captured.out.startswith(
+    # the whole data's calibration first (its scores, slightly too extreme), then the headline:
+    # here (20 random subsets) the honest verdict
+    calibration, verdict = captured.out.splitlines()[:2]
+    assert calibration.startswith("Calibration on the whole data (24,421 rows): its risks are too extreme ")
+    assert verdict.startswith(
         "No subgroup where the ROC AUC is significantly worse than the whole data: 0 of 100 "
         "subgroups significant (fdr_by, alpha 0.05). The largest observed effect, "
     )
@@ -328,7 +331,8 @@ def test_head_keeps_every_file(workdir, tmp_path):
         text=True, timeout=600,
     )  # fmt: skip
     assert process.returncode in (0, 141) and without_power_warning(process.stderr) == ""
-    assert process.stdout.startswith(("Where the ROC AUC", "No subgroup where")) and process.stdout.count("\n") == 1
+    assert process.stdout.startswith(("Calibration on the whole data", "Where the ROC AUC", "No subgroup where"))
+    assert process.stdout.count("\n") == 1
     assert_every_file_written(tmp_path / "out")
 
 
@@ -611,5 +615,7 @@ def test_empty_result_says_why(workdir, tmp_path, capsys, options, reason):
     counts = pd.concat([search[column].value_counts().rename(lambda v, c=column: f"{c}=='{v}'")
                         for column in ("region", "plan")])  # fmt: skip
     reason = reason.format(largest=counts.idxmax(), size=counts.max())
-    assert out.startswith(f"No subgroup found in the 1,000 searched rows: {reason}.\n")
+    calibration, nothing = out.splitlines()[:2]  # the whole data's calibration first: its scores over-promise
+    assert calibration.startswith("Calibration on the whole data (2,000 rows): the model overestimates the risk ")
+    assert nothing == f"No subgroup found in the 1,000 searched rows: {reason}."
     assert len(pd.read_csv(tmp_path / "subgroups.csv")) == 0 and (tmp_path / "report.html").is_file()

@@ -339,14 +339,18 @@ def build_parser():
                      help="performance measure (default: roc_auc; multi-class models: "
                           "AUC_mu); calibration_gap, brier and log_loss read the scores as "
                           "probabilities")  # fmt: skip
-    run.add_argument("--mode", choices=MODES + CALIBRATION_MODES, default="worse",
-                     help="look for subgroups where the model is worse, better or "
-                          "either (calibration_gap: under = risk underestimated, over)")  # fmt: skip
+    run.add_argument("--mode", choices=MODES + CALIBRATION_MODES,
+                     help="look for subgroups where the model is worse (default), better or "
+                          "either (both); calibration_gap: both (default: the risk under- or "
+                          "overestimated), under (underestimated) or over (overestimated)")  # fmt: skip
     run.add_argument("--case-mix", action="store_true", default=None, help=_CASE_MIX_HELP)
     run.add_argument("--calibrate", choices=CALIBRATIONS,
                      help="how scores become the probabilities of the expected ROC AUC: auto "
                           "(default: scores in [0, 1] as given, others through a sigmoid fitted "
-                          "on the searched rows), none, isotonic or sigmoid")  # fmt: skip
+                          "on the searched rows), none, isotonic or sigmoid; calibration_gap: the "
+                          "global fix the gaps are measured after (auto = isotonic, cross-fitted "
+                          "on the searched rows where they are miscalibrated; none = the scores as given, each gap against the "
+                          "whole data's)")  # fmt: skip
     run.add_argument("--size-weight", type=_weight, default=1.0, metavar="A",
                      help="exponent of the subgroup size in the quality (0: ignore "
                           "size)")  # fmt: skip

@@ -326,7 +326,7 @@ def _run_multiclass(args):
         check_out(args.out)
         with _scheduler_client(args.scheduler) as client:
             table = find_multiclass_subgroups(
-                search, label=args.label, score_columns=score_columns, mode=args.mode,
+                search, label=args.label, score_columns=score_columns, mode=args.mode or "worse",
                 validation=validation, size_weight=args.size_weight,
                 balance_weight=args.balance_weight, generalization_aware=args.generalization_aware,
                 depth=args.depth, min_support=args.min_support, nbins=args.nbins,

@@ -272,6 +272,9 @@ def _print_results(table, measure, n_search, n_validation, runtime, why_empty):
     if len(table) == 0:  # the data checks still come first: a leak can leave nothing to find
         for check in attrs.get("data_checks", []):
             print(f"{CHECK_PREFIX} {visible(check)}")
+        calibration = headline(table).calibration  # and the whole data's calibration
+        if calibration:
+            print(calibration)
         print(f"No subgroup found in the {n_search:,} searched rows: {visible(why_empty())}.")
     else:
         print(headline(table).text() + "\n")

@@ -17,9 +17,10 @@ References
 """
 
 import numpy as np
-from scipy import stats
 
 from ..metrics.covers import cover_of
+from ..inference.whole_calibration import wilson_interval
+from ..workflow.global_fix import fixed_scores
 from ..utils.validation import check_columns, finite_scores, positive_mask
 from .conditions import readable_description
 from .findings import headline
@@ -69,12 +70,8 @@ def reliability_bins(is_positive, probabilities, max_bins=MAX_BINS, rows_per_bin
     size = size[used]
     promised = np.bincount(which, p)[used] / size
     positives = np.bincount(which, y)[used]
-    observed = positives / size
-    z = stats.norm.ppf(0.975)
-    centre = (observed + z**2 / (2 * size)) / (1 + z**2 / size)
-    spread = z / (1 + z**2 / size) * np.sqrt(observed * (1 - observed) / size + z**2 / (4 * size**2))
-    return {"promised": promised, "observed": observed, "low": centre - spread, "high": centre + spread,
-            "size": size}  # fmt: skip
+    low, high = wilson_interval(positives, size)
+    return {"promised": promised, "observed": positives / size, "low": low, "high": high, "size": size}
 
 
 def _draw(ax, bins, **style):
@@ -83,7 +80,7 @@ def _draw(ax, bins, **style):
                 marker="o", markersize=4, capsize=2, linewidth=1.2, **style)  # fmt: skip
 
 
-def plot_reliability(subgroups, data, *, label, score, positive_label=1, names=None, split=None):
+def plot_reliability(subgroups, data, *, label, score, positive_label=1, names=None, split=None, fixed=None):
     """Reliability diagrams of the whole data and of each subgroup (a panel each).
 
     Parameters
@@ -100,6 +97,10 @@ def plot_reliability(subgroups, data, *, label, score, positive_label=1, names=N
         Panel titles of the subgroups (default: their readable conditions).
     split : str, optional
         Which split ``data`` is, named in the titles.
+    fixed : numpy.ndarray of float, optional
+        The rows' probabilities after a global fix
+        (:mod:`~subroc_ext.workflow.global_fix`): a second panel shows the
+        whole data after it, and the subgroups' panels are drawn after it.
 
     Returns
     -------
@@ -115,27 +116,36 @@ def plot_reliability(subgroups, data, *, label, score, positive_label=1, names=N
     probabilities = finite_scores(data[score], score)
     subgroups = list(subgroups)
     names = [readable_description(sg) for sg in subgroups] if names is None else list(names)
-    whole = reliability_bins(is_positive, probabilities)
-    panels = 1 + len(subgroups)
+    wholes = [reliability_bins(is_positive, probabilities)]
+    if fixed is not None:
+        probabilities = np.asarray(fixed, dtype=float)
+        wholes.append(reliability_bins(is_positive, probabilities))
+    panels = len(wholes) + len(subgroups)
     columns = min(panels, 3)
     rows = -(-panels // columns)
     plt = pyplot()
     figure, axes = plt.subplots(rows, columns, figsize=(3.6 * columns, 3.9 * rows), squeeze=False,
                                 layout="constrained")  # fmt: skip
     where = "" if split is None else f" ({split} split)"
+    stages = ["scores as given", "after the global fix"] if fixed is not None else [""]
     for index, ax in enumerate(axes.flat):
         if index >= panels:
             ax.set_axis_off()
             continue
         ax.plot([0, 1], [0, 1], linestyle="--", color="0.6", linewidth=1)
-        if index == 0:
-            _draw(ax, whole, color="0.15")
-            title = f"whole data{where}, n={len(data):,}"
+        if index < len(wholes):
+            _draw(ax, wholes[index], color="0.15")
+            title, rows, stage = f"whole data{where}", len(data), stages[index]
         else:
-            cover = cover_of(subgroups[index - 1], data)
-            _draw(ax, whole, color="0.75")
-            _draw(ax, reliability_bins(is_positive[cover], probabilities[cover]), color=f"C{index - 1}")
-            title = f"{wrapped_name(names[index - 1], 40)}\nn={cover.sum():,}"
+            finding = index - len(wholes)
+            cover = cover_of(subgroups[finding], data)
+            _draw(ax, wholes[-1], color="0.75")
+            _draw(ax, reliability_bins(is_positive[cover], probabilities[cover]), color=f"C{finding}")
+            title, rows, stage = wrapped_name(names[finding], 40), int(cover.sum()), stages[-1]
+        # the title short (a browser draws it in its own font, taller lines would reach above the
+        # figure); the rows and the stage inside the panel, top left, where no point is drawn
+        ax.text(0.03, 0.97, f"n={rows:,}" + (f"\n{stage}" if stage else ""), transform=ax.transAxes,
+                va="top", ha="left", fontsize="x-small")  # fmt: skip
         ax.set(xlim=(-0.02, 1.02), ylim=(-0.02, 1.02), title=title, aspect="equal")
         ax.title.set_fontsize("small")
         ax.grid(alpha=0.3)
@@ -150,12 +160,18 @@ def reliability_section(table, data, *, label, score, positive_label=1, split="v
     """The report's section: :func:`plot_reliability` of the whole ``data`` and
     of the findings of the table's :func:`~subroc_ext.headline`."""
     findings = headline(table, n_rows=len(data)).findings
+    fix = table.attrs.get("global_fix")
+    fixed = None if not fix else fixed_scores(fix, finite_scores(data[score], score))
     figure = plot_reliability([finding.subgroup for finding in findings], data, label=label, score=score,
-                              positive_label=positive_label, split=split)  # fmt: skip
+                              positive_label=positive_label, split=split, fixed=fixed)  # fmt: skip
     image = embedded_figure(figure, f"reliability diagrams of the whole {split} split and the headline's findings")
+    after = "" if not fix else (
+        " The second panel and the findings' are after the global fix ({}), the map the search measured "
+        "the gaps after.".format(fix["description"])
+    )  # fmt: skip
     note = Html(
         '<p class="note">Drawn on the {} split ({:,} rows). Each point is a bin of rows of about equal '
         "size: its mean score (promised) against its share of positives (observed), with the 95 % Wilson "
-        "interval; above the dashed diagonal the risk is underestimated. Grey: the whole split.</p>"
-    ).format(split, len(data))
+        "interval; above the dashed diagonal the risk is underestimated. Grey: the whole split.{}</p>"
+    ).format(split, len(data), after)
     return Section("Promised against observed risk", image + note, "reliability")

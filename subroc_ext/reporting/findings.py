@@ -22,9 +22,11 @@ import pandas as pd
 
 from ..inference.failures import CASE_MIX_WORDS, FINDING_NOUN, NOTE_WORDS, SLICE_WORDS, note_words
 from ..scoring.shortfall import SUFFIX
+from ..utils.names import CALIBRATION_MEASURE_NAMES
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
 from .reading import effect_text
+from .whole_calibration import calibration_sentence
 
 __all__ = ["CHECK_PREFIX", "HEADLINE_ROWS", "RANKS", "Finding", "Headline", "failure_rows", "findings_section",
            "finding_noun", "headline", "headline_html", "measure_title", "result_kind", "shown_positions",
@@ -179,16 +181,24 @@ class Headline:
         What the findings leave out (``''`` if nothing).
     checks : list of str
         What to know about the data first (``table.attrs['data_checks']``).
+    calibration : str
+        The whole data's calibration in one sentence, before the findings
+        (:func:`~subroc_ext.reporting.whole_calibration.calibration_sentence`):
+        always in a search of a calibration measure, in any other where the
+        scores are miscalibrated; ``''`` otherwise, and where the scores are
+        no probabilities.
     """
 
     summary: str
     findings: list = field(default_factory=list)
     more: str = ""
     checks: list = field(default_factory=list)
+    calibration: str = ""
 
     def text(self):
         """The headline as plain text lines (the console's first lines)."""
-        lines = [f"{CHECK_PREFIX} {check}" for check in self.checks] + [self.summary]
+        lines = [f"{CHECK_PREFIX} {check}" for check in self.checks] + [self.calibration] * bool(self.calibration)
+        lines.append(self.summary)
         for finding in self.findings:
             lines.append(f"  #{finding.rank} {finding.sentence()}")
             if finding.variants:
@@ -259,8 +269,9 @@ def _calibration_text(record, attrs, overall, split, total):
     25%), 13 points [8, 18] more underestimated than on the whole data``:
     the gap ``observed - promised`` of the subgroup, then the effect (the
     difference to the whole data's gap, in the direction of the mode) with
-    its interval."""
-    mode, gap = attrs.get("mode", "worse"), record[f"calibration_gap_{split}"]
+    its interval; after the global fix (``attrs['global_fix']``) the promise
+    is the fixed one."""
+    mode, gap, fixed = attrs.get("mode", "worse"), record[f"calibration_gap_{split}"], attrs.get("global_fix")
     observed = record[f"positives_{split}"] / record[f"size_{split}"]
     low, high = record.get("delta_ci_low", np.nan), record.get("delta_ci_high", np.nan)
     interval = "" if pd.isna(low) or pd.isna(high) else f" [{100 * low:.0f}, {100 * high:.0f}]"
@@ -273,7 +284,7 @@ def _calibration_text(record, attrs, overall, split, total):
     further = f"more {own}" if upward == (gap >= 0) else f"less {own}"
     return (
         f"{_share(record[f'size_{split}'], total, attrs)}: risk {own}estimated by {_points(100 * abs(gap))} "
-        f"(promised {observed - gap:.0%}, observed {observed:.0%}), "
+        f"(promised {observed - gap:.0%}{' after the global fix' if fixed else ''}, observed {observed:.0%}), "
         f"{_points(100 * record['delta'])}{interval} {further}estimated than on the whole data"
     )
 
@@ -471,6 +482,11 @@ def headline(table, *, top=HEADLINE_ROWS, n_rows=None):
     """
     said = _headline(table, top=top, n_rows=n_rows)
     said.checks = list(table.attrs.get("data_checks", []))
+    whole, fixed = table.attrs.get("whole_calibration"), table.attrs.get("global_fix")
+    # a calibration search says it always; any other, where the scores are miscalibrated (a warning)
+    if whole and (table.attrs.get("measure") in CALIBRATION_MEASURE_NAMES or not whole["calibrated"]):
+        said.calibration = calibration_sentence(whole, fixed and "the subgroups are searched after a global fix, "
+                                                + fixed["description"])  # fmt: skip
     return said
 
 
@@ -486,6 +502,8 @@ def _headline(table, *, top, n_rows):
                       "what its scores promise than"}.get(mode, "further from what its scores promise than")  # fmt: skip
     if attrs.get("measure") == "calibration_gap":
         measure, comparison = "risk", _MISCALIBRATION.get(mode, "miscalibrated more than")
+        if attrs.get("global_fix"):  # the gaps a monotone map of the scores leaves
+            comparison = comparison.replace(" more than", " after a global fix more than")
     prefix = "" if kind == "single" else _overall_change(table, kind) + " "
     if len(table) == 0:
         return Headline(f"{prefix}No subgroup found.".strip())
@@ -630,6 +648,8 @@ def headline_html(table, **keywords):
     more = Html('<p class="note">{}</p>').format(said.more) if said.more else ""
     checks = Html("").join(Html('<p class="check"><strong>{}</strong> {}</p>').format(CHECK_PREFIX, check)
                            for check in said.checks)  # fmt: skip
+    if said.calibration:
+        checks += Html('<p class="calibration">{}</p>').format(said.calibration)
     return Html('{}<p class="headline">{}</p>{}{}').format(checks, said.summary, findings, more)
 
 

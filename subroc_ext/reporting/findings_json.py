@@ -55,7 +55,8 @@ _STRUCTURED = {
 _FLAGS = ("range_restricted", "complement_of", "testable")
 
 #: Attributes of a result that are data, counts or notes rather than settings.
-_NOT_SETTINGS = {"dataset_values", "n_rows", "counts", "search_space", "null_samples_drawn", "probabilities"}
+_NOT_SETTINGS = {"dataset_values", "n_rows", "counts", "search_space", "null_samples_drawn", "probabilities",
+                 "whole_calibration", "global_fix"}
 
 
 def _json_safe(value):
@@ -157,9 +158,13 @@ def findings_document(table, *, splits=None):
         "tool": {"name": "subroc-ext", "version": VERSION},
         "kind": result_kind(table),
         "settings": {key: _json_safe(value) for key, value in attrs.items() if key not in _NOT_SETTINGS},
-        "data": {"splits": splits_summary, "whole": _json_safe(attrs.get("dataset_values", {}))},
+        "data": {"splits": splits_summary, "whole": _json_safe(attrs.get("dataset_values", {})),
+                 **({"calibration": {**_json_safe(attrs["whole_calibration"]), "text": said.calibration}}
+                    if attrs.get("whole_calibration") else {})},  # fmt: skip
         "search": _json_safe({key: attrs[key] for key in ("counts", "search_space", "null_samples_drawn",
-                                                          "probabilities") if key in attrs}),  # fmt: skip
+                                                          "probabilities") if key in attrs}
+                             | ({"global_fix": attrs["global_fix"]["description"]} if attrs.get("global_fix")
+                                else {})),  # fmt: skip
         "headline": {"summary": said.summary, "text": said.text(),
                      "failures": sorted(failures)},  # fmt: skip
         "findings": [_finding(rank, record, failures) for rank, record in enumerate(records, 1)],

@@ -77,6 +77,7 @@ td.text { min-width: 12em; }
 img { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
 .note { color: #555; font-size: 0.9em; max-width: 60em; }
 .check { background: #fff4e5; border-left: 4px solid #e8a33d; padding: 0.4em 0.8em; max-width: 60em; }
+.calibration { border-left: 4px solid #8a9bb0; padding: 0.4em 0.8em; max-width: 60em; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .results table { width: 100%; }
 .results th { cursor: pointer; position: sticky; top: 0; }

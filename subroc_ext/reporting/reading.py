@@ -85,10 +85,11 @@ def effect_meaning(attrs):
                 "better": f"{measure} further above what the scores promise in the subgroup than "
                           "on the whole split"}.get(mode, f"the size of the deviation of {measure} "
                                                           "from what the scores promise")  # fmt: skip
+    if measure == "calibration_gap":  # its modes 'under', 'over' and 'both', in words
+        side = {"worse": "under", "better": "over"}.get(mode, "under- or over")
+        return f"risk more {side}estimated in the subgroup than on the whole split"
     if mode == "both":
         return f"the size of the deviation of {measure}"
-    if measure == "calibration_gap":  # its modes 'under' and 'over', in words
-        return f"risk more {'under' if mode == 'worse' else 'over'}estimated in the subgroup than on the whole split"
     return f"{measure} {mode} in the subgroup than on the whole split"
 
 

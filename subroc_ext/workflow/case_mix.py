@@ -2,7 +2,8 @@
 
 * :func:`split_probabilities`: each split's scores read as probabilities (a
   monotone map fitted once on the search split,
-  :mod:`subroc_ext.inputs.probabilities`), in the data's row order;
+  :mod:`subroc_ext.inputs.probabilities`), in the data's row order; for
+  both splits of a run, with the map: :func:`fitted_probabilities`;
 * :func:`case_mix_data`: the splits with those probabilities as a column, the
   :class:`~subroc_ext.objective.case_mix.CaseMixTarget` and the quality
   functions of ``find_subgroups(case_mix=True)`` (search and test by
@@ -22,6 +23,7 @@
 import numpy as np
 import pandas as pd
 
+from ..inputs.probabilities import fit_probabilities
 from ..objective.case_mix import CaseMixQF, CaseMixTarget
 from ..objective.generalization import GeneralizationAwareQF
 from ..scoring import bitset
@@ -30,6 +32,7 @@ from .diversity import cover_words
 __all__ = [
     "SHARE_OF_DROP",
     "split_probabilities",
+    "fitted_probabilities",
     "case_mix_data",
     "with_probabilities",
     "case_mix_functions",
@@ -63,6 +66,37 @@ def split_probabilities(dataset, probabilities):
     values = np.empty(len(dataset))
     values[dataset.order] = in_order
     return values
+
+
+def fitted_probabilities(checked, calibrate, required):
+    """Which scores are read as probabilities (a sentence), the map fitted on
+    the search split (None if none could be) and each split's probabilities
+    (data row order; None for no validation split).
+
+    Parameters
+    ----------
+    checked : ValidatedData
+    calibrate : {'auto', 'none', 'isotonic', 'sigmoid'}
+        :func:`~subroc_ext.inputs.probabilities.fit_probabilities`'s.
+    required : bool
+        ``case_mix``: a score that cannot be read as a probability is an
+        error; without, it gives NaN expected AUCs.
+
+    Returns
+    -------
+    (str, Probabilities or None, (numpy.ndarray or None, numpy.ndarray or None))
+    """
+    search = checked.search
+    try:
+        probabilities = fit_probabilities(search.scores, search.is_positive, calibrate, checked.score)
+    except ValueError as error:
+        if required:
+            raise
+        return f"none: {error}", None, (None, None)
+    splits = (search, checked.validation)
+    return probabilities.description, probabilities, tuple(
+        None if split is None else split_probabilities(split, probabilities) for split in splits
+    )
 
 
 def _column(columns):

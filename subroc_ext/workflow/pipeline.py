@@ -25,7 +25,7 @@ from ..inference.failures import FailureRules, dataset_rows, judge_failures
 from ..inference.significance import check_test_settings
 from ..inference.verdicts import check_verdict_settings
 from ..inputs.data_checks import data_checks
-from ..inputs.probabilities import check_calibrate, fit_probabilities
+from ..inputs.probabilities import check_calibrate
 from ..inputs.validated import split_validation, validate_data
 from ..objective.generalization import GeneralizationAwareQF
 from ..objective.quality import SoftClassifierQF
@@ -37,6 +37,7 @@ from ..utils.validation import check_mode, check_weights, min_support_count
 from . import case_mix as _case_mix
 from . import diversity as _diversity
 from . import steps, without_holdout
+from .global_fix import calibration_first, default_mode, fixed_probabilities
 from .steps import CALIBRATION_MEASURES, MEASURES
 
 __all__ = [
@@ -111,7 +112,7 @@ def find_subgroups(
     score,
     measure="roc_auc",
     positive_label=None,
-    mode="worse",
+    mode=None,
     validation=0.5,
     size_weight=1.0,
     balance_weight=1.0,
@@ -163,9 +164,9 @@ def find_subgroups(
         The positive class; inferred only for labels {0, 1}, {-1, 1} and
         booleans (as ``1`` / ``True``, see
         :func:`~subroc_ext.inputs.labels.infer_positive_label`), otherwise required.
-    mode : {'worse', 'better', 'both'}, default='worse'
-        For ``measure='calibration_gap'`` also 'under' (the risk is
-        underestimated more than on the whole data: 'worse') and 'over'.
+    mode : {'worse', 'better', 'both'}, optional
+        Default 'worse'; for ``measure='calibration_gap'`` 'both' (the risk
+        under- or overestimated), 'under' (underestimated: 'worse') or 'over'.
     validation : pandas.DataFrame, float or None, default=0.5
         Held-out data for the significance test, or the fraction of ``data``
         to split off for it. ``None``: no holdout - search all rows and test
@@ -292,6 +293,11 @@ def find_subgroups(
         given (an error if they are not in [0, 1] and ``case_mix``);
         'isotonic' and 'sigmoid' always fit that monotone map on the search
         split (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`).
+        ``measure='calibration_gap'``: the global fix, the map the gaps are
+        measured after ('auto': isotonic, cross-fitted on the search split,
+        where the scores are miscalibrated there; 'none': the scores as
+        given, each gap against the whole data's;
+        :mod:`~subroc_ext.workflow.global_fix`).
     allow_large : bool, default=False
         Start a search estimated to need more memory than the machine has
         available; by default it is refused with a
@@ -393,7 +399,7 @@ def find_subgroups(
     >>> find_subgroups(search, label="income", score="score", positive_label=">50K",
     ...                validation=validation)                                # doctest: +SKIP
     """
-    mode = check_mode(mode, _measure(measure).mode_aliases)
+    mode = check_mode(default_mode(_measure(measure)) if mode is None else mode, _measure(measure).mode_aliases)
     check_weights(size_weight, balance_weight)
     check_test_settings(n_samples, method, alpha, max_samples)
     check_holdout_settings(validation, intervals, min_delta)
@@ -414,9 +420,12 @@ def find_subgroups(
     positive_label = checked.positive_label
     search, held_out = checked.search, checked.validation
     min_support = min_support_count(min_support, len(search))
-
+    # the whole data's calibration; for the calibration gap the gaps a global fix leaves (a promise of 0)
+    search, held_out, whole_calibration, global_fix = calibration_first(search, held_out, _measure(measure),
+                                                                        calibrate, random_state)  # fmt: skip
     target = checked.target
-    probabilities, fitted, p_values = _probabilities(checked, calibrate, case_mix)
+    probabilities, fitted, p_values = fixed_probabilities(search, held_out, global_fix) if global_fix else \
+        _case_mix.fitted_probabilities(checked, calibrate, case_mix)  # fmt: skip
     if case_mix and measure != "roc_auc":  # a row mean beyond its promise is a row mean: searched as one
         measure, case_mix = shortfall_measure(_measure(measure), fitted), False
     if case_mix:
@@ -485,7 +494,8 @@ def find_subgroups(
                 whole_search_promise = without_holdout.label_draws_without_holdout(
                     table, kept.subgroups, rows, mode=mode, found=found, rules=rules)  # fmt: skip
             judged = judge_failures(table, kept.subgroups, rows, mode,
-                                    search_shortfall=_case_mix.search_shortfall(table, dataset_values, statistic_qf.measure),
+                                    search_shortfall=_case_mix.search_shortfall(table, dataset_values,
+                                                                                statistic_qf.measure),
                                     whole_search_promise=whole_search_promise, rules=rules)  # fmt: skip
             table = pd.concat([table, judged], axis=1)
         table.attrs.update(
@@ -501,6 +511,7 @@ def find_subgroups(
             min_quality=min_quality, thresholds=thresholds, nbins=nbins,
             search_space=steps.space_summary(checked.space, found),
             case_mix=case_mix, calibrate=calibrate, probabilities=probabilities,
+            whole_calibration=whole_calibration, global_fix=global_fix,
             data_checks=data_checks(search, checked.space, label=label, positive_label=positive_label),
             counts={
                 "candidates": found.candidates, "searched": found.result_set_sizes,
@@ -523,25 +534,6 @@ def _check_case_mix(measure, case_mix):
     raise ValueError(f"case_mix=True searches by the shortfall from the promise, of the ROC AUC or of a row mean "
                      f"(attribution_mean, calibration_gap, brier, log_loss, a RowMeanMeasure), not of measure "
                      f"{measure!r}: {why}; without case_mix its headline tests the promise")  # fmt: skip
-
-
-def _probabilities(checked, calibrate, required):
-    """Which scores are read as probabilities (a sentence), the map fitted on
-    the search split (None if none could be) and each split's probabilities
-    (data row order; None for no validation split); without ``required``
-    (``case_mix``) a score that cannot be read as one gives NaN expected AUCs,
-    not an error."""
-    search = checked.search
-    try:
-        probabilities = fit_probabilities(search.scores, search.is_positive, calibrate, checked.score)
-    except ValueError as error:
-        if required:
-            raise
-        return f"none: {error}", None, (None, None)
-    splits = (search, checked.validation)
-    return probabilities.description, probabilities, tuple(
-        None if split is None else _case_mix.split_probabilities(split, probabilities) for split in splits
-    )
 
 
 def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split, measure):
