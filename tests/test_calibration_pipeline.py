@@ -245,7 +245,7 @@ def test_a_subgroup_overestimated_less_than_the_whole_data_reads_less_overestima
     from subroc_ext.reporting.findings import _calibration_text
 
     record = table.set_index("description").loc["age < 49"].to_dict()  # no failure: as given, it keeps its promise
-    line = _calibration_text(record, "both", table.attrs["dataset_values"]["calibration_gap_validation"],
+    line = _calibration_text(record, {"mode": "both"}, table.attrs["dataset_values"]["calibration_gap_validation"],
                              "validation", table.attrs["n_rows"]["validation"])  # fmt: skip
     assert re.search(r"risk overestimated by 1 point \(promised 14%, observed 14%\), \d+ points "
                      r"\[\d+, \d+\] less overestimated than on the whole data$", line), line  # fmt: skip

@@ -1,6 +1,7 @@
 """A calibration search after the global fix: the cross-fitted map, the
 splits it replaces, and the pipeline's defaults and answers on planted data."""
 
+import re
 import numpy as np
 import pandas as pd
 import pytest
@@ -86,7 +87,7 @@ def test_a_pocket_beyond_the_global_distortion_is_named_and_drawn_after_the_fix(
                                       progress=False, random_state=0)  # fmt: skip
     assert list(table.loc[table["failure"], "description"]) == ["g=='c' AND h=='x'"]
     line = subroc_ext.headline(table).text().splitlines()[2]
-    assert line.startswith("  1. g=='c' AND h=='x' (11% of rows): risk underestimated by ")
+    assert re.match(r"  #\d+ g=='c' AND h=='x' \(11% of held-out rows\): risk underestimated by ", line), line
     assert "after the global fix, observed " in line
     files = subroc_ext.write_report(table, held, tmp_path, label="y", score="p", measure="calibration_gap")
     html = files.html.read_text()

@@ -26,9 +26,9 @@ from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership
 from ..reporting.comparison_report import write_comparison_report
 from ..reporting.cells import failure_label
-from ..reporting.findings import CHECK_PREFIX, RANKS, finding_noun, headline, measure_title, shown_positions, than_words
+from ..reporting.findings import CHECK_PREFIX, RANKS, finding_noun, headline, shown_positions, than_words
 from ..reporting.page import format_p_value
-from ..reporting.reading import STOPPED, effect_meaning, effect_text, intervals_text, p_value_text
+from ..reporting.reading import STOPPED, effect_meaning, effect_text, intervals_text, measure_title, p_value_text
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
 from ..utils.descriptions import condition_text
 from ..utils.spreadsheet import write_csv

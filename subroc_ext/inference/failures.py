@@ -140,7 +140,9 @@ NOTE_WORDS = {
         "better than", "exceeds both what its own scores promise and the whole data's ranking",
         "wider spread of risk", "every model ranks better in such a slice",
         "it delivers more than its scores promise", "gain"),
-    "both": NoteWords("different from", change="change"),
+    "both": NoteWords(
+        "different from", "differs both from what its own scores promise and from the whole data", "case mix",
+        "its own scores promise this change", "it delivers other than its scores promise", "change"),
 }  # fmt: skip
 
 #: The slice a measure's own scores explain, by measure and direction: how its

@@ -21,11 +21,10 @@ import numpy as np
 import pandas as pd
 
 from ..inference.failures import CASE_MIX_WORDS, FINDING_NOUN, NOTE_WORDS, SLICE_WORDS, note_words
-from ..scoring.shortfall import SUFFIX
 from ..utils.names import CALIBRATION_MEASURE_NAMES
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
-from .reading import effect_text
+from .reading import effect_text, measure_kind, measure_title
 from .whole_calibration import calibration_sentence
 
 __all__ = ["CHECK_PREFIX", "HEADLINE_ROWS", "RANKS", "Finding", "Headline", "failure_rows", "findings_section",
@@ -43,42 +42,6 @@ _VARIANTS_SHOWN = 3
 #: The one numbering of every view, said once in each legend: a row's rank in the table.
 RANKS = "#k = the row's rank in the table and in subgroups.csv (1 = its first row)"
 
-#: How the built-in measures are written in sentences.
-_TITLES = {
-    "roc_auc": "ROC AUC", "pr_auc": "PR AUC", "arl": "average ranking loss",
-    "attribution_mean": "attribution mean", "auc_mu": "AUC_mu", "calibration_gap": "calibration gap",
-    "brier": "Brier score", "log_loss": "log loss",
-}  # fmt: skip
-
-#: The calibration gap's modes in words (the headline's comparison).
-_MISCALIBRATION = {"worse": "underestimated more than", "better": "overestimated more than"}
-
-
-#: The built-in measures where lower is better.
-_LOSSES = frozenset({"arl", "brier", "log_loss", "calibration_gap"})
-
-
-def measure_kind(measure, attrs=None):
-    """``'loss'`` (lower is better) or ``'score'``: the table's ``measure_kind``,
-    else the built-in measure's.
-
-    Examples
-    --------
-    >>> measure_kind("arl"), measure_kind("pr_auc"), measure_kind("mine", {"measure_kind": "loss"})
-    ('loss', 'score', 'loss')
-    """
-    return (attrs or {}).get("measure_kind") or ("loss" if measure in _LOSSES else "score")
-
-
-def measure_title(measure):
-    """A measure's name as written in a sentence (``'roc_auc'`` -> ``'ROC AUC'``,
-    ``'brier_beyond_promise'`` -> ``'Brier score beyond its promise'``)."""
-    measure = str(measure)
-    if measure.endswith(SUFFIX) and measure != SUFFIX:
-        return f"{measure_title(measure[:-len(SUFFIX)])} beyond its promise"
-    return _TITLES.get(measure, measure)
-
-
 def finding_noun(attrs):
     """What the headline calls a row it names, for a table's ``attrs``: a
     *failure* where the model does worse, and where its risks are
@@ -91,6 +54,10 @@ def finding_noun(attrs):
     ('finding', 'failure')
     """
     return "failure" if attrs.get("measure") == "calibration_gap" else FINDING_NOUN[attrs.get("mode", "worse")]
+
+
+#: The calibration gap's modes in words (the headline's comparison).
+_MISCALIBRATION = {"worse": "underestimated more than", "better": "overestimated more than"}
 
 
 def than_words(attrs):
@@ -552,6 +519,8 @@ _NOT_FAILURES = {
                                       "rows not shown worse than their scores promise"),
     "not shown better than promised": ("row not shown better than its scores promise",
                                        "rows not shown better than their scores promise"),
+    "not shown different from promised": ("row not shown other than its scores promise",
+                                          "rows not shown other than their scores promise"),
     "variant": ("variant of a {noun}", "variants of the {noun}s"),
     "explained": ("row explained by a {noun}", "rows explained by the {noun}s"),
     "beside a {noun}": ("row beside a {noun}, exceptional only by holding it",

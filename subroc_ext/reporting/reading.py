@@ -14,6 +14,7 @@ import pandas as pd
 from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from ..inference.verdicts import level_text
+from ..scoring.shortfall import SUFFIX
 from .page import Html, format_number, format_p_value
 
 __all__ = [
@@ -260,3 +261,35 @@ def _significance_rule(attrs):
         return ""
     beyond = "0" if not attrs.get("min_delta") else f"min_delta = {attrs['min_delta']:g}"
     return f"and an effect interval (at the false coverage-rate level) beyond {beyond}"
+
+
+#: How the built-in measures are written in sentences.
+_TITLES = {
+    "roc_auc": "ROC AUC", "pr_auc": "PR AUC", "arl": "average ranking loss",
+    "attribution_mean": "attribution mean", "auc_mu": "AUC_mu", "calibration_gap": "calibration gap",
+    "brier": "Brier score", "log_loss": "log loss",
+}  # fmt: skip
+
+#: The built-in measures where lower is better.
+_LOSSES = frozenset({"arl", "brier", "log_loss", "calibration_gap"})
+
+
+def measure_kind(measure, attrs=None):
+    """``'loss'`` (lower is better) or ``'score'``: the table's ``measure_kind``,
+    else the built-in measure's.
+
+    Examples
+    --------
+    >>> measure_kind("arl"), measure_kind("pr_auc"), measure_kind("mine", {"measure_kind": "loss"})
+    ('loss', 'score', 'loss')
+    """
+    return (attrs or {}).get("measure_kind") or ("loss" if measure in _LOSSES else "score")
+
+
+def measure_title(measure):
+    """A measure's name as written in a sentence (``'roc_auc'`` -> ``'ROC AUC'``,
+    ``'brier_beyond_promise'`` -> ``'Brier score beyond its promise'``)."""
+    measure = str(measure)
+    if measure.endswith(SUFFIX) and measure != SUFFIX:
+        return f"{measure_title(measure[:-len(SUFFIX)])} beyond its promise"
+    return _TITLES.get(measure, measure)

@@ -39,7 +39,7 @@ from .cells import (
     verdict_notes,
 )
 from .conditions import readable_description
-from .findings import findings_section, measure_kind, measure_title, significant_count
+from .findings import findings_section, significant_count
 from .page import (
     Column,
     Html,
@@ -53,7 +53,8 @@ from .page import (
     subgroups_table,
 )
 from .plotting import plot_forest, plot_pr_curves, plot_roc_curves
-from .reading import EFFECT_COLUMNS, STOPPED, effect_meaning, effect_note, has_effects, how_to_read
+from .reading import (EFFECT_COLUMNS, STOPPED, effect_meaning, effect_note, has_effects, how_to_read, measure_kind,
+                      measure_title)
 from .sections import cross_auc_section, diagnostics_section, top_diagnostics
 
 __all__ = [
