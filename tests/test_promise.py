@@ -216,3 +216,12 @@ def test_a_subgroup_far_short_of_its_promise_decides_without_draws_as_with_them(
     monkeypatch.setattr(promise_module, "UNREACHED", 0.0)  # every draw drawn: the same counts, the same p-values
     pd.testing.assert_frame_equal(promise_test(masks, y, scores, scores, max_samples=20_000, random_state=2),
                                   screened)
+
+
+def test_draws_stopped_at_the_last_exceedance_give_the_same_p_values(monkeypatch):
+    """Draws after the h-th exceedance are not drawn: the p-values are those of every draw drawn."""
+    _, p, y, masks = _range_restricted(2)
+    stopped = promise_test(masks, y, p, p, method="bonferroni", random_state=4)
+    original = _Subgroup.reaches
+    monkeypatch.setattr(_Subgroup, "reaches", lambda self, draws, batch, needed=None: original(self, draws, batch))
+    pd.testing.assert_frame_equal(promise_test(masks, y, p, p, method="bonferroni", random_state=4), stopped)

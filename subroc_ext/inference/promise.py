@@ -64,6 +64,8 @@ FIRST_ROUND = 256
 EXPECTATION_DRAWS = 256
 #: Rows times draws in one block of random numbers (32 MB of float64).
 _BLOCK = 1 << 22
+#: Label draws of a subgroup's first block in a round (most subgroups' draws reach their statistic at once).
+_FIRST_BLOCK = 32
 #: Tags the label draws' generators apart from the other tests'.
 _STREAM = 0x50524F4D
 #: Tags the draws that estimate a promise apart from the test's.
@@ -255,16 +257,22 @@ class _Subgroup:
         self.surely_unreached = mode == "worse" and type(promise.measure) is ROCAUC and _log_chernoff(
             rankdata(promise.scores[mask]), self.probabilities, self.cut) + np.log(max_samples) <= np.log(UNREACHED)
 
-    def reaches(self, draws, batch):
-        """Whether each of ``draws`` label draws of round ``batch`` reaches the statistic."""
+    def reaches(self, draws, batch, needed=None):
+        """Whether each of ``draws`` label draws of round ``batch`` reaches the
+        statistic; once ``needed`` of them have, the rest are not drawn (marked
+        reached: a sequential p-value ignores the draws after its last
+        exceedance, :class:`~subroc_ext.inference.sequential.SequentialPValues`).
+        The draws come in blocks of one stream, small ones first, so the
+        values drawn are the same whatever is skipped."""
         if self.surely_unreached:
             return np.zeros(draws, dtype=bool)
         sequence = np.random.SeedSequence(self.seed, spawn_key=(int(batch),))
         rng = np.random.default_rng(sequence)
         per_block = max(1, _BLOCK // max(len(self.probabilities), 1))
-        out = np.empty(draws, dtype=bool)
-        for start in range(0, draws, per_block):
-            stop = min(draws, start + per_block)
+        out = np.ones(draws, dtype=bool)
+        start, block, reached_so_far = 0, min(per_block, _FIRST_BLOCK), 0
+        while start < draws and (needed is None or reached_so_far < needed):
+            stop = min(draws, start + block)
             labels = rng.random((stop - start, len(self.probabilities))) < self.probabilities
             value = self.promise.drawn(self.mask, labels)
             if self.mode == "worse":
@@ -274,6 +282,8 @@ class _Subgroup:
             else:
                 reached = np.abs(value - self.expected) >= self.cut
             out[start:stop] = reached | np.isnan(value)
+            reached_so_far += int(out[start:stop].sum())
+            start, block = stop, per_block
         return out
 
 
@@ -345,7 +355,7 @@ def promise_test(masks, is_positive, scores, probabilities, *, measure=None, mod
         if stopped.all():
             break
         for i in np.flatnonzero(~stopped):
-            state.add(i, subgroups[i].reaches(size, batch))
+            state.add(i, subgroups[i].reaches(size, batch, needed=state.exceedances - state.exceeded[i]))
         stopped |= state.decided(method, alpha, weights=weights)
     p_values = state.p_values()
     if len(p_values):
