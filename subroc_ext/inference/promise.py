@@ -1,4 +1,10 @@
-"""Does a subgroup fall short of what its own scores promise? The label-draw test.
+"""Does a subgroup fall short of what its own scores promise? The label-draw test, for every measure.
+
+The promise of any measure is its value on the subgroup's rows were their
+labels drawn from the rows' probabilities (:class:`Promise`, SPEC "The
+promise of every measure"); the ROC AUC's, below, is the model-based
+concordance, and the test is the same for every measure, on its size-free
+scale (the ARL per negative).
 
 A slice of the strongest predictor (``age >= 66``) has a narrower spread of
 risk, so every model, the true probabilities included, ranks worse in it
@@ -136,6 +142,8 @@ class Promise:
         self.seed = int(seed)
         self.classes = measure.class_values(self.is_positive, self.scores) if isinstance(measure, RowMeanMeasure) \
             else None  # fmt: skip
+        # the ROC AUC itself (a subclass may change its value) and the row means have a formula
+        self._has_formula = type(measure) is ROCAUC or self.classes is not None
 
     def drawn_values(self, mask, labels):
         """The measure on the rows of ``mask`` for each draw of their labels
@@ -157,15 +165,14 @@ class Promise:
 
     def promised(self, mask):
         """The promise of the measure on the rows of ``mask`` (its own scale)."""
-        if isinstance(self.measure, ROCAUC) or self.classes is not None:
+        if self._has_formula:
             return self._exact(mask)
         return float(np.nanmean(self._expectation_draws(mask, self.drawn_values)))
 
     def expected(self, mask):
         """The promise on the size-free scale, higher better (the mean of
         :meth:`drawn` over label draws)."""
-        scaled = type(self.measure).size_free is not Measure.size_free
-        if (isinstance(self.measure, ROCAUC) or self.classes is not None) and not scaled:
+        if self._has_formula and type(self.measure).size_free is Measure.size_free:
             return self.sign * self._exact(mask)
         return float(np.nanmean(self._expectation_draws(mask, self.drawn)))
 
