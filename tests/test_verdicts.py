@@ -221,7 +221,10 @@ def test_command_line_names_the_rows_whose_test_and_interval_disagree():
 
     note = "the test rejects (corrected p 0.04) but the 99.96% FCR interval reaches 0: not credibly beyond it"
     table = pd.DataFrame({"description": ["a", "b", "c"], "verdict_note": ["", note, None]})
-    assert output._verdict_notes(table, 10) == f"\nWhere the test and the interval disagree:\n  #2: {note}"
-    assert output._verdict_notes(table.assign(verdict_note=""), 10) == ""
-    assert output._verdict_notes(table.assign(verdict_note="no interval: chosen and tested"), 10) == ""
-    assert output._verdict_notes(table, 1) == ""  # the noted row is not among the printed ones
+    ranks = np.arange(1, 4)
+    assert output._verdict_notes(table, ranks) == f"\nWhere the test and the interval disagree:\n  #2: {note}"
+    assert output._verdict_notes(table.assign(verdict_note=""), ranks) == ""
+    assert output._verdict_notes(table.assign(verdict_note="no interval: chosen and tested"), ranks) == ""
+    assert output._verdict_notes(table.iloc[[0, 2]], [1, 3]) == ""  # the noted row is not among the printed ones
+    # a row printed after the top rows (a failure ranked below them) is named by its own rank
+    assert output._verdict_notes(table.iloc[[0, 1]], [1, 65]).endswith(f"#65: {note}")
