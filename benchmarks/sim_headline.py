@@ -55,9 +55,10 @@ from synthetic import risk_frame  # noqa: E402
 PURITY = COVERAGE = 0.5
 
 
-def names_the_plant(table, data, rows):
-    """Whether one of ``rows`` (positions in ``table``) is mostly inside the plant and covers most of it."""
-    plant = ((data["g"] == "c") & (data["h"] == "x")).to_numpy()
+def names_the_plant(table, data, rows, plant=None):
+    """Whether one of ``rows`` (positions in ``table``) is mostly inside the plant (a mask over
+    ``data``; by default ``g == 'c' AND h == 'x'``) and covers most of it."""
+    plant = ((data["g"] == "c") & (data["h"] == "x")).to_numpy() if plant is None else plant
     for position in rows:
         cover = np.asarray(table["subgroup"].iloc[position].covers(data), dtype=bool)
         inside = (cover & plant).sum()

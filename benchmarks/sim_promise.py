@@ -42,14 +42,14 @@ from scipy import stats
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
 import subroc_ext  # noqa: E402
+from sim_headline import names_the_plant  # noqa: E402  (the same rule as the headline's simulation)
 
 #: Every measure the issue names, and which of them plant a halved risk instead of shuffled scores.
 MEASURES = ["roc_auc", "pr_auc", "arl", "attribution_mean", "brier", "log_loss"]
 CALIBRATION = {"brier", "log_loss"}
-#: The share of a failure's rows inside the plant, and of the plant it must cover, to name it.
-PURITY = COVERAGE = 0.5
 
 
 def make_data(seed, rows, planted, measure):
@@ -76,16 +76,6 @@ def make_data(seed, rows, planted, measure):
     return frame, plant
 
 
-def names_the_plant(table, frame, plant, rows):
-    """Whether one of ``rows`` (positions in ``table``) is mostly inside the plant and covers most of it."""
-    for position in rows:
-        cover = np.asarray(table["subgroup"].iloc[position].covers(frame), dtype=bool)
-        inside = (cover & plant).sum()
-        if cover.sum() and inside >= PURITY * cover.sum() and inside >= COVERAGE * plant.sum():
-            return True
-    return False
-
-
 def run_one(job):
     """One data set, ``(measure, seed, planted, rows, holdout)``: its CSV row (a dict)."""
     measure, seed, planted, rows, holdout = job
@@ -100,7 +90,7 @@ def run_one(job):
     return {
         "measure": measure, "seed": seed, "planted": planted, "rows": rows, "holdout": holdout,
         "significant": int(significant.sum()), "failures": len(failures),
-        "names_plant": bool(planted and names_the_plant(table, frame, plant, failures)),
+        "names_plant": bool(planted and names_the_plant(table, frame, failures, plant)),
         "headline": "; ".join(table["description"].iloc[failures]) if len(failures) else "",
         "cpu_seconds": round(time.process_time() - start, 2),
     }  # fmt: skip
