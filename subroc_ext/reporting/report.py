@@ -199,9 +199,10 @@ def forest_section(table, *, n_rows=None, value=None, interval=None, reference=N
                                                     if column == "delta" and reference == 0 else ""))  # fmt: skip
     promised = (
         Html(" Blue diamonds: <code>expected_{}</code>, what the subgroup's own scores "
-             "promise (its ROC AUC if the scores were the true probabilities; the dotted line: the whole "
-             "split's); a dot far left of its diamond is a model doing worse than its scores promise, a "
-             "dot near it a subgroup where every model would rank worse.").format(column)
+             "promise (its {} if the scores were the true probabilities; the dotted line: the whole "
+             "split's); a dot far from its diamond on the worse side is a model doing worse than its scores "
+             "promise, a dot near it a subgroup where every model would do as badly.").format(
+            column, measure_title(table.attrs.get("measure", "roc_auc")))
         if f"expected_{column}" in table.columns else Html("")
     )  # fmt: skip
     return Html("""{top}{rest}
