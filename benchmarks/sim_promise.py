@@ -26,6 +26,11 @@ The recorded runs (benchmarks/RESULTS.md)::
 
     python benchmarks/sim_promise.py --null 100 --planted 100 --jobs 2
     python benchmarks/sim_promise.py --null 100 --planted 0 --rows 500 --no-holdout --jobs 2
+    python benchmarks/sim_promise.py --null 20 --planted 0 --measures arl --mode better
+
+Each summary line also counts the rows whose effect interval lies beyond 0
+while the test does not find them significant (one verdict per row: 0
+expected).
 """
 
 import argparse
@@ -77,18 +82,22 @@ def make_data(seed, rows, planted, measure):
 
 
 def run_one(job):
-    """One data set, ``(measure, seed, planted, rows, holdout)``: its CSV row (a dict)."""
-    measure, seed, planted, rows, holdout = job
+    """One data set, ``(measure, seed, planted, rows, holdout[, mode])``: its CSV row (a dict)."""
+    measure, seed, planted, rows, holdout, mode = (*job, "worse")[:6]
     frame, plant = make_data(seed, rows, planted, measure)
     start = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # low-power notes: the counts say what matters here
         table = subroc_ext.find_subgroups(frame, label="y", score="score", measure=measure, progress=False,
-                                          random_state=seed, validation=0.5 if holdout else None)  # fmt: skip
+                                          random_state=seed, validation=0.5 if holdout else None, mode=mode)  # fmt: skip
     failures = np.flatnonzero(table["failure"].fillna(False).to_numpy(dtype=bool)) if "failure" in table else []
     significant = table["significant"].fillna(False).to_numpy(dtype=bool) if len(table) else np.zeros(0, bool)
+    # one verdict per row: an interval beyond 0 on a row the test does not find significant contradicts it
+    beyond = ((table["delta_ci_low"] > 0) | (table["delta_ci_high"] < 0)).to_numpy(dtype=bool) \
+        if "delta_ci_low" in table else np.zeros(len(table), bool)  # fmt: skip
     return {
-        "measure": measure, "seed": seed, "planted": planted, "rows": rows, "holdout": holdout,
+        "measure": measure, "mode": mode, "seed": seed, "planted": planted, "rows": rows, "holdout": holdout,
+        "tested": len(table), "interval_without_test": int((beyond & ~significant).sum()),
         "significant": int(significant.sum()), "failures": len(failures),
         "names_plant": bool(planted and names_the_plant(table, frame, failures, plant)),
         "headline": "; ".join(table["description"].iloc[failures]) if len(failures) else "",
@@ -113,6 +122,8 @@ def summary(frame):
             other = int((planted["failures"] - planted["names_plant"]).clip(lower=0).sum())
             parts.append(f"planted: named in {_share(planted['names_plant'].sum(), len(planted))}, "
                          f"{other} other failures")  # fmt: skip
+        parts.append(f"intervals beyond 0 on rows not significant: {rows['interval_without_test'].sum():,} of "
+                     f"{rows['tested'].sum():,}")
         parts.append(f"{rows['cpu_seconds'].mean():.1f} CPU s per data set")
         lines.append("; ".join(parts))
     return "\n".join(lines)
@@ -125,11 +136,12 @@ def main(argv=None):
     parser.add_argument("--rows", type=int, default=2000)
     parser.add_argument("--no-holdout", action="store_true", help="validation=None")
     parser.add_argument("--measures", default=",".join(MEASURES))
+    parser.add_argument("--mode", choices=["worse", "better", "both"], default="worse")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     holdout = not args.no_holdout
-    jobs = [(m, seed, planted, args.rows, holdout) for m in args.measures.split(",")
+    jobs = [(m, seed, planted, args.rows, holdout, args.mode) for m in args.measures.split(",")
             for planted, count in ((False, args.null), (True, args.planted)) for seed in range(count)]  # fmt: skip
     with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
         rows = list((pool.map if pool else map)(run_one, jobs))
