@@ -96,7 +96,7 @@ import pandas as pd
 from ..objective.quality import SoftClassifierQF
 from ..objective.statistics import Columns
 from ..scoring.measures import ROCAUC
-from .promise import Promise, promise_test
+from .promise import Promise
 from .significance import base_seed, randomization_test
 
 __all__ = ["BY_PROMISE", "CASE_MIX_WORDS", "FAILURE_COLUMNS", "FINDING_NOUN", "MIN_CLASS_COUNT", "NOTE_WORDS",
@@ -335,10 +335,9 @@ class _Tests:
 
     def promise(self, masks, method=None, weights=None, alpha=None):
         """Each mask's label-draw test of its promise: (corrected p-values, rejected)."""
-        tested = promise_test(
-            [mask[self.promise_rows] for mask in masks], *self.rows.promise, measure=self.measure, mode=self.mode,
-            method=method or self.rules.method, alpha=alpha or self.rules.alpha, weights=weights,
-            random_state=self.seed,
+        tested = self._promise.test(
+            [mask[self.promise_rows] for mask in masks], mode=self.mode, method=method or self.rules.method,
+            alpha=alpha or self.rules.alpha, weights=weights,
         )  # fmt: skip
         return tested["p_value_corrected"].to_numpy(), tested["significant"].to_numpy(dtype=bool)
 

@@ -48,6 +48,7 @@ References
    settings", Statistics in Medicine 35(23), 4136-4152, 2016.
 """
 
+import functools
 import zlib
 
 import numpy as np
@@ -176,6 +177,39 @@ class Promise:
             return self.sign * self._exact(mask)
         return float(np.nanmean(self._expectation_draws(mask, self.drawn)))
 
+    @functools.cached_property
+    def shortfall(self):
+        """How far the measure on all the rows falls short of their promise
+        (size-free, higher better; computed once: the test of every subset
+        gives it in the subset's favour)."""
+        every = np.ones(len(self.scores), dtype=bool)
+        return self.expected(every) - self.observed(every)
+
+    def test(self, masks, *, mode="worse", method="fdr_by", alpha=0.05, weights=None, max_samples=MAX_SAMPLES,
+             exceedances=10):  # fmt: skip
+        """:func:`promise_test` of subsets of these rows (``masks``), its draws
+        seeded by this promise's seed."""
+        from statsmodels.stats.multitest import multipletests
+
+        subgroups = [_Subgroup(np.asarray(m, dtype=bool), self, mode, self.shortfall, self.seed, max_samples)
+                     for m in masks]  # fmt: skip
+        state = SequentialPValues(len(subgroups), exceedances=exceedances, max_samples=max_samples)
+        stopped = np.zeros(len(subgroups), dtype=bool)
+        for batch, size in enumerate(round_sizes(max_samples, FIRST_ROUND)):
+            if stopped.all():
+                break
+            for i in np.flatnonzero(~stopped):
+                state.add(i, subgroups[i].reaches(size, batch, needed=state.exceedances - state.exceeded[i]))
+            stopped |= state.decided(method, alpha, weights=weights)
+        p_values = state.p_values()
+        if len(p_values):
+            significant, corrected, _, _ = multipletests(weighted_p_values(p_values, weights), alpha=alpha,
+                                                         method=method)  # fmt: skip
+        else:
+            significant, corrected = np.zeros(0, dtype=bool), np.zeros(0)
+        return pd.DataFrame({"p_value": p_values, "p_value_corrected": corrected, "significant": significant,
+                             "draws": state.drawn})  # fmt: skip
+
     def _exact(self, mask):
         if self.classes is not None:
             positive, negative = (values[mask] for values in self.classes)
@@ -200,9 +234,7 @@ def shortfall(is_positive, scores, probabilities, measure=None):
     >>> round(shortfall(np.array([True, False, True]), np.array([0.9, 0.5, 0.1]), np.array([0.9, 0.5, 0.1])), 4)
     0.4396
     """
-    promise = Promise(ROCAUC() if measure is None else measure, is_positive, scores, probabilities)
-    every = np.ones(len(promise.scores), dtype=bool)
-    return promise.expected(every) - promise.observed(every)
+    return Promise(ROCAUC() if measure is None else measure, is_positive, scores, probabilities).shortfall
 
 
 def _log_chernoff(ranks, probabilities, cut):
@@ -349,26 +381,6 @@ def promise_test(masks, is_positive, scores, probabilities, *, measure=None, mod
     >>> promise_test([first, rest], y, scores, scores)["significant"].tolist()
     [True, False]
     """
-    from statsmodels.stats.multitest import multipletests
-
-    seed = int(random_state)
-    promise = Promise(ROCAUC() if measure is None else measure, is_positive, scores, probabilities, seed)
-    every = np.ones(len(promise.scores), dtype=bool)
-    whole = promise.expected(every) - promise.observed(every)
-    subgroups = [_Subgroup(np.asarray(m, dtype=bool), promise, mode, whole, seed, max_samples) for m in masks]
-    state = SequentialPValues(len(subgroups), exceedances=exceedances, max_samples=max_samples)
-    stopped = np.zeros(len(subgroups), dtype=bool)
-    for batch, size in enumerate(round_sizes(max_samples, FIRST_ROUND)):
-        if stopped.all():
-            break
-        for i in np.flatnonzero(~stopped):
-            state.add(i, subgroups[i].reaches(size, batch, needed=state.exceedances - state.exceeded[i]))
-        stopped |= state.decided(method, alpha, weights=weights)
-    p_values = state.p_values()
-    if len(p_values):
-        significant, corrected, _, _ = multipletests(weighted_p_values(p_values, weights), alpha=alpha,
-                                                     method=method)  # fmt: skip
-    else:
-        significant, corrected = np.zeros(0, dtype=bool), np.zeros(0)
-    return pd.DataFrame({"p_value": p_values, "p_value_corrected": corrected, "significant": significant,
-                         "draws": state.drawn})  # fmt: skip
+    promise = Promise(ROCAUC() if measure is None else measure, is_positive, scores, probabilities, int(random_state))
+    return promise.test(masks, mode=mode, method=method, alpha=alpha, weights=weights, max_samples=max_samples,
+                        exceedances=exceedances)

@@ -313,24 +313,31 @@ def dataset_values(data, target, positive_label=1, measure=None, *, probabilitie
     if probabilities is not None:
         ascending = _ascending_probabilities(dataset, probabilities)
         values["expected_roc_auc"] = _expected_aucs(dataset, ascending, [np.ones(len(dataset), bool)])[0]
-        values.update(_promised(dataset, measure, probabilities, [np.ones(len(dataset), bool)]).iloc[0].to_dict())
+        values.update(_promised(_promise(dataset, measure, probabilities), dataset,
+                                [np.ones(len(dataset), bool)]).iloc[0].to_dict())  # fmt: skip
     return values
 
 
-def _promised(dataset, measure, probabilities, masks):
-    """``expected_<measure>`` of each cover (a mask over the sorted rows): what the
-    scores promise of the searched ``measure``
-    (:class:`~subroc_ext.inference.promise.Promise`), NaN where the measure is
-    undefined; no column for the ROC AUC (``expected_roc_auc`` is always there)
-    or without a measure."""
-    if measure is None or measure.name == "roc_auc":
+def _promise(dataset, measure, probabilities):
+    """The :class:`~subroc_ext.inference.promise.Promise` of the searched ``measure``
+    on the sorted rows of ``dataset`` (``probabilities`` in the data's row
+    order); None for the ROC AUC (``expected_roc_auc`` is always there) or
+    without a measure or probabilities."""
+    if measure is None or probabilities is None or measure.name == "roc_auc":
+        return None
+    return Promise(measure, dataset.is_positive, dataset.scores, np.asarray(probabilities, dtype=float)[dataset.order])
+
+
+def _promised(promise, dataset, masks):
+    """``expected_<measure>`` of each cover (a mask over the sorted rows) where the
+    measure is defined (NaN elsewhere); no column without a ``promise``."""
+    if promise is None:
         return pd.DataFrame(index=range(len(masks)))
-    promise = Promise(measure, dataset.is_positive, dataset.scores, np.asarray(probabilities, dtype=float)[dataset.order])
     positives = np.array([dataset.is_positive[mask].sum() for mask in masks], dtype=int)
     sizes = np.array([mask.sum() for mask in masks], dtype=int)
-    defined = measure.is_defined(positives, sizes - positives)
-    return pd.DataFrame({f"expected_{measure.name}": [promise.promised(mask) if ok else np.nan
-                                                      for mask, ok in zip(masks, defined)]})  # fmt: skip
+    defined = promise.measure.is_defined(positives, sizes - positives)
+    return pd.DataFrame({f"expected_{promise.measure.name}": [promise.promised(mask) if ok else np.nan
+                                                              for mask, ok in zip(masks, defined)]})  # fmt: skip
 
 
 def _ascending_probabilities(dataset, probabilities):
@@ -427,15 +434,15 @@ def describe(subgroups, data, target, *, positive_label=1, intervals=False, suff
     dataset, subgroups = _sorted(data, target, positive_label), list(subgroups)
     measures = _prepared_measures(dataset, measure)
     ascending = None if probabilities is None else _ascending_probabilities(dataset, probabilities)
+    promise = _promise(dataset, measure, probabilities)
     starts = range(0, max(len(subgroups), 1), _DESCRIBED_AT_ONCE)  # one (empty) part for no subgroups
     parts = []
     for start in starts:
         masks = dataset.masks_of(subgroups[start : start + _DESCRIBED_AT_ONCE])
         part = _describe_covers(dataset, masks, measures, ascending, intervals)
-        if probabilities is not None:  # what the scores promise of the searched measure, after it
-            promised = _promised(dataset, measure, probabilities, masks).set_index(part.index)
-            for name in promised:
-                part.insert(part.columns.get_loc(measure.name) + 1, name, promised[name])
+        promised = _promised(promise, dataset, masks).set_index(part.index)  # after the searched measure
+        for name in promised:
+            part.insert(part.columns.get_loc(measure.name) + 1, name, promised[name])
         parts.append(part)
     table = pd.concat(parts, ignore_index=True)
     # the suffix goes after the measure: roc_auc_validation_ci_low

@@ -154,18 +154,19 @@ def label_draws_without_holdout(table, subgroups, rows, *, mode, found, rules):
         :func:`~subroc_ext.inference.failures.judge_failures`; rows not
         significant in ``table`` are not tested (p 1).
     """
-    candidates = found.size.candidates if found.size is not None else \
-        estimate_search_size(found.selectors, len(rows.frame), found.depth).candidates  # fmt: skip
     tested_rows = np.flatnonzero(table["significant"].fillna(False).to_numpy(dtype=bool))
     whole = pd.DataFrame({"p_value": 1.0, "significant": False}, index=table.index)
     if len(tested_rows):
+        family = max(len(tested_rows), found.size.candidates if found.size is not None else
+                     estimate_search_size(found.selectors, len(rows.frame), found.depth).candidates)  # fmt: skip
         within = slice(None) if rows.promise_rows is None else rows.promise_rows  # a drift: its current period
+        # Bonferroni over the family: each p at most alpha / family (over the rows tested, alpha * rows / family)
         tested = promise_test(
             [np.asarray(rows.cover(subgroups[i]), dtype=bool)[within] for i in tested_rows], *rows.promise,
-            measure=rows.measure, mode=mode, method="bonferroni", alpha=rules.alpha * len(tested_rows) / max(
-                candidates, len(tested_rows)), random_state=base_seed(rules.random_state),
+            measure=rows.measure, mode=mode, method="bonferroni", alpha=rules.alpha * len(tested_rows) / family,
+            random_state=base_seed(rules.random_state),
         )  # fmt: skip
-        whole.iloc[tested_rows, 0] = np.minimum(tested["p_value"].to_numpy() * max(candidates, len(tested_rows)), 1)
+        whole.iloc[tested_rows, 0] = np.minimum(tested["p_value"].to_numpy() * family, 1)
         whole.iloc[tested_rows, 1] = tested["significant"].to_numpy()
     whole["significant"] = whole["significant"].astype(bool)
     return whole
