@@ -170,6 +170,28 @@ class ValidatedData:
         """The pysubgroup target of the label and score columns."""
         return SoftClassifierTarget(self.label, self.score)
 
+    def split(self, validation, random_state):
+        """The rows of a table checked without a holdout, split into search and
+        validation parts, each checked (both classes) and sorted; the search
+        space stays (conditions from all rows' attributes, never their labels).
+
+        Parameters
+        ----------
+        validation : float
+            The fraction of rows held out, in (0, 1).
+        random_state : int or numpy.random.Generator
+
+        Returns
+        -------
+        ValidatedData
+        """
+        search, held_out = split_validation(self.search.data, validation, random_state)
+        return ValidatedData(
+            _sorted_split(search, self.label, self.score, self.positive_label, "search"),
+            _sorted_split(held_out, self.label, self.score, self.positive_label, "validation"),
+            self.label, self.score, self.positive_label, self.space,
+        )  # fmt: skip
+
 
 def _check_same_kinds(search, held_out, columns):
     """Refuse a column holding numbers in one split and other values in the other

@@ -27,6 +27,7 @@ from ..inputs.labels import infer_positive_label
 from ..inputs.probabilities import fit_probabilities
 from ..inputs.search_space import make_search_space
 from ..inputs.target import SoftClassifierTarget
+from ..inputs.validated import split_validation
 from ..metrics.expected_auc import expected_roc_auc
 from ..objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
 from ..objective.generalization import GeneralizationAwareQF
@@ -38,18 +39,13 @@ from ..utils.validation import (
     check_mode,
     check_search_settings,
     check_weights,
+    min_support_count,
     positive_mask,
 )
 from . import diversity as _diversity
 from . import steps, without_holdout
-from .pipeline import (
-    check_holdout_settings,
-    describing,
-    make_quality_function,
-    min_support_count,
-    search_keep_test,
-    split_validation,
-)
+from .settings import check_holdout_settings
+from .single_split import describing, make_quality_function, search_keep_test
 
 __all__ = ["find_regressions", "find_drift", "describe_comparison", "split_periods"]
 

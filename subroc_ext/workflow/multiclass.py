@@ -18,9 +18,10 @@ from ..objective.generalization import GeneralizationAwareQF
 from ..objective.multiclass import AUCMuQF, MultiClassTarget
 from ..scoring.auc_mu import check_partition_matrix
 from ..utils.cluster import parallelism
-from ..utils.validation import check_columns, check_mode, check_weights
+from ..utils.validation import check_columns, check_mode, check_weights, min_support_count
 from . import diversity, steps
-from .pipeline import check_holdout_settings, describing, min_support_count, search_keep_test, test_columns
+from .settings import check_holdout_settings
+from .single_split import describing, search_keep_test, test_columns
 
 __all__ = ["find_multiclass_subgroups", "describe_multiclass_subgroups"]
 

@@ -1,5 +1,10 @@
 """The whole SubROC framework in one call: :func:`find_subgroups`.
 
+Its body is a composition of named steps: the settings checked once
+(:class:`~subroc_ext.workflow.settings.AuditSettings`), the table checked
+once (:func:`~subroc_ext.inputs.validated.validate_data`), then one split's
+audit (:func:`~subroc_ext.workflow.single_split.audit_one_split`):
+
 1. check the input once and split off held-out validation data (or take the
    one given), each split sorted by score once (:mod:`subroc_ext.inputs.validated`),
 2. build the search space (:mod:`subroc_ext.inputs.search_space`),
@@ -13,32 +18,16 @@
    whole split.
 """
 
-import numbers
 import warnings
 
-import numpy as np
-import pandas as pd
-
-from ..exceptions import InterruptedTest, keeping
-from ..inference.calibration import calibration_check
-from ..inference.failures import FailureRules, dataset_rows, judge_failures
-from ..inference.significance import check_test_settings
-from ..inference.verdicts import check_verdict_settings
-from ..inputs.data_checks import data_checks
-from ..inputs.probabilities import check_calibrate
 from ..inputs.validated import split_validation, validate_data
-from ..objective.generalization import GeneralizationAwareQF
-from ..objective.quality import SoftClassifierQF
-from ..scoring import measures as _measures
-from ..scoring.shortfall import shortfall_measure
-from ..utils.cluster import parallelism
 from ..utils.deprecation import REMOVED_IN
-from ..utils.validation import check_mode, check_weights, min_support_count
-from . import case_mix as _case_mix
-from . import diversity as _diversity
-from . import steps, without_holdout
-from .global_fix import calibration_first, default_mode, fixed_probabilities
-from .steps import CALIBRATION_MEASURES, MEASURES
+from ..utils.validation import min_support_count
+from . import steps
+from .many_splits import audit_many_splits
+from .settings import AuditSettings, check_holdout_settings, validation_kind
+from .single_split import audit_one_split, make_quality_function, search_keep_test
+from .steps import MEASURES
 
 __all__ = [
     "MEASURES",
@@ -50,48 +39,6 @@ __all__ = [
     "search_keep_test",
     "check_holdout_settings",
 ]
-
-
-def _measure(measure):
-    if isinstance(measure, _measures.Measure):
-        return measure
-    named = {**MEASURES, **CALIBRATION_MEASURES}
-    if measure not in named:
-        raise ValueError(f"measure must be one of {sorted(named)} or a Measure, got {measure!r}")
-    return named[measure]()
-
-
-def make_quality_function(
-    measure, label, *, positive_label=1, size_weight=0.0, balance_weight=0.0,
-    mode="worse", generalization_aware=False,
-):  # fmt: skip
-    """A quality function for a measure given by name or as a :class:`~subroc_ext.Measure`.
-
-    Parameters
-    ----------
-    measure : {'roc_auc', 'pr_auc', 'arl', 'attribution_mean', 'calibration_gap', 'brier', \
-'log_loss'} or Measure
-    label : str
-        Label column.
-    positive_label : object, default=1
-    size_weight, balance_weight : float, default=0
-        Weight exponents alpha and beta. The defaults (0, 0, no generalization
-        awareness) are those of the drop-in quality functions and of
-        pysubgroup, SubROC's basic setting; :func:`find_subgroups` defaults to
-        the full framework (1, 1, generalization-aware).
-    mode : {'worse', 'better', 'both'}, default='worse'
-    generalization_aware : bool, default=False
-        Wrap the function in :class:`~subroc_ext.GeneralizationAwareQF`.
-
-    Returns
-    -------
-    SoftClassifierQF or GeneralizationAwareQF
-    """
-    qf = SoftClassifierQF(
-        _measure(measure), label, positive_label=positive_label, size_weight=size_weight,
-        balance_weight=balance_weight, mode=mode,
-    )  # fmt: skip
-    return GeneralizationAwareQF(qf) if generalization_aware else qf
 
 
 def describe_subgroups(subgroups, data, target, *, positive_label=1, mode="worse", suffix=""):
@@ -142,6 +89,7 @@ def find_subgroups(
     case_mix=False,
     calibrate="auto",
     allow_large=False,
+    splits=1,
 ):
     """Find subgroups where a classifier performs exceptionally, and test them.
 
@@ -303,6 +251,20 @@ def find_subgroups(
         available; by default it is refused with a
         :class:`~subroc_ext.exceptions.SearchMemoryError` before it starts
         (:func:`~subroc_ext.inputs.search_size.check_memory`).
+    splits : int, default=1
+        Random search/validation splits of ``data`` (``validation`` the
+        fraction held out in each): 1 is one split, seeded by
+        ``random_state``; B > 1 runs the whole audit on B splits of the same
+        rows, each at the level ``0.3 * alpha``, and aggregates what they
+        reject (e-BH on the splits' compound e-values: the false discovery
+        rate at most ``alpha`` under any dependence between the splits), so
+        that another seed gives the same answer
+        (:mod:`~subroc_ext.workflow.many_splits`). The table is that of
+        the split agreeing best with the aggregate, with the aggregate's
+        ``significant``, ``failure``, ``delta`` and interval, and
+        ``splits_found``, ``splits_significant``, ``splits_named`` (in how
+        many splits each row was found, significant, a headline failure)
+        and ``split`` (which split's rows describe it).
 
     Returns
     -------
@@ -399,236 +361,24 @@ def find_subgroups(
     >>> find_subgroups(search, label="income", score="score", positive_label=">50K",
     ...                validation=validation)                                # doctest: +SKIP
     """
-    mode = check_mode(default_mode(_measure(measure)) if mode is None else mode, _measure(measure).mode_aliases)
-    check_weights(size_weight, balance_weight)
-    check_test_settings(n_samples, method, alpha, max_samples)
-    check_holdout_settings(validation, intervals, min_delta)
-    if not (isinstance(depth, (int, np.integer)) and depth >= 1):
-        raise ValueError(f"depth must be a positive integer, got {depth!r}")
-    if not (isinstance(result_set_size, (int, np.integer)) and result_set_size >= 1):
-        raise ValueError(f"result_set_size must be a positive integer, got {result_set_size!r}")
-    if not (isinstance(min_quality, numbers.Real) and not np.isnan(min_quality)):
-        raise ValueError(f"min_quality must be a number (or -inf), got {min_quality!r}")
-    _diversity.check_max_overlap(max_overlap)
-    check_calibrate(calibrate)
-    _check_case_mix(measure, case_mix)
-    checked = validate_data(
-        data, label=label, score=score, positive_label=positive_label, validation=validation,
-        random_state=random_state, ignore=ignore, nbins=nbins, thresholds=thresholds,
-        keep_ids=keep_ids, min_support=min_support, selectors=selectors,
+    settings = AuditSettings(
+        measure_name=measure, mode=mode, size_weight=size_weight, balance_weight=balance_weight,
+        generalization_aware=generalization_aware, depth=depth, min_support=min_support,
+        min_quality=min_quality, result_set_size=result_set_size, collapse_identical=collapse_identical,
+        max_overlap=max_overlap, n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
+        intervals=intervals, min_delta=min_delta, random_state=random_state, algorithm=algorithm,
+        progress=progress, client=client, n_jobs=n_jobs, case_mix=case_mix, calibrate=calibrate,
+        allow_large=allow_large, splits=splits, validation_kind=validation_kind(validation),
     )  # fmt: skip
-    positive_label = checked.positive_label
-    search, held_out = checked.search, checked.validation
-    min_support = min_support_count(min_support, len(search))
-    # the whole data's calibration; for the calibration gap the gaps a global fix leaves (a promise of 0)
-    search, held_out, whole_calibration, global_fix = calibration_first(search, held_out, _measure(measure),
-                                                                        calibrate, random_state)  # fmt: skip
-    target = checked.target
-    probabilities, fitted, p_values = fixed_probabilities(search, held_out, global_fix) if global_fix else \
-        _case_mix.fitted_probabilities(checked, calibrate, case_mix)  # fmt: skip
-    if case_mix and measure != "roc_auc":  # a row mean beyond its promise is a row mean: searched as one
-        measure, case_mix = shortfall_measure(_measure(measure), fitted), False
-    if case_mix:
-        searched, tested_on, case_mix_target = _case_mix.case_mix_data(search, held_out, p_values, label, score)
-        qf, statistic_qf = _case_mix.case_mix_functions(
-            label, positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
-            mode=mode, generalization_aware=generalization_aware,
-        )  # fmt: skip
-    else:
-        searched, tested_on, case_mix_target = search, held_out, target
-        qf = make_quality_function(
-            measure, label, positive_label=positive_label, size_weight=size_weight,
-            balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware,
-        )  # fmt: skip
-        statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
-    client, n_jobs = parallelism(client, n_jobs)
-    found, kept, tested = search_keep_test(
-        searched, tested_on, qf, statistic_qf, case_mix_target, selectors=checked.space, depth=depth,
-        min_support=min_support, result_set_size=result_set_size, min_quality=min_quality,
-        algorithm=algorithm, collapse_identical=collapse_identical, max_overlap=max_overlap,
-        n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
-        intervals=intervals, min_delta=min_delta, random_state=random_state, progress=progress,
-        client=client, n_jobs=n_jobs, allow_large=allow_large,
-    )  # fmt: skip
-    with describing(kept, tested):  # Ctrl-C or an error: the searched (and tested) table goes with it
-        splits = [("search", search, p_values[0])]
-        if held_out is not None:
-            splits.append(("validation", held_out, p_values[1]))
-        table = pd.concat(
-            [
-                kept.frame(),
-                *(
-                    steps.describe(kept.subgroups, dataset, target, positive_label=positive_label,
-                                   intervals=split == "validation", suffix=f"_{split}",
-                                   measure=statistic_qf.measure, probabilities=p)
-                    for split, dataset, p in splits
-                ),  # fmt: skip
-                test_columns(kept, tested),
-            ],
-            axis=1,
-        )
-        if statistic_qf.measure.reads_probabilities:  # the absolute check where the effects are measured
-            split, dataset, _ = splits[-1]
-            checked_rows = calibration_check(dataset.masks_of(kept.subgroups), dataset.is_positive,
-                                             dataset.scores, suffix=f"_{split}")  # fmt: skip
-            table = pd.concat([table, checked_rows], axis=1)
-        dataset_values = {}
-        for split, dataset, p in splits:
-            for name, value in steps.dataset_values(dataset, target, measure=statistic_qf.measure,
-                                                    probabilities=p).items():  # fmt: skip
-                dataset_values[f"{name}_{split}"] = value
-        table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode, split=splits[-1][0],
-                                     measure=statistic_qf.measure)  # fmt: skip
-        if tested is not None:
-            split, dataset, p = splits[-1]
-            rules = FailureRules(method=method, alpha=alpha, random_state=random_state, holdout=held_out is not None)
-            # searched by the case mix: the verdict is the promise's test, and "worse" is of the measure
-            rows = dataset_rows(dataset, statistic_qf.measure, mode, probabilities=None if case_mix else p)
-            whole_search_promise = None
-            if held_out is None and rows.promise is not None and statistic_qf.measure.name == "roc_auc":
-                whole_search_promise = without_holdout.promise_without_holdout(
-                    table, kept.subgroups, search, p, label=label, score=score, positive_label=positive_label,
-                    mode=mode, found=found, rules=rules, progress=progress, client=client, n_jobs=n_jobs,
-                )  # fmt: skip
-            elif held_out is None and rows.promise is not None:
-                whole_search_promise = without_holdout.label_draws_without_holdout(
-                    table, kept.subgroups, rows, mode=mode, found=found, rules=rules)  # fmt: skip
-            judged = judge_failures(table, kept.subgroups, rows, mode,
-                                    search_shortfall=_case_mix.search_shortfall(table, dataset_values,
-                                                                                statistic_qf.measure),
-                                    whole_search_promise=whole_search_promise, rules=rules)  # fmt: skip
-            table = pd.concat([table, judged], axis=1)
-        table.attrs.update(
-            measure=statistic_qf.measure.name, measure_kind=statistic_qf.measure.kind, mode=mode, label=label,
-            score=score,
-            positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
-            generalization_aware=generalization_aware, depth=depth, min_support=min_support,
-            collapse_identical=collapse_identical, max_overlap=max_overlap,
-            n_samples=n_samples, max_samples=max_samples, alpha=alpha, min_delta=min_delta,
-            **steps.test_settings(tested, held_out, method, intervals),
-            dataset_values=dataset_values,
-            n_rows={"search": len(search), **({} if held_out is None else {"validation": len(held_out)})},
-            min_quality=min_quality, thresholds=thresholds, nbins=nbins,
-            search_space=steps.space_summary(checked.space, found),
-            case_mix=case_mix, calibrate=calibrate, probabilities=probabilities,
-            whole_calibration=whole_calibration, global_fix=global_fix,
-            data_checks=data_checks(search, checked.space, label=label, positive_label=positive_label),
-            counts={
-                "candidates": found.candidates, "searched": found.result_set_sizes,
-                "found": len(found.subgroups), "rows": len(table),
-                "significant": int(table["significant"].sum()),
-            },
-        )  # fmt: skip
-    if tested is None:
-        raise InterruptedTest(table)
-    return table
+    space = dict(ignore=ignore, nbins=nbins, thresholds=thresholds, keep_ids=keep_ids, selectors=selectors)
+    if splits == 1:
+        checked = validate_data(data, label=label, score=score, positive_label=positive_label, validation=validation,
+                                random_state=random_state, min_support=min_support, **space)  # fmt: skip
+        return audit_one_split(checked, settings, min_support=min_support, thresholds=thresholds, nbins=nbins)
+    # every split searches the same patterns: the conditions of all rows (a fraction of support: of a search split)
+    whole = validate_data(data, label=label, score=score, positive_label=positive_label, validation=None,
+                          min_support=min_support * (1 - validation) if min_support < 1 else min_support, **space)
+    return audit_many_splits(whole, settings, splits, validation=validation, min_support=min_support,
+                             thresholds=thresholds, nbins=nbins)  # fmt: skip
 
 
-def _check_case_mix(measure, case_mix):
-    """Refuse ``case_mix`` for a measure whose shortfall from its promise cannot be searched, saying why."""
-    if not case_mix or measure == "roc_auc" or isinstance(_measure(measure), _measures.RowMeanMeasure):
-        return
-    why = ("its size-free value, the ARL per negative, is 1 - ROC AUC: measure='roc_auc' with case_mix=True "
-           "searches exactly that") if measure == "arl" else \
-        "its promise has no formula, so every candidate of the search would need label draws"  # fmt: skip
-    raise ValueError(f"case_mix=True searches by the shortfall from the promise, of the ROC AUC or of a row mean "
-                     f"(attribution_mean, calibration_gap, brier, log_loss, a RowMeanMeasure), not of measure "
-                     f"{measure!r}: {why}; without case_mix its headline tests the promise")  # fmt: skip
-
-
-def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split, measure):
-    """``table`` with ``expected_share``, ``range_restricted`` (of the searched
-    ``measure`` on ``split``: how much of its change the scores promise) and
-    ``complement_of``."""
-    expected = f"expected_{measure.name}_{split}"
-    if expected in table.columns and expected in dataset_values:
-        flags = _case_mix.range_restriction(table, dataset_values, mode, split=split, measure=measure)
-    else:
-        flags = pd.DataFrame({"expected_share": np.nan, "range_restricted": False}, index=table.index)
-    if f"expected_roc_auc_{split}" not in table.columns:  # the scores could not be read as probabilities
-        table = table.assign(**{f"expected_roc_auc_{name}": np.nan for name in ("search", split)})
-    table = pd.concat([table, flags.set_index(table.index)], axis=1)
-    table["complement_of"] = _case_mix.complements(subgroups, search)
-    return table
-
-
-def check_holdout_settings(validation, intervals, min_delta):
-    """Raise one ``ValueError`` naming a bad ``intervals`` or ``min_delta``,
-    or ``min_delta`` without a holdout (``validation=None``: no interval to
-    show an effect beyond it, and the permutation null says nothing about
-    effect sizes)."""
-    check_verdict_settings(intervals, min_delta)
-    if validation is None and min_delta > 0:
-        raise ValueError(
-            "min_delta needs a holdout (validation): without one the effects are measured on the "
-            "rows that chose them (the winner's curse) and get no interval"
-        )
-
-
-def test_columns(kept, tested):
-    """The test's columns of the ``kept`` patterns: ``tested``, or :func:`steps.untested` (None: cut)."""
-    return steps.untested(len(kept.subgroups)) if tested is None else tested
-
-
-def describing(kept, tested):
-    """The block that describes the ``kept`` patterns after their test (``tested``
-    None: the test was cut): whatever ends it, Ctrl-C or an error, carries the
-    table of the searched (and tested) patterns, without the described
-    columns (:func:`~subroc_ext.exceptions.keeping`)."""
-    searched = pd.concat([kept.frame(), test_columns(kept, tested)], axis=1)
-    if tested is None:
-        return keeping(searched, "test", "searched", "untested and undescribed (no p-values, no measures per split)")
-    return keeping(searched, "describe", "searched and tested",
-                   "undescribed (no sizes, class counts, measures or intervals per split)")  # fmt: skip
-
-
-def search_keep_test(
-    search, held_out, quality_function, statistic_qf, target, *, selectors, depth, min_support,
-    result_set_size, min_quality, collapse_identical, max_overlap, n_samples, max_samples, method,
-    alpha, random_state, progress, client, n_jobs=1, algorithm=None, nbins=5, ignore=(),
-    intervals="fcr", min_delta=0.0, allow_large=False,
-):  # fmt: skip
-    """Search a diverse top-k, test it: the core of
-    :func:`find_subgroups`, :func:`~subroc_ext.find_multiclass_subgroups`,
-    :func:`~subroc_ext.find_regressions` and :func:`~subroc_ext.find_drift`.
-
-    The keywords are those of :func:`~subroc_ext.workflow.steps.search`,
-    :func:`~subroc_ext.workflow.diversity.search_distinct` and :func:`~subroc_ext.workflow.steps.test`;
-    ``held_out=None`` tests without a holdout
-    (:func:`~subroc_ext.workflow.without_holdout.test_without_holdout`, ``max_samples``
-    or an integer ``n_samples`` capping the permutations).
-
-    Returns
-    -------
-    (SearchResult, KeptPatterns, pandas.DataFrame or None)
-        What the search found, the patterns kept, and the test's table - None
-        if Ctrl-C stopped the test (the caller keeps the patterns, untested,
-        and raises :class:`~subroc_ext.InterruptedTest`).
-    """
-    def search_top(size):
-        return steps.search(
-            search, quality_function, target, selectors=selectors, nbins=nbins, ignore=ignore,
-            depth=depth, min_support=min_support, result_set_size=size, min_quality=min_quality,
-            algorithm=algorithm, progress=progress, client=client, n_jobs=n_jobs, allow_large=allow_large,
-        )  # fmt: skip
-
-    found, kept = _diversity.search_distinct(
-        search_top, result_set_size, search, collapse=collapse_identical, max_overlap=max_overlap
-    )
-    try:
-        if held_out is None:
-            tested = without_holdout.test_without_holdout(
-                found, kept.subgroups, search, quality_function, statistic_qf, target, alpha=alpha,
-                max_permutations=max_samples if n_samples == "adaptive" else n_samples,
-                random_state=random_state, progress=progress, client=client, n_jobs=n_jobs,
-            )  # fmt: skip
-        else:
-            tested = steps.test(
-                kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
-                max_samples=max_samples, method=method, alpha=alpha, intervals=intervals,
-                min_delta=min_delta, random_state=random_state, progress=progress, client=client,
-                n_jobs=n_jobs,
-            )  # fmt: skip
-    except KeyboardInterrupt:  # keep the searched patterns, untested
-        tested = None
-    return found, kept, tested

@@ -39,7 +39,6 @@ from ..metrics.expected_auc import expected_auc_of_sorted
 from ..objective.quality import SoftClassifierQF
 from ..scoring import calibration as _calibration
 from ..scoring import measures as _measures
-from ..utils.descriptions import describe as description_of
 
 __all__ = [
     "MEASURES", "CALIBRATION_MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "empty_test_columns", "joined_test_columns", "search", "test", "use_dataset",

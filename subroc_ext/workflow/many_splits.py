@@ -1,0 +1,234 @@
+"""One answer whatever the seed: the audit on many random splits, its
+evidence aggregated per pattern.
+
+One random search/validation split makes the answer a lottery: another
+``random_state``, another headline (the "p-value lottery" of Meinshausen,
+Meier & Bühlmann). :func:`audit_many_splits` runs the single-split audit
+(:func:`~subroc_ext.workflow.single_split.audit_one_split`: search, test,
+the headline's rules) on B random splits of the same rows, each at the
+level ``gamma * alpha``, and aggregates what each split rejects with
+compound e-values and e-BH, which control the false discovery rate under
+any dependence between the splits:
+
+* the hypotheses are fixed before any split: every pattern of one search
+  space, whose conditions come from all rows' attributes (never labels or
+  scores); a pattern a split does not reject gets the e-value 0 there;
+* split b's rejection set R_b (its significant rows, and separately its
+  headline failures) gives each pattern ``e_b = m 1{j in R_b} / (gamma
+  alpha |R_b|)``; their mean over the splits is an e-value, and e-BH at
+  ``alpha`` rejects the k largest where k is the largest with ``e_(k) >= m /
+  (alpha k)`` (m cancels: a pattern needs ``mean_b 1{j in R_b} / |R_b| >=
+  gamma / k``, about a share ``gamma`` of the splits);
+* each row reports in how many splits it was found, significant and named;
+  its effect is the median over the splits that tested it and its interval
+  the quantile aggregation of theirs (the ``1 - gamma`` quantile of the low
+  ends, the ``gamma`` quantile of the high ends, a split that did not test
+  it counting as unbounded), which excludes 0 exactly when a share
+  ``gamma`` of the splits' intervals do.
+
+The table is that of the split whose failures agree best with the
+aggregate (its measures, counts and notes), with the aggregate's verdicts;
+a pattern the aggregate names that this split did not keep is added from
+the first split that named it (``split`` says which split describes a row).
+
+References
+----------
+Meinshausen, N., Meier, L. & Bühlmann, P. (2009). p-Values for
+high-dimensional regression. *JASA* 104, 1671-1681.
+Wang, R. & Ramdas, A. (2022). False discovery rate control with e-values.
+*JRSS B* 84, 822-852.
+Ren, Z. & Barber, R. F. (2024). Derandomised knockoffs: leveraging
+e-values for false discovery rate control. *JRSS B* 86, 122-154.
+Meinshausen, N. & Bühlmann, P. (2010). Stability selection. *JRSS B* 72,
+417-473.
+"""
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from ..inference.failures import FINDING_NOUN
+from ..utils.progress import progress_bar
+from .single_split import audit_one_split
+
+__all__ = ["LEVEL_SHARE", "audit_many_splits", "e_bh", "split_seeds"]
+
+#: gamma: each split tests at ``gamma * alpha``; a pattern needs about this share of the splits.
+LEVEL_SHARE = 0.3
+
+
+def split_seeds(random_state, n):
+    """``n`` independent integer seeds from ``random_state`` (an int, a
+    Generator or None for fresh entropy), the same for the same int."""
+    if isinstance(random_state, np.random.Generator):
+        entropy = int(random_state.integers(2**63))
+    else:
+        entropy = random_state
+    return [int(s.generate_state(1, np.uint64)[0] >> np.uint64(1)) for s in np.random.SeedSequence(entropy).spawn(n)]
+
+
+def e_bh(rejected, alpha, level):
+    """Which patterns e-BH at ``alpha`` rejects, from each split's rejections.
+
+    Parameters
+    ----------
+    rejected : pandas.DataFrame of bool
+        One row per pattern, one column per split: in that split's rejection set.
+    alpha : float
+        The aggregate's level.
+    level : float
+        The level each split rejected at (``gamma * alpha``).
+
+    Returns
+    -------
+    (pandas.Series of bool, pandas.Series of float)
+        Rejected, and the smallest ``alpha`` at which e-BH would reject the
+        pattern with these e-values (1 at most; ``<= alpha`` exactly when rejected).
+
+    Examples
+    --------
+    Two splits; the first pattern is rejected by both, the second by one:
+
+    >>> r = pd.DataFrame({0: [True, False], 1: [True, True]}, index=["a", "b"])
+    >>> rejected, adjusted = e_bh(r, 0.05, 0.015)
+    >>> rejected.tolist(), adjusted.round(4).tolist()
+    [True, True, 0.0225]
+    """
+    sizes = rejected.sum(axis=0).clip(lower=1)
+    # the mean e-value over m: (1/B) sum_b 1{j in R_b} / (level |R_b|)
+    e_over_m = (rejected / sizes).mean(axis=1) / level
+    order = np.argsort(-e_over_m.to_numpy(), kind="stable")
+    sorted_e = e_over_m.to_numpy()[order]
+    k = np.arange(1, len(sorted_e) + 1)
+    with np.errstate(divide="ignore"):
+        needed = 1.0 / (k * sorted_e)  # e_(k) >= m / (alpha k)  <=>  alpha >= 1 / (k e_(k) / m)
+    adjusted_sorted = np.minimum(1.0, np.minimum.accumulate(needed[::-1])[::-1])
+    adjusted = pd.Series(np.empty(len(order)), index=rejected.index)
+    adjusted.iloc[order] = adjusted_sorted
+    return adjusted <= alpha, adjusted
+
+
+def _interval(lows, highs, gamma):
+    """The quantile aggregation of the splits' intervals (NaN: not tested there, unbounded)."""
+    low = np.nanquantile(np.where(np.isnan(lows), -np.inf, lows), 1 - gamma, axis=1, method="lower")
+    high = np.nanquantile(np.where(np.isnan(highs), np.inf, highs), gamma, axis=1, method="higher")
+    return np.where(np.isfinite(low), low, np.nan), np.where(np.isfinite(high), high, np.nan)
+
+
+def _per_split(tables, column, fill):
+    """One column of every split's table, one row per pattern (by description), one column per split."""
+    return pd.concat([t.set_index("description")[column].rename(b) for b, t in enumerate(tables)], axis=1).fillna(fill)
+
+
+def aggregate(tables, alpha, gamma=LEVEL_SHARE):
+    """The aggregate of the splits' tables: per pattern (by description) its
+    counts, e-BH verdicts, effect and interval.
+
+    Parameters
+    ----------
+    tables : list of pandas.DataFrame
+        :func:`~subroc_ext.find_subgroups`' table of each split (judged).
+    alpha : float
+    gamma : float, default=LEVEL_SHARE
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by description: ``splits_found``, ``splits_significant``,
+        ``splits_named``, ``significant``, ``p_value_corrected`` (e-BH's
+        adjusted level), ``failure``, ``delta``, ``delta_ci_low``, ``delta_ci_high``.
+    """
+    found = pd.concat([t.set_index("description")["quality"].notna().rename(b) for b, t in enumerate(tables)],
+                      axis=1).fillna(False).astype(bool)  # fmt: skip
+    significant = _per_split(tables, "significant", False).astype(bool)
+    named = _per_split(tables, "failure", False).astype(bool)
+    level = gamma * alpha
+    is_significant, adjusted = e_bh(significant, alpha, level)
+    is_failure, _ = e_bh(named, alpha, level)
+    deltas = _per_split(tables, "delta", np.nan).to_numpy(dtype=float)
+    low, high = _interval(_per_split(tables, "delta_ci_low", np.nan).to_numpy(dtype=float),
+                          _per_split(tables, "delta_ci_high", np.nan).to_numpy(dtype=float), gamma)  # fmt: skip
+    with np.errstate(all="ignore"):
+        delta = np.nanmedian(deltas, axis=1) if deltas.size else np.zeros(0)
+    return pd.DataFrame({
+        "splits_found": found.sum(axis=1), "splits_significant": significant.sum(axis=1),
+        "splits_named": named.sum(axis=1), "significant": is_significant, "p_value_corrected": adjusted,
+        "failure": is_failure & is_significant, "delta": delta, "delta_ci_low": low, "delta_ci_high": high,
+    }, index=found.index)  # fmt: skip
+
+
+def _representative(tables, verdicts):
+    """The split whose headline failures agree best with the aggregate's (Jaccard; the first on ties)."""
+    named = set(verdicts.index[verdicts["failure"]])
+
+    def agreement(table):
+        own = set(table.loc[table["failure"].fillna(False).astype(bool), "description"])
+        return len(own & named) / max(1, len(own | named))
+
+    return int(np.argmax([agreement(t) for t in tables]))
+
+
+def _with_verdicts(table, verdicts, n_splits, noun):
+    """``table`` (one split's) with the aggregate's verdicts, counts, effects and notes."""
+    v = verdicts.reindex(table["description"]).set_index(table.index)
+    table = table.assign(**{c: v[c] for c in ("splits_found", "splits_significant", "splits_named")})
+    was_failure = table["failure"].fillna(False).astype(bool)
+    for column in ("significant", "p_value_corrected", "failure", "delta", "delta_ci_low", "delta_ci_high"):
+        table[column] = v[column].to_numpy()
+    table["verdict"] = np.where(table["significant"], "significant", "not significant")
+    dropped = was_failure & ~table["failure"] & table["significant"]
+    table.loc[dropped, "failure_note"] = [
+        f"{noun} in too few splits: named in {k} of {n_splits}" for k in table.loc[dropped, "splits_named"]]
+    table.loc[~table["significant"], ["failure_note", "failure_of"]] = ["", np.nan]
+    return table
+
+
+def audit_many_splits(whole, settings, n_splits, *, validation, min_support, thresholds=True, nbins=5):
+    """:func:`~subroc_ext.find_subgroups` on ``n_splits`` random splits, aggregated.
+
+    Parameters
+    ----------
+    whole : ValidatedData
+        All rows, checked once, without a holdout, with the search space of all rows.
+    settings : AuditSettings
+    n_splits : int
+        B, at least 2.
+    validation : float
+        The fraction held out in each split.
+    min_support, thresholds, nbins
+        As :func:`~subroc_ext.workflow.single_split.audit_one_split`'s.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The representative split's table with the aggregate's verdicts
+        (``significant``, ``p_value_corrected``, ``failure``, ``delta`` and
+        its interval), ``splits_found``, ``splits_significant``,
+        ``splits_named`` and ``split``; ``attrs['splits']`` says how.
+    """
+    gamma = LEVEL_SHARE
+    one = dataclasses.replace(settings, alpha=gamma * settings.alpha, progress=False)
+    tables = []
+    seeds = split_seeds(settings.random_state, n_splits)
+    for seed in progress_bar(seeds, enabled=settings.progress, desc="splits", total=n_splits):
+        tables.append(audit_one_split(whole.split(validation, seed), dataclasses.replace(one, random_state=seed),
+                                      min_support=min_support, thresholds=thresholds, nbins=nbins))  # fmt: skip
+    verdicts = aggregate(tables, settings.alpha, gamma)
+    chosen = _representative(tables, verdicts)
+    table = tables[chosen].assign(split=chosen)
+    missing = [d for d in verdicts.index[verdicts["failure"]] if d not in set(table["description"])]
+    for description in missing:
+        b = next(b for b, t in enumerate(tables) if description in set(t.loc[t["failure"].astype(bool), "description"]))
+        row = tables[b].loc[tables[b]["description"] == description].assign(split=b, failure_of=np.nan)
+        table = pd.concat([table, row], ignore_index=True)
+    noun = FINDING_NOUN[settings.mode if settings.mode in FINDING_NOUN else "worse"]
+    table = _with_verdicts(table, verdicts, n_splits, noun)
+    table.attrs = dict(tables[chosen].attrs)
+    table.attrs.update(
+        alpha=settings.alpha,
+        splits={"n": n_splits, "level_share": gamma, "split_alpha": gamma * settings.alpha,
+                "validation": validation, "seeds": seeds, "shown": chosen, "aggregation": "e-BH"},
+        counts={**table.attrs["counts"], "rows": len(table), "significant": int(table["significant"].sum())},
+    )  # fmt: skip
+    return table

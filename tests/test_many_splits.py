@@ -1,0 +1,119 @@
+"""The audit on many splits: e-BH on the splits' compound e-values, the
+aggregated intervals, the seeds, and ``find_subgroups(splits=B)``."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from subroc_ext import find_subgroups
+from subroc_ext.workflow.many_splits import LEVEL_SHARE, _interval, aggregate, e_bh, split_seeds
+
+
+def _e_bh_by_definition(rejected, alpha, level):
+    """e-BH from its definition (Wang & Ramdas 2022): with m hypotheses and
+    e-values e_j, reject the k largest for the largest k with e_(k) >= m / (alpha k)."""
+    m = len(rejected)
+    sizes = np.maximum(rejected.sum(axis=0), 1)
+    e = m * (rejected / sizes).mean(axis=1) / level
+    order = np.argsort(-e, kind="stable")
+    k_star = max([k for k in range(1, m + 1) if e[order[k - 1]] >= m / (alpha * k)], default=0)
+    chosen = np.zeros(m, bool)
+    chosen[order[:k_star]] = True
+    return chosen
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_e_bh_agrees_with_its_definition(seed):
+    rng = np.random.default_rng(seed)
+    m, b = rng.integers(1, 12), rng.integers(1, 9)
+    rejected = rng.random((m, b)) < rng.uniform(0.05, 0.8)
+    frame = pd.DataFrame(rejected)
+    chosen, adjusted = e_bh(frame, 0.05, 0.015)
+    np.testing.assert_array_equal(chosen.to_numpy(), _e_bh_by_definition(rejected, 0.05, 0.015))
+    # the adjusted level is the smallest alpha rejecting: rejected at it, not just below it
+    for j in range(m):
+        level = adjusted.iloc[j]
+        if level < 1:
+            assert _e_bh_by_definition(rejected, level * (1 + 1e-9), 0.015)[j]
+            assert not _e_bh_by_definition(rejected, level * (1 - 1e-6), 0.015)[j]
+
+
+def test_e_bh_needs_about_a_share_gamma_of_the_splits():
+    # one pattern, each split rejecting it alone: rejected once named in a share 0.3 of 10 splits
+    for named, expected in ((3, True), (2, False)):
+        rejected = pd.DataFrame([[k < named for k in range(10)]])
+        assert e_bh(rejected, 0.05, LEVEL_SHARE * 0.05)[0].iloc[0] == expected
+
+
+def test_the_aggregated_interval_excludes_zero_as_a_share_gamma_of_the_splits_do():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        b = rng.integers(2, 12)
+        lows = rng.normal(0, 1, (1, b))
+        lows[rng.random((1, b)) < 0.2] = np.nan  # not tested in that split
+        highs = lows + rng.uniform(0.1, 2, (1, b))
+        low, _ = _interval(lows, highs, LEVEL_SHARE)
+        share = np.sum(np.nan_to_num(lows, nan=-1) > 0) / b
+        # the 1 - gamma quantile ("lower") of the lows is above 0 exactly when more than a share gamma are
+        k = int(np.floor((1 - LEVEL_SHARE) * (b - 1)))  # numpy's 'lower' position
+        assert (np.nan_to_num(low, nan=-np.inf)[0] > 0) == (share * b >= b - k)
+
+
+def test_split_seeds_are_reproducible_and_distinct():
+    assert split_seeds(0, 5) == split_seeds(0, 5)
+    assert split_seeds(0, 5) != split_seeds(1, 5)
+    assert len(set(split_seeds(7, 20))) == 20
+    assert split_seeds(0, 3)[:2] == split_seeds(0, 2)
+
+
+def _planted(n=1600, seed=0):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"region": rng.choice(["east", "west", "north", "south"], n, p=[0.15, 0.35, 0.25, 0.25]),
+                          "age": rng.integers(18, 80, n)})
+    risk = 1 / (1 + np.exp(-(frame["age"] - 50) / 8))
+    frame["label"] = (rng.random(n) < risk).astype(int)
+    frame["score"] = np.where(frame["region"] == "east", rng.random(n), risk)
+    return frame
+
+
+def test_many_splits_name_the_plant_and_carry_the_aggregate():
+    frame = _planted()
+    table = find_subgroups(frame, label="label", score="score", splits=3, depth=1, progress=False, random_state=0)
+    splits = table.attrs["splits"]
+    assert splits["n"] == 3 and splits["split_alpha"] == pytest.approx(LEVEL_SHARE * 0.05)
+    assert table.attrs["n_rows"] == {"search": 800, "validation": 800}
+    failures = table.loc[table["failure"], "description"].tolist()
+    assert failures == ["region=='east'"]
+    east = table.set_index("description").loc["region=='east'"]
+    assert east["splits_named"] == 3 and east["splits_found"] == 3 and east["delta_ci_low"] > 0
+    # one verdict per row: significant exactly where e-BH's adjusted level is at most alpha
+    np.testing.assert_array_equal(table["significant"], table["p_value_corrected"] <= 0.05)
+    assert set(table["verdict"]) <= {"significant", "not significant"}
+    # the aggregate of the splits' own tables
+    assert (table["splits_significant"] <= table["splits_found"]).all()
+
+
+def test_aggregate_counts_each_split():
+    def split_table(failing, delta_low):
+        return pd.DataFrame({"description": ["a", "b"], "quality": [1.0, 0.5], "significant": [True, failing],
+                             "failure": [True, failing], "delta": [0.2, 0.1], "delta_ci_low": [0.1, delta_low],
+                             "delta_ci_high": [0.3, 0.2]})
+    tables = [split_table(True, 0.05), split_table(False, -0.05), split_table(False, -0.02)]
+    verdicts = aggregate(tables, alpha=0.05)
+    assert verdicts.loc["a", "splits_named"] == 3 and verdicts.loc["b", "splits_named"] == 1
+    assert verdicts.loc["a", "failure"] and verdicts.loc["b", "failure"]  # b: 1 of 3 >= 0.3, beside a
+    assert verdicts.loc["b", "delta"] == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("validation", [None, "table"])
+def test_many_splits_need_a_fraction_held_out(validation):
+    frame = _planted(400)
+    held_out = frame if validation == "table" else None
+    with pytest.raises(ValueError, match="validation must be the fraction"):
+        find_subgroups(frame, label="label", score="score", splits=3, validation=held_out, progress=False)
+
+
+@pytest.mark.parametrize("splits", [0, 2.5, True])
+def test_splits_must_be_a_positive_integer(splits):
+    with pytest.raises(ValueError, match="splits must be a positive integer"):
+        find_subgroups(_planted(400), label="label", score="score", splits=splits, progress=False)
