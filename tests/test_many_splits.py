@@ -115,5 +115,30 @@ def test_many_splits_need_a_fraction_held_out(validation):
 
 @pytest.mark.parametrize("splits", [0, 2.5, True])
 def test_splits_must_be_a_positive_integer(splits):
-    with pytest.raises(ValueError, match="splits must be a positive integer"):
+    with pytest.raises(ValueError, match="splits must be a positive integer or .auto."):
         find_subgroups(_planted(400), label="label", score="score", splits=splits, progress=False)
+
+
+def _named_tables(counts, n):
+    """``n`` split tables in which pattern i is named in the first ``counts[i]``."""
+    return [pd.DataFrame({"description": [f"p{i}" for i in range(len(counts))],
+                          "failure": [b < c for c in counts]}) for b in range(n)]
+
+
+def test_settled_when_every_named_share_is_clearly_on_one_side():
+    from subroc_ext.workflow.many_splits import _settled
+
+    assert _settled(_named_tables([0, 0], 4), LEVEL_SHARE)  # nothing named: nothing to settle
+    assert _settled(_named_tables([4], 4), LEVEL_SHARE)  # named by all four: 90 % interval above 0.3
+    assert not _settled(_named_tables([4, 1], 4), LEVEL_SHARE)  # once in four: could be either side
+    assert not _settled(_named_tables([2], 6), LEVEL_SHARE)
+    assert _settled(_named_tables([16, 1], 16), LEVEL_SHARE)  # once in 16: below
+
+
+def test_auto_splits_do_not_depend_on_the_threads():
+    frame = _planted(800)
+    tables = [find_subgroups(frame, label="label", score="score", splits="auto", depth=1, progress=False,
+                             random_state=0, n_jobs=jobs) for jobs in (1, 2)]
+    assert 4 <= tables[0].attrs["splits"]["n"] <= 16
+    assert tables[0].attrs["splits"]["n"] == tables[1].attrs["splits"]["n"]
+    pd.testing.assert_frame_equal(tables[0], tables[1])

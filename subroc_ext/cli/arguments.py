@@ -370,6 +370,10 @@ def build_parser():
                      help="quantile bins per numeric column")  # fmt: skip
     run.add_argument("--top", type=_positive_int, default=100, metavar="K",
                      help="number of subgroups to find and test")  # fmt: skip
+    run.add_argument("--splits", type=_positive_int, default=1, metavar="B",
+                     help="audit B random search/validation splits of DATA (each holding out "
+                          "--validation-fraction) and aggregate what they find, so that another "
+                          "--seed gives the same answer; 1: one split (default)")  # fmt: skip
     _distinct_arguments(run)
     run.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
                      help="columns not to use in subgroup descriptions")  # fmt: skip

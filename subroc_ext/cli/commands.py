@@ -258,7 +258,11 @@ def run_command(args):
         check_columns(data, [args.label, args.score, *args.ignore])
         positive = _positive_label(data[args.label], args.positive_label, args.label)
         finite_scores(data[args.score], args.score)
+        if args.splits > 1 and (args.no_holdout or args.validation is not None):
+            raise ValueError(f"--splits {args.splits} splits DATA at random: not with "
+                             f"{'--no-holdout' if args.no_holdout else '--validation'}")  # fmt: skip
         search, validation = _split(data, args)
+        whole = data if args.splits > 1 else None  # many splits: every split is of all the rows
         del data  # a random split copies the rows: the table read is not needed beside its parts
         if args.validation is not None:
             _check_file(validation, args.validation, "validation", args.label, [args.score], positive)
@@ -267,8 +271,9 @@ def run_command(args):
         kernels_compiled(args)
         with _scheduler_client(args.scheduler) as client:
             table = find_subgroups(
-                search, label=args.label, score=args.score, measure=measure,
-                positive_label=positive, mode=args.mode, validation=validation,
+                search if whole is None else whole, label=args.label, score=args.score, measure=measure,
+                positive_label=positive, mode=args.mode,
+                validation=validation if whole is None else args.validation_fraction, splits=args.splits,
                 size_weight=args.size_weight, balance_weight=args.balance_weight,
                 generalization_aware=args.generalization_aware, depth=args.depth,
                 min_support=args.min_support, nbins=args.nbins, ignore=args.ignore,
@@ -279,6 +284,9 @@ def run_command(args):
                 case_mix=bool(args.case_mix), calibrate=args.calibrate or "auto",
                 allow_large=args.allow_large,
             )  # fmt: skip
+        if whole is not None:  # the report's curves: the split whose table is shown
+            shown = table.attrs["splits"]
+            search, validation = split_validation(whole, args.validation_fraction, shown["seeds"][shown["shown"]])
     except (*_INPUT_ERRORS, ImportError) as error:
         return fail(error)
 

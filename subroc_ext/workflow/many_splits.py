@@ -44,18 +44,25 @@ Meinshausen, N. & Bühlmann, P. (2010). Stability selection. *JRSS B* 72,
 """
 
 import dataclasses
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ..inference.failures import FINDING_NOUN
 from ..utils.progress import progress_bar
 from .single_split import audit_one_split
 
-__all__ = ["LEVEL_SHARE", "audit_many_splits", "e_bh", "split_seeds"]
+__all__ = ["FIRST_SPLITS", "LEVEL_SHARE", "MAX_SPLITS", "aggregate", "audit_many_splits", "e_bh", "split_seeds"]
 
 #: gamma: each split tests at ``gamma * alpha``; a pattern needs about this share of the splits.
 LEVEL_SHARE = 0.3
+#: ``splits='auto'``: the splits run first, and at most.
+FIRST_SPLITS, MAX_SPLITS = 4, 16
+#: ``splits='auto'`` adds splits until each named pattern's share is this sure to lie on one side of gamma.
+SETTLED = 0.9
 
 
 def split_seeds(random_state, n):
@@ -184,16 +191,56 @@ def _with_verdicts(table, verdicts, n_splits, noun):
     return table
 
 
-def audit_many_splits(whole, settings, n_splits, *, validation, min_support, thresholds=True, nbins=5):
-    """:func:`~subroc_ext.find_subgroups` on ``n_splits`` random splits, aggregated.
+def _settled(tables, gamma, confidence=SETTLED):
+    """Whether every pattern some split named has a naming share clearly on
+    one side of ``gamma`` (its Clopper-Pearson interval at ``confidence``)."""
+    named = _per_split(tables, "failure", False).astype(bool).sum(axis=1).to_numpy()
+    named = named[named > 0]
+    if not len(named):
+        return True
+    n, tail = len(tables), (1 - confidence) / 2
+    low = np.where(named > 0, stats.beta.ppf(tail, named, n - named + 1), 0.0)
+    high = np.where(named < n, stats.beta.ppf(1 - tail, named + 1, n - named), 1.0)
+    return bool(np.all((low > gamma) | (high < gamma)))
+
+
+def _split_tables(whole, settings, seeds, *, validation, min_support, thresholds, nbins, first, workers):
+    """Each split's table, in the order of ``seeds``, until the splits'
+    naming of every pattern is settled (:func:`_settled`; at least ``first``
+    splits): ``workers`` splits at a time, in threads (the kernels release
+    the GIL); the splits run beyond the stop are not used, so the answer does
+    not depend on ``workers``."""
+    one = dataclasses.replace(settings, alpha=LEVEL_SHARE * settings.alpha, progress=False, n_jobs=1)
+
+    def audit(seed):
+        return audit_one_split(whole.split(validation, seed), dataclasses.replace(one, random_state=seed),
+                               min_support=min_support, thresholds=thresholds, nbins=nbins)  # fmt: skip
+
+    with ThreadPoolExecutor(workers) as pool:
+        def in_batches():
+            for start in range(0, len(seeds), workers):
+                yield from pool.map(audit, seeds[start:start + workers])
+
+        tables = []
+        for table in progress_bar(in_batches(), enabled=settings.progress, desc="splits", total=len(seeds)):
+            tables.append(table)
+            if len(tables) >= first and _settled(tables, LEVEL_SHARE):
+                break
+    return tables
+
+
+def audit_many_splits(whole, settings, *, validation, min_support, thresholds=True, nbins=5):
+    """:func:`~subroc_ext.find_subgroups` on many random splits, aggregated.
 
     Parameters
     ----------
     whole : ValidatedData
         All rows, checked once, without a holdout, with the search space of all rows.
     settings : AuditSettings
-    n_splits : int
-        B, at least 2.
+        ``settings.splits``: B, the number of splits (at least 2), or 'auto':
+        :data:`FIRST_SPLITS` and more, up to :data:`MAX_SPLITS`, until
+        every pattern a split named is named in a share of the splits
+        clearly above or below ``gamma`` (:func:`_settled`).
     validation : float
         The fraction held out in each split.
     min_support, thresholds, nbins
@@ -208,12 +255,13 @@ def audit_many_splits(whole, settings, n_splits, *, validation, min_support, thr
         ``splits_named`` and ``split``; ``attrs['splits']`` says how.
     """
     gamma = LEVEL_SHARE
-    one = dataclasses.replace(settings, alpha=gamma * settings.alpha, progress=False)
-    tables = []
-    seeds = split_seeds(settings.random_state, n_splits)
-    for seed in progress_bar(seeds, enabled=settings.progress, desc="splits", total=n_splits):
-        tables.append(audit_one_split(whole.split(validation, seed), dataclasses.replace(one, random_state=seed),
-                                      min_support=min_support, thresholds=thresholds, nbins=nbins))  # fmt: skip
+    auto = settings.splits == "auto"
+    seeds = split_seeds(settings.random_state, MAX_SPLITS if auto else settings.splits)
+    workers = settings.n_jobs if settings.n_jobs > 1 else min(os.cpu_count() or 1, FIRST_SPLITS)
+    tables = _split_tables(whole, settings, seeds, validation=validation, min_support=min_support,
+                           thresholds=thresholds, nbins=nbins, first=FIRST_SPLITS if auto else len(seeds),
+                           workers=workers)  # fmt: skip
+    n_splits = len(tables)
     verdicts = aggregate(tables, settings.alpha, gamma)
     chosen = _representative(tables, verdicts)
     table = tables[chosen].assign(split=chosen)
@@ -227,8 +275,8 @@ def audit_many_splits(whole, settings, n_splits, *, validation, min_support, thr
     table.attrs = dict(tables[chosen].attrs)
     table.attrs.update(
         alpha=settings.alpha,
-        splits={"n": n_splits, "level_share": gamma, "split_alpha": gamma * settings.alpha,
-                "validation": validation, "seeds": seeds, "shown": chosen, "aggregation": "e-BH"},
+        splits={"n": n_splits, "asked": settings.splits, "level_share": gamma, "split_alpha": gamma * settings.alpha,
+                "validation": validation, "seeds": seeds[:n_splits], "shown": chosen, "aggregation": "e-BH"},
         counts={**table.attrs["counts"], "rows": len(table), "significant": int(table["significant"].sum())},
     )  # fmt: skip
     return table

@@ -251,11 +251,13 @@ def find_subgroups(
         available; by default it is refused with a
         :class:`~subroc_ext.exceptions.SearchMemoryError` before it starts
         (:func:`~subroc_ext.inputs.search_size.check_memory`).
-    splits : int, default=1
+    splits : int or 'auto', default=1
         Random search/validation splits of ``data`` (``validation`` the
         fraction held out in each): 1 is one split, seeded by
         ``random_state``; B > 1 runs the whole audit on B splits of the same
-        rows, each at the level ``0.3 * alpha``, and aggregates what they
+        rows ('auto': 4, and more up to 16 until each pattern's share of
+        the splits naming it is settled), each at the level ``0.3 * alpha``,
+        in threads, and aggregates what they
         reject (e-BH on the splits' compound e-values: the false discovery
         rate at most ``alpha`` under any dependence between the splits), so
         that another seed gives the same answer
@@ -378,7 +380,7 @@ def find_subgroups(
     # every split searches the same patterns: the conditions of all rows (a fraction of support: of a search split)
     whole = validate_data(data, label=label, score=score, positive_label=positive_label, validation=None,
                           min_support=min_support * (1 - validation) if min_support < 1 else min_support, **space)
-    return audit_many_splits(whole, settings, splits, validation=validation, min_support=min_support,
-                             thresholds=thresholds, nbins=nbins)  # fmt: skip
+    return audit_many_splits(whole, settings, validation=validation, min_support=min_support, thresholds=thresholds,
+                             nbins=nbins)  # fmt: skip
 
 

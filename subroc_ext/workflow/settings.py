@@ -99,7 +99,7 @@ class AuditSettings:
     case_mix: bool = False
     calibrate: str = "auto"
     allow_large: bool = False
-    splits: int = 1
+    splits: object = 1
     validation_kind: str = "fraction"
 
     def __post_init__(self):
@@ -109,9 +109,10 @@ class AuditSettings:
         check_weights(self.size_weight, self.balance_weight)
         check_test_settings(self.n_samples, self.method, self.alpha, self.max_samples)
         check_holdout_settings(None if self.validation_kind == "none" else 0.5, self.intervals, self.min_delta)
-        if not (isinstance(self.splits, (int, np.integer)) and not isinstance(self.splits, bool) and self.splits >= 1):
-            raise ValueError(f"splits must be a positive integer, got {self.splits!r}")
-        if self.splits > 1 and self.validation_kind != "fraction":
+        if not (self.splits == "auto" or isinstance(self.splits, (int, np.integer))
+                and not isinstance(self.splits, bool) and self.splits >= 1):  # fmt: skip
+            raise ValueError(f"splits must be a positive integer or 'auto', got {self.splits!r}")
+        if self.splits != 1 and self.validation_kind != "fraction":
             raise ValueError(f"splits={self.splits} splits the rows at random: validation must be the fraction to "
                              f"hold out, not {'None' if self.validation_kind == 'none' else 'a table'}")
         if not (isinstance(self.depth, (int, np.integer)) and self.depth >= 1):
