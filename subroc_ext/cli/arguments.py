@@ -132,6 +132,12 @@ _samples = _number(
 )
 
 
+_splits = _number(
+    lambda text: text if text == "auto" else int(text), "'auto' or a positive integer",
+    lambda v: v == "auto" or v >= 1,
+)
+
+
 _weight = _number(float, "a finite number >= 0", lambda v: math.isfinite(v) and v >= 0)
 
 
@@ -370,10 +376,11 @@ def build_parser():
                      help="quantile bins per numeric column")  # fmt: skip
     run.add_argument("--top", type=_positive_int, default=100, metavar="K",
                      help="number of subgroups to find and test")  # fmt: skip
-    run.add_argument("--splits", type=_positive_int, default=1, metavar="B",
+    run.add_argument("--splits", type=_splits, default=1, metavar="B",
                      help="audit B random search/validation splits of DATA (each holding out "
                           "--validation-fraction) and aggregate what they find, so that another "
-                          "--seed gives the same answer; 1: one split (default)")  # fmt: skip
+                          "--seed gives the same answer; auto: 4, and up to 16 until settled; "
+                          "1: one split")  # fmt: skip
     _distinct_arguments(run)
     run.add_argument("--ignore", nargs="+", action="extend", default=[], metavar="COL",
                      help="columns not to use in subgroup descriptions")  # fmt: skip

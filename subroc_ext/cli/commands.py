@@ -258,11 +258,11 @@ def run_command(args):
         check_columns(data, [args.label, args.score, *args.ignore])
         positive = _positive_label(data[args.label], args.positive_label, args.label)
         finite_scores(data[args.score], args.score)
-        if args.splits > 1 and (args.no_holdout or args.validation is not None):
+        if args.splits != 1 and (args.no_holdout or args.validation is not None):
             raise ValueError(f"--splits {args.splits} splits DATA at random: not with "
                              f"{'--no-holdout' if args.no_holdout else '--validation'}")  # fmt: skip
         search, validation = _split(data, args)
-        whole = data if args.splits > 1 else None  # many splits: every split is of all the rows
+        whole = None if args.splits == 1 else data  # many splits: every split is of all the rows
         del data  # a random split copies the rows: the table read is not needed beside its parts
         if args.validation is not None:
             _check_file(validation, args.validation, "validation", args.label, [args.score], positive)

@@ -28,7 +28,8 @@ from ..reporting.comparison_report import write_comparison_report
 from ..reporting.cells import failure_label
 from ..reporting.findings import CHECK_PREFIX, RANKS, finding_noun, headline, shown_positions, than_words
 from ..reporting.page import format_p_value
-from ..reporting.reading import STOPPED, effect_meaning, effect_text, intervals_text, measure_title, p_value_text
+from ..reporting.reading import (STOPPED, effect_meaning, effect_text, intervals_text, measure_title, p_value_text,
+                                 splits_text)
 from ..utils.atomic import atomic_directory, atomic_path, remove_stale
 from ..utils.descriptions import condition_text
 from ..utils.spreadsheet import write_csv
@@ -366,6 +367,8 @@ def _decision_text(attrs):
     """The rule of ``significant``, for the summary line."""
     if not attrs.get("holdout", True):
         return f"{attrs['method']} permutation test, family-wise error <= {attrs['alpha']}"
+    if attrs.get("splits"):
+        return f"{splits_text(attrs)}: e-BH's level <= {attrs['alpha']} in the column p_value_corrected"
     rule = f"{attrs['method']}-corrected p <= {attrs['alpha']}"
     if attrs.get("intervals") == "fcr":
         rule += f" and the interval beyond {attrs.get('min_delta', 0):g}"

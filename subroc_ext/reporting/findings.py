@@ -24,7 +24,7 @@ from ..inference.failures import CASE_MIX_WORDS, FINDING_NOUN, NOTE_WORDS, SLICE
 from ..utils.names import CALIBRATION_MEASURE_NAMES
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
-from .reading import effect_text, measure_kind, measure_title
+from .reading import effect_text, measure_kind, measure_title, splits_text
 from .whole_calibration import calibration_sentence
 
 __all__ = ["CHECK_PREFIX", "HEADLINE_ROWS", "RANKS", "Finding", "Headline", "failure_rows", "findings_section",
@@ -225,9 +225,13 @@ def _single_text(record, attrs, total):
         f"; mostly {words.slice} (its scores promise {share:.0%} of the {words.change})" if share <= 1 else
         f"; all {words.slice} (its scores promise a larger {words.change}, {share:.0%} of it)"
     )  # fmt: skip
+    effect = effect_text(abs(value - overall))
+    if attrs.get("splits"):  # the value of one split; the effect of all that tested the row
+        effect = f"{effect_text(abs(record['delta']))} {direction} (median of the splits)"
+        direction = ""
     return (
         f"{_share(record[f'size_{split}'], total, attrs)}: {measure_title(measure)} {value:.3f} vs "
-        f"{overall:.3f} overall, {effect_text(abs(value - overall))} {direction}{_interval(record)}{restricted}"
+        f"{overall:.3f} overall, {effect}{' ' * bool(direction)}{direction}{_interval(record)}{restricted}"
     )
 
 
@@ -479,7 +483,7 @@ def _headline(table, *, top, n_rows):
     n_rows = attrs.get("n_rows", {}).get(_split(attrs)) if n_rows is None else n_rows
     if "delta" not in table.columns:  # a table of before 0.3: the test statistic is the effect
         table = table.assign(delta=table["statistic"])
-    test = f"{attrs.get('method', 'fdr_by')}, alpha {attrs.get('alpha', 0.05):g}"
+    test = splits_text(attrs) or f"{attrs.get('method', 'fdr_by')}, alpha {attrs.get('alpha', 0.05):g}"
     subject = "the change" if kind != "single" else f"the {measure}"
     if "failure" in table.columns and significant_count(table)[0]:  # failures by their promise too
         return _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, comparison, test)

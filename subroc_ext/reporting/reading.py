@@ -119,9 +119,24 @@ def effect_note(table, split="validation"):
              intervals=intervals_text(attrs, 1 - attrs.get("alpha", 0.05)))  # fmt: skip
 
 
+def splits_text(attrs):
+    """How a table aggregated over many splits was tested (``attrs['splits']``), or ''."""
+    splits = attrs.get("splits")
+    if not splits:
+        return ""
+    return (f"e-BH over {splits['n']} random splits, each testing at alpha {splits['split_alpha']:g} "
+            f"({attrs.get('method', 'fdr_by')})")  # fmt: skip
+
+
 def intervals_text(attrs, confidence=0.95):
     """One sentence: which intervals a table's Δ column has, and how they relate to ``significant``."""
     kind = attrs.get("intervals", "simultaneous")
+    splits = attrs.get("splits")
+    if splits:
+        share = splits["level_share"]
+        return (f"each interval aggregates the {splits['n']} splits' intervals (the {1 - share:.0%} quantile of "
+                f"their low ends, the {share:.0%} quantile of their high ends; a split that did not test the row "
+                f"counts as unbounded): it lies beyond 0 where {share:.0%} of the splits' intervals do.")  # fmt: skip
     if kind == "none":
         return ("no intervals: the subgroups were found and tested on the same rows, whose effects "
                 "are biased upwards (the winner's curse); the test is the whole-search permutation test.")  # fmt: skip

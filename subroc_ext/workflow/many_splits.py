@@ -156,8 +156,9 @@ def aggregate(tables, alpha, gamma=LEVEL_SHARE):
     deltas = _per_split(tables, "delta", np.nan).to_numpy(dtype=float)
     low, high = _interval(_per_split(tables, "delta_ci_low", np.nan).to_numpy(dtype=float),
                           _per_split(tables, "delta_ci_high", np.nan).to_numpy(dtype=float), gamma)  # fmt: skip
-    with np.errstate(all="ignore"):
-        delta = np.nanmedian(deltas, axis=1) if deltas.size else np.zeros(0)
+    tested = ~np.isnan(deltas).all(axis=1)
+    delta = np.full(len(deltas), np.nan)
+    delta[tested] = np.nanmedian(deltas[tested], axis=1)
     return pd.DataFrame({
         "splits_found": found.sum(axis=1), "splits_significant": significant.sum(axis=1),
         "splits_named": named.sum(axis=1), "significant": is_significant, "p_value_corrected": adjusted,
@@ -184,6 +185,7 @@ def _with_verdicts(table, verdicts, n_splits, noun):
     for column in ("significant", "p_value_corrected", "failure", "delta", "delta_ci_low", "delta_ci_high"):
         table[column] = v[column].to_numpy()
     table["verdict"] = np.where(table["significant"], "significant", "not significant")
+    table["p_value_exact"] = True  # e-BH's level of these e-values, not a stopped test's bound
     dropped = was_failure & ~table["failure"] & table["significant"]
     table.loc[dropped, "failure_note"] = [
         f"{noun} in too few splits: named in {k} of {n_splits}" for k in table.loc[dropped, "splits_named"]]
