@@ -8,7 +8,11 @@ import pytest
 from sklearn.metrics import auc, precision_recall_curve, roc_auc_score
 
 from subroc_ext.metrics.kernels import example_attributions
-from subroc_ext.metrics.label_draws import arl_of_draws, attribution_class_values, pr_auc_of_draws, roc_auc_of_draws
+from scipy.stats import rankdata
+
+from subroc_ext.metrics.label_draws import (
+    arl_of_draws, attribution_class_values, drawn_sums, pr_auc_of_draws, roc_auc_of_draws,
+)
 from subroc_ext.scoring.calibration import brier_score, calibration_gap, log_loss
 from subroc_ext.scoring.measures import (
     PRAUC, ROCAUC, AverageRankingLoss, Cover, KernelMeasure, Measure, RowMeanMeasure, attribution_mean,
@@ -47,6 +51,51 @@ def test_vectorized_draws_equal_the_measure_on_each_draw(measure):
     labels, scores = _draws(7, n_draws=60)
     expected = Measure.drawn_values(measure, labels, scores)  # the base class: value() draw by draw
     np.testing.assert_allclose(measure.drawn_values(labels, scores), expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("measure", [ROCAUC(), AverageRankingLoss()], ids=lambda m: m.name)
+@pytest.mark.parametrize("tied", [True, False])
+def test_values_from_rank_sums_are_the_values_of_the_draws(measure, tied):
+    labels, scores = _draws(3, tied=tied)
+    positives = labels.sum(axis=1)
+    rank_sums = np.array([rankdata(scores)[y].sum() for y in labels])  # each draw's positives, one by one
+    expected = Measure.drawn_values(measure, labels, scores)
+    np.testing.assert_allclose(measure.rank_sum_values(rank_sums, positives, len(scores) - positives), expected,
+                               atol=1e-12)  # fmt: skip
+    np.testing.assert_array_equal(measure.rank_sum_values(rank_sums, positives, len(scores) - positives),
+                                  measure.drawn_values(labels, scores))  # fmt: skip
+
+
+@pytest.mark.parametrize("rows, draws", [(1, 5), (37, 64), (5_000, 40)])
+@pytest.mark.parametrize("seed", range(2))
+def test_drawn_sums_are_the_sums_of_the_matrix_of_draws_from_the_same_stream(rows, draws, seed):
+    rng = np.random.default_rng(seed)
+    probabilities = rng.uniform(0, 1, rows)
+    probabilities[: rows // 10] = [0.0, 1.0][seed]  # rows sure of their label
+    ranks = rankdata(rng.integers(0, 50, rows))  # mid-ranks with ties: exact sums
+    values = rng.normal(size=rows)
+    matrix, compiled = np.random.default_rng(seed + 10), np.random.default_rng(seed + 10)
+    labels = matrix.random((draws, rows)) < probabilities
+    positives, sums = drawn_sums(compiled, probabilities, ranks, draws)
+    np.testing.assert_array_equal(positives, labels.sum(axis=1))
+    np.testing.assert_array_equal(sums, labels @ ranks)
+    assert compiled.random() == matrix.random()  # the generator advanced alike
+    labels = matrix.random((draws, rows)) < probabilities
+    np.testing.assert_allclose(drawn_sums(compiled, probabilities, values, draws)[1], labels @ values,
+                               rtol=1e-12, atol=1e-9)  # fmt: skip
+
+
+def test_drawn_sums_have_the_mean_and_variance_of_independent_labels():
+    rng = np.random.default_rng(5)
+    probabilities, weights = rng.uniform(0.05, 0.95, 300), rng.normal(size=300)
+    draws = 20_000
+    positives, sums = drawn_sums(np.random.default_rng(6), probabilities, weights, draws)
+    for got, mean, variance in (
+        (positives, probabilities.sum(), (probabilities * (1 - probabilities)).sum()),
+        (sums, (probabilities * weights).sum(), (probabilities * (1 - probabilities) * weights**2).sum()),
+    ):  # fmt: skip
+        assert abs(got.mean() - mean) <= 5 * np.sqrt(variance / draws)
+        assert got.var() == pytest.approx(variance, rel=5 * np.sqrt(2 / draws))
 
 
 def test_a_user_measure_is_drawn_by_its_value():

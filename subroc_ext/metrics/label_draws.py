@@ -11,6 +11,13 @@ The scores are ranked once per call, and each measure is a matrix product
 or a cumulative sum over the columns, tie groups handled exactly as in
 :mod:`~subroc_ext.metrics.kernels` (ties count one half).
 
+A measure that is a function of a draw's positives and one weighted sum of
+its labels (the ROC AUC and the ARL of the positives' mid-rank sum,
+:func:`roc_auc_of_rank_sums`; a row mean of its class values) needs no
+matrix: :func:`drawn_sums` draws each row's label from a NumPy generator and
+adds it up in one compiled pass, the values drawn and the generator advanced
+exactly as ``rng.random((draws, rows)) < probabilities`` does.
+
 Examples
 --------
 >>> labels = np.array([[True, False, True], [False, False, True], [False, False, False]])
@@ -19,9 +26,11 @@ Examples
 """
 
 import numpy as np
+from numba import njit
 from scipy.stats import rankdata
 
-__all__ = ["arl_of_draws", "attribution_class_values", "pr_auc_of_draws", "roc_auc_of_draws"]
+__all__ = ["arl_of_draws", "arl_of_rank_sums", "attribution_class_values", "drawn_sums", "pr_auc_of_draws",
+           "roc_auc_of_draws", "roc_auc_of_rank_sums"]  # fmt: skip
 
 
 def _class_counts(labels):
@@ -40,8 +49,20 @@ def roc_auc_of_draws(labels, scores):
     """
     labels = np.asarray(labels, dtype=bool)
     positives, negatives = _class_counts(labels)
+    return roc_auc_of_rank_sums(labels.astype(float) @ rankdata(scores), positives, negatives)
+
+
+def roc_auc_of_rank_sums(rank_sums, positives, negatives):
+    """The ROC AUC of draws from the sum of their positives' mid-ranks among
+    the rows (``U = R - P (P + 1) / 2``); NaN where a class is missing.
+
+    Examples
+    --------
+    >>> roc_auc_of_rank_sums(np.array([5.0, 3.0]), np.array([2, 2]), np.array([2, 2])).tolist()  # ranks 1-4
+    [0.5, 0.0]
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (labels.astype(float) @ rankdata(scores) - positives * (positives + 1) / 2) / (positives * negatives)
+        return (rank_sums - positives * (positives + 1) / 2) / (positives * negatives)
 
 
 def arl_of_draws(labels, scores):
@@ -57,7 +78,18 @@ def arl_of_draws(labels, scores):
     """
     labels = np.asarray(labels, dtype=bool)
     positives, negatives = _class_counts(labels)
-    auc = roc_auc_of_draws(labels, scores)
+    return arl_of_rank_sums(labels.astype(float) @ rankdata(scores), positives, negatives)
+
+
+def arl_of_rank_sums(rank_sums, positives, negatives):
+    """:func:`arl_of_draws` from the draws' positives' mid-rank sums.
+
+    Examples
+    --------
+    >>> arl_of_rank_sums(np.array([4.0, 10.0]), np.array([2, 4]), np.array([2, 0])).tolist()  # ranks 1-4
+    [1.5, 0.0]
+    """
+    auc = roc_auc_of_rank_sums(rank_sums, positives, negatives)
     return np.where(positives == 0, np.nan, np.where(negatives == 0, 0.0, negatives * (1 - auc)))
 
 
@@ -117,3 +149,51 @@ def attribution_class_values(is_positive, scores):
         if_positive = (negatives_below[group] + (negatives_at[group] - ~is_positive) / 2) / (2 * negatives)
         if_negative = (positives_above[group] + (positives_at[group] - is_positive) / 2) / (2 * positives)
     return np.where(negatives > 0, if_positive, 0.0), np.where(positives > 0, if_negative, 0.0)
+
+
+def drawn_sums(rng, probabilities, weights, draws):
+    """The positives and the weighted sum of the positives of ``draws`` label
+    draws, a row positive when its uniform number is below its probability.
+
+    The same draws as ``labels = rng.random((draws, rows)) < probabilities``,
+    ``rng`` left in the same state, without the matrix: ``labels.sum(axis=1)``
+    and ``labels @ weights`` (equal where the sums are exact, as sums of
+    mid-ranks are below ``2**52``; up to rounding otherwise).
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    probabilities, weights : numpy.ndarray of float
+        Each row's probability of a positive label, and its weight.
+    draws : int
+
+    Returns
+    -------
+    positives : numpy.ndarray of int64
+    sums : numpy.ndarray of float
+
+    Examples
+    --------
+    >>> p, w = np.array([0.2, 0.5, 0.9]), np.array([1.0, 2.0, 3.0])
+    >>> labels = np.random.default_rng(0).random((4, 3)) < p
+    >>> positives, sums = drawn_sums(np.random.default_rng(0), p, w, 4)
+    >>> positives.tolist() == labels.sum(axis=1).tolist(), sums.tolist() == (labels @ w).tolist()
+    (True, True)
+    """
+    positives, sums = np.empty(draws, dtype=np.int64), np.empty(draws)
+    _drawn_sums(rng, np.ascontiguousarray(probabilities, dtype=float), np.ascontiguousarray(weights, dtype=float),
+                positives, sums)  # fmt: skip
+    return positives, sums
+
+
+@njit(cache=True, nogil=True)
+def _drawn_sums(rng, probabilities, weights, positives, sums):
+    """:func:`drawn_sums` compiled: one uniform number per row and draw, in the
+    order of ``rng.random((draws, rows))``; the label added without a branch."""
+    for draw in range(len(positives)):
+        count, total = 0, 0.0
+        for row in range(len(probabilities)):
+            positive = rng.random() < probabilities[row]
+            count += positive
+            total += positive * weights[row]
+        positives[draw], sums[draw] = count, total
