@@ -14,9 +14,10 @@ or a cumulative sum over the columns, tie groups handled exactly as in
 A measure that is a function of a draw's positives and one weighted sum of
 its labels (the ROC AUC and the ARL of the positives' mid-rank sum,
 :func:`roc_auc_of_rank_sums`; a row mean of its class values) needs no
-matrix: :func:`drawn_sums` draws each row's label from a NumPy generator and
-adds it up in one compiled pass, the values drawn and the generator advanced
-exactly as ``rng.random((draws, rows)) < probabilities`` does.
+matrix: :func:`drawn_sums` draws each row's label from a NumPy generator's
+stream (:mod:`~subroc_ext.metrics.pcg64`) and adds it up in one compiled
+pass, the values drawn and the generator advanced exactly as
+``rng.random((draws, rows)) < probabilities`` does.
 
 Examples
 --------
@@ -28,6 +29,8 @@ Examples
 import numpy as np
 from numba import njit
 from scipy.stats import rankdata
+
+from .pcg64 import next_word, set_state_words, state_words, uniform_thresholds
 
 __all__ = ["arl_of_draws", "arl_of_rank_sums", "attribution_class_values", "drawn_sums", "pr_auc_of_draws",
            "roc_auc_of_draws", "roc_auc_of_rank_sums"]  # fmt: skip
@@ -163,6 +166,7 @@ def drawn_sums(rng, probabilities, weights, draws):
     Parameters
     ----------
     rng : numpy.random.Generator
+        Of a ``numpy.random.PCG64`` (``numpy.random.default_rng``'s).
     probabilities, weights : numpy.ndarray of float
         Each row's probability of a positive label, and its weight.
     draws : int
@@ -181,19 +185,28 @@ def drawn_sums(rng, probabilities, weights, draws):
     (True, True)
     """
     positives, sums = np.empty(draws, dtype=np.int64), np.empty(draws)
-    _drawn_sums(rng, np.ascontiguousarray(probabilities, dtype=float), np.ascontiguousarray(weights, dtype=float),
-                positives, sums)  # fmt: skip
+    words = state_words(rng.bit_generator)
+    _drawn_sums(words, uniform_thresholds(probabilities), np.ascontiguousarray(weights, dtype=float), positives,
+                sums)  # fmt: skip
+    set_state_words(rng.bit_generator, words)
     return positives, sums
 
 
 @njit(cache=True, nogil=True)
-def _drawn_sums(rng, probabilities, weights, positives, sums):
-    """:func:`drawn_sums` compiled: one uniform number per row and draw, in the
-    order of ``rng.random((draws, rows))``; the label added without a branch."""
+def _drawn_sums(words, thresholds, weights, positives, sums):
+    """:func:`drawn_sums` compiled: one word of the stream ``words``
+    (:func:`~subroc_ext.metrics.pcg64.state_words`, left advanced) per row and
+    draw, in the order of ``rng.random((draws, rows))``, a row positive when
+    its top 53 bits are below its threshold
+    (:func:`~subroc_ext.metrics.pcg64.uniform_thresholds`); the label added
+    without a branch."""
+    high, low, increment_high, increment_low = words[0], words[1], words[2], words[3]
     for draw in range(len(positives)):
         count, total = 0, 0.0
-        for row in range(len(probabilities)):
-            positive = rng.random() < probabilities[row]
+        for row in range(len(thresholds)):
+            high, low, word = next_word(high, low, increment_high, increment_low)
+            positive = (word >> np.uint64(11)) < thresholds[row]
             count += positive
             total += positive * weights[row]
         positives[draw], sums[draw] = count, total
+    words[0], words[1] = high, low
