@@ -158,3 +158,35 @@ def test_drawn_values_of_a_cover_agree_with_the_prepared_measure():
     positive, negative = measure.class_values(is_positive, scores)
     observed = np.where(is_positive, positive, negative)
     np.testing.assert_allclose(observed[np.argsort(scores, kind="stable")], prepared.prepared_values, atol=1e-15)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**100 + 7])
+def test_the_compiled_stream_is_numpys_pcg64(seed):
+    from numba import njit
+
+    from subroc_ext.metrics.pcg64 import next_word, set_state_words, state_words
+
+    @njit
+    def words_of(state, count):
+        high, low, out = state[0], state[1], np.empty(count, dtype=np.uint64)
+        for i in range(count):
+            high, low, out[i] = next_word(high, low, state[2], state[3])
+        state[0], state[1] = high, low
+        return out
+
+    ours, numpys = np.random.PCG64(seed), np.random.PCG64(seed)
+    state = state_words(ours)
+    np.testing.assert_array_equal(words_of(state, 5_000), numpys.random_raw(5_000))
+    set_state_words(ours, state)
+    assert ours.state == numpys.state  # written back: the generator goes on where the kernel stopped
+    with pytest.raises(TypeError, match="PCG64"):
+        state_words(np.random.Philox(seed))
+
+
+def test_a_words_53_bits_are_below_the_threshold_exactly_when_numpys_uniform_is_below_p():
+    from subroc_ext.metrics.pcg64 import uniform_thresholds
+
+    p = np.r_[0.0, 1.0, 0.5, 2.0**-53, np.random.default_rng(0).random(2_000)]
+    thresholds = uniform_thresholds(p).astype(np.int64)
+    for k in (thresholds[:, None] + np.arange(-2, 2)[None, :]).clip(0, 2**53 - 1).T:  # around each threshold
+        np.testing.assert_array_equal(k < thresholds, k * 2.0**-53 < p)
