@@ -10,6 +10,7 @@ from sklearn.metrics import auc, precision_recall_curve, roc_auc_score
 from subroc_ext.metrics.kernels import example_attributions
 from scipy.stats import rankdata
 
+from subroc_ext.metrics import label_draws
 from subroc_ext.metrics.label_draws import (
     arl_of_draws, attribution_class_values, drawn_sums, pr_auc_of_draws, roc_auc_of_draws,
 )
@@ -66,9 +67,12 @@ def test_values_from_rank_sums_are_the_values_of_the_draws(measure, tied):
                                   measure.drawn_values(labels, scores))  # fmt: skip
 
 
+@pytest.mark.parametrize("cores", [1, 3])
 @pytest.mark.parametrize("rows, draws", [(1, 5), (37, 64), (5_000, 40)])
 @pytest.mark.parametrize("seed", range(2))
-def test_drawn_sums_are_the_sums_of_the_matrix_of_draws_from_the_same_stream(rows, draws, seed):
+def test_drawn_sums_are_the_sums_of_the_matrix_of_draws_from_the_same_stream(rows, draws, seed, cores, monkeypatch):
+    monkeypatch.setattr(label_draws, "_cores", lambda: cores)
+    monkeypatch.setattr(label_draws, "PART_LABELS", 64)  # a run of draws per core even on small data
     rng = np.random.default_rng(seed)
     probabilities = rng.uniform(0, 1, rows)
     probabilities[: rows // 10] = [0.0, 1.0][seed]  # rows sure of their label

@@ -26,6 +26,9 @@ Examples
 [0.5, 0.0, nan]
 """
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numba import njit
 from scipy.stats import rankdata
@@ -34,6 +37,9 @@ from .pcg64 import next_word, set_state_words, state_words, uniform_thresholds
 
 __all__ = ["arl_of_draws", "arl_of_rank_sums", "attribution_class_values", "drawn_sums", "pr_auc_of_draws",
            "roc_auc_of_draws", "roc_auc_of_rank_sums"]  # fmt: skip
+
+#: Labels (rows times draws) one thread of :func:`drawn_sums` draws at least.
+PART_LABELS = 1 << 20
 
 
 def _class_counts(labels):
@@ -161,7 +167,10 @@ def drawn_sums(rng, probabilities, weights, draws):
     The same draws as ``labels = rng.random((draws, rows)) < probabilities``,
     ``rng`` left in the same state, without the matrix: ``labels.sum(axis=1)``
     and ``labels @ weights`` (equal where the sums are exact, as sums of
-    mid-ranks are below ``2**52``; up to rounding otherwise).
+    mid-ranks are below ``2**52``; up to rounding otherwise). On every core
+    (as NumPy's matrix product is), at least :data:`PART_LABELS` labels a
+    thread: each takes a run of draws from the stream advanced to its start
+    (``PCG64.advance``), so the draws are the same on any number of cores.
 
     Parameters
     ----------
@@ -185,11 +194,32 @@ def drawn_sums(rng, probabilities, weights, draws):
     (True, True)
     """
     positives, sums = np.empty(draws, dtype=np.int64), np.empty(draws)
-    words = state_words(rng.bit_generator)
-    _drawn_sums(words, uniform_thresholds(probabilities), np.ascontiguousarray(weights, dtype=float), positives,
-                sums)  # fmt: skip
-    set_state_words(rng.bit_generator, words)
+    thresholds, weights = uniform_thresholds(probabilities), np.ascontiguousarray(weights, dtype=float)
+    rows = len(thresholds)
+    parts = max(1, min(_cores(), draws * rows // PART_LABELS))
+    starts = [draws * part // parts for part in range(parts + 1)]
+    words = [state_words(rng.bit_generator)]
+    for start in starts[1:]:  # each run's stream: the same, advanced past the runs before it
+        advanced = np.random.PCG64()
+        advanced.state = rng.bit_generator.state
+        words.append(state_words(advanced.advance(start * rows)))
+
+    def part(number):
+        run = slice(starts[number], starts[number + 1])
+        _drawn_sums(words[number], thresholds, weights, positives[run], sums[run])
+
+    if parts == 1:
+        part(0)
+    else:
+        with ThreadPoolExecutor(parts) as pool:
+            list(pool.map(part, range(parts)))
+    set_state_words(rng.bit_generator, words[-1])  # the end of the last run
     return positives, sums
+
+
+def _cores():
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 @njit(cache=True, nogil=True)
