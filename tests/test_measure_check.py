@@ -151,6 +151,13 @@ class OffDrawnValues(measures.PRAUC):
         return super().drawn_values(labels, scores) * 0.99
 
 
+class OffRankSums(measures.ROCAUC):
+    """Label draws of a ROC AUC from the positives' rank sums that forget the ties' halves."""
+
+    def rank_sum_values(self, rank_sums, positives, negatives):
+        return super().rank_sum_values(np.floor(rank_sums), positives, negatives)
+
+
 class SharedClassValues(measures.RowMeanMeasure):
     """A row mean whose class values swap the classes."""
 
@@ -225,6 +232,7 @@ class FailsOnTies(measures.ROCAUC):
         (LowSizeAwareBound(), "size_aware_bound", "sign="),
         (OffBatchValues(), "batch_values", "differs from value"),
         (OffDrawnValues(), "drawn_values", "differs from value"),
+        (OffRankSums(), "rank_sum_values", "differs from value"),
         (SharedClassValues(), "class_values", "differs from its value"),
         (FixedNullValues(), "null_values", "mean of the draws"),
         (WrongCountNullValues(), "null_values", "a value that no subset"),

@@ -225,3 +225,22 @@ def test_draws_stopped_at_the_last_exceedance_give_the_same_p_values(monkeypatch
     original = _Subgroup.reaches
     monkeypatch.setattr(_Subgroup, "reaches", lambda self, draws, batch, needed=None: original(self, draws, batch))
     pd.testing.assert_frame_equal(promise_test(masks, y, p, p, method="bonferroni", random_state=4), stopped)
+
+
+@pytest.mark.parametrize("measure", [ROCAUC(), AverageRankingLoss(), brier_score(), calibration_gap()],
+                         ids=lambda m: m.name)  # fmt: skip
+def test_draws_without_a_matrix_of_labels_give_the_p_values_of_the_matrix(measure, monkeypatch):
+    """The compiled draws (a weighted sum per draw) are the matrix's draws: the same p-values."""
+    rng = np.random.default_rng(8)
+    n = 3000
+    p = rng.uniform(0.05, 0.95, n)
+    y = rng.random(n) < p
+    scores = np.where(np.arange(n) < 300, rng.permutation(p), p)  # the first 300 rows: noise
+    masks = [np.arange(n) < k for k in (300, 600, 1200)] + [(p > c) & (p < c + 0.3) for c in (0.1, 0.4, 0.6)]
+    tested = promise_test(masks, y, scores, scores, measure=measure, random_state=5, max_samples=20_000)
+    assert tested["significant"].any() and (tested["draws"] > 1_000).any()
+    assert Promise(measure, y, scores, scores).draw_weights(masks[0]) is not None
+    monkeypatch.setattr(_Subgroup, "_drawn", lambda self, rng, draws: self.promise.drawn(
+        self.mask, rng.random((draws, len(self.probabilities))) < self.probabilities))  # a matrix of labels
+    pd.testing.assert_frame_equal(promise_test(masks, y, scores, scores, measure=measure, random_state=5,
+                                               max_samples=20_000), tested)  # fmt: skip

@@ -78,6 +78,7 @@ KERNELS = (
     ("scoring.bitset", "sizes", "(uint64[:, ::1],)"),
     ("metrics.cross_auc", "_twice_wins", "(boolean[::1], int64[::1], boolean[::1], int64[::1], int64[::1])"),
     ("metrics.expected_auc", "expected_auc_of_sorted", "(float64[::1],)"),
+    ("metrics.label_draws", "_drawn_sums", "(uint64[::1], uint64[::1], float64[::1], int64[::1], float64[::1])"),
 )  # fmt: skip
 
 #: The commands whose kernels are :data:`KERNELS`.

@@ -57,6 +57,7 @@ from scipy.optimize import minimize_scalar
 from scipy.stats import rankdata
 
 from ..metrics.expected_auc import expected_roc_auc
+from ..metrics.label_draws import drawn_sums
 from ..scoring.measures import ROCAUC, Measure, RowMeanMeasure
 from .sequential import SequentialPValues, round_sizes, weighted_p_values
 
@@ -69,7 +70,8 @@ MAX_SAMPLES = 200_000
 FIRST_ROUND = 256
 #: Label draws that estimate a promise without a formula (PR AUC, ARL, a user's measure).
 EXPECTATION_DRAWS = 256
-#: Rows times draws in one block of random numbers (32 MB of float64).
+#: Rows times draws in one block of random numbers (32 MB of float64 where the labels are a matrix); a
+#: subgroup's draws stop at the end of a block.
 _BLOCK = 1 << 22
 #: Label draws of a subgroup's first block in a round (most subgroups' draws reach their statistic at once).
 _FIRST_BLOCK = 32
@@ -159,6 +161,31 @@ class Promise:
         positives = labels.sum(axis=1)
         return self.sign * self.measure.size_free(self.drawn_values(mask, labels), positives,
                                                   labels.shape[1] - positives)  # fmt: skip
+
+    def draw_weights(self, mask):
+        """The rows' weights whose sum over a draw's positives gives, with the
+        draw's class counts, the measure on the rows of ``mask``
+        (:meth:`drawn_of_sums`: no matrix of labels): a row mean's difference
+        of its class values, the scores' mid-ranks for a measure of their sum
+        (:meth:`~subroc_ext.scoring.measures.Measure.rank_sum_values`); None
+        for any other measure."""
+        if self.classes is not None:
+            positive, negative = (values[mask] for values in self.classes)
+            return positive - negative
+        if type(self.measure).rank_sum_values is not Measure.rank_sum_values:
+            return rankdata(self.scores[mask])
+        return None
+
+    def drawn_of_sums(self, mask, positives, sums):
+        """:meth:`drawn` of draws given by their positives and the sums of their
+        positives' :meth:`draw_weights`."""
+        rows = int(mask.sum())
+        negatives = rows - positives
+        if self.classes is not None:
+            values = (sums + self.classes[1][mask].sum()) / max(rows, 1)
+        else:
+            values = self.measure.rank_sum_values(sums, positives, negatives)
+        return self.sign * self.measure.size_free(values, positives, negatives)
 
     def observed(self, mask):
         """The measure on the rows of ``mask`` as labelled, size-free, higher better."""
@@ -293,8 +320,9 @@ class _Subgroup:
             self.expected = promise.expected(mask)
             self.cut = abs(observed - self.expected) - abs(shortfall) - _TOLERANCE
         self.seed = _seed(seed, _STREAM, mask)
+        self.weights = promise.draw_weights(mask)  # the ROC AUC's: the mid-ranks
         self.surely_unreached = mode == "worse" and type(promise.measure) is ROCAUC and _log_chernoff(
-            rankdata(promise.scores[mask]), self.probabilities, self.cut) + np.log(max_samples) <= np.log(UNREACHED)
+            self.weights, self.probabilities, self.cut) + np.log(max_samples) <= np.log(UNREACHED)
 
     def reaches(self, draws, batch, needed=None):
         """Whether each of ``draws`` label draws of round ``batch`` reaches the
@@ -312,8 +340,7 @@ class _Subgroup:
         start, block, reached_so_far = 0, min(per_block, _FIRST_BLOCK), 0
         while start < draws and (needed is None or reached_so_far < needed):
             stop = min(draws, start + block)
-            labels = rng.random((stop - start, len(self.probabilities))) < self.probabilities
-            value = self.promise.drawn(self.mask, labels)
+            value = self._drawn(rng, stop - start)
             if self.mode == "worse":
                 reached = value <= self.cut
             elif self.mode == "better":
@@ -324,6 +351,15 @@ class _Subgroup:
             reached_so_far += int(out[start:stop].sum())
             start, block = stop, per_block
         return out
+
+    def _drawn(self, rng, draws):
+        """The measure (:meth:`Promise.drawn`) on the next ``draws`` label draws
+        of ``rng``: its uniform numbers below the rows' probabilities, a draw's
+        labels one after the other, without a matrix where the measure is a
+        weighted sum (:meth:`Promise.draw_weights`)."""
+        if self.weights is None:
+            return self.promise.drawn(self.mask, rng.random((draws, len(self.probabilities))) < self.probabilities)
+        return self.promise.drawn_of_sums(self.mask, *drawn_sums(rng, self.probabilities, self.weights, draws))
 
 
 def promise_test(masks, is_positive, scores, probabilities, *, measure=None, mode="worse", method="fdr_by",

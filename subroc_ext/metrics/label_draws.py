@@ -11,6 +11,14 @@ The scores are ranked once per call, and each measure is a matrix product
 or a cumulative sum over the columns, tie groups handled exactly as in
 :mod:`~subroc_ext.metrics.kernels` (ties count one half).
 
+A measure that is a function of a draw's positives and one weighted sum of
+its labels (the ROC AUC and the ARL of the positives' mid-rank sum,
+:func:`roc_auc_of_rank_sums`; a row mean of its class values) needs no
+matrix: :func:`drawn_sums` draws each row's label from a NumPy generator's
+stream (:mod:`~subroc_ext.metrics.pcg64`) and adds it up in one compiled
+pass, the values drawn and the generator advanced exactly as
+``rng.random((draws, rows)) < probabilities`` does.
+
 Examples
 --------
 >>> labels = np.array([[True, False, True], [False, False, True], [False, False, False]])
@@ -18,10 +26,20 @@ Examples
 [0.5, 0.0, nan]
 """
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
+from numba import njit
 from scipy.stats import rankdata
 
-__all__ = ["arl_of_draws", "attribution_class_values", "pr_auc_of_draws", "roc_auc_of_draws"]
+from .pcg64 import next_word, set_state_words, state_words, uniform_thresholds
+
+__all__ = ["arl_of_draws", "arl_of_rank_sums", "attribution_class_values", "drawn_sums", "pr_auc_of_draws",
+           "roc_auc_of_draws", "roc_auc_of_rank_sums"]  # fmt: skip
+
+#: Labels (rows times draws) one thread of :func:`drawn_sums` draws at least.
+PART_LABELS = 1 << 20
 
 
 def _class_counts(labels):
@@ -40,8 +58,20 @@ def roc_auc_of_draws(labels, scores):
     """
     labels = np.asarray(labels, dtype=bool)
     positives, negatives = _class_counts(labels)
+    return roc_auc_of_rank_sums(labels.astype(float) @ rankdata(scores), positives, negatives)
+
+
+def roc_auc_of_rank_sums(rank_sums, positives, negatives):
+    """The ROC AUC of draws from the sum of their positives' mid-ranks among
+    the rows (``U = R - P (P + 1) / 2``); NaN where a class is missing.
+
+    Examples
+    --------
+    >>> roc_auc_of_rank_sums(np.array([5.0, 3.0]), np.array([2, 2]), np.array([2, 2])).tolist()  # ranks 1-4
+    [0.5, 0.0]
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (labels.astype(float) @ rankdata(scores) - positives * (positives + 1) / 2) / (positives * negatives)
+        return (rank_sums - positives * (positives + 1) / 2) / (positives * negatives)
 
 
 def arl_of_draws(labels, scores):
@@ -57,7 +87,18 @@ def arl_of_draws(labels, scores):
     """
     labels = np.asarray(labels, dtype=bool)
     positives, negatives = _class_counts(labels)
-    auc = roc_auc_of_draws(labels, scores)
+    return arl_of_rank_sums(labels.astype(float) @ rankdata(scores), positives, negatives)
+
+
+def arl_of_rank_sums(rank_sums, positives, negatives):
+    """:func:`arl_of_draws` from the draws' positives' mid-rank sums.
+
+    Examples
+    --------
+    >>> arl_of_rank_sums(np.array([4.0, 10.0]), np.array([2, 4]), np.array([2, 0])).tolist()  # ranks 1-4
+    [1.5, 0.0]
+    """
+    auc = roc_auc_of_rank_sums(rank_sums, positives, negatives)
     return np.where(positives == 0, np.nan, np.where(negatives == 0, 0.0, negatives * (1 - auc)))
 
 
@@ -117,3 +158,85 @@ def attribution_class_values(is_positive, scores):
         if_positive = (negatives_below[group] + (negatives_at[group] - ~is_positive) / 2) / (2 * negatives)
         if_negative = (positives_above[group] + (positives_at[group] - is_positive) / 2) / (2 * positives)
     return np.where(negatives > 0, if_positive, 0.0), np.where(positives > 0, if_negative, 0.0)
+
+
+def drawn_sums(rng, probabilities, weights, draws):
+    """The positives and the weighted sum of the positives of ``draws`` label
+    draws, a row positive when its uniform number is below its probability.
+
+    The same draws as ``labels = rng.random((draws, rows)) < probabilities``,
+    ``rng`` left in the same state, without the matrix: ``labels.sum(axis=1)``
+    and ``labels @ weights`` (equal where the sums are exact, as sums of
+    mid-ranks are below ``2**52``; up to rounding otherwise). On every core
+    (as NumPy's matrix product is), at least :data:`PART_LABELS` labels a
+    thread: each takes a run of draws from the stream advanced to its start
+    (``PCG64.advance``), so the draws are the same on any number of cores.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        Of a ``numpy.random.PCG64`` (``numpy.random.default_rng``'s).
+    probabilities, weights : numpy.ndarray of float
+        Each row's probability of a positive label, and its weight.
+    draws : int
+
+    Returns
+    -------
+    positives : numpy.ndarray of int64
+    sums : numpy.ndarray of float
+
+    Examples
+    --------
+    >>> p, w = np.array([0.2, 0.5, 0.9]), np.array([1.0, 2.0, 3.0])
+    >>> labels = np.random.default_rng(0).random((4, 3)) < p
+    >>> positives, sums = drawn_sums(np.random.default_rng(0), p, w, 4)
+    >>> positives.tolist() == labels.sum(axis=1).tolist(), sums.tolist() == (labels @ w).tolist()
+    (True, True)
+    """
+    positives, sums = np.empty(draws, dtype=np.int64), np.empty(draws)
+    thresholds, weights = uniform_thresholds(probabilities), np.ascontiguousarray(weights, dtype=float)
+    rows = len(thresholds)
+    parts = max(1, min(_cores(), draws * rows // PART_LABELS))
+    starts = [draws * part // parts for part in range(parts + 1)]
+    words = [state_words(rng.bit_generator)]
+    for start in starts[1:]:  # each run's stream: the same, advanced past the runs before it
+        advanced = np.random.PCG64()
+        advanced.state = rng.bit_generator.state
+        words.append(state_words(advanced.advance(start * rows)))
+
+    def part(number):
+        run = slice(starts[number], starts[number + 1])
+        _drawn_sums(words[number], thresholds, weights, positives[run], sums[run])
+
+    if parts == 1:
+        part(0)
+    else:
+        with ThreadPoolExecutor(parts) as pool:
+            list(pool.map(part, range(parts)))
+    set_state_words(rng.bit_generator, words[-1])  # the end of the last run
+    return positives, sums
+
+
+def _cores():
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@njit(cache=True, nogil=True)
+def _drawn_sums(words, thresholds, weights, positives, sums):
+    """:func:`drawn_sums` compiled: one word of the stream ``words``
+    (:func:`~subroc_ext.metrics.pcg64.state_words`, left advanced) per row and
+    draw, in the order of ``rng.random((draws, rows))``, a row positive when
+    its top 53 bits are below its threshold
+    (:func:`~subroc_ext.metrics.pcg64.uniform_thresholds`); the label added
+    without a branch."""
+    high, low, increment_high, increment_low = words[0], words[1], words[2], words[3]
+    for draw in range(len(positives)):
+        count, total = 0, 0.0
+        for row in range(len(thresholds)):
+            high, low, word = next_word(high, low, increment_high, increment_low)
+            positive = (word >> np.uint64(11)) < thresholds[row]
+            count += positive
+            total += positive * weights[row]
+        positives[draw], sums[draw] = count, total
+    words[0], words[1] = high, low

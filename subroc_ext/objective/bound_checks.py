@@ -4,9 +4,9 @@
 computes ``value`` on every subset of its rows and checks every cover (every
 set of rows) against every subset of it: ``extremes``, the size-aware bound,
 the quality function's optimistic estimate, ``batch_values``,
-``null_values``, the promise's hooks (``drawn_values`` on every label
-vector of the dataset, a row mean's ``class_values`` against the measure
-prepared with the row relabelled) and that ``prepare`` leaves the measure
+``null_values``, the promise's hooks (``drawn_values`` and
+``rank_sum_values`` on every label vector of the dataset, a row mean's
+``class_values`` against the measure prepared with the row relabelled) and that ``prepare`` leaves the measure
 alone. It keeps the
 smallest :class:`Violation` of each kind; :class:`MeasureCheck` is the report.
 
@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.stats import rankdata
 
 from ..inputs.sorted_data import SortedDataset
 from ..inputs.target import SoftClassifierTarget
+from ..scoring.measures import Measure
 from ..utils.subsets import all_subsets
 from .quality import SoftClassifierQF
 
@@ -278,7 +280,8 @@ class Checker:
             self.found[key] = violation
 
     def result(self):
-        order = ["error", "prepare", "value", "batch_values", "null_values", "drawn_values", "class_values",
+        order = ["error", "prepare", "value", "batch_values", "null_values", "drawn_values", "rank_sum_values",
+                 "class_values",
                  "extremes", "size_aware_bound", "optimistic_estimate"]  # fmt: skip
         violations = sorted(
             self.found.values(),
@@ -446,8 +449,9 @@ class Checker:
         """The promise's hooks (:mod:`subroc_ext.inference.promise`): a row mean's
         ``class_values`` are, for each row and label, its value in the measure
         prepared on the dataset with that row so labelled; any other measure's
-        ``drawn_values`` on every label vector of the dataset equal ``value``
-        (NaN where it is undefined)."""
+        ``drawn_values`` on every label vector of the dataset, and
+        ``rank_sum_values`` where the measure has it, equal ``value`` (NaN
+        where it is undefined)."""
         full = len(data.masks) - 1
         if hasattr(prepared, "class_values"):
             classes = prepared.class_values(data.labels.astype(bool), data.scores)
@@ -467,16 +471,24 @@ class Checker:
                         return
             return
         labels = all_subsets(data.size)  # every label vector of the rows but the all-negative one
-        drawn = np.asarray(prepared.drawn_values(labels, data.scores), dtype=float)
-        for labelled, got in zip(labels, drawn):
+        hooks = {"drawn_values": np.asarray(prepared.drawn_values(labels, data.scores), dtype=float)}
+        if type(prepared).rank_sum_values is not Measure.rank_sum_values:
+            positives = labels.sum(axis=1)
+            hooks["rank_sum_values"] = np.asarray(prepared.rank_sum_values(
+                labels @ rankdata(data.scores), positives, data.size - positives), dtype=float)  # fmt: skip
+        for row, labelled in enumerate(labels):
             cover = SortedDataset(data.frame.assign(label=labelled), "label", "score", True).cover()
             defined = prepared.is_defined(cover.positives, cover.negatives)
             expected = prepared.value(cover) if defined else np.nan
-            if not (_close(expected, got) or (np.isnan(expected) and np.isnan(got))):
-                self.report(data.violation(
-                    "drawn_values", f"labels {labelled.astype(int).tolist()}: differs from value", full, None,
-                    got, expected,
-                ))  # fmt: skip
+            for hook, values in list(hooks.items()):
+                got = values[row]
+                if not (_close(expected, got) or (np.isnan(expected) and np.isnan(got))):
+                    self.report(data.violation(
+                        hook, f"labels {labelled.astype(int).tolist()}: differs from value", full, None, got,
+                        expected,
+                    ))  # fmt: skip
+                    del hooks[hook]  # its first violation only
+            if not hooks:
                 return
 
     def _check_extremes(self, data, values):

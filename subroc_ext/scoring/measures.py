@@ -216,6 +216,15 @@ class Measure:
             values[i] = self.value(Cover.from_arrays(labels[i], scores))
         return values
 
+    def rank_sum_values(self, rank_sums, positives, negatives):
+        """Hook: the measure on draws of labels from the sum of their positives'
+        mid-ranks among the rows' scores and their class counts, for a measure
+        that is a function of these (the ROC AUC, the ARL): its promise's test
+        then draws no matrix of labels
+        (:func:`~subroc_ext.metrics.label_draws.drawn_sums`). Not such a
+        measure by default (:meth:`drawn_values` is used)."""
+        raise NotImplementedError
+
     def size_free(self, values, positives, negatives):
         """Hook: the measure on a scale that does not grow with the rows, so that
         a subgroup's value and the whole data's compare (its promise's test,
@@ -253,6 +262,9 @@ class ROCAUC(Measure):
 
     def drawn_values(self, labels, scores):
         return label_draws.roc_auc_of_draws(labels, scores)
+
+    def rank_sum_values(self, rank_sums, positives, negatives):
+        return label_draws.roc_auc_of_rank_sums(rank_sums, positives, negatives)
 
     def extremes(self, cover):
         """0 if a positive is scored strictly below a negative, else 1/2 if a
@@ -336,6 +348,9 @@ class AverageRankingLoss(Measure):
 
     def drawn_values(self, labels, scores):
         return label_draws.arl_of_draws(labels, scores)
+
+    def rank_sum_values(self, rank_sums, positives, negatives):
+        return label_draws.arl_of_rank_sums(rank_sums, positives, negatives)
 
     def size_free(self, values, positives, negatives):
         """Per negative: ``ARL / N = 1 - AUC`` (NaN without negatives), which
