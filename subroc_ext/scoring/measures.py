@@ -217,12 +217,9 @@ class Measure:
         return values
 
     def rank_sum_values(self, rank_sums, positives, negatives):
-        """Hook: the measure on draws of labels from the sum of their positives'
-        mid-ranks among the rows' scores and their class counts, for a measure
-        that is a function of these (the ROC AUC, the ARL): its promise's test
-        then draws no matrix of labels
-        (:func:`~subroc_ext.metrics.label_draws.drawn_sums`). Not such a
-        measure by default (:meth:`drawn_values` is used)."""
+        """Hook: the measure on label draws from their positives' mid-rank sums
+        and class counts (ROC AUC, ARL; see ``label_draws.drawn_sums``); by
+        default not such a measure (:meth:`drawn_values` is used)."""
         raise NotImplementedError
 
     def size_free(self, values, positives, negatives):

@@ -95,12 +95,13 @@ def e_bh(rejected, alpha, level):
 
     Examples
     --------
-    Two splits; the first pattern is rejected by both, the second by one:
+    Two splits at the level 0.015; the first pattern is rejected by both, the
+    second by the second split only (beside the first):
 
     >>> r = pd.DataFrame({0: [True, False], 1: [True, True]}, index=["a", "b"])
     >>> rejected, adjusted = e_bh(r, 0.05, 0.015)
     >>> rejected.tolist(), adjusted.round(4).tolist()
-    [True, True, 0.0225]
+    ([True, True], [0.02, 0.03])
     """
     sizes = rejected.sum(axis=0).clip(lower=1)
     # the mean e-value over m: (1/B) sum_b 1{j in R_b} / (level |R_b|)
