@@ -21,7 +21,10 @@ Examples
 import numpy as np
 from scipy.stats import rankdata
 
-__all__ = ["arl_of_draws", "attribution_class_values", "pr_auc_of_draws", "roc_auc_of_draws"]
+from .normalized_pr_auc import normalized_pr_auc
+
+__all__ = ["arl_of_draws", "attribution_class_values", "pr_auc_of_draws", "pr_auc_normalized_of_draws",
+           "roc_auc_of_draws"]
 
 
 def _class_counts(labels):
@@ -85,6 +88,23 @@ def pr_auc_of_draws(labels, scores):
     recall = np.concatenate([np.zeros((len(labels), 1)), recall], axis=1)
     precision = np.concatenate([np.ones((len(labels), 1)), precision], axis=1)
     return (np.diff(recall, axis=1) * (precision[:, 1:] + precision[:, :-1])).sum(axis=1) / 2
+
+
+def pr_auc_normalized_of_draws(labels, scores):
+    """The normalized PR AUC of each draw (:mod:`~subroc_ext.metrics.normalized_pr_auc`):
+    :func:`pr_auc_of_draws` above the floor of the draw's class counts; NaN
+    without a positive or a negative.
+
+    Examples
+    --------
+    >>> pr_auc_normalized_of_draws(np.array([[True, False], [False, True], [True, True]]),
+    ...                            np.array([0.1, 0.9])).tolist()
+    [0.0, 1.0, nan]
+    """
+    labels = np.asarray(labels, dtype=bool)
+    positives, negatives = _class_counts(labels)
+    values = pr_auc_of_draws(labels, scores)
+    return np.array([normalized_pr_auc(v, p, n) for v, p, n in zip(values, positives, negatives)], dtype=float)
 
 
 def attribution_class_values(is_positive, scores):

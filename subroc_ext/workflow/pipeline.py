@@ -38,7 +38,7 @@ from . import case_mix as _case_mix
 from . import diversity as _diversity
 from . import steps, without_holdout
 from .global_fix import calibration_first, default_mode, fixed_probabilities
-from .steps import CALIBRATION_MEASURES, MEASURES
+from .steps import CALIBRATION_MEASURES, MEASURES, REQUESTED_MEASURES
 
 __all__ = [
     "MEASURES",
@@ -55,7 +55,7 @@ __all__ = [
 def _measure(measure):
     if isinstance(measure, _measures.Measure):
         return measure
-    named = {**MEASURES, **CALIBRATION_MEASURES}
+    named = {**MEASURES, **REQUESTED_MEASURES, **CALIBRATION_MEASURES}
     if measure not in named:
         raise ValueError(f"measure must be one of {sorted(named)} or a Measure, got {measure!r}")
     return named[measure]()

@@ -42,7 +42,7 @@ from ..scoring import measures as _measures
 from ..utils.descriptions import describe as description_of
 
 __all__ = [
-    "MEASURES", "CALIBRATION_MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "empty_test_columns", "joined_test_columns", "search", "test", "use_dataset",
+    "MEASURES", "REQUESTED_MEASURES", "CALIBRATION_MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "empty_test_columns", "joined_test_columns", "search", "test", "use_dataset",
     "untested",
 ]  # fmt: skip
 
@@ -52,6 +52,11 @@ MEASURES = {
     "pr_auc": _measures.PRAUC,
     "arl": _measures.AverageRankingLoss,
     "attribution_mean": _measures.attribution_mean,
+}
+
+#: Built-in measures searched on request, described in a table only when searched.
+REQUESTED_MEASURES = {
+    "pr_auc_normalized": _measures.NormalizedPRAUC,
 }
 
 #: The calibration measures by name: searched on request, not described in every table.
