@@ -12,11 +12,10 @@ lower PR AUC whatever the model does. The normalized PR AUC removes that floor,
 
 Which PR AUC, and which floor. The package's PR AUC is the trapezoidal area
 under the curve through ``(recall 0, precision 1)`` and one point per
-distinct score (:func:`~subroc_ext.metrics.kernels.pr_auc_from_counts`). Its
-smallest value for ``P`` positives and ``N >= 1`` negatives is reached by the
-reversed ranking (ties only raise the area: a tied negative shares its
-positive's point instead of lowering the one before it), whose points after
-the negatives are ``(i / P, i / (N + i))``; the trapezoids sum to
+distinct score (:func:`~subroc_ext.metrics.kernels.pr_auc_from_counts`). Among
+rankings without ties between the classes, its smallest value for ``P``
+positives and ``N >= 1`` negatives is the reversed ranking's, whose points
+after the negatives are ``(i / P, i / (N + i))``; the trapezoids sum to
 
     min(P, N) = AP_min(P, N) - 1 / (2 (N + P)),
     AP_min(P, N) = (1 / P) sum_{i=1..P} i / (N + i) = 1 - (N / P) (H_{N+P} - H_N),
@@ -27,10 +26,18 @@ precision and ``H_k`` the harmonic numbers. As the rows grow at prevalence
 ``1 + (1 - pi) ln(1 - pi) / pi`` (Boyd et al.'s eq. for the continuous curve);
 the finite floor is used here because the closed form lies above the
 package's worst areas for small subgroups (one positive, one negative: 0.307
-against 0.25), which would give them negative normalized values. So the
-normalized PR AUC lies in [0, 1] for every subgroup with both classes, and
-is undefined (NaN) without a positive or a negative (the floor of ``N = 0``
-is 1).
+against 0.25), which would give them negative normalized values.
+
+Ties joining both classes in one score go below that floor: the package's
+curve (as scikit-learn's ``auc(recall, precision)``) joins a tie group's
+points by a straight line, the interpolation Davis and Goadrich [2]_ warn
+against in PR space, so a negative on top and every other row tied reaches
+``P / (2 (N + P))``. Boyd et al.'s floor is that of rankings, not of this
+artefact, so the normalized PR AUC counts a value below the floor as the
+floor: ``max(0, (PR AUC - min) / (1 - min))``. It lies in [0, 1] for every
+subgroup with both classes, 0 for the reversed ranking, 1 for a perfect one,
+and is undefined (NaN) without a positive or a negative (the floor of
+``N = 0`` is 1).
 
 Both functions are compiled, so the search kernels
 (:mod:`subroc_ext.scoring.cover_kernels`), the measure's Python value and the
@@ -41,6 +48,8 @@ References
 .. [1] K. Boyd, V. Santos Costa, J. Davis and C. D. Page, "Unachievable
    region in precision-recall space and its effect on empirical
    evaluation", ICML 2012.
+.. [2] J. Davis and M. Goadrich, "The relationship between precision-recall
+   and ROC curves", ICML 2006.
 """
 
 import numpy as np
@@ -70,8 +79,9 @@ def smallest_pr_auc(positives, negatives):
 @njit(cache=True, nogil=True)
 def normalized_pr_auc(value, positives, negatives):
     """``(value - floor) / (1 - floor)`` with :func:`smallest_pr_auc` of the
-    counts, kept in [0, 1] against the last bit of rounding; NaN without a
-    positive or a negative (compiled).
+    counts, at least 0 (a tie group of both classes can take ``value`` below
+    the floor of rankings) and at most 1 (the last bit of rounding); NaN
+    without a positive or a negative (compiled).
 
     Examples
     --------

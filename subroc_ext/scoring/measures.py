@@ -319,9 +319,12 @@ class NormalizedPRAUC(Measure):
 
     The PR AUC is the package's (:class:`PRAUC`: trapezoidal, through
     ``(recall 0, precision 1)``, ties exact), and ``min`` its exact floor for
-    the subgroup's ``P`` positives and ``N`` negatives, Boyd et al.'s
-    minimum average precision less ``1 / (2 (N + P))``; on many rows it is
-    their ``1 + (1 - pi) ln(1 - pi) / pi`` at prevalence ``pi``. It removes
+    the subgroup's ``P`` positives and ``N`` negatives among rankings without
+    ties between the classes, Boyd et al.'s minimum average precision (the
+    interpolation-free one) less ``1 / (2 (N + P))``; on many rows it is
+    their ``1 + (1 - pi) ln(1 - pi) / pi`` at prevalence ``pi``. A tie group
+    of both classes can take the linearly interpolated PR AUC below it: such
+    a value counts as the floor, 0. It removes
     the PR AUC's skew towards subgroups of high prevalence (the paper's
     future work, §4.3) and needs both classes.
 
@@ -354,8 +357,9 @@ class NormalizedPRAUC(Measure):
         """Lowest: 0 if a negative is scored at or above a positive (the pair
         reversed reaches it), else 1 (every subset is perfect); highest: 1 if
         a positive is scored at or above a negative, else 0 (every subset is
-        reversed). Both are exact but for covers whose classes meet in one
-        tie group only, where they are still bounds."""
+        reversed). Both are exact when the cover has a positive strictly
+        below a negative and one strictly above a negative (always on
+        continuous scores), and bounds otherwise."""
         positives, negatives = cover.counts.positives > 0, cover.counts.negatives > 0
         if not (positives.any() and negatives.any()):  # no defined subset: any bounds hold
             return 0.0, 1.0
