@@ -136,11 +136,13 @@ def with_probabilities(frame, probabilities, label, score):
     return frame.assign(**{column: probabilities}), CaseMixTarget(label, score, column)
 
 
-def case_mix_functions(label, *, positive_label, size_weight, balance_weight, mode, generalization_aware):
-    """The search's quality function (weighted, maybe generalization-aware) and the test's (unweighted)."""
+def case_mix_functions(label, *, positive_label, size_weight, balance_weight, mode, generalization_aware,
+                       measure=None):  # fmt: skip
+    """The search's quality function (weighted, maybe generalization-aware) and the test's (unweighted),
+    of ``measure`` (:class:`CaseMixQF`'s; the ROC AUC by default)."""
     qf = CaseMixQF(label, positive_label=positive_label, size_weight=size_weight,
-                   balance_weight=balance_weight, mode=mode)  # fmt: skip
-    statistic_qf = CaseMixQF(label, positive_label=positive_label, mode=mode)
+                   balance_weight=balance_weight, mode=mode, measure=measure)  # fmt: skip
+    statistic_qf = CaseMixQF(label, positive_label=positive_label, mode=mode, measure=measure)
     return (GeneralizationAwareQF(qf) if generalization_aware else qf), statistic_qf
 
 

@@ -411,7 +411,7 @@ def find_subgroups(
         raise ValueError(f"min_quality must be a number (or -inf), got {min_quality!r}")
     _diversity.check_max_overlap(max_overlap)
     check_calibrate(calibrate)
-    _check_case_mix(measure, case_mix)
+    _check_case_mix(measure, case_mix, validation)
     checked = validate_data(
         data, label=label, score=score, positive_label=positive_label, validation=validation,
         random_state=random_state, ignore=ignore, nbins=nbins, thresholds=thresholds,
@@ -426,9 +426,21 @@ def find_subgroups(
     target = checked.target
     probabilities, fitted, p_values = fixed_probabilities(search, held_out, global_fix) if global_fix else \
         _case_mix.fitted_probabilities(checked, calibrate, case_mix)  # fmt: skip
-    if case_mix and measure != "roc_auc":  # a row mean beyond its promise is a row mean: searched as one
+    ranked_by_promise = None  # the PR AUCs: searched by their shortfall, tested as without case_mix
+    if case_mix and measure in ("pr_auc", "pr_auc_normalized"):
+        ranked_by_promise, case_mix = _measure(measure), False
+    elif case_mix and measure != "roc_auc":  # a row mean beyond its promise is a row mean: searched as one
         measure, case_mix = shortfall_measure(_measure(measure), fitted), False
-    if case_mix:
+    test_target = None
+    if ranked_by_promise is not None:
+        searched, case_mix_target = _case_mix.with_probabilities(search.data, p_values[0], label, score)
+        tested_on, test_target = held_out, target
+        qf = _case_mix.case_mix_functions(
+            label, positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
+            mode=mode, generalization_aware=generalization_aware, measure=ranked_by_promise,
+        )[0]  # fmt: skip
+        statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
+    elif case_mix:
         searched, tested_on, case_mix_target = _case_mix.case_mix_data(search, held_out, p_values, label, score)
         qf, statistic_qf = _case_mix.case_mix_functions(
             label, positive_label=positive_label, size_weight=size_weight, balance_weight=balance_weight,
@@ -448,7 +460,7 @@ def find_subgroups(
         algorithm=algorithm, collapse_identical=collapse_identical, max_overlap=max_overlap,
         n_samples=n_samples, max_samples=max_samples, method=method, alpha=alpha,
         intervals=intervals, min_delta=min_delta, random_state=random_state, progress=progress,
-        client=client, n_jobs=n_jobs, allow_large=allow_large,
+        client=client, n_jobs=n_jobs, allow_large=allow_large, test_target=test_target,
     )  # fmt: skip
     with describing(kept, tested):  # Ctrl-C or an error: the searched (and tested) table goes with it
         splits = [("search", search, p_values[0])]
@@ -498,6 +510,7 @@ def find_subgroups(
                                                                                 statistic_qf.measure),
                                     whole_search_promise=whole_search_promise, rules=rules)  # fmt: skip
             table = pd.concat([table, judged], axis=1)
+        case_mix = case_mix or ranked_by_promise is not None
         table.attrs.update(
             measure=statistic_qf.measure.name, measure_kind=statistic_qf.measure.kind, mode=mode, label=label,
             score=score,
@@ -524,16 +537,23 @@ def find_subgroups(
     return table
 
 
-def _check_case_mix(measure, case_mix):
+def _check_case_mix(measure, case_mix, validation):
     """Refuse ``case_mix`` for a measure whose shortfall from its promise cannot be searched, saying why."""
     if not case_mix or measure == "roc_auc" or isinstance(_measure(measure), _measures.RowMeanMeasure):
         return
-    why = ("its size-free value, the ARL per negative, is 1 - ROC AUC: measure='roc_auc' with case_mix=True "
-           "searches exactly that") if measure == "arl" else \
-        "its promise has no formula, so every candidate of the search would need label draws"  # fmt: skip
-    raise ValueError(f"case_mix=True searches by the shortfall from the promise, of the ROC AUC or of a row mean "
-                     f"(attribution_mean, calibration_gap, brier, log_loss, a RowMeanMeasure), not of measure "
-                     f"{measure!r}: {why}; without case_mix its headline tests the promise")  # fmt: skip
+    if measure in ("pr_auc", "pr_auc_normalized"):
+        if validation is not None:
+            return
+        raise ValueError(f"case_mix=True for measure {measure!r} needs a holdout (validation): its search ranks by "
+                         "a ratio of expectations that only approximates the promise, and without a holdout the "
+                         "test would have to permute that whole search; without case_mix its headline tests the "
+                         "promise by label draws")  # fmt: skip
+    why = ("its size-free value, the ARL per negative, is 1 - ROC AUC, so its shortfall from the promise is the "
+           "ROC AUC's exactly: measure='roc_auc' with case_mix=True searches and tests that") if measure == "arl" \
+        else "it has no promise the search can compute"  # fmt: skip
+    raise ValueError(f"case_mix=True searches by the shortfall from the promise, of the ROC AUC, the PR AUCs or a "
+                     f"row mean (attribution_mean, calibration_gap, brier, log_loss, a RowMeanMeasure), not of "
+                     f"measure {measure!r}: {why}; without case_mix its headline tests the promise")  # fmt: skip
 
 
 def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split, measure):
@@ -586,7 +606,7 @@ def search_keep_test(
     search, held_out, quality_function, statistic_qf, target, *, selectors, depth, min_support,
     result_set_size, min_quality, collapse_identical, max_overlap, n_samples, max_samples, method,
     alpha, random_state, progress, client, n_jobs=1, algorithm=None, nbins=5, ignore=(),
-    intervals="fcr", min_delta=0.0, allow_large=False,
+    intervals="fcr", min_delta=0.0, allow_large=False, test_target=None,
 ):  # fmt: skip
     """Search a diverse top-k, test it: the core of
     :func:`find_subgroups`, :func:`~subroc_ext.find_multiclass_subgroups`,
@@ -594,6 +614,8 @@ def search_keep_test(
 
     The keywords are those of :func:`~subroc_ext.workflow.steps.search`,
     :func:`~subroc_ext.workflow.diversity.search_distinct` and :func:`~subroc_ext.workflow.steps.test`;
+    ``test_target``: the test's target where it differs from the search's
+    (the PR AUCs searched by their case mix, tested as without it);
     ``held_out=None`` tests without a holdout
     (:func:`~subroc_ext.workflow.without_holdout.test_without_holdout`, ``max_samples``
     or an integer ``n_samples`` capping the permutations).
@@ -624,7 +646,8 @@ def search_keep_test(
             )  # fmt: skip
         else:
             tested = steps.test(
-                kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
+                kept.subgroups, held_out, statistic_qf, target if test_target is None else test_target,
+                n_samples=n_samples,
                 max_samples=max_samples, method=method, alpha=alpha, intervals=intervals,
                 min_delta=min_delta, random_state=random_state, progress=progress, client=client,
                 n_jobs=n_jobs,
