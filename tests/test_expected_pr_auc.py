@@ -17,7 +17,8 @@ from sklearn import metrics
 from subroc_ext.metrics.expected_auc import expected_pr_auc_of_sorted
 from subroc_ext.metrics.label_draws import pr_auc_of_draws
 from subroc_ext.objective.case_mix import CaseMixQF, CaseMixTarget
-from subroc_ext.scoring.measures import AverageRankingLoss, NormalizedPRAUC, PRAUC
+from subroc_ext.scoring.measures import PRAUC, AverageRankingLoss
+from subroc_ext.scoring.normalized_pr_auc import NormalizedPRAUC
 from subroc_ext.utils.subsets import all_subsets
 
 

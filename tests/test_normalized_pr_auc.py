@@ -1,5 +1,5 @@
 """The normalized PR AUC (:mod:`subroc_ext.metrics.normalized_pr_auc`,
-:class:`subroc_ext.scoring.measures.NormalizedPRAUC`) against independent oracles.
+:class:`subroc_ext.scoring.normalized_pr_auc.NormalizedPRAUC`) against independent oracles.
 
 The floor is the worst ranking's area by scikit-learn; the measure on every
 subset of small covers, ties and no ties, by the brute-force PR AUC of
@@ -18,6 +18,7 @@ import subroc_ext
 from subroc_ext.metrics.label_draws import pr_auc_normalized_of_draws
 from subroc_ext.metrics.normalized_pr_auc import normalized_pr_auc, pr_auc_floor_limit, smallest_pr_auc
 from subroc_ext.scoring import measures
+from subroc_ext.scoring.normalized_pr_auc import NormalizedPRAUC
 from subroc_ext.workflow.pipeline import make_quality_function
 
 TOL = 1e-9
@@ -80,13 +81,13 @@ def test_value_matches_scikit_learn_normalized(ties):
     rng = np.random.default_rng(11 + ties)
     for _ in range(200):
         is_positive, scores = random_cover(rng, ties)
-        value = measures.NormalizedPRAUC().value(measures.Cover.from_arrays(is_positive, scores))
+        value = NormalizedPRAUC().value(measures.Cover.from_arrays(is_positive, scores))
         assert value == pytest.approx(oracle_normalized(is_positive, scores), abs=TOL)
         assert 0.0 <= value <= 1.0
 
 
 def test_undefined_without_either_class():
-    measure = measures.NormalizedPRAUC()
+    measure = NormalizedPRAUC()
     assert not measure.is_defined(3, 0) and not measure.is_defined(0, 3) and measure.is_defined(1, 1)
     assert np.isnan(normalized_pr_auc(1.0, 3, 0))
 
@@ -96,7 +97,7 @@ def test_extremes_bound_every_subset_and_are_exact_without_ties_between_classes(
     """Valid on every cover; exact where the cover has a positive strictly
     below and one strictly above a negative (always on continuous scores)."""
     rng = np.random.default_rng(21 + ties)
-    measure = measures.NormalizedPRAUC()
+    measure = NormalizedPRAUC()
     for _ in range(250):
         is_positive, scores = random_cover(rng, ties)
         lowest, highest = measure.extremes(measures.Cover.from_arrays(is_positive, scores))
@@ -153,11 +154,11 @@ def test_draws_equal_the_measure_on_each_draw(tied):
     assert np.isnan(drawn[:2]).all()
     for draw, value in zip(labels[2:], drawn[2:]):
         assert value == oracle_normalized(draw, scores) or value == pytest.approx(oracle_normalized(draw, scores), abs=TOL)
-    assert np.array_equal(drawn, measures.NormalizedPRAUC().drawn_values(labels, scores), equal_nan=True)
+    assert np.array_equal(drawn, NormalizedPRAUC().drawn_values(labels, scores), equal_nan=True)
 
 
 def test_check_measure_says_ok():
-    report = subroc_ext.check_measure(measures.NormalizedPRAUC(), random_state=0)
+    report = subroc_ext.check_measure(NormalizedPRAUC(), random_state=0)
     assert report.ok, report
 
 
@@ -188,4 +189,4 @@ def test_a_tie_group_of_both_classes_can_go_below_the_floor_and_counts_as_it():
     scores = np.array([2.0, 0.0, 0.0, 0.0])
     assert sklearn_pr_auc(is_positive, scores) == pytest.approx(0.25)
     assert 0.25 < smallest_pr_auc(2, 2)
-    assert measures.NormalizedPRAUC().value(measures.Cover.from_arrays(is_positive, scores)) == 0.0
+    assert NormalizedPRAUC().value(measures.Cover.from_arrays(is_positive, scores)) == 0.0

@@ -33,7 +33,8 @@ from ..metrics.expected_auc import (
 )
 from ..metrics.normalized_pr_auc import normalized_pr_auc
 from . import cover_kernels
-from .measures import PRAUC, ROCAUC, Measure, NormalizedPRAUC
+from .measures import PRAUC, ROCAUC, Measure
+from .normalized_pr_auc import NormalizedPRAUC
 
 __all__ = ["ExpectedROCAUC", "ExpectedPRAUC", "ExpectedNormalizedPRAUC", "expected_measure", "simulated_auc_changes"]
 

@@ -411,7 +411,7 @@ def find_subgroups(
         raise ValueError(f"min_quality must be a number (or -inf), got {min_quality!r}")
     _diversity.check_max_overlap(max_overlap)
     check_calibrate(calibrate)
-    _check_case_mix(measure, case_mix, validation)
+    _case_mix.check_case_mix(measure, _measure(measure), case_mix, validation)
     checked = validate_data(
         data, label=label, score=score, positive_label=positive_label, validation=validation,
         random_state=random_state, ignore=ignore, nbins=nbins, thresholds=thresholds,
@@ -535,25 +535,6 @@ def find_subgroups(
     if tested is None:
         raise InterruptedTest(table)
     return table
-
-
-def _check_case_mix(measure, case_mix, validation):
-    """Refuse ``case_mix`` for a measure whose shortfall from its promise cannot be searched, saying why."""
-    if not case_mix or measure == "roc_auc" or isinstance(_measure(measure), _measures.RowMeanMeasure):
-        return
-    if measure in ("pr_auc", "pr_auc_normalized"):
-        if validation is not None:
-            return
-        raise ValueError(f"case_mix=True for measure {measure!r} needs a holdout (validation): its search ranks by "
-                         "a ratio of expectations that only approximates the promise, and without a holdout the "
-                         "test would have to permute that whole search; without case_mix its headline tests the "
-                         "promise by label draws")  # fmt: skip
-    why = ("its size-free value, the ARL per negative, is 1 - ROC AUC, so its shortfall from the promise is the "
-           "ROC AUC's exactly: measure='roc_auc' with case_mix=True searches and tests that") if measure == "arl" \
-        else "it has no promise the search can compute"  # fmt: skip
-    raise ValueError(f"case_mix=True searches by the shortfall from the promise, of the ROC AUC, the PR AUCs or a "
-                     f"row mean (attribution_mean, calibration_gap, brier, log_loss, a RowMeanMeasure), not of "
-                     f"measure {measure!r}: {why}; without case_mix its headline tests the promise")  # fmt: skip
 
 
 def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split, measure):

@@ -39,6 +39,7 @@ from ..metrics.expected_auc import expected_auc_of_sorted
 from ..objective.quality import SoftClassifierQF
 from ..scoring import calibration as _calibration
 from ..scoring import measures as _measures
+from ..scoring.normalized_pr_auc import NormalizedPRAUC
 from ..utils.descriptions import describe as description_of
 
 __all__ = [
@@ -56,7 +57,7 @@ MEASURES = {
 
 #: Built-in measures searched on request, described in a table only when searched.
 REQUESTED_MEASURES = {
-    "pr_auc_normalized": _measures.NormalizedPRAUC,
+    "pr_auc_normalized": NormalizedPRAUC,
 }
 
 #: The calibration measures by name: searched on request, not described in every table.
