@@ -60,7 +60,7 @@ from subroc_ext.objective.case_mix import CaseMixQF
 from subroc_ext.objective.generalization import GeneralizationAwareQF
 from subroc_ext.workflow import steps
 from subroc_ext.workflow.case_mix import with_probabilities
-from subroc_ext.workflow.pipeline import _measure, make_quality_function
+from subroc_ext.workflow.pipeline import make_quality_function
 
 INJECTION_MEASURES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
 #: The measures searched by their shortfall from the promise (``--case-mix``).
@@ -143,16 +143,16 @@ def case_mix_search(prepared, search, validation, measure, st):
         common.log(f"  {measure}: no case mix ({error})")
         return
     searched, target = with_probabilities(search, probabilities(search[score].to_numpy(dtype=float)), label, score)
-    tested = _measure(measure)
-    ranked = tested if measure != "arl" else _measure("roc_auc")  # ARL / N = 1 - AUC: the ROC AUC's shortfall
+    named = {**steps.MEASURES, **steps.REQUESTED_MEASURES}
+    tested = named[measure]()
+    ranked = tested if measure != "arl" else named["roc_auc"]()  # ARL / N = 1 - AUC: the ROC AUC's shortfall
     valid_positive = (validation[label] == prepared.positive).to_numpy()
     valid_scores = validation[score].to_numpy(dtype=float)
-    promise = Promise(tested, valid_positive, valid_scores, probabilities(valid_scores))
 
     def test(subgroups, seed):
         if not subgroups:
             return np.zeros(0, dtype=bool)
-        promise.seed = seed
+        promise = Promise(tested, valid_positive, valid_scores, probabilities(valid_scores), seed=seed)
         table = promise.test(common.covers(subgroups, validation), mode="worse", method=config.CORRECTION,
                              alpha=config.ALPHA, max_samples=st["injection_n_samples"])  # fmt: skip
         return table["significant"].to_numpy(dtype=bool)
