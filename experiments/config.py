@@ -107,6 +107,7 @@ MEASURE_NAMES = {
     "pr_auc": "PR AUC",
     "arl": "ARL",
     "attribution_mean": "attribution mean",
+    "pr_auc_normalized": "normalized PR AUC",
 }
 
 #: The search space and task, as in the paper (section 4).

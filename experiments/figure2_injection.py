@@ -24,6 +24,16 @@ Besides, for each configuration, the injected pattern's own quality and its
 rank among the top-100 qualities: the arithmetic of why it is (not) found.
 ``--weights`` replaces the one-weight grid by alpha = beta = w configurations.
 
+``--case-mix`` runs, instead of the paper's configurations, the same
+experiment with each measure searched by its shortfall from the promise
+(``find_subgroups(case_mix=True)``'s quality,
+:class:`subroc_ext.objective.case_mix.CaseMixQF`; the scores read as
+probabilities by a map fitted on the injected search split) and tested by
+its label draws on the validation split
+(:class:`subroc_ext.inference.promise.Promise`, BY over the top-100): the
+paper's open problem. The ARL is searched by the ROC AUC's case mix, which
+is its own exactly (``ARL / N = 1 - AUC``), and tested by its draws.
+
 Outputs in ``--out``: ``figure2_injection.png`` (all measures),
 ``figure2_injection_roc_auc.png`` (the paper's Figure 2), ``figure2_patterns.csv``
 (every top-100 pattern), ``figure2_injected.csv|md`` (the injected subgroups),
@@ -44,10 +54,17 @@ import pandas as pd
 import pysubgroup as ps
 
 from experiments import common, config
+from subroc_ext.inference.promise import Promise
+from subroc_ext.inputs.probabilities import fit_probabilities
+from subroc_ext.objective.case_mix import CaseMixQF
+from subroc_ext.objective.generalization import GeneralizationAwareQF
 from subroc_ext.workflow import steps
+from subroc_ext.workflow.case_mix import with_probabilities
 from subroc_ext.workflow.pipeline import make_quality_function
 
 INJECTION_MEASURES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
+#: The measures searched by their shortfall from the promise (``--case-mix``).
+CASE_MIX_MEASURES = ("roc_auc", "pr_auc", "pr_auc_normalized", "arl")
 #: IoU from which the injected subgroup counts as found.
 FOUND_IOU = 0.8
 
@@ -113,11 +130,65 @@ def pick_injected(prepared, st):
     return picked
 
 
-def run(prepared, st):
+def case_mix_search(prepared, search, validation, measure, st):
+    """``(name, search qf, its target, searched frame, test)`` of each
+    configuration of ``measure`` searched by its shortfall from the promise;
+    ``test(subgroups, seed)`` gives each subgroup's significance by the
+    measure's label draws on ``validation``."""
+    label, score = prepared.label, common.SCORE
+    is_positive = (search[label] == prepared.positive).to_numpy()
+    try:
+        probabilities = fit_probabilities(search[score].to_numpy(dtype=float), is_positive)
+    except ValueError as error:  # an injection that reverses most of the ranking leaves no promise to read
+        common.log(f"  {measure}: no case mix ({error})")
+        return
+    searched, target = with_probabilities(search, probabilities(search[score].to_numpy(dtype=float)), label, score)
+    named = {**steps.MEASURES, **steps.REQUESTED_MEASURES}
+    tested = named[measure]()
+    ranked = tested if measure != "arl" else named["roc_auc"]()  # ARL / N = 1 - AUC: the ROC AUC's shortfall
+    valid_positive = (validation[label] == prepared.positive).to_numpy()
+    valid_scores = validation[score].to_numpy(dtype=float)
+
+    def test(subgroups, seed):
+        if not subgroups:
+            return np.zeros(0, dtype=bool)
+        promise = Promise(tested, valid_positive, valid_scores, probabilities(valid_scores), seed=seed)
+        table = promise.test(common.covers(subgroups, validation), mode="worse", method=config.CORRECTION,
+                             alpha=config.ALPHA, max_samples=st["injection_n_samples"])  # fmt: skip
+        return table["significant"].to_numpy(dtype=bool)
+
+    for name, alpha, beta, ga in configurations(st):
+        qf = CaseMixQF(label, positive_label=prepared.positive, size_weight=alpha, balance_weight=beta,
+                       measure=ranked)  # fmt: skip
+        yield name, GeneralizationAwareQF(qf) if ga else qf, target, searched, test
+
+
+def paper_search(prepared, search, validation, measure, st):
+    """The same as :func:`case_mix_search` for the paper's quality functions and test."""
+    statistic = make_quality_function(measure, prepared.label, positive_label=prepared.positive)
+
+    def test(subgroups, seed):
+        return steps.test(
+            subgroups, validation, statistic, prepared.target,
+            n_samples=st["injection_n_samples"], method=config.CORRECTION,
+            alpha=config.ALPHA, random_state=seed, intervals="simultaneous",  # the paper's protocol
+        )["significant"].to_numpy(dtype=bool)  # fmt: skip
+
+    for name, alpha, beta, ga in configurations(st):
+        qf = make_quality_function(
+            measure, prepared.label, positive_label=prepared.positive, size_weight=alpha,
+            balance_weight=beta, generalization_aware=ga,
+        )  # fmt: skip
+        yield name, qf, prepared.target, search, test
+
+
+def run(prepared, st, case_mix=False):
     """Patterns (one row per injected subgroup, measure, configuration and
     rank in the top-100), the injected subgroups, and the injected pattern's
-    own quality per search."""
+    own quality per search; ``case_mix``: searched by the shortfall from
+    the promise (:func:`case_mix_search`)."""
     rows, injected_rows, own_rows = [], [], []
+    searches = case_mix_search if case_mix else paper_search
     for number, (size_class, seed, injected) in enumerate(pick_injected(prepared, st)):
         search, cover = inject(prepared.search, injected)
         validation, _ = inject(prepared.validation, injected)
@@ -132,24 +203,15 @@ def run(prepared, st):
             }
         )  # fmt: skip
         negatives = (search[prepared.label] != prepared.positive).to_numpy()
-        for measure in st.get("injection_measures", INJECTION_MEASURES):
-            statistic = make_quality_function(measure, prepared.label, positive_label=prepared.positive)
-            for name, alpha, beta, ga in configurations(st):
-                qf = make_quality_function(
-                    measure, prepared.label, positive_label=prepared.positive, size_weight=alpha,
-                    balance_weight=beta, generalization_aware=ga,
-                )  # fmt: skip
+        for measure in st.get("injection_measures", CASE_MIX_MEASURES if case_mix else INJECTION_MEASURES):
+            for name, qf, target, searched, test in searches(prepared, search, validation, measure, st):
                 found = common.run_search(
-                    search, prepared.target, prepared.selectors, qf, depth=st["injection_depth"],
+                    searched, target, prepared.selectors, qf, depth=st["injection_depth"],
                     result_set_size=st["injection_top"], min_support=st["min_support"], search=st["search"],
                 )  # fmt: skip
                 subgroups = [d for _, d in found.results]
-                significant = steps.test(
-                    subgroups, validation, statistic, prepared.target,
-                    n_samples=st["injection_n_samples"], method=config.CORRECTION,
-                    alpha=config.ALPHA, random_state=seed, intervals="simultaneous",  # the paper's protocol
-                )["significant"].to_numpy(dtype=bool)  # fmt: skip
-                own = qf.calculate_statistics(injected, prepared.target, search).quality
+                significant = test(subgroups, seed)
+                own = qf.calculate_statistics(injected, target, searched).quality
                 qualities = np.array([q for q, _ in found.results])
                 own_rows.append(
                     {
@@ -269,7 +331,11 @@ def plot(patterns, injected, st, measures, path):
 def main(argv=None):
     p = common.parser(__doc__.splitlines()[0])
     p.add_argument("--weights", type=float, nargs="+", help="alpha = beta configurations instead of the one-weight grid")
-    p.add_argument("--measures", nargs="+", choices=INJECTION_MEASURES, help="measures to run")
+    p.add_argument("--measures", nargs="+", choices=sorted(set(INJECTION_MEASURES + CASE_MIX_MEASURES)),
+                   help="measures to run")
+    p.add_argument("--case-mix", action="store_true",
+                   help="search each measure by its shortfall from the promise, test it by its label draws")
+    p.add_argument("--grid", type=int, nargs="+", help="run only these entries of the configuration grid")
     p.add_argument("--injections", type=int, nargs="+", help="run only these entries of the configured injections")
     args = p.parse_args(argv)
     st = common.settings_from(args)
@@ -283,8 +349,10 @@ def main(argv=None):
         st["injection_n_samples"] = args.n_samples
     if args.injections:
         st["injections"] = tuple(st["injections"][i] for i in args.injections)
+    if args.grid:
+        st["injection_grid"] = tuple(st["injection_grid"][i] for i in args.grid)
     prepared = common.prepare("adult", st)
-    patterns, injected, own = run(prepared, st)
+    patterns, injected, own = run(prepared, st, case_mix=args.case_mix)
     patterns.to_csv(args.out / "figure2_patterns.csv", index=False)
     common.write_table(injected, args.out, "figure2_injected", title="Injected subgroups (search split)")
     per_injected = recovery(patterns, own, injected, st)
@@ -298,7 +366,7 @@ def main(argv=None):
         summarize(per_injected), args.out, "figure2_summary",
         title=f"Figure 2: recovery over the injected subgroups (found: IoU >= {FOUND_IOU})",
     )  # fmt: skip
-    measures = list(st.get("injection_measures", INJECTION_MEASURES))
+    measures = list(st.get("injection_measures", CASE_MIX_MEASURES if args.case_mix else INJECTION_MEASURES))
     plot(patterns, injected, st, measures, args.out / "figure2_injection.png")
     if "roc_auc" in measures:
         plot(patterns, injected, st, ["roc_auc"], args.out / "figure2_injection_roc_auc.png")

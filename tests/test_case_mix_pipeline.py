@@ -119,8 +119,8 @@ def test_probabilities_come_from_a_map_fitted_on_the_search_split():
     with pytest.raises(ValueError, match="score column 'margin' cannot be read as probabilities"):
         subroc_ext.find_subgroups(data.drop(columns="p"), label="y", score="margin", calibrate="none",
                                   case_mix=True, **FAST)  # fmt: skip
-    with pytest.raises(ValueError, match="case_mix=True searches by the shortfall from the promise.*not of measure 'pr_auc'"):
-        subroc_ext.find_subgroups(data, label="y", score="p", measure="pr_auc", case_mix=True, **FAST)
+    with pytest.raises(ValueError, match="case_mix=True searches by the shortfall from the promise.*not of measure 'arl'"):
+        subroc_ext.find_subgroups(data, label="y", score="p", measure="arl", case_mix=True, **FAST)
     with pytest.raises(ValueError, match="calibrate must be one of"):
         subroc_ext.find_subgroups(data, label="y", score="p", calibrate="platt", **FAST)
 
@@ -278,3 +278,46 @@ def test_case_mix_without_a_holdout_is_tested_by_labels_drawn_over_the_whole_sea
     assert len(ages) >= 3 and not ages["significant"].any()
     plant = table[table["description"] == "g=='c' AND h=='x'"].iloc[0]
     assert plant["statistic"] == plant["quality"] and plant["p_value"] <= 0.05
+
+
+@pytest.mark.parametrize("measure", ["pr_auc", "pr_auc_normalized"])
+def test_the_pr_aucs_are_searched_by_their_shortfall_and_tested_by_label_draws(measure):
+    """The planted failure is in the top 5, significant; the quality is the shortfall of
+    the measure from its ratio-of-expectations promise on the search rows,
+    beyond the whole data's (the search ranks), and the headline's rule 2 is
+    the label-draw test (the test decides)."""
+    from sklearn.metrics import auc, precision_recall_curve
+
+    from subroc_ext.metrics.expected_auc import expected_pr_auc_of_sorted
+    from subroc_ext.metrics.normalized_pr_auc import normalized_pr_auc
+
+    def value(y, s):
+        precision, recall, _ = precision_recall_curve(y, s)
+        area = auc(recall, precision)
+        return area if measure == "pr_auc" else normalized_pr_auc(area, int(y.sum()), int((1 - y).sum()))
+
+    def promised(y, p):
+        area = expected_pr_auc_of_sorted(np.sort(p))
+        return area if measure == "pr_auc" else normalized_pr_auc(area, int(y.sum()), int((1 - y).sum()))
+
+    data = risk_frame(3, planted=True)
+    table = subroc_ext.find_subgroups(data, label="y", score="p", measure=measure, case_mix=True,
+                                      progress=False, result_set_size=20, calibrate="none")  # fmt: skip
+    unweighted = subroc_ext.find_subgroups(data, label="y", score="p", measure=measure, case_mix=True,
+                                           progress=False, result_set_size=20, calibrate="none", size_weight=0,
+                                           balance_weight=0, generalization_aware=False)  # fmt: skip
+    planted = table.head(5)["description"].isin(["g=='c' AND h=='x'", "h=='x' AND g=='c'"])
+    assert planted.sum() == 1 and table.head(5)["significant"][planted].all()
+    assert table.attrs["case_mix"] is True and table.attrs["measure"] == measure
+    rows, covers = split_rows(unweighted, data, "search")
+    y, p = rows["y"].to_numpy(), rows["p"].to_numpy()
+    whole = promised(y, p) - value(y, p)
+    shortfall = [promised(y[c], p[c]) - value(y[c], p[c]) - whole for c in covers]
+    np.testing.assert_allclose(unweighted["quality"], shortfall, atol=1e-9)
+    assert table[f"expected_{measure}_validation"].notna().all()
+
+
+def test_the_pr_aucs_case_mix_needs_a_holdout():
+    with pytest.raises(ValueError, match="needs a holdout"):
+        subroc_ext.find_subgroups(risk_frame(0, n=400), label="y", score="p", measure="pr_auc", case_mix=True,
+                                  validation=None)  # fmt: skip

@@ -8,7 +8,8 @@ import argparse
 import math
 
 from ..utils.names import (
-    CALIBRATION_MEASURE_NAMES, CALIBRATION_MODES, CALIBRATIONS, INSTALL, INTERVALS, MEASURE_NAMES, MODES, VERSION,
+    CALIBRATION_MEASURE_NAMES, CALIBRATION_MODES, CALIBRATIONS, INSTALL, INTERVALS, MEASURE_NAMES, MODES,
+    REQUESTED_MEASURE_NAMES, VERSION,
 )
 
 __all__ = [
@@ -341,9 +342,10 @@ def build_parser():
                                "more power on small data; no effect intervals); each row's "
                                "promise, and --case-mix, by labels drawn from the probabilities "
                                "over the whole search")  # fmt: skip
-    run.add_argument("--measure", choices=sorted(MEASURE_NAMES + CALIBRATION_MEASURE_NAMES),
+    run.add_argument("--measure", choices=sorted(MEASURE_NAMES + REQUESTED_MEASURE_NAMES + CALIBRATION_MEASURE_NAMES),
                      help="performance measure (default: roc_auc; multi-class models: "
-                          "AUC_mu); calibration_gap, brier and log_loss read the scores as "
+                          "AUC_mu); pr_auc_normalized: the PR AUC above the least its subgroup's "
+                          "prevalence allows; calibration_gap, brier and log_loss read the scores as "
                           "probabilities")  # fmt: skip
     run.add_argument("--mode", choices=MODES + CALIBRATION_MODES,
                      help="look for subgroups where the model is worse (default), better or "

@@ -39,6 +39,7 @@ from numba import njit
 __all__ = [
     "expected_auc_of_sorted",
     "expected_auc_extremes",
+    "expected_pr_auc_of_sorted",
     "pair_ratio",
     "check_probabilities",
     "expected_roc_auc",
@@ -144,6 +145,68 @@ def expected_auc_extremes(probabilities):
         else:
             lowest = min(lowest, pair_ratio(value, previous))
     return lowest, highest
+
+
+@njit(cache=True, nogil=True)
+def expected_pr_auc_of_sorted(probabilities):
+    """The PR AUC rows promise if these, in ascending order, are their true
+    probabilities and rank them (compiled): the case-mix measure of the PR
+    AUC, as ``mbc`` is the ROC AUC's.
+
+    The package's PR AUC (:func:`~subroc_ext.metrics.kernels.pr_auc_from_counts`)
+    is a ratio ``A / P``: with tie groups ``g`` from the highest value down,
+    ``TP_g`` the positives and ``K_g`` the rows down to the end of ``g``,
+    ``A = sum_g (TP_g - TP_{g-1}) (TP_g / K_g + TP_{g-1} / K_{g-1})`` (the
+    first group's previous precision 1) and ``P`` the positives, times 2.
+    With the labels drawn ``y_i ~ Bernoulli(p_i)`` independently, ``E[A]`` is
+    exact in one pass (``mu_g`` and ``v_g`` the sums of ``p`` and ``p (1 - p)``
+    over group ``g``, ``M_g`` the sum of ``mu`` down to ``g``):
+    ``E[(TP_g - TP_{g-1}) TP_g] = v_g + mu_g M_g`` and
+    ``E[(TP_g - TP_{g-1}) TP_{g-1}] = mu_g M_{g-1}``. The promise
+    ``E[A / P]`` has no closed form; this is the ratio of expectations
+    ``E[A] / (2 E[P])``, van Klaveren's construction of ``mbc`` (a ratio of
+    expected pair counts). Both ``A / n`` and ``P / n`` are means of bounded
+    terms (a label changes ``A`` by at most 3, ``P`` by 1), so as the rows
+    grow at a prevalence bounded away from 0 they concentrate at their
+    expectations, ``A / P`` at ``E[A] / E[P]``, and the ratio (in [0, 1])
+    converges to ``E[A / P]``: a consistent deterministic approximation of the
+    promise, which the label-draw test
+    (:class:`~subroc_ext.inference.promise.Promise`) estimates instead.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0 where every probability is 0 (no positive is promised).
+
+    Examples
+    --------
+    >>> expected_pr_auc_of_sorted(np.array([0.0, 1.0]))  # a sure positive on top
+    1.0
+    >>> round(expected_pr_auc_of_sorted(np.array([0.5])), 4)  # (0.25 + 0.25 + 0.5) / (2 * 0.5)
+    1.0
+    """
+    n = len(probabilities)
+    numerator = 0.0
+    cumulative = 0.0  # M_{g-1}
+    previous_precision = 1.0  # E[TP_{g-1}] / K_{g-1} enters through M_{g-1} / K_{g-1}
+    rows = 0
+    end = n
+    while end > 0:
+        value = probabilities[end - 1]
+        start = end - 1
+        while start > 0 and probabilities[start - 1] == value:
+            start -= 1
+        count = end - start
+        mu = count * value
+        variance = count * value * (1.0 - value)
+        rows += count
+        numerator += (variance + mu * (cumulative + mu)) / rows + mu * previous_precision
+        cumulative += mu
+        previous_precision = cumulative / rows
+        end = start
+    if not cumulative > 0.0:
+        return 0.0
+    return numerator / (2.0 * cumulative)
 
 
 def check_probabilities(probability, name="probability"):

@@ -33,10 +33,11 @@ import numpy as np
 from numba import njit
 from scipy.stats import rankdata
 
+from .normalized_pr_auc import normalized_pr_auc
 from .pcg64 import next_word, set_state_words, state_words, uniform_thresholds
 
 __all__ = ["arl_of_draws", "arl_of_rank_sums", "attribution_class_values", "drawn_sums", "pr_auc_of_draws",
-           "roc_auc_of_draws", "roc_auc_of_rank_sums"]  # fmt: skip
+           "pr_auc_normalized_of_draws", "roc_auc_of_draws", "roc_auc_of_rank_sums"]  # fmt: skip
 
 #: Labels (rows times draws) one thread of :func:`drawn_sums` draws at least.
 PART_LABELS = 1 << 20
@@ -126,6 +127,23 @@ def pr_auc_of_draws(labels, scores):
     recall = np.concatenate([np.zeros((len(labels), 1)), recall], axis=1)
     precision = np.concatenate([np.ones((len(labels), 1)), precision], axis=1)
     return (np.diff(recall, axis=1) * (precision[:, 1:] + precision[:, :-1])).sum(axis=1) / 2
+
+
+def pr_auc_normalized_of_draws(labels, scores):
+    """The normalized PR AUC of each draw (:mod:`~subroc_ext.metrics.normalized_pr_auc`):
+    :func:`pr_auc_of_draws` above the floor of the draw's class counts; NaN
+    without a positive or a negative.
+
+    Examples
+    --------
+    >>> pr_auc_normalized_of_draws(np.array([[True, False], [False, True], [True, True]]),
+    ...                            np.array([0.1, 0.9])).tolist()
+    [0.0, 1.0, nan]
+    """
+    labels = np.asarray(labels, dtype=bool)
+    positives, negatives = _class_counts(labels)
+    values = pr_auc_of_draws(labels, scores)
+    return np.array([normalized_pr_auc(v, p, n) for v, p, n in zip(values, positives, negatives)], dtype=float)
 
 
 def attribution_class_values(is_positive, scores):

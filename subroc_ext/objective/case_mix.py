@@ -43,7 +43,7 @@ import zlib
 
 import numpy as np
 
-from ..scoring.case_mix import ExpectedROCAUC, simulated_auc_changes
+from ..scoring.case_mix import expected_measure, simulated_auc_changes
 from ..scoring.measures import ROCAUC
 from .comparison import ComparisonQF, ComparisonTarget
 
@@ -94,6 +94,13 @@ class CaseMixQF(ComparisonQF):
     size_weight, balance_weight : float, default=0
         Weight exponents alpha and beta.
     mode : {'worse', 'better', 'both'}, default='worse'
+    measure : Measure, optional
+        The ROC AUC (default), the PR AUC or the normalized PR AUC, against
+        what its scores promise (:func:`~subroc_ext.scoring.case_mix.expected_measure`:
+        ``mbc`` or the PR AUC's ratio of expectations). The test's null
+        (:meth:`null_raw_qualities`) is the ROC AUC's; the pipelines test the
+        PR AUCs by their label draws
+        (:class:`~subroc_ext.inference.promise.Promise`).
 
     Examples
     --------
@@ -114,10 +121,16 @@ class CaseMixQF(ComparisonQF):
     (0.84, 0.5, 0.16)
     """
 
-    def __init__(self, label, *, positive_label=1, size_weight=0.0, balance_weight=0.0, mode="worse"):
+    def __init__(self, label, *, positive_label=1, size_weight=0.0, balance_weight=0.0, mode="worse",
+                 measure=None):  # fmt: skip
+        measure = ROCAUC() if measure is None else measure
+        promised = expected_measure(measure)
+        if promised is None:
+            raise ValueError(f"CaseMixQF compares the ROC AUC, the PR AUC or the normalized PR AUC with its "
+                             f"promise, not measure {measure.name!r}")  # fmt: skip
         super().__init__(
-            ROCAUC(), label, positive_label=positive_label, size_weight=size_weight,
-            balance_weight=balance_weight, mode=mode, baseline_measure=ExpectedROCAUC(),
+            measure, label, positive_label=positive_label, size_weight=size_weight,
+            balance_weight=balance_weight, mode=mode, baseline_measure=promised,
         )  # fmt: skip
 
     def calculate_constant_statistics(self, data, target):
@@ -170,6 +183,9 @@ class CaseMixQF(ComparisonQF):
         with labels drawn from the probabilities, the rate is nominal
         (``tests/test_case_mix_simulation.py``).
         """
+        if type(self.measure) is not ROCAUC:
+            raise ValueError(f"the null of q_cm draws ROC AUCs; test the case mix of {self.measure.name!r} by "
+                             "its label draws (subroc_ext.inference.promise.Promise)")  # fmt: skip
         mask = self._null_covers[key]
         expected_change = self._expected_value(mask) - self.dataset_values[0]
         changes = np.empty(n_samples)

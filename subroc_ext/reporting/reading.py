@@ -280,7 +280,7 @@ def _significance_rule(attrs):
 
 #: How the built-in measures are written in sentences.
 _TITLES = {
-    "roc_auc": "ROC AUC", "pr_auc": "PR AUC", "arl": "average ranking loss",
+    "roc_auc": "ROC AUC", "pr_auc": "PR AUC", "pr_auc_normalized": "normalized PR AUC", "arl": "average ranking loss",
     "attribution_mean": "attribution mean", "auc_mu": "AUC_mu", "calibration_gap": "calibration gap",
     "brier": "Brier score", "log_loss": "log loss",
 }  # fmt: skip

@@ -25,11 +25,18 @@ import copy
 import numpy as np
 from numba import njit
 
-from ..metrics.expected_auc import check_probabilities, expected_auc_extremes, expected_auc_of_sorted
+from ..metrics.expected_auc import (
+    check_probabilities,
+    expected_auc_extremes,
+    expected_auc_of_sorted,
+    expected_pr_auc_of_sorted,
+)
+from ..metrics.normalized_pr_auc import normalized_pr_auc
 from . import cover_kernels
-from .measures import Measure
+from .measures import PRAUC, ROCAUC, Measure
+from .normalized_pr_auc import NormalizedPRAUC
 
-__all__ = ["ExpectedROCAUC", "simulated_auc_changes"]
+__all__ = ["ExpectedROCAUC", "ExpectedPRAUC", "ExpectedNormalizedPRAUC", "expected_measure", "simulated_auc_changes"]
 
 
 class ExpectedROCAUC(Measure):
@@ -76,6 +83,63 @@ class ExpectedROCAUC(Measure):
         """Exact over the subsets of at least two rows (reached by a pair)."""
         lowest, highest = expected_auc_extremes(np.ascontiguousarray(cover.scores, dtype=float))
         return float(lowest), float(highest)
+
+
+class ExpectedPRAUC(ExpectedROCAUC):
+    """The PR AUC the scores promise: the ratio of expectations of
+    :func:`~subroc_ext.metrics.expected_auc.expected_pr_auc_of_sorted` on the
+    cover's scores read as probabilities (defined where the PR AUC is).
+
+    Examples
+    --------
+    >>> from subroc_ext.scoring.measures import Cover
+    >>> whole = Cover.from_arrays([False, True, False, True], [0.1, 0.3, 0.6, 0.9])
+    >>> round(ExpectedPRAUC().prepare(whole).value(whole), 4)
+    0.925
+    """
+
+    name = "expected_pr_auc"
+    min_negatives = 0
+    compiled_code = None
+
+    def value(self, cover):
+        return float(expected_pr_auc_of_sorted(np.ascontiguousarray(cover.scores, dtype=float)))
+
+    def extremes(self, cover):
+        """0 and 1: valid for every subset (the ratio lies in [0, 1])."""
+        return 0.0, 1.0
+
+
+class ExpectedNormalizedPRAUC(ExpectedPRAUC):
+    """The normalized PR AUC the scores promise: :class:`ExpectedPRAUC` above
+    the floor of the cover's class counts
+    (:func:`~subroc_ext.metrics.normalized_pr_auc.normalized_pr_auc`).
+
+    The floor is that of the observed counts, the same as the measure's on
+    these rows, so the shortfall of the normalized PR AUC is the PR AUC's
+    divided by ``1 - floor``; the label draws' floors vary with their counts,
+    whose share of positives tends to the observed one under the promise.
+    """
+
+    name = "expected_pr_auc_normalized"
+    min_negatives = 1
+
+    def value(self, cover):
+        return float(normalized_pr_auc(super().value(cover), cover.positives, cover.negatives))
+
+
+def expected_measure(measure):
+    """The measure of what the scores promise for ``measure`` (a built-in
+    ranking measure searched by its case mix), or None.
+
+    Examples
+    --------
+    >>> from subroc_ext.scoring.measures import PRAUC, ROCAUC
+    >>> expected_measure(ROCAUC()).name, expected_measure(PRAUC()).name
+    ('expected_roc_auc', 'expected_pr_auc')
+    """
+    promised = {ROCAUC: ExpectedROCAUC, PRAUC: ExpectedPRAUC, NormalizedPRAUC: ExpectedNormalizedPRAUC}.get(type(measure))
+    return None if promised is None else promised()
 
 
 @njit(cache=True, nogil=True)

@@ -32,14 +32,19 @@ The randomization test's null distributions come from the same kernels
 when they are fewer) and evaluated like a cover, so a random subset equal to
 a pattern's cover gets exactly the pattern's value.
 
+* The normalized PR AUC is the PR AUC above the floor of the cover's class
+  counts (:func:`subroc_ext.metrics.normalized_pr_auc.normalized_pr_auc`, the
+  same compiled function as its Python value).
+
 Measure codes: :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC`, :data:`ROW_MEAN`,
-:data:`EXPECTED_ROC_AUC`.
+:data:`EXPECTED_ROC_AUC`, :data:`PR_AUC_NORMALIZED`.
 """
 
 import numpy as np
 from numba import njit
 
 from ..metrics.expected_auc import expected_auc_extremes, expected_auc_of_sorted
+from ..metrics.normalized_pr_auc import normalized_pr_auc
 from .bitset import count_below, highest_bit, lowest_bit, popcount, prefix_counts
 from .rank_null import random_below
 from .weights import power
@@ -50,6 +55,7 @@ __all__ = [
     "PR_AUC",
     "ROW_MEAN",
     "EXPECTED_ROC_AUC",
+    "PR_AUC_NORMALIZED",
     "TRUE",
     "FALSE",
     "count_children",
@@ -62,7 +68,7 @@ __all__ = [
     "tie_group_bounds",
 ]
 
-ROC_AUC, ARL, PR_AUC, ROW_MEAN, EXPECTED_ROC_AUC = 0, 1, 2, 3, 4
+ROC_AUC, ARL, PR_AUC, ROW_MEAN, EXPECTED_ROC_AUC, PR_AUC_NORMALIZED = 0, 1, 2, 3, 4, 5
 
 #: The flags compiled code passes to a kernel: numba types a literal ``True``
 #: or ``False`` as a type of its own and compiles the kernel (and each kernel
@@ -303,8 +309,8 @@ def measure_children(
     group_start, group_end : int64[n]
         Tie group bounds of every row.
     kind : int
-        :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC`, :data:`ROW_MEAN` or
-        :data:`EXPECTED_ROC_AUC`.
+        :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC`, :data:`ROW_MEAN`,
+        :data:`EXPECTED_ROC_AUC` or :data:`PR_AUC_NORMALIZED`.
     row_values : float64[n] or None
         Per-row values for :data:`ROW_MEAN`, the probabilities (ascending) for
         :data:`EXPECTED_ROC_AUC`; None for the other measures, which have
@@ -367,10 +373,12 @@ def measure_children(
                 if with_extremes:
                     lowest[i], highest[i] = expected_auc_extremes(covered)
                 continue
-        if p == 0 or (kind == ROC_AUC and n == 0):
+        if p == 0 or ((kind == ROC_AUC or kind == PR_AUC_NORMALIZED) and n == 0):
             continue
         if kind == PR_AUC:
             values[i] = _pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
+        elif kind == PR_AUC_NORMALIZED:
+            values[i] = normalized_pr_auc(_pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end), p, n)
         else:
             twice, has_tie = _twice_wins(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
             values[i] = rank_measure(kind, twice, p, n)
@@ -389,6 +397,13 @@ def measure_children(
                 highest[i] = 1.0
             else:
                 highest[i] = 0.5 if has_tie else 0.0
+            continue
+        if kind == PR_AUC_NORMALIZED:
+            # 0 from a negative at or above a positive (a pair reversed reaches it; a tied pair is bounded
+            # by it), 1 from a positive at or above a negative; else every subset is as perfect (1) or as
+            # reversed (0) as the cover
+            lowest[i] = 0.0 if group_start[first_pos] <= _last_row(cneg) else 1.0
+            highest[i] = 1.0 if group_end[_last_row(cpos)] > _first_row(cneg) else 0.0
             continue
         # ARL and PR AUC: the lowest-scored positive with the negatives at or above it
         tied_and_above = n - count_below(cneg, pre_neg, group_start[first_pos])
@@ -489,8 +504,8 @@ def null_values(kind, seed, positive_rows, negative_rows, positives, negatives, 
     Parameters
     ----------
     kind : int
-        :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC`, :data:`ROW_MEAN` or
-        :data:`EXPECTED_ROC_AUC`.
+        :data:`ROC_AUC`, :data:`ARL`, :data:`PR_AUC`, :data:`ROW_MEAN`,
+        :data:`EXPECTED_ROC_AUC` or :data:`PR_AUC_NORMALIZED`.
     seed : int
         Seeds the generator (SplitMix64; the values are a function of the seed).
     positive_rows, negative_rows : int64[:]
@@ -539,6 +554,9 @@ def null_values(kind, seed, positive_rows, negative_rows, positives, negatives, 
         prefix_counts(cneg, pre_neg)
         if kind == PR_AUC:
             out[b] = _pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
+            continue
+        if kind == PR_AUC_NORMALIZED:
+            out[b] = normalized_pr_auc(_pr_auc(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end), p, n)
             continue
         twice, _ = _twice_wins(cpos, cneg, pre_pos, pre_neg, p, n, group_start, group_end)
         out[b] = rank_measure(kind, twice, p, n)

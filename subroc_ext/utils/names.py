@@ -4,7 +4,7 @@
 so they start without loading NumPy, pandas or the compiled kernels.
 """
 
-__all__ = ["VERSION", "MODES", "MEASURE_NAMES", "CALIBRATION_MEASURE_NAMES", "CALIBRATION_MODES", "CALIBRATIONS",
+__all__ = ["VERSION", "MODES", "MEASURE_NAMES", "REQUESTED_MEASURE_NAMES", "CALIBRATION_MEASURE_NAMES", "CALIBRATION_MODES", "CALIBRATIONS",
            "INSTALL", "INTERVALS"]
 
 #: The installed version (``subroc_ext.__version__``, ``subroc-ext --version``, findings.json's ``tool``).
@@ -16,6 +16,10 @@ MODES = ("worse", "better", "both")
 #: The built-in measures by name (``subroc_ext.workflow.steps.MEASURES`` maps
 #: each to its class).
 MEASURE_NAMES = ("roc_auc", "pr_auc", "arl", "attribution_mean")
+
+#: Built-in measures searched on request (``subroc_ext.workflow.steps.REQUESTED_MEASURES``),
+#: described in a table only when searched: the normalized PR AUC.
+REQUESTED_MEASURE_NAMES = ("pr_auc_normalized",)
 
 #: The calibration measures by name (``subroc_ext.workflow.steps.CALIBRATION_MEASURES``):
 #: :func:`~subroc_ext.find_subgroups` searches them, but they are not computed

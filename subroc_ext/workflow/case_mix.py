@@ -15,6 +15,7 @@
   at least half of it (``range_restricted``): the drop is then mostly the
   narrower spread of risk inside the subgroup, which every model, the true
   probabilities included, would show;
+* :func:`check_case_mix`: the measures ``case_mix=True`` cannot search, refused with the reason;
 * :func:`complements`: rows that are the two sides of one cut (``age < 66``
   and ``age >= 66``); when both are "worse", neither side is a failure of its
   own: each has a narrower spread of risk than the whole.
@@ -27,6 +28,7 @@ from ..inputs.probabilities import fit_probabilities
 from ..objective.case_mix import CaseMixQF, CaseMixTarget
 from ..objective.generalization import GeneralizationAwareQF
 from ..scoring import bitset
+from ..scoring.measures import RowMeanMeasure
 from .diversity import cover_words
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "range_restriction",
     "search_shortfall",
     "complements",
+    "check_case_mix",
 ]
 
 #: A row's ROC AUC change is "mostly what its scores promise" when the
@@ -136,11 +139,13 @@ def with_probabilities(frame, probabilities, label, score):
     return frame.assign(**{column: probabilities}), CaseMixTarget(label, score, column)
 
 
-def case_mix_functions(label, *, positive_label, size_weight, balance_weight, mode, generalization_aware):
-    """The search's quality function (weighted, maybe generalization-aware) and the test's (unweighted)."""
+def case_mix_functions(label, *, positive_label, size_weight, balance_weight, mode, generalization_aware,
+                       measure=None):  # fmt: skip
+    """The search's quality function (weighted, maybe generalization-aware) and the test's (unweighted),
+    of ``measure`` (:class:`CaseMixQF`'s; the ROC AUC by default)."""
     qf = CaseMixQF(label, positive_label=positive_label, size_weight=size_weight,
-                   balance_weight=balance_weight, mode=mode)  # fmt: skip
-    statistic_qf = CaseMixQF(label, positive_label=positive_label, mode=mode)
+                   balance_weight=balance_weight, mode=mode, measure=measure)  # fmt: skip
+    statistic_qf = CaseMixQF(label, positive_label=positive_label, mode=mode, measure=measure)
     return (GeneralizationAwareQF(qf) if generalization_aware else qf), statistic_qf
 
 
@@ -232,3 +237,23 @@ def search_shortfall(table, dataset_values, measure):
         return None
     whole = dataset_values[f"expected_{name}_search"] - dataset_values[f"{name}_search"]
     return sign * ((table[f"expected_{name}_search"] - table[f"{name}_search"]).to_numpy(dtype=float) - whole)
+
+
+def check_case_mix(name, measure, case_mix, validation):
+    """Refuse ``case_mix`` for a measure whose shortfall from its promise cannot be searched, saying why
+    (``name``: the measure as given, ``measure``: the :class:`~subroc_ext.Measure`)."""
+    if not case_mix or name == "roc_auc" or isinstance(measure, RowMeanMeasure):
+        return
+    if name in ("pr_auc", "pr_auc_normalized"):
+        if validation is not None:
+            return
+        raise ValueError(f"case_mix=True for measure {name!r} needs a holdout (validation): its search ranks by "
+                         "a ratio of expectations that only approximates the promise, and without a holdout the "
+                         "test would have to permute that whole search; without case_mix its headline tests the "
+                         "promise by label draws")  # fmt: skip
+    why = ("its size-free value, the ARL per negative, is 1 - ROC AUC, so its shortfall from the promise is the "
+           "ROC AUC's exactly: measure='roc_auc' with case_mix=True searches and tests that") if name == "arl" \
+        else "it has no promise the search can compute"  # fmt: skip
+    raise ValueError(f"case_mix=True searches by the shortfall from the promise, of the ROC AUC, the PR AUCs or a "
+                     f"row mean (attribution_mean, calibration_gap, brier, log_loss, a RowMeanMeasure), not of "
+                     f"measure {name!r}: {why}; without case_mix its headline tests the promise")  # fmt: skip

@@ -25,7 +25,7 @@ from ..inputs.labels import infer_positive_label
 from ..inputs.selectors import PointCondition, RangeCondition, ValueCondition, comparable_values
 from ..inputs.sorted_data import SortedDataset
 from ..inputs.target import SoftClassifierTarget
-from ..utils.names import CALIBRATION_MEASURE_NAMES, MEASURE_NAMES
+from ..utils.names import CALIBRATION_MEASURE_NAMES, MEASURE_NAMES, REQUESTED_MEASURE_NAMES
 from ..utils.validation import check_columns
 from . import steps
 from .pipeline import make_quality_function
@@ -48,7 +48,7 @@ def _check_rechecked(document, where):
                          "probabilities fitted on the search split)")  # fmt: skip
     if settings["measure"] == "auc_mu":
         raise ValueError(f"{where}: recheck measures a binary model's findings, not a multi-class one's (AUC_mu)")
-    known = (*MEASURE_NAMES, *CALIBRATION_MEASURE_NAMES)
+    known = (*MEASURE_NAMES, *REQUESTED_MEASURE_NAMES, *CALIBRATION_MEASURE_NAMES)
     if settings["measure"] not in known:
         raise ValueError(f"{where}: key 'settings.measure': {settings['measure']!r} is not a measure recheck "
                          f"knows ({', '.join(known)})")  # fmt: skip

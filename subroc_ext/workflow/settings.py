@@ -18,9 +18,10 @@ from ..inputs.probabilities import check_calibrate
 from ..scoring import measures as _measures
 from ..utils.cluster import parallelism
 from ..utils.validation import check_mode, check_weights
+from . import case_mix as _case_mix
 from . import diversity as _diversity
 from .global_fix import default_mode
-from .steps import CALIBRATION_MEASURES, MEASURES
+from .steps import CALIBRATION_MEASURES, MEASURES, REQUESTED_MEASURES
 
 __all__ = ["AuditSettings", "check_holdout_settings", "measure_of", "validation_kind"]
 
@@ -29,7 +30,7 @@ def measure_of(measure):
     """The :class:`~subroc_ext.Measure` named ``measure`` (or ``measure`` itself)."""
     if isinstance(measure, _measures.Measure):
         return measure
-    named = {**MEASURES, **CALIBRATION_MEASURES}
+    named = {**MEASURES, **REQUESTED_MEASURES, **CALIBRATION_MEASURES}
     if measure not in named:
         raise ValueError(f"measure must be one of {sorted(named)} or a Measure, got {measure!r}")
     return named[measure]()
@@ -46,18 +47,6 @@ def check_holdout_settings(validation, intervals, min_delta):
             "min_delta needs a holdout (validation): without one the effects are measured on the "
             "rows that chose them (the winner's curse) and get no interval"
         )
-
-
-def check_case_mix(measure, case_mix):
-    """Refuse ``case_mix`` for a measure whose shortfall from its promise cannot be searched, saying why."""
-    if not case_mix or measure == "roc_auc" or isinstance(measure_of(measure), _measures.RowMeanMeasure):
-        return
-    why = ("its size-free value, the ARL per negative, is 1 - ROC AUC: measure='roc_auc' with case_mix=True "
-           "searches exactly that") if measure == "arl" else \
-        "its promise has no formula, so every candidate of the search would need label draws"  # fmt: skip
-    raise ValueError(f"case_mix=True searches by the shortfall from the promise, of the ROC AUC or of a row mean "
-                     f"(attribution_mean, calibration_gap, brier, log_loss, a RowMeanMeasure), not of measure "
-                     f"{measure!r}: {why}; without case_mix its headline tests the promise")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -123,7 +112,8 @@ class AuditSettings:
             raise ValueError(f"min_quality must be a number (or -inf), got {self.min_quality!r}")
         _diversity.check_max_overlap(self.max_overlap)
         check_calibrate(self.calibrate)
-        check_case_mix(self.measure_name, self.case_mix)
+        _case_mix.check_case_mix(self.measure_name, measure, self.case_mix,
+                                 None if self.validation_kind == "none" else self.validation_kind)
         client, n_jobs = parallelism(self.client, self.n_jobs)
         object.__setattr__(self, "client", client)
         object.__setattr__(self, "n_jobs", n_jobs)

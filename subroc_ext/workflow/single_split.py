@@ -92,11 +92,15 @@ class Prepared:
         Each split's probabilities (data row order; None where none).
     case_mix : bool
         Searched and tested by the ROC AUC's case-mix statistic.
+    ranked_by_promise : bool
+        The PR AUCs searched by their shortfall from the promise (a ratio of
+        expectations), tested as without the case mix.
     searched, tested_on : SortedDataset or pandas.DataFrame
         The rows the search and the test run on (with a probability column
         for the case mix).
-    tested_target : object
-        The target of ``searched`` and ``tested_on``.
+    search_target, test_target : object
+        The targets of ``searched`` and ``tested_on`` (apart for the PR AUCs
+        searched by their case mix and tested as without it).
     qf, statistic_qf
         The search's quality function (weighted) and the test's (unweighted).
     """
@@ -108,9 +112,11 @@ class Prepared:
     probabilities: str
     p_values: tuple
     case_mix: bool
+    ranked_by_promise: bool
     searched: object
     tested_on: object
-    tested_target: object
+    search_target: object
+    test_target: object
     qf: object
     statistic_qf: object
 
@@ -143,26 +149,34 @@ def prepare(checked, settings):
         checked.search, checked.validation, measure, settings.calibrate, settings.random_state)  # fmt: skip
     probabilities, fitted, p_values = fixed_probabilities(search, held_out, global_fix) if global_fix else \
         _case_mix.fitted_probabilities(checked, settings.calibrate, case_mix)  # fmt: skip
-    if case_mix and measure.name != "roc_auc":  # a row mean beyond its promise is a row mean: searched as one
-        measure, case_mix = shortfall_measure(measure, fitted), False
     weights = dict(size_weight=settings.size_weight, balance_weight=settings.balance_weight, mode=settings.mode,
                    generalization_aware=settings.generalization_aware)  # fmt: skip
-    if case_mix:
-        searched, tested_on, target = _case_mix.case_mix_data(search, held_out, p_values, label, checked.score)
+    statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=settings.mode)
+    searched, tested_on, search_target, test_target = search, held_out, checked.target, checked.target
+    ranked_by_promise = case_mix and measure.name in ("pr_auc", "pr_auc_normalized")
+    if ranked_by_promise:  # searched by the shortfall from the promise, tested as without case_mix
+        case_mix = False
+        searched, search_target = _case_mix.with_probabilities(search.data, p_values[0], label, checked.score)
+        qf = _case_mix.case_mix_functions(label, positive_label=positive_label, measure=measure, **weights)[0]
+    elif case_mix and measure.name == "roc_auc":
+        searched, tested_on, search_target = _case_mix.case_mix_data(search, held_out, p_values, label,
+                                                                     checked.score)  # fmt: skip
+        test_target = search_target
         qf, statistic_qf = _case_mix.case_mix_functions(label, positive_label=positive_label, **weights)
     else:
-        searched, tested_on, target = search, held_out, checked.target
+        if case_mix:  # a row mean beyond its promise is a row mean: searched and tested as one
+            measure, case_mix = shortfall_measure(measure, fitted), False
+            statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=settings.mode)
         qf = make_quality_function(measure, label, positive_label=positive_label, **weights)
-        statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=settings.mode)
-    return Prepared(search, held_out, whole_calibration, global_fix, probabilities, p_values, case_mix, searched,
-                    tested_on, target, qf, statistic_qf)  # fmt: skip
+    return Prepared(search, held_out, whole_calibration, global_fix, probabilities, p_values, case_mix,
+                    ranked_by_promise, searched, tested_on, search_target, test_target, qf, statistic_qf)  # fmt: skip
 
 
 def search_keep_test(
     search, held_out, quality_function, statistic_qf, target, *, selectors, depth, min_support,
     result_set_size, min_quality, collapse_identical, max_overlap, n_samples, max_samples, method,
     alpha, random_state, progress, client, n_jobs=1, algorithm=None, nbins=5, ignore=(),
-    intervals="fcr", min_delta=0.0, allow_large=False,
+    intervals="fcr", min_delta=0.0, allow_large=False, test_target=None,
 ):  # fmt: skip
     """Search a diverse top-k, test it: the core of
     :func:`~subroc_ext.find_subgroups`, :func:`~subroc_ext.find_multiclass_subgroups`,
@@ -170,6 +184,8 @@ def search_keep_test(
 
     The keywords are those of :func:`~subroc_ext.workflow.steps.search`,
     :func:`~subroc_ext.workflow.diversity.search_distinct` and :func:`~subroc_ext.workflow.steps.test`;
+    ``test_target``: the test's target where it differs from the search's
+    (the PR AUCs searched by their case mix, tested as without it);
     ``held_out=None`` tests without a holdout
     (:func:`~subroc_ext.workflow.without_holdout.test_without_holdout`, ``max_samples``
     or an integer ``n_samples`` capping the permutations).
@@ -200,7 +216,8 @@ def search_keep_test(
             )  # fmt: skip
         else:
             tested = steps.test(
-                kept.subgroups, held_out, statistic_qf, target, n_samples=n_samples,
+                kept.subgroups, held_out, statistic_qf, target if test_target is None else test_target,
+                n_samples=n_samples,
                 max_samples=max_samples, method=method, alpha=alpha, intervals=intervals,
                 min_delta=min_delta, random_state=random_state, progress=progress, client=client,
                 n_jobs=n_jobs,
@@ -323,7 +340,7 @@ def table_attrs(table, checked, prepared, settings, found, tested, dataset_value
         n_rows={"search": len(search), **({} if held_out is None else {"validation": len(held_out)})},
         min_quality=s.min_quality, thresholds=thresholds, nbins=nbins,
         search_space=steps.space_summary(checked.space, found),
-        case_mix=prepared.case_mix, calibrate=s.calibrate, probabilities=prepared.probabilities,
+        case_mix=prepared.case_mix or prepared.ranked_by_promise, calibrate=s.calibrate, probabilities=prepared.probabilities,
         whole_calibration=prepared.whole_calibration, global_fix=prepared.global_fix,
         data_checks=data_checks(search, checked.space, label=checked.label, positive_label=checked.positive_label),
         counts={
@@ -359,12 +376,13 @@ def audit_one_split(checked, settings, *, min_support, thresholds=True, nbins=5)
     prepared = prepare(checked, s)
     min_support = min_support_count(min_support, len(prepared.search))
     found, kept, tested = search_keep_test(
-        prepared.searched, prepared.tested_on, prepared.qf, prepared.statistic_qf, prepared.tested_target,
+        prepared.searched, prepared.tested_on, prepared.qf, prepared.statistic_qf, prepared.search_target,
         selectors=checked.space, depth=s.depth, min_support=min_support, result_set_size=s.result_set_size,
         min_quality=s.min_quality, algorithm=s.algorithm, collapse_identical=s.collapse_identical,
         max_overlap=s.max_overlap, n_samples=s.n_samples, max_samples=s.max_samples, method=s.method,
         alpha=s.alpha, intervals=s.intervals, min_delta=s.min_delta, random_state=s.random_state,
         progress=s.progress, client=s.client, n_jobs=s.n_jobs, allow_large=s.allow_large,
+        test_target=prepared.test_target,
     )  # fmt: skip
     with describing(kept, tested):  # Ctrl-C or an error: the searched (and tested) table goes with it
         table, dataset_values = describe_table(checked, prepared, kept, tested)

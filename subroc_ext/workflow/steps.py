@@ -39,9 +39,10 @@ from ..metrics.expected_auc import expected_auc_of_sorted
 from ..objective.quality import SoftClassifierQF
 from ..scoring import calibration as _calibration
 from ..scoring import measures as _measures
+from ..scoring.normalized_pr_auc import NormalizedPRAUC
 
 __all__ = [
-    "MEASURES", "CALIBRATION_MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "empty_test_columns", "joined_test_columns", "search", "test", "use_dataset",
+    "MEASURES", "REQUESTED_MEASURES", "CALIBRATION_MEASURES", "SearchResult", "TEST_COLUMNS", "describe", "empty_test_columns", "joined_test_columns", "search", "test", "use_dataset",
     "untested",
 ]  # fmt: skip
 
@@ -51,6 +52,11 @@ MEASURES = {
     "pr_auc": _measures.PRAUC,
     "arl": _measures.AverageRankingLoss,
     "attribution_mean": _measures.attribution_mean,
+}
+
+#: Built-in measures searched on request, described in a table only when searched.
+REQUESTED_MEASURES = {
+    "pr_auc_normalized": NormalizedPRAUC,
 }
 
 #: The calibration measures by name: searched on request, not described in every table.
