@@ -489,6 +489,7 @@ def find_subgroups(
                 whole_search_promise = without_holdout.promise_without_holdout(
                     table, kept.subgroups, search, p, label=label, score=score, positive_label=positive_label,
                     mode=mode, found=found, rules=rules, progress=progress, client=client, n_jobs=n_jobs,
+                    calibrate=calibrate,
                 )  # fmt: skip
             elif held_out is None and rows.promise is not None:
                 whole_search_promise = without_holdout.label_draws_without_holdout(
