@@ -115,6 +115,8 @@ class PromiseFamily:
         Each cover row's midrank of its score within the cover.
     promise, scale : numpy.ndarray of float
         ``mu(S)`` and ``sigma(S)`` (module documentation).
+    keys : frozenset of bytes
+        Each cover's packed bits: which covers it holds.
     """
 
     starts: np.ndarray
@@ -122,6 +124,7 @@ class PromiseFamily:
     ranks: np.ndarray
     promise: np.ndarray
     scale: np.ndarray
+    keys: frozenset
 
     def __len__(self):
         return len(self.starts) - 1
@@ -132,13 +135,14 @@ class PromiseFamily:
         of a 2-d array) on rows with tie ids ``group_ids`` and
         ``probabilities`` (score order)."""
         masks = np.asarray(masks, dtype=bool).reshape(-1, len(group_ids))
+        keys = frozenset(key.tobytes() for key in np.packbits(masks, axis=1))
         cover, rows = np.nonzero(masks)
         starts = np.zeros(len(masks) + 1, dtype=np.int64)
         np.cumsum(np.bincount(cover, minlength=len(masks)), out=starts[1:])
         rows = rows.astype(np.int64)
         ranks, promise, scale = _moments(starts, rows, np.asarray(group_ids, np.int64),
                                          np.asarray(probabilities, dtype=float))  # fmt: skip
-        return cls(starts, rows, ranks, promise, scale)
+        return cls(starts, rows, ranks, promise, scale, keys)
 
     def aucs(self, labels):
         """The ROC AUC of every cover on each labelling (columns of the 2-d
@@ -175,8 +179,8 @@ def promise_family(selector_masks, group_ids, probabilities, *, depth, min_suppo
             grown_last.append(candidates[enough])
         level = np.concatenate(grown) if grown else np.zeros((0, len(p)), dtype=bool)
         last = np.concatenate(grown_last) if grown_last else np.zeros(0, dtype=np.int64)
-        for cover in level:
-            key = np.packbits(cover).tobytes()
+        for cover, key in zip(level, np.packbits(level, axis=1)):
+            key = key.tobytes()
             if key not in seen:
                 seen.add(key)
                 kept.append(cover)
@@ -257,7 +261,8 @@ def promise_family_test(masks, family, is_positive, group_ids, probabilities, *,
     own = [p] * len(masks) if own_probabilities is None else own_probabilities
     statistics = np.array([_statistic(mask, is_positive, group_ids, q, whole, worse, better)
                            for mask, q, whole in zip(masks, own, beyond_whole)], dtype=float).reshape(-1)  # fmt: skip
-    testable = _in_family(masks, family) & np.isfinite(statistics)
+    testable = np.array([key.tobytes() in family.keys for key in np.packbits(masks, axis=1)], dtype=bool) \
+        & np.isfinite(statistics)  # fmt: skip
     statistics = np.where(testable, statistics, np.nan)
     table = pd.DataFrame({"statistic": statistics, "p_value": 1.0, "p_value_corrected": 1.0, "significant": False,
                           "testable": testable, "null_samples": 0, "p_value_exact": True})  # fmt: skip
@@ -295,19 +300,6 @@ def _statistic(mask, is_positive, group_ids, probabilities, beyond_whole, worse,
         short, above = min(short, whole_auc), max(above, whole_auc)
     return max((short - auc) / both.scale[1] if worse else -np.inf,
                (auc - above) / both.scale[1] if better else -np.inf)  # fmt: skip
-
-
-def _in_family(masks, family):
-    """Which ``masks`` are covers of the family (a pattern of the space meeting its conditions always is)."""
-    n = masks.shape[1]
-    covers = {np.packbits(_family_mask(family, i, n)).tobytes() for i in range(len(family))}
-    return np.array([np.packbits(mask).tobytes() in covers for mask in masks], dtype=bool)
-
-
-def _family_mask(family, i, n):
-    mask = np.zeros(n, dtype=bool)
-    mask[family.rows[family.starts[i]:family.starts[i + 1]]] = True
-    return mask
 
 
 def _null_maxima(family, probabilities, seed, draws, worse, better):
