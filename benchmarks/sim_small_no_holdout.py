@@ -64,7 +64,7 @@ import subroc_ext  # noqa: E402
 from sim_headline import names_the_plant  # noqa: E402
 
 #: (rows, planted data sets, null data sets) of the recorded run.
-DESIGN = ((300, 100, 60), (600, 40, 40))
+DESIGN = ((300, 100, 40), (600, 40, 40))
 
 
 def small_table(seed, rows, planted):
@@ -173,12 +173,15 @@ def main(argv=None):
     if args.summary:
         print(summary(*(pd.read_csv(path) for path in args.summary)))
         return
-    jobs = [(seed, rows, planted, args.headline_only) for rows, n_planted, n_null in DESIGN
-            for planted, count in ((True, n_planted), (False, n_null))
-            for seed in range(max(1, round(count * args.scale)))]  # fmt: skip
+    counts = {(rows, planted): max(1, round(count * args.scale)) for rows, n_planted, n_null in DESIGN
+              for planted, count in ((True, n_planted), (False, n_null))}  # fmt: skip
+    # every kind of data set in turn: a run cut short keeps a share of each
+    jobs = [(seed, rows, planted, args.headline_only) for seed in range(max(counts.values()))
+            for (rows, planted), count in counts.items() if seed < count]  # fmt: skip
+    args.out.unlink(missing_ok=True)
     with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
-        rows = list((pool.map if pool else map)(run_one, jobs))
-    pd.DataFrame(rows).to_csv(args.out, index=False)
+        for row in (pool.map if pool else map)(run_one, jobs):  # each row on disk as it comes
+            pd.DataFrame([row]).to_csv(args.out, mode="a", header=not args.out.exists(), index=False)
     print(f"per data set: {args.out}")
 
 
