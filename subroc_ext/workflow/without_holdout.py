@@ -131,7 +131,9 @@ def promise_without_holdout(table, subgroups, search, probabilities, *, label, s
     rows outside it (:func:`_fitted_without`, with ``calibrate``), so that
     its own failure can neither make ``calibrate='auto'`` recalibrate nor
     bend the map towards its labels; the label draws come from
-    ``probabilities``, the map of all rows.
+    ``probabilities``, the map of all rows. ``progress``, ``client`` and
+    ``n_jobs`` serve the fallback's searches (the family's draws run on
+    the compiled kernels' threads).
     """
     significant = table["significant"].fillna(False).to_numpy(dtype=bool)
     enough = table[["positives_search", "negatives_search"]].min(axis=1).to_numpy() >= rules.min_class_count
