@@ -49,7 +49,14 @@ same whether or not the others are true (subset pivotality), and the
 single-step max-T controls the family-wise error strongly [1]_: the
 largest of those statistics is exchangeable with the same largest on a
 draw, which is at most ``M_b``. A tested statistic never exceeds the
-cover's ``z`` (below), so it keeps that bound.
+cover's ``z`` (below), so it keeps that bound. The probabilities are those
+of a monotone map of the scores fitted on the labels, so the null is "the
+scores are the probabilities up to that map" and the bound holds as far as
+the fitted map is the map. A pattern's own statistic may be read through
+a map fitted without its rows (``own_probabilities``: its failure can then
+neither trigger a recalibration nor bend the map its promise is read
+through), while the draws come from the map of all rows: both estimate the
+one map of the null, and the studentised maxima move little with it.
 
 **Beyond the whole data's shortfall, and worse than the whole data.** The
 tested statistic of a row is its studentised shortfall beyond the whole
