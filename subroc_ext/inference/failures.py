@@ -58,8 +58,9 @@ model. SPEC ("What the headline may call a failure") names a row a
    in twenty slices of a failure would stand beside it by chance.
 
 Without a holdout the rows that chose a row would also test its promise,
-so rule 3 is the max-T test of the promise over the whole search
-(:mod:`~subroc_ext.inference.promise_max_t`, passed in as
+so rule 3 is the max-T test of the promise over the whole search (of
+the ROC AUC: the studentised max-T over every pattern with enough
+expected cases, :mod:`~subroc_ext.inference.promise_family`, passed in as
 ``whole_search_promise``). A row the table's test does not find
 significant is tested there for falling short of its promise and of the
 whole data at once: found so, it passes rule 1 *by its promise* even where
@@ -390,8 +391,8 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
         needs less evidence on the held-out rows than a slice that was not.
     whole_search_promise : pandas.DataFrame, optional
         Without a holdout: each row's promise tested over the whole search
-        (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`; its
-        ``p_value`` and ``significant``), of a row the table's test did not
+        (:func:`~subroc_ext.workflow.without_holdout.promise_without_holdout`;
+        its ``p_value`` and ``significant``), of a row the table's test did not
         find significant together with ranking worse (better) than the whole
         data (its ``beyond_whole``), so that significant it is both. It
         replaces the label-draw test on the rows that chose the row (rule

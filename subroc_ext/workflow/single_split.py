@@ -313,7 +313,7 @@ def judge(table, checked, prepared, settings, found, kept, dataset_values):
         whole_search_promise = without_holdout.promise_without_holdout(
             table, kept.subgroups, prepared.search, p, label=checked.label, score=checked.score,
             positive_label=checked.positive_label, mode=mode, found=found, rules=rules,
-            progress=settings.progress, client=settings.client, n_jobs=settings.n_jobs,
+            progress=settings.progress, client=settings.client, n_jobs=settings.n_jobs, calibrate=settings.calibrate,
         )  # fmt: skip
     elif not holdout and rows.promise is not None:
         whole_search_promise = without_holdout.label_draws_without_holdout(

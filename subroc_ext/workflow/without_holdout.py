@@ -6,22 +6,28 @@
   with the labels drawn from the probabilities
   (:mod:`~subroc_ext.inference.promise_max_t`);
 * :func:`promise_without_holdout`: the headline's promise rule, each row
-  that could be a failure tested over the whole case-mix search (ROC AUC);
+  that could be a failure tested by the studentised max-T over every
+  pattern with enough expected cases (ROC AUC;
+  :mod:`~subroc_ext.inference.promise_family`);
   :func:`label_draws_without_holdout`: the same rule for every other
   measure, each row's label draws corrected over the whole search space;
   :func:`drift_promise_without_holdout`: the same for a drift's current
   period.
 """
 
+import contextlib
+
 import numpy as np
 import pandas as pd
 
 from ..inference.permutation import MAX_T, permutation_test
 from ..inference.promise import promise_test
+from ..inference.promise_family import promise_family, promise_family_test
 from ..inference.promise_max_t import METHOD as MAX_T_LABEL_DRAWS
 from ..inference.promise_max_t import promise_max_t
 from ..inference.significance import base_seed
 from ..inference.verdicts import same_rows_verdicts
+from ..inputs.probabilities import fit_probabilities
 from ..inputs.search_size import estimate_search_size
 from ..inputs.sorted_data import SortedDataset
 from ..objective.case_mix import CaseMixQF
@@ -102,31 +108,74 @@ def test_without_holdout(found, subgroups, data, quality_function, statistic_qf,
 
 
 def promise_without_holdout(table, subgroups, search, probabilities, *, label, score, positive_label, mode, found,
-                            rules, progress, client, n_jobs):  # fmt: skip
+                            rules, progress, client, n_jobs, calibrate="auto"):  # fmt: skip
     """Without a holdout, the promise of each row that could be a failure tested
-    over the whole case-mix search (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`):
-    the ``whole_search_promise`` of :func:`~subroc_ext.inference.failures.judge_failures`.
+    over the whole search: the ``whole_search_promise`` of
+    :func:`~subroc_ext.inference.failures.judge_failures`.
+
+    The test is the studentised max-T over every pattern of the space with
+    enough expected cases (:mod:`~subroc_ext.inference.promise_family`),
+    every label draw one pass over the family's covers; where the family
+    is too large to hold, the max-T of a case-mix search per draw
+    (:func:`~subroc_ext.inference.promise_max_t.promise_max_t`).
 
     A row the table's test finds significant is tested for falling short of
-    its promise (with ``mode='better'``: exceeding it). Any other row is
-    tested for falling short of its promise and of the whole data's ROC AUC
-    at once (``beyond_whole``), so that a failure too narrow for the table's
+    its promise by more than the whole data does (with ``mode='better'``:
+    exceeding it). Any other row is tested for that and for ranking worse
+    than the whole data at once (``beyond_whole``): found so, it is a
+    failure by its promise, so that a failure too narrow for the table's
     size-weighted test is still found. Only rows that could be failures are
-    tested (a positive effect, enough of each class): the smallest statistic
-    still undecided sets how deep each label draw's search must go."""
-    frame, _, target = case_mix_data(search, None, (probabilities, None), label, score)
+    tested (a positive effect, enough of each class).
+
+    Each row's promise is read from the scores through a map fitted on the
+    rows outside it (:func:`_fitted_without`, with ``calibrate``), so that
+    its own failure can neither make ``calibrate='auto'`` recalibrate nor
+    bend the map towards its labels; the label draws come from
+    ``probabilities``, the map of all rows. ``progress``, ``client`` and
+    ``n_jobs`` serve the fallback's searches (the family's draws run on
+    the compiled kernels' threads).
+    """
     significant = table["significant"].fillna(False).to_numpy(dtype=bool)
     enough = table[["positives_search", "negatives_search"]].min(axis=1).to_numpy() >= rules.min_class_count
     rows = np.flatnonzero((table["delta"].to_numpy(dtype=float) > 0) & enough)
-    tested = promise_max_t(
-        [subgroups[i] for i in rows], frame, target, positive_label=positive_label, selectors=found.selectors,
-        depth=found.depth, min_support=found.min_support, mode=mode, beyond_whole=~significant[rows],
-        alpha=rules.alpha, random_state=rules.random_state, progress=progress, client=client, n_jobs=n_jobs,
-    )  # fmt: skip
     whole = pd.DataFrame({"p_value": 1.0, "significant": False}, index=table.index)
+    p = np.asarray(probabilities, dtype=float)[search.order]  # score order
+    family = promise_family([search.selector_mask(selector) for selector in found.selectors], search.group_ids, p,
+                            depth=found.depth, min_support=found.min_support)  # fmt: skip
+    if family is None:
+        frame, _, target = case_mix_data(search, None, (probabilities, None), label, score)
+        tested = promise_max_t(
+            [subgroups[i] for i in rows], frame, target, positive_label=positive_label, selectors=found.selectors,
+            depth=found.depth, min_support=found.min_support, mode=mode, beyond_whole=~significant[rows],
+            alpha=rules.alpha, random_state=rules.random_state, progress=progress, client=client, n_jobs=n_jobs,
+        )  # fmt: skip
+    else:
+        masks = [search.mask_of(subgroups[i]) for i in rows]
+        tested = promise_family_test(
+            masks, family, search.is_positive, search.group_ids, p,
+            own_probabilities=[_fitted_without(search, mask, calibrate) for mask in masks], mode=mode,
+            beyond_whole=~significant[rows], alpha=rules.alpha, random_state=rules.random_state,
+        )  # fmt: skip
     whole.iloc[rows, [0, 1]] = tested[["p_value", "significant"]].to_numpy()
     whole["significant"] = whole["significant"].astype(bool)
     return whole
+
+
+def _fitted_without(search, mask, calibrate):
+    """The probabilities of every row of ``search`` (score order) through the map
+    of ``calibrate`` fitted on the rows outside ``mask`` (score order): 'auto'
+    decides there whether to recalibrate. A row of more than half of the
+    rows leaves too few, often of a narrow band of scores, to fit a map
+    that reaches its own (the slices of a strong predictor): it, and a
+    row whose outside fits no map (a sigmoid that does not rise), reads
+    the map of all rows."""
+    fitted = None
+    if mask.sum() <= len(mask) / 2:
+        with contextlib.suppress(ValueError):
+            fitted = fit_probabilities(search.scores[~mask], search.is_positive[~mask], calibrate, search.columns[1])
+    if fitted is None:
+        fitted = fit_probabilities(search.scores, search.is_positive, calibrate, search.columns[1])
+    return np.maximum.accumulate(fitted(search.scores))  # non-decreasing in the score, as split_probabilities
 
 
 def label_draws_without_holdout(table, subgroups, rows, *, mode, found, rules):
