@@ -223,6 +223,23 @@ class Measure:
         the average ranking loss per negative."""
         return values
 
+    def reference(self, whole_value, positives, negatives, whole_positives, whole_negatives):
+        """Hook: what the measure on a subset with these class counts is compared
+        with (the effect ``m(S) - reference``): its mean over random subsets of
+        the whole data with the subset's class counts, the randomization
+        test's own null, where the measure grows with the rows (the average
+        ranking loss); the whole data's value by default (vectorized over the
+        counts). Between its values at no rows and at all rows
+        (:func:`subroc_ext.inference.effects.effect_range` relies on it)."""
+        return np.zeros(np.shape(negatives)) + whole_value
+
+    def size_free_measure(self):
+        """Hook: the measure a size-free search ranks by (``size_free=True`` of
+        :func:`subroc_ext.make_quality_function`): itself by default; for the
+        average ranking loss, whose value per negative is ``1 - AUC``, the ROC
+        AUC (ranking by the one, worse or better, is ranking by the other)."""
+        return self
+
     def __repr__(self):
         return f"{type(self).__name__}()"
 
@@ -342,6 +359,22 @@ class AverageRankingLoss(Measure):
         does not grow with the negatives a subgroup holds."""
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(negatives > 0, np.asarray(values, dtype=float) / negatives, np.nan)
+
+    def reference(self, whole_value, positives, negatives, whole_positives, whole_negatives):
+        """``N(S) / N(D) * ARL(D)``: the mean ARL of random subsets of the whole
+        data with ``P(S)`` positives and ``N(S)`` negatives. ``ARL = N (1 -
+        AUC)``, and each of a random subset's positive-negative pairs is a
+        random pair of the whole data's, misordered with probability ``1 -
+        AUC(D)`` (a tie counting one half), so ``E[ARL(T)] = N(S) (1 -
+        AUC(D))``. The effect ``ARL(S) - reference = N(S) (AUC(D) - AUC(S))``
+        is 0 in expectation at every size, as the test's null."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(np.asarray(whole_negatives) > 0,
+                            whole_value * np.asarray(negatives, dtype=float) / whole_negatives, 0.0)  # fmt: skip
+
+    def size_free_measure(self):
+        """The ROC AUC: the ARL per negative is ``1 - AUC``."""
+        return ROCAUC()
 
     def extremes(self, cover):
         """Lowest: 0 (positives alone); highest: the largest penalty of one

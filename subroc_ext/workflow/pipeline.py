@@ -63,7 +63,7 @@ def _measure(measure):
 
 def make_quality_function(
     measure, label, *, positive_label=1, size_weight=0.0, balance_weight=0.0,
-    mode="worse", generalization_aware=False,
+    mode="worse", generalization_aware=False, size_free=False,
 ):  # fmt: skip
     """A quality function for a measure given by name or as a :class:`~subroc_ext.Measure`.
 
@@ -82,13 +82,24 @@ def make_quality_function(
     mode : {'worse', 'better', 'both'}, default='worse'
     generalization_aware : bool, default=False
         Wrap the function in :class:`~subroc_ext.GeneralizationAwareQF`.
+    size_free : bool, default=False
+        Rank by the measure's size-free value
+        (:meth:`~subroc_ext.Measure.size_free_measure`): for the ARL, which
+        grows with the negatives a subgroup holds, its value per negative,
+        ``1 - AUC``, so the ROC AUC's quality, whose mean over random subsets
+        of any size and class counts is 0 (the test's own null), with the
+        ROC AUC's proven bounds; the size preference is then the weights'
+        alone. The same function for every other built-in measure. False
+        (the paper's ARL, ``ARL(S) - ARL(D)``) by default;
+        :func:`find_subgroups` searches size-free.
 
     Returns
     -------
     SoftClassifierQF or GeneralizationAwareQF
     """
+    measure = _measure(measure)
     qf = SoftClassifierQF(
-        _measure(measure), label, positive_label=positive_label, size_weight=size_weight,
+        measure.size_free_measure() if size_free else measure, label, positive_label=positive_label, size_weight=size_weight,
         balance_weight=balance_weight, mode=mode,
     )  # fmt: skip
     return GeneralizationAwareQF(qf) if generalization_aware else qf
@@ -160,6 +171,13 @@ def find_subgroups(
         (mean score), ``observed`` (share of positives) and the absolute
         check of calibration ``calibration_z``, ``calibration_p``
         (:func:`~subroc_ext.inference.calibration.calibration_check`).
+        The ARL, which grows with the negatives a subgroup holds, is
+        searched by its value per negative, ``1 - AUC`` (``size_free`` of
+        :func:`make_quality_function`: the ``quality`` column is the ROC
+        AUC's), and its effect is ``ARL(S)`` minus its mean over random
+        subsets of ``S``'s class counts, ``N(S) (AUC(V) - AUC(S))``
+        (``null_arl_<split>``, the test's own null); the paper's ARL search,
+        ``ARL(S) - ARL(D)``, is :func:`make_quality_function`'s default.
     positive_label : object, optional
         The positive class; inferred only for labels {0, 1}, {-1, 1} and
         booleans (as ``1`` / ``True``, see
@@ -438,7 +456,7 @@ def find_subgroups(
         searched, tested_on, case_mix_target = search, held_out, target
         qf = make_quality_function(
             measure, label, positive_label=positive_label, size_weight=size_weight,
-            balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware,
+            balance_weight=balance_weight, mode=mode, generalization_aware=generalization_aware, size_free=True,
         )  # fmt: skip
         statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=mode)
     client, n_jobs = parallelism(client, n_jobs)
@@ -477,6 +495,7 @@ def find_subgroups(
             for name, value in steps.dataset_values(dataset, target, measure=statistic_qf.measure,
                                                     probabilities=p).items():  # fmt: skip
                 dataset_values[f"{name}_{split}"] = value
+        table = _with_null_references(table, splits, dataset_values, statistic_qf.measure)
         table = _with_case_mix_flags(table, kept.subgroups, search, dataset_values, mode, split=splits[-1][0],
                                      measure=statistic_qf.measure)  # fmt: skip
         if tested is not None:
@@ -534,6 +553,23 @@ def _check_case_mix(measure, case_mix):
     raise ValueError(f"case_mix=True searches by the shortfall from the promise, of the ROC AUC or of a row mean "
                      f"(attribution_mean, calibration_gap, brier, log_loss, a RowMeanMeasure), not of measure "
                      f"{measure!r}: {why}; without case_mix its headline tests the promise")  # fmt: skip
+
+
+def _with_null_references(table, splits, dataset_values, measure):
+    """``table`` with ``null_<measure>_<split>`` for a measure whose effect is
+    taken against the test's own null (:meth:`~subroc_ext.Measure.reference`:
+    the ARL's mean over random subsets of the split with the row's class
+    counts); ``table`` itself for the others."""
+    if type(measure).reference is _measures.Measure.reference:
+        return table
+    columns = {}
+    for split, dataset, _ in splits:
+        whole = dataset.cover()
+        columns[f"null_{measure.name}_{split}"] = measure.reference(
+            dataset_values[f"{measure.name}_{split}"], table[f"positives_{split}"].to_numpy(dtype=float),
+            table[f"negatives_{split}"].to_numpy(dtype=float), whole.positives, whole.negatives,
+        )  # fmt: skip
+    return table.assign(**columns)
 
 
 def _with_case_mix_flags(table, subgroups, search, dataset_values, mode, split, measure):
