@@ -295,11 +295,20 @@ class SoftClassifierQF(StatisticsQualityFunction):
         (:func:`subroc_ext.scoring.bounds.signs` of the measure's kind and the mode)."""
         return bounds.signs(self.measure.kind, self.mode)
 
-    def raw_quality(self, value):
+    def raw_quality(self, value, positives=None, negatives=None):
         """Unweighted relative quality ``q`` of a measure value (vectorized;
-        :func:`relative_quality`)."""
+        :func:`relative_quality`): against the whole data's value, or, given
+        the class counts of the subset, against the measure's
+        :meth:`~subroc_ext.scoring.measures.Measure.reference` for them (the
+        ARL's: its mean over random subsets of those counts, the
+        randomization test's own null)."""
         directions = self.signs()
-        return relative_quality(value, self.dataset_value, -1 in directions, 1 in directions)
+        reference = self.dataset_value
+        if positives is not None:
+            whole = self._dataset.cover()
+            reference = self.prepared_measure.reference(self.dataset_value, positives, negatives, whole.positives,
+                                                        whole.negatives)  # fmt: skip
+        return relative_quality(value, reference, -1 in directions, 1 in directions)
 
     def _settings(self):
         """The quality function's arguments of :func:`statistics_kernel`, read
