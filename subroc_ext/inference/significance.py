@@ -472,12 +472,11 @@ def randomization_test(
         keys = [qf.pattern_null_key(d) for d, ok in zip(descriptions, testable) if ok]
     else:
         keys = [null_key(stats) for stats in tested]
-    if not multiclass and against_reference(qf):
-        statistics = [stats._replace(raw_quality=float(qf.raw_quality(stats.measure, stats.positives_count,
-                                                                      stats.negatives_count)))
-                      if np.isfinite(stats.raw_quality) else stats for stats in statistics]  # fmt: skip
-        tested = [stats for stats, ok in zip(statistics, testable) if ok]
     values = np.array([stats.raw_quality for stats in tested], dtype=float)
+    if not multiclass and against_reference(qf):  # the test asks the effect's question (the table's
+        # ``statistic`` stays the raw relative quality, as the paper's experiments record it)
+        values = np.array([float(qf.raw_quality(stats.measure, stats.positives_count, stats.negatives_count))
+                           for stats in tested], dtype=float)  # fmt: skip
     # Null values equal to the statistic count as extreme; they may differ
     # from it in the last bits (sums in another order), by much less than
     # this relative to the measure's magnitude.
