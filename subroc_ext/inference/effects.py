@@ -59,7 +59,8 @@ distribution:
 Simultaneous coverage in the seeded simulation of ``tests/test_effects.py``
 (12 patterns, 500 validation splits of 2,000 rows, true effects from
 1,000,000 rows): attribution mean 95.0 %, a user measure 95.8 % (the
-bootstrap); PR AUC 98.0 %, ARL 98.8 % (the jackknife; the bootstrap intervals they
+bootstrap); PR AUC 98.0 %, ARL 98.8 % (the jackknife; the ARL's of its
+effect against the whole split's ARL, before issue 55; the bootstrap intervals they
 replace: 93.6 % and 91.4 %, short of 95 % from the skew of the small
 subgroups' estimates, 120-200 rows; the jackknife's on the measures' own
 scale: 90 %). The price of the box: these intervals are on average 21 % (PR
