@@ -137,12 +137,14 @@ def main(argv=None):
     parser.add_argument("--no-holdout", action="store_true", help="validation=None")
     parser.add_argument("--measures", default=",".join(MEASURES))
     parser.add_argument("--mode", choices=["worse", "better", "both"], default="worse")
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed, first-seed + 1, ...")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     holdout = not args.no_holdout
     jobs = [(m, seed, planted, args.rows, holdout, args.mode) for m in args.measures.split(",")
-            for planted, count in ((False, args.null), (True, args.planted)) for seed in range(count)]  # fmt: skip
+            for planted, count in ((False, args.null), (True, args.planted))
+            for seed in range(args.first_seed, args.first_seed + count)]  # fmt: skip
     with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
         rows = list((pool.map if pool else map)(run_one, jobs))
     frame = pd.DataFrame(rows)

@@ -88,7 +88,7 @@ def test_statistics_without_estimates_equal_those_with(seed, n, measure, alpha, 
 def evaluated_by_its_methods(qf, frame):
     """Make ``qf`` evaluate its measure by the measure's Python methods, as for
     any measure without compiled kernels (a subclass of a built-in has none:
-    :func:`subroc_ext.scoring.measures.compiled_kind`). The built-ins' compiled path
+    :func:`subroc_ext.scoring.compiled_measures.compiled_kind`). The built-ins' compiled path
     skips the extremes in the kernel itself (``measure_children(...,
     with_extremes=False)``)."""
     qf.measure.__class__ = type("Uncompiled", (type(qf.measure),), {})

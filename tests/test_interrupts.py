@@ -72,7 +72,20 @@ def _pause():
     """A Python call: where the interpreter runs a pending signal handler."""
 
 
-def test_ctrl_c_while_a_kernel_compiles_is_not_lost(capfd):
+@pytest.fixture
+def default_sigint():
+    """Python's own SIGINT handler for the test, also where pytest runs in the
+    background (a shell starts a background job with SIGINT ignored, and
+    :func:`~subroc_ext.cli.streams.sigterm_as_interrupt` then rightly leaves
+    Ctrl-C alone)."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_while_a_kernel_compiles_is_not_lost(capfd, default_sigint):
     """SIGINT inside a callback through which LLVM calls Python while numba compiles
     (llvmlite's object cache hook, called through ctypes here): it was printed as
     "Exception ignored on calling ctypes callback function ... KeyboardInterrupt" and
@@ -100,7 +113,7 @@ def test_ctrl_c_while_a_kernel_compiles_is_not_lost(capfd):
     assert "Exception ignored" not in capfd.readouterr().err
 
 
-def test_ctrl_c_that_python_ignores_is_delivered_again(capfd):
+def test_ctrl_c_that_python_ignores_is_delivered_again(capfd, default_sigint):
     """SIGINT inside a weakref callback, where Python ignores exceptions (issue 59: a
     Ctrl-C 0.3 s after the start landed in the one with which an import drops a
     module's lock, printed "Exception ignored in: <function _get_module_lock.<locals>.cb>"

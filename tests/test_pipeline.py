@@ -442,7 +442,15 @@ def test_other_measures(frames, measure):
     assert np.allclose(table["statistic"], expected)
     overall_search = table.attrs["dataset_values"][f"{measure}_search"]
     difference = table[f"{measure}_search"] - overall_search
-    assert np.allclose(table["quality"], difference if measure == "arl" else -difference)
+    if measure == "arl":  # searched size-free, per negative (1 - AUC); the effect against the test's null
+        whole_auc = table.attrs["dataset_values"]
+        per_negative = table["arl_search"] / table["negatives_search"] - (1 - whole_auc["roc_auc_search"])
+        assert np.allclose(table["quality"], per_negative)
+        null = table["negatives_validation"] * (1 - whole_auc["roc_auc_validation"])
+        assert np.allclose(table["null_arl_validation"], null)
+        assert np.allclose(table["delta"], table["arl_validation"] - null)
+    else:
+        assert np.allclose(table["quality"], -difference)
 
 
 def test_mode_better_and_string_labels(frames):

@@ -1120,3 +1120,57 @@ def test_fast_search_and_best_first_search_agree_bit_for_bit(weights, generaliza
         )
     assert found[subroc_ext.FastSearch] == found[ps.BestFirstSearch]
     assert len(found[ps.BestFirstSearch]) == 20
+
+
+def pairwise_arl(label, score):
+    """Mean over positives of the negatives scored above, ties one half (pairwise, no sort)."""
+    positive, negative = score[label == 1], score[label == 0]
+    return ((negative[None, :] > positive[:, None]) + 0.5 * (negative[None, :] == positive[:, None])).sum(1).mean()
+
+
+def test_the_arl_reference_is_its_mean_over_subsets_of_the_same_class_counts():
+    """``Measure.reference`` of the ARL, ``N(S)/N(D) ARL(D)``, is the mean ARL
+    of all subsets with ``P(S)`` positives and ``N(S)`` negatives (enumerated,
+    with and without ties): the test's own null."""
+    arl = measures.AverageRankingLoss()
+    for data in TINY:
+        label, score, n = data["label"].to_numpy(), data["score"].to_numpy(), len(data)
+        covers = ((np.arange(1, 2**n)[:, None] >> np.arange(n)) & 1).astype(bool)
+        counts = np.column_stack([(covers & (label == 1)).sum(1), (covers & (label == 0)).sum(1)])
+        values = np.array([pairwise_arl(label[c], score[c]) if p else np.nan for c, (p, _) in zip(covers, counts)])
+        whole = pairwise_arl(label, score)
+        for p, q in {tuple(c) for c in counts if c[0] >= 1}:
+            same = (counts[:, 0] == p) & (counts[:, 1] == q)
+            reference = arl.reference(whole, p, q, (label == 1).sum(), (label == 0).sum())
+            assert values[same].mean() == pytest.approx(float(reference), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_size_free_arl_search_ranks_by_the_arl_per_negative_with_a_valid_estimate(mode):
+    """``make_quality_function('arl', size_free=True)``: its raw quality is the
+    ARL per negative against the whole data's, ``sign (ARL(S)/N(S) -
+    ARL(D)/N(D))`` (pairwise oracle), and its optimistic estimate bounds the
+    weighted quality of every subset of every cover (enumerated, with and
+    without ties)."""
+    sign = {"worse": 1, "better": -1}.get(mode)
+    for data in TINY:
+        label, score, n = data["label"].to_numpy(), data["score"].to_numpy(), len(data)
+        masks = np.arange(2**n)
+        covers = ((masks[:, None] >> np.arange(n)) & 1).astype(bool)
+        whole = pairwise_arl(label, score) / (label == 0).sum()
+        for weights in WEIGHTS:
+            qf = subroc_ext.make_quality_function("arl", "label", size_weight=weights[0],
+                                                  balance_weight=weights[1], mode=mode, size_free=True)  # fmt: skip
+            table = statistics_table(qf, data, covers)
+            for cover, raw in zip(covers, table["raw_quality"]):
+                p, q = (label[cover] == 1).sum(), (label[cover] == 0).sum()
+                if p and q:
+                    difference = pairwise_arl(label[cover], score[cover]) / q - whole
+                    assert raw == pytest.approx(abs(difference) if sign is None else sign * difference, abs=1e-12)
+            quality, estimate = table["quality"].to_numpy(), table["optimistic_estimate"].to_numpy()
+            best = quality.copy()  # best[m] = max quality over subsets of m
+            for bit in range(n):
+                has_bit = (masks >> bit) & 1 == 1
+                best[has_bit] = np.maximum(best[has_bit], best[masks[has_bit] ^ (1 << bit)])
+            defined = best > -np.inf
+            assert not (estimate[defined] < best[defined] - 1e-9 * np.maximum(1, np.abs(best[defined]))).any()

@@ -23,7 +23,7 @@ from ..objective.comparison import ComparisonQF
 from ..objective.multiclass import AUCMuQF
 from ..objective.statistics import SubgroupStatistics
 from ..scoring import bitset, bounds, cover_kernels, joint_bounds, row_mean_bounds
-from ..scoring.measures import compiled_kind, compiled_row_values
+from ..scoring.compiled_measures import compiled_kind, compiled_row_values
 from ..scoring.weights import max_weight, subgroup_weight
 from . import batch_kernels, search_kernels
 

@@ -5,7 +5,12 @@ The effect of a subgroup ``S`` on the validation split ``V`` is
 ``delta(S) = sign * (m(S ∩ V) - m(V))``,
 
 the difference between the measure on the subgroup's validation rows and on
-the whole validation split, oriented as the quality function's mode:
+the whole validation split (for a measure that grows with the rows, the
+ARL, its mean over random subsets of ``V`` with ``S``'s class counts, the
+randomization test's own null, takes the place of ``m(V)``:
+:meth:`~subroc_ext.scoring.measures.Measure.reference`, ``N(S) (AUC(V) -
+AUC(S))``; so the effect, its interval and the test agree in every mode),
+oriented as the quality function's mode:
 positive means "worse" for ``mode='worse'`` (lower for a score such as ROC
 AUC, higher for a loss such as the ARL), "better" for ``mode='better'``, and
 for ``mode='both'`` the direction the subgroup deviates in (so ``delta`` is
@@ -21,16 +26,17 @@ on the search split, independent of ``V``. Each interval is (about)
 - true_j| / se_j`` over the subgroups, estimated from their joint
 distribution:
 
-* **ROC AUC, PR AUC and ARL: the exact jackknife** on the logit scale (the
-  AUCs) or the log scale (the ARL, a positive count). Leaving one row out
+* **ROC AUC, PR AUC and ARL: the exact jackknife** on the logit scale
+  (the ARL's effect is the ROC AUC's times ``-N(S)``, the class counts held
+  as the test holds them). Leaving one row out
   changes the measure on a set of rows by an amount known exactly, for all
   rows at once in ``O(n)`` (:mod:`subroc_ext.inference.influence`; for the
   ROC AUC DeLong's structural components [1]_), and the class-stratified
   jackknife [4]_ turns these changes into the covariance of all the
   measures at once - over the rows they share, since ``S ∩ V ⊂ V``. The
   coordinates are the differences ``h(m(S ∩ V)) - h(m(V))`` and ``h(m(V))``
-  itself, ``h`` the logit or the log (which tames the skew of small
-  subgroups' estimates); ``c`` is the max-t critical value of normal vectors
+  itself, ``h`` the logit (which tames the skew of small subgroups'
+  estimates); ``c`` is the max-t critical value of normal vectors
   with their correlation [3]_, and each interval is the range of ``m(S) -
   m(V)`` over the box of all coordinates ``± c`` standard errors (so also
   over the whole split's value: conservative). No resampling.
@@ -53,7 +59,8 @@ distribution:
 Simultaneous coverage in the seeded simulation of ``tests/test_effects.py``
 (12 patterns, 500 validation splits of 2,000 rows, true effects from
 1,000,000 rows): attribution mean 95.0 %, a user measure 95.8 % (the
-bootstrap); PR AUC 98.0 %, ARL 98.8 % (the jackknife; the bootstrap intervals they
+bootstrap); PR AUC 98.0 %, ARL 98.8 % (the jackknife; the ARL's of its
+effect against the whole split's ARL, before issue 55; the bootstrap intervals they
 replace: 93.6 % and 91.4 %, short of 95 % from the skew of the small
 subgroups' estimates, 120-200 rows; the jackknife's on the measures' own
 scale: 90 %). The price of the box: these intervals are on average 21 % (PR
@@ -88,8 +95,9 @@ from scipy import stats
 
 from ..objective.quality import SoftClassifierQF
 from ..scoring import cover_kernels
-from ..scoring.measures import Cover, compiled_kind
-from .influence import arl_influence, auc_influence, pr_auc_influence
+from ..scoring.compiled_measures import compiled_kind
+from ..scoring.measures import Cover
+from .influence import auc_influence, pr_auc_influence
 from .jackknife import ScaledJackknife, stratified_jackknife_covariance
 from .significance import base_seed
 
@@ -191,8 +199,10 @@ def effect_estimates(subgroups, data, qf, target, *, n_bootstrap=500, random_sta
         cover = dataset.cover(dataset.mask_of(subgroup))
         counts[:, j] = cover.positives, cover.negatives
         defined[j] = measure.is_defined(cover.positives, cover.negatives)
-        if defined[j]:
-            difference[j] = measure.value(cover) - qf.dataset_value
+    whole = dataset.cover()
+    reference = measure.reference(qf.dataset_value, *counts, whole.positives, whole.negatives)
+    for j in np.flatnonzero(defined):
+        difference[j] = measure.value(dataset.cover(dataset.mask_of(subgroups[j]))) - reference[j]
     kind = compiled_kind(measure)
     if kind in _JACKKNIFED:
         spread, method = _jackknife_spread(dataset, subgroups, counts, defined, kind, rng), "jackknife"
@@ -273,34 +283,59 @@ def oriented(difference, low, high, sign):
     return np.column_stack([sign * difference, np.fmin(*ends), np.fmax(*ends)])
 
 
-#: The jackknifed measures: the exact delete-one changes and the scale of the intervals.
-_JACKKNIFED = {
-    cover_kernels.ROC_AUC: (auc_influence, "logit"),
-    cover_kernels.PR_AUC: (pr_auc_influence, "logit"),
-    cover_kernels.ARL: (arl_influence, "log"),
-}
+#: The jackknifed measures' exact delete-one changes (the ARL's effect,
+#: ``N(S) (AUC(V) - AUC(S))``, is the ROC AUC's times ``-N(S)``).
+_JACKKNIFED = {cover_kernels.ROC_AUC: auc_influence, cover_kernels.PR_AUC: pr_auc_influence, cover_kernels.ARL: None}
+
+
+class RowScaled:
+    """A spread whose intervals are another's times a factor per subgroup
+    (negative: the ends swap); the critical values are the other's.
+
+    Examples
+    --------
+    >>> inner = NormalSpread(np.array([0.1]), np.array([0.05]), lambda confidence: 2.0)
+    >>> [end.tolist() for end in RowScaled(inner, np.array([-10.0])).ends(np.array([2.0]))]
+    [[-2.0], [0.0]]
+    """
+
+    def __init__(self, spread, factors):
+        self.spread, self.factors = spread, np.asarray(factors, dtype=float)
+
+    def simultaneous_critical(self, confidence):
+        return self.spread.simultaneous_critical(confidence)
+
+    def marginal_critical(self, levels):
+        return self.spread.marginal_critical(levels)
+
+    def ends(self, critical):
+        low, high = (self.factors * end + 0.0 for end in self.spread.ends(critical))  # + 0.0: no -0.0
+        return np.fmin(low, high), np.fmax(low, high)
 
 
 def _jackknife_spread(dataset, subgroups, counts, defined, kind, rng):
-    """The :class:`~subroc_ext.inference.jackknife.ScaledJackknife` of ``m(S) - m(V)`` for the ROC AUC,
-    PR AUC and ARL from their exact delete-one changes (see the module notes);
-    ``counts``: the positives and negatives of each subgroup, whose covers
-    are made again one at a time (memory of one cover)."""
-    influence, scale = _JACKKNIFED[kind]
+    """The :class:`~subroc_ext.inference.jackknife.ScaledJackknife` of ``m(S) - m(V)`` for the ROC AUC
+    and PR AUC from their exact delete-one changes (see the module notes), and
+    for the ARL the ROC AUC's times ``-N(S)``: its effect against the test's
+    null, ``ARL(S) - N(S) (1 - AUC(V)) = -N(S) (AUC(S) - AUC(V))``, the class
+    counts held as the test holds them (:class:`RowScaled`); ``counts``: the
+    positives and negatives of each subgroup, whose covers are made again one
+    at a time (memory of one cover)."""
+    if kind == cover_kernels.ARL:
+        return RowScaled(_jackknife_spread(dataset, subgroups, counts, defined, cover_kernels.ROC_AUC, rng),
+                         -counts[1])  # fmt: skip
+    influence = _JACKKNIFED[kind]
     is_positive, group_ids = dataset.is_positive, dataset.group_ids
     estimable = defined & (counts[0] >= 2) & (counts[1] >= 2)
     positives, negatives = counts[0][estimable], counts[1][estimable]
     whole = influence(is_positive, group_ids, np.ones(len(dataset), dtype=bool))
-    # half a pair away from 0 and 1 (AUCs), or half a negative per positive above 0 (ARL)
-    margins = 0.5 / np.append(positives, is_positive.sum())
-    if scale == "logit":
-        margins = margins / np.append(negatives, (~is_positive).sum())
+    # half a pair away from 0 and 1
+    margins = 0.5 / np.append(positives, is_positive.sum()) / np.append(negatives, (~is_positive).sum())
 
     def parts():
         return (influence(is_positive, group_ids, dataset.mask_of(subgroups[j])) for j in np.flatnonzero(estimable))
 
-    return ScaledJackknife(parts, *whole, margins, (is_positive, ~is_positive), rng, scale=scale,
-                           rows=estimable)  # fmt: skip
+    return ScaledJackknife(parts, *whole, margins, (is_positive, ~is_positive), rng, rows=estimable)
 
 
 def jackknife_spread(difference, coordinates, strata):
@@ -467,9 +502,13 @@ def effect_range(qf):
     (float, float)
         The lowest and the highest effect (0 the lowest for ``mode='both'``).
     """
-    lowest, highest = qf.prepared_measure.extremes(qf.dataset.cover())
+    whole = qf.dataset.cover()
+    lowest, highest = qf.prepared_measure.extremes(whole)
+    # the reference between its values at no rows and at all rows (the ARL's: 0 and ARL(V))
+    references = [float(qf.prepared_measure.reference(qf.dataset_value, *counts, whole.positives, whole.negatives))
+                  for counts in ((0, 0), (whole.positives, whole.negatives))]  # fmt: skip
     signs = qf.signs()
-    ends = [sign * (value - qf.dataset_value) for sign in signs for value in (lowest, highest)]
+    ends = [sign * (value - reference) for sign in signs for value in (lowest, highest) for reference in references]
     return (0.0 if len(signs) > 1 else min(ends)), max(ends)
 
 

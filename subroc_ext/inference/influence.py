@@ -8,8 +8,9 @@ correlations (:func:`subroc_ext.inference.jackknife.stratified_jackknife_covaria
 without recomputing the measure ``n`` times: each function takes ``O(n)``.
 
 * ROC AUC: DeLong's structural components [1]_ (a row's placement value).
-* ARL: ``N * (1 - AUC)`` with ``N`` the set's negatives (both count tied
-  pairs one half), so its changes follow from the AUC's and from ``N``.
+  The ARL's effect, ``N(S) (AUC(V) - AUC(S))`` with the class counts held
+  as the test holds them, is the ROC AUC's times ``-N(S)``
+  (:mod:`subroc_ext.inference.effects`).
 * PR AUC (the trapezoidal area under the precision-recall curve from
   ``(recall 0, precision 1)``, as :func:`subroc_ext.metrics.kernels.pr_auc_from_counts`):
   leaving out a row lowers the cumulative counts of every threshold at and
@@ -31,7 +32,7 @@ References
 
 import numpy as np
 
-__all__ = ["arl_influence", "auc_influence", "expected_auc_influence", "pr_auc_influence"]
+__all__ = ["auc_influence", "expected_auc_influence", "pr_auc_influence"]
 
 
 def auc_influence(is_positive, group_ids, mask):
@@ -70,25 +71,6 @@ def auc_influence(is_positive, group_ids, mask):
     terms[positive] = (auc - outscored[group_ids[positive]]) / (m - 1)
     terms[negative] = (auc - outscoring[group_ids[negative]]) / (n - 1)
     return auc, terms
-
-
-def arl_influence(is_positive, group_ids, mask):
-    """The average ranking loss of the rows in ``mask`` and its exact
-    delete-one changes (as :func:`auc_influence`; at least two rows of each
-    class).
-
-    Examples
-    --------
-    >>> arl, terms = arl_influence(np.array([False, True, False, True]), np.arange(4), np.ones(4, bool))
-    >>> arl, terms.tolist()  # the positive at 0.35 has one negative above it
-    (0.5, [0.0, -0.5, -0.5, 0.5])
-    """
-    auc, terms = auc_influence(is_positive, group_ids, mask)
-    negative = ~is_positive & mask
-    n = negative.sum()
-    changes = -n * terms  # a positive left out: N stays
-    changes[negative] = -(1 - auc) - (n - 1) * terms[negative]  # N - 1 negatives
-    return n * (1 - auc), changes
 
 
 def pr_auc_influence(is_positive, group_ids, mask):

@@ -32,14 +32,11 @@ _NORMAL_DRAWS = 20_000
 _WHOLE_GRID = 41
 
 
-def _scaled(values, margins, scale):
-    """The measure on the ``scale`` ('logit': kept ``margins`` away from 0
-    and 1; 'log': kept above ``margins``), its derivative and the inverse."""
-    if scale == "logit":
-        values = np.clip(values, margins, 1 - margins)
-        return np.log(values / (1 - values)), 1 / (values * (1 - values)), _expit
-    values = np.maximum(values, margins)
-    return np.log(values), 1 / values, np.exp
+def _scaled(values, margins):
+    """The measure on the logit scale (kept ``margins`` away from 0 and 1),
+    its derivative and the inverse."""
+    values = np.clip(values, margins, 1 - margins)
+    return np.log(values / (1 - values)), 1 / (values * (1 - values)), _expit
 
 
 def _expit(x):
@@ -48,8 +45,7 @@ def _expit(x):
 
 class ScaledJackknife:
     """Intervals of ``m(S) - m(V)`` from exact delete-one changes (the
-    jackknife), on the logit scale (measures in (0, 1): the AUCs) or the log
-    scale (positive measures: the ARL).
+    jackknife), on the logit scale (measures in (0, 1): the AUCs).
 
     An interval at ``± c`` is the range of ``m(S) - m(V)`` over the box of
     the transformed difference and the whole split's transformed value,
@@ -75,24 +71,23 @@ class ScaledJackknife:
         The change of ``m(V)`` when each row is left out.
     margins : numpy.ndarray
         How far each value (the subgroups', then the whole split's) is kept
-        from 0 (and 1 on the logit scale) before the transformation.
+        from 0 and 1 before the transformation.
     strata : sequence of numpy.ndarray of bool
         The rows of each stratum of the jackknife (the classes).
     rng : numpy.random.Generator
         For the max-t critical value.
-    scale : {'logit', 'log'}, default='logit'
     rows : numpy.ndarray of bool, optional
         Which subgroups ``parts`` are (all by default); the others get NaN ends.
     """
 
-    def __init__(self, parts, whole_value, whole_terms, margins, strata, rng, *, scale="logit", rows=None):
+    def __init__(self, parts, whole_value, whole_terms, margins, strata, rng, *, rows=None):
         self.parts, self.rng = parts, rng
         self.strata_rows = [np.flatnonzero(members) for members in strata]  # once, not once per subgroup
-        whole_scaled, whole_slope, self.inverse = _scaled(whole_value, margins[-1], scale)
+        whole_scaled, whole_slope, self.inverse = _scaled(whole_value, margins[-1])
         self.whole_coordinate = whole_slope * whole_terms
         values, slopes, variances = [], [], []
         for j, (value, changes) in enumerate(parts()):
-            _, slope, _ = _scaled(np.array([value], dtype=float), margins[j : j + 1], scale)
+            _, slope, _ = _scaled(np.array([value], dtype=float), margins[j : j + 1])
             values.append(value)
             slopes.append(slope[0])
             variances.append(self._variance(lambda rows: slope[0] * changes[rows] - self.whole_coordinate[rows]))
@@ -103,7 +98,7 @@ class ScaledJackknife:
         variances.append(self._variance(lambda rows: self.whole_coordinate[rows]))
         self.error = np.sqrt(variances)
         self.varies = self.error > 0  # not a subgroup covering the whole split, say
-        self.scaled, _, _ = _scaled(np.asarray(values, dtype=float), margins[:-1], scale)
+        self.scaled, _, _ = _scaled(np.asarray(values, dtype=float), margins[:-1])
         self.whole, self.slopes = whole_scaled, np.asarray(slopes)
 
     def _variance(self, coordinate):

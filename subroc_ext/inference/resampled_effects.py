@@ -65,12 +65,12 @@ References
 import copy
 
 import numpy as np
-import pandas as pd
+import pandas as pd  # noqa: F401 (the examples)
 
 from ..objective.comparison import ComparisonQF
 from ..objective.multiclass import AUCMuQF
 from ..scoring import cover_kernels
-from ..scoring.measures import compiled_kind
+from ..scoring.compiled_measures import compiled_kind
 from .effects import (
     EffectEstimates,
     NormalSpread,

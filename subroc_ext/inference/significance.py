@@ -35,6 +35,7 @@ References
    Statistical Applications in Genetics and Molecular Biology 9(1), 2010.
 """
 
+import functools
 import math
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -46,7 +47,8 @@ from statsmodels.stats.multitest import multipletests, multitest_alias
 
 from ..exceptions import LowPowerWarning
 from ..objective.quality import SoftClassifierQF
-from ..scoring.measures import compiled_kind
+from ..scoring.compiled_measures import compiled_kind
+from ..scoring.measures import Measure
 from ..scoring.null_sampling import null_exceedances
 from ..utils.cluster import parallelism
 from ..utils.cluster import shared as shared_on_workers
@@ -127,10 +129,23 @@ def _null_exceedances(qf, whole, key, thresholds, n_samples, seed, batch_element
         values = qf.null_raw_qualities(key, n_samples, rng, batch_elements=batch_elements)
         return np.asarray(values, dtype=float) >= thresholds[:, None]
     size, negatives = key
+    quality = functools.partial(qf.raw_quality, positives=size - negatives, negatives=negatives) \
+        if against_reference(qf) else qf.raw_quality  # fmt: skip
     return null_exceedances(
-        qf.prepared_measure, whole, size - negatives, negatives, n_samples, rng, qf.raw_quality,
+        qf.prepared_measure, whole, size - negatives, negatives, n_samples, rng, quality,
         thresholds, batch_elements=batch_elements, cut_memo=cut_memo,
     )  # fmt: skip
+
+
+def against_reference(qf):
+    """Whether the statistic of ``qf`` (a SoftClassifierQF) is taken against its
+    measure's reference of the subset's class counts (the ARL's: its mean over
+    random subsets of them), not against the whole data's value: then the
+    statistic and the null's are both against the same reference, which
+    changes the test in mode 'both' only (in 'worse' and 'better' a constant
+    of the class counts moves statistic and null alike)."""
+    measure = getattr(qf, "prepared_measure", None)
+    return isinstance(measure, Measure) and type(measure).reference is not Measure.reference
 
 
 def _shared_null_exceedances(shared, key, thresholds, n_samples, seed, batch_elements, batch):
@@ -459,6 +474,10 @@ def randomization_test(
     else:
         keys = [null_key(stats) for stats in tested]
     values = np.array([stats.raw_quality for stats in tested], dtype=float)
+    if not multiclass and against_reference(qf):  # the test asks the effect's question (the table's
+        # ``statistic`` stays the raw relative quality, as the paper's experiments record it)
+        values = np.array([float(qf.raw_quality(stats.measure, stats.positives_count, stats.negatives_count))
+                           for stats in tested], dtype=float)  # fmt: skip
     # Null values equal to the statistic count as extreme; they may differ
     # from it in the last bits (sums in another order), by much less than
     # this relative to the measure's magnitude.

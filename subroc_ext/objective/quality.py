@@ -30,6 +30,7 @@ import numpy as np
 from ..inputs.sorted_data import SortedDataset
 from ..scoring import bitset, bounds, cover_kernels, joint_bounds
 from ..scoring import measures as _measures
+from ..scoring.compiled_measures import compiled_kind, compiled_row_values
 from ..utils.deprecation import REMOVED_IN, renamed_keywords
 from ..utils.validation import check_mode, check_weights, probability_scores, shown
 from .statistics import (
@@ -216,11 +217,11 @@ class SoftClassifierQF(StatisticsQualityFunction):
     @staticmethod
     def _compiled_kernel_data(prepared, dataset):
         """What :func:`cover_statistics` needs of the data for a measure with
-        compiled kernels (:func:`subroc_ext.scoring.measures.compiled_kind`), else None."""
-        kind = _measures.compiled_kind(prepared)
+        compiled kernels (:func:`subroc_ext.scoring.compiled_measures.compiled_kind`), else None."""
+        kind = compiled_kind(prepared)
         if kind is None:
             return None
-        row_values = _measures.compiled_row_values(prepared)
+        row_values = compiled_row_values(prepared)
         value_order = ascending_values = None  # the size-aware bound of a row mean's: not compiled
         if kind == cover_kernels.ROW_MEAN:
             value_order = np.ascontiguousarray(prepared.value_order, dtype=np.int64)
@@ -295,11 +296,20 @@ class SoftClassifierQF(StatisticsQualityFunction):
         (:func:`subroc_ext.scoring.bounds.signs` of the measure's kind and the mode)."""
         return bounds.signs(self.measure.kind, self.mode)
 
-    def raw_quality(self, value):
+    def raw_quality(self, value, positives=None, negatives=None):
         """Unweighted relative quality ``q`` of a measure value (vectorized;
-        :func:`relative_quality`)."""
+        :func:`relative_quality`): against the whole data's value, or, given
+        the class counts of the subset, against the measure's
+        :meth:`~subroc_ext.scoring.measures.Measure.reference` for them (the
+        ARL's: its mean over random subsets of those counts, the
+        randomization test's own null)."""
         directions = self.signs()
-        return relative_quality(value, self.dataset_value, -1 in directions, 1 in directions)
+        reference = self.dataset_value
+        if positives is not None:
+            whole = self._dataset.cover()
+            reference = self.prepared_measure.reference(self.dataset_value, positives, negatives, whole.positives,
+                                                        whole.negatives)  # fmt: skip
+        return relative_quality(value, reference, -1 in directions, 1 in directions)
 
     def _settings(self):
         """The quality function's arguments of :func:`statistics_kernel`, read
@@ -344,7 +354,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         on its bitset (what :class:`~subroc_ext.GeneralizationAwareQF` asks with
         ``offset = max(q, g)``); it may stop early at any value ``>= stop_at``."""
         dataset = self._prepared(data, target)
-        if not self.optimistic_estimates or _measures.compiled_kind(self.prepared_measure) != cover_kernels.ROC_AUC:
+        if not self.optimistic_estimates or compiled_kind(self.prepared_measure) != cover_kernels.ROC_AUC:
             return np.inf
         words = dataset.words_of(subgroup)
         positive_words, negative_words, group_start, group_end = self._kernel_data[:4]
@@ -362,7 +372,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         ``cover`` with at least :attr:`min_support` rows where the measure is
         defined (:mod:`subroc_ext.scoring.joint_bounds`; ROC AUC only, ``inf`` for
         other measures or without :attr:`optimistic_estimates`)."""
-        if not self.optimistic_estimates or _measures.compiled_kind(self.prepared_measure) != cover_kernels.ROC_AUC:
+        if not self.optimistic_estimates or compiled_kind(self.prepared_measure) != cover_kernels.ROC_AUC:
             return np.inf
         return joint_bounds.roc_auc_joint_bound_of_cover(
             cover, self.dataset_value, offset, self.signs(), self.size_weight, self.balance_weight,

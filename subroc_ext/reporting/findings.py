@@ -217,6 +217,10 @@ def _single_text(record, attrs, total):
         )
     if measure == "calibration_gap":
         return _calibration_text(record, attrs, overall, split, total)
+    # a measure that grows with the rows (the ARL) is compared with random rows of its class counts
+    reference = record.get(f"null_{measure}_{split}", np.nan)
+    against = "overall" if pd.isna(reference) else "in random rows of its class counts"
+    overall = overall if pd.isna(reference) else reference
     direction = "lower" if value < overall else "higher"
     worse = (value < overall) == (measure_kind(measure, attrs) == "score")  # a loss is worse where it is higher
     words, share = note_words("worse" if worse else "better", measure), record.get("expected_share", np.nan)
@@ -231,7 +235,7 @@ def _single_text(record, attrs, total):
         direction = ""
     return (
         f"{_share(record[f'size_{split}'], total, attrs)}: {measure_title(measure)} {value:.3f} vs "
-        f"{overall:.3f} overall, {effect}{' ' * bool(direction)}{direction}{_interval(record)}{restricted}"
+        f"{overall:.3f} {against}, {effect}{' ' * bool(direction)}{direction}{_interval(record)}{restricted}"
     )
 
 

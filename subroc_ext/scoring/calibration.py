@@ -32,7 +32,8 @@ References
 import numpy as np
 
 from . import cover_kernels
-from .measures import RowMeanMeasure, compiled_null_values
+from .compiled_measures import compiled_null_values
+from .measures import RowMeanMeasure
 
 __all__ = [
     "CLIP",

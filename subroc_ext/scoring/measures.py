@@ -36,22 +36,11 @@ import numpy as np
 from ..metrics import kernels, label_draws
 from ..utils.subsets import ClassTables, random_positions
 from . import bitset, bounds, cover_kernels
+from .compiled_measures import compiled_kind, compiled_null_values
 from .cover import Cover
 
-__all__ = [
-    "Cover",
-    "Measure",
-    "check_measure_type",
-    "ROCAUC",
-    "PRAUC",
-    "AverageRankingLoss",
-    "RowMeanMeasure",
-    "KernelMeasure",
-    "attribution_mean",
-    "brier_score",
-    "compiled_kind",
-    "compiled_row_values",
-]
+__all__ = ["Cover", "Measure", "check_measure_type", "ROCAUC", "PRAUC", "AverageRankingLoss", "RowMeanMeasure",
+           "KernelMeasure", "attribution_mean", "brier_score"]  # fmt: skip
 
 
 def _check_kind(kind):
@@ -165,7 +154,7 @@ class Measure:
         """Hook: the measure on random subsets of ``dataset`` with fixed class counts.
 
         By default the compiled sampler for a built-in measure
-        (:func:`compiled_kind`, :func:`compiled_null_values`), else batches of
+        (:mod:`~subroc_ext.scoring.compiled_measures`), else batches of
         random positions (:func:`subroc_ext.utils.subsets.random_positions`)
         evaluated by :meth:`batch_values`; see
         :func:`subroc_ext.scoring.null_sampling.null_values` for the parameters.
@@ -228,6 +217,19 @@ class Measure:
         :mod:`subroc_ext.inference.promise`): the values themselves by default;
         the average ranking loss per negative."""
         return values
+
+    def reference(self, whole_value, positives, negatives, whole_positives, whole_negatives):
+        """Hook: what the measure on a subset of these class counts is compared
+        with (the effect ``m(S) - reference``): the whole data's value by
+        default; where the measure grows with the rows (the ARL) its mean over
+        random subsets of these class counts, the test's own null. Between its
+        values at no rows and at all rows (``effects.effect_range``)."""
+        return np.zeros(np.shape(negatives)) + whole_value
+
+    def size_free_measure(self):
+        """Hook: the measure a size-free search ranks by (``size_free=True`` of
+        :func:`subroc_ext.make_quality_function`): itself by default."""
+        return self
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -354,6 +356,23 @@ class AverageRankingLoss(Measure):
         does not grow with the negatives a subgroup holds."""
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(negatives > 0, np.asarray(values, dtype=float) / negatives, np.nan)
+
+    def reference(self, whole_value, positives, negatives, whole_positives, whole_negatives):
+        """``N(S) / N(D) * ARL(D)``: the mean ARL of random subsets of the whole
+        data with ``P(S)`` positives and ``N(S)`` negatives. ``ARL = N (1 -
+        AUC)``, and each of a random subset's positive-negative pairs is a
+        random pair of the whole data's, misordered with probability ``1 -
+        AUC(D)`` (a tie counting one half), so ``E[ARL(T)] = N(S) (1 -
+        AUC(D))``. The effect ``ARL(S) - reference = N(S) (AUC(D) - AUC(S))``
+        is 0 in expectation at every size, as the test's null."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(np.asarray(whole_negatives) > 0,
+                            whole_value * np.asarray(negatives, dtype=float) / whole_negatives, 0.0)  # fmt: skip
+
+    def size_free_measure(self):
+        """The ROC AUC: the ARL per negative is ``1 - AUC`` (ranking by the one,
+        worse or better, is ranking by the other)."""
+        return ROCAUC()
 
     def extremes(self, cover):
         """Lowest: 0 (positives alone); highest: the largest penalty of one
@@ -589,58 +608,6 @@ def brier_score():
     return RowMeanMeasure(
         lambda is_positive, scores: (scores - is_positive) ** 2, kind="loss", name="brier"
     )
-
-
-def compiled_kind(measure):
-    """The :mod:`~subroc_ext.scoring.cover_kernels` code that evaluates ``measure`` on
-    bitsets (the search engine's kernels and the compiled null sampler), or
-    None.
-
-    Only the built-in classes themselves have one, the ``compiled_code``
-    attribute set in their own class body (not inherited): a subclass may
-    change :meth:`Measure.value` or :meth:`Measure.extremes`, so it is
-    evaluated through its own methods.
-
-    Examples
-    --------
-    >>> compiled_kind(ROCAUC()) == cover_kernels.ROC_AUC
-    True
-    >>> compiled_kind(KernelMeasure(len, kind="score", name="size")) is None
-    True
-    """
-    return vars(type(measure)).get("compiled_code")
-
-
-def compiled_row_values(measure):
-    """The per-row values the compiled kernels read for a prepared built-in
-    measure, in its dataset's order: a :class:`RowMeanMeasure`'s values, the
-    probabilities of :class:`~subroc_ext.scoring.case_mix.ExpectedROCAUC`
-    (their ``prepared_values``); None for the others (the kernels are then
-    compiled without the code of the per-row measures)."""
-    values = getattr(measure, "prepared_values", None)
-    return None if values is None else np.ascontiguousarray(values, dtype=float)
-
-
-def compiled_null_values(kind, measure, dataset, positives, negatives, n_samples, rng, pools=None):
-    """:func:`subroc_ext.scoring.cover_kernels.null_values` for a built-in measure, seeded from ``rng``.
-
-    ``kind`` is :func:`compiled_kind` of ``measure``; ``pools``: the positive
-    and the negative rows (positions in ``dataset``) to draw from, in the
-    order the draws index them; by default ascending.
-    """
-    if pools is None:
-        positions = np.arange(len(dataset.rows), dtype=np.int64)
-        pools = positions[dataset.is_positive], positions[~dataset.is_positive]
-    group_start, group_end = cover_kernels.tie_group_bounds(dataset.group_ids)
-    row_values = compiled_row_values(measure)
-    if row_values is not None:
-        row_values = np.ascontiguousarray(row_values[dataset.rows])
-    out = np.empty(n_samples)
-    cover_kernels.null_values(
-        kind, int(rng.integers(2**63)), *pools, int(positives), int(negatives), group_start,
-        group_end, row_values, out,
-    )  # fmt: skip
-    return out
 
 
 def check_measure_type(measure):

@@ -1,7 +1,5 @@
 """The normalized PR AUC as a measure (:mod:`subroc_ext.metrics.normalized_pr_auc`)."""
 
-import numpy as np
-
 from ..metrics import kernels, label_draws
 from ..metrics.normalized_pr_auc import normalized_pr_auc
 from . import cover_kernels

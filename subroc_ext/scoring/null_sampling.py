@@ -7,7 +7,7 @@ negatives. :func:`null_values` draws them through the measure's
 :meth:`~subroc_ext.scoring.measures.Measure.null_values` hook, whose default
 (:func:`sample_null_values`) goes by measure type:
 
-* a built-in measure (:func:`subroc_ext.scoring.measures.compiled_kind`): the
+* a built-in measure (:func:`subroc_ext.scoring.compiled_measures.compiled_kind`): the
   compiled sampler (:func:`subroc_ext.scoring.cover_kernels.null_values`), which
   draws each subset as a bitset and evaluates it with the search engine's
   kernels, so a random subset equal to a pattern's cover gets exactly the
@@ -34,7 +34,8 @@ import numpy as np
 
 from ..utils.subsets import ClassTables, random_positions
 from . import cover_kernels
-from .measures import Measure, compiled_kind, compiled_null_values
+from .compiled_measures import compiled_kind, compiled_null_values
+from .measures import Measure
 from .rank_null import rank_null_draws
 
 __all__ = [
@@ -90,7 +91,7 @@ def null_values(measure, dataset, positives, negatives, n_samples, rng, *, batch
     return np.asarray(values, dtype=float)
 
 
-#: The measures (:func:`~subroc_ext.scoring.measures.compiled_kind` codes)
+#: The measures (:func:`~subroc_ext.scoring.compiled_measures.compiled_kind` codes)
 #: whose :func:`null_exceedances` come from the refined rank sampler.
 RANK_KINDS = frozenset({cover_kernels.ROC_AUC, cover_kernels.ARL})
 
@@ -252,7 +253,7 @@ def sample_null_values(measure, dataset, positives, negatives, n_samples, rng, *
     """The default of :meth:`~subroc_ext.scoring.measures.Measure.null_values`.
 
     The compiled sampler for a built-in measure
-    (:func:`subroc_ext.scoring.measures.compiled_kind`), else batches of random
+    (:func:`subroc_ext.scoring.compiled_measures.compiled_kind`), else batches of random
     positions evaluated by the measure's ``batch_values``. Parameters as in
     :func:`null_values`.
     """

@@ -155,7 +155,10 @@ def range_restriction(table, dataset_values, mode, split="validation", measure=N
     Parameters
     ----------
     table : pandas.DataFrame
-        With ``<measure>_<split>`` and ``expected_<measure>_<split>``.
+        With ``<measure>_<split>`` and ``expected_<measure>_<split>``, and
+        ``null_<measure>_<split>`` where the change is taken against the
+        test's own null (the ARL's, whose whole-split values are then scaled
+        by ``null / whole``: :meth:`~subroc_ext.Measure.reference`).
     dataset_values : dict
         The whole split's values of both (``table.attrs['dataset_values']``).
     mode : {'worse', 'better', 'both'}
@@ -185,8 +188,11 @@ def range_restriction(table, dataset_values, mode, split="validation", measure=N
     """
     name, kind = ("roc_auc", "score") if measure is None else (measure.name, measure.kind)
     flip = 1.0 if kind == "score" else -1.0
-    observed = flip * (dataset_values[f"{name}_{split}"] - table[f"{name}_{split}"].to_numpy(dtype=float))
-    expected = flip * (dataset_values[f"expected_{name}_{split}"]
+    whole = dataset_values[f"{name}_{split}"]
+    # the change against the test's own null where the table has it (the ARL's: N(S)/N(V) of the whole's)
+    scale = table[f"null_{name}_{split}"].to_numpy(dtype=float) / whole if f"null_{name}_{split}" in table else 1.0
+    observed = flip * (scale * whole - table[f"{name}_{split}"].to_numpy(dtype=float))
+    expected = flip * (scale * dataset_values[f"expected_{name}_{split}"]
                        - table[f"expected_{name}_{split}"].to_numpy(dtype=float))  # fmt: skip
     sign = {"worse": 1.0, "better": -1.0}.get(mode)
     sign = np.sign(observed) if sign is None else sign

@@ -108,6 +108,13 @@ def find_subgroups(
         (mean score), ``observed`` (share of positives) and the absolute
         check of calibration ``calibration_z``, ``calibration_p``
         (:func:`~subroc_ext.inference.calibration.calibration_check`).
+        The ARL, which grows with the negatives a subgroup holds, is
+        searched by its value per negative, ``1 - AUC`` (``size_free`` of
+        :func:`make_quality_function`: the ``quality`` column is the ROC
+        AUC's), and its effect is ``ARL(S)`` minus its mean over random
+        subsets of ``S``'s class counts, ``N(S) (AUC(V) - AUC(S))``
+        (``null_arl_<split>``, the test's own null); the paper's ARL search,
+        ``ARL(S) - ARL(D)``, is :func:`make_quality_function`'s default.
     positive_label : object, optional
         The positive class; inferred only for labels {0, 1}, {-1, 1} and
         booleans (as ``1`` / ``True``, see

@@ -29,6 +29,7 @@ from ..inference.failures import FailureRules, dataset_rows, judge_failures
 from ..inputs.data_checks import data_checks
 from ..objective.generalization import GeneralizationAwareQF
 from ..objective.quality import SoftClassifierQF
+from ..scoring.measures import Measure
 from ..scoring.shortfall import shortfall_measure
 from ..utils.validation import min_support_count
 from . import case_mix as _case_mix
@@ -43,7 +44,7 @@ __all__ = ["Prepared", "audit_one_split", "describing", "make_quality_function",
 
 def make_quality_function(
     measure, label, *, positive_label=1, size_weight=0.0, balance_weight=0.0,
-    mode="worse", generalization_aware=False,
+    mode="worse", generalization_aware=False, size_free=False,
 ):  # fmt: skip
     """A quality function for a measure given by name or as a :class:`~subroc_ext.Measure`.
 
@@ -62,13 +63,25 @@ def make_quality_function(
     mode : {'worse', 'better', 'both'}, default='worse'
     generalization_aware : bool, default=False
         Wrap the function in :class:`~subroc_ext.GeneralizationAwareQF`.
+    size_free : bool, default=False
+        Rank by the measure's size-free value
+        (:meth:`~subroc_ext.Measure.size_free_measure`): for the ARL, which
+        grows with the negatives a subgroup holds, its value per negative,
+        ``1 - AUC``, so the ROC AUC's quality, whose mean over random subsets
+        of any size and class counts is 0 (the test's own null), with the
+        ROC AUC's proven bounds; the size preference is then the weights'
+        alone. The same function for every other built-in measure. False
+        (the paper's ARL, ``ARL(S) - ARL(D)``) by default;
+        :func:`~subroc_ext.find_subgroups` searches size-free.
 
     Returns
     -------
     SoftClassifierQF or GeneralizationAwareQF
     """
+    measure = measure_of(measure)
     qf = SoftClassifierQF(
-        measure_of(measure), label, positive_label=positive_label, size_weight=size_weight,
+        measure.size_free_measure() if size_free else measure, label, positive_label=positive_label,
+        size_weight=size_weight,
         balance_weight=balance_weight, mode=mode,
     )  # fmt: skip
     return GeneralizationAwareQF(qf) if generalization_aware else qf
@@ -167,7 +180,7 @@ def prepare(checked, settings):
         if case_mix:  # a row mean beyond its promise is a row mean: searched and tested as one
             measure, case_mix = shortfall_measure(measure, fitted), False
             statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=settings.mode)
-        qf = make_quality_function(measure, label, positive_label=positive_label, **weights)
+        qf = make_quality_function(measure, label, positive_label=positive_label, size_free=True, **weights)
     return Prepared(search, held_out, whole_calibration, global_fix, probabilities, p_values, case_mix,
                     ranked_by_promise, searched, tested_on, search_target, test_target, qf, statistic_qf)  # fmt: skip
 
@@ -273,7 +286,24 @@ def describe_table(checked, prepared, kept, tested):
         for split, dataset, p in splits
         for name, value in steps.dataset_values(dataset, target, measure=measure, probabilities=p).items()
     }
-    return table, dataset_values
+    return with_null_references(table, splits, dataset_values, measure), dataset_values
+
+
+def with_null_references(table, splits, dataset_values, measure):
+    """``table`` with ``null_<measure>_<split>`` for a measure whose effect is
+    taken against the test's own null (:meth:`~subroc_ext.Measure.reference`:
+    the ARL's mean over random subsets of the split with the row's class
+    counts); ``table`` itself for the others."""
+    if type(measure).reference is Measure.reference:
+        return table
+    columns = {}
+    for split, dataset, _ in splits:
+        whole = dataset.cover()
+        columns[f"null_{measure.name}_{split}"] = measure.reference(
+            dataset_values[f"{measure.name}_{split}"], table[f"positives_{split}"].to_numpy(dtype=float),
+            table[f"negatives_{split}"].to_numpy(dtype=float), whole.positives, whole.negatives,
+        )  # fmt: skip
+    return table.assign(**columns)
 
 
 def with_case_mix_flags(table, subgroups, search, dataset_values, mode, split, measure):
@@ -340,7 +370,8 @@ def table_attrs(table, checked, prepared, settings, found, tested, dataset_value
         n_rows={"search": len(search), **({} if held_out is None else {"validation": len(held_out)})},
         min_quality=s.min_quality, thresholds=thresholds, nbins=nbins,
         search_space=steps.space_summary(checked.space, found),
-        case_mix=prepared.case_mix or prepared.ranked_by_promise, calibrate=s.calibrate, probabilities=prepared.probabilities,
+        case_mix=prepared.case_mix or prepared.ranked_by_promise, calibrate=s.calibrate,
+        probabilities=prepared.probabilities,
         whole_calibration=prepared.whole_calibration, global_fix=prepared.global_fix,
         data_checks=data_checks(search, checked.space, label=checked.label, positive_label=checked.positive_label),
         counts={
