@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from subroc_ext import find_subgroups
-from subroc_ext.workflow.many_splits import LEVEL_SHARE, _interval, aggregate, e_bh, split_seeds
+from subroc_ext.workflow.many_splits import LEVEL_SHARE, _interval, aggregate, e_bh, one_line_per_idea, split_seeds
 
 
 def _e_bh_by_definition(rejected, alpha, level):
@@ -91,6 +91,50 @@ def test_many_splits_name_the_plant_and_carry_the_aggregate():
     assert set(table["verdict"]) <= {"significant", "not significant"}
     # the aggregate of the splits' own tables
     assert (table["splits_significant"] <= table["splits_found"]).all()
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_one_line_per_idea(seed):
+    """Random aggregated failures over random covers: afterwards no two failures
+    share half of the smaller's rows; each variant points to a failure named in
+    at least as many splits that shares half of the variant's or its own rows;
+    a failure apart from every other stays one."""
+    rng = np.random.default_rng(seed)
+    n, rows = 8, 40
+    masks = rng.random((n, 1)) > rng.random((n, rows))  # covers of different sizes
+    masks[rng.integers(n)] = False
+    masks[rng.integers(n), :5] = True
+    table = pd.DataFrame({"failure": rng.random(n) < 0.8, "splits_named": rng.integers(1, 9, n),
+                          "delta": rng.random(n), "failure_of": pd.array([None] * n, dtype="Int64"),
+                          "failure_note": ""})
+    merged = one_line_per_idea(table, masks, 8, "failure")
+    sizes = masks.sum(axis=1)
+
+    def shared(i, k):
+        return (masks[i] & masks[k]).sum() / max(1, min(sizes[i], sizes[k]))
+
+    failing = np.flatnonzero(merged["failure"])
+    assert all(shared(i, k) < 0.5 for i in failing for k in failing if i < k)
+    for i in np.flatnonzero(table["failure"] & ~merged["failure"]):
+        parent = merged.loc[i, "failure_of"] - 1
+        assert merged.loc[parent, "failure"] and shared(i, parent) >= 0.5
+        assert table.loc[parent, "splits_named"] >= table.loc[i, "splits_named"]
+        assert merged.loc[i, "failure_note"].startswith(f"variant of #{parent + 1}: ")
+    for i in np.flatnonzero(table["failure"]):
+        if all(shared(i, k) < 0.5 for k in np.flatnonzero(table["failure"]) if k != i):
+            assert merged.loc[i, "failure"]
+    assert (merged["failure"] <= table["failure"]).all()  # never a new failure
+
+
+def test_many_splits_name_one_idea_once():
+    """Depth 2 over the planted data: the refinements of the plant named by
+    some splits are its variants, not more failures."""
+    frame = _planted(seed=1)
+    table = find_subgroups(frame, label="label", score="score", splits=4, depth=2, progress=False, random_state=0)
+    failing = table.loc[table["failure"]]
+    assert failing["description"].str.contains("region=='east'").all() and len(failing) == 1
+    variants = table["failure_note"].str.startswith("variant of")
+    assert (table.loc[variants, "failure_of"] == failing.index[0] + 1).all()
 
 
 def test_aggregate_counts_each_split():

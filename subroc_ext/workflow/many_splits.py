@@ -24,7 +24,10 @@ any dependence between the splits:
   the quantile aggregation of theirs (the ``1 - gamma`` quantile of the low
   ends, the ``gamma`` quantile of the high ends, a split that did not test
   it counting as unbounded), which excludes 0 exactly when a share
-  ``gamma`` of the splits' intervals do.
+  ``gamma`` of the splits' intervals do;
+* one idea, one line: the splits name one failure by different
+  descriptions, so an aggregated failure sharing most of its rows with one
+  named in more splits is its variant (:func:`one_line_per_idea`).
 
 The table is that of the split whose failures agree best with the
 aggregate (its measures, counts and notes), with the aggregate's verdicts;
@@ -55,7 +58,8 @@ from ..inference.failures import FINDING_NOUN
 from ..utils.progress import progress_bar
 from .single_split import audit_one_split
 
-__all__ = ["FIRST_SPLITS", "LEVEL_SHARE", "MAX_SPLITS", "aggregate", "audit_many_splits", "e_bh", "split_seeds"]
+__all__ = ["FIRST_SPLITS", "LEVEL_SHARE", "MAX_SPLITS", "aggregate", "audit_many_splits", "e_bh", "one_line_per_idea",
+           "split_seeds"]  # fmt: skip
 
 #: gamma: each split tests at ``gamma * alpha``; a pattern needs about this share of the splits.
 LEVEL_SHARE = 0.3
@@ -194,6 +198,65 @@ def _with_verdicts(table, verdicts, n_splits, noun):
     return table
 
 
+def one_line_per_idea(table, masks, n_splits, noun):
+    """``table`` with each aggregated failure that shares its rows with a
+    failure named in more splits made that failure's variant: one idea, one
+    line, as the single split's walk names it
+    (:func:`~subroc_ext.inference.failures.judge_failures`, rule 4).
+
+    The splits name the same failure by different descriptions (a narrower
+    cut here, the broader one there), and e-BH may reject several of them.
+    Walking the aggregated failures by the splits that named them (most
+    first, then the larger effect), a failure sharing at least half of the
+    rows of the smaller of the two with a failure kept before it (every
+    row, where one holds the other) becomes a variant of the one it shares
+    most with. Its verdict stays significant; only the headline's line
+    goes.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        With the aggregate's ``failure``, ``splits_named``, ``delta``,
+        ``failure_of`` and ``failure_note``.
+    masks : numpy.ndarray of bool, shape (len(table), n_rows)
+        Each row's rows among all rows.
+    n_splits : int
+    noun : str
+        What a failure is called in the mode ("failure", "finding").
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> table = pd.DataFrame({"failure": [True, True, True], "splits_named": [3, 5, 2],
+    ...                       "delta": [0.1, 0.2, 0.3], "failure_of": pd.array([None] * 3, dtype="Int64"),
+    ...                       "failure_note": ""})
+    >>> masks = np.array([[1, 1, 0, 0, 0, 0], [1, 1, 1, 0, 0, 0], [0, 0, 0, 0, 1, 1]], dtype=bool)
+    >>> merged = one_line_per_idea(table, masks, 6, "failure")
+    >>> merged["failure"].tolist(), merged["failure_of"].tolist()
+    ([False, True, True], [2, <NA>, <NA>])
+    >>> merged.loc[0, "failure_note"]
+    'variant of #2: the same failure named by other splits (in 3 of 6, #2 in 5)'
+    """
+    failing = np.flatnonzero(table["failure"].to_numpy(dtype=bool))
+    named, delta = table["splits_named"].to_numpy(), np.abs(table["delta"].to_numpy(dtype=float))
+    sizes = masks.sum(axis=1)
+    table = table.copy()
+    kept = []
+    for i in sorted(failing, key=lambda i: (-named[i], -np.nan_to_num(delta[i], nan=-1.0), i)):
+        shared = [(masks[i] & masks[k]).sum() / max(1, min(sizes[i], sizes[k])) for k in kept]
+        if shared and max(shared) >= 0.5:
+            parent = kept[int(np.argmax(shared))]
+            table.loc[table.index[i], ["failure", "failure_of", "failure_note"]] = [
+                False, parent + 1, f"variant of #{parent + 1}: the same {noun} named by other splits "
+                                   f"(in {named[i]} of {n_splits}, #{parent + 1} in {named[parent]})"]
+        else:
+            kept.append(i)
+    return table
+
+
 def _settled(tables, gamma, confidence=SETTLED):
     """Whether every pattern some split named has a naming share clearly on
     one side of ``gamma`` (its Clopper-Pearson interval at ``confidence``)."""
@@ -275,6 +338,7 @@ def audit_many_splits(whole, settings, *, validation, min_support, thresholds=Tr
         table = pd.concat([table, row], ignore_index=True)
     noun = FINDING_NOUN[settings.mode if settings.mode in FINDING_NOUN else "worse"]
     table = _with_verdicts(table, verdicts, n_splits, noun)
+    table = one_line_per_idea(table, whole.search.masks_of(list(table["subgroup"])), n_splits, noun)
     table.attrs = dict(tables[chosen].attrs)
     table.attrs.update(
         alpha=settings.alpha,
