@@ -88,6 +88,28 @@ def _planted(seed, n=300, planted=True):
     return selectors, group_ids, scores[order], y[order]
 
 
+def test_no_selector_is_an_empty_family():
+    p, group_ids, _ = _rows(6, n=50)
+    assert len(promise_family([], group_ids, p, depth=2, min_support=5)) == 0
+
+
+def test_without_a_holdout_a_table_without_a_search_space_is_empty():
+    """ID-like columns only (the hostile probe of issue 59): no pattern, no failure, no error."""
+    import warnings
+
+    import pandas as pd
+
+    from subroc_ext import find_subgroups
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"id": range(600), "code": [f"c{i}" for i in range(600)], "y": rng.integers(0, 2, 600)})
+    frame["p"] = np.clip(0.6 * frame["y"] + 0.4 * rng.random(600), 0, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = find_subgroups(frame, label="y", score="p", validation=None, progress=False)
+    assert len(table) == 0 and table.attrs["counts"]["found"] == 0
+
+
 def test_a_shuffled_group_is_found_and_the_bands_of_the_risk_are_not():
     selectors, group_ids, p, y = _planted(0)
     family = promise_family(selectors, group_ids, p, depth=2, min_support=20)

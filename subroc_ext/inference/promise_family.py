@@ -169,8 +169,8 @@ def promise_family(selector_masks, group_ids, probabilities, *, depth, min_suppo
     that misses one is not extended (levelwise, each extended by the
     selectors after its last).
     """
-    selector_masks = np.asarray(selector_masks, dtype=bool)
     p = np.asarray(probabilities, dtype=float)
+    selector_masks = np.asarray(selector_masks, dtype=bool).reshape(-1, len(p))  # no selector: (0, rows)
     weights = np.stack([np.ones_like(p), p, 1 - p], axis=1)
     floors = np.array([min_support, min_expected, min_expected]) - 1e-9
     seen, kept = set(), []

@@ -139,6 +139,8 @@ def promise_without_holdout(table, subgroups, search, probabilities, *, label, s
     enough = table[["positives_search", "negatives_search"]].min(axis=1).to_numpy() >= rules.min_class_count
     rows = np.flatnonzero((table["delta"].to_numpy(dtype=float) > 0) & enough)
     whole = pd.DataFrame({"p_value": 1.0, "significant": False}, index=table.index)
+    if not len(rows):  # no row could be a failure: nothing to test
+        return whole
     p = np.asarray(probabilities, dtype=float)[search.order]  # score order
     family = promise_family([search.selector_mask(selector) for selector in found.selectors], search.group_ids, p,
                             depth=found.depth, min_support=found.min_support)  # fmt: skip
