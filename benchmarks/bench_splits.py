@@ -9,7 +9,10 @@ Each table is audited with ``find_subgroups``' defaults but ``splits`` and
 The agreement of two runs is the mean of the share of each run's failures
 that the other names too (two empty headlines agree; an empty and a
 non-empty one do not); a table's agreement is the mean over the ten pairs
-of seeds. ``--plant`` shuffles the scores inside one value of a categorical
+of seeds. ``--rows-agreement CSV`` adds, for a recorded run, the agreement
+by rows: a failure counts as named by the other run when one of its
+failures shares at least half of the smaller one's rows (the same failure
+under another description). ``--plant`` shuffles the scores inside one value of a categorical
 attribute holding 8-20 % of the rows (a failure the model truly has) and
 counts the seeds whose headline names it (a failure with at least half of
 its rows in the plant covering at least half of it).
@@ -113,6 +116,42 @@ def agreement(first, second):
     return (common / len(first) + common / len(second)) / 2
 
 
+def covers(frame, descriptions):
+    """The rows of each description of a headline (its conditions read by ``DataFrame.eval``)."""
+    return [frame.eval(text.replace(" AND ", " and ")).to_numpy(dtype=bool) for text in descriptions]
+
+
+def rows_agreement(frame, first, second):
+    """:func:`agreement` with a failure named by the other run when one of its
+    failures shares at least half of the smaller one's rows (the same failure
+    under another description: ``PID >= 4`` and ``ClinLR >= 3 AND PID >= 4``)."""
+    if not first and not second:
+        return 1.0
+    if not first or not second:
+        return 0.0
+    a, b = covers(frame, sorted(first)), covers(frame, sorted(second))
+
+    def named(mask, others):
+        return any((mask & o).sum() >= 0.5 * max(1, min(mask.sum(), o.sum())) for o in others)
+
+    return (np.mean([named(m, b) for m in a]) + np.mean([named(m, a) for m in b])) / 2
+
+
+def rows_agreement_table(path):
+    """Per table and setting of a CSV of this script: both agreements over its seeds' pairs."""
+    runs, made = pd.read_csv(path, keep_default_na=False), tables()
+    lines = []
+    for (name, splits), part in runs.groupby(["table", "splits"], sort=False):
+        frame = made[name][0]
+        if part["planted"].astype(str).eq("True").any():
+            frame = plant(frame, made[name][2])[0]
+        heads = [set(filter(None, text.split("; "))) for text in part["failures"]]
+        exact = np.mean([agreement(a, b) for a, b in itertools.combinations(heads, 2)])
+        same = np.mean([rows_agreement(frame, a, b) for a, b in itertools.combinations(heads, 2)])
+        lines.append(f"{name:9s} splits={splits!s:4s}  agreement {exact:.2f}  by rows {same:.2f}")
+    return "\n".join(lines)
+
+
 def run(frame, label, splits, seed):
     started, cpu = time.perf_counter(), time.process_time()
     table = find_subgroups(frame, label=label, score="score", splits=splits, random_state=seed, progress=False)
@@ -155,7 +194,12 @@ def main(argv=None):
     parser.add_argument("--null", type=int, help="null data sets (sim_promise's generator) instead of the tables")
     parser.add_argument("--tables", nargs="+")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--rows-agreement", type=Path, metavar="CSV",
+                        help="both agreements of a CSV of this script (by description and by rows)")
     args = parser.parse_args(argv)
+    if args.rows_agreement:
+        print(rows_agreement_table(args.rows_agreement))
+        return
     if args.null:
         runs = [r for splits in args.splits for r in null_runs(args.null, splits)]
         if args.out:
