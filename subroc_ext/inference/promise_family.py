@@ -376,6 +376,18 @@ def _moments(starts, rows, group_ids, probabilities):
     return ranks, promise, scale
 
 
+@njit(cache=True, nogil=True)
+def _cover_sums(first, end, rows, ranks, labels, positives, rank_sum):
+    """Add each labelling's positives and their mid-rank sum over the cover's
+    rows ``rows[first:end]`` to ``positives`` and ``rank_sum`` (per column of ``labels``)."""
+    for m in range(first, end):
+        row, rank = rows[m], ranks[m]
+        for lane in range(labels.shape[1]):
+            y = labels[row, lane]
+            positives[lane] += y
+            rank_sum[lane] += rank * y
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _aucs(starts, rows, ranks, labels):
     """The ROC AUC of each cover on each column of ``labels`` (score order)."""
@@ -385,12 +397,7 @@ def _aucs(starts, rows, ranks, labels):
         first, end = starts[i], starts[i + 1]
         positives = np.zeros(lanes)
         rank_sum = np.zeros(lanes)
-        for m in range(first, end):
-            row, rank = rows[m], ranks[m]
-            for lane in range(lanes):
-                y = labels[row, lane]
-                positives[lane] += y
-                rank_sum[lane] += rank * y
+        _cover_sums(first, end, rows, ranks, labels, positives, rank_sum)
         n = end - first
         for lane in range(lanes):
             pos = positives[lane]
@@ -416,12 +423,7 @@ def _largest(starts, rows, ranks, promise, scale, labels, worse, better):
             first, end = starts[i], starts[i + 1]
             positives[:] = 0.0
             rank_sum[:] = 0.0
-            for m in range(first, end):
-                row, rank = rows[m], ranks[m]
-                for lane in range(lanes):
-                    y = labels[row, lane]
-                    positives[lane] += y
-                    rank_sum[lane] += rank * y
+            _cover_sums(first, end, rows, ranks, labels, positives, rank_sum)
             n = end - first
             for lane in range(lanes):
                 pos = positives[lane]
