@@ -29,7 +29,7 @@ the share whose headline names a failure (under the complete null the false
 discovery rate and the family-wise error are both that share), with a
 Clopper-Pearson interval::
 
-    python benchmarks/bench_splits.py --null 200 --splits auto --out benchmarks/bench_splits_null.csv
+    python benchmarks/bench_splits.py --null 100 --splits auto --out benchmarks/bench_splits_null.csv
 """
 
 import argparse
@@ -168,8 +168,9 @@ def masks_of(frame, table):
             for record in table.loc[table["failure"].fillna(False).astype(bool)].itertuples()}
 
 
-def null_runs(n, splits, rows=1000):
-    """The headline's failures on ``n`` null data sets: one dict per data set."""
+def null_runs(n, splits, rows=1000, out=None):
+    """The headline's failures on ``n`` null data sets: one dict per data set
+    (each appended to the CSV ``out`` as it comes)."""
     runs = []
     for seed in range(n):
         frame, _ = make_data(seed, rows, planted=False, measure="roc_auc")
@@ -180,6 +181,8 @@ def null_runs(n, splits, rows=1000):
         runs.append({"seed": seed, "rows": rows, "splits": splits, "used": table.attrs.get("splits", {}).get("n", 1),
                      "failures": "; ".join(failures), "alarm": bool(failures), "wall_s": round(wall, 2),
                      "cpu_s": round(cpu, 2)})
+        if out:
+            pd.DataFrame(runs[-1:]).to_csv(out, mode="a", header=not out.exists(), index=False)
         alarms = sum(r["alarm"] for r in runs)
         low, high = stats.binomtest(alarms, len(runs)).proportion_ci(method="exact")
         print(f"null data sets {len(runs)}: a headline failure in {alarms} = {alarms / len(runs):.1%} "
@@ -205,9 +208,10 @@ def main(argv=None):
         print(rows_agreement_table(args.rows_agreement))
         return
     if args.null:
-        runs = [r for splits in args.splits for r in null_runs(args.null, splits)]
         if args.out:
-            pd.DataFrame(runs).to_csv(args.out, index=False)
+            args.out.unlink(missing_ok=True)
+        for splits in args.splits:
+            null_runs(args.null, splits, out=args.out)
         return
     if args.out:
         args.out.unlink(missing_ok=True)

@@ -102,7 +102,7 @@ from .significance import base_seed, randomization_test
 
 __all__ = ["BY_PROMISE", "CASE_MIX_WORDS", "FAILURE_COLUMNS", "FINDING_NOUN", "MIN_CLASS_COUNT", "NOTE_WORDS",
            "SLICE_WORDS", "FailureRules", "JudgedRows", "NoteWords", "class_kinds", "dataset_rows", "judge_failures",
-           "note_words", "promise_weights"]
+           "note_words", "promise_weights", "renumbered"]
 
 #: The fewest positives, and negatives, of a headline failure's held-out rows.
 MIN_CLASS_COUNT = 10
@@ -500,7 +500,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
                                                                  len(overlapping)), most
             for j in np.flatnonzero(belongs == i):  # its variants: the idea is explained, not a variant of row most
                 notes[j] = _explained_variant(most, i, where, FINDING_NOUN[mode]) if notes[j].startswith("variant") \
-                    else _renumbered(notes[j], i, most)
+                    else renumbered(notes[j], i, most)
                 belongs[j] = most
     return pd.DataFrame({
         "failure": failure, "failure_note": notes,
@@ -567,9 +567,14 @@ def _explained_variant(other, parent, where, noun):
             f"{noun}s are not a {noun} on their own")  # fmt: skip
 
 
-def _renumbered(note, old, new):
+def renumbered(note, old, new):
     """A note that named failure ``old`` naming ``new``, the failure its row now belongs to
-    (its ``failure_of``): ``old`` became ``new``'s variant, or was explained by it."""
+    (its ``failure_of``): ``old`` became ``new``'s variant, or was explained by it
+    (``old`` and ``new`` are positions: the note says ``#old + 1``).
+
+    >>> renumbered("explained by #16: its 40 held-out rows outside ...", 15, 4)
+    'explained by #5: its 40 held-out rows outside ...'
+    """
     return note.replace(f"#{old + 1}", f"#{new + 1}", 1)
 
 
@@ -587,7 +592,7 @@ def _adopt(old, new, notes, belongs, masks, tests, level):
                 continue
             notes[j] = _variant(new, p, tests.words(masks[j]))
         else:  # explained by, or beside, old: old's rows are new's too
-            notes[j] = _renumbered(notes[j], old, new)
+            notes[j] = renumbered(notes[j], old, new)
         belongs[j] = new
 
 

@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..inference.failures import FINDING_NOUN
+from ..inference.failures import FINDING_NOUN, renumbered
 from ..utils.progress import progress_bar
 from .single_split import audit_one_split
 
@@ -210,8 +210,9 @@ def one_line_per_idea(table, masks, n_splits, noun):
     first, then the larger effect), a failure sharing at least half of the
     rows of the smaller of the two with a failure kept before it (every
     row, where one holds the other) becomes a variant of the one it shares
-    most with. Its verdict stays significant; only the headline's line
-    goes.
+    most with, and the rows that belonged to it (its variants, the rows it
+    explained) belong to that failure. Its verdict stays significant; only
+    the headline's line goes.
 
     Parameters
     ----------
@@ -230,17 +231,25 @@ def one_line_per_idea(table, masks, n_splits, noun):
 
     Examples
     --------
-    >>> table = pd.DataFrame({"failure": [True, True, True], "splits_named": [3, 5, 2],
-    ...                       "delta": [0.1, 0.2, 0.3], "failure_of": pd.array([None] * 3, dtype="Int64"),
-    ...                       "failure_note": ""})
-    >>> masks = np.array([[1, 1, 0, 0, 0, 0], [1, 1, 1, 0, 0, 0], [0, 0, 0, 0, 1, 1]], dtype=bool)
+    The first row, named in 3 of 6 splits, holds two of the second's three
+    rows (named in 5): its variant; the fourth row, explained by the first,
+    now belongs to the second:
+
+    >>> table = pd.DataFrame({"failure": [True, True, True, False], "splits_named": [3, 5, 2, 0],
+    ...                       "delta": [0.1, 0.2, 0.3, 0.1], "failure_of": pd.array([None, None, None, 1]),
+    ...                       "failure_note": ["", "", "", "explained by #1: its rows outside it ..."]})
+    >>> masks = np.array([[1, 1, 0, 0, 0, 0], [1, 1, 1, 0, 0, 0], [0, 0, 0, 0, 1, 1], [1, 1, 0, 1, 0, 0]],
+    ...                  dtype=bool)
     >>> merged = one_line_per_idea(table, masks, 6, "failure")
     >>> merged["failure"].tolist(), merged["failure_of"].tolist()
-    ([False, True, True], [2, <NA>, <NA>])
+    ([False, True, True, False], [2, <NA>, <NA>, 2])
     >>> merged.loc[0, "failure_note"]
     'variant of #2: the same failure named by other splits (in 3 of 6, #2 in 5)'
+    >>> merged.loc[3, "failure_note"]
+    'explained by #2: its rows outside it ...'
     """
     failing = np.flatnonzero(table["failure"].to_numpy(dtype=bool))
+    belongs = table["failure_of"].to_numpy(dtype=float, na_value=np.nan) - 1
     named, delta = table["splits_named"].to_numpy(), np.abs(table["delta"].to_numpy(dtype=float))
     sizes = masks.sum(axis=1)
     table = table.copy()
@@ -249,6 +258,11 @@ def one_line_per_idea(table, masks, n_splits, noun):
         shared = [(masks[i] & masks[k]).sum() / max(1, min(sizes[i], sizes[k])) for k in kept]
         if shared and max(shared) >= 0.5:
             parent = kept[int(np.argmax(shared))]
+            for j in np.flatnonzero(belongs == i):  # its rows are the parent's (its variants were tested against it)
+                note = table["failure_note"].iloc[j]
+                note = f"variant of #{parent + 1}: a variant of #{i + 1}, the same {noun}" \
+                    if note.startswith("variant") else renumbered(note, i, parent)  # fmt: skip
+                table.loc[table.index[j], ["failure_of", "failure_note"]] = [parent + 1, note]
             table.loc[table.index[i], ["failure", "failure_of", "failure_note"]] = [
                 False, parent + 1, f"variant of #{parent + 1}: the same {noun} named by other splits "
                                    f"(in {named[i]} of {n_splits}, #{parent + 1} in {named[parent]})"]
