@@ -29,7 +29,7 @@ the share whose headline names a failure (under the complete null the false
 discovery rate and the family-wise error are both that share), with a
 Clopper-Pearson interval::
 
-    python benchmarks/bench_splits.py --null 100 --splits auto --out benchmarks/bench_splits_null.csv
+    python benchmarks/bench_splits.py --null 200 --splits auto --out benchmarks/bench_splits_null.csv
 """
 
 import argparse

@@ -259,7 +259,7 @@ def one_line_per_idea(table, masks, n_splits, noun):
         if shared and max(shared) >= 0.5:
             parent = kept[int(np.argmax(shared))]
             for j in np.flatnonzero(belongs == i):  # its rows are the parent's (its variants were tested against it)
-                note = table["failure_note"].iloc[j]
+                note = str(table["failure_note"].iloc[j])
                 note = f"variant of #{parent + 1}: a variant of #{i + 1}, the same {noun}" \
                     if note.startswith("variant") else renumbered(note, i, parent)  # fmt: skip
                 table.loc[table.index[j], ["failure_of", "failure_note"]] = [parent + 1, note]
