@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from subroc_ext import find_subgroups
+from subroc_ext.reporting.findings import headline
 from subroc_ext.workflow.many_splits import LEVEL_SHARE, _interval, aggregate, e_bh, one_line_per_idea, split_seeds
 
 
@@ -135,6 +136,10 @@ def test_many_splits_name_one_idea_once():
     assert failing["description"].str.contains("region=='east'").all() and len(failing) == 1
     variants = table["failure_note"].str.startswith("variant of")
     assert (table.loc[variants, "failure_of"] == failing.index[0] + 1).all()
+    # no note names a row that is no longer a failure
+    assert set(table["failure_of"].dropna()) <= set(failing.index + 1)
+    intro = headline(table).findings[0].variants_intro()
+    assert intro == "variants (named by other splits, or not significantly worse than it): "
 
 
 def test_aggregate_counts_each_split():

@@ -96,6 +96,9 @@ class Finding:
     than : str
         How its variants compare with it, in the table's mode: not
         significantly ``than`` it ("worse than", "better than", ...).
+    many_splits : bool
+        The table aggregates many splits, whose variants are also the same
+        failure named by other splits.
     """
 
     subgroup: object
@@ -104,6 +107,7 @@ class Finding:
     rank: int
     variants: list = field(default_factory=list)
     than: str = "worse than"
+    many_splits: bool = False
 
     def sentence(self, readable=False):
         """The whole sentence; ``readable``: the conditions as reports write them
@@ -112,6 +116,8 @@ class Finding:
 
     def variants_intro(self):
         """The words before the variants: ``'variants, not significantly worse than it: '``."""
+        if self.many_splits:
+            return f"variants (named by other splits, or not significantly {self.than} it): "
         return f"variants, not significantly {self.than} it: "
 
     def variants_shown(self):
@@ -582,7 +588,7 @@ def _failures_headline(table, attrs, kind, top, n_rows, prefix, subject, compari
         Finding(record["subgroup"], record["description"], text(record, attrs, n_rows), position + 1,
                 variants=[(table["subgroup"].iloc[j], table["description"].iloc[j], j + 1)
                           for j in np.flatnonzero(variants & (ranks == position + 1))],
-                than=than_words(attrs))
+                than=than_words(attrs), many_splits=bool(attrs.get("splits")))
         for position, record in ((position, table.iloc[position]) for position in failures[:top])
     ]  # fmt: skip
     more = rest
