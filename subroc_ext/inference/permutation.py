@@ -90,7 +90,7 @@ from .sequential import SequentialPValues
 from .significance import base_seed
 
 __all__ = ["MAX_T", "PERMUTATION_COLUMNS", "check_permutation_settings", "max_t", "null_tops", "permutation_test",
-           "permuted_positions"]
+           "permuted_positions", "tie_tolerances", "with_max_t"]
 
 #: The name of the test (the table's ``attrs['method']``; with step-down, its top-k follows).
 MAX_T = "max-T"
@@ -234,6 +234,28 @@ def _round_size(state, stopped, alpha):
     return min(size, state.max_samples - drawn)
 
 
+def tie_tolerances(statistics):
+    """How far below each statistic a null maximum still counts as reaching it:
+    a null value equal to the statistic counts, and sums in another order may
+    differ in the last bits."""
+    return 100 * np.finfo(float).eps * np.maximum(np.abs(statistics), 1.0)
+
+
+def with_max_t(table, rows, result, alpha):
+    """``table`` with the :func:`max_t` ``result`` of its steps ``rows`` (index
+    labels, in the ranking's order): ``p_value`` (= ``p_value_corrected``, the
+    max-T's p-values are adjusted), ``null_samples``, ``p_value_exact``,
+    ``significant`` and ``attrs['null_searches']``."""
+    adjusted, exact, counted, drawn, _ = result
+    table.loc[rows, "p_value"] = adjusted
+    table.loc[rows, "null_samples"] = counted
+    table.loc[rows, "p_value_exact"] = exact
+    table["p_value_corrected"] = table["p_value"]
+    table["significant"] = table["p_value"] <= alpha
+    table.attrs["null_searches"] = int(drawn)
+    return table
+
+
 def max_t(draw, statistics, tolerances, patterns, k, max_permutations, exceedances, alpha):
     """Sequential max-T p-values of the steps (patterns ranked by
     ``statistics``, best first) with top-``k`` null searches
@@ -372,8 +394,7 @@ def permutation_test(
     steps = int(rows.max()) + 1 if len(rows) else 0
     patterns = problem.patterns_of(subgroups[:steps])
     statistics = np.asarray(qualities[:steps], dtype=float)
-    # a permuted quality equal to the statistic counts; sums in another order may differ in the last bits
-    tolerances = 100 * np.finfo(float).eps * np.maximum(np.abs(statistics), 1.0)
+    tolerances = tie_tolerances(statistics)
     searches = 0
     with shared(client, (_permuted_top, (problem, strata))) as on_workers:
         bar = progress_bar(iter(()), enabled=True, desc="permuted searches") if progress else None

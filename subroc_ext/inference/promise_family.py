@@ -89,7 +89,7 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
-from .permutation import max_t
+from .permutation import max_t, tie_tolerances, with_max_t
 from .significance import base_seed
 
 __all__ = ["FAMILY_CELLS", "METHOD", "MIN_EXPECTED", "PromiseFamily", "promise_family", "promise_family_test"]
@@ -278,20 +278,12 @@ def promise_family_test(masks, family, is_positive, group_ids, probabilities, *,
         return table
     order = np.argsort(-np.where(testable, statistics, -np.inf), kind="stable")[: int(testable.sum())]
     ranked = statistics[order]
-    tolerances = 100 * np.finfo(float).eps * np.maximum(np.abs(ranked), 1.0)
 
     def draw(batch, k, floor):
         return [[(maximum, None)] for maximum in _null_maxima(family, p, seed, list(batch), worse, better)]
 
-    adjusted, exact, counted, drawn, _ = max_t(draw, ranked, tolerances, list(range(len(ranked))), 1, max_draws,
-                                               exceedances, alpha)  # fmt: skip
-    table.loc[order, "p_value"] = adjusted
-    table.loc[order, "null_samples"] = counted
-    table.loc[order, "p_value_exact"] = exact
-    table["p_value_corrected"] = table["p_value"]
-    table["significant"] = table["p_value"] <= alpha
-    table.attrs["null_searches"] = int(drawn)
-    return table
+    result = max_t(draw, ranked, tie_tolerances(ranked), list(range(len(ranked))), 1, max_draws, exceedances, alpha)
+    return with_max_t(table, order, result, alpha)
 
 
 def _statistic(mask, is_positive, group_ids, probabilities, beyond_whole, worse, better):

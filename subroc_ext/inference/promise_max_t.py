@@ -71,7 +71,7 @@ from ..engine.search_run import at_least
 from ..objective.case_mix import CaseMixQF, CaseMixTarget
 from ..utils.cluster import parallelism, shared
 from ..utils.progress import progress_bar
-from .permutation import max_t, null_tops
+from .permutation import max_t, null_tops, tie_tolerances, with_max_t
 from .significance import base_seed
 
 __all__ = ["METHOD", "PROMISE_WEIGHT", "promise_max_t", "promise_quality_function"]
@@ -245,7 +245,6 @@ def promise_max_t(subgroups, frame, target, *, positive_label, selectors, depth,
     if not defined.any():
         return table
     client, threads = parallelism(client, n_jobs)
-    tolerances = 100 * np.finfo(float).eps * np.maximum(np.abs(ranked[defined]), 1.0)
     with shared(client, (_drawn_top, draws)) as on_workers:
         bar = progress_bar(iter(()), enabled=True, desc="label-draw searches") if progress else None
 
@@ -253,17 +252,9 @@ def promise_max_t(subgroups, frame, target, *, positive_label, selectors, depth,
             return null_tops(_drawn_top, draws, seed, batch, k, floor, client, on_workers, threads, bar)
 
         try:
-            adjusted, exact, counted, drawn, _ = max_t(draw, ranked[defined], tolerances,
-                                                       list(range(int(defined.sum()))), 1, max_draws, exceedances,
-                                                       alpha)  # fmt: skip
+            result = max_t(draw, ranked[defined], tie_tolerances(ranked[defined]), list(range(int(defined.sum()))),
+                           1, max_draws, exceedances, alpha)  # fmt: skip
         finally:
             if bar is not None:
                 bar.close()
-    rows = order[defined]
-    table.loc[rows, "p_value"] = adjusted
-    table.loc[rows, "null_samples"] = counted
-    table.loc[rows, "p_value_exact"] = exact
-    table["p_value_corrected"] = table["p_value"]
-    table["significant"] = table["p_value"] <= alpha
-    table.attrs["null_searches"] = int(drawn)
-    return table
+    return with_max_t(table, order[defined], result, alpha)
