@@ -193,16 +193,16 @@ def effect_estimates(subgroups, data, qf, target, *, n_bootstrap=500, random_sta
     qf.calculate_constant_statistics(data, target)
     dataset, measure = qf.dataset, qf.prepared_measure
     subgroups = list(subgroups)
-    counts, difference = np.zeros((2, len(subgroups)), dtype=np.int64), np.full(len(subgroups), np.nan)
+    counts, values = np.zeros((2, len(subgroups)), dtype=np.int64), np.full(len(subgroups), np.nan)
     defined = np.zeros(len(subgroups), dtype=bool)
     for j, subgroup in enumerate(subgroups):  # one cover at a time
         cover = dataset.cover(dataset.mask_of(subgroup))
         counts[:, j] = cover.positives, cover.negatives
         defined[j] = measure.is_defined(cover.positives, cover.negatives)
+        if defined[j]:
+            values[j] = measure.value(cover)
     whole = dataset.cover()
-    reference = measure.reference(qf.dataset_value, *counts, whole.positives, whole.negatives)
-    for j in np.flatnonzero(defined):
-        difference[j] = measure.value(dataset.cover(dataset.mask_of(subgroups[j]))) - reference[j]
+    difference = values - measure.reference(qf.dataset_value, *counts, whole.positives, whole.negatives)
     kind = compiled_kind(measure)
     if kind in _JACKKNIFED:
         spread, method = _jackknife_spread(dataset, subgroups, counts, defined, kind, rng), "jackknife"
