@@ -60,6 +60,7 @@ from .sequential import SequentialPValues, round_sizes
 __all__ = [
     "base_seed",
     "check_test_settings",
+    "has_reference",
     "null_rng",
     "randomization_test",
     "sample_subsets",
@@ -137,15 +138,22 @@ def _null_exceedances(qf, whole, key, thresholds, n_samples, seed, batch_element
     )  # fmt: skip
 
 
+def has_reference(measure):
+    """Whether ``measure`` is compared with its own
+    :meth:`~subroc_ext.Measure.reference` of a subset's class counts (the
+    ARL's: its mean over random subsets of them, the test's own null), not
+    with the whole data's value: its effect, interval and test are then all
+    taken against that reference."""
+    return isinstance(measure, Measure) and type(measure).reference is not Measure.reference
+
+
 def against_reference(qf):
     """Whether the statistic of ``qf`` (a SoftClassifierQF) is taken against its
-    measure's reference of the subset's class counts (the ARL's: its mean over
-    random subsets of them), not against the whole data's value: then the
-    statistic and the null's are both against the same reference, which
-    changes the test in mode 'both' only (in 'worse' and 'better' a constant
-    of the class counts moves statistic and null alike)."""
-    measure = getattr(qf, "prepared_measure", None)
-    return isinstance(measure, Measure) and type(measure).reference is not Measure.reference
+    measure's reference (:func:`has_reference`): then the statistic and the
+    null's are both against the same reference, which changes the test in
+    mode 'both' only (in 'worse' and 'better' a constant of the class counts
+    moves statistic and null alike)."""
+    return has_reference(getattr(qf, "prepared_measure", None))
 
 
 def _shared_null_exceedances(shared, key, thresholds, n_samples, seed, batch_elements, batch):

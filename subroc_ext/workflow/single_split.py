@@ -26,10 +26,10 @@ import pandas as pd
 from ..exceptions import InterruptedTest, keeping
 from ..inference.calibration import calibration_check
 from ..inference.failures import FailureRules, dataset_rows, judge_failures
+from ..inference.significance import has_reference
 from ..inputs.data_checks import data_checks
 from ..objective.generalization import GeneralizationAwareQF
 from ..objective.quality import SoftClassifierQF
-from ..scoring.measures import Measure
 from ..scoring.shortfall import shortfall_measure
 from ..utils.validation import min_support_count
 from . import case_mix as _case_mix
@@ -294,7 +294,7 @@ def with_null_references(table, splits, dataset_values, measure):
     taken against the test's own null (:meth:`~subroc_ext.Measure.reference`:
     the ARL's mean over random subsets of the split with the row's class
     counts); ``table`` itself for the others."""
-    if type(measure).reference is Measure.reference:
+    if not has_reference(measure):
         return table
     columns = {}
     for split, dataset, _ in splits:
