@@ -1,5 +1,6 @@
 """Figures laid out once (reporting.layout) and the plotting stack imported beside the work (reporting.preload)."""
 
+import subprocess
 import sys
 
 import numpy as np
@@ -94,3 +95,32 @@ def test_preload_imports_pyplot_in_a_thread_and_leaves_errors_to_the_drawing(mon
     thread = preload_plotting()
     thread.join(timeout=60)
     assert not thread.is_alive()
+
+
+WARN_WHILE_PRELOADING = """
+import sys, time, warnings
+shown = []
+warnings.showwarning = lambda message, *rest: shown.append(str(message))
+warnings.simplefilter("always")
+from subroc_ext.reporting.preload import preload_plotting
+thread = preload_plotting()
+sent = 0
+while thread.is_alive():
+    warnings.warn(f"warning {sent}")
+    sent += 1
+    time.sleep(0.0002)
+thread.join()
+print(sent, sent - len(set(shown)))
+"""
+
+
+def test_warnings_raised_while_preloading_reach_their_handler():
+    """The main thread's warnings while the plotting stack is imported beside it
+    reach the command's handler, none taken by matplotlib's style reader (it
+    records warnings with ``warnings.catch_warnings(record=True)``, global
+    state, and logs them as problems of a style file). A fresh interpreter, so
+    that matplotlib is not imported yet."""
+    process = subprocess.run([sys.executable, "-c", WARN_WHILE_PRELOADING], capture_output=True, text=True,
+                             timeout=300, check=True)  # fmt: skip
+    sent, lost = map(int, process.stdout.split())
+    assert sent > 0 and lost == 0, process.stderr

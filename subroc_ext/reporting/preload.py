@@ -9,6 +9,13 @@ modules imported (or waits for the rest of the import: the import system
 locks a module being imported). The search imports none of these modules,
 so the two threads never wait for each other's imports. :func:`pyplot` is the
 one import of ``matplotlib.pyplot`` that every figure and this thread share.
+
+One part is imported before the thread starts, in the calling thread:
+``matplotlib.style``, whose import reads matplotlib's style files under
+``warnings.catch_warnings(record=True)``. That swaps the warnings module's
+global state, so a warning the command raised in that window (a data check, a
+test's low power) would be recorded by matplotlib and logged as a problem of a
+style file. It is about a fifth of a second (``import matplotlib``, most of it).
 """
 
 import os
@@ -49,13 +56,18 @@ def _import_plotting():
 
 
 def preload_plotting():
-    """Start importing matplotlib (the report's figures) in a daemon thread.
+    """Start importing matplotlib (the report's figures) in a daemon thread,
+    its style library first, in this one.
 
     Returns
     -------
     threading.Thread
         The thread (a daemon: an interrupted command does not wait for it).
     """
+    try:
+        import matplotlib.style  # noqa: F401  (here, not beside warnings: the module docstring)
+    except ImportError:
+        pass  # left for the first figure to raise, with its message
     thread = threading.Thread(target=_import_plotting, name="subroc-ext-preload-plotting", daemon=True)
     thread.start()
     return thread
