@@ -71,7 +71,7 @@ def test_values_from_rank_sums_are_the_values_of_the_draws(measure, tied):
 @pytest.mark.parametrize("rows, draws", [(1, 5), (37, 64), (5_000, 40)])
 @pytest.mark.parametrize("seed", range(2))
 def test_drawn_sums_are_the_sums_of_the_matrix_of_draws_from_the_same_stream(rows, draws, seed, cores, monkeypatch):
-    monkeypatch.setattr(label_draws, "_cores", lambda: cores)
+    monkeypatch.setattr(label_draws, "cores", lambda: cores)
     monkeypatch.setattr(label_draws, "PART_LABELS", 64)  # a run of draws per core even on small data
     rng = np.random.default_rng(seed)
     probabilities = rng.uniform(0, 1, rows)

@@ -131,6 +131,28 @@ def test_answers_are_those_of_the_exact_values(name, ties):
         assert (alone[0] == reached[5]).all()
 
 
+@pytest.mark.parametrize("cores", [2, 3])
+def test_draws_cut_in_parts_are_the_draws_in_one(cores, monkeypatch):
+    """The draws of one call cut in parts, one a core (each draw has its own
+    stream): the same values and the same answers as in one part."""
+    rng = np.random.default_rng(3)
+    cover = random_cover(rng, 400, ties=True)
+    measure = ROCAUC().prepare(cover)
+    quality = qualities(measure.value(cover))[(True, False)]
+    thresholds = np.array([0.0, 0.05, -0.05])
+
+    def draws():
+        return (rank_null_values(measure, cover, 25, 90, 301, np.random.default_rng(7)),
+                null_exceedances(measure, cover, 25, 90, 301, np.random.default_rng(7), quality, thresholds))
+
+    values, reached = draws()
+    monkeypatch.setattr(null_sampling, "cores", lambda: cores)
+    monkeypatch.setattr(null_sampling, "PART_WORK", 1)  # cut even these small calls
+    parts = draws()
+    assert parts[0].tolist() == values.tolist() and (parts[1] == reached).all()
+    assert 0 < reached[0].mean() < 1
+
+
 @pytest.mark.parametrize("kind", sorted(null_sampling.RANK_KINDS))
 @pytest.mark.parametrize("positives, negatives", [(1, 1), (3, 40), (25, 90), (130, 70)])
 def test_the_cuts_split_every_2u_as_its_value_does(kind, positives, negatives):

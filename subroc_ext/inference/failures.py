@@ -240,6 +240,12 @@ class JudgedRows:
     measure : Measure, optional
         The measure whose promise is checked
         (:class:`~subroc_ext.inference.promise.Promise`); the ROC AUC by default.
+    score_order : numpy.ndarray of int, optional
+        Positions of ``frame``'s rows in ascending (stable) score order: the
+        "worse than" tests take their subsets of rows in that order, so the
+        test's sort of each finds them sorted (a 2 M-row run sorted a million
+        rows for each of its 150 tests, benchmarks/RESULTS.md). None: in
+        ``frame``'s order.
     """
 
     frame: pd.DataFrame
@@ -250,6 +256,7 @@ class JudgedRows:
     promise: tuple = None
     promise_rows: np.ndarray = None
     measure: object = None
+    score_order: np.ndarray = None
 
 
 def class_kinds(is_positive, of="", within=None):
@@ -270,10 +277,10 @@ def dataset_rows(dataset, measure, mode, probabilities=None):
     if probabilities is not None:
         promise = (is_positive, _data_order_values(dataset, dataset.scores), probabilities)
     return JudgedRows(
-        dataset.data, Columns(label, score),
+        dataset.data[[label, score]], Columns(label, score),
         lambda: SoftClassifierQF(measure, label, positive_label=dataset.positive_label, mode=mode),
         class_kinds(is_positive), lambda subgroup: _data_order(dataset, dataset.mask_of(subgroup)), promise,
-        measure=measure,
+        measure=measure, score_order=dataset.order,
     )  # fmt: skip
 
 
@@ -349,8 +356,10 @@ class _Tests:
         rows = np.ones(len(mask), dtype=bool) if within is None else within
         if not (rows & ~mask).any():  # no other rows: the same as all of them
             return 1.0
+        order = self.rows.score_order
+        taken = np.flatnonzero(rows) if order is None else order[rows[order]]
         tested = randomization_test(
-            [mask[rows]], self.rows.frame[rows], self.rows.make_qf(), target=self.rows.target,
+            [mask[taken]], self.rows.frame.iloc[taken], self.rows.make_qf(), target=self.rows.target,
             method="bonferroni", alpha=alpha or self.rules.alpha, random_state=self.seed,
         )  # fmt: skip
         return float(tested["p_value"].iloc[0])

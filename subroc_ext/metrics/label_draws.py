@@ -26,13 +26,11 @@ Examples
 [0.5, 0.0, nan]
 """
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 from numba import njit
 from scipy.stats import rankdata
 
+from ..utils.parts import cores, run_parts
 from .normalized_pr_auc import normalized_pr_auc
 from .pcg64 import next_word, set_state_words, state_words, uniform_thresholds
 
@@ -214,7 +212,7 @@ def drawn_sums(rng, probabilities, weights, draws):
     positives, sums = np.empty(draws, dtype=np.int64), np.empty(draws)
     thresholds, weights = uniform_thresholds(probabilities), np.ascontiguousarray(weights, dtype=float)
     rows = len(thresholds)
-    parts = max(1, min(_cores(), draws * rows // PART_LABELS))
+    parts = max(1, min(cores(), draws * rows // PART_LABELS))
     starts = [draws * part // parts for part in range(parts + 1)]
     words = [state_words(rng.bit_generator)]
     for start in starts[1:]:  # each run's stream: the same, advanced past the runs before it
@@ -226,18 +224,9 @@ def drawn_sums(rng, probabilities, weights, draws):
         run = slice(starts[number], starts[number + 1])
         _drawn_sums(words[number], thresholds, weights, positives[run], sums[run])
 
-    if parts == 1:
-        part(0)
-    else:
-        with ThreadPoolExecutor(parts) as pool:
-            list(pool.map(part, range(parts)))
+    run_parts(part, parts)
     set_state_words(rng.bit_generator, words[-1])  # the end of the last run
     return positives, sums
-
-
-def _cores():
-    """The cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 @njit(cache=True, nogil=True)

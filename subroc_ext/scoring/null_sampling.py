@@ -32,6 +32,7 @@ the oracle the tests compare every sampler with.
 
 import numpy as np
 
+from ..utils.parts import cores, run_parts
 from ..utils.subsets import ClassTables, random_positions
 from . import cover_kernels
 from .compiled_measures import compiled_kind, compiled_null_values
@@ -228,6 +229,12 @@ def _boundary(statistic, thresholds, lo, hi, top, reached_below):
     return lo if reached_below else hi
 
 
+#: Draws times rows (of the subsets, at most the tie groups) from which
+#: :func:`_rank_draws` cuts its draws in parts, one a core
+#: (:func:`~subroc_ext.utils.parts.run_parts`): each draw has its own stream,
+#: so the draws are the same in any number of parts.
+PART_WORK = 1 << 20
+
 #: The cumulative class counts of the last dataset drawn from (its counts
 #: array, then the two cumulative arrays).
 _CUMULATIVE = [None]
@@ -240,13 +247,20 @@ def _rank_draws(dataset, positives, negatives, n_samples, rng, low, high):
         cumulative = [np.concatenate(([0], np.cumsum(c))).astype(np.int64) for c in dataset.counts]
         cached = (dataset.counts.positives, *cumulative)
         _CUMULATIVE[0] = cached  # one entry: the data of the test running
+    seed, groups = int(rng.integers(2**63)), len(cached[1]) - 1
+    parts = max(1, min(cores(), n_samples * min(int(positives) + int(negatives), groups) // PART_WORK))
+    starts = [n_samples * part // parts for part in range(parts + 1)]
     twice = np.empty(n_samples, dtype=np.int64)
-    reached = np.empty((len(low), n_samples), dtype=bool)
-    rank_null_draws(
-        int(rng.integers(2**63)), 0, cached[1], cached[2], int(positives), int(negatives), low, high,
-        twice, reached,
-    )  # fmt: skip
-    return twice, reached
+    reached = [np.empty((len(low), stop - start), dtype=bool) for start, stop in zip(starts, starts[1:])]
+
+    def part(number):
+        rank_null_draws(
+            seed, starts[number], cached[1], cached[2], int(positives), int(negatives), low, high,
+            twice[starts[number] : starts[number + 1]], reached[number],
+        )  # fmt: skip
+
+    run_parts(part, parts)
+    return twice, reached[0] if parts == 1 else np.concatenate(reached, axis=1)
 
 
 def sample_null_values(measure, dataset, positives, negatives, n_samples, rng, *, batch_elements=4_000_000):
