@@ -193,12 +193,15 @@ def test_auto_splits_do_not_depend_on_the_threads():
     pd.testing.assert_frame_equal(tables[0], tables[1])
 
 
-def _cut_at(monkeypatch, seeds, k, ended):
+def _cut_at(monkeypatch, seeds, k, signal_name=None):
     """``audit_one_split`` of the many splits, whose split ``k`` (its position in
-    ``seeds``) raises a ``KeyboardInterrupt`` at once (``ended(b)`` for the others
-    that run: a split may ``signal`` first), and whose splits after it run until
-    interrupted (at most 60 s); the finished splits' tables by position, and the
-    positions interrupted while running."""
+    ``seeds``) raises a ``KeyboardInterrupt`` at once (or, given ``signal_name``,
+    sends this process that signal, as Ctrl-C or ``kill`` would, and runs on),
+    and whose splits after it run until interrupted (at most 60 s); the
+    finished splits' tables by position, and the positions interrupted while
+    running."""
+    import os
+    import signal
     import threading
     import time
 
@@ -210,13 +213,15 @@ def _cut_at(monkeypatch, seeds, k, ended):
         b = seeds.index(settings.random_state)
         if b == k:
             beside.wait(10)  # the split after it (the same batch of 2 threads) is running
-            ended(b)
-            raise KeyboardInterrupt
+            if signal_name is None:
+                raise KeyboardInterrupt
+            os.kill(os.getpid(), getattr(signal, signal_name))
         if b < k:
             tables[b] = real(checked, settings, **kwargs)
             return tables[b]
         try:
-            beside.set()
+            if b > k:
+                beside.set()
             for _ in range(6000):  # a long split
                 time.sleep(0.01)
         except KeyboardInterrupt:
@@ -252,7 +257,7 @@ def test_ctrl_c_keeps_the_aggregate_of_the_finished_splits(monkeypatch, splits, 
 
     planned = 8 if splits == 8 else MAX_SPLITS
     seeds = split_seeds(0, planned)
-    tables, stopped = _cut_at(monkeypatch, seeds, k, lambda b: None)
+    tables, stopped = _cut_at(monkeypatch, seeds, k)
     threads = threading.active_count()
     frame = _planted(800)
     raised, seconds = _interrupted(lambda: find_subgroups(
@@ -282,12 +287,12 @@ def test_ctrl_c_after_one_split_keeps_it_before_any_keeps_nothing(monkeypatch):
     frame = _planted(800)
     seeds = split_seeds(0, 4)
     run = dict(label="label", score="score", splits=4, depth=1, progress=False, random_state=0, n_jobs=2)
-    tables, _ = _cut_at(monkeypatch, seeds, 1, lambda b: None)
+    tables, _ = _cut_at(monkeypatch, seeds, 1)
     raised, _ = _interrupted(lambda: find_subgroups(frame, **run))
     assert isinstance(raised, InterruptedSplits) and not raised.aggregated and raised.finished == 1
     pd.testing.assert_frame_equal(raised.table, tables[0])  # that split's own table, at its own level
     assert raised.table.attrs["alpha"] == pytest.approx(LEVEL_SHARE * 0.05) and "splits" not in raised.table.attrs
-    _, stopped = _cut_at(monkeypatch, seeds, 0, lambda b: None)
+    _, stopped = _cut_at(monkeypatch, seeds, 0)
     raised, _ = _interrupted(lambda: find_subgroups(frame, **run))
     assert type(raised) is KeyboardInterrupt and stopped == [1]  # nothing finished: nothing kept
 
