@@ -18,7 +18,8 @@ from ..scoring.shortfall import SUFFIX
 from .page import Html, format_number, format_p_value
 
 __all__ = [
-    "EFFECT_COLUMNS", "STOPPED", "effect_meaning", "effect_note", "effect_text", "has_effects", "how_to_read",
+    "EFFECT_COLUMNS", "STOPPED", "aggregated_effects", "effect_meaning", "effect_note", "effect_text", "has_effects",
+    "how_to_read",
     "intervals_text", "p_value_text",
 ]  # fmt: skip
 
@@ -75,6 +76,14 @@ STOPPED = (
 def has_effects(table):
     """Whether ``table`` has the effect with its interval (:data:`EFFECT_COLUMNS`)."""
     return set(EFFECT_COLUMNS) <= set(table.columns)
+
+
+def aggregated_effects(table):
+    """Whether ``table`` aggregates many splits (``attrs['splits']``) and has the
+    effects: then its ``delta``, interval and verdicts are the aggregate's,
+    and its measure columns (``roc_auc_validation``, their intervals, the
+    sizes) those of one split, the representative one (its column ``split``)."""
+    return bool(table.attrs.get("splits")) and has_effects(table)
 
 
 def effect_meaning(attrs):
