@@ -22,7 +22,14 @@ def _load_api():
     ``table.subroc`` accessor): on first use of any of its names, so that
     ``import subroc_ext`` and ``subroc-ext --version`` load nothing heavy."""
     from .engine.search import FastSearch
-    from .exceptions import InterruptedRun, InterruptedTest, LowPowerWarning, SearchSizeWarning, UndefinedMeasureWarning
+    from .exceptions import (
+        InterruptedRun,
+        InterruptedSplits,
+        InterruptedTest,
+        LowPowerWarning,
+        SearchSizeWarning,
+        UndefinedMeasureWarning,
+    )
     from .inference.permutation import permutation_test
     from .inference.significance import randomization_test
     from .inputs.search_space import SearchSpace, SearchSpaceWarning, make_search_space
@@ -138,6 +145,7 @@ __all__ = [
     "example_attributions",
     "attribution_mean_score",
     "InterruptedRun",
+    "InterruptedSplits",
     "InterruptedTest",
     "LowPowerWarning",
     "SearchSizeWarning",

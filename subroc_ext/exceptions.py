@@ -3,7 +3,7 @@ what a run had computed when it was cut (:class:`Partial`, :func:`keeping`)."""
 
 import contextlib
 
-__all__ = ["InterruptedRun", "InterruptedTest", "LowPowerWarning", "Partial", "SearchMemoryError", "SearchSizeWarning",
+__all__ = ["InterruptedRun", "InterruptedSplits", "InterruptedTest", "LowPowerWarning", "Partial", "SearchMemoryError", "SearchSizeWarning",
            "UndefinedMeasureWarning", "keeping"]
 
 
@@ -15,18 +15,22 @@ class Partial:
     table : pandas.DataFrame
         The result table so far, one row per searched pattern: the columns of
         the stages not reached are missing or marked unknown.
-    stage : {'test', 'describe', 'report', 'print'}
+    stage : {'test', 'describe', 'splits', 'report', 'print'}
         The stage that was cut: the significance test, the description of each
-        pattern on each split, the writing of the files (the command line), or
-        the printing after every file was written.
+        pattern on each split, the audits of many random splits
+        (:class:`InterruptedSplits`), the writing of the files (the command
+        line), or the printing after every file was written.
     kept : str
         What the table holds, in words ('searched', 'searched and tested').
     missing : str
         What it lacks, in words ('untested (no p-values)').
+    when : str or None
+        When the run was cut, in words, where the stage does not say it all
+        ('after 1 of 8 splits'); None: during the stage.
     """
 
-    def __init__(self, table, stage, kept, missing):
-        self.table, self.stage, self.kept, self.missing = table, stage, kept, missing
+    def __init__(self, table, stage, kept, missing, when=None):
+        self.table, self.stage, self.kept, self.missing, self.when = table, stage, kept, missing, when
 
 
 class InterruptedRun(KeyboardInterrupt):
@@ -62,6 +66,48 @@ class InterruptedTest(InterruptedRun):
 
     def __init__(self, table, missing="untested (no p-values)"):
         super().__init__(Partial(table, "test", "searched", missing))
+
+
+class InterruptedSplits(InterruptedRun):
+    """Ctrl-C while :func:`~subroc_ext.find_subgroups` ran many splits
+    (``splits=B`` or ``'auto'``) after at least one had finished: what the
+    finished splits found.
+
+    With two or more finished, ``table`` is their aggregate as the run's
+    (the same columns and ``attrs``), with e-BH over the ``planned`` splits
+    fixed before any ran, each that did not finish counted as rejecting
+    nothing (:func:`~subroc_ext.workflow.many_splits.aggregate`: an average
+    over the splits that happened to finish would not be valid); its
+    ``attrs['splits']`` says so (``'planned'``, ``'interrupted'``). With
+    one, ``table`` is that split's own table: its test at the split's level
+    (``attrs['alpha']``, ``0.3 * alpha``), not aggregated.
+
+    Attributes
+    ----------
+    finished, planned : int
+        The splits that finished, and those planned (B; for ``'auto'`` its
+        largest number of splits, ``at_most``).
+    aggregated : bool
+        Whether ``table`` is the aggregate (two or more finished).
+    """
+
+    def __init__(self, table, finished, planned, at_most=False):
+        self.finished, self.planned = finished, planned
+        when = f"after {finished} of {'at most ' * at_most}{planned} splits"
+        if self.aggregated:
+            kept = f"aggregated ({finished} splits)"
+            missing = f"e-BH over the {planned} planned, the {planned - finished} unfinished rejecting nothing"
+        else:
+            alpha = table.attrs.get("alpha")
+            level = "" if alpha is None else f" (its test at alpha {alpha:g})"
+            kept, missing = "tested", f"that split's own{level}, not aggregated"
+        super().__init__(Partial(table, "splits", kept, missing, when))
+        self.args = (f"interrupted {when}; the {kept} table is kept: {missing}",)
+
+    @property
+    def aggregated(self):
+        """Whether ``table`` aggregates the finished splits (two or more)."""
+        return self.finished >= 2
 
 
 @contextlib.contextmanager

@@ -125,6 +125,19 @@ def attributions(is_positive, scores):
     return np.where(is_positive, of_positive, of_negative)
 
 
+@pytest.fixture
+def default_sigint():
+    """Python's own SIGINT handler for the test, also where pytest runs in the
+    background (a shell starts a background job with SIGINT ignored, and
+    :func:`~subroc_ext.cli.streams.sigterm_as_interrupt` then rightly leaves
+    Ctrl-C alone)."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.fixture(scope="session")
 def oracle():
     """The brute-force oracles of this module, as one namespace."""

@@ -195,3 +195,50 @@ def test_an_empty_out_is_refused(data, tmp_path, monkeypatch, capsys, command):
         "subroc-ext: error: --out is empty; name the folder for the results (e.g. --out report)\n"
     )
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("name, code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_during_the_splits_writes_the_aggregate_of_those_finished(tmp_path, monkeypatch, capsys,
+                                                                          default_sigint, name, code):  # fmt: skip
+    """Ctrl-C (SIGTERM) while split 5 of 8 runs: the 4 finished are aggregated and
+    every file written, the report and the headline as a finished run's, and the
+    last line says how many splits of how many finished; the exit code of Ctrl-C."""
+    from test_many_splits import _cut_at, _planted
+
+    from subroc_ext.workflow.many_splits import split_seeds
+
+    _planted(800).to_csv(tmp_path / "data.csv", index=False)
+    _, stopped = _cut_at(monkeypatch, split_seeds(0, 8), 4, name)
+    out = tmp_path / "out"
+    earlier_files(out)
+    assert main(["run", str(tmp_path / "data.csv"), "--label", "label", "--score", "score", "--depth", "1",
+                 "--splits", "8", "--jobs", "2", "--quiet", "--out", str(out)]) == code  # fmt: skip
+    assert sorted(stopped) == [4, 5]  # the split signalling and the one beside it: stopped
+    printed = capsys.readouterr()
+    ended = "interrupted" if name == "SIGINT" else "terminated"
+    assert printed.err.splitlines()[-1] == (
+        f"subroc-ext: {ended} after 4 of 8 splits; the aggregate of those 4 is written to {out.resolve()} "
+        "(e-BH over the 8 planned, the 4 unfinished rejecting nothing)")  # fmt: skip
+    assert {"subgroups.csv", "findings.json", "report.html"} <= set(os.listdir(out))
+    assert all((out / file).read_text(errors="replace") != "earlier" for file in os.listdir(out))
+    table = pd.read_csv(out / "subgroups.csv")
+    assert table["splits_found"].max() == 4 and table["significant"].notna().all()
+    said = "e-BH over the 8 random splits planned (interrupted after 4: the 4 unfinished count as rejecting nothing)"
+    assert said in printed.out and said in (out / "report.html").read_text()
+
+
+def test_ctrl_c_after_one_split_keeps_its_table(tmp_path, monkeypatch, capsys, default_sigint):
+    from test_many_splits import _cut_at, _planted
+
+    from subroc_ext.workflow.many_splits import split_seeds
+
+    _planted(800).to_csv(tmp_path / "data.csv", index=False)
+    _cut_at(monkeypatch, split_seeds(0, 8), 1, "SIGINT")
+    out = tmp_path / "out"
+    assert main(["run", str(tmp_path / "data.csv"), "--label", "label", "--score", "score", "--depth", "1",
+                 "--splits", "8", "--jobs", "2", "--quiet", "--out", str(out)]) == 130  # fmt: skip
+    table = pd.read_csv(out / "subgroups.csv")
+    assert os.listdir(out) == ["subgroups.csv"] and "splits_found" not in table.columns
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"subroc-ext: interrupted after 1 of 8 splits; the {len(table)} tested subgroups are in "
+        f"{(out / 'subgroups.csv').resolve()}, that split's own (its test at alpha 0.015), not aggregated")  # fmt: skip

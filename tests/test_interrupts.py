@@ -72,19 +72,6 @@ def _pause():
     """A Python call: where the interpreter runs a pending signal handler."""
 
 
-@pytest.fixture
-def default_sigint():
-    """Python's own SIGINT handler for the test, also where pytest runs in the
-    background (a shell starts a background job with SIGINT ignored, and
-    :func:`~subroc_ext.cli.streams.sigterm_as_interrupt` then rightly leaves
-    Ctrl-C alone)."""
-    import signal
-
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
-
-
 def test_ctrl_c_while_a_kernel_compiles_is_not_lost(capfd, default_sigint):
     """SIGINT inside a callback through which LLVM calls Python while numba compiles
     (llvmlite's object cache hook, called through ctypes here): it was printed as

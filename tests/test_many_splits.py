@@ -191,3 +191,127 @@ def test_auto_splits_do_not_depend_on_the_threads():
     assert 4 <= tables[0].attrs["splits"]["n"] <= 16
     assert tables[0].attrs["splits"]["n"] == tables[1].attrs["splits"]["n"]
     pd.testing.assert_frame_equal(tables[0], tables[1])
+
+
+def _cut_at(monkeypatch, seeds, k, signal_name=None):
+    """``audit_one_split`` of the many splits, whose split ``k`` (its position in
+    ``seeds``) raises a ``KeyboardInterrupt`` at once (or, given ``signal_name``,
+    sends this process that signal, as Ctrl-C or ``kill`` would, and runs on),
+    and whose splits after it run until interrupted (at most 60 s); the
+    finished splits' tables by position, and the positions interrupted while
+    running."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from subroc_ext.workflow import many_splits
+
+    real, tables, stopped, beside = many_splits.audit_one_split, {}, [], threading.Event()
+
+    def audit(checked, settings, **kwargs):
+        b = seeds.index(settings.random_state)
+        if b == k:
+            beside.wait(10)  # the split after it (the same batch of 2 threads) is running
+            if signal_name is None:
+                raise KeyboardInterrupt
+            os.kill(os.getpid(), getattr(signal, signal_name))
+        if b < k:
+            tables[b] = real(checked, settings, **kwargs)
+            return tables[b]
+        try:
+            if b > k:
+                beside.set()
+            for _ in range(6000):  # a long split
+                time.sleep(0.01)
+        except KeyboardInterrupt:
+            stopped.append(b)
+            raise
+        return real(checked, settings, **kwargs)
+
+    monkeypatch.setattr(many_splits, "audit_one_split", audit)
+    return tables, stopped
+
+
+def _interrupted(call):
+    """What ``call()`` raised (a ``KeyboardInterrupt`` is caught here, not by pytest), and the seconds it took."""
+    import time
+
+    start = time.perf_counter()
+    try:
+        call()
+    except KeyboardInterrupt as raised:
+        return raised, time.perf_counter() - start
+    raise AssertionError("not interrupted")
+
+
+@pytest.mark.parametrize("splits, k", [(8, 4), ("auto", 2)])
+def test_ctrl_c_keeps_the_aggregate_of_the_finished_splits(monkeypatch, splits, k):
+    """Ctrl-C during split 5 of 8 (3 of at most 16): the 4 (2) finished are aggregated
+    with e-BH over the 8 (16) planned, the unfinished rejecting nothing; the split
+    running beside it is stopped at once, no thread is left running."""
+    import threading
+
+    from subroc_ext import InterruptedSplits
+    from subroc_ext.workflow.many_splits import MAX_SPLITS
+
+    planned = 8 if splits == 8 else MAX_SPLITS
+    seeds = split_seeds(0, planned)
+    tables, stopped = _cut_at(monkeypatch, seeds, k)
+    threads = threading.active_count()
+    frame = _planted(800)
+    raised, seconds = _interrupted(lambda: find_subgroups(
+        frame, label="label", score="score", splits=splits, depth=1, progress=False, random_state=0, n_jobs=2))
+    assert isinstance(raised, InterruptedSplits) and raised.aggregated
+    assert (raised.finished, raised.planned) == (k, planned) and stopped == [k + 1]
+    assert threading.active_count() == threads and seconds < 60
+    table = raised.table
+    assert table.attrs["splits"] | {"shown": 0} == table.attrs["splits"] | {
+        "n": k, "planned": planned, "interrupted": True, "seeds": seeds[:k], "shown": 0}
+    # e-BH over the planned splits, the unfinished ones' e-values 0
+    finished = [tables[b] for b in range(k)]
+    verdicts = aggregate(finished, 0.05, planned=planned).reindex(table["description"])
+    for column in ("significant", "p_value_corrected", "failure", "delta", "delta_ci_low", "delta_ci_high"):
+        np.testing.assert_array_equal(table[column].to_numpy(float), verdicts[column].to_numpy(float))
+    as_if_b_were_k = aggregate(finished, 0.05).reindex(table["description"])["p_value_corrected"]
+    assert (verdicts["p_value_corrected"] >= as_if_b_were_k).all()
+    assert (verdicts["p_value_corrected"] > as_if_b_were_k).any()
+    text = headline(table).text()
+    assert f"e-BH over the {planned} random splits planned (interrupted after {k}: the {planned - k} unfinished " \
+           "count as rejecting nothing)" in text  # fmt: skip
+
+
+def test_ctrl_c_after_one_split_keeps_it_before_any_keeps_nothing(monkeypatch):
+    from subroc_ext import InterruptedSplits
+
+    frame = _planted(800)
+    seeds = split_seeds(0, 4)
+    run = dict(label="label", score="score", splits=4, depth=1, progress=False, random_state=0, n_jobs=2)
+    tables, _ = _cut_at(monkeypatch, seeds, 1)
+    raised, _ = _interrupted(lambda: find_subgroups(frame, **run))
+    assert isinstance(raised, InterruptedSplits) and not raised.aggregated and raised.finished == 1
+    pd.testing.assert_frame_equal(raised.table, tables[0])  # that split's own table, at its own level
+    assert raised.table.attrs["alpha"] == pytest.approx(LEVEL_SHARE * 0.05) and "splits" not in raised.table.attrs
+    _, stopped = _cut_at(monkeypatch, seeds, 0)
+    raised, _ = _interrupted(lambda: find_subgroups(frame, **run))
+    assert type(raised) is KeyboardInterrupt and stopped == [1]  # nothing finished: nothing kept
+
+
+def test_aggregate_over_the_planned_splits_counts_the_unfinished_as_rejecting_nothing():
+    def split_table(significant):
+        return pd.DataFrame({"description": ["a", "b"], "quality": [1.0, 0.5], "significant": [True, significant],
+                             "failure": [True, False], "delta": [0.2, 0.1], "delta_ci_low": [0.1, -0.1],
+                             "delta_ci_high": [0.3, 0.2]})
+    tables = [split_table(True), split_table(False)]
+    finished = aggregate(tables, 0.05)
+    planned = aggregate(tables, 0.05, planned=5)
+    # the same as 5 splits of which the last 3 reject nothing and test nothing
+    empty = pd.DataFrame({"description": ["a", "b"], "quality": [1.0, 0.5], "significant": False, "failure": False,
+                          "delta": np.nan, "delta_ci_low": np.nan, "delta_ci_high": np.nan})
+    padded = aggregate([*tables, empty, empty, empty], 0.05)
+    pd.testing.assert_frame_equal(planned.drop(columns=["splits_found", "delta"]),
+                                  padded.drop(columns=["splits_found", "delta"]))
+    assert (planned["splits_found"] == 2).all() and planned["delta"].tolist() == finished["delta"].tolist()
+    assert (planned["p_value_corrected"] >= finished["p_value_corrected"]).all()
+    with pytest.raises(ValueError, match="planned must be at least the 2 splits"):
+        aggregate(tables, 0.05, planned=1)

@@ -242,6 +242,28 @@ def test_forest_plot_draws_each_value_interval_and_size():
     assert tall.get_figheight() - figure.get_figheight() == pytest.approx(0.27 * 75)
 
 
+def test_the_forest_plot_of_many_splits_draws_the_aggregate():
+    """A table of splits=B: its delta, interval and verdicts are the aggregate's, its
+    roc_auc_validation one split's; the plot draws the aggregate by default and says so."""
+    from subroc_ext import plot_forest
+
+    table = forest_table(6)
+    table.attrs["splits"] = {"n": 5, "shown": 2}
+    ax = plot_forest(table).axes[0]
+    dots = {line.get_label(): line for line in ax.get_lines()}
+    significant = table["significant"].to_numpy()
+    np.testing.assert_allclose(dots["significant"].get_xdata(), table["delta"][significant])
+    np.testing.assert_allclose(dots["not significant"].get_xdata(), table["delta"][~significant])
+    segments = ax.collections[0].get_segments()
+    np.testing.assert_allclose([s[0][0] for s in segments], table["delta_ci_low"])
+    np.testing.assert_allclose([s[1][0] for s in segments], table["delta_ci_high"])
+    np.testing.assert_allclose(dots["whole data 0.000"].get_xdata(), [0, 0])
+    assert ax.get_xlabel().startswith("delta, the aggregate over 5 splits")
+    # asked for, one split's measure is drawn as before
+    ax = plot_forest(table, value="roc_auc_validation").axes[0]
+    np.testing.assert_allclose(ax.collections[0].get_segments()[0][0][0], table["roc_auc_validation_ci_low"][0])
+
+
 def test_forest_plot_takes_other_interval_columns():
     from subroc_ext import plot_forest
 

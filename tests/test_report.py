@@ -207,7 +207,7 @@ def test_effects_in_the_forest_plot_and_older_tables(analysis, tmp_path, monkeyp
     segments = ax.collections[0].get_segments()
     assert [s[0][0] for s in segments] == pytest.approx(table["delta_ci_low"].tolist())
     assert [s[1][0] for s in segments] == pytest.approx(table["delta_ci_high"].tolist())
-    assert "Delta of each subgroup" in page and "dashed line is 0 (no difference" in page
+    assert "Δ ROC AUC of each subgroup" in page and "dashed line is 0 (no difference" in page
     # the table's measure keeps DeLong's interval
     first = table.iloc[0]
     assert f'[{first["roc_auc_validation_ci_low"]:.3f}, {first["roc_auc_validation_ci_high"]:.3f}]' in page
@@ -222,6 +222,45 @@ def test_effects_in_the_forest_plot_and_older_tables(analysis, tmp_path, monkeyp
     difference = first["roc_auc_validation"] - table.attrs["dataset_values"]["roc_auc_validation"]
     assert f">{difference:+.3f}<" in rows[0]
     assert "Δ whole data" in page and "Δ [interval]" not in page and "simultaneous" not in page
+
+
+def test_many_splits_the_forest_plot_draws_the_aggregate_the_table_shows(tmp_path, monkeypatch):
+    """With splits=B the table's delta, interval and verdicts are the aggregate's and its
+    measure columns one split's: the forest plot draws the aggregate (the table's Δ
+    [interval]), and the page says whose values are whose."""
+    from test_many_splits import _planted
+
+    from subroc_ext.workflow.pipeline import split_validation
+
+    frame = _planted(800)
+    table = subroc_ext.find_subgroups(frame, label="label", score="score", splits=3, depth=1, progress=False,
+                                      random_state=0)  # fmt: skip
+    shown = table.attrs["splits"]
+    _, validation = split_validation(frame, 0.5, shown["seeds"][shown["shown"]])
+    drawn, original = [], report.plot_forest
+
+    def spy(*args, **kwargs):
+        figure = original(*args, **kwargs)
+        drawn.append(figure.axes[0])
+        return figure
+
+    monkeypatch.setattr(report, "plot_forest", spy)
+    page = write_report(table, validation, tmp_path, label="label", score="score").html.read_text(encoding="utf-8")
+    ax = drawn[-1]  # every row
+    dots = {line.get_label(): line for line in ax.get_lines()}
+    significant = table["significant"].to_numpy(bool)
+    y = np.arange(len(table))[::-1]
+    for label, chosen in (("significant", significant), ("not significant", ~significant)):
+        np.testing.assert_allclose(dots[label].get_xdata(), table.loc[chosen, "delta"])
+        np.testing.assert_array_equal(dots[label].get_ydata(), y[chosen])
+    ends = np.array([(s[0][0], s[1][0]) if len(s) else (np.nan, np.nan)  # a row no split's interval bounds: none
+                     for s in ax.collections[0].get_segments()])  # fmt: skip
+    np.testing.assert_allclose(ends, table[["delta_ci_low", "delta_ci_high"]].to_numpy(float))
+    assert np.isfinite(ends).all(axis=1).sum() >= 5
+    assert "the aggregate over 3 splits" in ax.get_xlabel()
+    assert "Δ ROC AUC of each subgroup (the aggregate over 3 splits)" in page
+    assert "Dots, lines and colours are the aggregate over the 3 splits" in page
+    assert f"roc_auc (validation, split {shown['shown']})" in page
 
 
 def test_effect_note_follows_the_mode():

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..demo.datasets import load_adult
 from ..demo.modelling import fit_and_score, split_parts
-from ..exceptions import SearchMemoryError
+from ..exceptions import InterruptedSplits, SearchMemoryError
 from ..inputs.findings_file import read_findings
 from ..inputs.labels import infer_positive_label
 from ..inputs.tables import read_table
@@ -28,6 +28,7 @@ from ..workflow.recheck import recheck
 from .gate import gated
 from .kept import keeping_results
 from .output import check_out, fail, finish, finish_comparison, print_recheck, print_status
+from .streams import report_interrupted
 from .warm_up import kernels_compiled
 
 __all__ = [
@@ -239,6 +240,23 @@ def _space(args, ignore):
             "keep_ids": args.keep_ids}  # fmt: skip
 
 
+@contextlib.contextmanager
+def _splits_kept():
+    """Ctrl-C (SIGTERM) after two or more of ``--splits`` finished: the
+    :class:`~subroc_ext.exceptions.InterruptedSplits` with their aggregate,
+    the run's table, put in the list yielded (written and printed as a
+    finished run's; the command then ends as interrupted, saying how many
+    splits of how many finished). With fewer it goes on to
+    :func:`~subroc_ext.cli.kept.keep` (one split's table, or nothing)."""
+    kept = []
+    try:
+        yield kept
+    except InterruptedSplits as cut:
+        if not cut.aggregated:
+            raise
+        kept.append(cut)
+
+
 def _require_cluster(args):
     """Check for dask.distributed before any work or output, if asked for a cluster."""
     if args.scheduler is not None:
@@ -269,7 +287,8 @@ def run_command(args):
         check_out(args.out)
         preload_plotting()  # beside the search and the test
         kernels_compiled(args)
-        with _scheduler_client(args.scheduler) as client:
+        interrupted = None  # Ctrl-C after 2 of --splits finished: their aggregate written, exit code 130
+        with _scheduler_client(args.scheduler) as client, _splits_kept() as kept:
             table = find_subgroups(
                 search if whole is None else whole, label=args.label, score=args.score, measure=measure,
                 positive_label=positive, mode=args.mode,
@@ -284,6 +303,8 @@ def run_command(args):
                 case_mix=bool(args.case_mix), calibrate=args.calibrate or "auto",
                 allow_large=args.allow_large,
             )  # fmt: skip
+        if kept:
+            table, interrupted = kept[0].table, kept[0]
         if whole is not None:  # the report's curves: the split whose table is shown
             shown = table.attrs["splits"]
             search, validation = split_validation(whole, args.validation_fraction, shown["seeds"][shown["shown"]])
@@ -300,11 +321,17 @@ def run_command(args):
             threshold=args.threshold,
         )  # fmt: skip
 
-    return gated(args, table, {"search": search, "validation": validation}, lambda findings: finish(
-        args, table, measure=measure, search=search, validation=validation, start=start,
-        space=_space(args, [args.label, args.score, *args.ignore]),
-        report=report, findings=findings,
-    ))  # fmt: skip
+    def written(findings):
+        code = finish(args, table, measure=measure, search=search, validation=validation, start=start,
+                      space=_space(args, [args.label, args.score, *args.ignore]), report=report,
+                      findings=findings)  # fmt: skip
+        if interrupted is None or code != 0:
+            return code
+        cut = interrupted.partial
+        return report_interrupted(args, f"{cut.when}; the aggregate of those {interrupted.finished} is written to "
+                                        f"{Path(args.out).resolve()} ({cut.missing})")  # fmt: skip
+
+    return gated(args, table, {"search": search, "validation": validation}, written)
 
 
 def _run_multiclass(args):

@@ -26,7 +26,7 @@ __all__ = ["keep", "keeping_results"]
 
 #: The stages a run can be cut in, in words.
 STAGES = {"test": "the significance test", "describe": "the description of the subgroups",
-          "report": "the report", "print": "the printing of the results"}  # fmt: skip
+          "splits": "the splits", "report": "the report", "print": "the printing of the results"}  # fmt: skip
 
 
 def keeping_results(command):
@@ -96,7 +96,7 @@ def keep(ended, args):
 def _kept(partial, out):
     """Write ``partial.table`` to ``out`` (but after the printing: every file is
     there); what was kept, in words."""
-    stage = f"during {STAGES[partial.stage]}"
+    stage = partial.when or f"during {STAGES[partial.stage]}"
     if partial.stage == "print":
         return f"{stage}; every file was written to {out.resolve()}"
     _, error = write_outputs(partial.table, out)

@@ -37,6 +37,7 @@ from .figure_text import fitted, plain_text, shortened, wrapped_name
 from .findings import finding_noun, shown_positions
 from .layout import fit_axes, widest
 from .preload import pyplot
+from .reading import aggregated_effects
 
 __all__ = [
     "CURVE_TOLERANCE",
@@ -432,6 +433,8 @@ def _effect_split(table):
 
 def _forest_columns(table, value, interval, size):
     """The value, interval and size columns of :func:`plot_forest`, checked."""
+    if value is None and aggregated_effects(table):  # the table's verdicts and effects: the aggregate's
+        value = "delta"
     if value is None:
         if "measure" not in table.attrs:
             raise ValueError(
@@ -476,7 +479,10 @@ def plot_forest(
         :func:`~subroc_ext.find_multiclass_subgroups`), best first.
     value : str, optional
         Column plotted; default ``'<measure>_validation'`` with the measure
-        of ``table.attrs``.
+        of ``table.attrs``, and ``'delta'`` (its interval, 0 the reference)
+        for a table aggregated over many splits (``splits=B``), whose
+        ``delta``, interval and verdicts are the aggregate's while its
+        measure columns are one split's.
     interval : pair of str, optional
         Columns of the interval's low and high end; default
         ``('<value>_ci_low', '<value>_ci_high')`` when the table has them
@@ -485,7 +491,7 @@ def plot_forest(
         with ``value='delta'`` and ``reference=0``).
     reference : float, optional
         The whole data's value, drawn as a dashed line; default
-        ``table.attrs['dataset_values'][value]`` when present.
+        ``table.attrs['dataset_values'][value]`` when present (0 for ``'delta'``).
     size : str, optional
         Column of subgroup sizes shown on the right; default
         ``'size_<split>'`` of the value's split (``size_validation`` for
@@ -521,7 +527,7 @@ def plot_forest(
         raise ValueError(f"top must be a positive integer or None, got {shown(top)}")
     value, interval, size = _forest_columns(table, value, interval, size)
     if reference is None:
-        reference = table.attrs.get("dataset_values", {}).get(value)
+        reference = 0.0 if value == "delta" else table.attrs.get("dataset_values", {}).get(value)
     positions = shown_positions(table, top)
     rows = table.iloc[positions]
     n = len(rows)
@@ -585,8 +591,12 @@ def plot_forest(
         right = [ax.text(1.005, row, f"n={s:,.0f}{share}", transform=beside, fontsize="small", va="center")
                  for row, s, share in zip(y, sizes, shares)]  # fmt: skip
     ax.grid(axis="x", alpha=0.3)
-    ax.set_xlabel(value if not interval else f"{value} (line: {interval[0]} to {interval[1]})",
-                  fontsize="small")  # fmt: skip
+    xlabel = value if not interval else f"{value} (line: {interval[0]} to {interval[1]})"
+    if value == "delta" and aggregated_effects(table):
+        xlabel = (f"delta, the aggregate over {table.attrs['splits']['n']} splits (dot: the median over the splits; "
+                  f"line: {interval[0]} to {interval[1]}, their intervals aggregated)" if interval
+                  else f"delta, the aggregate over {table.attrs['splits']['n']} splits")  # fmt: skip
+    ax.set_xlabel(xlabel, fontsize="small")
     legend = ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0, 1.0), ncol=min(len(handles), 3),
                        fontsize="small", frameon=False, borderaxespad=0.2)  # fmt: skip
     plain_text(figure)

@@ -18,7 +18,8 @@ from ..scoring.shortfall import SUFFIX
 from .page import Html, format_number, format_p_value
 
 __all__ = [
-    "EFFECT_COLUMNS", "STOPPED", "effect_meaning", "effect_note", "effect_text", "has_effects", "how_to_read",
+    "EFFECT_COLUMNS", "STOPPED", "aggregated_effects", "effect_meaning", "effect_note", "effect_text", "has_effects",
+    "how_to_read",
     "intervals_text", "p_value_text",
 ]  # fmt: skip
 
@@ -77,6 +78,14 @@ def has_effects(table):
     return set(EFFECT_COLUMNS) <= set(table.columns)
 
 
+def aggregated_effects(table):
+    """Whether ``table`` aggregates many splits (``attrs['splits']``) and has the
+    effects: then its ``delta``, interval and verdicts are the aggregate's,
+    and its measure columns (``roc_auc_validation``, their intervals, the
+    sizes) those of one split, the representative one (its column ``split``)."""
+    return bool(table.attrs.get("splits")) and has_effects(table)
+
+
 def effect_meaning(attrs):
     """What a positive ``delta`` means under the table's mode (e.g. 'lower in the subgroup')."""
     measure, mode = attrs.get("measure", "the measure"), attrs.get("mode", "worse")
@@ -124,8 +133,12 @@ def splits_text(attrs):
     splits = attrs.get("splits")
     if not splits:
         return ""
-    return (f"e-BH over {splits['n']} random splits, each testing at alpha {splits['split_alpha']:g} "
-            f"({attrs.get('method', 'fdr_by')})")  # fmt: skip
+    over = f"{splits['n']} random splits"
+    if splits.get("interrupted"):
+        unfinished = splits["planned"] - splits["n"]
+        over = (f"the {splits['planned']} random splits planned (interrupted after {splits['n']}: the {unfinished} "
+                "unfinished count as rejecting nothing)")  # fmt: skip
+    return f"e-BH over {over}, each testing at alpha {splits['split_alpha']:g} ({attrs.get('method', 'fdr_by')})"
 
 
 def intervals_text(attrs, confidence=0.95):
@@ -134,9 +147,12 @@ def intervals_text(attrs, confidence=0.95):
     splits = attrs.get("splits")
     if splits:
         share = splits["level_share"]
-        return (f"each interval aggregates the {splits['n']} splits' intervals (the {1 - share:.0%} quantile of "
-                f"their low ends, the {share:.0%} quantile of their high ends; a split that did not test the row "
-                f"counts as unbounded): it lies beyond 0 where {share:.0%} of the splits' intervals do.")  # fmt: skip
+        n = splits.get("planned", splits["n"])
+        unfinished = " or did not finish" if splits.get("interrupted") else ""
+        return (f"each interval aggregates the {n} splits' intervals (the {1 - share:.0%} quantile of "
+                f"their low ends, the {share:.0%} quantile of their high ends; a split that did not test the row"
+                f"{unfinished} counts as unbounded): it lies beyond 0 where {share:.0%} of the splits' intervals "
+                "do.")  # fmt: skip
     if kind == "none":
         return ("no intervals: the subgroups were found and tested on the same rows, whose effects "
                 "are biased upwards (the winner's curse); the test is the whole-search permutation test.")  # fmt: skip

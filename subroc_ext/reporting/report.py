@@ -53,8 +53,8 @@ from .page import (
     subgroups_table,
 )
 from .plotting import plot_forest, plot_pr_curves, plot_roc_curves
-from .reading import (EFFECT_COLUMNS, STOPPED, effect_meaning, effect_note, has_effects, how_to_read, measure_kind,
-                      measure_title)
+from .reading import (EFFECT_COLUMNS, STOPPED, aggregated_effects, effect_meaning, effect_note, has_effects,
+                      how_to_read, measure_kind, measure_title)
 from .sections import cross_auc_section, diagnostics_section, top_diagnostics
 
 __all__ = [
@@ -107,6 +107,7 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
         default = (f"{value}_ci_low", f"{value}_ci_high")
         interval = default if set(default) <= set(table.columns) else ()
     reference = table.attrs.get("dataset_values", {}).get(value, np.nan)
+    one_split = f", split {table.attrs['splits']['shown']}" if aggregated_effects(table) else ""
     # shown where the headline's rules said something of a row (a failure, or why a significant row is none)
     judged = table["failure"].fillna(False).astype(bool) | table["significant"].fillna(False).astype(bool) \
         if "failure" in table.columns else pd.Series(dtype=bool)  # fmt: skip
@@ -119,10 +120,13 @@ def result_columns(table, measure, *, n_rows=None, split="validation", interval=
                help="the subgroup: rows meeting every condition"),
         Column(f"size_{split}", f"size ({split})", size_cell(f"size_{split}", n_rows),
                help=f"rows of the {split} split in the subgroup (and their share)"),
-        Column(value, f"{measure} ({split})" + (" [interval]" if interval else ""),
+        Column(value, f"{measure} ({split}{one_split})" + (" [interval]" if interval else ""),
                value_cell(value, interval),
                help=f"{measure} on the {split} split" + (
-                   f", with its interval ({interval[0]} to {interval[1]})" if interval else "")),
+                   f", with its interval ({interval[0]} to {interval[1]})" if interval else "") + (
+                   f"; of one split (the column split: {table.attrs['splits']['shown']} for the rows it "
+                   "describes), while Δ, its interval and significant are the aggregate over "
+                   f"{table.attrs['splits']['n']} splits" if one_split else "")),
         *([Column(f"expected_{value}", "promised", number_cell(f"expected_{value}", three_digits),
                   help=f"the {measure} the subgroup's own scores promise: its expected {measure} if "
                        "the scores were the true probabilities (whole split: "
@@ -191,12 +195,23 @@ def forest_section(table, *, n_rows=None, value=None, interval=None, reference=N
     if len(table) > FOREST_ROWS:
         everything = embedded_figure(plot_forest(table, top=None, **settings), "forest plot of all subgroups")
         rest = Html("<details><summary>All {:,} subgroups</summary>{}</details>").format(len(table), everything)
-    column = value or f"{table.attrs.get('measure')}_validation"
+    aggregated = aggregated_effects(table)
+    column = value or ("delta" if aggregated else f"{table.attrs.get('measure')}_validation")  # plot_forest's
     has_interval = bool(interval) or {f"{column}_ci_low", f"{column}_ci_high"} <= set(table.columns)
     line = " with its interval (line)" if has_interval else ""
+    reference = 0.0 if reference is None and column == "delta" else reference
     dashed = ("the whole split's value" if reference is None
               else f"{format_number(reference)}" + (" (no difference from the whole split)"
                                                     if column == "delta" and reference == 0 else ""))  # fmt: skip
+    splits = table.attrs.get("splits") or {}
+    one_split = Html(
+        " Dots, lines and colours are the aggregate over the {n} splits, as in the table's <em>Δ [interval]</em> "
+        "and <em>significant</em>: each row's median Δ over the splits that tested it, their intervals "
+        "aggregated, e-BH's verdict. The sizes on the right, like the table's {measure} column, are one "
+        "split's: the split whose failures agree best with the aggregate (<code>split</code> {shown}; a row "
+        "named only by other splits, that of the first which named it)."
+    ).format(n=splits.get("n"), measure=table.attrs.get("measure", "measure"), shown=splits.get("shown")) \
+        if aggregated and column == "delta" else Html("")  # fmt: skip
     promised = (
         Html(" Blue diamonds: <code>expected_{}</code>, what the subgroup's own scores "
              "promise (its {} if the scores were the true probabilities; the dotted line: the whole "
@@ -208,8 +223,8 @@ def forest_section(table, *, n_rows=None, value=None, interval=None, reference=N
     return Html("""{top}{rest}
 <p class="note">Each row is a subgroup, best first: its <code>{column}</code>
 (dot){line}; filled red dots are significant. The dashed line is {dashed}; on
-the right, each subgroup's size (and share of the rows).{promised}</p>""").format(
-        top=top, rest=rest, column=column, line=line, dashed=dashed, promised=promised)
+the right, each subgroup's size (and share of the rows).{one_split}{promised}</p>""").format(
+        top=top, rest=rest, column=column, line=line, dashed=dashed, one_split=one_split, promised=promised)
 
 
 def settings_html(attrs, runtime=None):
@@ -366,7 +381,9 @@ def write_report(
     created = datetime.datetime.now().isoformat(timespec="seconds")
     shown_split = "validation" if table.attrs.get("holdout", True) else "search"  # no holdout: all rows
     measure_column = f"{measure}_{shown_split}"
-    value = value or (measure_column if measure_column in table.columns else None)
+    # many splits: the effects and verdicts are the aggregate's, the measure columns one split's
+    value = value or ("delta" if aggregated_effects(table) else measure_column if measure_column in table.columns
+                      else None)  # fmt: skip
     columns = result_columns(shown, measure, n_rows=len(data), split=shown_split,
                              interval=interval if value == measure_column else None)  # fmt: skip
     curves = Html(
@@ -381,9 +398,12 @@ def write_report(
                                                              f" in {runtime:.1f} s" if runtime is not None else "",
                                                              files.csv.name)  # fmt: skip
     plotted = measure_title(measure) if value in (None, measure_column) else value
+    plotted = f"Δ {measure_title(measure)}" if value == "delta" else plotted
+    over = f" (the aggregate over {table.attrs['splits']['n']} splits)" if value == "delta" and aggregated_effects(
+        table) else ""  # fmt: skip
     sections = [
         findings_section(table, n_rows=len(data)),
-        Section(f"{plotted[:1].upper()}{plotted[1:]} of each subgroup", forest_section(
+        Section(f"{plotted[:1].upper()}{plotted[1:]} of each subgroup{over}", forest_section(
             shown, n_rows=len(data), value=value, interval=interval,
             reference=0.0 if value == "delta" else None), "forest"),
         Section("Subgroups", subgroups_table(shown, columns) + effect_note(table, shown_split)

@@ -23,15 +23,26 @@ with which an import drops a module's lock, a ``__del__``, a module being
 collected), which a Ctrl-C in the first second of a command, while its
 modules load, hits. :func:`ignored_interrupts_again`, a ``sys.unraisablehook``,
 delivers such an interrupt again a moment later.
+
+Ctrl-C reaches the main thread only: work running in the threads of a pool
+runs on to its end (``ThreadPoolExecutor.shutdown(cancel_futures=True)``
+cancels only the work not started), and the interpreter waits for those
+threads before it exits. :class:`StoppableCalls` runs work in threads so
+that the thread that started it can end it: a ``KeyboardInterrupt`` raised
+inside each call still running (CPython's ``PyThreadState_SetAsyncExc``).
 """
 
 import _thread
 import contextlib
+import ctypes
 import signal
 import sys
 import threading
+import time
+from concurrent import futures as _futures
 
-__all__ = ["caused_by_interrupt", "ignored_interrupts_again", "kernel_interrupts", "raise_interrupt"]
+__all__ = ["StoppableCalls", "caused_by_interrupt", "ignored_interrupts_again", "kernel_interrupts",
+           "raise_interrupt"]  # fmt: skip
 
 #: Seconds after which a signal that arrived inside a compiler callback is delivered again.
 _AGAIN = 0.01
@@ -102,3 +113,82 @@ def ignored_interrupts_again(previous):
 
     return hook
 
+
+
+def _raise_in(ident, exception):
+    """Have the thread ``ident`` raise ``exception`` at its next step in Python
+    (``None``: forget one sent that it has not raised yet)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None if exception is None
+                                               else ctypes.py_object(exception))  # fmt: skip
+
+
+class StoppableCalls:
+    """Calls run in worker threads that the thread which started them can end.
+
+    :meth:`call` runs a function (submit ``calls.call, function, *args`` to
+    a pool); :meth:`stop` raises a ``KeyboardInterrupt`` inside every call
+    still running, at its next step in Python (a compiled kernel's call runs
+    to its end first, as it does for Ctrl-C in the main thread), and a call
+    started after it raises one at once; it returns once the calls' futures
+    are done, so no thread goes on working. The interrupt is sent again
+    every ``again`` seconds to a call that has not ended (Python drops one
+    raised where it ignores exceptions, e.g. a weakref callback), and one more
+    Ctrl-C while it waits is ignored: the calls are being stopped already.
+
+    Examples
+    --------
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> calls = StoppableCalls()
+    >>> def forever():
+    ...     while True:
+    ...         time.sleep(0.01)
+    >>> with ThreadPoolExecutor(2) as pool:
+    ...     running = [pool.submit(calls.call, forever) for _ in range(2)]
+    ...     calls.stop(running)
+    ...     [type(future.exception()).__name__ for future in running]
+    ['KeyboardInterrupt', 'KeyboardInterrupt']
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._running = set()
+        self._stopped = False
+
+    def call(self, function, *args, **kwargs):
+        """``function(*args, **kwargs)`` in this (worker) thread, until :meth:`stop`."""
+        ident = threading.get_ident()
+        try:
+            with self._lock:  # the interrupt is sent only to a call registered, and under this lock
+                if self._stopped:
+                    raise KeyboardInterrupt
+                self._running.add(ident)
+            return function(*args, **kwargs)
+        finally:
+            with self._lock:
+                self._running.discard(ident)
+            _raise_in(ident, None)  # one sent while it was ending: never raised in the pool's own code
+
+    def stop(self, futures, *, poll=0.02, again=1.0):
+        """End every call (a ``KeyboardInterrupt`` inside each) and wait until ``futures`` are done.
+
+        Parameters
+        ----------
+        futures : iterable of concurrent.futures.Future
+            The futures of the calls submitted (those not started are cancelled).
+        poll, again : float
+            Seconds between two looks at the futures, and between two interrupts sent to a call.
+        """
+        pending = [future for future in futures if not future.cancel()]
+        with self._lock:
+            self._stopped = True
+        sent = float("-inf")
+        while pending:
+            try:
+                if time.monotonic() - sent >= again:
+                    sent = time.monotonic()
+                    with self._lock:
+                        for ident in self._running:
+                            _raise_in(ident, KeyboardInterrupt)
+                _, pending = _futures.wait(pending, timeout=poll)
+            except KeyboardInterrupt:  # Ctrl-C again: the calls are being stopped
+                continue

@@ -34,6 +34,12 @@ aggregate (its measures, counts and notes), with the aggregate's verdicts;
 a pattern the aggregate names that this split did not keep is added from
 the first split that named it (``split`` says which split describes a row).
 
+Ctrl-C (SIGTERM on the command line) stops the splits still running and
+keeps those that finished (:class:`~subroc_ext.exceptions.InterruptedSplits`):
+their aggregate, with e-BH over the B splits planned, each unfinished one
+rejecting nothing, since a mean over the splits that happened to finish
+would not be an e-value (:func:`aggregate`'s ``planned``).
+
 References
 ----------
 Meinshausen, N., Meier, L. & Bühlmann, P. (2009). p-Values for
@@ -54,7 +60,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..exceptions import InterruptedSplits
 from ..inference.failures import FINDING_NOUN, renumbered
+from ..utils.interrupts import StoppableCalls
 from ..utils.progress import progress_bar
 from .single_split import audit_one_split
 
@@ -133,7 +141,14 @@ def _per_split(tables, column, fill):
     return pd.concat([t.set_index("description")[column].rename(b) for b, t in enumerate(tables)], axis=1).fillna(fill)
 
 
-def aggregate(tables, alpha, gamma=LEVEL_SHARE):
+def _unfinished(frame, planned, fill):
+    """``frame`` (one column per finished split) with a column ``fill`` for each of the ``planned`` that did not."""
+    if planned == frame.shape[1]:
+        return frame
+    return pd.concat([frame, pd.DataFrame(fill, index=frame.index, columns=range(frame.shape[1], planned))], axis=1)
+
+
+def aggregate(tables, alpha, gamma=LEVEL_SHARE, planned=None):
     """The aggregate of the splits' tables: per pattern (by description) its
     counts, e-BH verdicts, effect and interval.
 
@@ -143,6 +158,18 @@ def aggregate(tables, alpha, gamma=LEVEL_SHARE):
         :func:`~subroc_ext.find_subgroups`' table of each split (judged).
     alpha : float
     gamma : float, default=LEVEL_SHARE
+    planned : int, optional
+        The number of splits fixed before any ran (default ``len(tables)``),
+        when fewer finished (a run interrupted): each split that did not
+        finish rejects nothing (its e-values 0) and its interval is
+        unbounded. An average over the splits that happened to finish would
+        not be an e-value: when the run was cut can depend on the splits'
+        results (a split's running time does, and the progress line shows
+        them finishing), and a mean of e-values stopped at a time chosen so
+        is not one (stopped after a first e-value of 2 whose chance is 1/2,
+        else after a second, the mean's expectation is 5/4). The mean over
+        ``planned`` with zeros is at most the mean of all ``planned`` splits'
+        e-values (they are nonnegative), whatever finished: e-BH stays valid.
 
     Returns
     -------
@@ -150,17 +177,32 @@ def aggregate(tables, alpha, gamma=LEVEL_SHARE):
         Indexed by description: ``splits_found``, ``splits_significant``,
         ``splits_named``, ``significant``, ``p_value_corrected`` (e-BH's
         adjusted level), ``failure``, ``delta``, ``delta_ci_low``, ``delta_ci_high``.
+
+    Examples
+    --------
+    A pattern that each of 2 splits rejects alone, when 4 were planned: e-BH
+    needs a share 0.3 of the 4, which 2 of 4 are; when 8 were, 2 of 8 are not:
+
+    >>> tables = [pd.DataFrame({"description": ["a"], "quality": [1.0], "significant": [True],
+    ...                         "failure": [True], "delta": [0.2], "delta_ci_low": [0.1],
+    ...                         "delta_ci_high": [0.3]})] * 2
+    >>> [bool(aggregate(tables, 0.05, planned=planned).loc["a", "significant"]) for planned in (4, 8)]
+    [True, False]
     """
+    planned = len(tables) if planned is None else planned
+    if planned < len(tables):
+        raise ValueError(f"planned must be at least the {len(tables)} splits given, got {planned}")
     found = pd.concat([t.set_index("description")["quality"].notna().rename(b) for b, t in enumerate(tables)],
                       axis=1).fillna(False).astype(bool)  # fmt: skip
     significant = _per_split(tables, "significant", False).astype(bool)
     named = _per_split(tables, "failure", False).astype(bool)
     level = gamma * alpha
-    is_significant, adjusted = e_bh(significant, alpha, level)
-    is_failure, _ = e_bh(named, alpha, level)
+    is_significant, adjusted = e_bh(_unfinished(significant, planned, False), alpha, level)
+    is_failure, _ = e_bh(_unfinished(named, planned, False), alpha, level)
     deltas = _per_split(tables, "delta", np.nan).to_numpy(dtype=float)
-    low, high = _interval(_per_split(tables, "delta_ci_low", np.nan).to_numpy(dtype=float),
-                          _per_split(tables, "delta_ci_high", np.nan).to_numpy(dtype=float), gamma)  # fmt: skip
+    low, high = _interval(_unfinished(_per_split(tables, "delta_ci_low", np.nan), planned, np.nan).to_numpy(float),
+                          _unfinished(_per_split(tables, "delta_ci_high", np.nan), planned, np.nan).to_numpy(float),
+                          gamma)  # fmt: skip
     tested = ~np.isnan(deltas).all(axis=1)
     delta = np.full(len(deltas), np.nan)
     delta[tested] = np.nanmedian(deltas[tested], axis=1)
@@ -289,24 +331,46 @@ def _split_tables(whole, settings, seeds, *, validation, min_support, thresholds
     naming of every pattern is settled (:func:`_settled`; at least ``first``
     splits): ``workers`` splits at a time, in threads (the kernels release
     the GIL); the splits run beyond the stop are not used, so the answer does
-    not depend on ``workers``."""
+    not depend on ``workers``.
+
+    Returns
+    -------
+    (dict of int to pandas.DataFrame, KeyboardInterrupt or None)
+        The tables of the splits that finished, by their position in
+        ``seeds``, and the interrupt that ended the splits early (Ctrl-C, or a
+        split's own ``KeyboardInterrupt``): then the splits still running
+        were stopped (:class:`~subroc_ext.utils.interrupts.StoppableCalls`)
+        and those not started never start; every finished one is kept.
+    """
     one = dataclasses.replace(settings, alpha=LEVEL_SHARE * settings.alpha, progress=False, n_jobs=1)
 
     def audit(seed):
         return audit_one_split(whole.split(validation, seed), dataclasses.replace(one, random_state=seed),
                                min_support=min_support, thresholds=thresholds, nbins=nbins)  # fmt: skip
 
+    calls, tables, batch = StoppableCalls(), {}, []
     with ThreadPoolExecutor(workers) as pool:
         def in_batches():
             for start in range(0, len(seeds), workers):
-                yield from pool.map(audit, seeds[start:start + workers])
+                batch[:] = [(b, pool.submit(calls.call, audit, seeds[b]))
+                            for b in range(start, min(start + workers, len(seeds)))]  # fmt: skip
+                for b, future in batch:
+                    tables[b] = future.result()
+                    yield tables[b]
 
-        tables = []
-        for table in progress_bar(in_batches(), enabled=settings.progress, desc="splits", total=len(seeds)):
-            tables.append(table)
-            if len(tables) >= first and _settled(tables, LEVEL_SHARE):
-                break
-    return tables
+        try:
+            for _ in progress_bar(in_batches(), enabled=settings.progress, desc="splits", total=len(seeds)):
+                if len(tables) >= first and _settled(list(tables.values()), LEVEL_SHARE):
+                    break
+        except KeyboardInterrupt as interrupt:  # Ctrl-C (in this thread) or a split's own
+            calls.stop([future for _, future in batch])
+            tables.update((b, future.result()) for b, future in batch
+                          if b not in tables and not future.cancelled() and future.exception() is None)  # fmt: skip
+            return dict(sorted(tables.items())), interrupt
+        except BaseException:  # an error in a split: the others stop too
+            calls.stop([future for _, future in batch])
+            raise
+    return tables, None
 
 
 def audit_many_splits(whole, settings, *, validation, min_support, thresholds=True, nbins=5):
@@ -333,16 +397,42 @@ def audit_many_splits(whole, settings, *, validation, min_support, thresholds=Tr
         (``significant``, ``p_value_corrected``, ``failure``, ``delta`` and
         its interval), ``splits_found``, ``splits_significant``,
         ``splits_named`` and ``split``; ``attrs['splits']`` says how.
+
+    Raises
+    ------
+    InterruptedSplits
+        Ctrl-C after a split finished: the splits still running are stopped,
+        and its ``table`` is the aggregate of the finished ones, with e-BH
+        over the B planned (:data:`MAX_SPLITS` for 'auto'), each unfinished
+        split counted as rejecting nothing (:func:`aggregate`'s
+        ``planned``); when only one finished, that split's own table.
+    KeyboardInterrupt
+        Ctrl-C before any split finished.
     """
-    gamma = LEVEL_SHARE
     auto = settings.splits == "auto"
     seeds = split_seeds(settings.random_state, MAX_SPLITS if auto else settings.splits)
     workers = settings.n_jobs if settings.n_jobs > 1 else min(os.cpu_count() or 1, FIRST_SPLITS)
-    tables = _split_tables(whole, settings, seeds, validation=validation, min_support=min_support,
-                           thresholds=thresholds, nbins=nbins, first=FIRST_SPLITS if auto else len(seeds),
-                           workers=workers)  # fmt: skip
+    tables, interrupt = _split_tables(whole, settings, seeds, validation=validation, min_support=min_support,
+                                      thresholds=thresholds, nbins=nbins, first=FIRST_SPLITS if auto else len(seeds),
+                                      workers=workers)  # fmt: skip
+    if interrupt is None:
+        return _aggregated(whole, settings, list(tables.values()), seeds[:len(tables)], validation=validation)
+    if not tables:
+        raise KeyboardInterrupt from interrupt  # nothing finished: nothing to keep
+    if len(tables) == 1:
+        raise InterruptedSplits(next(iter(tables.values())), 1, len(seeds), at_most=auto) from interrupt
+    table = _aggregated(whole, settings, list(tables.values()), [seeds[b] for b in tables], validation=validation,
+                        planned=len(seeds))  # fmt: skip
+    raise InterruptedSplits(table, len(tables), len(seeds), at_most=auto) from interrupt
+
+
+def _aggregated(whole, settings, tables, seeds, *, validation, planned=None):
+    """The table of :func:`audit_many_splits` from the splits' ``tables`` (run
+    with ``seeds``); ``planned``: the splits fixed in advance when fewer
+    finished (:func:`aggregate`)."""
+    gamma = LEVEL_SHARE
     n_splits = len(tables)
-    verdicts = aggregate(tables, settings.alpha, gamma)
+    verdicts = aggregate(tables, settings.alpha, gamma, planned)
     chosen = _representative(tables, verdicts)
     table = tables[chosen].assign(split=chosen)
     missing = [d for d in verdicts.index[verdicts["failure"]] if d not in set(table["description"])]
@@ -354,10 +444,11 @@ def audit_many_splits(whole, settings, *, validation, min_support, thresholds=Tr
     table = _with_verdicts(table, verdicts, n_splits, noun)
     table = one_line_per_idea(table, whole.search.masks_of(list(table["subgroup"])), n_splits, noun)
     table.attrs = dict(tables[chosen].attrs)
+    interrupted = {} if planned is None else {"planned": planned, "interrupted": True}
     table.attrs.update(
         alpha=settings.alpha,
         splits={"n": n_splits, "asked": settings.splits, "level_share": gamma, "split_alpha": gamma * settings.alpha,
-                "validation": validation, "seeds": seeds[:n_splits], "shown": chosen, "aggregation": "e-BH"},
+                "validation": validation, "seeds": list(seeds), "shown": chosen, "aggregation": "e-BH", **interrupted},
         counts={**table.attrs["counts"], "rows": len(table), "significant": int(table["significant"].sum())},
     )  # fmt: skip
     return table
