@@ -13,11 +13,14 @@ refined path (:func:`subroc_ext.scoring.null_sampling.null_exceedances`).
   ``test_significance.py`` and ``test_sequential.py``.
 """
 
+import itertools
+
 import numpy as np
 import pysubgroup as ps
 import pytest
 from numba import njit
 from scipy import stats
+from sklearn.metrics import roc_auc_score
 
 import subroc_ext
 from subroc_ext.scoring import cover_kernels, null_sampling
@@ -27,7 +30,7 @@ from subroc_ext.scoring.null_sampling import (
     rank_null_values,
     reference_null_values,
 )
-from subroc_ext.scoring.rank_null import hypergeometric
+from subroc_ext.scoring.rank_null import data_auc, hypergeometric, log_reach_bound
 from test_sequential import graded_effects
 from test_significance import TARGET, attribute_patterns, null_data, planted_data
 
@@ -129,6 +132,52 @@ def test_answers_are_those_of_the_exact_values(name, ties):
             measure, cover, positives, negatives, 2000, np.random.default_rng(7), quality, thresholds[5:6]
         )  # fmt: skip
         assert (alone[0] == reached[5]).all()
+
+
+@TIES
+def test_the_reach_bound_holds_over_every_subset(ties):
+    """``log_reach_bound`` against the exact chance, every subset of small
+    data enumerated, every cut of ``2U`` from 0 to ``2PN``: never below it."""
+    rng = np.random.default_rng(1 + ties)
+    for size, positives, negatives in [(10, 2, 3), (11, 3, 3), (12, 1, 5), (12, 4, 4)]:
+        cover = random_cover(rng, size, ties, share=0.5)
+        pools = np.flatnonzero(cover.is_positive), np.flatnonzero(~cover.is_positive)
+        if len(pools[0]) < positives or len(pools[1]) < negatives:
+            continue
+        cumulative = [np.concatenate(([0], np.cumsum(c))).astype(np.int64) for c in cover.counts]
+        assert data_auc(*cumulative) == pytest.approx(roc_auc_score(cover.is_positive, cover.scores))
+        twice = np.array([
+            2 * ROCAUC().prepare(cover).value(cover.subset(np.sort(np.r_[a, b]))) * positives * negatives
+            for a in itertools.combinations(pools[0], positives) for b in itertools.combinations(pools[1], negatives)
+        ]).round().astype(int)  # fmt: skip
+        top = 2 * positives * negatives
+        for cut in range(-1, top + 2):
+            low, high = np.array([cut]), np.array([top + 1])
+            bound = np.exp(log_reach_bound(data_auc(*cumulative), positives, negatives, low, high))
+            assert (twice <= cut).mean() <= bound + 1e-12, (size, cut)
+            low, high = np.array([-1]), np.array([cut])
+            bound = np.exp(log_reach_bound(data_auc(*cumulative), positives, negatives, low, high))
+            assert (twice >= cut).mean() <= bound + 1e-12, (size, cut)
+
+
+def test_draws_far_from_every_cut_are_not_drawn_and_answer_alike(monkeypatch):
+    """A subset count whose cuts lie far in its null's tail: no draw is drawn
+    (the bound decides), and the answers are those of drawing them all."""
+    rng = np.random.default_rng(4)
+    cover = random_cover(rng, 20_000, ties=False)  # scores rank the classes well: the data's AUC near 0.6
+    measure = ROCAUC().prepare(cover)
+    quality = qualities(measure.value(cover))[(True, False)]  # mode worse: the whole data's AUC less the subset's
+    thresholds = np.array([0.25, 0.3])  # an AUC 0.25 below the data's, in subsets of 2,000 rows
+    calls = []
+    drawing = null_sampling.rank_null_draws
+    monkeypatch.setattr(null_sampling, "rank_null_draws", lambda *args: calls.append(1) or drawing(*args))
+    screened = null_exceedances(measure, cover, 600, 1400, 4096, np.random.default_rng(7), quality, thresholds)
+    assert not calls and not screened.any()
+    monkeypatch.setattr(null_sampling, "LOG_UNREACHED", -np.inf)  # every draw drawn
+    drawn = null_exceedances(measure, cover, 600, 1400, 4096, np.random.default_rng(7), quality, thresholds)
+    assert calls and (drawn == screened).all()
+    near = null_exceedances(measure, cover, 600, 1400, 512, np.random.default_rng(7), quality, np.array([0.0]))
+    assert 0.2 < near.mean() < 0.8  # a cut at the null's centre is drawn
 
 
 @pytest.mark.parametrize("cores", [2, 3])

@@ -59,9 +59,10 @@ from scipy.stats import rankdata
 from ..metrics.expected_auc import expected_roc_auc
 from ..metrics.label_draws import drawn_sums
 from ..scoring.measures import ROCAUC, Measure, RowMeanMeasure
+from ..scoring.rank_null import UNREACHED
 from .sequential import SequentialPValues, round_sizes, weighted_p_values
 
-__all__ = ["EXPECTATION_DRAWS", "MAX_SAMPLES", "UNREACHED", "Promise", "promise_test", "shortfall"]
+__all__ = ["EXPECTATION_DRAWS", "MAX_SAMPLES", "Promise", "promise_test", "shortfall"]
 
 #: Label draws per subgroup at most (a lone finding among about 300 rows can
 #: still be significant after Benjamini-Yekutieli).
@@ -79,8 +80,6 @@ _FIRST_BLOCK = 32
 _STREAM = 0x50524F4D
 #: Tags the draws that estimate a promise apart from the test's.
 _EXPECTATION_STREAM = 0x45585043
-#: The chance below which a subgroup's draws are known not to reach its statistic without drawing them.
-UNREACHED = 1e-9
 #: Slack for values equal up to rounding.
 _TOLERANCE = 1e-12
 
@@ -303,7 +302,7 @@ class _Subgroup:
 
     ``surely_unreached``: a ROC AUC in mode 'worse' whose Chernoff bound
     (:func:`_log_chernoff`) puts the chance that any of ``max_samples`` draws
-    reaches the statistic below :data:`UNREACHED`: its draws are all "not
+    reaches the statistic below :data:`~subroc_ext.scoring.rank_null.UNREACHED`: its draws are all "not
     reached" without being drawn, as they would be but with that chance (a
     subgroup of tens of thousands of rows many standard deviations short of
     its promise would draw to the cap)."""

@@ -37,7 +37,7 @@ from ..utils.subsets import ClassTables, random_positions
 from . import cover_kernels
 from .compiled_measures import compiled_kind, compiled_null_values
 from .measures import Measure
-from .rank_null import rank_null_draws
+from .rank_null import UNREACHED, data_auc, log_reach_bound, rank_null_draws
 
 __all__ = [
     "RANK_KINDS",
@@ -128,7 +128,9 @@ def null_exceedances(measure, dataset, positives, negatives, n_samples, rng, qua
     For a measure of :data:`RANK_KINDS` the subsets are drawn by
     :func:`~subroc_ext.scoring.rank_null.rank_null_draws`, each only as far
     as its answers need: the same answers as comparing its exact value
-    (:func:`rank_null_values` from the same ``rng`` state), bit for bit.
+    (:func:`rank_null_values` from the same ``rng`` state), bit for bit, but
+    where the draws are known to reach no threshold but with a chance below
+    :data:`~subroc_ext.scoring.rank_null.UNREACHED` (then none is drawn).
     Otherwise the values of :func:`null_values` are compared.
 
     Examples
@@ -235,19 +237,31 @@ def _boundary(statistic, thresholds, lo, hi, top, reached_below):
 #: so the draws are the same in any number of parts.
 PART_WORK = 1 << 20
 
+LOG_UNREACHED = np.log(UNREACHED)
+
 #: The cumulative class counts of the last dataset drawn from (its counts
-#: array, then the two cumulative arrays).
+#: array, then the two cumulative arrays), and its ROC AUC.
 _CUMULATIVE = [None]
 
 
 def _rank_draws(dataset, positives, negatives, n_samples, rng, low, high):
-    """:func:`~subroc_ext.scoring.rank_null.rank_null_draws` on ``dataset``, seeded from ``rng``."""
+    """:func:`~subroc_ext.scoring.rank_null.rank_null_draws` on ``dataset``, seeded from ``rng``.
+
+    Not drawn where no draw reaches a cut but with a chance below
+    :data:`~subroc_ext.scoring.rank_null.UNREACHED`
+    (:func:`~subroc_ext.scoring.rank_null.log_reach_bound`): a subgroup far
+    in the tail of its null, as every failure at scale, is then decided
+    without drawing the thousands of subsets its p-value counts (150 tests of
+    a 2 M-row run drew 62 s of them, benchmarks/RESULTS.md)."""
     cached = _CUMULATIVE[0]
     if cached is None or cached[0] is not dataset.counts.positives:
         cumulative = [np.concatenate(([0], np.cumsum(c))).astype(np.int64) for c in dataset.counts]
-        cached = (dataset.counts.positives, *cumulative)
+        cached = (dataset.counts.positives, *cumulative, data_auc(*cumulative))
         _CUMULATIVE[0] = cached  # one entry: the data of the test running
     seed, groups = int(rng.integers(2**63)), len(cached[1]) - 1
+    if len(low) and positives > 0 and negatives > 0 and \
+            log_reach_bound(cached[3], positives, negatives, low, high) + np.log(n_samples) <= LOG_UNREACHED:
+        return np.zeros(n_samples, dtype=np.int64), np.zeros((len(low), n_samples), dtype=bool)  # fmt: skip
     parts = max(1, min(cores(), n_samples * min(int(positives) + int(negatives), groups) // PART_WORK))
     starts = [n_samples * part // parts for part in range(parts + 1)]
     twice = np.empty(n_samples, dtype=np.int64)

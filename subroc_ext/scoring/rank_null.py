@@ -41,6 +41,9 @@ from numba import njit
 
 __all__ = [
     "GOLDEN_GAMMA",
+    "UNREACHED",
+    "data_auc",
+    "log_reach_bound",
     "splitmix64",
     "random_below",
     "uniform",
@@ -50,6 +53,75 @@ __all__ = [
 
 #: The increment of SplitMix64's state.
 GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+
+#: The chance below which a call's draws are known not to reach their cuts
+#: without drawing them (:func:`log_reach_bound`; the promise's label draws
+#: use the same, :mod:`subroc_ext.inference.promise`).
+UNREACHED = 1e-9
+
+
+def log_reach_bound(auc, positives, negatives, low_cuts, high_cuts):
+    """The log of an upper bound on the chance that one random subset with
+    ``positives`` and ``negatives`` of data whose ROC AUC is ``auc`` reaches
+    any cut (``2U <= low_cuts[j]`` or ``2U >= high_cuts[j]``); 0 where no bound
+    applies.
+
+    The subset's ``U / (PN)`` (its ROC AUC) has mean the data's: each of its
+    positive-negative pairs is a random pair of the data's. Swapping one of
+    its positives for another of the data's moves it by at most ``1/P``, one
+    negative by at most ``1/N``; for a subset drawn without replacement the
+    Doob martingale of its rows drawn one by one then has increments of those
+    ranges (coupling the rest of the draw by the transposition of the two
+    rows), and the Azuma-Hoeffding inequality bounds a deviation ``t`` by
+    ``exp(-2 t**2 / (1/P + 1/N))`` (McDiarmid's bounded differences [3]_).
+
+    Parameters
+    ----------
+    auc : float
+        The ROC AUC of the data the subsets are drawn from (ties counting
+        one half).
+    positives, negatives : int
+        The subset's class counts (both at least 1).
+    low_cuts, high_cuts : numpy.ndarray of int
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    .. [3] C. McDiarmid, "On the method of bounded differences", Surveys in
+       Combinatorics, 1989, pp. 148-188.
+
+    Examples
+    --------
+    Subsets of 200 positives and 200 negatives of data whose ROC AUC is 0.8
+    hardly ever rank at most as well as chance (``2U <= 2PN / 2``):
+
+    >>> float(np.exp(log_reach_bound(0.8, 200, 200, np.array([40_000]), np.array([80_001])))) < 1e-7
+    True
+    """
+    pairs = 2.0 * positives * negatives
+    spread = 1.0 / positives + 1.0 / negatives
+    mean = pairs * auc
+    low, high = np.asarray(low_cuts, dtype=float), np.asarray(high_cuts, dtype=float)
+    logs = []
+    for gap, outside in ((mean - low, low < 0), (high - mean, high > pairs)):  # outside [0, 2PN]: never reached
+        bound = np.where(gap > 0, -2.0 * (np.clip(gap, 0.0, None) / pairs) ** 2 / spread, 0.0)
+        logs.append(np.where(outside, -np.inf, bound))
+    return float(min(np.logaddexp.reduce(np.concatenate(logs)), 0.0)) if len(low_cuts) else -np.inf
+
+
+def data_auc(cum_positives, cum_negatives):
+    """The ROC AUC (ties one half) of data given by :func:`rank_null_draws`'
+    cumulative class counts over its tie groups (NaN without both classes).
+
+    >>> data_auc(np.array([0, 0, 1, 2]), np.array([0, 1, 1, 2]))  # scores: negative, positive, tied pair
+    0.625
+    """
+    pairs = float(cum_positives[-1]) * float(cum_negatives[-1])
+    twice = np.diff(cum_positives) * (cum_negatives[:-1] + cum_negatives[1:])  # each group's positives' 2U
+    return float(twice.sum()) / (2.0 * pairs) if pairs else np.nan
 
 
 @njit(cache=True, inline="always")
