@@ -186,8 +186,13 @@ class Promise:
             values = self.measure.rank_sum_values(sums, positives, negatives)
         return self.sign * self.measure.size_free(values, positives, negatives)
 
-    def observed(self, mask):
-        """The measure on the rows of ``mask`` as labelled, size-free, higher better."""
+    def observed(self, mask, ranks=None):
+        """The measure on the rows of ``mask`` as labelled, size-free, higher
+        better; ``ranks``: their scores' mid-ranks (the :meth:`draw_weights` of
+        a measure of their sum) where the caller has them, not ranked again."""
+        if ranks is not None:  # exact sums of half-integers: the value the labels' matrix gives
+            positive = self.is_positive[mask]
+            return float(self.drawn_of_sums(mask, np.array([int(positive.sum())]), np.array([ranks[positive].sum()]))[0])
         return float(self.drawn(mask, self.is_positive[mask][None, :])[0])
 
     def promised(self, mask):
@@ -310,7 +315,8 @@ class _Subgroup:
     def __init__(self, mask, promise, mode, shortfall, seed, max_samples=MAX_SAMPLES):
         self.mask, self.promise, self.mode = mask, promise, mode
         self.probabilities = promise.probabilities[mask]
-        observed = promise.observed(mask)
+        self.weights = promise.draw_weights(mask)  # the ROC AUC's: the mid-ranks
+        observed = promise.observed(mask, ranks=self.weights if promise.classes is None else None)
         if mode == "worse":  # at most the observed value plus the whole data's shortfall
             self.cut = observed + max(shortfall, 0.0) + _TOLERANCE
         elif mode == "better":
@@ -319,7 +325,6 @@ class _Subgroup:
             self.expected = promise.expected(mask)
             self.cut = abs(observed - self.expected) - abs(shortfall) - _TOLERANCE
         self.seed = _seed(seed, _STREAM, mask)
-        self.weights = promise.draw_weights(mask)  # the ROC AUC's: the mid-ranks
         self.surely_unreached = mode == "worse" and type(promise.measure) is ROCAUC and _log_chernoff(
             self.weights, self.probabilities, self.cut) + np.log(max_samples) <= np.log(UNREACHED)
 
