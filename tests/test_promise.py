@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
 from subroc_ext.inference import promise as promise_module
@@ -244,3 +245,16 @@ def test_draws_without_a_matrix_of_labels_give_the_p_values_of_the_matrix(measur
         self.mask, rng.random((draws, len(self.probabilities))) < self.probabilities))  # a matrix of labels
     pd.testing.assert_frame_equal(promise_test(masks, y, scores, scores, measure=measure, random_state=5,
                                                max_samples=20_000), tested)  # fmt: skip
+
+
+@pytest.mark.parametrize("ties", [True, False])
+def test_mid_ranks_are_rankdata_of_the_subset(ties):
+    """``Promise.mid_ranks`` (one sort of all rows) equals SciPy's ``rankdata``
+    of each subset's scores, bit for bit, ties included; an empty subset has none."""
+    rng = np.random.default_rng(ties)
+    scores = rng.integers(0, 30, 2_000) / 29 if ties else rng.random(2_000)
+    promise = Promise(ROCAUC(), rng.random(2_000) < 0.3, scores, np.full(2_000, 0.3))
+    for share in (0.01, 0.3, 0.9, 1.0):
+        mask = rng.random(2_000) < share
+        assert promise.mid_ranks(mask).tolist() == rankdata(scores[mask]).tolist()
+    assert promise.mid_ranks(np.zeros(2_000, dtype=bool)).tolist() == []

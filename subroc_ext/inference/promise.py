@@ -54,9 +54,9 @@ import zlib
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
-from scipy.stats import rankdata
 
 from ..metrics.expected_auc import expected_roc_auc
+from ..metrics.kernels import sort_by_score
 from ..metrics.label_draws import drawn_sums
 from ..scoring.measures import ROCAUC, Measure, RowMeanMeasure
 from ..scoring.rank_null import UNREACHED
@@ -146,6 +146,8 @@ class Promise:
             else None  # fmt: skip
         # the ROC AUC itself (a subclass may change its value) and the row means have a formula
         self._has_formula = type(measure) is ROCAUC or self.classes is not None
+        # a measure of its positives' rank sum (ROC AUC, ARL): drawn and observed from the mid-ranks
+        self._of_rank_sums = self.classes is None and type(measure).rank_sum_values is not Measure.rank_sum_values
 
     def drawn_values(self, mask, labels):
         """The measure on the rows of ``mask`` for each draw of their labels
@@ -171,9 +173,33 @@ class Promise:
         if self.classes is not None:
             positive, negative = (values[mask] for values in self.classes)
             return positive - negative
-        if type(self.measure).rank_sum_values is not Measure.rank_sum_values:
-            return rankdata(self.scores[mask])
-        return None
+        return self.mid_ranks(mask) if self._of_rank_sums else None
+
+    @functools.cached_property
+    def _by_score(self):
+        """The rows in ascending stable score order and the tie group of each."""
+        return sort_by_score(self.scores)
+
+    def mid_ranks(self, mask):
+        """The mid-ranks of the scores of the rows of ``mask`` among themselves
+        (``scipy.stats.rankdata``'s), from the rows sorted once: no sort per
+        subset (a subset of half a million rows ranked in a tenth of the time).
+
+        >>> promise = Promise(ROCAUC(), np.zeros(5, bool), np.array([0.3, 0.1, 0.3, 0.9, 0.1]), np.full(5, 0.5))
+        >>> promise.mid_ranks(np.array([True, True, True, False, False])).tolist()
+        [2.5, 1.0, 2.5]
+        """
+        order, groups = self._by_score
+        inside = mask[order]
+        tied = groups[inside]
+        count = len(tied)
+        if not count:
+            return np.zeros(0)
+        starts = np.flatnonzero(np.concatenate(([True], tied[1:] != tied[:-1])))
+        ends = np.append(starts[1:], count)
+        ranks = np.empty(count)
+        ranks[np.cumsum(mask)[order[inside]] - 1] = np.repeat((starts + 1 + ends) / 2, ends - starts)
+        return ranks
 
     def drawn_of_sums(self, mask, positives, sums):
         """:meth:`drawn` of draws given by their positives and the sums of their
@@ -188,9 +214,10 @@ class Promise:
 
     def observed(self, mask, ranks=None):
         """The measure on the rows of ``mask`` as labelled, size-free, higher
-        better; ``ranks``: their scores' mid-ranks (the :meth:`draw_weights` of
-        a measure of their sum) where the caller has them, not ranked again."""
-        if ranks is not None:  # exact sums of half-integers: the value the labels' matrix gives
+        better; ``ranks``: their scores' :meth:`mid_ranks` where the caller
+        has them (a measure of their sum), not ranked again."""
+        if self._of_rank_sums:  # exact sums of half-integers: the value the labels' matrix gives
+            ranks = self.mid_ranks(mask) if ranks is None else ranks
             positive = self.is_positive[mask]
             return float(self.drawn_of_sums(mask, np.array([int(positive.sum())]), np.array([ranks[positive].sum()]))[0])
         return float(self.drawn(mask, self.is_positive[mask][None, :])[0])
@@ -316,7 +343,7 @@ class _Subgroup:
         self.mask, self.promise, self.mode = mask, promise, mode
         self.probabilities = promise.probabilities[mask]
         self.weights = promise.draw_weights(mask)  # the ROC AUC's: the mid-ranks
-        observed = promise.observed(mask, ranks=self.weights if promise.classes is None else None)
+        observed = promise.observed(mask, ranks=self.weights)
         if mode == "worse":  # at most the observed value plus the whole data's shortfall
             self.cut = observed + max(shortfall, 0.0) + _TOLERANCE
         elif mode == "better":
