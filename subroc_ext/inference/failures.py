@@ -305,7 +305,7 @@ class _Tests:
         self.kinds = rows.kinds.to_numpy(dtype=bool)
         self.promised = rows.promise is not None
         self.measure = ROCAUC() if rows.measure is None else rows.measure
-        self.promise_rows = np.ones(len(rows.frame), dtype=bool) if rows.promise_rows is None else rows.promise_rows
+        self.promise_rows = rows.promise_rows
 
     def fewest(self, mask):
         """The kind of row ``mask`` holds fewest of, and how many."""
@@ -325,8 +325,13 @@ class _Tests:
         if self.mode != "both" or not self.promised or self.rows.promise_rows is not None or \
                 self.measure.mode_aliases:  # fmt: skip
             return note_words(self.mode, self.measure.name)
-        lower = self._promise.observed(mask[self.promise_rows]) < self._promise.observed(self.promise_rows)
+        lower = self._promise.observed(mask) < self._promise.observed(np.ones(len(mask), dtype=bool))
         return note_words("worse" if lower else "better", self.measure.name)
+
+    def promised_rows(self, mask):
+        """``mask`` over the rows the promise describes (:attr:`JudgedRows.promise_rows`;
+        ``mask`` itself, not a copy, where it describes them all)."""
+        return mask if self.promise_rows is None else mask[self.promise_rows]
 
     @functools.cached_property
     def _promise(self):
@@ -337,14 +342,14 @@ class _Tests:
         """How far the rows of ``mask`` fall short of their scores' promise, in the
         direction of the mode: of two descriptions of one failure, the one
         holding fewer rows that keep their promise falls shorter."""
-        mask = mask[self.promise_rows]
+        mask = self.promised_rows(mask)
         gap = self._promise.expected(mask) - self._promise.observed(mask)
         return {"worse": gap, "better": -gap}.get(self.mode, abs(gap))
 
     def promise(self, masks, method=None, weights=None, alpha=None):
         """Each mask's label-draw test of its promise: (corrected p-values, rejected)."""
         tested = self._promise.test(
-            [mask[self.promise_rows] for mask in masks], mode=self.mode, method=method or self.rules.method,
+            [self.promised_rows(mask) for mask in masks], mode=self.mode, method=method or self.rules.method,
             alpha=alpha or self.rules.alpha, weights=weights,
         )  # fmt: skip
         return tested["p_value_corrected"].to_numpy(), tested["significant"].to_numpy(dtype=bool)

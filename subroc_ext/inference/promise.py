@@ -354,6 +354,8 @@ class _Subgroup:
         self.seed = _seed(seed, _STREAM, mask)
         self.surely_unreached = mode == "worse" and type(promise.measure) is ROCAUC and _log_chernoff(
             self.weights, self.probabilities, self.cut) + np.log(max_samples) <= np.log(UNREACHED)
+        if self.surely_unreached:  # never drawn: its rows' arrays not kept (a test of 100 large
+            self.probabilities = self.weights = None  # subgroups held 370 MB of them at 2 M rows)
 
     def reaches(self, draws, batch, needed=None):
         """Whether each of ``draws`` label draws of round ``batch`` reaches the
