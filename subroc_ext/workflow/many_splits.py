@@ -15,7 +15,7 @@ any dependence between the splits:
   scores); a pattern a split does not reject gets the e-value 0 there;
 * split b's rejection set R_b (its significant rows, and separately its
   headline failures) gives each pattern ``e_b = m 1{j in R_b} / (gamma
-  alpha |R_b|)``; their mean over the splits is an e-value, and e-BH at
+  alpha |R_b|)``; their mean over the splits planned is an e-value, and e-BH at
   ``alpha`` rejects the k largest where k is the largest with ``e_(k) >= m /
   (alpha k)`` (m cancels: a pattern needs ``mean_b 1{j in R_b} / |R_b| >=
   gamma / k``, about a share ``gamma`` of the splits);
