@@ -89,14 +89,20 @@ class InterruptedSplits(InterruptedRun):
         largest number of splits, ``at_most``).
     aggregated : bool
         Whether ``table`` is the aggregate (two or more finished).
+
+    Parameters
+    ----------
+    how : str, optional
+        The aggregate's test in words, as its headline says it
+        (:func:`~subroc_ext.workflow.many_splits.planned_text`); with two
+        or more finished.
     """
 
-    def __init__(self, table, finished, planned, at_most=False):
+    def __init__(self, table, finished, planned, at_most=False, how=None):
         self.finished, self.planned = finished, planned
         when = f"after {finished} of {'at most ' * at_most}{planned} splits"
         if self.aggregated:
-            kept = f"aggregated ({finished} splits)"
-            missing = f"e-BH over the {planned} planned, the {planned - finished} unfinished rejecting nothing"
+            kept, missing = f"aggregated ({finished} splits)", how
         else:
             alpha = table.attrs.get("alpha")
             level = "" if alpha is None else f" (its test at alpha {alpha:g})"

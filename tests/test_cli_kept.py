@@ -217,8 +217,8 @@ def test_a_signal_during_the_splits_writes_the_aggregate_of_those_finished(tmp_p
     printed = capsys.readouterr()
     ended = "interrupted" if name == "SIGINT" else "terminated"
     assert printed.err.splitlines()[-1] == (
-        f"subroc-ext: {ended} after 4 of 8 splits; the aggregate of those 4 is written to {out.resolve()} "
-        "(e-BH over the 8 planned, the 4 unfinished rejecting nothing)")  # fmt: skip
+        f"subroc-ext: {ended} after 4 of 8 splits; the aggregate of those 4 is written to {out.resolve()}: "
+        "e-BH over the 8 random splits planned (interrupted after 4: the 4 unfinished count as rejecting nothing)")  # fmt: skip
     assert {"subgroups.csv", "findings.json", "report.html"} <= set(os.listdir(out))
     assert all((out / file).read_text(errors="replace") != "earlier" for file in os.listdir(out))
     table = pd.read_csv(out / "subgroups.csv")

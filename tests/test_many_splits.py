@@ -168,20 +168,28 @@ def test_splits_must_be_a_positive_integer(splits):
         find_subgroups(_planted(400), label="label", score="score", splits=splits, progress=False)
 
 
-def _named_tables(counts, n):
-    """``n`` split tables in which pattern i is named in the first ``counts[i]``."""
-    return [pd.DataFrame({"description": [f"p{i}" for i in range(len(counts))],
-                          "failure": [b < c for c in counts]}) for b in range(n)]
+def _named_tables(counts, n, interval=(0.1, 0.3)):
+    """``n`` split tables in which pattern i is named (alone or beside the
+    others named there), with ``interval``, in the first ``counts[i]``."""
+    return [pd.DataFrame({"description": [f"p{i}" for i in range(len(counts))], "quality": 1.0,
+                          "significant": [b < c for c in counts], "failure": [b < c for c in counts],
+                          "delta": 0.2, "delta_ci_low": [interval[0] if b < c else -0.1 for c in counts],
+                          "delta_ci_high": [interval[1] if b < c else 0.3 for c in counts]}) for b in range(n)]
 
 
-def test_settled_when_every_named_share_is_clearly_on_one_side():
+def test_settled_when_every_named_pattern_is_a_failure_or_clearly_below():
     from subroc_ext.workflow.many_splits import _settled
 
-    assert _settled(_named_tables([0, 0], 4), LEVEL_SHARE)  # nothing named: nothing to settle
-    assert _settled(_named_tables([4], 4), LEVEL_SHARE)  # named by all four: 90 % interval above 0.3
-    assert not _settled(_named_tables([4, 1], 4), LEVEL_SHARE)  # once in four: could be either side
-    assert not _settled(_named_tables([2], 6), LEVEL_SHARE)
-    assert _settled(_named_tables([16, 1], 16), LEVEL_SHARE)  # once in 16: below
+    assert _settled(_named_tables([0, 0], 4), 0.05)  # nothing named: nothing to settle
+    # named by all: a failure only once 5 of the 16 planned name it, its interval beyond 0 once 6 of 16 do
+    assert not _settled(_named_tables([4], 4), 0.05)
+    assert not _settled(_named_tables([5], 5), 0.05)
+    assert _settled(_named_tables([6], 6), 0.05)
+    assert _settled(_named_tables([5], 5, interval=(np.nan, np.nan)), 0.05)  # no interval to wait for
+    assert _settled(_named_tables([4], 4), 0.05, planned=4)  # B = 4: 4 of 4
+    assert not _settled(_named_tables([6, 1], 6), 0.05)  # once in six: could be either side
+    assert not _settled(_named_tables([2], 6), 0.05)
+    assert _settled(_named_tables([16, 1], 16), 0.05)  # once in 16: below
 
 
 def test_auto_splits_do_not_depend_on_the_threads():
@@ -315,3 +323,95 @@ def test_aggregate_over_the_planned_splits_counts_the_unfinished_as_rejecting_no
     assert (planned["p_value_corrected"] >= finished["p_value_corrected"]).all()
     with pytest.raises(ValueError, match="planned must be at least the 2 splits"):
         aggregate(tables, 0.05, planned=1)
+
+
+def _scripted(monkeypatch, named_in, stop=None):
+    """``audit_one_split`` of the many splits (``random_state=0``) replaced by a
+    script: each split's table is the first split's real one with nothing
+    significant but its first row, ``'a'``, which split b (by its position
+    among the seeds) names alone, with an interval above 0, exactly when
+    ``named_in(b)``; given ``stop`` (a function of the tables that ran), it
+    decides when 'auto' stops instead of its own rule. Returns the
+    description of ``'a'`` (filled in at the first split)."""
+    import threading
+
+    from subroc_ext.workflow import many_splits
+
+    real, seeds, lock, template = many_splits.audit_one_split, split_seeds(0, 16), threading.Lock(), {}
+
+    def audit(checked, settings, **kwargs):
+        with lock:
+            if "table" not in template:
+                template["table"] = real(checked, settings, **kwargs)
+        table = template["table"].copy()
+        table.attrs = template["table"].attrs
+        named = named_in(seeds.index(settings.random_state))
+        a = np.arange(len(table)) == 0
+        table["significant"], table["failure"] = a & named, a & named
+        table["failure_of"], table["failure_note"] = np.nan, ""
+        table.loc[a, ["delta", "delta_ci_low", "delta_ci_high"]] = [0.2, 0.1, 0.3] if named else [0.05, -0.1, 0.2]
+        template["a"] = table["description"].iloc[0]
+        return table
+
+    monkeypatch.setattr(many_splits, "audit_one_split", audit)
+    if stop is not None:
+        monkeypatch.setattr(many_splits, "_settled", lambda tables, *args, **kwargs: stop(tables))
+    return template
+
+
+def _auto(monkeypatch, named_in, stop=None):
+    """The 'auto' table of :func:`_scripted`'s splits, and the row of ``'a'``."""
+    template = _scripted(monkeypatch, named_in, stop)
+    table = find_subgroups(_planted(800), label="label", score="score", splits="auto", depth=1, progress=False,
+                           random_state=0)  # fmt: skip
+    return table, table.set_index("description").loc[template["a"]]
+
+
+def test_auto_aggregates_over_the_sixteen_planned_whenever_it_stops(monkeypatch):
+    """A pattern named in the first 4 splits and never again: its share of the
+    4 that ran is 1, of the 16 planned 0.25, under e-BH's 0.3: 'auto' (whose
+    number of splits depends on what they found) must not name it. Named in
+    every split, it is named once its e-values summed over those that ran
+    reach e-BH's bar as a share of 16 (5 splits alone) and its interval
+    excludes 0 (6 of 16 intervals): then more splits cannot change either,
+    and 'auto' stops there, the 10 not run counting as rejecting nothing."""
+    from subroc_ext.workflow.many_splits import MAX_SPLITS
+
+    table, a = _auto(monkeypatch, lambda b: b < 4)
+    assert not a["failure"] and not a["significant"] and a["splits_named"] == 4
+    assert table.attrs["splits"]["planned"] == MAX_SPLITS
+    assert a["p_value_corrected"] == pytest.approx(LEVEL_SHARE * 0.05 * MAX_SPLITS / 4)  # 1 / (e / m), e summed / 16
+    table, a = _auto(monkeypatch, lambda b: True)
+    assert a["failure"] and a["splits_named"] == 6 and a["delta_ci_low"] == pytest.approx(0.1)
+    splits = table.attrs["splits"]
+    assert (splits["n"], splits["planned"]) == (6, MAX_SPLITS) and "interrupted" not in splits
+    assert a["p_value_corrected"] == pytest.approx(LEVEL_SHARE * 0.05 * MAX_SPLITS / 6)
+    said = "e-BH over the 16 random splits planned (settled after 6: the 10 not run count as rejecting nothing)"
+    assert said in headline(table).text()
+
+
+def test_auto_keeps_the_false_discovery_rate_under_the_worst_stopping_rule(monkeypatch):
+    """The complete null, exactly: each split names the one pattern 'a' with the
+    chance 0.3 alpha (its own false discovery rate at its level), the splits
+    dependent so that, in 5 disjoint events of that chance each, it is named
+    by the splits 1-2, 3-4, 5-6, 7-9 or 10-13 (each split in one event: its
+    chance is 0.3 alpha), else by none. A rule stopping as soon as the mean
+    over the splits that ran would reject (after 4, 4, 6, 9 and 13 splits)
+    made that mean name 'a' with the chance 5 x 0.015 = 0.075 > alpha, and
+    its expected e-value 1.97 > 1. Whatever the rule, 'auto' names it with a
+    chance at most alpha at every level: the e-values summed over the splits
+    that ran and divided by the 16 planned."""
+    chance = LEVEL_SHARE * 0.05
+    events = [range(0, 2), range(2, 4), range(4, 6), range(6, 9), range(9, 13)]
+
+    def mean_rejects(tables):  # the adversary: stop once the mean over those that ran names it
+        return bool(aggregate(tables, 0.05)["failure"].any())
+
+    levels = []
+    for event in [*events, range(0)]:
+        _, a = _auto(monkeypatch, lambda b: b in event, stop=mean_rejects)
+        levels.append(a["p_value_corrected"])  # e-BH's level: the smallest alpha at which it is named
+        monkeypatch.undo()
+    weights = np.array([chance] * len(events) + [1 - chance * len(events)])
+    for alpha in sorted({0.05, *levels}):  # P(named at the level alpha) <= alpha, at every level
+        assert weights[np.array(levels) <= alpha].sum() <= alpha + 1e-12

@@ -329,7 +329,7 @@ def run_command(args):
             return code
         cut = interrupted.partial
         return report_interrupted(args, f"{cut.when}; the aggregate of those {interrupted.finished} is written to "
-                                        f"{Path(args.out).resolve()} ({cut.missing})")  # fmt: skip
+                                        f"{Path(args.out).resolve()}: {cut.missing}")  # fmt: skip
 
     return gated(args, table, {"search": search, "validation": validation}, written)
 

@@ -15,6 +15,7 @@ from statsmodels.stats.multitest import multitest_alias, multitest_methods_names
 
 from ..inference.verdicts import level_text
 from ..scoring.shortfall import SUFFIX
+from ..workflow.many_splits import planned_text
 from .page import Html, format_number, format_p_value
 
 __all__ = [
@@ -133,12 +134,8 @@ def splits_text(attrs):
     splits = attrs.get("splits")
     if not splits:
         return ""
-    over = f"{splits['n']} random splits"
-    if splits.get("interrupted"):
-        unfinished = splits["planned"] - splits["n"]
-        over = (f"the {splits['planned']} random splits planned (interrupted after {splits['n']}: the {unfinished} "
-                "unfinished count as rejecting nothing)")  # fmt: skip
-    return f"e-BH over {over}, each testing at alpha {splits['split_alpha']:g} ({attrs.get('method', 'fdr_by')})"
+    over = planned_text(splits["n"], splits.get("planned", splits["n"]), splits.get("interrupted", False))
+    return f"{over}, each testing at alpha {splits['split_alpha']:g} ({attrs.get('method', 'fdr_by')})"
 
 
 def intervals_text(attrs, confidence=0.95):
@@ -148,7 +145,7 @@ def intervals_text(attrs, confidence=0.95):
     if splits:
         share = splits["level_share"]
         n = splits.get("planned", splits["n"])
-        unfinished = " or did not finish" if splits.get("interrupted") else ""
+        unfinished = "" if n == splits["n"] else " or did not finish" if splits.get("interrupted") else " or did not run"
         return (f"each interval aggregates the {n} splits' intervals (the {1 - share:.0%} quantile of "
                 f"their low ends, the {share:.0%} quantile of their high ends; a split that did not test the row"
                 f"{unfinished} counts as unbounded): it lies beyond 0 where {share:.0%} of the splits' intervals "

@@ -15,7 +15,7 @@ any dependence between the splits:
   scores); a pattern a split does not reject gets the e-value 0 there;
 * split b's rejection set R_b (its significant rows, and separately its
   headline failures) gives each pattern ``e_b = m 1{j in R_b} / (gamma
-  alpha |R_b|)``; their mean over the splits is an e-value, and e-BH at
+  alpha |R_b|)``; their mean over the splits planned is an e-value, and e-BH at
   ``alpha`` rejects the k largest where k is the largest with ``e_(k) >= m /
   (alpha k)`` (m cancels: a pattern needs ``mean_b 1{j in R_b} / |R_b| >=
   gamma / k``, about a share ``gamma`` of the splits);
@@ -34,11 +34,16 @@ aggregate (its measures, counts and notes), with the aggregate's verdicts;
 a pattern the aggregate names that this split did not keep is added from
 the first split that named it (``split`` says which split describes a row).
 
-Ctrl-C (SIGTERM on the command line) stops the splits still running and
-keeps those that finished (:class:`~subroc_ext.exceptions.InterruptedSplits`):
-their aggregate, with e-BH over the B splits planned, each unfinished one
-rejecting nothing, since a mean over the splits that happened to finish
-would not be an e-value (:func:`aggregate`'s ``planned``).
+``splits='auto'`` runs :data:`FIRST_SPLITS` splits and more, up to
+:data:`MAX_SPLITS`, until each decision is settled (:func:`_settled`).
+Since how many run depends on what they found, a mean over those would not
+be an e-value (nor would a share of their intervals keep its coverage): the
+aggregate is over the :data:`MAX_SPLITS` planned, each split not run
+rejecting nothing and its interval unbounded (:func:`aggregate`'s
+``planned``), valid whatever the rule that stopped them. Ctrl-C (SIGTERM on
+the command line) stops the splits still running and keeps those that
+finished (:class:`~subroc_ext.exceptions.InterruptedSplits`): their
+aggregate, over the B splits planned in the same way.
 
 References
 ----------
@@ -67,14 +72,35 @@ from ..utils.progress import progress_bar
 from .single_split import audit_one_split
 
 __all__ = ["FIRST_SPLITS", "LEVEL_SHARE", "MAX_SPLITS", "aggregate", "audit_many_splits", "e_bh", "one_line_per_idea",
-           "split_seeds"]  # fmt: skip
+           "planned_text", "split_seeds"]  # fmt: skip
 
 #: gamma: each split tests at ``gamma * alpha``; a pattern needs about this share of the splits.
 LEVEL_SHARE = 0.3
 #: ``splits='auto'``: the splits run first, and at most.
 FIRST_SPLITS, MAX_SPLITS = 4, 16
-#: ``splits='auto'`` adds splits until each named pattern's share is this sure to lie on one side of gamma.
+#: ``splits='auto'``: a named pattern not yet a failure is settled once its share is this sure to lie below gamma.
 SETTLED = 0.9
+
+
+def planned_text(n, planned, interrupted=False):
+    """How an aggregate of ``n`` splits was tested, in words: e-BH over the
+    ``planned`` splits, those that did not run (``interrupted``: did not
+    finish) counting as rejecting nothing (:func:`aggregate`'s ``planned``).
+
+    Examples
+    --------
+    >>> planned_text(8, 8)
+    'e-BH over 8 random splits'
+    >>> planned_text(6, 16)
+    'e-BH over the 16 random splits planned (settled after 6: the 10 not run count as rejecting nothing)'
+    >>> planned_text(4, 8, interrupted=True)
+    'e-BH over the 8 random splits planned (interrupted after 4: the 4 unfinished count as rejecting nothing)'
+    """
+    if n == planned and not interrupted:
+        return f"e-BH over {n} random splits"
+    why, rest = ("interrupted", "unfinished") if interrupted else ("settled", "not run")
+    return f"e-BH over the {planned} random splits planned ({why} after {n}: the {planned - n} {rest} count as " \
+           "rejecting nothing)"  # fmt: skip
 
 
 def split_seeds(random_state, n):
@@ -160,16 +186,24 @@ def aggregate(tables, alpha, gamma=LEVEL_SHARE, planned=None):
     gamma : float, default=LEVEL_SHARE
     planned : int, optional
         The number of splits fixed before any ran (default ``len(tables)``),
-        when fewer finished (a run interrupted): each split that did not
-        finish rejects nothing (its e-values 0) and its interval is
-        unbounded. An average over the splits that happened to finish would
-        not be an e-value: when the run was cut can depend on the splits'
-        results (a split's running time does, and the progress line shows
-        them finishing), and a mean of e-values stopped at a time chosen so
-        is not one (stopped after a first e-value of 2 whose chance is 1/2,
-        else after a second, the mean's expectation is 5/4). The mean over
-        ``planned`` with zeros is at most the mean of all ``planned`` splits'
-        e-values (they are nonnegative), whatever finished: e-BH stays valid.
+        when fewer ran (``splits='auto'`` stopped early, or a run was
+        interrupted): each split that did not run rejects nothing (its
+        e-values 0) and its interval is unbounded. An average over the splits
+        that ran would not be an e-value when their number depends on their
+        results ('auto' stops on them; when a run is cut can depend on them
+        too: a split's running time does, and the progress line shows them
+        finishing), and a mean of e-values stopped at a time chosen so is not
+        one (stopped after a first e-value of 2 whose chance is 1/2, else
+        after a second, the mean's expectation is 5/4). The sum over those
+        that ran divided by ``planned`` is at most the mean of all
+        ``planned`` splits' e-values (they are nonnegative), whichever ran:
+        its expectation is at most 1, and e-BH stays valid. So do the
+        intervals: each aggregated interval misses the effect only where a
+        share ``gamma`` of the ``planned`` splits' intervals miss it (on one
+        side), whose chance is at most ``(gamma alpha) / gamma = alpha`` by
+        Markov's inequality over the ``planned``, whichever ran; a share of
+        the splits that ran, their number chosen by what they found, has no
+        such bound.
 
     Returns
     -------
@@ -224,7 +258,7 @@ def _representative(tables, verdicts):
     return int(np.argmax([agreement(t) for t in tables]))
 
 
-def _with_verdicts(table, verdicts, n_splits, noun):
+def _with_verdicts(table, verdicts, n_splits, planned, noun):
     """``table`` (one split's) with the aggregate's verdicts, counts, effects and notes."""
     v = verdicts.reindex(table["description"]).set_index(table.index)
     table = table.assign(**{c: v[c] for c in ("splits_found", "splits_significant", "splits_named")})
@@ -234,8 +268,9 @@ def _with_verdicts(table, verdicts, n_splits, noun):
     table["verdict"] = np.where(table["significant"], "significant", "not significant")
     table["p_value_exact"] = True  # e-BH's level of these e-values, not a stopped test's bound
     dropped = was_failure & ~table["failure"] & table["significant"]
+    of = f"{n_splits}" if planned == n_splits else f"the {planned} planned ({n_splits} ran)"
     table.loc[dropped, "failure_note"] = [
-        f"{noun} in too few splits: named in {k} of {n_splits}" for k in table.loc[dropped, "splits_named"]]
+        f"{noun} in too few splits: named in {k} of {of}" for k in table.loc[dropped, "splits_named"]]
     table.loc[~table["significant"], ["failure_note", "failure_of"]] = ["", np.nan]
     return table
 
@@ -313,23 +348,30 @@ def one_line_per_idea(table, masks, n_splits, noun):
     return table
 
 
-def _settled(tables, gamma, confidence=SETTLED):
-    """Whether every pattern some split named has a naming share clearly on
-    one side of ``gamma`` (its Clopper-Pearson interval at ``confidence``)."""
-    named = _per_split(tables, "failure", False).astype(bool).sum(axis=1).to_numpy()
-    named = named[named > 0]
-    if not len(named):
-        return True
+def _settled(tables, alpha, gamma=LEVEL_SHARE, planned=MAX_SPLITS, confidence=SETTLED):
+    """Whether every pattern some split named is settled: already a failure
+    of the aggregate over the ``planned`` splits with an interval beyond 0
+    (more splits only add to its e-values, and e-BH never takes a rejection
+    back when e-values grow; they only bound more of its intervals, which
+    narrows the aggregated one), or named in a share of the splits clearly
+    below ``gamma`` (its Clopper-Pearson interval at ``confidence``). Which
+    rule stops the splits does not matter for the aggregate's guarantee
+    (:func:`aggregate`'s ``planned``), only for its power and its cost."""
+    verdicts = aggregate(tables, alpha, gamma, planned)
+    named = verdicts["splits_named"].to_numpy()
     n, tail = len(tables), (1 - confidence) / 2
-    low = np.where(named > 0, stats.beta.ppf(tail, named, n - named + 1), 0.0)
     high = np.where(named < n, stats.beta.ppf(1 - tail, named + 1, n - named), 1.0)
-    return bool(np.all((low > gamma) | (high < gamma)))
+    lows, highs = verdicts["delta_ci_low"].to_numpy(float), verdicts["delta_ci_high"].to_numpy(float)
+    no_interval = np.isnan([_per_split(tables, end, np.nan).reindex(verdicts.index).to_numpy(float)
+                            for end in ("delta_ci_low", "delta_ci_high")]).all(axis=(0, 2))  # fmt: skip
+    failure = verdicts["failure"].to_numpy(bool) & ((lows > 0) | (highs < 0) | no_interval)  # none to wait for
+    return bool(np.all((named == 0) | failure | (high < gamma)))
 
 
 def _split_tables(whole, settings, seeds, *, validation, min_support, thresholds, nbins, first, workers):
-    """Each split's table, in the order of ``seeds``, until the splits'
-    naming of every pattern is settled (:func:`_settled`; at least ``first``
-    splits): ``workers`` splits at a time, in threads (the kernels release
+    """Each split's table, in the order of ``seeds``, until every decision
+    is settled (:func:`_settled`, the aggregate over all ``seeds``; at least
+    ``first`` splits): ``workers`` splits at a time, in threads (the kernels release
     the GIL); the splits run beyond the stop are not used, so the answer does
     not depend on ``workers``.
 
@@ -360,7 +402,7 @@ def _split_tables(whole, settings, seeds, *, validation, min_support, thresholds
 
         try:
             for _ in progress_bar(in_batches(), enabled=settings.progress, desc="splits", total=len(seeds)):
-                if len(tables) >= first and _settled(list(tables.values()), LEVEL_SHARE):
+                if len(tables) >= first and _settled(list(tables.values()), settings.alpha, LEVEL_SHARE, len(seeds)):
                     break
         except KeyboardInterrupt as interrupt:  # Ctrl-C (in this thread) or a split's own
             calls.stop([future for _, future in batch])
@@ -383,8 +425,10 @@ def audit_many_splits(whole, settings, *, validation, min_support, thresholds=Tr
     settings : AuditSettings
         ``settings.splits``: B, the number of splits (at least 2), or 'auto':
         :data:`FIRST_SPLITS` and more, up to :data:`MAX_SPLITS`, until
-        every pattern a split named is named in a share of the splits
-        clearly above or below ``gamma`` (:func:`_settled`).
+        every pattern a split named is a failure of the aggregate (with
+        its interval beyond 0) or named in a share of the splits clearly
+        below ``gamma`` (:func:`_settled`); aggregated over the
+        :data:`MAX_SPLITS` planned, each not run rejecting nothing.
     validation : float
         The fraction held out in each split.
     min_support, thresholds, nbins
@@ -396,7 +440,8 @@ def audit_many_splits(whole, settings, *, validation, min_support, thresholds=Tr
         The representative split's table with the aggregate's verdicts
         (``significant``, ``p_value_corrected``, ``failure``, ``delta`` and
         its interval), ``splits_found``, ``splits_significant``,
-        ``splits_named`` and ``split``; ``attrs['splits']`` says how.
+        ``splits_named`` and ``split``; ``attrs['splits']`` says how (``n``
+        the splits that ran, ``planned`` those the aggregate is over).
 
     Raises
     ------
@@ -405,7 +450,8 @@ def audit_many_splits(whole, settings, *, validation, min_support, thresholds=Tr
         and its ``table`` is the aggregate of the finished ones, with e-BH
         over the B planned (:data:`MAX_SPLITS` for 'auto'), each unfinished
         split counted as rejecting nothing (:func:`aggregate`'s
-        ``planned``); when only one finished, that split's own table.
+        ``planned``; its ``how`` says so, :func:`planned_text`); when only
+        one finished, that split's own table.
     KeyboardInterrupt
         Ctrl-C before any split finished.
     """
@@ -416,20 +462,22 @@ def audit_many_splits(whole, settings, *, validation, min_support, thresholds=Tr
                                       thresholds=thresholds, nbins=nbins, first=FIRST_SPLITS if auto else len(seeds),
                                       workers=workers)  # fmt: skip
     if interrupt is None:
-        return _aggregated(whole, settings, list(tables.values()), seeds[:len(tables)], validation=validation)
+        return _aggregated(whole, settings, list(tables.values()), seeds[:len(tables)], validation=validation,
+                           planned=len(seeds))  # fmt: skip
     if not tables:
         raise KeyboardInterrupt from interrupt  # nothing finished: nothing to keep
     if len(tables) == 1:
         raise InterruptedSplits(next(iter(tables.values())), 1, len(seeds), at_most=auto) from interrupt
     table = _aggregated(whole, settings, list(tables.values()), [seeds[b] for b in tables], validation=validation,
-                        planned=len(seeds))  # fmt: skip
-    raise InterruptedSplits(table, len(tables), len(seeds), at_most=auto) from interrupt
+                        planned=len(seeds), interrupted=True)  # fmt: skip
+    raise InterruptedSplits(table, len(tables), len(seeds), at_most=auto,
+                            how=planned_text(len(tables), len(seeds), interrupted=True)) from interrupt
 
 
-def _aggregated(whole, settings, tables, seeds, *, validation, planned=None):
+def _aggregated(whole, settings, tables, seeds, *, validation, planned, interrupted=False):
     """The table of :func:`audit_many_splits` from the splits' ``tables`` (run
-    with ``seeds``); ``planned``: the splits fixed in advance when fewer
-    finished (:func:`aggregate`)."""
+    with ``seeds``), aggregated over the ``planned`` splits fixed in advance
+    (:func:`aggregate`); ``interrupted``: fewer ran because a run was cut."""
     gamma = LEVEL_SHARE
     n_splits = len(tables)
     verdicts = aggregate(tables, settings.alpha, gamma, planned)
@@ -441,14 +489,14 @@ def _aggregated(whole, settings, tables, seeds, *, validation, planned=None):
         row = tables[b].loc[tables[b]["description"] == description].assign(split=b, failure_of=np.nan)
         table = pd.concat([table, row], ignore_index=True)
     noun = FINDING_NOUN[settings.mode if settings.mode in FINDING_NOUN else "worse"]
-    table = _with_verdicts(table, verdicts, n_splits, noun)
+    table = _with_verdicts(table, verdicts, n_splits, planned, noun)
     table = one_line_per_idea(table, whole.search.masks_of(list(table["subgroup"])), n_splits, noun)
     table.attrs = dict(tables[chosen].attrs)
-    interrupted = {} if planned is None else {"planned": planned, "interrupted": True}
     table.attrs.update(
         alpha=settings.alpha,
-        splits={"n": n_splits, "asked": settings.splits, "level_share": gamma, "split_alpha": gamma * settings.alpha,
-                "validation": validation, "seeds": list(seeds), "shown": chosen, "aggregation": "e-BH", **interrupted},
+        splits={"n": n_splits, "planned": planned, "asked": settings.splits, "level_share": gamma,
+                "split_alpha": gamma * settings.alpha, "validation": validation, "seeds": list(seeds), "shown": chosen,
+                "aggregation": "e-BH", **({"interrupted": True} if interrupted else {})},
         counts={**table.attrs["counts"], "rows": len(table), "significant": int(table["significant"].sum())},
     )  # fmt: skip
     return table

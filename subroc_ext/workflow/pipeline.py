@@ -262,9 +262,9 @@ def find_subgroups(
         Random search/validation splits of ``data`` (``validation`` the
         fraction held out in each): 1 is one split, seeded by
         ``random_state``; B > 1 runs the whole audit on B splits of the same
-        rows ('auto': 4, and more up to 16 until each pattern's share of
-        the splits naming it is settled), each at the level ``0.3 * alpha``,
-        in threads, and aggregates what they
+        rows ('auto': 4, and more up to 16 until each decision is settled,
+        aggregated over the 16 planned, those not run rejecting nothing),
+        each at the level ``0.3 * alpha``, in threads, and aggregates what they
         reject (e-BH on the splits' compound e-values: the false discovery
         rate at most ``alpha`` under any dependence between the splits), so
         that another seed gives the same answer
