@@ -4,6 +4,10 @@ threads); the search and the test raise it as the ``KeyboardInterrupt`` it
 is, so the command line exits with 130 and an interrupted test keeps the
 searched patterns."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pysubgroup as ps
 import pytest
 from search_helpers import make_qf, run
@@ -126,3 +130,37 @@ def test_ctrl_c_that_python_ignores_is_delivered_again(capfd, default_sigint):
         for _ in range(200):  # the interrupt arrives within these 2 s
             time.sleep(0.01)
     assert reference() is None and "Exception ignored" not in capfd.readouterr().err
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+STOP_THEN_PROFILE = """
+import sys, time
+from concurrent.futures import ThreadPoolExecutor
+from subroc_ext.utils.interrupts import StoppableCalls
+calls = StoppableCalls()
+def forever():
+    while True:
+        time.sleep(0.01)
+with ThreadPoolExecutor(2) as pool:
+    running = [pool.submit(calls.call, forever) for _ in range(2)]
+    time.sleep(0.1)
+    calls.stop(running)
+sys.setprofile(lambda *args: None)
+def entered():
+    return 1
+entered()
+sys.setprofile(None)
+print("done")
+"""
+
+
+def test_stopped_calls_leave_no_interrupt_pending_behind():
+    """After StoppableCalls stopped its calls, a profiler set in the same
+    interpreter (cProfile, coverage, a debugger) still runs: clearing a sent
+    interrupt with ``PyThreadState_SetAsyncExc(ident, NULL)`` had left CPython
+    3.11's flag of one pending, and the first function entered under
+    ``sys.setprofile`` looped for ever (a fresh interpreter, a time limit)."""
+    process = subprocess.run([sys.executable, "-c", STOP_THEN_PROFILE], capture_output=True, text=True, timeout=60,
+                             cwd=ROOT)  # fmt: skip
+    assert process.stdout.strip() == "done", process.stderr

@@ -116,10 +116,14 @@ def ignored_interrupts_again(previous):
 
 
 def _raise_in(ident, exception):
-    """Have the thread ``ident`` raise ``exception`` at its next step in Python
-    (``None``: forget one sent that it has not raised yet)."""
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None if exception is None
-                                               else ctypes.py_object(exception))  # fmt: skip
+    """Have the thread ``ident`` raise ``exception`` at its next step in Python.
+
+    Never called to forget one sent (``PyThreadState_SetAsyncExc(ident, NULL)``):
+    on CPython 3.11 that leaves the interpreter's flag of a pending
+    asynchronous exception set with none to raise, and a profiler or tracer
+    set afterwards (``sys.setprofile``: cProfile, coverage, a debugger) then
+    loops for ever on the first function it enters."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exception))
 
 
 class StoppableCalls:
@@ -163,10 +167,9 @@ class StoppableCalls:
                     raise KeyboardInterrupt
                 self._running.add(ident)
             return function(*args, **kwargs)
-        finally:
+        finally:  # one sent while it was ending is raised here, at the lock's acquiring: still in this call
             with self._lock:
                 self._running.discard(ident)
-            _raise_in(ident, None)  # one sent while it was ending: never raised in the pool's own code
 
     def stop(self, futures, *, poll=0.02, again=1.0):
         """End every call (a ``KeyboardInterrupt`` inside each) and wait until ``futures`` are done.
