@@ -271,8 +271,8 @@ def describe_table(checked, prepared, kept, tested):
     measure, target = prepared.statistic_qf.measure, checked.target
     splits = prepared.splits
 
-    def described(split):
-        split, dataset, p = split
+    def described(part):
+        split, dataset, p = part
         return steps.describe(kept.subgroups, dataset, target, positive_label=checked.positive_label,
                               intervals=split == "validation", suffix=f"_{split}", measure=measure, probabilities=p)
 
