@@ -69,7 +69,7 @@ class InterruptedTest(InterruptedRun):
 
 
 class InterruptedSplits(InterruptedRun):
-    """Ctrl-C while :func:`~subroc_ext.find_subgroups` ran many splits
+    """Ctrl-C while :func:`subroc_ext.find_subgroups` ran many splits
     (``splits=B`` or ``'auto'``) after at least one had finished: what the
     finished splits found.
 
