@@ -30,7 +30,8 @@ from subroc_ext.scoring.null_sampling import (
     rank_null_values,
     reference_null_values,
 )
-from subroc_ext.scoring.rank_null import data_auc, hypergeometric, log_reach_bound
+from subroc_ext.metrics.kernels import roc_auc_from_counts
+from subroc_ext.scoring.rank_null import hypergeometric, log_reach_bound
 from test_sequential import graded_effects
 from test_significance import TARGET, attribute_patterns, null_data, planted_data
 
@@ -144,8 +145,8 @@ def test_the_reach_bound_holds_over_every_subset(ties):
         pools = np.flatnonzero(cover.is_positive), np.flatnonzero(~cover.is_positive)
         if len(pools[0]) < positives or len(pools[1]) < negatives:
             continue
-        cumulative = [np.concatenate(([0], np.cumsum(c))).astype(np.int64) for c in cover.counts]
-        assert data_auc(*cumulative) == pytest.approx(roc_auc_score(cover.is_positive, cover.scores))
+        auc = roc_auc_from_counts(cover.counts)
+        assert auc == pytest.approx(roc_auc_score(cover.is_positive, cover.scores))
         twice = np.array([
             2 * ROCAUC().prepare(cover).value(cover.subset(np.sort(np.r_[a, b]))) * positives * negatives
             for a in itertools.combinations(pools[0], positives) for b in itertools.combinations(pools[1], negatives)
@@ -153,10 +154,10 @@ def test_the_reach_bound_holds_over_every_subset(ties):
         top = 2 * positives * negatives
         for cut in range(-1, top + 2):
             low, high = np.array([cut]), np.array([top + 1])
-            bound = np.exp(log_reach_bound(data_auc(*cumulative), positives, negatives, low, high))
+            bound = np.exp(log_reach_bound(auc, positives, negatives, low, high))
             assert (twice <= cut).mean() <= bound + 1e-12, (size, cut)
             low, high = np.array([-1]), np.array([cut])
-            bound = np.exp(log_reach_bound(data_auc(*cumulative), positives, negatives, low, high))
+            bound = np.exp(log_reach_bound(auc, positives, negatives, low, high))
             assert (twice >= cut).mean() <= bound + 1e-12, (size, cut)
 
 

@@ -32,12 +32,13 @@ the oracle the tests compare every sampler with.
 
 import numpy as np
 
+from ..metrics.kernels import roc_auc_from_counts
 from ..utils.parts import cores, run_parts
 from ..utils.subsets import ClassTables, random_positions
 from . import cover_kernels
 from .compiled_measures import compiled_kind, compiled_null_values
 from .measures import Measure
-from .rank_null import UNREACHED, data_auc, log_reach_bound, rank_null_draws
+from .rank_null import UNREACHED, log_reach_bound, rank_null_draws
 
 __all__ = [
     "RANK_KINDS",
@@ -256,7 +257,7 @@ def _rank_draws(dataset, positives, negatives, n_samples, rng, low, high):
     cached = _CUMULATIVE[0]
     if cached is None or cached[0] is not dataset.counts.positives:
         cumulative = [np.concatenate(([0], np.cumsum(c))).astype(np.int64) for c in dataset.counts]
-        cached = (dataset.counts.positives, *cumulative, data_auc(*cumulative))
+        cached = (dataset.counts.positives, *cumulative, roc_auc_from_counts(dataset.counts))
         _CUMULATIVE[0] = cached  # one entry: the data of the test running
     seed, groups = int(rng.integers(2**63)), len(cached[1]) - 1
     if len(low) and positives > 0 and negatives > 0 and \

@@ -42,7 +42,6 @@ from numba import njit
 __all__ = [
     "GOLDEN_GAMMA",
     "UNREACHED",
-    "data_auc",
     "log_reach_bound",
     "splitmix64",
     "random_below",
@@ -110,18 +109,6 @@ def log_reach_bound(auc, positives, negatives, low_cuts, high_cuts):
         bound = np.where(gap > 0, -2.0 * (np.clip(gap, 0.0, None) / pairs) ** 2 / spread, 0.0)
         logs.append(np.where(outside, -np.inf, bound))
     return float(min(np.logaddexp.reduce(np.concatenate(logs)), 0.0)) if len(low_cuts) else -np.inf
-
-
-def data_auc(cum_positives, cum_negatives):
-    """The ROC AUC (ties one half) of data given by :func:`rank_null_draws`'
-    cumulative class counts over its tie groups (NaN without both classes).
-
-    >>> data_auc(np.array([0, 0, 1, 2]), np.array([0, 1, 1, 2]))  # scores: negative, positive, tied pair
-    0.625
-    """
-    pairs = float(cum_positives[-1]) * float(cum_negatives[-1])
-    twice = np.diff(cum_positives) * (cum_negatives[:-1] + cum_negatives[1:])  # each group's positives' 2U
-    return float(twice.sum()) / (2.0 * pairs) if pairs else np.nan
 
 
 @njit(cache=True, inline="always")
