@@ -9,7 +9,7 @@ from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
 from subroc_ext.inference import promise as promise_module
-from subroc_ext.inference.promise import Promise, _Subgroup, promise_test
+from subroc_ext.inference.promise import FIRST_ROUND, Promise, _Subgroup, promise_test
 from subroc_ext.scoring.calibration import brier_score, calibration_gap, log_loss
 from subroc_ext.scoring.measures import PRAUC, ROCAUC, AverageRankingLoss, attribution_mean
 from subroc_ext.metrics.expected_auc import expected_roc_auc
@@ -214,9 +214,42 @@ def test_a_subgroup_far_short_of_its_promise_decides_without_draws_as_with_them(
     subgroups = [_Subgroup(mask, Promise(ROCAUC(), y, scores, scores), "worse", 0.0, 2, 20_000) for mask in masks]
     assert [s.surely_unreached for s in subgroups] == [True, True, False]
     assert screened["significant"].tolist() == [True, True, False]
-    monkeypatch.setattr(promise_module, "UNREACHED", 0.0)  # every draw drawn: the same counts, the same p-values
+    monkeypatch.setattr(promise_module, "LOG_UNREACHED", -np.inf)  # every draw drawn: the same counts and p-values
     pd.testing.assert_frame_equal(promise_test(masks, y, scores, scores, max_samples=20_000, random_state=2),
                                   screened)
+
+
+def test_rounds_screened_one_by_one_decide_as_drawn_ones(monkeypatch):
+    """A subgroup whose bound is too loose for every draw the test might ask
+    (``max_samples``) but tight enough for the rounds it does ask is not drawn
+    in them (six subgroups drew 4,096 labels of each of up to 800,000 rows at
+    2 M rows): the same p-values as with every draw drawn."""
+    rng = np.random.default_rng(9)
+    n = 40_000
+    p = rng.uniform(0.05, 0.95, n)
+    y = rng.random(n) < p
+    scores = np.where(np.arange(n) < 8_000, rng.random(n), p)  # noise in the first 8,000 rows
+    rows = np.arange(n)
+    mixed = [(rows < 300) | ((rows >= 30_000) & (rows < 30_000 + extra)) for extra in (200, 300)]
+    masks = [rows < 8_000, *mixed, rows >= 30_000]
+    promise = Promise(ROCAUC(), y, scores, scores)
+    subgroups = [_Subgroup(mask, promise, "worse", promise.shortfall, 2, 10**7) for mask in masks]
+    assert [s.surely_unreached for s in subgroups] == [True, False, False, False]
+    log_reach = np.array([s.log_reach for s in subgroups[1:3]]) - promise_module.LOG_UNREACHED
+    assert (log_reach + np.log(1024) < 0).tolist() == [True, False]  # all rounds asked of the first: screened
+    assert (log_reach + np.log(FIRST_ROUND) < 0).tolist() == [True, True]  # the second's first round only
+    drawn = []
+    original = _Subgroup._drawn
+    monkeypatch.setattr(_Subgroup, "_drawn", lambda self, rng, draws: drawn.append(int(self.mask.sum())) or
+                        original(self, rng, draws))  # fmt: skip
+    screened = promise_test(masks, y, scores, scores, max_samples=10**7, random_state=2)
+    assert screened["significant"].tolist() == [True, True, True, False]
+    assert screened["draws"].tolist()[1:3] == [1024, 1024] and set(drawn) == {600, 10_000}
+    monkeypatch.setattr(promise_module, "LOG_UNREACHED", -np.inf)  # every draw drawn: the same p-values
+    drawn.clear()
+    pd.testing.assert_frame_equal(promise_test(masks, y, scores, scores, max_samples=10**7, random_state=2),
+                                  screened)
+    assert set(drawn) == {8_000, 500, 600, 10_000}
 
 
 def test_draws_stopped_at_the_last_exceedance_give_the_same_p_values(monkeypatch):

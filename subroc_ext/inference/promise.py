@@ -59,7 +59,7 @@ from ..metrics.expected_auc import expected_roc_auc
 from ..metrics.kernels import sort_by_score
 from ..metrics.label_draws import drawn_sums
 from ..scoring.measures import ROCAUC, Measure, RowMeanMeasure
-from ..scoring.rank_null import UNREACHED
+from ..scoring.rank_null import LOG_UNREACHED
 from .sequential import SequentialPValues, round_sizes, weighted_p_values
 
 __all__ = ["EXPECTATION_DRAWS", "MAX_SAMPLES", "Promise", "promise_test", "shortfall"]
@@ -332,12 +332,16 @@ def _log_chernoff(ranks, probabilities, cut):
 class _Subgroup:
     """One subgroup's rows, observed value and the rule that a drawn value reaches it.
 
-    ``surely_unreached``: a ROC AUC in mode 'worse' whose Chernoff bound
-    (:func:`_log_chernoff`) puts the chance that any of ``max_samples`` draws
-    reaches the statistic below :data:`~subroc_ext.scoring.rank_null.UNREACHED`: its draws are all "not
-    reached" without being drawn, as they would be but with that chance (a
-    subgroup of tens of thousands of rows many standard deviations short of
-    its promise would draw to the cap)."""
+    A ROC AUC in mode 'worse' has a Chernoff bound (:func:`_log_chernoff`)
+    on the chance that one draw reaches the statistic. A round whose draws,
+    with every draw asked of the subgroup before it, reach it with a chance
+    below :data:`~subroc_ext.scoring.rank_null.UNREACHED` by that bound is
+    all "not reached" without being drawn, as it would be but with that
+    chance over the whole test of the subgroup (a subgroup of hundreds of
+    thousands of rows many standard deviations short of its promise drew
+    4,096 labels of each row before the test's decision was known).
+    ``surely_unreached``: so for ``max_samples`` draws, so that its rows'
+    arrays are not kept."""
 
     def __init__(self, mask, promise, mode, shortfall, seed, max_samples=MAX_SAMPLES):
         self.mask, self.promise, self.mode = mask, promise, mode
@@ -352,8 +356,10 @@ class _Subgroup:
             self.expected = promise.expected(mask)
             self.cut = abs(observed - self.expected) - abs(shortfall) - _TOLERANCE
         self.seed = _seed(seed, _STREAM, mask)
-        self.surely_unreached = mode == "worse" and type(promise.measure) is ROCAUC and _log_chernoff(
-            self.weights, self.probabilities, self.cut) + np.log(max_samples) <= np.log(UNREACHED)
+        self.log_reach = _log_chernoff(self.weights, self.probabilities, self.cut) \
+            if mode == "worse" and type(promise.measure) is ROCAUC else 0.0  # fmt: skip
+        self.asked = 0  # draws asked of it in the rounds so far
+        self.surely_unreached = self.log_reach + np.log(max_samples) <= LOG_UNREACHED
         if self.surely_unreached:  # never drawn: its rows' arrays not kept (a test of 100 large
             self.probabilities = self.weights = None  # subgroups held 370 MB of them at 2 M rows)
 
@@ -364,7 +370,8 @@ class _Subgroup:
         exceedance, :class:`~subroc_ext.inference.sequential.SequentialPValues`).
         The draws come in blocks of one stream, small ones first, so the
         values drawn are the same whatever is skipped."""
-        if self.surely_unreached:
+        self.asked += draws
+        if self.log_reach + np.log(self.asked) <= LOG_UNREACHED:
             return np.zeros(draws, dtype=bool)
         sequence = np.random.SeedSequence(self.seed, spawn_key=(int(batch),))
         rng = np.random.default_rng(sequence)

@@ -8,6 +8,7 @@ the search engine's bitsets, the randomization test - works on positions in
 this order, never on index labels, so any DataFrame index works.
 """
 
+import functools
 from collections import OrderedDict
 
 import numpy as np
@@ -236,6 +237,14 @@ class SortedDataset:
         return words
 
     def cover(self, mask=None):
-        """The :class:`~subroc_ext.scoring.measures.Cover` of a sorted mask (all rows if None)."""
-        rows = np.arange(len(self)) if mask is None else mask.nonzero()[0]
+        """The :class:`~subroc_ext.scoring.measures.Cover` of a sorted mask (all rows if None: one
+        cover, built once)."""
+        if mask is None:
+            return self._whole
+        rows = mask.nonzero()[0]
         return Cover(self.is_positive[rows], self.scores, self.group_ids[rows], rows)
+
+    @functools.cached_property
+    def _whole(self):
+        rows = np.arange(len(self))
+        return Cover(self.is_positive, self.scores, self.group_ids, rows)

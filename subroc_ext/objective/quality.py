@@ -161,6 +161,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         self._dataset = None
         self._kernel_data = None
         self._bound = None
+        self._prepared_on = None  # the bound dataset and the measure the constant statistics are of
 
     @property
     def label_column(self):
@@ -190,6 +191,9 @@ class SoftClassifierQF(StatisticsQualityFunction):
             and dataset.columns == (self.label, target.prediction_column)
         ):
             dataset = SortedDataset(data, self.label, target.prediction_column, self.positive_label)
+        elif self._prepared_on is not None and self._prepared_on[0] is dataset and \
+                self._prepared_on[1] is self.measure:  # the bound rows, unchanged by contract: done
+            return
         if self.measure.reads_probabilities:
             probability_scores(dataset.scores, target.prediction_column, self.measure.name)
         whole = dataset.cover()
@@ -213,6 +217,7 @@ class SoftClassifierQF(StatisticsQualityFunction):
         self.dataset_value = prepared.value(whole)
         self._dataset = dataset
         self._kernel_data = self._compiled_kernel_data(prepared, dataset)
+        self._prepared_on = (dataset, self.measure) if dataset is self._bound else None
 
     @staticmethod
     def _compiled_kernel_data(prepared, dataset):
@@ -236,9 +241,10 @@ class SoftClassifierQF(StatisticsQualityFunction):
         """Prepare on a :class:`~subroc_ext.inputs.sorted_data.SortedDataset` sorted already.
 
         Later ``calculate_constant_statistics(dataset.data, target)`` calls
-        (every search and test makes one) reuse it instead of checking and
-        sorting the frame again; so do not change that frame in place
-        afterwards. Returns ``self``.
+        (every search and test makes one) reuse it and the statistics
+        computed on it (while the measure is the same object) instead of
+        checking and sorting the frame again; so do not change that frame in
+        place afterwards. Returns ``self``.
         """
         if dataset.positive_label != self.positive_label or dataset.columns[0] != self.label:
             raise ValueError(

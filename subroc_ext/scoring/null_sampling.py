@@ -38,7 +38,7 @@ from ..utils.subsets import ClassTables, random_positions
 from . import cover_kernels
 from .compiled_measures import compiled_kind, compiled_null_values
 from .measures import Measure
-from .rank_null import UNREACHED, log_reach_bound, rank_null_draws
+from .rank_null import LOG_UNREACHED, log_reach_bound, rank_null_draws
 
 __all__ = [
     "RANK_KINDS",
@@ -237,8 +237,6 @@ def _boundary(statistic, thresholds, lo, hi, top, reached_below):
 #: (:func:`~subroc_ext.utils.parts.run_parts`): each draw has its own stream,
 #: so the draws are the same in any number of parts.
 PART_WORK = 1 << 20
-
-LOG_UNREACHED = np.log(UNREACHED)
 
 #: The cumulative class counts of the last dataset drawn from (its counts
 #: array, then the two cumulative arrays), and its ROC AUC.

@@ -42,6 +42,7 @@ from numba import njit
 __all__ = [
     "GOLDEN_GAMMA",
     "UNREACHED",
+    "LOG_UNREACHED",
     "log_reach_bound",
     "splitmix64",
     "random_below",
@@ -57,6 +58,8 @@ GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 #: without drawing them (:func:`log_reach_bound`; the promise's label draws
 #: use the same, :mod:`subroc_ext.inference.promise`).
 UNREACHED = 1e-9
+#: Its log, which the screens compare with (a test sets it to ``-inf`` to draw everything).
+LOG_UNREACHED = math.log(UNREACHED)
 
 
 def log_reach_bound(auc, positives, negatives, low_cuts, high_cuts):
