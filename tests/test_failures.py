@@ -11,7 +11,8 @@ import pytest
 import subroc_ext
 from subroc_ext.workflow import comparison, without_holdout
 from subroc_ext.inference import failures
-from subroc_ext.inference.failures import NOTE_WORDS, FailureRules, dataset_rows, judge_failures
+from subroc_ext.inference.failures import FailureRules, dataset_rows, judge_failures
+from subroc_ext.inference.note_words import NOTE_WORDS
 from subroc_ext.inputs.sorted_data import SortedDataset
 from subroc_ext.objective.comparison import ComparisonQF, DriftTarget
 from subroc_ext.scoring.measures import ROCAUC

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..exceptions import keeping
-from ..inference.failures import BY_PROMISE, note_words
+from ..inference.note_words import BY_PROMISE, note_words
 from ..inference.verdicts import UNTESTABLE
 from ..inputs.search_space import make_search_space
 from ..metrics.covers import subgroup_membership

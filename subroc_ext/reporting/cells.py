@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ..inference.failures import BY_PROMISE, FINDING_NOUN, note_words
+from ..inference.note_words import BY_PROMISE, FINDING_NOUN, note_words
 from ..utils.descriptions import split_descriptions
 from .conditions import readable_description
 from .findings import finding_noun

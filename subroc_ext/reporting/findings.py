@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..inference.failures import CASE_MIX_WORDS, FINDING_NOUN, NOTE_WORDS, SLICE_WORDS, note_words
+from ..inference.note_words import CASE_MIX_WORDS, FINDING_NOUN, NOTE_WORDS, SLICE_WORDS, note_words
 from ..utils.names import CALIBRATION_MEASURE_NAMES
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
@@ -544,7 +544,7 @@ _NOT_FAILURES = {
 }  # fmt: skip
 
 
-#: The same for the slices other measures' own scores explain (:data:`~subroc_ext.inference.failures.SLICE_WORDS`).
+#: The same for the slices other measures' own scores explain (:data:`~subroc_ext.inference.note_words.SLICE_WORDS`).
 _SLICES = {
     words[0]: (f"slice its own scores explain ({words[0]})", f"slices their own scores explain ({words[0]})")
     for words in [CASE_MIX_WORDS, *(w for sides in SLICE_WORDS.values() for w in sides.values())]

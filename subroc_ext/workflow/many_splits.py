@@ -66,7 +66,8 @@ import pandas as pd
 from scipy import stats
 
 from ..exceptions import InterruptedSplits
-from ..inference.failures import FINDING_NOUN, renumbered
+from ..inference.failures import renumbered
+from ..inference.note_words import FINDING_NOUN
 from ..utils.interrupts import StoppableCalls
 from ..utils.progress import progress_bar
 from .single_split import audit_one_split
