@@ -93,8 +93,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..objective.quality import SoftClassifierQF
 from ..inputs.sorted_data import SortedDataset
+from ..objective.quality import SoftClassifierQF
 from ..objective.statistics import Columns
 from ..scoring.measures import ROCAUC
 from .note_words import BY_PROMISE, FINDING_NOUN, note_words
@@ -109,10 +109,6 @@ MIN_CLASS_COUNT = 10
 
 #: What a promise test's weight adds to the row's shortfall on the search split (ROC AUC points).
 WEIGHT_FLOOR = 0.01
-
-#: Sets of rows whose prepared "worse than" tests a walk keeps (all rows, the rows outside the failures
-#: named so far, a parent's).
-_KEPT_ROWS = 3
 
 #: The columns :func:`judge_failures` adds.
 FAILURE_COLUMNS = ["failure", "failure_note", "failure_of", "promise_p_value"]
@@ -163,11 +159,12 @@ class JudgedRows:
     measure : Measure, optional
         The measure whose promise is checked
         (:class:`~subroc_ext.inference.promise.Promise`); the ROC AUC by default.
-    score_order : numpy.ndarray of int, optional
-        Positions of ``frame``'s rows in ascending (stable) score order: the
-        "worse than" tests take their subsets of rows in that order, so the
-        test's sort of each finds them sorted (a 2 M-row run sorted a million
-        rows for each of its 150 tests, benchmarks/RESULTS.md). None: in
+    sorted_rows : SortedDataset, optional
+        ``frame``'s rows sorted by score (a single model's, the one its table
+        was tested on): the "worse than" tests against all rows run on it,
+        and take their other subsets of rows in its order, so that the test's
+        sort of each finds them sorted (a 2 M-row run sorted a million rows
+        for each of its 150 tests, benchmarks/RESULTS.md). None: subsets in
         ``frame``'s order.
     """
 
@@ -179,7 +176,7 @@ class JudgedRows:
     promise: tuple = None
     promise_rows: np.ndarray = None
     measure: object = None
-    score_order: np.ndarray = None
+    sorted_rows: SortedDataset = None
 
 
 def class_kinds(is_positive, of="", within=None):
@@ -203,7 +200,7 @@ def dataset_rows(dataset, measure, mode, probabilities=None):
         dataset.data[[label, score]], Columns(label, score),
         lambda: SoftClassifierQF(measure, label, positive_label=dataset.positive_label, mode=mode),
         class_kinds(is_positive), lambda subgroup: _data_order(dataset, dataset.mask_of(subgroup)), promise,
-        measure=measure, score_order=dataset.order,
+        measure=measure, sorted_rows=dataset,
     )  # fmt: skip
 
 
@@ -229,7 +226,7 @@ class _Tests:
         self.promised = rows.promise is not None
         self.measure = ROCAUC() if rows.measure is None else rows.measure
         self.promise_rows = rows.promise_rows
-        self._prepared = {}  # :meth:`_taken`'s, by rows
+        self._last = None, None  # :meth:`_taken` of the last rows other than all: their bits, its answer
 
     def fewest(self, mask):
         """The kind of row ``mask`` holds fewest of, and how many."""
@@ -295,22 +292,32 @@ class _Tests:
     def _taken(self, within):
         """The rows ``within`` (all if None) as the "worse than" tests take
         them: their positions (in score order where known), their frame and a
-        quality function prepared on it. Kept for the last few sets of rows:
-        a walk tests against the same rows again and again (150 tests of a
-        2 M-row run spent 13 s preparing them)."""
-        key = None if within is None else np.packbits(within).tobytes()
-        if key not in self._prepared:
-            order = self.rows.score_order
-            rows = np.ones(len(self.kinds), dtype=bool) if within is None else within
-            taken = np.flatnonzero(rows) if order is None else order[rows[order]]
-            data = self.rows.frame.iloc[taken]
-            qf = self.rows.make_qf()
-            if isinstance(qf, SoftClassifierQF):  # one sort and one preparation for every test on these rows
-                qf.use_dataset(SortedDataset(data, qf.label, self.rows.target.prediction_column, qf.positive_label))
-            if len(self._prepared) == _KEPT_ROWS:
-                self._prepared.pop(next(iter(self._prepared)))
-            self._prepared[key] = taken, data, qf
-        return self._prepared[key]
+        quality function prepared on it, for all rows and the last other rows
+        asked for: a walk tests against the same rows again and again (150
+        tests of a 2 M-row run spent 13 s preparing them)."""
+        if within is None:
+            return self._all_rows
+        key = np.packbits(within).tobytes()
+        if self._last[0] != key:
+            self._last = None, None  # not two sets of rows held at once
+            self._last = key, self._prepared(within)
+        return self._last[1]
+
+    @functools.cached_property
+    def _all_rows(self):
+        """:meth:`_taken` of all rows: where they are sorted already, their data and its sort."""
+        sorted_rows = self.rows.sorted_rows
+        if sorted_rows is None:
+            return self._prepared(np.ones(len(self.kinds), dtype=bool))
+        return slice(None), sorted_rows.data, self.rows.make_qf().use_dataset(sorted_rows)
+
+    def _prepared(self, within):
+        sorted_rows = self.rows.sorted_rows
+        taken = np.flatnonzero(within) if sorted_rows is None else sorted_rows.order[within[sorted_rows.order]]
+        data, qf = self.rows.frame.iloc[taken], self.rows.make_qf()
+        if sorted_rows is not None:  # sorted once for every test on these rows
+            qf.use_dataset(SortedDataset(data, *sorted_rows.columns, sorted_rows.positive_label))
+        return taken, data, qf
 
     def failure_alone(self, mask, outside, level):
         """Whether the rows of ``mask`` are a failure on their own (rules 1 and
