@@ -240,8 +240,8 @@ def test_rounds_screened_one_by_one_decide_as_drawn_ones(monkeypatch):
     assert (log_reach + np.log(FIRST_ROUND) < 0).tolist() == [True, True]  # the second's first round only
     drawn = []
     original = _Subgroup._drawn
-    monkeypatch.setattr(_Subgroup, "_drawn", lambda self, rng, draws: drawn.append(int(self.mask.sum())) or
-                        original(self, rng, draws))  # fmt: skip
+    monkeypatch.setattr(_Subgroup, "_drawn", lambda self, rng, draws, *rows: drawn.append(int(self.mask.sum())) or
+                        original(self, rng, draws, *rows))  # fmt: skip
     screened = promise_test(masks, y, scores, scores, max_samples=10**7, random_state=2)
     assert screened["significant"].tolist() == [True, True, True, False]
     assert screened["draws"].tolist()[1:3] == [1024, 1024] and set(drawn) == {600, 10_000}
@@ -274,8 +274,8 @@ def test_draws_without_a_matrix_of_labels_give_the_p_values_of_the_matrix(measur
     tested = promise_test(masks, y, scores, scores, measure=measure, random_state=5, max_samples=20_000)
     assert tested["significant"].any() and (tested["draws"] > 1_000).any()
     assert Promise(measure, y, scores, scores).draw_weights(masks[0]) is not None
-    monkeypatch.setattr(_Subgroup, "_drawn", lambda self, rng, draws: self.promise.drawn(
-        self.mask, rng.random((draws, len(self.probabilities))) < self.probabilities))  # a matrix of labels
+    monkeypatch.setattr(_Subgroup, "_drawn", lambda self, rng, draws, probabilities, weights: self.promise.drawn(
+        self.mask, rng.random((draws, len(probabilities))) < probabilities))  # a matrix of labels
     pd.testing.assert_frame_equal(promise_test(masks, y, scores, scores, measure=measure, random_state=5,
                                                max_samples=20_000), tested)  # fmt: skip
 

@@ -82,6 +82,8 @@ _FIRST_BLOCK = 32
 _STREAM = 0x50524F4D
 #: Tags the draws that estimate a promise apart from the test's.
 _EXPECTATION_STREAM = 0x45585043
+#: Rows of one step of :func:`_log_chernoff`'s sums.
+_CHUNK = 1 << 16
 #: Slack for values equal up to rounding.
 _TOLERANCE = 1e-12
 
@@ -339,9 +341,13 @@ def _log_chernoff(ranks, probabilities, cut):
         return 0.0
     weights = ranks - 0.5 - cut * n + (2 * cut - 1) * mu
     scale = float(np.abs(weights).max()) or 1.0
+    weights /= scale
+    chunks = range(0, n, _CHUNK)
 
-    def log_bound(t):
-        return t * (cut - 0.5) * mu**2 / scale + np.log1p(probabilities * np.expm1(-t * weights / scale)).sum()
+    def log_bound(t):  # in chunks: no temporary arrays of all the rows (two threads of 800,000 rows each)
+        return t * (cut - 0.5) * mu**2 / scale + sum(
+            float(np.log1p(probabilities[k : k + _CHUNK] * np.expm1(-t * weights[k : k + _CHUNK])).sum())
+            for k in chunks)  # fmt: skip
 
     return min(float(minimize_scalar(log_bound, bounds=(0, 50), method="bounded").fun), 0.0)
 
@@ -357,14 +363,14 @@ class _Subgroup:
     chance over the whole test of the subgroup (a subgroup of hundreds of
     thousands of rows many standard deviations short of its promise drew
     4,096 labels of each row before the test's decision was known).
-    ``surely_unreached``: so for ``max_samples`` draws, so that its rows'
-    arrays are not kept."""
+    ``surely_unreached``: so for ``max_samples`` draws. Its rows'
+    probabilities and weights are not kept but taken again for a round
+    that is drawn (100 subgroups of up to 800,000 rows at 2 M rows)."""
 
     def __init__(self, mask, promise, mode, shortfall, seed, max_samples=MAX_SAMPLES):
         self.mask, self.promise, self.mode = mask, promise, mode
-        self.probabilities = promise.probabilities[mask]
-        self.weights = promise.draw_weights(mask)  # the ROC AUC's: the mid-ranks
-        observed = promise.observed(mask, ranks=self.weights)
+        probabilities, weights = self._rows()
+        observed = promise.observed(mask, ranks=weights)
         if mode == "worse":  # at most the observed value plus the whole data's shortfall
             self.cut = observed + max(shortfall, 0.0) + _TOLERANCE
         elif mode == "better":
@@ -373,12 +379,15 @@ class _Subgroup:
             self.expected = promise.expected(mask)
             self.cut = abs(observed - self.expected) - abs(shortfall) - _TOLERANCE
         self.seed = _seed(seed, _STREAM, mask)
-        self.log_reach = _log_chernoff(self.weights, self.probabilities, self.cut) \
+        self.log_reach = _log_chernoff(weights, probabilities, self.cut) \
             if mode == "worse" and type(promise.measure) is ROCAUC else 0.0  # fmt: skip
         self.asked = 0  # draws asked of it in the rounds so far
         self.surely_unreached = self.log_reach + np.log(max_samples) <= LOG_UNREACHED
-        if self.surely_unreached:  # never drawn: its rows' arrays not kept (a test of 100 large
-            self.probabilities = self.weights = None  # subgroups held 370 MB of them at 2 M rows)
+
+    def _rows(self):
+        """Its rows' probabilities and draw weights (:meth:`Promise.draw_weights`:
+        the ROC AUC's mid-ranks; None where the measure has none)."""
+        return self.promise.probabilities[self.mask], self.promise.draw_weights(self.mask)
 
     def reaches(self, draws, batch, needed=None):
         """Whether each of ``draws`` label draws of round ``batch`` reaches the
@@ -392,12 +401,13 @@ class _Subgroup:
             return np.zeros(draws, dtype=bool)
         sequence = np.random.SeedSequence(self.seed, spawn_key=(int(batch),))
         rng = np.random.default_rng(sequence)
-        per_block = max(1, _BLOCK // max(len(self.probabilities), 1))
+        probabilities, weights = self._rows()
+        per_block = max(1, _BLOCK // max(len(probabilities), 1))
         out = np.ones(draws, dtype=bool)
         start, block, reached_so_far = 0, min(per_block, _FIRST_BLOCK), 0
         while start < draws and (needed is None or reached_so_far < needed):
             stop = min(draws, start + block)
-            value = self._drawn(rng, stop - start)
+            value = self._drawn(rng, stop - start, probabilities, weights)
             if self.mode == "worse":
                 reached = value <= self.cut
             elif self.mode == "better":
@@ -409,14 +419,14 @@ class _Subgroup:
             start, block = stop, per_block
         return out
 
-    def _drawn(self, rng, draws):
+    def _drawn(self, rng, draws, probabilities, weights):
         """The measure (:meth:`Promise.drawn`) on the next ``draws`` label draws
-        of ``rng``: its uniform numbers below the rows' probabilities, a draw's
-        labels one after the other, without a matrix where the measure is a
-        weighted sum (:meth:`Promise.draw_weights`)."""
-        if self.weights is None:
-            return self.promise.drawn(self.mask, rng.random((draws, len(self.probabilities))) < self.probabilities)
-        return self.promise.drawn_of_sums(self.mask, *drawn_sums(rng, self.probabilities, self.weights, draws))
+        of ``rng``: its uniform numbers below the rows' ``probabilities``, a
+        draw's labels one after the other, without a matrix where the measure
+        is a sum of ``weights`` (:meth:`Promise.draw_weights`)."""
+        if weights is None:
+            return self.promise.drawn(self.mask, rng.random((draws, len(probabilities))) < probabilities)
+        return self.promise.drawn_of_sums(self.mask, *drawn_sums(rng, probabilities, weights, draws))
 
 
 def promise_test(masks, is_positive, scores, probabilities, *, measure=None, mode="worse", method="fdr_by",

@@ -32,6 +32,7 @@ from ..inputs.data_checks import data_checks
 from ..objective.generalization import GeneralizationAwareQF
 from ..objective.quality import SoftClassifierQF
 from ..scoring.shortfall import shortfall_measure
+from ..utils.memory import release_free_memory
 from ..utils.validation import min_support_count
 from . import case_mix as _case_mix
 from . import diversity as _diversity
@@ -409,6 +410,7 @@ def audit_one_split(checked, settings, *, min_support, thresholds=True, nbins=5)
     s = settings
     prepared = prepare(checked, s)
     min_support = min_support_count(min_support, len(prepared.search))
+    release_free_memory()  # each step's arrays given back before the next (the peak of 2 M rows)
     found, kept, tested = search_keep_test(
         prepared.searched, prepared.tested_on, prepared.qf, prepared.statistic_qf, prepared.search_target,
         selectors=checked.space, depth=s.depth, min_support=min_support, result_set_size=s.result_set_size,
@@ -419,11 +421,14 @@ def audit_one_split(checked, settings, *, min_support, thresholds=True, nbins=5)
         test_target=prepared.test_target,
     )  # fmt: skip
     with describing(kept, tested):  # Ctrl-C or an error: the searched (and tested) table goes with it
+        release_free_memory()
         table, dataset_values = describe_table(checked, prepared, kept, tested)
         table = with_case_mix_flags(table, kept.subgroups, prepared.search, dataset_values, s.mode,
                                     split=prepared.splits[-1][0], measure=prepared.statistic_qf.measure)  # fmt: skip
         if tested is not None:
+            release_free_memory()
             table = judge(table, checked, prepared, s, found, kept, dataset_values)
+        release_free_memory()
         table.attrs.update(table_attrs(table, checked, prepared, s, found, tested, dataset_values,
                                        min_support=min_support, thresholds=thresholds, nbins=nbins))  # fmt: skip
     if tested is None:
