@@ -274,8 +274,8 @@ def test_draws_without_a_matrix_of_labels_give_the_p_values_of_the_matrix(measur
     tested = promise_test(masks, y, scores, scores, measure=measure, random_state=5, max_samples=20_000)
     assert tested["significant"].any() and (tested["draws"] > 1_000).any()
     assert Promise(measure, y, scores, scores).draw_weights(masks[0]) is not None
-    monkeypatch.setattr(_Subgroup, "_drawn", lambda self, rng, draws, probabilities, weights: self.promise.drawn(
-        self.mask, rng.random((draws, len(probabilities))) < probabilities))  # a matrix of labels
+    monkeypatch.setattr(_Subgroup, "_drawn", lambda self, rng, draws, mask, probabilities, weights: self.promise.drawn(
+        mask, rng.random((draws, len(probabilities))) < probabilities))  # a matrix of labels
     pd.testing.assert_frame_equal(promise_test(masks, y, scores, scores, measure=measure, random_state=5,
                                                max_samples=20_000), tested)  # fmt: skip
 

@@ -88,6 +88,7 @@ References
 """
 
 import functools
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,6 +110,9 @@ MIN_CLASS_COUNT = 10
 
 #: What a promise test's weight adds to the row's shortfall on the search split (ROC AUC points).
 WEIGHT_FLOOR = 0.01
+
+#: Masks the walk keeps unpacked (:class:`_Masks`).
+_UNPACKED = 32
 
 #: The columns :func:`judge_failures` adds.
 FAILURE_COLUMNS = ["failure", "failure_note", "failure_of", "promise_p_value"]
@@ -216,6 +220,30 @@ def _data_order_values(dataset, sorted_values):
     return values
 
 
+class _Masks:
+    """The significant rows' masks over the judged rows, kept as bits (100
+    masks of a million held-out rows were 100 MB as bytes), each unpacked
+    when asked for; the last :data:`_UNPACKED` asked stay unpacked (the walk
+    asks of the failures it has named again and again)."""
+
+    def __init__(self, masks):
+        self._bits, self._rows, self._unpacked = {}, 0, OrderedDict()
+        for i, mask in masks:
+            self._bits[i], self._rows = np.packbits(mask), len(mask)
+
+    def __getitem__(self, i):
+        if i in self._unpacked:
+            self._unpacked.move_to_end(i)
+        else:
+            self._unpacked[i] = np.unpackbits(self._bits[i], count=self._rows).view(bool)
+            if len(self._unpacked) > _UNPACKED:
+                self._unpacked.popitem(last=False)
+        return self._unpacked[i]
+
+    def items(self):
+        return ((i, self[i]) for i in self._bits)
+
+
 class _Tests:
     """The judged rows and the tests the rules run on subsets of them."""
 
@@ -268,9 +296,10 @@ class _Tests:
         return {"worse": gap, "better": -gap}.get(self.mode, abs(gap))
 
     def promise(self, masks, method=None, weights=None, alpha=None):
-        """Each mask's label-draw test of its promise: (corrected p-values, rejected)."""
+        """Each mask's label-draw test of its promise (``masks``: any iterable):
+        (corrected p-values, rejected)."""
         tested = self._promise.test(
-            [self.promised_rows(mask) for mask in masks], mode=self.mode, method=method or self.rules.method,
+            (self.promised_rows(mask) for mask in masks), mode=self.mode, method=method or self.rules.method,
             alpha=alpha or self.rules.alpha, weights=weights,
         )  # fmt: skip
         return tested["p_value_corrected"].to_numpy(), tested["significant"].to_numpy(dtype=bool)
@@ -387,7 +416,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
         by_promise = shown & ~significant  # tested with its margin: short of its promise and worse than D
         significant = significant | by_promise
     tests = _Tests(rows, mode, rules)
-    masks = {i: np.asarray(rows.cover(subgroups[i]), dtype=bool) for i in np.flatnonzero(significant)}
+    masks = _Masks((i, np.asarray(rows.cover(subgroups[i]), dtype=bool)) for i in np.flatnonzero(significant))
     where = "held-out rows" if rules.holdout else "rows"
     candidates = []
     for i, mask in masks.items():
@@ -406,7 +435,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
     elif tests.promised and candidates:
         weights = None if search_shortfall is None or not rules.holdout else \
             promise_weights(np.asarray(search_shortfall, dtype=float)[candidates])  # fmt: skip
-        promise_p[candidates], kept = tests.promise([masks[i] for i in candidates], weights=weights)
+        promise_p[candidates], kept = tests.promise((masks[i] for i in candidates), weights=weights)
     if (whole_search_promise is not None or tests.promised) and candidates:
         restricted = table["range_restricted"].fillna(True).to_numpy(dtype=bool) if "range_restricted" in table \
             else np.ones(n, dtype=bool)  # fmt: skip

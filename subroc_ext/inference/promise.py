@@ -50,6 +50,7 @@ References
 
 import functools
 import hashlib
+import threading
 import zlib
 
 import numpy as np
@@ -257,19 +258,23 @@ class Promise:
 
     def test(self, masks, *, mode="worse", method="fdr_by", alpha=0.05, weights=None, max_samples=MAX_SAMPLES,
              exceedances=10):  # fmt: skip
-        """:func:`promise_test` of subsets of these rows (``masks``), its draws
-        seeded by this promise's seed."""
+        """:func:`promise_test` of subsets of these rows (``masks``: any
+        iterable, taken once), its draws seeded by this promise's seed."""
         from statsmodels.stats.multitest import multipletests
 
-        shortfall, subgroups = self.shortfall, [None] * len(masks)
-        parts = min(cores(), len(masks))
+        shortfall, built, lock = self.shortfall, {}, threading.Lock()
+        numbered = enumerate(masks)
 
-        def part(number):  # each subgroup's ranks and bound: NumPy's loops, on every core
-            for k in range(number, len(masks), parts):
-                subgroups[k] = _Subgroup(np.asarray(masks[k], dtype=bool), self, mode, shortfall, self.seed,
-                                         max_samples)  # fmt: skip
+        def part(number):  # each subgroup's ranks and bound (NumPy's loops) on every core, its mask taken as
+            while True:  # it comes (a generator's masks are not all held at once)
+                with lock:
+                    k, mask = next(numbered, (None, None))
+                if k is None:
+                    return
+                built[k] = _Subgroup(np.asarray(mask, dtype=bool), self, mode, shortfall, self.seed, max_samples)
 
-        run_parts(part, parts)
+        run_parts(part, cores())
+        subgroups = [built[k] for k in range(len(built))]
         state = SequentialPValues(len(subgroups), exceedances=exceedances, max_samples=max_samples)
         stopped = np.zeros(len(subgroups), dtype=bool)
         for batch, size in enumerate(round_sizes(max_samples, FIRST_ROUND)):
@@ -368,8 +373,8 @@ class _Subgroup:
     that is drawn (100 subgroups of up to 800,000 rows at 2 M rows)."""
 
     def __init__(self, mask, promise, mode, shortfall, seed, max_samples=MAX_SAMPLES):
-        self.mask, self.promise, self.mode = mask, promise, mode
-        probabilities, weights = self._rows()
+        self.promise, self.mode, self._bits, self._rows_in = promise, mode, np.packbits(mask), len(mask)
+        probabilities, weights = self._rows(mask)
         observed = promise.observed(mask, ranks=weights)
         if mode == "worse":  # at most the observed value plus the whole data's shortfall
             self.cut = observed + max(shortfall, 0.0) + _TOLERANCE
@@ -384,10 +389,15 @@ class _Subgroup:
         self.asked = 0  # draws asked of it in the rounds so far
         self.surely_unreached = self.log_reach + np.log(max_samples) <= LOG_UNREACHED
 
-    def _rows(self):
-        """Its rows' probabilities and draw weights (:meth:`Promise.draw_weights`:
+    @property
+    def mask(self):
+        """Its rows, a boolean mask (kept as bits: 100 masks of a million rows were 100 MB)."""
+        return np.unpackbits(self._bits, count=self._rows_in).view(bool)
+
+    def _rows(self, mask):
+        """Its rows' (``mask``'s) probabilities and draw weights (:meth:`Promise.draw_weights`:
         the ROC AUC's mid-ranks; None where the measure has none)."""
-        return self.promise.probabilities[self.mask], self.promise.draw_weights(self.mask)
+        return self.promise.probabilities[mask], self.promise.draw_weights(mask)
 
     def reaches(self, draws, batch, needed=None):
         """Whether each of ``draws`` label draws of round ``batch`` reaches the
@@ -401,13 +411,14 @@ class _Subgroup:
             return np.zeros(draws, dtype=bool)
         sequence = np.random.SeedSequence(self.seed, spawn_key=(int(batch),))
         rng = np.random.default_rng(sequence)
-        probabilities, weights = self._rows()
+        mask = self.mask
+        probabilities, weights = self._rows(mask)
         per_block = max(1, _BLOCK // max(len(probabilities), 1))
         out = np.ones(draws, dtype=bool)
         start, block, reached_so_far = 0, min(per_block, _FIRST_BLOCK), 0
         while start < draws and (needed is None or reached_so_far < needed):
             stop = min(draws, start + block)
-            value = self._drawn(rng, stop - start, probabilities, weights)
+            value = self._drawn(rng, stop - start, mask, probabilities, weights)
             if self.mode == "worse":
                 reached = value <= self.cut
             elif self.mode == "better":
@@ -419,14 +430,14 @@ class _Subgroup:
             start, block = stop, per_block
         return out
 
-    def _drawn(self, rng, draws, probabilities, weights):
+    def _drawn(self, rng, draws, mask, probabilities, weights):
         """The measure (:meth:`Promise.drawn`) on the next ``draws`` label draws
-        of ``rng``: its uniform numbers below the rows' ``probabilities``, a
-        draw's labels one after the other, without a matrix where the measure
-        is a sum of ``weights`` (:meth:`Promise.draw_weights`)."""
+        of ``rng``: its uniform numbers below the ``probabilities`` of the rows
+        of ``mask``, a draw's labels one after the other, without a matrix where
+        the measure is a sum of ``weights`` (:meth:`Promise.draw_weights`)."""
         if weights is None:
-            return self.promise.drawn(self.mask, rng.random((draws, len(probabilities))) < probabilities)
-        return self.promise.drawn_of_sums(self.mask, *drawn_sums(rng, probabilities, weights, draws))
+            return self.promise.drawn(mask, rng.random((draws, len(probabilities))) < probabilities)
+        return self.promise.drawn_of_sums(mask, *drawn_sums(rng, probabilities, weights, draws))
 
 
 def promise_test(masks, is_positive, scores, probabilities, *, measure=None, mode="worse", method="fdr_by",

@@ -431,6 +431,7 @@ def audit_one_split(checked, settings, *, min_support, thresholds=True, nbins=5)
         release_free_memory()
         table.attrs.update(table_attrs(table, checked, prepared, s, found, tested, dataset_values,
                                        min_support=min_support, thresholds=thresholds, nbins=nbins))  # fmt: skip
+    release_free_memory()  # before the report
     if tested is None:
         raise InterruptedTest(table)
     return table
