@@ -161,6 +161,13 @@ def test_a_finding_says_how_much_of_its_change_its_scores_promise(mode, deltas, 
     assert headline(table).findings[0].sentence().endswith(said)
 
 
+def test_a_failure_whose_scores_promise_part_of_its_drop_says_the_rest_is_not():
+    """Not 'mostly range restriction' beside a failure, which falls short of its promise (the demo's seed 1)."""
+    table = judged_table().assign(range_restricted=True, expected_share=0.6)
+    sentence = headline(table).findings[0].sentence()
+    assert sentence.endswith("; its scores promise 60% of the drop (range restriction), not the other 40%")
+
+
 def judged_table():
     """Four significant rows judged by the failure rules: two failures (the
     second surer), a variant of the first, a slice of range restriction."""

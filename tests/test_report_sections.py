@@ -75,3 +75,16 @@ def test_a_range_restricted_row_says_how_much_of_its_change_the_scores_promise(m
     html, _ = cell({"description": "age >= 41", "range_restricted": True, "expected_share": share,
                     "roc_auc_validation": 0.7})  # fmt: skip
     assert said in str(html)
+
+
+@pytest.mark.parametrize("failure", [True, np.True_])
+def test_a_failure_whose_scores_promise_part_of_its_drop_says_the_rest_is_not(failure):
+    """A headline failure falls short of its promise: 'mostly range restriction' beside it read as if it were
+    none (the demo's seed 1)."""
+    from subroc_ext.reporting.cells import description_cell
+
+    cell = description_cell("worse", "roc_auc_validation", 0.8)
+    html, _ = cell({"description": "age >= 51", "range_restricted": True, "expected_share": 0.6,
+                    "roc_auc_validation": 0.7, "failure": failure})  # fmt: skip
+    assert "its scores promise 60% of this drop (range restriction), not the other 40%" in str(html)
+    assert "mostly" not in str(html)

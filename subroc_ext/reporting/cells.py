@@ -119,10 +119,14 @@ def _case_mix_notes(record, words, slice_):
     notes = Html("")
     if record.get("range_restricted") is True or record.get("range_restricted") is np.True_:
         share = record["expected_share"]
-        said = f"{{:.0%}} of this {words.change}" if share <= 1 else \
-            f"a larger {words.change} than this one ({{:.0%}} of it)"  # fmt: skip
-        notes += Html('<div class="also">{} {}: its scores promise {}</div>').format(
-            "mostly" if share <= 1 else "all", words.slice or slice_, Html(said).format(share))  # fmt: skip
+        if share <= 1 and record.get("failure") in (True, np.True_):  # a failure: the rest is the model's
+            notes += Html('<div class="also">its scores promise {:.0%} of this {} ({}), not the other {:.0%}</div>'
+                          ).format(share, words.change, words.slice or slice_, 1 - share)  # fmt: skip
+        else:
+            said = f"{{:.0%}} of this {words.change}" if share <= 1 else \
+                f"a larger {words.change} than this one ({{:.0%}} of it)"  # fmt: skip
+            notes += Html('<div class="also">{} {}: its scores promise {}</div>').format(
+                "mostly" if share <= 1 else "all", words.slice or slice_, Html(said).format(share))  # fmt: skip
     partner = record.get("complement_of")
     if partner is not None and not pd.isna(partner):
         notes += Html('<div class="also">the other side of this cut is #{}</div>').format(int(partner))

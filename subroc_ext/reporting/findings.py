@@ -232,6 +232,8 @@ def _single_text(record, attrs, total):
     words, share = note_words("worse" if worse else "better", measure), record.get("expected_share", np.nan)
     restricted = (
         "" if not bool(record.get("range_restricted", False)) else
+        f"; its scores promise {share:.0%} of the {words.change} ({words.slice}), not the other {1 - share:.0%}"
+        if share <= 1 and record.get("failure") in (True, np.True_) else  # a failure: the rest is the model's
         f"; mostly {words.slice} (its scores promise {share:.0%} of the {words.change})" if share <= 1 else
         f"; all {words.slice} (its scores promise a larger {words.change}, {share:.0%} of it)"
     )  # fmt: skip
