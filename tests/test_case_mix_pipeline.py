@@ -8,6 +8,7 @@ h == 'x'``: a real failure.
 
 import numpy as np
 import pandas as pd
+import pysubgroup as ps
 import pytest
 
 import subroc_ext
@@ -321,3 +322,36 @@ def test_the_pr_aucs_case_mix_needs_a_holdout():
     with pytest.raises(ValueError, match="needs a holdout"):
         subroc_ext.find_subgroups(risk_frame(0, n=400), label="y", score="p", measure="pr_auc", case_mix=True,
                                   validation=None)  # fmt: skip
+
+
+def test_each_pattern_reads_the_held_out_promise_through_the_map_fitted_without_its_search_rows():
+    """Over-confident scores (logit x 1.6) whose promised risk is halved in
+    ``g == 'c'``: the held-out rows' probabilities a pattern reads
+    (:func:`~subroc_ext.workflow.case_mix.own_probabilities`) are Platt's
+    sigmoid of the logit fitted by hand (scikit-learn, smoothed targets) on
+    the search rows outside the pattern, in the held-out data's row order;
+    the map of all search rows, bent towards the halved labels of ``g ==
+    'c'`` (a third of the rows), promises 7 points less risk there."""
+    from scipy.special import expit, logit
+    from sklearn.linear_model import LogisticRegression
+
+    from subroc_ext.inputs.sorted_data import SortedDataset
+    from subroc_ext.workflow.case_mix import own_probabilities
+
+    data = risk_frame(6, n=3000)
+    halved = (data["g"] == "c").to_numpy()
+    data["y"] = (np.random.default_rng(9).random(3000) < np.where(halved, data["p"] / 2, data["p"])).astype(int)
+    data["s"] = expit(1.6 * logit(np.clip(data["p"], 1e-6, 1 - 1e-6)))
+    search, held = (SortedDataset(part, "y", "s", 1) for part in split_validation(data, 0.5, 0))
+    pattern = ps.Conjunction([ps.EqualitySelector("g", "c")])
+    got = own_probabilities(search, held, "auto")(pattern)
+    outside = search.data[(search.data["g"] != "c").to_numpy()]
+    y, x = outside["y"].to_numpy(), logit(outside["s"].to_numpy())
+    targets = np.where(y == 1, (y.sum() + 1) / (y.sum() + 2), 1 / (len(y) - y.sum() + 2))
+    by_hand = LogisticRegression(C=1e12, tol=1e-12, max_iter=10_000).fit(
+        np.r_[x, x][:, None], np.r_[np.ones(len(x)), np.zeros(len(x))], sample_weight=np.r_[targets, 1 - targets])
+    expected = by_hand.predict_proba(logit(held.data["s"].to_numpy())[:, None])[:, 1]
+    np.testing.assert_allclose(got, expected, atol=2e-5)
+    in_c = (held.data["g"] == "c").to_numpy()
+    whole = own_probabilities(search, held, "auto")(ps.Conjunction([]))  # no rows left out: the map of all
+    assert np.mean(whole[in_c] - got[in_c]) == pytest.approx(-0.0709, abs=1e-3)

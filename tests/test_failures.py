@@ -352,14 +352,14 @@ class _ScriptedTests:
     def worse(self, mask, within=None, alpha=None):
         return self.worse_p[(tuple(np.flatnonzero(mask)), tuple(np.flatnonzero(within)))]
 
-    def failure_alone(self, mask, outside, level):
+    def failure_alone(self, mask, outside, level, owner=None):
         return tuple(np.flatnonzero(mask)) in self.alone
 
 
 def _judge_scripted(monkeypatch, covers, worse, alone):
     """``judge_failures`` on rows judged surest first in the order of ``covers``
     (each a range of 12 rows), the tests answered by :class:`_ScriptedTests`."""
-    monkeypatch.setattr(failures, "_Tests", lambda rows, mode, rules: _ScriptedTests(worse, alone))
+    monkeypatch.setattr(failures, "_Tests", lambda rows, mode, rules, subgroups: _ScriptedTests(worse, alone))
     masks = [np.isin(np.arange(12), list(cover)) for cover in covers]
     table = pd.DataFrame({"significant": True, "delta": 0.2, "delta_ci_low": np.linspace(0.1, 0.05, len(covers))})
     return judge_failures(table, masks, types.SimpleNamespace(cover=lambda mask: mask), "worse")

@@ -244,3 +244,29 @@ def test_draws_without_a_matrix_of_labels_give_the_p_values_of_the_matrix(measur
         self.mask, rng.random((draws, len(self.probabilities))) < self.probabilities))  # a matrix of labels
     pd.testing.assert_frame_equal(promise_test(masks, y, scores, scores, measure=measure, random_state=5,
                                                max_samples=20_000), tested)  # fmt: skip
+
+
+def test_a_mask_read_through_its_own_probabilities_is_tested_as_if_they_were_the_promises():
+    """Scores that are the true risks except in the first 300 of 3,000 rows,
+    where they promise 70 % of it, read through probabilities 10 % lower
+    everywhere. The first rows read through their own probabilities
+    (:meth:`Promise.reading`, here the scores themselves, as a map fitted
+    without them would read them) are tested as by a promise of those
+    probabilities with the whole data's shortfall of the promise they were
+    read from; the other mask keeps the promise of all rows."""
+    rng = np.random.default_rng(8)
+    truth = rng.uniform(0.05, 0.95, 3000)
+    y = rng.random(3000) < truth
+    first = np.arange(3000) < 300
+    scores = np.where(first, 0.7 * truth, truth)
+    lower = Promise(brier_score(), y, scores, 0.9 * scores, seed=2)
+    own = lower.reading(scores)
+    assert (own.measure, own.seed, own.scores is lower.scores) == (lower.measure, 2, True)
+    read = lower.test([first, ~first], readings=[own, lower], max_samples=20_000)
+    as_if = Promise(brier_score(), y, scores, scores, seed=2)
+    as_if.shortfall = lower.shortfall  # the whole data's, of the promise the rows were read from
+    assert lower.shortfall == pytest.approx(-0.0150, abs=1e-4)
+    assert read["p_value"].iloc[0] == as_if.test([first], max_samples=20_000)["p_value"].iloc[0] == \
+        pytest.approx(10 / 132)  # fmt: skip
+    assert read["p_value"].iloc[1] == lower.test([~first], max_samples=20_000)["p_value"].iloc[0] == 1.0
+    assert lower.test([first], max_samples=20_000)["p_value"].iloc[0] == pytest.approx(10 / 264)

@@ -240,6 +240,11 @@ class JudgedRows:
     measure : Measure, optional
         The measure whose promise is checked
         (:class:`~subroc_ext.inference.promise.Promise`); the ROC AUC by default.
+    own_probabilities : callable, optional
+        A pattern to the probabilities of the promise's rows through a map
+        fitted on the search split without its rows (no judged label in it;
+        :func:`~subroc_ext.workflow.case_mix.own_probabilities`): its tests
+        read its promise and draw labels from them. None: ``promise``'s.
     """
 
     frame: pd.DataFrame
@@ -250,6 +255,7 @@ class JudgedRows:
     promise: tuple = None
     promise_rows: np.ndarray = None
     measure: object = None
+    own_probabilities: object = None
 
 
 def class_kinds(is_positive, of="", within=None):
@@ -261,9 +267,10 @@ def class_kinds(is_positive, of="", within=None):
     return pd.DataFrame({f"positives{of}": is_positive & within, f"negatives{of}": ~is_positive & within})
 
 
-def dataset_rows(dataset, measure, mode, probabilities=None):
+def dataset_rows(dataset, measure, mode, probabilities=None, own_probabilities=None):
     """The :class:`JudgedRows` of a single model's rows (a ``SortedDataset``);
-    ``probabilities`` (data row order) for the promise of its ``measure``."""
+    ``probabilities`` (data row order) for the promise of its ``measure``,
+    ``own_probabilities`` each pattern's (:attr:`JudgedRows.own_probabilities`)."""
     label, score = dataset.columns
     is_positive = _data_order(dataset, dataset.is_positive)  # the dataset's one positive-label rule
     promise = None
@@ -273,7 +280,7 @@ def dataset_rows(dataset, measure, mode, probabilities=None):
         dataset.data, Columns(label, score),
         lambda: SoftClassifierQF(measure, label, positive_label=dataset.positive_label, mode=mode),
         class_kinds(is_positive), lambda subgroup: _data_order(dataset, dataset.mask_of(subgroup)), promise,
-        measure=measure,
+        measure=measure, own_probabilities=None if promise is None else own_probabilities,
     )  # fmt: skip
 
 
@@ -292,8 +299,9 @@ def _data_order_values(dataset, sorted_values):
 class _Tests:
     """The judged rows and the tests the rules run on subsets of them."""
 
-    def __init__(self, rows, mode, rules):
-        self.rows, self.mode, self.rules = rows, mode, rules
+    def __init__(self, rows, mode, rules, subgroups=()):
+        self.rows, self.mode, self.rules, self.subgroups = rows, mode, rules, subgroups
+        self._readings = {}
         self.seed = base_seed(rules.random_state)
         self.kinds = rows.kinds.to_numpy(dtype=bool)
         self.promised = rows.promise is not None
@@ -326,19 +334,32 @@ class _Tests:
         """The promise of the measure on the promise's rows (built once)."""
         return Promise(self.measure, *self.rows.promise, seed=self.seed)
 
-    def sharpness(self, mask):
-        """How far the rows of ``mask`` fall short of their scores' promise, in the
-        direction of the mode: of two descriptions of one failure, the one
-        holding fewer rows that keep their promise falls shorter."""
+    def reading(self, owner):
+        """The promise table row ``owner``'s rows (and the walk's subsets of them)
+        are read through: :attr:`JudgedRows.own_probabilities`, or all rows'."""
+        if owner is None or self.rows.own_probabilities is None:
+            return self._promise
+        if owner not in self._readings:
+            own = self.rows.own_probabilities(self.subgroups[owner])
+            self._readings[owner] = self._promise.reading(np.asarray(own, dtype=float))
+        return self._readings[owner]
+
+    def sharpness(self, mask, owner=None):
+        """How far the rows of ``mask`` fall short of their scores' promise (read
+        as ``owner``'s), in the direction of the mode: of two descriptions of
+        one failure, the one holding fewer rows that keep their promise falls shorter."""
         mask = mask[self.promise_rows]
-        gap = self._promise.expected(mask) - self._promise.observed(mask)
+        reading = self.reading(owner)
+        gap = reading.expected(mask) - reading.observed(mask)
         return {"worse": gap, "better": -gap}.get(self.mode, abs(gap))
 
-    def promise(self, masks, method=None, weights=None, alpha=None):
-        """Each mask's label-draw test of its promise: (corrected p-values, rejected)."""
+    def promise(self, masks, method=None, weights=None, alpha=None, owners=None):
+        """Each mask's label-draw test of its promise, read as ``owners[k]``'s:
+        (corrected p-values, rejected)."""
+        owners = [None] * len(masks) if owners is None else owners
         tested = self._promise.test(
             [mask[self.promise_rows] for mask in masks], mode=self.mode, method=method or self.rules.method,
-            alpha=alpha or self.rules.alpha, weights=weights,
+            alpha=alpha or self.rules.alpha, weights=weights, readings=[self.reading(i) for i in owners],
         )  # fmt: skip
         return tested["p_value_corrected"].to_numpy(), tested["significant"].to_numpy(dtype=bool)
 
@@ -355,17 +376,17 @@ class _Tests:
         )  # fmt: skip
         return float(tested["p_value"].iloc[0])
 
-    def failure_alone(self, mask, outside, level):
+    def failure_alone(self, mask, outside, level, owner=None):
         """Whether the rows of ``mask`` are a failure on their own (rules 1 and
         3): worse than all judged rows and than the rows ``outside`` the
         failures it is judged beside (as if those were mended), and than their
         promise, each at ``level`` (the walk's: ``alpha`` over the rows it
         judges, Bonferroni, as it asks this of many overlapping rows, and
         uncorrected one in twenty rows that hold part of a failure would stand
-        by chance)."""
+        by chance; its promise read as table row ``owner``'s)."""
         if not self.enough(mask) or any(self.worse(mask, rows, alpha=level) >= level for rows in (None, outside)):
             return False
-        return not self.promised or bool(self.promise([mask], method="bonferroni", alpha=level)[1][0])
+        return not self.promised or bool(self.promise([mask], method="bonferroni", alpha=level, owners=[owner])[1][0])
 
 
 def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole_search_promise=None,
@@ -422,7 +443,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
         shown = whole_search_promise["significant"].to_numpy(dtype=bool)
         by_promise = shown & ~significant  # tested with its margin: short of its promise and worse than D
         significant = significant | by_promise
-    tests = _Tests(rows, mode, rules)
+    tests = _Tests(rows, mode, rules, subgroups)
     masks = {i: np.asarray(rows.cover(subgroups[i]), dtype=bool) for i in np.flatnonzero(significant)}
     where = "held-out rows" if rules.holdout else "rows"
     candidates = []
@@ -442,7 +463,8 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
     elif tests.promised and candidates:
         weights = None if search_shortfall is None or not rules.holdout else \
             promise_weights(np.asarray(search_shortfall, dtype=float)[candidates])  # fmt: skip
-        promise_p[candidates], kept = tests.promise([masks[i] for i in candidates], weights=weights)
+        promise_p[candidates], kept = tests.promise([masks[i] for i in candidates], weights=weights,
+                                                    owners=candidates)  # fmt: skip
     if (whole_search_promise is not None or tests.promised) and candidates:
         restricted = table["range_restricted"].fillna(True).to_numpy(dtype=bool) if "range_restricted" in table \
             else np.ones(n, dtype=bool)  # fmt: skip
@@ -469,7 +491,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
             inside_only = overlapping and all(not (masks[j] & ~mask).any() for j in overlapping)
             # too few rows beside the failures inside it to tell: the same idea, broader
             same_idea = inside_only and not tests.enough(rest)
-            if not same_idea and not tests.failure_alone(rest, outside, level):
+            if not same_idea and not tests.failure_alone(rest, outside, level, owner=i):
                 if overlapping:
                     most = max(overlapping, key=lambda j: (mask & masks[j]).sum())
                     notes[i], belongs[i] = _explained(most, rest, where, FINDING_NOUN[mode], len(named)), most
@@ -493,7 +515,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
             continue
         outside = ~np.logical_or.reduce([masks[j] for j in overlapping])
         rest = masks[i] & outside
-        if not tests.failure_alone(rest, outside, level):
+        if not tests.failure_alone(rest, outside, level, owner=i):
             most = max(overlapping, key=lambda j: (masks[i] & masks[j]).sum())
             named.remove(i)
             failure[i], notes[i], belongs[i] = False, _explained(most, rest, where, FINDING_NOUN[mode],
@@ -614,7 +636,7 @@ def _walk_order(table, rows, masks, tests):
     it first); without, :func:`_surest_first`."""
     if not tests.promised:
         return _surest_first(table, rows)
-    sharpness = {i: tests.sharpness(masks[i]) for i in rows}
+    sharpness = {i: tests.sharpness(masks[i], owner=i) for i in rows}
     return sorted(rows, key=lambda i: (-sharpness[i], i))
 
 

@@ -148,6 +148,12 @@ class Promise:
         # the ROC AUC itself (a subclass may change its value) and the row means have a formula
         self._has_formula = type(measure) is ROCAUC or self.classes is not None
 
+    def reading(self, probabilities):
+        """The promise of the same measure, rows, scores and seed read through
+        other ``probabilities`` (e.g. of a map fitted without a pattern's rows,
+        :func:`~subroc_ext.inputs.probabilities.fitted_without`)."""
+        return Promise(self.measure, self.is_positive, self.scores, probabilities, self.seed)
+
     def drawn_values(self, mask, labels):
         """The measure on the rows of ``mask`` for each draw of their labels
         (``labels``: draws x rows of ``mask``); NaN where undefined."""
@@ -213,13 +219,19 @@ class Promise:
         return self.expected(every) - self.observed(every)
 
     def test(self, masks, *, mode="worse", method="fdr_by", alpha=0.05, weights=None, max_samples=MAX_SAMPLES,
-             exceedances=10):  # fmt: skip
+             exceedances=10, readings=None):  # fmt: skip
         """:func:`promise_test` of subsets of these rows (``masks``), its draws
-        seeded by this promise's seed."""
+        seeded by this promise's seed.
+
+        ``readings``: per mask, the :class:`Promise` (:meth:`reading`) whose
+        probabilities its promise and its label draws are read from (this
+        one by default); the whole data's shortfall, which every mask may
+        fall short by, is this promise's."""
         from statsmodels.stats.multitest import multipletests
 
-        subgroups = [_Subgroup(np.asarray(m, dtype=bool), self, mode, self.shortfall, self.seed, max_samples)
-                     for m in masks]  # fmt: skip
+        readings = [self] * len(masks) if readings is None else readings
+        subgroups = [_Subgroup(np.asarray(m, dtype=bool), reading, mode, self.shortfall, self.seed, max_samples)
+                     for m, reading in zip(masks, readings)]  # fmt: skip
         state = SequentialPValues(len(subgroups), exceedances=exceedances, max_samples=max_samples)
         stopped = np.zeros(len(subgroups), dtype=bool)
         for batch, size in enumerate(round_sizes(max_samples, FIRST_ROUND)):

@@ -4,6 +4,8 @@
   monotone map fitted once on the search split,
   :mod:`subroc_ext.inputs.probabilities`), in the data's row order; for
   both splits of a run, with the map: :func:`fitted_probabilities`;
+* :func:`own_probabilities`: a pattern's held-out rows read through the map
+  fitted on the search split without its rows (the headline's promise);
 * :func:`case_mix_data`: the splits with those probabilities as a column, the
   :class:`~subroc_ext.objective.case_mix.CaseMixTarget` and the quality
   functions of ``find_subgroups(case_mix=True)`` (search and test by
@@ -24,7 +26,7 @@
 import numpy as np
 import pandas as pd
 
-from ..inputs.probabilities import fit_probabilities
+from ..inputs.probabilities import fit_probabilities, fitted_without
 from ..objective.case_mix import CaseMixQF, CaseMixTarget
 from ..objective.generalization import GeneralizationAwareQF
 from ..scoring import bitset
@@ -35,6 +37,7 @@ __all__ = [
     "SHARE_OF_DROP",
     "split_probabilities",
     "fitted_probabilities",
+    "own_probabilities",
     "case_mix_data",
     "with_probabilities",
     "case_mix_functions",
@@ -100,6 +103,35 @@ def fitted_probabilities(checked, calibrate, required):
     return probabilities.description, probabilities, tuple(
         None if split is None else split_probabilities(split, probabilities) for split in splits
     )
+
+
+def own_probabilities(search, held_out, calibrate):
+    """Each pattern's own reading of the held-out rows' probabilities: through
+    the map of ``calibrate`` fitted on the search split's rows outside the
+    pattern (:func:`~subroc_ext.inputs.probabilities.fitted_without`), so that
+    a failure on the search split does not bend the map its held-out promise
+    is read through ('auto' decides on all search rows whether to read the
+    scores as given: ``decided_on_all``). No held-out label is in the map:
+    the held-out tests stay valid.
+
+    Parameters
+    ----------
+    search, held_out : SortedDataset
+    calibrate : {'auto', 'none', 'isotonic', 'sigmoid'}
+
+    Returns
+    -------
+    callable
+        A pysubgroup description to the probabilities of the rows of
+        ``held_out`` (its data's row order, :func:`split_probabilities`).
+    """
+
+    def of(subgroup):
+        fitted = fitted_without(search.scores, search.is_positive, search.mask_of(subgroup), calibrate,
+                                search.columns[1], decided_on_all=True)  # fmt: skip
+        return split_probabilities(held_out, fitted)
+
+    return of
 
 
 def _column(columns):
