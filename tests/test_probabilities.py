@@ -138,8 +138,8 @@ def test_the_map_fitted_without_a_pattern_is_the_map_of_the_other_rows():
     scores = expit(1.5 * logit(truth))
     pattern = np.arange(3000) < 300
     labels = np.random.default_rng(4).random(3000) < np.where(pattern, truth / 2, truth)
-    for decided_on_all in (False, True):
-        without = fitted_without(scores, labels, pattern, "auto", decided_on_all=decided_on_all)
+    for as_given in (None, False):  # 'auto' decides on the rows outside, or the caller decided to map
+        without = fitted_without(scores, labels, pattern, "auto", as_given=as_given)
         assert without.method == "sigmoid"
         np.testing.assert_allclose(without(scores), _platt_by_hand(scores[~pattern], labels[~pattern])(scores),
                                    atol=2e-5)  # fmt: skip
@@ -150,11 +150,12 @@ def test_the_map_fitted_without_a_pattern_is_the_map_of_the_other_rows():
 
 
 def test_the_map_without_a_pattern_falls_back_to_the_map_of_all_rows():
-    """A pattern of more than half of the rows reads the map of all rows; with
-    ``decided_on_all``, 'auto' decides on all rows whether to read the scores
-    as given: calibrated scores stay as given even where the rows outside a
-    slice of them, on their own, would not pass the check (here: the labels
-    of the rows outside the middle band drawn from overconfident scores)."""
+    """A pattern of more than half of the rows reads the map of all rows. With
+    ``as_given`` decided by the caller (``calibrate='auto'``), calibrated
+    scores stay as given for every pattern, and miscalibrated ones (labels
+    outside the middle band drawn from less extreme risks than the scores
+    promise) are read through Platt's sigmoid of the logit fitted on the rows
+    outside the pattern (by hand: scikit-learn), or on all rows."""
     from subroc_ext.inputs.probabilities import fitted_without
 
     truth, _ = logistic_data(5, 4000)
@@ -164,8 +165,13 @@ def test_the_map_without_a_pattern_falls_back_to_the_map_of_all_rows():
                                   fit_probabilities(truth, labels, "sigmoid")(truth))  # fmt: skip
     middle = (truth > 0.3) & (truth < 0.7)
     assert fit_probabilities(truth, labels).method == "none"
-    assert fitted_without(truth, labels, middle, "auto", decided_on_all=True).method == "none"
-    squeezed = np.where(middle, truth, expit(0.8 * logit(truth)))  # the outside's labels less extreme than promised
+    assert fitted_without(truth, labels, middle, "auto", as_given=True)(truth).tolist() == truth.tolist()
+    squeezed = np.where(middle, truth, expit(0.8 * logit(truth)))
     labels = np.random.default_rng(7).random(4000) < squeezed
     assert fit_probabilities(truth, labels).method == "sigmoid"
-    assert fitted_without(truth, labels, middle, "auto", decided_on_all=True).method == "sigmoid"
+    high = truth > 0.7  # a slice of the highest risks: mapped without its rows
+    assert 0 < high.mean() < 0.5
+    np.testing.assert_allclose(fitted_without(truth, labels, high, "auto", as_given=False)(truth),
+                               _platt_by_hand(truth[~high], labels[~high])(truth), atol=2e-5)  # fmt: skip
+    np.testing.assert_allclose(fitted_without(truth, labels, most, "auto", as_given=False)(truth),
+                               _platt_by_hand(truth, labels)(truth), atol=2e-5)  # fmt: skip

@@ -312,7 +312,7 @@ def fit_probabilities(scores, is_positive, calibrate="auto", name="score"):
                          lambda values: sigmoid(standardized(values)))  # fmt: skip
 
 
-def fitted_without(scores, is_positive, mask, calibrate="auto", name="score", *, decided_on_all=False):
+def fitted_without(scores, is_positive, mask, calibrate="auto", name="score", *, as_given=None):
     """The map of :func:`fit_probabilities` fitted on the rows outside ``mask``:
     what a pattern's own rows promise, read through a map their labels did not
     bend (SPEC, "The promise of every measure").
@@ -336,15 +336,13 @@ def fitted_without(scores, is_positive, mask, calibrate="auto", name="score", *,
         The pattern's rows among them.
     calibrate, name
         As in :func:`fit_probabilities`.
-    decided_on_all : bool, default=False
-        ``calibrate='auto'``: whether to read the scores as given is decided
-        on all rows, and a map, where all rows need one, is refitted without
-        the pattern's rows (the same kind of map). False: decided on the rows
-        outside the pattern. The calibration check has little power against
-        a shift of the risk (Spiegelhalter's test is nearly blind to it), and
-        on the rows outside a slice of the strongest predictor, a narrower
-        band of scores, it passes scores that all rows show miscalibrated
-        (its shifted promise then shows in the slice's held-out rows).
+    as_given : bool, optional
+        ``calibrate='auto'`` only: whether the scores are read as given (True)
+        or through the map 'auto' fits, refitted without the pattern's rows
+        (False), decided by the caller on all rows; None: 'auto' decides on
+        the rows outside the pattern. On the rows outside a slice of the
+        strongest predictor, a narrower band of scores, the calibration
+        check passes scores that all rows show miscalibrated.
 
     Returns
     -------
@@ -364,17 +362,22 @@ def fitted_without(scores, is_positive, mask, calibrate="auto", name="score", *,
     scores = np.asarray(scores, dtype=float)
     is_positive = np.asarray(is_positive, dtype=bool)
     mask = np.asarray(mask, dtype=bool)
-    whole = fit_probabilities(scores, is_positive, calibrate, name) if decided_on_all else None
-    if mask.sum() <= len(mask) / 2 and (whole is None or whole.method != "none"):
+    in_unit = bool(len(scores)) and scores.min() >= 0 and scores.max() <= 1
+    decided = calibrate == "auto" and in_unit and as_given is not None
+    if decided and as_given:
+        return Probabilities("none", f"the scores as given (score column {name!r} is in [0, 1] and calibrated on "
+                             "the search split)", _identity)  # fmt: skip
+    if mask.sum() <= len(mask) / 2:
         outside = ~mask
-        in_unit = bool(len(scores)) and scores.min() >= 0 and scores.max() <= 1
         try:
-            if whole is not None and calibrate == "auto" and in_unit:  # the map 'auto' chose on all rows
+            if decided:  # the map 'auto' fits to scores in [0, 1] that are not calibrated
                 return _logit_sigmoid(scores[outside], is_positive[outside], " without the pattern's rows")
             return fit_probabilities(scores[outside], is_positive[outside], calibrate, name)
         except ValueError:
             pass
-    return whole if whole is not None else fit_probabilities(scores, is_positive, calibrate, name)
+    if decided:
+        return _logit_sigmoid(scores, is_positive)
+    return fit_probabilities(scores, is_positive, calibrate, name)
 
 
 #: The folds of :func:`cross_fitted_probabilities`.

@@ -26,6 +26,7 @@
 import numpy as np
 import pandas as pd
 
+from ..inference.whole_calibration import whole_calibration
 from ..inputs.probabilities import fit_probabilities, fitted_without
 from ..objective.case_mix import CaseMixQF, CaseMixTarget
 from ..objective.generalization import GeneralizationAwareQF
@@ -110,9 +111,17 @@ def own_probabilities(search, held_out, calibrate):
     the map of ``calibrate`` fitted on the search split's rows outside the
     pattern (:func:`~subroc_ext.inputs.probabilities.fitted_without`), so that
     a failure on the search split does not bend the map its held-out promise
-    is read through ('auto' decides on all search rows whether to read the
-    scores as given: ``decided_on_all``). No held-out label is in the map:
-    the held-out tests stay valid.
+    is read through. No held-out label is in the map: the held-out tests stay
+    valid.
+
+    With ``calibrate='auto'`` all search rows decide whether scores in [0, 1]
+    are read as given: where the calibration check of
+    :func:`~subroc_ext.inputs.probabilities.fit_probabilities` passes them
+    and Cox's test does not reject
+    (:func:`~subroc_ext.inference.whole_calibration.whole_calibration`, the
+    global fix's decision too). Spiegelhalter's test, the check's, is nearly
+    blind to a shift of the risk (``logit p + 0.4``), which the label draws
+    of a large slice of held-out rows then find as its failure.
 
     Parameters
     ----------
@@ -125,10 +134,14 @@ def own_probabilities(search, held_out, calibrate):
         A pysubgroup description to the probabilities of the rows of
         ``held_out`` (its data's row order, :func:`split_probabilities`).
     """
+    as_given = None
+    if calibrate == "auto" and len(search) and search.scores.min() >= 0 and search.scores.max() <= 1:
+        as_given = fit_probabilities(search.scores, search.is_positive).method == "none" and \
+            whole_calibration(search.is_positive, search.scores).calibrated  # fmt: skip
 
     def of(subgroup):
         fitted = fitted_without(search.scores, search.is_positive, search.mask_of(subgroup), calibrate,
-                                search.columns[1], decided_on_all=True)  # fmt: skip
+                                search.columns[1], as_given=as_given)  # fmt: skip
         return split_probabilities(held_out, fitted)
 
     return of
