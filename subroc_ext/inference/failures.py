@@ -18,11 +18,11 @@ model. SPEC ("What the headline may call a failure") names a row a
    performance estimation; the paired comparison's models share their rows
    and are not checked): the case-mix statistic
    ``q_cm = [mbc(S) - AUC(S)] - [mbc(D) - AUC(D)]`` is significant by its
-   label-draw test (:func:`~subroc_ext.inference.promise.promise_test`:
-   the labels drawn from the rows' probabilities), corrected over the rows
-   that reach this step. A row that passes 1 and
-   not 3 is a slice where every model, the true probabilities included,
-   ranks worse (range restriction);
+   label-draw test (:func:`~subroc_ext.inference.promise.promise_test`,
+   labels drawn from the probabilities of a map fitted without the row's
+   search rows), corrected over the rows that reach this step
+   (:class:`FailureRules`). A row that passes 1 and not 3 is a slice where
+   every model, the true probabilities included, ranks worse (range restriction);
 4. **not explained by a better failure** (independently productive, [1]_,
    [2]_): walking the rows that fall furthest short of their promise first
    (without a promise: surest first, by the conservative end of the
@@ -66,12 +66,16 @@ significant is tested there for falling short of its promise and of the
 whole data at once: found so, it passes rule 1 *by its promise* even where
 the table's size-weighted test cannot tell it from chance.
 
-The secondary tests of 3 and 4 only remove rows that 1 selected, so on
-data without any failure the headline names one with probability at most
-that of the correction's (the family-wise error under the complete null is
-the false discovery rate, at most ``alpha``); without a holdout every
-failure passes the promise's max-T test, whose family-wise error is at
-most ``alpha`` when the scores are calibrated.
+Where the scores keep their promise everywhere every failure is a
+rejection of 3's test: corrected over a family fixed before the held-out
+labels are read (``FailureRules(promise_family='table')``) the headline
+names one with probability at most ``alpha``; over the rows 1 chose by
+those labels (the default), as far as their choice does not follow the
+promise tests' statistics (it does, in part: a slice whose held-out labels
+fall short by chance is worse than the whole data and short of its
+promise at once; measured: ``benchmarks/RESULTS.md``, issue 55). Without a
+holdout every failure passes the promise's max-T test, of family-wise
+error at most ``alpha`` when the scores are calibrated.
 
 :func:`judge_failures` returns the decision per row, for ``run``,
 ``compare``, ``drift`` and the multi-class search alike (each gives it its
@@ -87,7 +91,6 @@ References
    Data 8(3), 2014.
 """
 
-import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -97,6 +100,7 @@ import pandas as pd
 from ..objective.quality import SoftClassifierQF
 from ..objective.statistics import Columns
 from ..scoring.measures import ROCAUC
+from .note_words import BY_PROMISE, CASE_MIX_WORDS, FINDING_NOUN, NOTE_WORDS, SLICE_WORDS, NoteWords, note_words
 from .promise import Promise
 from .significance import base_seed, randomization_test
 
@@ -110,103 +114,27 @@ MIN_CLASS_COUNT = 10
 #: What a promise test's weight adds to the row's shortfall on the search split (ROC AUC points).
 WEIGHT_FLOOR = 0.01
 
-#: How the note of a failure "by its promise" (without a holdout) begins.
-BY_PROMISE = "by its promise"
-
 #: The columns :func:`judge_failures` adds.
 FAILURE_COLUMNS = ["failure", "failure_note", "failure_of", "promise_p_value"]
 
 
 @dataclass(frozen=True)
-class NoteWords:
-    """How the notes word a direction: the comparison, a failure by its
-    promise, the slice its scores explain (how its note begins, and what
-    every model does there), a row beyond its promise, and its change."""
-
-    than: str
-    beyond: str = ""
-    slice: str = ""
-    every: str = ""
-    gap: str = ""
-    change: str = ""
-
-
-#: The notes' words by direction ('both': neutral, where a row's side is not known).
-NOTE_WORDS = {
-    "worse": NoteWords(
-        "worse than", "falls short both of what its own scores promise and of the whole data's ranking",
-        "range restriction", "every model ranks worse in such a slice, whose risks spread less",
-        "its scores promise more than it delivers", "drop"),
-    "better": NoteWords(
-        "better than", "exceeds both what its own scores promise and the whole data's ranking",
-        "wider spread of risk", "every model ranks better in such a slice",
-        "it delivers more than its scores promise", "gain"),
-    "both": NoteWords(
-        "different from", "differs both from what its own scores promise and from the whole data", "case mix",
-        "its own scores promise this change", "it delivers other than its scores promise", "change"),
-}  # fmt: skip
-
-#: The slice a measure's own scores explain, by measure and direction: how its
-#: note begins, and what every model does there (the ROC AUC's and the ARL's,
-#: ``1 - AUC`` per negative: :data:`NOTE_WORDS`; a user's measure: :data:`CASE_MIX_WORDS`).
-SLICE_WORDS = {
-    "pr_auc": {
-        "worse": ("lower prevalence", "every model's PR AUC is lower in such a slice, whose positives are rarer or "
-                  "whose risks spread less"),
-        "better": ("higher prevalence", "every model's PR AUC is higher in such a slice, whose positives are more "
-                   "common or whose risks spread more"),
-    },
-    "attribution_mean": {
-        "worse": ("case mix", "the true probabilities would earn such rows no more credit"),
-        "better": ("case mix", "the true probabilities would earn such rows as much credit"),
-    },
-    "calibration_gap": {
-        "worse": ("global miscalibration", "the scores recalibrated on the whole search split promise this gap"),
-        "better": ("global miscalibration", "the scores recalibrated on the whole search split promise this gap"),
-    },
-    **{name: {
-        "worse": ("risks nearer one half", f"every model's {title} is larger where the risks are nearer one half"),
-        "better": ("risks nearer 0 or 1", f"every model's {title} is smaller where the risks are nearer 0 or 1"),
-    } for name, title in (("brier", "Brier score"), ("log_loss", "log loss"))},
-}  # fmt: skip
-#: The same for a measure :data:`SLICE_WORDS` does not know.
-CASE_MIX_WORDS = ("case mix", "its own scores promise this much: the true probabilities would do no better here")
-
-
-def note_words(mode, measure="roc_auc"):
-    """The :class:`NoteWords` of a direction (``mode``) for the named
-    ``measure``: :data:`NOTE_WORDS` with the slice its scores explain in the
-    measure's words.
-
-    Examples
-    --------
-    >>> note_words("worse", "pr_auc").slice, note_words("worse", "arl").slice
-    ('lower prevalence', 'range restriction')
-    """
-    words = NOTE_WORDS[mode]
-    if measure in ("roc_auc", "arl") or mode == "both":
-        return words
-    slice_, every = SLICE_WORDS.get(measure, {}).get(mode, CASE_MIX_WORDS)
-    return dataclasses.replace(words, slice=slice_, every=every)
-
-
-#: What the headline calls a row the rules keep, by mode: a finding where the
-#: model does better is no failure of it ('both': either side).
-FINDING_NOUN = {"worse": "failure", "better": "finding", "both": "finding"}
-
-
-@dataclass(frozen=True)
 class FailureRules:
     """The settings of the rules: the test's correction and level, the seed,
-    the fewest rows of each kind, and whether the run tested on held-out rows
+    the fewest rows of each kind, whether the run tested on held-out rows
     (without, the effects have no interval to require and the rules' tests
-    run on the searched rows)."""
+    run on the searched rows), and the family rule 3's test is corrected
+    over: the rows that reach it ('tested'), or every row of the table
+    ('table', the others with p-value 1: fixed before the held-out labels
+    chose the rows, so that where the scores keep their promise the
+    headline names a failure with probability at most ``alpha``)."""
 
     method: str = "fdr_by"
     alpha: float = 0.05
     random_state: object = 0
     min_class_count: int = MIN_CLASS_COUNT
     holdout: bool = True
+    promise_family: str = "tested"
 
 
 @dataclass(frozen=True)
@@ -353,13 +281,14 @@ class _Tests:
         gap = reading.expected(mask) - reading.observed(mask)
         return {"worse": gap, "better": -gap}.get(self.mode, abs(gap))
 
-    def promise(self, masks, method=None, weights=None, alpha=None, owners=None):
-        """Each mask's label-draw test of its promise, read as ``owners[k]``'s:
-        (corrected p-values, rejected)."""
+    def promise(self, masks, method=None, weights=None, alpha=None, owners=None, untested=0):
+        """Each mask's label-draw test of its promise, read as ``owners[k]``'s, in a
+        correction of ``untested`` more: (corrected p-values, rejected)."""
         owners = [None] * len(masks) if owners is None else owners
         tested = self._promise.test(
             [mask[self.promise_rows] for mask in masks], mode=self.mode, method=method or self.rules.method,
             alpha=alpha or self.rules.alpha, weights=weights, readings=[self.reading(i) for i in owners],
+            untested=untested,
         )  # fmt: skip
         return tested["p_value_corrected"].to_numpy(), tested["significant"].to_numpy(dtype=bool)
 
@@ -461,10 +390,12 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
         promise_p[candidates] = whole_search_promise["p_value"].to_numpy(dtype=float)[candidates]
         kept = whole_search_promise["significant"].to_numpy(dtype=bool)[candidates]
     elif tests.promised and candidates:
+        family = candidates if rules.promise_family == "tested" else np.arange(n)  # weights averaging 1 over it
         weights = None if search_shortfall is None or not rules.holdout else \
-            promise_weights(np.asarray(search_shortfall, dtype=float)[candidates])  # fmt: skip
-        promise_p[candidates], kept = tests.promise([masks[i] for i in candidates], weights=weights,
-                                                    owners=candidates)  # fmt: skip
+            pd.Series(promise_weights(np.asarray(search_shortfall, dtype=float)[family]), index=family)[candidates]
+        promise_p[candidates], kept = tests.promise([masks[i] for i in candidates], owners=candidates,
+                                                    weights=None if weights is None else weights.to_numpy(),
+                                                    untested=len(family) - len(candidates))  # fmt: skip
     if (whole_search_promise is not None or tests.promised) and candidates:
         restricted = table["range_restricted"].fillna(True).to_numpy(dtype=bool) if "range_restricted" in table \
             else np.ones(n, dtype=bool)  # fmt: skip

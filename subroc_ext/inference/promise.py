@@ -218,20 +218,35 @@ class Promise:
         every = np.ones(len(self.scores), dtype=bool)
         return self.expected(every) - self.observed(every)
 
+    @functools.cached_property
+    def whole(self):
+        """The measure on all the rows, size-free, higher better."""
+        return self.observed(np.ones(len(self.scores), dtype=bool))
+
     def test(self, masks, *, mode="worse", method="fdr_by", alpha=0.05, weights=None, max_samples=MAX_SAMPLES,
-             exceedances=10, readings=None):  # fmt: skip
+             exceedances=10, readings=None, beyond_whole=None, untested=0):  # fmt: skip
         """:func:`promise_test` of subsets of these rows (``masks``), its draws
         seeded by this promise's seed.
 
         ``readings``: per mask, the :class:`Promise` (:meth:`reading`) whose
         probabilities its promise and its label draws are read from (this
         one by default); the whole data's shortfall, which every mask may
-        fall short by, is this promise's."""
+        fall short by, is this promise's. ``beyond_whole``: per mask, whether
+        it must also fall short of the measure on all the rows
+        (:attr:`whole`; ``'better'``: exceed it): its statistic is its
+        distance beyond both its promise (plus the whole data's shortfall)
+        and the whole data's value, so that a rejection says both at once
+        (rule 1 following from rule 2's test, as without a holdout,
+        :mod:`~subroc_ext.inference.promise_family`). ``untested``: further
+        hypotheses of the correction, not tested (p-value 1): a family fixed
+        before the masks were chosen from it on the same rows' labels."""
         from statsmodels.stats.multitest import multipletests
 
         readings = [self] * len(masks) if readings is None else readings
-        subgroups = [_Subgroup(np.asarray(m, dtype=bool), reading, mode, self.shortfall, self.seed, max_samples)
-                     for m, reading in zip(masks, readings)]  # fmt: skip
+        beyond_whole = [False] * len(masks) if beyond_whole is None else beyond_whole
+        subgroups = [_Subgroup(np.asarray(m, dtype=bool), reading, mode, self.shortfall, self.seed, max_samples,
+                               whole=self.whole if beyond else None)
+                     for m, reading, beyond in zip(masks, readings, beyond_whole)]  # fmt: skip
         state = SequentialPValues(len(subgroups), exceedances=exceedances, max_samples=max_samples)
         stopped = np.zeros(len(subgroups), dtype=bool)
         for batch, size in enumerate(round_sizes(max_samples, FIRST_ROUND)):
@@ -239,11 +254,12 @@ class Promise:
                 break
             for i in np.flatnonzero(~stopped):
                 state.add(i, subgroups[i].reaches(size, batch, needed=state.exceedances - state.exceeded[i]))
-            stopped |= state.decided(method, alpha, weights=weights)
+            stopped |= state.decided(method, alpha, weights=weights, untestable=untested)
         p_values = state.p_values()
         if len(p_values):
-            significant, corrected, _, _ = multipletests(weighted_p_values(p_values, weights), alpha=alpha,
-                                                         method=method)  # fmt: skip
+            padded = np.r_[weighted_p_values(p_values, weights), np.ones(untested)]
+            significant, corrected, _, _ = multipletests(padded, alpha=alpha, method=method)
+            significant, corrected = significant[: len(p_values)], corrected[: len(p_values)]
         else:
             significant, corrected = np.zeros(0, dtype=bool), np.zeros(0)
         return pd.DataFrame({"p_value": p_values, "p_value_corrected": corrected, "significant": significant,
@@ -318,19 +334,31 @@ class _Subgroup:
     reaches the statistic below :data:`UNREACHED`: its draws are all "not
     reached" without being drawn, as they would be but with that chance (a
     subgroup of tens of thousands of rows many standard deviations short of
-    its promise would draw to the cap)."""
+    its promise would draw to the cap).
 
-    def __init__(self, mask, promise, mode, shortfall, seed, max_samples=MAX_SAMPLES):
+    ``whole``: the measure on all rows (size-free, higher better), which the
+    observed value must also fall short of (``'better'``: exceed): a draw
+    reaches the statistic when it falls as far short of the promise as the
+    observed value falls short of both, ``min(e - c, whole) - observed``
+    (``e`` the promise, ``c`` the whole data's shortfall); None: of the
+    promise alone."""
+
+    def __init__(self, mask, promise, mode, shortfall, seed, max_samples=MAX_SAMPLES, whole=None):
         self.mask, self.promise, self.mode = mask, promise, mode
         self.probabilities = promise.probabilities[mask]
         observed = promise.observed(mask)
+        expected = None if whole is None and mode != "both" else promise.expected(mask)
         if mode == "worse":  # at most the observed value plus the whole data's shortfall
-            self.cut = observed + max(shortfall, 0.0) + _TOLERANCE
+            margin = max(shortfall, 0.0) if whole is None else max(shortfall, 0.0, expected - whole)
+            self.cut = observed + margin + _TOLERANCE
         elif mode == "better":
-            self.cut = observed - max(-shortfall, 0.0) - _TOLERANCE
-        else:  # both: at least as far from the promise, less the whole data's distance
-            self.expected = promise.expected(mask)
-            self.cut = abs(observed - self.expected) - abs(shortfall) - _TOLERANCE
+            margin = max(-shortfall, 0.0) if whole is None else max(-shortfall, 0.0, whole - expected)
+            self.cut = observed - margin - _TOLERANCE
+        else:  # both: at least as far from the promise, less the whole data's distance (and beyond the whole's)
+            self.expected, low, high = expected, expected - abs(shortfall), expected + abs(shortfall)
+            if whole is not None:
+                low, high = min(low, whole), max(high, whole)
+            self.cut = max(low - observed, observed - high) - _TOLERANCE
         self.seed = _seed(seed, _STREAM, mask)
         self.weights = promise.draw_weights(mask)  # the ROC AUC's: the mid-ranks
         self.surely_unreached = mode == "worse" and type(promise.measure) is ROCAUC and _log_chernoff(

@@ -22,6 +22,7 @@ Ctrl-C or an error after the search keeps the searched table
 from dataclasses import dataclass
 
 import pandas as pd
+import pysubgroup as ps
 
 from ..exceptions import InterruptedTest, keeping
 from ..inference.calibration import calibration_check
@@ -340,7 +341,9 @@ def judge(table, checked, prepared, settings, found, kept, dataset_values):
     # each pattern's promise read through the map fitted on the search split without its rows (not after a
     # global fix, whose fixed scores are the probabilities)
     own = _case_mix.own_probabilities(prepared.search, dataset, settings.calibrate) \
-        if holdout and prepared.global_fix is None else None  # fmt: skip
+        if holdout and prepared.global_fix is None and p is not None else None  # fmt: skip
+    if own is not None:  # the whole data's promise (its shortfall) read through the same decision, all rows' map
+        p = own(ps.Conjunction([]))
     rows = dataset_rows(dataset, measure, mode, probabilities=None if prepared.case_mix else p,
                         own_probabilities=own)  # fmt: skip
     whole_search_promise = None
