@@ -150,7 +150,8 @@ def test_the_map_fitted_without_a_pattern_is_the_map_of_the_other_rows():
 
 
 def test_the_map_without_a_pattern_falls_back_to_the_map_of_all_rows():
-    """A pattern of more than half of the rows reads the map of all rows. With
+    """A pattern of more than half of the rows, or of a band of the scores (more
+    than half of the rows of a tenth of them), reads the map of all rows. With
     ``as_given`` decided by the caller (``calibrate='auto'``), calibrated
     scores stay as given for every pattern, and miscalibrated ones (labels
     outside the middle band drawn from less extreme risks than the scores
@@ -169,9 +170,11 @@ def test_the_map_without_a_pattern_falls_back_to_the_map_of_all_rows():
     squeezed = np.where(middle, truth, expit(0.8 * logit(truth)))
     labels = np.random.default_rng(7).random(4000) < squeezed
     assert fit_probabilities(truth, labels).method == "sigmoid"
-    high = truth > 0.7  # a slice of the highest risks: mapped without its rows
+    spread = np.arange(4000) % 7 == 0  # rows at every level of the scores: mapped without them
+    np.testing.assert_allclose(fitted_without(truth, labels, spread, "auto", as_given=False)(truth),
+                               _platt_by_hand(truth[~spread], labels[~spread])(truth), atol=2e-5)  # fmt: skip
+    high = truth > 0.7  # a band of the highest scores (a fifth of the rows): the map of all rows
     assert 0 < high.mean() < 0.5
-    np.testing.assert_allclose(fitted_without(truth, labels, high, "auto", as_given=False)(truth),
-                               _platt_by_hand(truth[~high], labels[~high])(truth), atol=2e-5)  # fmt: skip
-    np.testing.assert_allclose(fitted_without(truth, labels, most, "auto", as_given=False)(truth),
-                               _platt_by_hand(truth, labels)(truth), atol=2e-5)  # fmt: skip
+    for band in (most, high):
+        np.testing.assert_allclose(fitted_without(truth, labels, band, "auto", as_given=False)(truth),
+                                   _platt_by_hand(truth, labels)(truth), atol=2e-5)  # fmt: skip

@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
-from scipy.stats import norm
+from scipy.stats import norm, rankdata
 from sklearn.isotonic import IsotonicRegression
 
 from ..metrics.confidence import delong_interval
@@ -321,11 +321,14 @@ def fitted_without(scores, is_positive, mask, calibrate="auto", name="score", *,
     labels (a risk halved in 12 % of the rows lowers the probabilities of
     every score) and can make ``calibrate='auto'`` recalibrate scores that are
     calibrated everywhere else; fitted without its rows, the map reads its
-    scores as the rest of the data does. A pattern of more than half of the
-    rows leaves too few, often of a narrow band of scores, to fit a map that
-    reaches its own (the slices of a strong predictor): it, and one whose
-    outside fits no map (a sigmoid that does not rise), gets the map of all
-    rows.
+    scores as the rest of the data does. A pattern holding more than half of
+    the rows of any tenth of the scores (a slice of the strongest predictor
+    is a band of them) leaves a map that extrapolates into its own scores
+    from the others, where any failure elsewhere bends it (a slice of the
+    lowest risks read through a map fitted on the highest, which a failure
+    among them flattens, falls short of a promise it never made): it, and a
+    pattern whose outside fits no map (a sigmoid that does not rise), gets
+    the map of all rows.
 
     Parameters
     ----------
@@ -367,7 +370,7 @@ def fitted_without(scores, is_positive, mask, calibrate="auto", name="score", *,
     if decided and as_given:
         return Probabilities("none", f"the scores as given (score column {name!r} is in [0, 1] and calibrated on "
                              "the search split)", _identity)  # fmt: skip
-    if mask.sum() <= len(mask) / 2:
+    if _spread_over_the_scores(scores, mask):
         outside = ~mask
         try:
             if decided:  # the map 'auto' fits to scores in [0, 1] that are not calibrated
@@ -378,6 +381,23 @@ def fitted_without(scores, is_positive, mask, calibrate="auto", name="score", *,
     if decided:
         return _logit_sigmoid(scores, is_positive)
     return fit_probabilities(scores, is_positive, calibrate, name)
+
+
+def _spread_over_the_scores(scores, mask, parts=10):
+    """Whether the rows outside ``mask`` hold at least half of the rows of each
+    of ``parts`` equal parts of the scores (by rank, ties kept together).
+
+    Examples
+    --------
+    >>> scores = np.arange(100.0)
+    >>> bool(_spread_over_the_scores(scores, scores % 5 == 0)), bool(_spread_over_the_scores(scores, scores < 30))
+    (True, False)
+    """
+    if not mask.any():
+        return True
+    part = np.minimum((rankdata(scores, method="min") - 1) * parts // len(scores), parts - 1).astype(int)
+    inside, rows = np.bincount(part[mask], minlength=parts), np.bincount(part, minlength=parts)
+    return bool((2 * inside <= rows).all())
 
 
 #: The folds of :func:`cross_fitted_probabilities`.
