@@ -164,9 +164,9 @@ def promise_without_holdout(table, subgroups, search, probabilities, *, label, s
 def _fitted_without(search, mask, calibrate):
     """The probabilities of every row of ``search`` (score order) through the map
     of ``calibrate`` fitted on the rows outside ``mask`` (score order;
-    :func:`~subroc_ext.inputs.probabilities.fitted_without`: a row of more
-    than half of the rows, or whose outside fits no map, reads the map of
-    all rows)."""
+    :func:`~subroc_ext.inputs.probabilities.fitted_without`: a row holding
+    more than half of the rows of any tenth of the scores, or whose outside
+    fits no map, reads the map of all rows)."""
     fitted = fitted_without(search.scores, search.is_positive, mask, calibrate, search.columns[1])
     return np.maximum.accumulate(fitted(search.scores))  # non-decreasing in the score, as split_probabilities
 
