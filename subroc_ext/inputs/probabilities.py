@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
-from scipy.stats import norm
+from scipy.stats import norm, rankdata
 from sklearn.isotonic import IsotonicRegression
 
 from ..metrics.confidence import delong_interval
@@ -33,7 +33,7 @@ from ..metrics.expected_auc import expected_auc_of_sorted
 from ..utils.names import CALIBRATIONS
 
 __all__ = ["CALIBRATIONS", "CalibrationCheck", "Probabilities", "check_calibrate", "check_calibration",
-           "cross_fitted_probabilities", "fit_probabilities", "spiegelhalter_test"]
+           "cross_fitted_probabilities", "fit_probabilities", "fitted_without", "spiegelhalter_test"]
 
 
 
@@ -310,6 +310,94 @@ def fit_probabilities(scores, is_positive, calibrate="auto", name="score"):
     sigmoid = _sigmoid(standardized(scores), is_positive)
     return Probabilities("sigmoid", f"a sigmoid fitted on the search split{why}",
                          lambda values: sigmoid(standardized(values)))  # fmt: skip
+
+
+def fitted_without(scores, is_positive, mask, calibrate="auto", name="score", *, as_given=None):
+    """The map of :func:`fit_probabilities` fitted on the rows outside ``mask``:
+    what a pattern's own rows promise, read through a map their labels did not
+    bend (SPEC, "The promise of every measure").
+
+    A failure inside the rows a map is fitted on pulls the map towards its
+    labels (a risk halved in 12 % of the rows lowers the probabilities of
+    every score) and can make ``calibrate='auto'`` recalibrate scores that are
+    calibrated everywhere else; fitted without its rows, the map reads its
+    scores as the rest of the data does. A pattern holding more than half of
+    the rows of any tenth of the scores (a slice of the strongest predictor
+    is a band of them) leaves a map that extrapolates into its own scores
+    from the others, where any failure elsewhere bends it (a slice of the
+    lowest risks read through a map fitted on the highest, which a failure
+    among them flattens, falls short of a promise it never made): it, and a
+    pattern whose outside fits no map (a sigmoid that does not rise), gets
+    the map of all rows.
+
+    Parameters
+    ----------
+    scores : numpy.ndarray of float
+    is_positive : numpy.ndarray of bool
+        The labels of the rows the map is fitted on (never held-out ones).
+    mask : numpy.ndarray of bool
+        The pattern's rows among them.
+    calibrate, name
+        As in :func:`fit_probabilities`.
+    as_given : bool, optional
+        ``calibrate='auto'`` only: whether the scores are read as given (True)
+        or through the map 'auto' fits, refitted without the pattern's rows
+        (False), decided by the caller on all rows; None: 'auto' decides on
+        the rows outside the pattern. On the rows outside a slice of the
+        strongest predictor, a narrower band of scores, the calibration
+        check passes scores that all rows show miscalibrated.
+
+    Returns
+    -------
+    Probabilities
+
+    Examples
+    --------
+    The map fitted without the first 100 rows is the map of the other rows:
+
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0.05, 0.95, 1000)
+    >>> y = rng.random(1000) < np.where(np.arange(1000) < 100, 1.0, p)
+    >>> mask = np.arange(1000) < 100
+    >>> bool(np.allclose(fitted_without(p, y, mask, "sigmoid")(p), fit_probabilities(p[100:], y[100:], "sigmoid")(p)))
+    True
+    """
+    scores = np.asarray(scores, dtype=float)
+    is_positive = np.asarray(is_positive, dtype=bool)
+    mask = np.asarray(mask, dtype=bool)
+    in_unit = bool(len(scores)) and scores.min() >= 0 and scores.max() <= 1
+    decided = calibrate == "auto" and in_unit and as_given is not None
+    if decided and as_given:
+        return Probabilities("none", f"the scores as given (score column {name!r} is in [0, 1] and calibrated on "
+                             "the search split)", _identity)  # fmt: skip
+    if _spread_over_the_scores(scores, mask):
+        outside = ~mask
+        try:
+            if decided:  # the map 'auto' fits to scores in [0, 1] that are not calibrated
+                return _logit_sigmoid(scores[outside], is_positive[outside], " without the pattern's rows")
+            return fit_probabilities(scores[outside], is_positive[outside], calibrate, name)
+        except ValueError:
+            pass
+    if decided:
+        return _logit_sigmoid(scores, is_positive)
+    return fit_probabilities(scores, is_positive, calibrate, name)
+
+
+def _spread_over_the_scores(scores, mask, parts=10):
+    """Whether the rows outside ``mask`` hold at least half of the rows of each
+    of ``parts`` equal parts of the scores (by rank, ties kept together).
+
+    Examples
+    --------
+    >>> scores = np.arange(100.0)
+    >>> bool(_spread_over_the_scores(scores, scores % 5 == 0)), bool(_spread_over_the_scores(scores, scores < 30))
+    (True, False)
+    """
+    if not mask.any():
+        return True
+    part = np.minimum((rankdata(scores, method="min") - 1) * parts // len(scores), parts - 1).astype(int)
+    inside, rows = np.bincount(part[mask], minlength=parts), np.bincount(part, minlength=parts)
+    return bool((2 * inside <= rows).all())
 
 
 #: The folds of :func:`cross_fitted_probabilities`.

@@ -15,8 +15,6 @@
   period.
 """
 
-import contextlib
-
 import numpy as np
 import pandas as pd
 
@@ -27,7 +25,7 @@ from ..inference.promise_max_t import METHOD as MAX_T_LABEL_DRAWS
 from ..inference.promise_max_t import promise_max_t
 from ..inference.significance import base_seed
 from ..inference.verdicts import same_rows_verdicts
-from ..inputs.probabilities import fit_probabilities
+from ..inputs.probabilities import fitted_without
 from ..inputs.search_size import estimate_search_size
 from ..inputs.sorted_data import SortedDataset
 from ..objective.case_mix import CaseMixQF
@@ -165,18 +163,11 @@ def promise_without_holdout(table, subgroups, search, probabilities, *, label, s
 
 def _fitted_without(search, mask, calibrate):
     """The probabilities of every row of ``search`` (score order) through the map
-    of ``calibrate`` fitted on the rows outside ``mask`` (score order): 'auto'
-    decides there whether to recalibrate. A row of more than half of the
-    rows leaves too few, often of a narrow band of scores, to fit a map
-    that reaches its own (the slices of a strong predictor): it, and a
-    row whose outside fits no map (a sigmoid that does not rise), reads
-    the map of all rows."""
-    fitted = None
-    if mask.sum() <= len(mask) / 2:
-        with contextlib.suppress(ValueError):
-            fitted = fit_probabilities(search.scores[~mask], search.is_positive[~mask], calibrate, search.columns[1])
-    if fitted is None:
-        fitted = fit_probabilities(search.scores, search.is_positive, calibrate, search.columns[1])
+    of ``calibrate`` fitted on the rows outside ``mask`` (score order;
+    :func:`~subroc_ext.inputs.probabilities.fitted_without`: a row holding
+    more than half of the rows of any tenth of the scores, or whose outside
+    fits no map, reads the map of all rows)."""
+    fitted = fitted_without(search.scores, search.is_positive, mask, calibrate, search.columns[1])
     return np.maximum.accumulate(fitted(search.scores))  # non-decreasing in the score, as split_probabilities
 
 
