@@ -90,17 +90,37 @@ def _standardizer(scores):
 
 def _sigmoid(z, is_positive):
     """Platt's sigmoid ``1 / (1 + exp(-(a z + b)))`` of standardized scores ``z``,
-    fitted by maximum likelihood to Platt's smoothed targets."""
+    fitted by maximum likelihood to Platt's smoothed targets: Newton's method
+    (the loss is convex), its step halved while the gradient does not shrink,
+    to a gradient of ``1e-9`` per row (a handful of passes over the rows; BFGS
+    took about twenty, 1.2 s at a million rows, and the headline fits a map per
+    pattern)."""
     positives = is_positive.sum()
     targets = np.where(is_positive, (positives + 1) / (positives + 2), 1 / (len(z) - positives + 2))
 
-    def loss(parameters):
-        logit = parameters[0] * z + parameters[1]
-        value = -(targets * log_expit(logit) + (1 - targets) * log_expit(-logit)).sum()
-        residual = expit(logit) - targets
-        return value, np.array([residual @ z, residual.sum()])
+    def derivatives(parameters):
+        fitted = expit(parameters[0] * z + parameters[1])
+        residual, weight = fitted - targets, fitted * (1 - fitted)
+        weighted = weight @ z
+        return np.array([residual @ z, residual.sum()]), np.array([[weight @ (z * z), weighted],
+                                                                    [weighted, weight.sum()]])  # fmt: skip
 
-    slope, intercept = minimize(loss, np.zeros(2), jac=True, method="BFGS").x
+    parameters = np.zeros(2)
+    gradient, hessian = derivatives(parameters)
+    for _ in range(100):
+        if np.abs(gradient).max() <= 1e-9 * max(len(z), 1):
+            break
+        step = np.linalg.lstsq(hessian, gradient, rcond=None)[0]
+        for _ in range(50):  # halved while the gradient does not shrink
+            trial = parameters - step
+            trial_gradient, trial_hessian = derivatives(trial)
+            if np.abs(trial_gradient).max() < np.abs(gradient).max():
+                break
+            step = step / 2
+        else:
+            break
+        parameters, gradient, hessian = trial, trial_gradient, trial_hessian
+    slope, intercept = parameters
     if not slope > 0:
         raise ValueError(
             "calibrate='sigmoid': the scores do not rise with the positive class on the search "
