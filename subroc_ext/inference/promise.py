@@ -59,6 +59,7 @@ from scipy.optimize import minimize_scalar
 from ..metrics.expected_auc import expected_roc_auc
 from ..metrics.kernels import sort_by_score
 from ..metrics.label_draws import drawn_sums
+from ..scoring import bitset
 from ..scoring.measures import ROCAUC, Measure, RowMeanMeasure
 from ..scoring.rank_null import LOG_UNREACHED
 from .sequential import SequentialPValues, round_sizes, weighted_p_values
@@ -369,7 +370,7 @@ class _Subgroup:
     that is drawn (100 subgroups of up to 800,000 rows at 2 M rows)."""
 
     def __init__(self, mask, promise, mode, shortfall, seed, max_samples=MAX_SAMPLES):
-        self.promise, self.mode, self._bits, self._rows_in = promise, mode, np.packbits(mask), len(mask)
+        self.promise, self.mode, self._bits, self._rows_in = promise, mode, bitset.pack(mask), len(mask)
         probabilities, weights = self._rows(mask)
         observed = promise.observed(mask, ranks=weights)
         if mode == "worse":  # at most the observed value plus the whole data's shortfall
@@ -388,7 +389,7 @@ class _Subgroup:
     @property
     def mask(self):
         """Its rows, a boolean mask (kept as bits: 100 masks of a million rows were 100 MB)."""
-        return np.unpackbits(self._bits, count=self._rows_in).view(bool)
+        return bitset.unpack(self._bits, self._rows_in)
 
     def _rows(self, mask):
         """Its rows' (``mask``'s) probabilities and draw weights (:meth:`Promise.draw_weights`:
