@@ -101,6 +101,7 @@ import pandas as pd
 from ..inputs.sorted_data import SortedDataset
 from ..objective.quality import SoftClassifierQF
 from ..objective.statistics import Columns
+from ..scoring import bitset
 from ..scoring.measures import ROCAUC
 from .note_words import BY_PROMISE, FINDING_NOUN, note_words
 from .promise import Promise
@@ -245,13 +246,13 @@ class _Masks:
     def __init__(self, masks):
         self._bits, self._rows, self._unpacked = {}, 0, OrderedDict()
         for i, mask in masks:
-            self._bits[i], self._rows = np.packbits(mask), len(mask)
+            self._bits[i], self._rows = bitset.pack(mask), len(mask)
 
     def __getitem__(self, i):
         if i in self._unpacked:
             self._unpacked.move_to_end(i)
         else:
-            self._unpacked[i] = np.unpackbits(self._bits[i], count=self._rows).view(bool)
+            self._unpacked[i] = bitset.unpack(self._bits[i], self._rows)
             if len(self._unpacked) > _UNPACKED:
                 self._unpacked.popitem(last=False)
         return self._unpacked[i]

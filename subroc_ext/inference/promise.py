@@ -60,6 +60,7 @@ from scipy.optimize import minimize_scalar
 from ..metrics.expected_auc import expected_roc_auc
 from ..metrics.kernels import sort_by_score
 from ..metrics.label_draws import drawn_sums
+from ..scoring import bitset
 from ..scoring.measures import ROCAUC, Measure, RowMeanMeasure
 from ..scoring.rank_null import LOG_UNREACHED
 from .sequential import SequentialPValues, round_sizes, weighted_p_values
@@ -409,7 +410,7 @@ class _Subgroup:
     promise alone."""
 
     def __init__(self, mask, promise, mode, shortfall, seed, max_samples=MAX_SAMPLES, whole=None):
-        self.promise, self.mode, self._bits, self._rows_in = promise, mode, np.packbits(mask), len(mask)
+        self.promise, self.mode, self._bits, self._rows_in = promise, mode, bitset.pack(mask), len(mask)
         probabilities, weights = self._rows(mask)
         observed = promise.observed(mask, ranks=weights)
         expected = None if whole is None and mode != "both" else promise.expected(mask)
@@ -433,7 +434,7 @@ class _Subgroup:
     @property
     def mask(self):
         """Its rows, a boolean mask (kept as bits: 100 masks of a million rows were 100 MB)."""
-        return np.unpackbits(self._bits, count=self._rows_in).view(bool)
+        return bitset.unpack(self._bits, self._rows_in)
 
     def _rows(self, mask):
         """Its rows' (``mask``'s) probabilities and draw weights (:meth:`Promise.draw_weights`:

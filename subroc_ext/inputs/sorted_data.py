@@ -82,6 +82,7 @@ class SortedDataset:
         keys, pysubgroup selectors, do not always pickle): what the workers
         of a cluster receive."""
         state = self.__dict__.copy()
+        state.pop("_whole", None)  # the whole cover, built again where it is asked for
         state["_selector_words"] = {}
         state["_cache"] = {}
         state["_columns"] = OrderedDict()
