@@ -18,7 +18,7 @@ the held-out half, for the plant's own cover ``c1 == 'v0'`` (the mean
 * ``promise_all``, ``promise_own``: rule 2, ``(L(S) - e(S) - max(c, 0)) /
   sigma(S)`` (``c`` the whole half's shortfall), ``p`` the map of
   ``calibrate='auto'`` fitted on the search split, with the plant's rows or
-  without them (``fitted_without``, 'auto' decided on all rows as the
+  without them (``maps_without``, 'auto' decided on all rows as the
   headline decides);
 * ``beyond_whole``: rule 1 answered by rule 2's test,
   ``(L(S) - max(e(S) + max(c, 0), L(V))) / sigma(S)``, ``p`` the map
@@ -50,7 +50,7 @@ sys.path.insert(0, str(HERE))
 
 from sim_promise import make_data  # noqa: E402
 from subroc_ext.inference.whole_calibration import whole_calibration  # noqa: E402
-from subroc_ext.inputs.probabilities import fit_probabilities, fitted_without  # noqa: E402
+from subroc_ext.inputs.probabilities import fit_probabilities, maps_without  # noqa: E402
 from subroc_ext.inputs.validated import split_validation  # noqa: E402
 
 #: The statistics of the summary, in its order.
@@ -85,8 +85,8 @@ def plant_z(seed, measure):
     out["table"] = (loss[S].mean() - loss.mean()) / (np.sqrt(variance) / n)
     out["labels_drawn"] = (loss[S].mean() - loss.mean()) / (np.sqrt((q * (1 - q) * step**2)[S].sum()) / n)
     as_given = fit_probabilities(ss, ys).method == "none" and whole_calibration(ys, ss).calibrated
-    every = fit_probabilities(ss, ys) if as_given else fitted_without(ss, ys, np.zeros(len(ss), bool), as_given=False)
-    for name, fitted in (("all", every), ("own", fitted_without(ss, ys, in_search, as_given=as_given))):
+    every = fit_probabilities(ss, ys) if as_given else maps_without(ss, ys, as_given=False)(np.zeros(len(ss), bool))
+    for name, fitted in (("all", every), ("own", maps_without(ss, ys, as_given=as_given)(in_search))):
         p = fitted(s)
         promised = p * positive + (1 - p) * negative
         c = max(loss.mean() - (every(s) * positive + (1 - every(s)) * negative).mean(), 0.0)

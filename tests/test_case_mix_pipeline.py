@@ -387,3 +387,23 @@ def test_a_shift_of_the_risk_the_check_passes_is_mapped_for_the_headlines_promis
         np.r_[z, z][:, None], np.r_[np.ones(len(z)), np.zeros(len(z))], sample_weight=np.r_[targets, 1 - targets])
     np.testing.assert_allclose(got, by_hand.predict_proba(logit(held.data["s"].to_numpy())[:, None])[:, 1], atol=2e-5)
     assert np.mean(held.data["s"].to_numpy() - got) == pytest.approx(0.0640, abs=1e-4)  # the shift, undone
+
+
+@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
+def test_the_probabilities_of_a_mask_are_those_of_all_rows_there(method):
+    """``split_probabilities(rows=mask)`` maps the mask's scores alone and
+    gives, in the data's row order, what the map of every row gives there:
+    scores with ties (rounded to a tenth), a fitted sigmoid and an isotonic
+    map whose steps the running maximum keeps."""
+    from subroc_ext.inputs.probabilities import fit_probabilities
+    from subroc_ext.inputs.sorted_data import SortedDataset
+    from subroc_ext.workflow.case_mix import split_probabilities
+
+    rng = np.random.default_rng(12)
+    scores = np.round(rng.normal(size=3000), 1)
+    frame = pd.DataFrame({"y": (rng.random(3000) < 1 / (1 + np.exp(-scores))).astype(int), "s": scores})
+    split = SortedDataset(frame, "y", "s", 1)
+    fitted = fit_probabilities(split.scores, split.is_positive, method)
+    every = split_probabilities(split, fitted)
+    for mask in (rng.random(3000) < 0.1, scores > 0.5, np.zeros(3000, bool), np.ones(3000, bool)):
+        np.testing.assert_array_equal(split_probabilities(split, fitted, mask), every[mask])

@@ -132,14 +132,14 @@ def test_the_map_fitted_without_a_pattern_is_the_map_of_the_other_rows():
     on the other 2,700 (scikit-learn), and it reads their scores as the rest
     of the data does: its probabilities there are those of the truth, not
     bent towards their halved risk (the map of all rows is)."""
-    from subroc_ext.inputs.probabilities import fitted_without
+    from subroc_ext.inputs.probabilities import maps_without
 
     truth, _ = logistic_data(3, 3000)
     scores = expit(1.5 * logit(truth))
     pattern = np.arange(3000) < 300
     labels = np.random.default_rng(4).random(3000) < np.where(pattern, truth / 2, truth)
     for as_given in (None, False):  # 'auto' decides on the rows outside, or the caller decided to map
-        without = fitted_without(scores, labels, pattern, "auto", as_given=as_given)
+        without = maps_without(scores, labels, "auto", as_given=as_given)(pattern)
         assert without.method == "sigmoid"
         np.testing.assert_allclose(without(scores), _platt_by_hand(scores[~pattern], labels[~pattern])(scores),
                                    atol=2e-5)  # fmt: skip
@@ -157,24 +157,24 @@ def test_the_map_without_a_pattern_falls_back_to_the_map_of_all_rows():
     outside the middle band drawn from less extreme risks than the scores
     promise) are read through Platt's sigmoid of the logit fitted on the rows
     outside the pattern (by hand: scikit-learn), or on all rows."""
-    from subroc_ext.inputs.probabilities import fitted_without
+    from subroc_ext.inputs.probabilities import maps_without
 
     truth, _ = logistic_data(5, 4000)
     labels = np.random.default_rng(6).random(4000) < truth
     most = np.arange(4000) < 2500
-    np.testing.assert_array_equal(fitted_without(truth, labels, most, "sigmoid")(truth),
+    np.testing.assert_array_equal(maps_without(truth, labels, "sigmoid")(most)(truth),
                                   fit_probabilities(truth, labels, "sigmoid")(truth))  # fmt: skip
     middle = (truth > 0.3) & (truth < 0.7)
     assert fit_probabilities(truth, labels).method == "none"
-    assert fitted_without(truth, labels, middle, "auto", as_given=True)(truth).tolist() == truth.tolist()
+    assert maps_without(truth, labels, "auto", as_given=True)(middle)(truth).tolist() == truth.tolist()
     squeezed = np.where(middle, truth, expit(0.8 * logit(truth)))
     labels = np.random.default_rng(7).random(4000) < squeezed
     assert fit_probabilities(truth, labels).method == "sigmoid"
     spread = np.arange(4000) % 7 == 0  # rows at every level of the scores: mapped without them
-    np.testing.assert_allclose(fitted_without(truth, labels, spread, "auto", as_given=False)(truth),
+    np.testing.assert_allclose(maps_without(truth, labels, "auto", as_given=False)(spread)(truth),
                                _platt_by_hand(truth[~spread], labels[~spread])(truth), atol=2e-5)  # fmt: skip
     high = truth > 0.7  # a band of the highest scores (a fifth of the rows): the map of all rows
     assert 0 < high.mean() < 0.5
     for band in (most, high):
-        np.testing.assert_allclose(fitted_without(truth, labels, band, "auto", as_given=False)(truth),
+        np.testing.assert_allclose(maps_without(truth, labels, "auto", as_given=False)(band)(truth),
                                    _platt_by_hand(truth, labels)(truth), atol=2e-5)  # fmt: skip

@@ -175,9 +175,10 @@ class JudgedRows:
         (:class:`~subroc_ext.inference.promise.Promise`); the ROC AUC by default.
     own_probabilities : callable, optional
         A pattern to a function giving the probabilities of the promise's
-        rows through a map fitted on the search split without its rows (no
-        judged label in it; :func:`~subroc_ext.workflow.case_mix.own_probabilities`):
-        its tests read its promise and draw labels from them. None: ``promise``'s.
+        rows (of all, or of those of a mask) through a map fitted on the search
+        split without its rows (no judged label in it;
+        :func:`~subroc_ext.workflow.case_mix.own_probabilities`): its tests read
+        its promise and draw labels from them. None: ``promise``'s.
     sorted_rows : SortedDataset, optional
         ``frame``'s rows sorted by score (a single model's, the one its table
         was tested on): the "worse than" tests against all rows run on it,
@@ -307,14 +308,14 @@ class _Tests:
 
     def reading(self, owner):
         """The promise table row ``owner``'s rows (and the walk's subsets of them)
-        are read through: :attr:`JudgedRows.own_probabilities`, or all rows'.
-        Its map is kept, its probabilities made when asked (100 arrays of a
-        million rows held 800 MB)."""
+        are read through: :attr:`JudgedRows.own_probabilities`, or all rows'
+        (:meth:`Promise.reading`: its map kept, the probabilities of the rows
+        asked made when asked)."""
         if owner is None or self.rows.own_probabilities is None:
             return self._promise
         if owner not in self._readings:
-            self._readings[owner] = self.rows.own_probabilities(self.subgroups[owner])
-        return self._promise.reading(np.asarray(self._readings[owner](), dtype=float))
+            self._readings[owner] = self._promise.reading(self.rows.own_probabilities(self.subgroups[owner]))
+        return self._readings[owner]
 
     def sharpness(self, mask, owner=None):
         """How far the rows of ``mask`` fall short of their scores' promise (read

@@ -48,6 +48,7 @@ References
    settings", Statistics in Medicine 35(23), 4136-4152, 2016.
 """
 
+import copy
 import functools
 import hashlib
 import itertools
@@ -154,16 +155,27 @@ class Promise:
         # a measure of its positives' rank sum (ROC AUC, ARL): drawn and observed from the mid-ranks
         self._of_rank_sums = self.classes is None and type(measure).rank_sum_values is not Measure.rank_sum_values
         self._observed = {}  # :meth:`observed`'s, by a digest of the rows' bits
+        self._probabilities_of = None  # a :meth:`reading`'s
 
-    def reading(self, probabilities):
+    def reading(self, probabilities_of):
         """The promise of the same measure, rows, scores and seed read through
-        other ``probabilities`` (e.g. of a map fitted without a pattern's rows,
-        :func:`~subroc_ext.inputs.probabilities.fitted_without`)."""
-        read = Promise(self.measure, self.is_positive, self.scores, probabilities, self.seed)
-        # what does not depend on the probabilities, shared: the rows' sort and their measure as labelled (100
-        # readings sorted a million held-out scores each, 20 s at 2 M rows)
-        read.__dict__["_by_score"], read._observed = self._by_score, self._observed
+        other probabilities: ``probabilities_of(mask)`` gives those of the rows
+        of ``mask`` (e.g. through the map fitted without a pattern's rows,
+        :func:`~subroc_ext.inputs.probabilities.maps_without`), made when
+        asked, of the rows asked, and not kept (100 readings of a million
+        held-out rows held 800 MB). What does not depend on the probabilities
+        is shared: the rows' sort, their class values and their measure as
+        labelled (100 readings sorted a million held-out scores each, 20 s at
+        2 M rows)."""
+        self._by_score  # sorted once, here, for every reading
+        read = copy.copy(self)
+        read.__dict__.pop("shortfall", None)  # the one value kept that the probabilities decide
+        read.probabilities, read._probabilities_of = None, probabilities_of
         return read
+
+    def probabilities_of(self, mask):
+        """The probabilities of the rows of ``mask`` (theirs, or a :meth:`reading`'s)."""
+        return self.probabilities[mask] if self._probabilities_of is None else self._probabilities_of(mask)
 
     def drawn_values(self, mask, labels):
         """The measure on the rows of ``mask`` for each draw of their labels
@@ -325,15 +337,15 @@ class Promise:
     def _exact(self, mask):
         if self.classes is not None:
             positive, negative = (values[mask] for values in self.classes)
-            p = self.probabilities[mask]
+            p = self.probabilities_of(mask)
             return float(np.mean(p * positive + (1 - p) * negative)) if mask.any() else np.nan
-        return float(expected_roc_auc(self.probabilities[mask]))
+        return float(expected_roc_auc(self.probabilities_of(mask)))
 
     def _expectation_draws(self, mask, values):
         rng = np.random.default_rng(np.random.SeedSequence(_seed(self.seed, _EXPECTATION_STREAM, mask)))
         rows = max(int(mask.sum()), 1)
         draws = min(EXPECTATION_DRAWS, max(64, (_BLOCK >> 2) // rows))
-        return values(mask, rng.random((draws, rows)) < self.probabilities[mask])
+        return values(mask, rng.random((draws, rows)) < self.probabilities_of(mask))
 
 
 def shortfall(is_positive, scores, probabilities, measure=None):
@@ -439,7 +451,7 @@ class _Subgroup:
     def _rows(self, mask):
         """Its rows' (``mask``'s) probabilities and draw weights (:meth:`Promise.draw_weights`:
         the ROC AUC's mid-ranks; None where the measure has none)."""
-        return self.promise.probabilities[mask], self.promise.draw_weights(mask)
+        return self.promise.probabilities_of(mask), self.promise.draw_weights(mask)
 
     def reaches(self, draws, batch, needed=None):
         """Whether each of ``draws`` label draws of round ``batch`` reaches the
