@@ -167,8 +167,8 @@ class Promise:
         is shared: the rows' sort, their class values and their measure as
         labelled (100 readings sorted a million held-out scores each, 20 s at
         2 M rows)."""
-        self._by_score  # sorted once, here, for every reading
         read = copy.copy(self)
+        read.__dict__["_by_score"] = self._by_score  # sorted once, for this promise and every reading of it
         read.__dict__.pop("shortfall", None)  # the one value kept that the probabilities decide
         read.probabilities, read._probabilities_of = None, probabilities_of
         return read
