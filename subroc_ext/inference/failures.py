@@ -92,7 +92,6 @@ References
 """
 
 import functools
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,9 +114,6 @@ MIN_CLASS_COUNT = 10
 
 #: What a promise test's weight adds to the row's shortfall on the search split (ROC AUC points).
 WEIGHT_FLOOR = 0.01
-
-#: Masks the walk keeps unpacked (:class:`_Masks`).
-_UNPACKED = 32
 
 #: The columns :func:`judge_failures` adds.
 FAILURE_COLUMNS = ["failure", "failure_note", "failure_of", "promise_p_value"]
@@ -236,30 +232,6 @@ def _data_order_values(dataset, sorted_values):
     values = np.empty(len(dataset), dtype=np.asarray(sorted_values).dtype)
     values[dataset.order] = sorted_values
     return values
-
-
-class _Masks:
-    """The significant rows' masks over the judged rows, kept as bits (100
-    masks of a million held-out rows were 100 MB as bytes), each unpacked
-    when asked for; the last :data:`_UNPACKED` asked stay unpacked (the walk
-    asks of the failures it has named again and again)."""
-
-    def __init__(self, masks):
-        self._bits, self._rows, self._unpacked = {}, 0, OrderedDict()
-        for i, mask in masks:
-            self._bits[i], self._rows = bitset.pack(mask), len(mask)
-
-    def __getitem__(self, i):
-        if i in self._unpacked:
-            self._unpacked.move_to_end(i)
-        else:
-            self._unpacked[i] = bitset.unpack(self._bits[i], self._rows)
-            if len(self._unpacked) > _UNPACKED:
-                self._unpacked.popitem(last=False)
-        return self._unpacked[i]
-
-    def items(self):
-        return ((i, self[i]) for i in self._bits)
 
 
 class _Tests:
@@ -449,7 +421,8 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
         by_promise = shown & ~significant  # tested with its margin: short of its promise and worse than D
         significant = significant | by_promise
     tests = _Tests(rows, mode, rules, subgroups)
-    masks = _Masks((i, np.asarray(rows.cover(subgroups[i]), dtype=bool)) for i in np.flatnonzero(significant))
+    masks = bitset.PackedMasks((i, np.asarray(rows.cover(subgroups[i]), dtype=bool))
+                               for i in np.flatnonzero(significant))  # fmt: skip
     where = "held-out rows" if rules.holdout else "rows"
     candidates = []
     for i, mask in masks.items():

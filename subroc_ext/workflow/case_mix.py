@@ -82,7 +82,8 @@ def split_probabilities(dataset, probabilities, rows=None):
     >>> from subroc_ext.inputs.sorted_data import SortedDataset
     >>> split = SortedDataset(pd.DataFrame({"y": [1, 0, 1, 0], "p": [0.9, 0.2, 0.6, 0.4]}), "y", "p", 1)
     >>> given = fit_probabilities(split.scores, split.is_positive, "none")
-    >>> split_probabilities(split, given).tolist(), split_probabilities(split, given, np.array([1, 0, 0, 1], bool)).tolist()
+    >>> first_and_last = np.array([True, False, False, True])
+    >>> split_probabilities(split, given).tolist(), split_probabilities(split, given, first_and_last).tolist()
     ([0.9, 0.2, 0.6, 0.4], [0.9, 0.4])
     """
     inside = slice(None) if rows is None else np.asarray(rows, dtype=bool)[dataset.order]  # in score order
