@@ -216,8 +216,8 @@ def test_the_report_marks_range_restriction_and_what_the_scores_promise(plain, t
     page = write_report(table, validation, tmp_path, label="y", score="p").html.read_text(encoding="utf-8")
     restricted = table[table["range_restricted"]].iloc[0]
     share = restricted["expected_share"]
-    assert (f"mostly range restriction: its scores promise {share:.0%} of this drop" if share <= 1 else
-            f"all range restriction: its scores promise a larger drop than this one ({share:.0%} of it)") in page
+    assert (f"mostly range restriction (its scores promise {share:.0%} of this drop)" if share <= 1 else
+            f"all range restriction (its scores promise a larger drop, {share:.0%} of it)") in page
     partner = table["complement_of"].dropna().iloc[0]
     assert f"the other side of this cut is #{partner}" in page
     assert "Blue diamonds: <code>expected_roc_auc_validation</code>" in page

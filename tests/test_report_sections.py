@@ -63,10 +63,10 @@ def test_diagnostics_are_computed_beside_the_figures_and_their_error_is_raised(a
 
 
 @pytest.mark.parametrize("mode, share, said", [
-    ("worse", 0.6, "mostly range restriction: its scores promise 60% of this drop"),
-    ("worse", 1.15, "all range restriction: its scores promise a larger drop than this one (115% of it)"),
-    ("better", 0.6, "mostly wider spread of risk: its scores promise 60% of this gain"),
-    ("both", 0.6, "mostly range restriction: its scores promise 60% of this drop"),
+    ("worse", 0.6, "mostly range restriction (its scores promise 60% of this drop)"),
+    ("worse", 1.15, "all range restriction (its scores promise a larger drop, 115% of it)"),
+    ("better", 0.6, "mostly wider spread of risk (its scores promise 60% of this gain)"),
+    ("both", 0.6, "mostly range restriction (its scores promise 60% of this drop)"),
 ])  # fmt: skip
 def test_a_range_restricted_row_says_how_much_of_its_change_the_scores_promise(mode, share, said):
     from subroc_ext.reporting.cells import description_cell

@@ -5,7 +5,8 @@ risk and its finding are said, by mode and by measure (the rules themselves:
 import dataclasses
 from dataclasses import dataclass
 
-__all__ = ["BY_PROMISE", "CASE_MIX_WORDS", "FINDING_NOUN", "NOTE_WORDS", "SLICE_WORDS", "NoteWords", "note_words"]
+__all__ = ["BY_PROMISE", "CASE_MIX_WORDS", "FINDING_NOUN", "NOTE_WORDS", "SLICE_WORDS", "NoteWords", "note_words",
+           "promised_share"]
 
 #: How the note of a failure "by its promise" (without a holdout) begins.
 BY_PROMISE = "by its promise"
@@ -82,6 +83,31 @@ def note_words(mode, measure="roc_auc"):
         return words
     slice_, every = SLICE_WORDS.get(measure, {}).get(mode, CASE_MIX_WORDS)
     return dataclasses.replace(words, slice=slice_, every=every)
+
+
+def promised_share(share, words, failure, article="the"):
+    """How much of a row's change its own scores promise (``share``, the
+    expected ROC AUC's share of the drop), in ``words``: a failure's rest is
+    the model's ("not the other 40%"); any other row's change is mostly, or
+    all, the slice its scores explain. ``article``: "the" in the headline's
+    sentence, "this" in the report's table cell beside the row.
+
+    Examples
+    --------
+    >>> worse = note_words("worse")
+    >>> promised_share(0.6, worse, failure=True)
+    'its scores promise 60% of the drop (range restriction), not the other 40%'
+    >>> promised_share(0.6, worse, failure=False, article="this")
+    'mostly range restriction (its scores promise 60% of this drop)'
+    >>> promised_share(1.15, worse, failure=False)
+    'all range restriction (its scores promise a larger drop, 115% of it)'
+    """
+    if share <= 1 and failure:
+        rest = f"not the other {1 - share:.0%}"
+        return f"its scores promise {share:.0%} of {article} {words.change} ({words.slice}), {rest}"
+    if share <= 1:
+        return f"mostly {words.slice} (its scores promise {share:.0%} of {article} {words.change})"
+    return f"all {words.slice} (its scores promise a larger {words.change}, {share:.0%} of it)"
 
 
 #: What the headline calls a row the rules keep, by mode: a finding where the

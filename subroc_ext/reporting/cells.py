@@ -10,13 +10,14 @@ return such a function for a given column. Shared by the single-model,
 multi-class and comparison reports.
 """
 
+import dataclasses
 import functools
 import re
 
 import numpy as np
 import pandas as pd
 
-from ..inference.note_words import BY_PROMISE, FINDING_NOUN, note_words
+from ..inference.note_words import BY_PROMISE, FINDING_NOUN, note_words, promised_share
 from ..utils.descriptions import split_descriptions
 from .conditions import readable_description
 from .findings import finding_noun
@@ -118,15 +119,9 @@ def _case_mix_notes(record, words, slice_):
     (in mode 'better', a wider spread of risk); the other side of its cut."""
     notes = Html("")
     if record.get("range_restricted") is True or record.get("range_restricted") is np.True_:
-        share = record["expected_share"]
-        if share <= 1 and record.get("failure") in (True, np.True_):  # a failure: the rest is the model's
-            notes += Html('<div class="also">its scores promise {:.0%} of this {} ({}), not the other {:.0%}</div>'
-                          ).format(share, words.change, words.slice or slice_, 1 - share)  # fmt: skip
-        else:
-            said = f"{{:.0%}} of this {words.change}" if share <= 1 else \
-                f"a larger {words.change} than this one ({{:.0%}} of it)"  # fmt: skip
-            notes += Html('<div class="also">{} {}: its scores promise {}</div>').format(
-                "mostly" if share <= 1 else "all", words.slice or slice_, Html(said).format(share))  # fmt: skip
+        said = promised_share(record["expected_share"], dataclasses.replace(words, slice=words.slice or slice_),
+                              failure=record.get("failure") in (True, np.True_), article="this")  # fmt: skip
+        notes += Html('<div class="also">{}</div>').format(said)
     partner = record.get("complement_of")
     if partner is not None and not pd.isna(partner):
         notes += Html('<div class="also">the other side of this cut is #{}</div>').format(int(partner))

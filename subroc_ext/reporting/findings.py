@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..inference.note_words import CASE_MIX_WORDS, FINDING_NOUN, NOTE_WORDS, SLICE_WORDS, note_words
+from ..inference.note_words import CASE_MIX_WORDS, FINDING_NOUN, NOTE_WORDS, SLICE_WORDS, note_words, promised_share
 from ..utils.names import CALIBRATION_MEASURE_NAMES
 from .conditions import readable_description
 from .page import Html, Section, conditions_html
@@ -230,13 +230,8 @@ def _single_text(record, attrs, total):
     direction = "lower" if value < overall else "higher"
     worse = (value < overall) == (measure_kind(measure, attrs) == "score")  # a loss is worse where it is higher
     words, share = note_words("worse" if worse else "better", measure), record.get("expected_share", np.nan)
-    restricted = (
-        "" if not bool(record.get("range_restricted", False)) else
-        f"; its scores promise {share:.0%} of the {words.change} ({words.slice}), not the other {1 - share:.0%}"
-        if share <= 1 and record.get("failure") in (True, np.True_) else  # a failure: the rest is the model's
-        f"; mostly {words.slice} (its scores promise {share:.0%} of the {words.change})" if share <= 1 else
-        f"; all {words.slice} (its scores promise a larger {words.change}, {share:.0%} of it)"
-    )  # fmt: skip
+    restricted = "" if not bool(record.get("range_restricted", False)) else \
+        f"; {promised_share(share, words, failure=record.get('failure') in (True, np.True_))}"  # fmt: skip
     effect = effect_text(abs(value - overall))
     if attrs.get("splits"):  # the value of one split; the effect of all that tested the row
         effect = f"{effect_text(abs(record['delta']))} {direction} (median of the splits)"
