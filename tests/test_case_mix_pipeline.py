@@ -327,7 +327,7 @@ def test_the_pr_aucs_case_mix_needs_a_holdout():
 def test_each_pattern_reads_the_held_out_promise_through_the_map_fitted_without_its_search_rows():
     """Over-confident scores (logit x 1.6) whose promised risk is halved in
     ``g == 'c'``: the held-out rows' probabilities a pattern reads
-    (:func:`~subroc_ext.workflow.case_mix.own_probabilities`) are Platt's
+    (:func:`~subroc_ext.workflow.case_mix.own_maps`) are Platt's
     sigmoid of the logit fitted by hand (scikit-learn, smoothed targets) on
     the search rows outside the pattern, in the held-out data's row order;
     the map of all search rows, bent towards the halved labels of ``g ==
@@ -336,7 +336,7 @@ def test_each_pattern_reads_the_held_out_promise_through_the_map_fitted_without_
     from sklearn.linear_model import LogisticRegression
 
     from subroc_ext.inputs.sorted_data import SortedDataset
-    from subroc_ext.workflow.case_mix import own_probabilities
+    from subroc_ext.workflow.case_mix import own_maps, split_probabilities
 
     data = risk_frame(6, n=3000)
     halved = (data["g"] == "c").to_numpy()
@@ -344,7 +344,7 @@ def test_each_pattern_reads_the_held_out_promise_through_the_map_fitted_without_
     data["s"] = expit(1.6 * logit(np.clip(data["p"], 1e-6, 1 - 1e-6)))
     search, held = (SortedDataset(part, "y", "s", 1) for part in split_validation(data, 0.5, 0))
     pattern = ps.Conjunction([ps.EqualitySelector("g", "c")])
-    got = own_probabilities(search, held, "auto")(pattern)()
+    got = split_probabilities(held, own_maps(search, "auto")(pattern))
     outside = search.data[(search.data["g"] != "c").to_numpy()]
     y, x = outside["y"].to_numpy(), logit(outside["s"].to_numpy())
     targets = np.where(y == 1, (y.sum() + 1) / (y.sum() + 2), 1 / (len(y) - y.sum() + 2))
@@ -353,7 +353,7 @@ def test_each_pattern_reads_the_held_out_promise_through_the_map_fitted_without_
     expected = by_hand.predict_proba(logit(held.data["s"].to_numpy())[:, None])[:, 1]
     np.testing.assert_allclose(got, expected, atol=2e-5)
     in_c = (held.data["g"] == "c").to_numpy()
-    whole = own_probabilities(search, held, "auto")(ps.Conjunction([]))()  # no rows left out: the map of all
+    whole = split_probabilities(held, own_maps(search, "auto")(ps.Conjunction([])))  # no rows left out: the map of all
     assert np.mean(whole[in_c] - got[in_c]) == pytest.approx(-0.0709, abs=1e-3)
 
 
@@ -369,7 +369,7 @@ def test_a_shift_of_the_risk_the_check_passes_is_mapped_for_the_headlines_promis
     from subroc_ext.inference.whole_calibration import whole_calibration
     from subroc_ext.inputs.probabilities import fit_probabilities
     from subroc_ext.inputs.sorted_data import SortedDataset
-    from subroc_ext.workflow.case_mix import own_probabilities
+    from subroc_ext.workflow.case_mix import own_maps, split_probabilities
 
     rng = np.random.default_rng(1)
     x = rng.normal(size=1000) * 1.5
@@ -379,7 +379,7 @@ def test_a_shift_of_the_risk_the_check_passes_is_mapped_for_the_headlines_promis
     held = SortedDataset(frame.iloc[::2].reset_index(drop=True), "y", "s", 1)
     assert fit_probabilities(frame["s"].to_numpy(), y).method == "none"
     assert whole_calibration(y, frame["s"].to_numpy()).p_value == pytest.approx(1.46e-6, rel=0.01)
-    got = own_probabilities(search, held, "auto")(ps.Conjunction([ps.EqualitySelector("g", "a")]))()
+    got = split_probabilities(held, own_maps(search, "auto")(ps.Conjunction([ps.EqualitySelector("g", "a")])))
     outside = np.arange(1000) >= 150
     z, labels = logit(frame["s"].to_numpy()[outside]), y[outside]
     targets = np.where(labels, (labels.sum() + 1) / (labels.sum() + 2), 1 / (len(labels) - labels.sum() + 2))
@@ -387,23 +387,3 @@ def test_a_shift_of_the_risk_the_check_passes_is_mapped_for_the_headlines_promis
         np.r_[z, z][:, None], np.r_[np.ones(len(z)), np.zeros(len(z))], sample_weight=np.r_[targets, 1 - targets])
     np.testing.assert_allclose(got, by_hand.predict_proba(logit(held.data["s"].to_numpy())[:, None])[:, 1], atol=2e-5)
     assert np.mean(held.data["s"].to_numpy() - got) == pytest.approx(0.0640, abs=1e-4)  # the shift, undone
-
-
-@pytest.mark.parametrize("method", ["sigmoid", "isotonic"])
-def test_the_probabilities_of_a_mask_are_those_of_all_rows_there(method):
-    """``split_probabilities(rows=mask)`` maps the mask's scores alone and
-    gives, in the data's row order, what the map of every row gives there:
-    scores with ties (rounded to a tenth), a fitted sigmoid and an isotonic
-    map whose steps the running maximum keeps."""
-    from subroc_ext.inputs.probabilities import fit_probabilities
-    from subroc_ext.inputs.sorted_data import SortedDataset
-    from subroc_ext.workflow.case_mix import split_probabilities
-
-    rng = np.random.default_rng(12)
-    scores = np.round(rng.normal(size=3000), 1)
-    frame = pd.DataFrame({"y": (rng.random(3000) < 1 / (1 + np.exp(-scores))).astype(int), "s": scores})
-    split = SortedDataset(frame, "y", "s", 1)
-    fitted = fit_probabilities(split.scores, split.is_positive, method)
-    every = split_probabilities(split, fitted)
-    for mask in (rng.random(3000) < 0.1, scores > 0.5, np.zeros(3000, bool), np.ones(3000, bool)):
-        np.testing.assert_array_equal(split_probabilities(split, fitted, mask), every[mask])

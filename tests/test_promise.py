@@ -307,7 +307,7 @@ def test_a_mask_read_through_its_own_probabilities_is_tested_as_if_they_were_the
     first = np.arange(3000) < 300
     scores = np.where(first, 0.7 * truth, truth)
     lower = Promise(brier_score(), y, scores, 0.9 * scores, seed=2)
-    own = lower.reading(lambda mask: scores[mask])
+    own = lower.reading(lambda values: values)  # the scores themselves, as a map fitted without them reads them
     assert (own.measure, own.seed, own.scores is lower.scores) == (lower.measure, 2, True)
     read = lower.test([first, ~first], readings=[own, lower], max_samples=20_000)
     as_if = Promise(brier_score(), y, scores, scores, seed=2)
@@ -395,17 +395,17 @@ def test_untested_members_of_the_family_count_in_the_correction_as_p_values_of_o
 def test_readings_share_the_rows_sort_and_read_only_the_rows_asked():
     """A reading made before its promise has sorted its rows sorts them once,
     for both (100 readings of a million held-out rows each sorted them again
-    and kept the sort: 2.5 GB at 2 M rows), and asks its probabilities of the
-    rows of a mask only, giving the values of a promise built on them."""
+    and kept the sort: 2.5 GB at 2 M rows), and maps the scores of the rows
+    asked only, giving the values of a promise built on the mapped scores."""
     rng = np.random.default_rng(3)
     scores = rng.uniform(0.05, 0.95, 500)
     y = rng.random(500) < scores
     promise = Promise(ROCAUC(), y, scores, scores, seed=1)
     asked = []
 
-    def lower(mask):
-        asked.append(int(mask.sum()))
-        return 0.8 * scores[mask]
+    def lower(values):
+        asked.append(len(values))
+        return 0.8 * values
 
     read = promise.reading(lower)
     assert read._by_score is promise._by_score

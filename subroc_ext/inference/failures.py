@@ -169,12 +169,12 @@ class JudgedRows:
     measure : Measure, optional
         The measure whose promise is checked
         (:class:`~subroc_ext.inference.promise.Promise`); the ROC AUC by default.
-    own_probabilities : callable, optional
-        A pattern to a function giving the probabilities of the promise's
-        rows (of all, or of those of a mask) through a map fitted on the search
-        split without its rows (no judged label in it;
-        :func:`~subroc_ext.workflow.case_mix.own_probabilities`): its tests read
-        its promise and draw labels from them. None: ``promise``'s.
+    own_maps : callable, optional
+        A pattern to the map from scores to probabilities fitted on the
+        search split without its rows (no judged label in it;
+        :func:`~subroc_ext.workflow.case_mix.own_maps`): its tests read its
+        promise through it and draw labels from it. None: ``promise``'s
+        probabilities.
     sorted_rows : SortedDataset, optional
         ``frame``'s rows sorted by score (a single model's, the one its table
         was tested on): the "worse than" tests against all rows run on it,
@@ -192,7 +192,7 @@ class JudgedRows:
     promise: tuple = None
     promise_rows: np.ndarray = None
     measure: object = None
-    own_probabilities: object = None
+    own_maps: object = None
     sorted_rows: SortedDataset = None
 
 
@@ -205,10 +205,10 @@ def class_kinds(is_positive, of="", within=None):
     return pd.DataFrame({f"positives{of}": is_positive & within, f"negatives{of}": ~is_positive & within})
 
 
-def dataset_rows(dataset, measure, mode, probabilities=None, own_probabilities=None):
+def dataset_rows(dataset, measure, mode, probabilities=None, own_maps=None):
     """The :class:`JudgedRows` of a single model's rows (a ``SortedDataset``);
     ``probabilities`` (data row order) for the promise of its ``measure``,
-    ``own_probabilities`` each pattern's (:attr:`JudgedRows.own_probabilities`)."""
+    ``own_maps`` each pattern's map (:attr:`JudgedRows.own_maps`)."""
     label, score = dataset.columns
     is_positive = _data_order(dataset, dataset.is_positive)  # the dataset's one positive-label rule
     promise = None
@@ -218,7 +218,7 @@ def dataset_rows(dataset, measure, mode, probabilities=None, own_probabilities=N
         dataset.data[[label, score]], Columns(label, score),
         lambda: SoftClassifierQF(measure, label, positive_label=dataset.positive_label, mode=mode),
         class_kinds(is_positive), lambda subgroup: _data_order(dataset, dataset.mask_of(subgroup)), promise,
-        measure=measure, own_probabilities=None if promise is None else own_probabilities, sorted_rows=dataset,
+        measure=measure, own_maps=None if promise is None else own_maps, sorted_rows=dataset,
     )  # fmt: skip
 
 
@@ -280,13 +280,13 @@ class _Tests:
 
     def reading(self, owner):
         """The promise table row ``owner``'s rows (and the walk's subsets of them)
-        are read through: :attr:`JudgedRows.own_probabilities`, or all rows'
+        are read through: :attr:`JudgedRows.own_maps`, or all rows'
         (:meth:`Promise.reading`: its map kept, the probabilities of the rows
         asked made when asked)."""
-        if owner is None or self.rows.own_probabilities is None:
+        if owner is None or self.rows.own_maps is None:
             return self._promise
         if owner not in self._readings:
-            self._readings[owner] = self._promise.reading(self.rows.own_probabilities(self.subgroups[owner]))
+            self._readings[owner] = self._promise.reading(self.rows.own_maps(self.subgroups[owner]))
         return self._readings[owner]
 
     def sharpness(self, mask, owner=None):

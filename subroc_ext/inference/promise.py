@@ -155,27 +155,29 @@ class Promise:
         # a measure of its positives' rank sum (ROC AUC, ARL): drawn and observed from the mid-ranks
         self._of_rank_sums = self.classes is None and type(measure).rank_sum_values is not Measure.rank_sum_values
         self._observed = {}  # :meth:`observed`'s, by a digest of the rows' bits
-        self._probabilities_of = None  # a :meth:`reading`'s
+        self._to_probabilities = None  # a :meth:`reading`'s map
 
-    def reading(self, probabilities_of):
+    def reading(self, to_probabilities):
         """The promise of the same measure, rows, scores and seed read through
-        other probabilities: ``probabilities_of(mask)`` gives those of the rows
-        of ``mask`` (e.g. through the map fitted without a pattern's rows,
-        :func:`~subroc_ext.inputs.probabilities.maps_without`), made when
-        asked, of the rows asked, and not kept (100 readings of a million
-        held-out rows held 800 MB). What does not depend on the probabilities
-        is shared: the rows' sort, their class values and their measure as
-        labelled (100 readings sorted a million held-out scores each, 20 s at
-        2 M rows)."""
+        another map of the scores, ``to_probabilities`` (e.g. the map fitted
+        without a pattern's rows,
+        :func:`~subroc_ext.inputs.probabilities.maps_without`): the
+        probabilities of the rows asked are made when asked and not kept (100
+        readings of a million held-out rows held 800 MB). What does not
+        depend on the probabilities is shared: the rows' sort, their class
+        values and their measure as labelled (100 readings sorted a million
+        held-out scores each, 20 s at 2 M rows)."""
         read = copy.copy(self)
         read.__dict__["_by_score"] = self._by_score  # sorted once, for this promise and every reading of it
         read.__dict__.pop("shortfall", None)  # the one value kept that the probabilities decide
-        read.probabilities, read._probabilities_of = None, probabilities_of
+        read.probabilities, read._to_probabilities = None, to_probabilities
         return read
 
     def probabilities_of(self, mask):
-        """The probabilities of the rows of ``mask`` (theirs, or a :meth:`reading`'s)."""
-        return self.probabilities[mask] if self._probabilities_of is None else self._probabilities_of(mask)
+        """The probabilities of the rows of ``mask`` (theirs, or through a :meth:`reading`'s map)."""
+        if self._to_probabilities is None:
+            return self.probabilities[mask]
+        return np.asarray(self._to_probabilities(self.scores[mask]), dtype=float)
 
     def drawn_values(self, mask, labels):
         """The measure on the rows of ``mask`` for each draw of their labels

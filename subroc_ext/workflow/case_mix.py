@@ -4,8 +4,8 @@
   monotone map fitted once on the search split,
   :mod:`subroc_ext.inputs.probabilities`), in the data's row order; for
   both splits of a run, with the map: :func:`fitted_probabilities`;
-* :func:`own_probabilities`: a pattern's held-out rows read through the map
-  fitted on the search split without its rows (the headline's promise);
+* :func:`own_maps`: each pattern's map fitted on the search split without
+  its rows (the headline's promise of its held-out rows is read through it);
 * :func:`case_mix_data`: the splits with those probabilities as a column, the
   :class:`~subroc_ext.objective.case_mix.CaseMixTarget` and the quality
   functions of ``find_subgroups(case_mix=True)`` (search and test by
@@ -40,7 +40,7 @@ __all__ = [
     "SHARE_OF_DROP",
     "split_probabilities",
     "fitted_probabilities",
-    "own_probabilities",
+    "own_maps",
     "case_mix_data",
     "with_probabilities",
     "case_mix_functions",
@@ -55,7 +55,7 @@ __all__ = [
 SHARE_OF_DROP = 0.5
 
 
-def split_probabilities(dataset, probabilities, rows=None):
+def split_probabilities(dataset, probabilities):
     """The probability of each row of a split, in its data's row order.
 
     Parameters
@@ -64,37 +64,16 @@ def split_probabilities(dataset, probabilities, rows=None):
     probabilities : Probabilities
         The map from scores to probabilities
         (:func:`~subroc_ext.inputs.probabilities.fit_probabilities`).
-    rows : numpy.ndarray of bool, optional
-        A mask over the split's rows (data row order): the probabilities of
-        those rows alone, the map applied to their scores only (a pattern's
-        promise of a million held-out rows asks of a few thousand).
 
     Returns
     -------
     numpy.ndarray of float
         Non-decreasing in the score (a running maximum over the sorted rows
         guards the last bit of a fitted map), so rows keep their score order.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from subroc_ext.inputs.probabilities import fit_probabilities
-    >>> from subroc_ext.inputs.sorted_data import SortedDataset
-    >>> split = SortedDataset(pd.DataFrame({"y": [1, 0, 1, 0], "p": [0.9, 0.2, 0.6, 0.4]}), "y", "p", 1)
-    >>> given = fit_probabilities(split.scores, split.is_positive, "none")
-    >>> first_and_last = np.array([True, False, False, True])
-    >>> split_probabilities(split, given).tolist(), split_probabilities(split, given, first_and_last).tolist()
-    ([0.9, 0.2, 0.6, 0.4], [0.9, 0.4])
     """
-    inside = slice(None) if rows is None else np.asarray(rows, dtype=bool)[dataset.order]  # in score order
-    scores = dataset.scores[inside]
-    in_order = np.maximum.accumulate(probabilities(scores)) if len(scores) else np.zeros(0)
-    if rows is None:
-        values = np.empty(len(dataset))
-        values[dataset.order] = in_order
-        return values
-    values = np.empty(len(scores))
-    values[np.cumsum(rows)[dataset.order[inside]] - 1] = in_order  # each row's place among them in row order
+    in_order = np.maximum.accumulate(probabilities(dataset.scores)) if len(dataset) else np.zeros(0)
+    values = np.empty(len(dataset))
+    values[dataset.order] = in_order
     return values
 
 
@@ -129,11 +108,11 @@ def fitted_probabilities(checked, calibrate, required):
     )
 
 
-def own_probabilities(search, held_out, calibrate):
-    """Each pattern's own reading of the held-out rows' probabilities: through
-    the map of ``calibrate`` fitted on the search split's rows outside the
-    pattern (:func:`~subroc_ext.inputs.probabilities.maps_without`), so that
-    a failure on the search split does not bend the map its held-out promise
+def own_maps(search, calibrate):
+    """Each pattern's own map from scores to probabilities: the map of
+    ``calibrate`` fitted on the search split's rows outside the pattern
+    (:func:`~subroc_ext.inputs.probabilities.maps_without`), so that a
+    failure on the search split does not bend the map its held-out promise
     is read through. No held-out label is in the map: the held-out tests stay
     valid.
 
@@ -148,25 +127,23 @@ def own_probabilities(search, held_out, calibrate):
 
     Parameters
     ----------
-    search, held_out : SortedDataset
+    search : SortedDataset
     calibrate : {'auto', 'none', 'isotonic', 'sigmoid'}
 
     Returns
     -------
     callable
-        A pysubgroup description to a function that gives the probabilities
-        of the rows of ``held_out`` (its data's row order), of all or of
-        those of a mask (:func:`split_probabilities`' ``rows``): the map is
-        fitted at once, the probabilities made when asked, of the rows asked
-        (a caller keeping them for 100 patterns of a million held-out rows
-        held 800 MB).
+        A pysubgroup description to its
+        :class:`~subroc_ext.inputs.probabilities.Probabilities` (a map, kept
+        as a few numbers: a caller keeping probabilities of a million
+        held-out rows for 100 patterns held 800 MB).
     """
     as_given = None
     if calibrate == "auto" and len(search) and search.scores.min() >= 0 and search.scores.max() <= 1:
         as_given = fit_probabilities(search.scores, search.is_positive).method == "none" and \
             whole_calibration(search.is_positive, search.scores).calibrated  # fmt: skip
     maps = maps_without(search.scores, search.is_positive, calibrate, search.columns[1], as_given=as_given)
-    return lambda subgroup: functools.partial(split_probabilities, held_out, maps(search.mask_of(subgroup)))
+    return lambda subgroup: maps(search.mask_of(subgroup))
 
 
 def _column(columns):
