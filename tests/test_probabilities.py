@@ -178,3 +178,19 @@ def test_the_map_without_a_pattern_falls_back_to_the_map_of_all_rows():
     for band in (most, high):
         np.testing.assert_allclose(maps_without(truth, labels, "auto", as_given=False)(band)(truth),
                                    _platt_by_hand(truth, labels)(truth), atol=2e-5)  # fmt: skip
+
+
+def test_sigmoids_fitted_without_rows_from_the_sums_of_all_are_those_fitted_on_the_rest():
+    """``_SigmoidsWithout`` sums over all rows less the rows left out, starting
+    from the fit of all rows: its parameters are those of Platt's sigmoid
+    fitted from scratch on a copy of the other rows (to 1e-7), for masks of a
+    tenth and of half of the rows, tied scores included."""
+    from subroc_ext.inputs.probabilities import _sigmoid, _SigmoidsWithout
+
+    rng = np.random.default_rng(21)
+    z = np.round(rng.normal(size=20_000), 1)
+    y = rng.random(20_000) < expit(1.3 * z - 0.4)
+    sigmoids = _SigmoidsWithout(z, y)
+    np.testing.assert_allclose(sigmoids.start, _sigmoid(z, y))
+    for mask in (rng.random(20_000) < 0.1, z > 0, np.zeros(20_000, bool)):
+        np.testing.assert_allclose(sigmoids.without(mask), _sigmoid(z[~mask], y[~mask]), rtol=1e-7, atol=1e-9)
