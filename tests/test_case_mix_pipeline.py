@@ -8,6 +8,7 @@ h == 'x'``: a real failure.
 
 import numpy as np
 import pandas as pd
+import pysubgroup as ps
 import pytest
 
 import subroc_ext
@@ -321,3 +322,68 @@ def test_the_pr_aucs_case_mix_needs_a_holdout():
     with pytest.raises(ValueError, match="needs a holdout"):
         subroc_ext.find_subgroups(risk_frame(0, n=400), label="y", score="p", measure="pr_auc", case_mix=True,
                                   validation=None)  # fmt: skip
+
+
+def test_each_pattern_reads_the_held_out_promise_through_the_map_fitted_without_its_search_rows():
+    """Over-confident scores (logit x 1.6) whose promised risk is halved in
+    ``g == 'c'``: the held-out rows' probabilities a pattern reads
+    (:func:`~subroc_ext.workflow.case_mix.own_maps`) are Platt's
+    sigmoid of the logit fitted by hand (scikit-learn, smoothed targets) on
+    the search rows outside the pattern, in the held-out data's row order;
+    the map of all search rows, bent towards the halved labels of ``g ==
+    'c'`` (a third of the rows), promises 7 points less risk there."""
+    from scipy.special import expit, logit
+    from sklearn.linear_model import LogisticRegression
+
+    from subroc_ext.inputs.sorted_data import SortedDataset
+    from subroc_ext.workflow.case_mix import own_maps, split_probabilities
+
+    data = risk_frame(6, n=3000)
+    halved = (data["g"] == "c").to_numpy()
+    data["y"] = (np.random.default_rng(9).random(3000) < np.where(halved, data["p"] / 2, data["p"])).astype(int)
+    data["s"] = expit(1.6 * logit(np.clip(data["p"], 1e-6, 1 - 1e-6)))
+    search, held = (SortedDataset(part, "y", "s", 1) for part in split_validation(data, 0.5, 0))
+    pattern = ps.Conjunction([ps.EqualitySelector("g", "c")])
+    got = split_probabilities(held, own_maps(search, "auto")(pattern))
+    outside = search.data[(search.data["g"] != "c").to_numpy()]
+    y, x = outside["y"].to_numpy(), logit(outside["s"].to_numpy())
+    targets = np.where(y == 1, (y.sum() + 1) / (y.sum() + 2), 1 / (len(y) - y.sum() + 2))
+    by_hand = LogisticRegression(C=1e12, tol=1e-12, max_iter=10_000).fit(
+        np.r_[x, x][:, None], np.r_[np.ones(len(x)), np.zeros(len(x))], sample_weight=np.r_[targets, 1 - targets])
+    expected = by_hand.predict_proba(logit(held.data["s"].to_numpy())[:, None])[:, 1]
+    np.testing.assert_allclose(got, expected, atol=2e-5)
+    in_c = (held.data["g"] == "c").to_numpy()
+    whole = split_probabilities(held, own_maps(search, "auto")(ps.Conjunction([])))  # no rows left out: the map of all
+    assert np.mean(whole[in_c] - got[in_c]) == pytest.approx(-0.0709, abs=1e-3)
+
+
+def test_a_shift_of_the_risk_the_check_passes_is_mapped_for_the_headlines_promise():
+    """Scores promising ``logit p + 0.4`` on 1,000 search rows: the calibration
+    check of ``calibrate='auto'`` (Spiegelhalter's test, nearly blind to a
+    shift) reads them as given, Cox's test rejects (p 1.5e-6), so each
+    pattern's held-out promise reads them through the sigmoid refitted
+    without its rows (Platt's, by hand), not as given."""
+    from scipy.special import expit, logit
+    from sklearn.linear_model import LogisticRegression
+
+    from subroc_ext.inference.whole_calibration import whole_calibration
+    from subroc_ext.inputs.probabilities import fit_probabilities
+    from subroc_ext.inputs.sorted_data import SortedDataset
+    from subroc_ext.workflow.case_mix import own_maps, split_probabilities
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=1000) * 1.5
+    y = rng.random(1000) < expit(x)
+    frame = pd.DataFrame({"y": y.astype(int), "s": expit(x + 0.4), "g": np.where(np.arange(1000) < 150, "a", "b")})
+    search = SortedDataset(frame, "y", "s", 1)
+    held = SortedDataset(frame.iloc[::2].reset_index(drop=True), "y", "s", 1)
+    assert fit_probabilities(frame["s"].to_numpy(), y).method == "none"
+    assert whole_calibration(y, frame["s"].to_numpy()).p_value == pytest.approx(1.46e-6, rel=0.01)
+    got = split_probabilities(held, own_maps(search, "auto")(ps.Conjunction([ps.EqualitySelector("g", "a")])))
+    outside = np.arange(1000) >= 150
+    z, labels = logit(frame["s"].to_numpy()[outside]), y[outside]
+    targets = np.where(labels, (labels.sum() + 1) / (labels.sum() + 2), 1 / (len(labels) - labels.sum() + 2))
+    by_hand = LogisticRegression(C=1e12, tol=1e-12, max_iter=10_000).fit(
+        np.r_[z, z][:, None], np.r_[np.ones(len(z)), np.zeros(len(z))], sample_weight=np.r_[targets, 1 - targets])
+    np.testing.assert_allclose(got, by_hand.predict_proba(logit(held.data["s"].to_numpy())[:, None])[:, 1], atol=2e-5)
+    assert np.mean(held.data["s"].to_numpy() - got) == pytest.approx(0.0640, abs=1e-4)  # the shift, undone

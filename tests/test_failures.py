@@ -353,14 +353,14 @@ class _ScriptedTests:
     def worse(self, mask, within=None, alpha=None):
         return self.worse_p[(tuple(np.flatnonzero(mask)), tuple(np.flatnonzero(within)))]
 
-    def failure_alone(self, mask, outside, level):
+    def failure_alone(self, mask, outside, level, owner=None):
         return tuple(np.flatnonzero(mask)) in self.alone
 
 
 def _judge_scripted(monkeypatch, covers, worse, alone):
     """``judge_failures`` on rows judged surest first in the order of ``covers``
     (each a range of 12 rows), the tests answered by :class:`_ScriptedTests`."""
-    monkeypatch.setattr(failures, "_Tests", lambda rows, mode, rules: _ScriptedTests(worse, alone))
+    monkeypatch.setattr(failures, "_Tests", lambda rows, mode, rules, subgroups: _ScriptedTests(worse, alone))
     masks = [np.isin(np.arange(12), list(cover)) for cover in covers]
     table = pd.DataFrame({"significant": True, "delta": 0.2, "delta_ci_low": np.linspace(0.1, 0.05, len(covers))})
     return judge_failures(table, masks, types.SimpleNamespace(cover=lambda mask: mask), "worse")
@@ -433,3 +433,37 @@ def test_simulated_headline_of_every_measure_keeps_its_promise():
     assert (null["failures"] == 0).all(), null
     assert planted.set_index("measure").loc[["pr_auc", "attribution_mean"], "names_plant"].all()
     assert "pr_auc; null: a headline failure in 0/3" in simulation.summary(frame)
+
+
+def test_the_promise_test_over_the_whole_table_counts_the_rows_rule_1_did_not_choose():
+    """A Brier score on 3,000 rows whose promised risk is halved in ``m ==
+    'yes'`` (8 %): a table of 12 rows, two of them significant (the plant and
+    a slice of age). Rule 3 corrected over the rows that reach it (the
+    default) or over the whole table (``promise_family='table'``, the ten
+    others with p-value 1, the weights averaging 1 over the twelve: the
+    plant's weight 3.6 in place of 1.8): Benjamini-Yekutieli over 12 in
+    place of 2; the plant is the failure either way."""
+    from subroc_ext.inference.failures import promise_weights
+    from subroc_ext.scoring.calibration import brier_score
+    from synthetic import halved_risk_frame
+
+    data, _ = halved_risk_frame(2, n=3000)
+
+    def subgroup(*selectors):
+        return ps.Conjunction([ps.EqualitySelector(*s) if len(s) == 2 else ps.IntervalSelector(*s)
+                               for s in selectors])  # fmt: skip
+
+    subgroups = [subgroup(("m", "yes")), subgroup(("age", 60, 70))] + \
+        [subgroup(("g", g), ("h", h)) for g in "abc" for h in "xyz"] + [subgroup(("k", "u"))]  # fmt: skip
+    shortfall = np.r_[0.08, 0.0, np.full(10, 0.01)]
+    assert promise_weights(shortfall)[0] == pytest.approx(3.6) and promise_weights(shortfall[:2])[0] == 1.8
+    table = pd.DataFrame({"subgroup": subgroups, "significant": [True, True] + [False] * 10, "delta": 0.02,
+                          "delta_ci_low": 0.01})  # fmt: skip
+    rows = dataset_rows(SortedDataset(data, "y", "p", 1), brier_score(), "worse", probabilities=data["p"].to_numpy())
+    judged = {family: judge_failures(table, subgroups, rows, "worse", search_shortfall=shortfall,
+                                     rules=FailureRules(random_state=1, promise_family=family))
+              for family in ("tested", "table")}  # fmt: skip
+    for family, corrected in (("tested", [0.03193, 1.0]), ("table", [0.02519, 1.0])):
+        assert judged[family]["failure"].tolist()[:2] == [True, False]
+        assert judged[family]["promise_p_value"].to_numpy()[:2] == pytest.approx(corrected, abs=1e-5)
+        assert judged[family]["failure_note"][1].startswith("risks nearer one half: no worse than its own scores")

@@ -110,3 +110,87 @@ def test_the_map_does_not_depend_on_the_scale_of_the_scores(calibrate, scale, of
     unscaled = (scores - offset) / abs(scale)  # the margin, to the resolution the scores keep
     assert np.isfinite(got).all()
     assert got == pytest.approx(fit_probabilities(unscaled, labels, calibrate)(unscaled), abs=1e-6)
+
+
+def _platt_by_hand(scores, labels):
+    """Platt's sigmoid of the logit of ``scores`` fitted by scikit-learn's
+    logistic regression on Platt's smoothed targets (each row twice: as a
+    positive weighted by its target, as a negative by one minus it)."""
+    from sklearn.linear_model import LogisticRegression
+
+    positives = labels.sum()
+    targets = np.where(labels, (positives + 1) / (positives + 2), 1 / (len(labels) - positives + 2))
+    x = np.tile(logit(scores), 2)[:, None]
+    fitted = LogisticRegression(C=1e12, tol=1e-12, max_iter=10_000).fit(
+        x, np.r_[np.ones(len(scores)), np.zeros(len(scores))], sample_weight=np.r_[targets, 1 - targets])
+    return lambda values: fitted.predict_proba(logit(values)[:, None])[:, 1]
+
+
+def test_the_map_fitted_without_a_pattern_is_the_map_of_the_other_rows():
+    """Over-confident scores (logit x 1.5) in 3,000 rows, the risk of the first
+    300 halved: the map fitted without them is Platt's sigmoid fitted by hand
+    on the other 2,700 (scikit-learn), and it reads their scores as the rest
+    of the data does: its probabilities there are those of the truth, not
+    bent towards their halved risk (the map of all rows is)."""
+    from subroc_ext.inputs.probabilities import maps_without
+
+    truth, _ = logistic_data(3, 3000)
+    scores = expit(1.5 * logit(truth))
+    pattern = np.arange(3000) < 300
+    labels = np.random.default_rng(4).random(3000) < np.where(pattern, truth / 2, truth)
+    for as_given in (None, False):  # 'auto' decides on the rows outside, or the caller decided to map
+        without = maps_without(scores, labels, "auto", as_given=as_given)(pattern)
+        assert without.method == "sigmoid"
+        np.testing.assert_allclose(without(scores), _platt_by_hand(scores[~pattern], labels[~pattern])(scores),
+                                   atol=2e-5)  # fmt: skip
+    whole = fit_probabilities(scores, labels)
+    bent, kept = (np.mean(m(scores[pattern]) - truth[pattern]) for m in (whole, without))
+    assert bent == pytest.approx(-0.0256, abs=1e-3)  # a tenth of the rows' risk halved: all risks 2.6 points lower
+    assert kept == pytest.approx(0.0056, abs=1e-3)
+
+
+def test_the_map_without_a_pattern_falls_back_to_the_map_of_all_rows():
+    """A pattern of more than half of the rows, or of a band of the scores (more
+    than half of the rows of a tenth of them), reads the map of all rows. With
+    ``as_given`` decided by the caller (``calibrate='auto'``), calibrated
+    scores stay as given for every pattern, and miscalibrated ones (labels
+    outside the middle band drawn from less extreme risks than the scores
+    promise) are read through Platt's sigmoid of the logit fitted on the rows
+    outside the pattern (by hand: scikit-learn), or on all rows."""
+    from subroc_ext.inputs.probabilities import maps_without
+
+    truth, _ = logistic_data(5, 4000)
+    labels = np.random.default_rng(6).random(4000) < truth
+    most = np.arange(4000) < 2500
+    np.testing.assert_array_equal(maps_without(truth, labels, "sigmoid")(most)(truth),
+                                  fit_probabilities(truth, labels, "sigmoid")(truth))  # fmt: skip
+    middle = (truth > 0.3) & (truth < 0.7)
+    assert fit_probabilities(truth, labels).method == "none"
+    assert maps_without(truth, labels, "auto", as_given=True)(middle)(truth).tolist() == truth.tolist()
+    squeezed = np.where(middle, truth, expit(0.8 * logit(truth)))
+    labels = np.random.default_rng(7).random(4000) < squeezed
+    assert fit_probabilities(truth, labels).method == "sigmoid"
+    spread = np.arange(4000) % 7 == 0  # rows at every level of the scores: mapped without them
+    np.testing.assert_allclose(maps_without(truth, labels, "auto", as_given=False)(spread)(truth),
+                               _platt_by_hand(truth[~spread], labels[~spread])(truth), atol=2e-5)  # fmt: skip
+    high = truth > 0.7  # a band of the highest scores (a fifth of the rows): the map of all rows
+    assert 0 < high.mean() < 0.5
+    for band in (most, high):
+        np.testing.assert_allclose(maps_without(truth, labels, "auto", as_given=False)(band)(truth),
+                                   _platt_by_hand(truth, labels)(truth), atol=2e-5)  # fmt: skip
+
+
+def test_sigmoids_fitted_without_rows_from_the_sums_of_all_are_those_fitted_on_the_rest():
+    """``_SigmoidsWithout`` sums over all rows less the rows left out, starting
+    from the fit of all rows: its parameters are those of Platt's sigmoid
+    fitted from scratch on a copy of the other rows (to 1e-7), for masks of a
+    tenth and of half of the rows, tied scores included."""
+    from subroc_ext.inputs.probabilities import _sigmoid, _SigmoidsWithout
+
+    rng = np.random.default_rng(21)
+    z = np.round(rng.normal(size=20_000), 1)
+    y = rng.random(20_000) < expit(1.3 * z - 0.4)
+    sigmoids = _SigmoidsWithout(z, y)
+    np.testing.assert_allclose(sigmoids.start, _sigmoid(z, y))
+    for mask in (rng.random(20_000) < 0.1, z > 0, np.zeros(20_000, bool)):
+        np.testing.assert_allclose(sigmoids.without(mask), _sigmoid(z[~mask], y[~mask]), rtol=1e-7, atol=1e-9)

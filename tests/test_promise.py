@@ -291,3 +291,127 @@ def test_mid_ranks_are_rankdata_of_the_subset(ties):
         mask = rng.random(2_000) < share
         assert promise.mid_ranks(mask).tolist() == rankdata(scores[mask]).tolist()
     assert promise.mid_ranks(np.zeros(2_000, dtype=bool)).tolist() == []
+
+
+def test_a_mask_read_through_its_own_probabilities_is_tested_as_if_they_were_the_promises():
+    """Scores that are the true risks except in the first 300 of 3,000 rows,
+    where they promise 70 % of it, read through probabilities 10 % lower
+    everywhere. The first rows read through their own probabilities
+    (:meth:`Promise.reading`, here the scores themselves, as a map fitted
+    without them would read them) are tested as by a promise of those
+    probabilities with the whole data's shortfall of the promise they were
+    read from; the other mask keeps the promise of all rows."""
+    rng = np.random.default_rng(8)
+    truth = rng.uniform(0.05, 0.95, 3000)
+    y = rng.random(3000) < truth
+    first = np.arange(3000) < 300
+    scores = np.where(first, 0.7 * truth, truth)
+    lower = Promise(brier_score(), y, scores, 0.9 * scores, seed=2)
+    own = lower.reading(lambda values: values)  # the scores themselves, as a map fitted without them reads them
+    assert (own.measure, own.seed, own.scores is lower.scores) == (lower.measure, 2, True)
+    read = lower.test([first, ~first], readings=[own, lower], max_samples=20_000)
+    as_if = Promise(brier_score(), y, scores, scores, seed=2)
+    as_if.shortfall = lower.shortfall  # the whole data's, of the promise the rows were read from
+    assert lower.shortfall == pytest.approx(-0.0150, abs=1e-4)
+    assert read["p_value"].iloc[0] == as_if.test([first], max_samples=20_000)["p_value"].iloc[0] == \
+        pytest.approx(10 / 132)  # fmt: skip
+    assert read["p_value"].iloc[1] == lower.test([~first], max_samples=20_000)["p_value"].iloc[0] == 1.0
+    assert lower.test([first], max_samples=20_000)["p_value"].iloc[0] == pytest.approx(10 / 264)
+
+
+def _enumerated_reach(scores, probabilities, cut, mode, expected=None):
+    """P(a draw's Brier score, negated, reaches ``cut``): every label vector of
+    the rows enumerated ('worse': at most ``cut``; 'better': at least;
+    'both': at least ``cut`` from ``expected``)."""
+    total = 0.0
+    for labels in itertools.product([0, 1], repeat=len(scores)):
+        labels = np.array(labels)
+        value = -np.mean((labels - scores) ** 2)
+        weight = np.prod(np.where(labels == 1, probabilities, 1 - probabilities))
+        reached = {"worse": value <= cut + 1e-12, "better": value >= cut - 1e-12}.get(mode)
+        total += weight * (abs(value - expected) >= cut - 1e-12 if reached is None else reached)
+    return total
+
+
+@pytest.mark.parametrize("mode, exact", [("worse", (0.0298, 0.1583)), ("better", (0.0101, 0.2318)),
+                                         ("both", (0.0298, 0.1583))])  # fmt: skip
+def test_beyond_the_whole_data_the_draws_reach_the_distance_beyond_both(mode, exact):
+    """Nine rows whose promised Brier score (``e``, negated: higher better) is
+    better than the whole data's (``w``), and 3 positives where their scores
+    of 0.08 promise 0.7 ('better': scores of 0.4 that promise worse than the
+    whole data, no positive): beyond the whole data, a draw reaches the
+    statistic when it falls as far from the promise as the observed value
+    lies beyond both (worse: ``min(e - c, w) - o``), as often as enumerating
+    the 512 label vectors says; without, beyond the promise alone. The
+    whole data's value is the nearer bar: beyond both is less likely by
+    chance, and the p-values of :meth:`Promise.test` say so."""
+    rng = np.random.default_rng(3)
+    scores, risk = (0.4, 0.02) if mode == "better" else (0.08, 0.4)
+    p = np.r_[np.full(9, scores), rng.uniform(0.05, 0.95, 200)]
+    y = rng.random(209) < np.r_[np.full(9, risk), p[9:]]
+    mask = np.arange(209) < 9
+    promise = Promise(brier_score(), y, p, p)
+    e, o, w, c = promise.expected(mask), promise.observed(mask), promise.whole, promise.shortfall
+    assert int(y[mask].sum()) == (0 if mode == "better" else 3)
+    for whole, enumerated in zip((None, w), exact):
+        subgroup = _Subgroup(mask, promise, mode, c, 0, whole=whole)
+        low, high = min(e - abs(c), w if whole else np.inf), max(e + abs(c), w if whole else -np.inf)
+        cut = {"worse": o + max(c, 0, (e - w) if whole else 0), "better": o - max(-c, 0, (w - e) if whole else 0),
+               "both": max(low - o, o - high)}[mode]  # fmt: skip
+        assert subgroup.cut == pytest.approx(cut, abs=1e-11)
+        assert _enumerated_reach(p[mask], p[mask], cut, mode, e) == pytest.approx(enumerated, abs=1e-4)
+        share = subgroup.reaches(20_000, 0).mean()
+        assert abs(share - enumerated) <= 4 * np.sqrt(enumerated * (1 - enumerated) / 20_000) + 1e-4
+    tested = promise.test([mask, mask], mode=mode, beyond_whole=[False, True])["p_value"].to_numpy()
+    assert tested == pytest.approx({"better": [0.0106, 0.1724]}.get(mode, [0.0289, 0.25]), abs=1e-4)
+
+
+def test_untested_members_of_the_family_count_in_the_correction_as_p_values_of_one():
+    """Three rows' Brier scores tested in a family of ten (seven more not
+    tested, p-value 1), the first 150 rows' promised risk 55 % of the truth:
+    Benjamini-Yekutieli over the ten, weighted, on the p-values drawn (each
+    drawn until its decision in the larger family is known); fewer rows are
+    rejected than in a family of the three alone, whose correction is
+    looser (the rows chosen from a larger family by the same labels)."""
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(2)
+    p = rng.uniform(0.05, 0.95, 2000)
+    y = rng.random(2000) < p
+    scores = np.where(np.arange(2000) < 150, 0.55 * p, p)
+    masks = [np.arange(2000) < 150, np.arange(2000) < 300, (np.arange(2000) >= 1000) & (np.arange(2000) < 1200)]
+    promise = Promise(brier_score(), y, scores, scores, seed=4)
+    weights = np.array([1.5, 1.2, 0.3])
+    alone = promise.test(masks, weights=weights, max_samples=20_000)
+    family = promise.test(masks, weights=weights, untested=7, max_samples=20_000)
+    padded = np.r_[np.minimum(family["p_value"].to_numpy() / weights, 1), np.ones(7)]
+    np.testing.assert_allclose(family["p_value_corrected"].to_numpy(),
+                               multipletests(padded, alpha=0.05, method="fdr_by")[1][:3])  # fmt: skip
+    np.testing.assert_allclose(family["p_value_corrected"].to_numpy(), [0.04757, 0.07432, 1.0], atol=1e-5)
+    assert alone["significant"].tolist() == [True, True, False]
+    assert family["significant"].tolist() == [True, False, False]
+
+
+def test_readings_share_the_rows_sort_and_read_only_the_rows_asked():
+    """A reading made before its promise has sorted its rows sorts them once,
+    for both (100 readings of a million held-out rows each sorted them again
+    and kept the sort: 2.5 GB at 2 M rows), and maps the scores of the rows
+    asked only, giving the values of a promise built on the mapped scores."""
+    rng = np.random.default_rng(3)
+    scores = rng.uniform(0.05, 0.95, 500)
+    y = rng.random(500) < scores
+    promise = Promise(ROCAUC(), y, scores, scores, seed=1)
+    asked = []
+
+    def lower(values):
+        asked.append(len(values))
+        return 0.8 * values
+
+    read = promise.reading(lower)
+    assert read._by_score is promise._by_score
+    mask = scores > 0.6
+    as_built = Promise(ROCAUC(), y, scores, 0.8 * scores, seed=1)
+    assert read.expected(mask) == as_built.expected(mask)
+    assert asked == [int(mask.sum())]
+    assert read.test([mask], max_samples=2_000)["p_value"].tolist() == \
+        as_built.test([mask], max_samples=2_000)["p_value"].tolist()  # fmt: skip

@@ -79,6 +79,7 @@ KERNELS = (
     ("metrics.cross_auc", "_twice_wins", "(boolean[::1], int64[::1], boolean[::1], int64[::1], int64[::1])"),
     ("metrics.expected_auc", "expected_auc_of_sorted", "(float64[::1],)"),
     ("metrics.label_draws", "_drawn_sums", "(uint64[::1], uint64[::1], float64[::1], int64[::1], float64[::1])"),
+    ("metrics.platt", "sigmoid_sums", "(float64[::1], float64, float64)"),
 )  # fmt: skip
 
 #: The commands whose kernels are :data:`KERNELS`.

@@ -18,11 +18,11 @@ model. SPEC ("What the headline may call a failure") names a row a
    performance estimation; the paired comparison's models share their rows
    and are not checked): the case-mix statistic
    ``q_cm = [mbc(S) - AUC(S)] - [mbc(D) - AUC(D)]`` is significant by its
-   label-draw test (:func:`~subroc_ext.inference.promise.promise_test`:
-   the labels drawn from the rows' probabilities), corrected over the rows
-   that reach this step. A row that passes 1 and
-   not 3 is a slice where every model, the true probabilities included,
-   ranks worse (range restriction);
+   label-draw test (:func:`~subroc_ext.inference.promise.promise_test`,
+   labels drawn from the probabilities of a map fitted without the row's
+   search rows), corrected over the rows that reach this step
+   (:class:`FailureRules`). A row that passes 1 and not 3 is a slice where
+   every model, the true probabilities included, ranks worse (range restriction);
 4. **not explained by a better failure** (independently productive, [1]_,
    [2]_): walking the rows that fall furthest short of their promise first
    (without a promise: surest first, by the conservative end of the
@@ -66,12 +66,16 @@ significant is tested there for falling short of its promise and of the
 whole data at once: found so, it passes rule 1 *by its promise* even where
 the table's size-weighted test cannot tell it from chance.
 
-The secondary tests of 3 and 4 only remove rows that 1 selected, so on
-data without any failure the headline names one with probability at most
-that of the correction's (the family-wise error under the complete null is
-the false discovery rate, at most ``alpha``); without a holdout every
-failure passes the promise's max-T test, whose family-wise error is at
-most ``alpha`` when the scores are calibrated.
+Where the scores keep their promise everywhere every failure is a
+rejection of 3's test: corrected over a family fixed before the held-out
+labels are read (``FailureRules(promise_family='table')``) the headline
+names one with probability at most ``alpha``; over the rows 1 chose by
+those labels (the default), as far as their choice does not follow the
+promise tests' statistics (it does, in part: a slice whose held-out labels
+fall short by chance is worse than the whole data and short of its
+promise at once; measured: ``benchmarks/RESULTS.md``, issue 55). Without a
+holdout every failure passes the promise's max-T test, of family-wise
+error at most ``alpha`` when the scores are calibrated.
 
 :func:`judge_failures` returns the decision per row, for ``run``,
 ``compare``, ``drift`` and the multi-class search alike (each gives it its
@@ -88,7 +92,6 @@ References
 """
 
 import functools
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,9 +115,6 @@ MIN_CLASS_COUNT = 10
 #: What a promise test's weight adds to the row's shortfall on the search split (ROC AUC points).
 WEIGHT_FLOOR = 0.01
 
-#: Masks the walk keeps unpacked (:class:`_Masks`).
-_UNPACKED = 32
-
 #: The columns :func:`judge_failures` adds.
 FAILURE_COLUMNS = ["failure", "failure_note", "failure_of", "promise_p_value"]
 
@@ -122,15 +122,20 @@ FAILURE_COLUMNS = ["failure", "failure_note", "failure_of", "promise_p_value"]
 @dataclass(frozen=True)
 class FailureRules:
     """The settings of the rules: the test's correction and level, the seed,
-    the fewest rows of each kind, and whether the run tested on held-out rows
+    the fewest rows of each kind, whether the run tested on held-out rows
     (without, the effects have no interval to require and the rules' tests
-    run on the searched rows)."""
+    run on the searched rows), and the family rule 3's test is corrected
+    over: the rows that reach it ('tested'), or every row of the table
+    ('table', the others with p-value 1: fixed before the held-out labels
+    chose the rows, so that where the scores keep their promise the
+    headline names a failure with probability at most ``alpha``)."""
 
     method: str = "fdr_by"
     alpha: float = 0.05
     random_state: object = 0
     min_class_count: int = MIN_CLASS_COUNT
     holdout: bool = True
+    promise_family: str = "tested"
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,12 @@ class JudgedRows:
     measure : Measure, optional
         The measure whose promise is checked
         (:class:`~subroc_ext.inference.promise.Promise`); the ROC AUC by default.
+    own_maps : callable, optional
+        A pattern to the map from scores to probabilities fitted on the
+        search split without its rows (no judged label in it;
+        :func:`~subroc_ext.workflow.case_mix.own_maps`): its tests read its
+        promise through it and draw labels from it. None: ``promise``'s
+        probabilities.
     sorted_rows : SortedDataset, optional
         ``frame``'s rows sorted by score (a single model's, the one its table
         was tested on): the "worse than" tests against all rows run on it,
@@ -181,6 +192,7 @@ class JudgedRows:
     promise: tuple = None
     promise_rows: np.ndarray = None
     measure: object = None
+    own_maps: object = None
     sorted_rows: SortedDataset = None
 
 
@@ -193,9 +205,10 @@ def class_kinds(is_positive, of="", within=None):
     return pd.DataFrame({f"positives{of}": is_positive & within, f"negatives{of}": ~is_positive & within})
 
 
-def dataset_rows(dataset, measure, mode, probabilities=None):
+def dataset_rows(dataset, measure, mode, probabilities=None, own_maps=None):
     """The :class:`JudgedRows` of a single model's rows (a ``SortedDataset``);
-    ``probabilities`` (data row order) for the promise of its ``measure``."""
+    ``probabilities`` (data row order) for the promise of its ``measure``,
+    ``own_maps`` each pattern's map (:attr:`JudgedRows.own_maps`)."""
     label, score = dataset.columns
     is_positive = _data_order(dataset, dataset.is_positive)  # the dataset's one positive-label rule
     promise = None
@@ -205,7 +218,7 @@ def dataset_rows(dataset, measure, mode, probabilities=None):
         dataset.data[[label, score]], Columns(label, score),
         lambda: SoftClassifierQF(measure, label, positive_label=dataset.positive_label, mode=mode),
         class_kinds(is_positive), lambda subgroup: _data_order(dataset, dataset.mask_of(subgroup)), promise,
-        measure=measure, sorted_rows=dataset,
+        measure=measure, own_maps=None if promise is None else own_maps, sorted_rows=dataset,
     )  # fmt: skip
 
 
@@ -221,35 +234,12 @@ def _data_order_values(dataset, sorted_values):
     return values
 
 
-class _Masks:
-    """The significant rows' masks over the judged rows, kept as bits (100
-    masks of a million held-out rows were 100 MB as bytes), each unpacked
-    when asked for; the last :data:`_UNPACKED` asked stay unpacked (the walk
-    asks of the failures it has named again and again)."""
-
-    def __init__(self, masks):
-        self._bits, self._rows, self._unpacked = {}, 0, OrderedDict()
-        for i, mask in masks:
-            self._bits[i], self._rows = bitset.pack(mask), len(mask)
-
-    def __getitem__(self, i):
-        if i in self._unpacked:
-            self._unpacked.move_to_end(i)
-        else:
-            self._unpacked[i] = bitset.unpack(self._bits[i], self._rows)
-            if len(self._unpacked) > _UNPACKED:
-                self._unpacked.popitem(last=False)
-        return self._unpacked[i]
-
-    def items(self):
-        return ((i, self[i]) for i in self._bits)
-
-
 class _Tests:
     """The judged rows and the tests the rules run on subsets of them."""
 
-    def __init__(self, rows, mode, rules):
-        self.rows, self.mode, self.rules = rows, mode, rules
+    def __init__(self, rows, mode, rules, subgroups=()):
+        self.rows, self.mode, self.rules, self.subgroups = rows, mode, rules, subgroups
+        self._readings = {}  # :meth:`reading`'s maps, by table row
         self.seed = base_seed(rules.random_state)
         self.kinds = rows.kinds.to_numpy(dtype=bool)
         self.promised = rows.promise is not None
@@ -288,20 +278,34 @@ class _Tests:
         """The promise of the measure on the promise's rows (built once)."""
         return Promise(self.measure, *self.rows.promise, seed=self.seed)
 
-    def sharpness(self, mask):
-        """How far the rows of ``mask`` fall short of their scores' promise, in the
-        direction of the mode: of two descriptions of one failure, the one
-        holding fewer rows that keep their promise falls shorter."""
+    def reading(self, owner):
+        """The promise table row ``owner``'s rows (and the walk's subsets of them)
+        are read through: :attr:`JudgedRows.own_maps`, or all rows'
+        (:meth:`Promise.reading`: its map kept, the probabilities of the rows
+        asked made when asked)."""
+        if owner is None or self.rows.own_maps is None:
+            return self._promise
+        if owner not in self._readings:
+            self._readings[owner] = self._promise.reading(self.rows.own_maps(self.subgroups[owner]))
+        return self._readings[owner]
+
+    def sharpness(self, mask, owner=None):
+        """How far the rows of ``mask`` fall short of their scores' promise (read
+        as ``owner``'s), in the direction of the mode: of two descriptions of
+        one failure, the one holding fewer rows that keep their promise falls shorter."""
         mask = self.promised_rows(mask)
-        gap = self._promise.expected(mask) - self._promise.observed(mask)
+        reading = self.reading(owner)
+        gap = reading.expected(mask) - reading.observed(mask)
         return {"worse": gap, "better": -gap}.get(self.mode, abs(gap))
 
-    def promise(self, masks, method=None, weights=None, alpha=None):
-        """Each mask's label-draw test of its promise (``masks``: any iterable):
+    def promise(self, masks, method=None, weights=None, alpha=None, owners=None, untested=0):
+        """Each mask's label-draw test of its promise (``masks``: any iterable),
+        read as ``owners[k]``'s, in a correction of ``untested`` more:
         (corrected p-values, rejected)."""
+        readings = None if owners is None else (self.reading(i) for i in owners)  # one at a time, as the masks
         tested = self._promise.test(
             (self.promised_rows(mask) for mask in masks), mode=self.mode, method=method or self.rules.method,
-            alpha=alpha or self.rules.alpha, weights=weights,
+            alpha=alpha or self.rules.alpha, weights=weights, readings=readings, untested=untested,
         )  # fmt: skip
         return tested["p_value_corrected"].to_numpy(), tested["significant"].to_numpy(dtype=bool)
 
@@ -349,17 +353,17 @@ class _Tests:
             qf.use_dataset(SortedDataset(data, *sorted_rows.columns, sorted_rows.positive_label))
         return taken, data, qf
 
-    def failure_alone(self, mask, outside, level):
+    def failure_alone(self, mask, outside, level, owner=None):
         """Whether the rows of ``mask`` are a failure on their own (rules 1 and
         3): worse than all judged rows and than the rows ``outside`` the
         failures it is judged beside (as if those were mended), and than their
         promise, each at ``level`` (the walk's: ``alpha`` over the rows it
         judges, Bonferroni, as it asks this of many overlapping rows, and
         uncorrected one in twenty rows that hold part of a failure would stand
-        by chance)."""
+        by chance; its promise read as table row ``owner``'s)."""
         if not self.enough(mask) or any(self.worse(mask, rows, alpha=level) >= level for rows in (None, outside)):
             return False
-        return not self.promised or bool(self.promise([mask], method="bonferroni", alpha=level)[1][0])
+        return not self.promised or bool(self.promise([mask], method="bonferroni", alpha=level, owners=[owner])[1][0])
 
 
 def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole_search_promise=None,
@@ -416,8 +420,9 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
         shown = whole_search_promise["significant"].to_numpy(dtype=bool)
         by_promise = shown & ~significant  # tested with its margin: short of its promise and worse than D
         significant = significant | by_promise
-    tests = _Tests(rows, mode, rules)
-    masks = _Masks((i, np.asarray(rows.cover(subgroups[i]), dtype=bool)) for i in np.flatnonzero(significant))
+    tests = _Tests(rows, mode, rules, subgroups)
+    masks = bitset.PackedMasks((i, np.asarray(rows.cover(subgroups[i]), dtype=bool))
+                               for i in np.flatnonzero(significant))  # fmt: skip
     where = "held-out rows" if rules.holdout else "rows"
     candidates = []
     for i, mask in masks.items():
@@ -434,9 +439,12 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
         promise_p[candidates] = whole_search_promise["p_value"].to_numpy(dtype=float)[candidates]
         kept = whole_search_promise["significant"].to_numpy(dtype=bool)[candidates]
     elif tests.promised and candidates:
+        family = candidates if rules.promise_family == "tested" else np.arange(n)  # weights averaging 1 over it
         weights = None if search_shortfall is None or not rules.holdout else \
-            promise_weights(np.asarray(search_shortfall, dtype=float)[candidates])  # fmt: skip
-        promise_p[candidates], kept = tests.promise((masks[i] for i in candidates), weights=weights)
+            pd.Series(promise_weights(np.asarray(search_shortfall, dtype=float)[family]), index=family)[candidates]
+        promise_p[candidates], kept = tests.promise((masks[i] for i in candidates), owners=candidates,
+                                                    weights=None if weights is None else weights.to_numpy(),
+                                                    untested=len(family) - len(candidates))  # fmt: skip
     if (whole_search_promise is not None or tests.promised) and candidates:
         restricted = table["range_restricted"].fillna(True).to_numpy(dtype=bool) if "range_restricted" in table \
             else np.ones(n, dtype=bool)  # fmt: skip
@@ -463,7 +471,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
             inside_only = overlapping and all(not (masks[j] & ~mask).any() for j in overlapping)
             # too few rows beside the failures inside it to tell: the same idea, broader
             same_idea = inside_only and not tests.enough(rest)
-            if not same_idea and not tests.failure_alone(rest, outside, level):
+            if not same_idea and not tests.failure_alone(rest, outside, level, owner=i):
                 if overlapping:
                     most = max(overlapping, key=lambda j: (mask & masks[j]).sum())
                     notes[i], belongs[i] = _explained(most, rest, where, FINDING_NOUN[mode], len(named)), most
@@ -487,7 +495,7 @@ def judge_failures(table, subgroups, rows, mode, *, search_shortfall=None, whole
             continue
         outside = ~np.logical_or.reduce([masks[j] for j in overlapping])
         rest = masks[i] & outside
-        if not tests.failure_alone(rest, outside, level):
+        if not tests.failure_alone(rest, outside, level, owner=i):
             most = max(overlapping, key=lambda j: (masks[i] & masks[j]).sum())
             named.remove(i)
             failure[i], notes[i], belongs[i] = False, _explained(most, rest, where, FINDING_NOUN[mode],
@@ -608,7 +616,7 @@ def _walk_order(table, rows, masks, tests):
     it first); without, :func:`_surest_first`."""
     if not tests.promised:
         return _surest_first(table, rows)
-    sharpness = {i: tests.sharpness(masks[i]) for i in rows}
+    sharpness = {i: tests.sharpness(masks[i], owner=i) for i in rows}
     return sorted(rows, key=lambda i: (-sharpness[i], i))
 
 

@@ -48,8 +48,10 @@ References
    settings", Statistics in Medicine 35(23), 4136-4152, 2016.
 """
 
+import copy
 import functools
 import hashlib
+import itertools
 import zlib
 
 import numpy as np
@@ -153,6 +155,29 @@ class Promise:
         # a measure of its positives' rank sum (ROC AUC, ARL): drawn and observed from the mid-ranks
         self._of_rank_sums = self.classes is None and type(measure).rank_sum_values is not Measure.rank_sum_values
         self._observed = {}  # :meth:`observed`'s, by a digest of the rows' bits
+        self._to_probabilities = None  # a :meth:`reading`'s map
+
+    def reading(self, to_probabilities):
+        """The promise of the same measure, rows, scores and seed read through
+        another map of the scores, ``to_probabilities`` (e.g. the map fitted
+        without a pattern's rows,
+        :func:`~subroc_ext.inputs.probabilities.maps_without`): the
+        probabilities of the rows asked are made when asked and not kept (100
+        readings of a million held-out rows held 800 MB). What does not
+        depend on the probabilities is shared: the rows' sort, their class
+        values and their measure as labelled (100 readings sorted a million
+        held-out scores each, 20 s at 2 M rows)."""
+        read = copy.copy(self)
+        read.__dict__["_by_score"] = self._by_score  # sorted once, for this promise and every reading of it
+        read.__dict__.pop("shortfall", None)  # the one value kept that the probabilities decide
+        read.probabilities, read._to_probabilities = None, to_probabilities
+        return read
+
+    def probabilities_of(self, mask):
+        """The probabilities of the rows of ``mask`` (theirs, or through a :meth:`reading`'s map)."""
+        if self._to_probabilities is None:
+            return self.probabilities[mask]
+        return np.asarray(self._to_probabilities(self.scores[mask]), dtype=float)
 
     def drawn_values(self, mask, labels):
         """The measure on the rows of ``mask`` for each draw of their labels
@@ -261,17 +286,38 @@ class Promise:
         every = np.ones(len(self.scores), dtype=bool)
         return self.expected(every) - self.observed(every)
 
+    @functools.cached_property
+    def whole(self):
+        """The measure on all the rows, size-free, higher better."""
+        return self.observed(np.ones(len(self.scores), dtype=bool))
+
     def test(self, masks, *, mode="worse", method="fdr_by", alpha=0.05, weights=None, max_samples=MAX_SAMPLES,
-             exceedances=10):  # fmt: skip
+             exceedances=10, readings=None, beyond_whole=None, untested=0):  # fmt: skip
         """:func:`promise_test` of subsets of these rows (``masks``: any
-        iterable, taken once), its draws seeded by this promise's seed."""
+        iterable, taken once), its draws seeded by this promise's seed.
+
+        ``readings``: per mask, the :class:`Promise` (:meth:`reading`) whose
+        probabilities its promise and its label draws are read from (this
+        one by default); the whole data's shortfall, which every mask may
+        fall short by, is this promise's. ``beyond_whole``: per mask, whether
+        it must also fall short of the measure on all the rows
+        (:attr:`whole`; ``'better'``: exceed it): its statistic is its
+        distance beyond both its promise (plus the whole data's shortfall)
+        and the whole data's value, so that a rejection says both at once
+        (rule 1 following from rule 2's test, as without a holdout,
+        :mod:`~subroc_ext.inference.promise_family`). ``untested``: further
+        hypotheses of the correction, not tested (p-value 1): a family fixed
+        before the masks were chosen from it on the same rows' labels."""
         from statsmodels.stats.multitest import multipletests
 
         shortfall = self.shortfall
+        readings = itertools.repeat(self) if readings is None else readings
+        beyond_whole = itertools.repeat(False) if beyond_whole is None else beyond_whole
         # one subgroup at a time, its mask taken as it comes (a generator's masks are not all held at once; on
         # two threads their ranks and bounds took 100 MB more at 2 M rows, and no less wall time)
-        subgroups = [_Subgroup(np.asarray(mask, dtype=bool), self, mode, shortfall, self.seed, max_samples)
-                     for mask in masks]  # fmt: skip
+        subgroups = [_Subgroup(np.asarray(mask, dtype=bool), reading, mode, shortfall, self.seed, max_samples,
+                               whole=self.whole if beyond else None)
+                     for mask, reading, beyond in zip(masks, readings, beyond_whole)]  # fmt: skip
         state = SequentialPValues(len(subgroups), exceedances=exceedances, max_samples=max_samples)
         stopped = np.zeros(len(subgroups), dtype=bool)
         for batch, size in enumerate(round_sizes(max_samples, FIRST_ROUND)):
@@ -279,11 +325,12 @@ class Promise:
                 break
             for i in np.flatnonzero(~stopped):
                 state.add(i, subgroups[i].reaches(size, batch, needed=state.exceedances - state.exceeded[i]))
-            stopped |= state.decided(method, alpha, weights=weights)
+            stopped |= state.decided(method, alpha, weights=weights, untestable=untested)
         p_values = state.p_values()
         if len(p_values):
-            significant, corrected, _, _ = multipletests(weighted_p_values(p_values, weights), alpha=alpha,
-                                                         method=method)  # fmt: skip
+            padded = np.r_[weighted_p_values(p_values, weights), np.ones(untested)]
+            significant, corrected, _, _ = multipletests(padded, alpha=alpha, method=method)
+            significant, corrected = significant[: len(p_values)], corrected[: len(p_values)]
         else:
             significant, corrected = np.zeros(0, dtype=bool), np.zeros(0)
         return pd.DataFrame({"p_value": p_values, "p_value_corrected": corrected, "significant": significant,
@@ -292,15 +339,15 @@ class Promise:
     def _exact(self, mask):
         if self.classes is not None:
             positive, negative = (values[mask] for values in self.classes)
-            p = self.probabilities[mask]
+            p = self.probabilities_of(mask)
             return float(np.mean(p * positive + (1 - p) * negative)) if mask.any() else np.nan
-        return float(expected_roc_auc(self.probabilities[mask]))
+        return float(expected_roc_auc(self.probabilities_of(mask)))
 
     def _expectation_draws(self, mask, values):
         rng = np.random.default_rng(np.random.SeedSequence(_seed(self.seed, _EXPECTATION_STREAM, mask)))
         rows = max(int(mask.sum()), 1)
         draws = min(EXPECTATION_DRAWS, max(64, (_BLOCK >> 2) // rows))
-        return values(mask, rng.random((draws, rows)) < self.probabilities[mask])
+        return values(mask, rng.random((draws, rows)) < self.probabilities_of(mask))
 
 
 def shortfall(is_positive, scores, probabilities, measure=None):
@@ -367,19 +414,31 @@ class _Subgroup:
     4,096 labels of each row before the test's decision was known).
     ``surely_unreached``: so for ``max_samples`` draws. Its rows'
     probabilities and weights are not kept but taken again for a round
-    that is drawn (100 subgroups of up to 800,000 rows at 2 M rows)."""
+    that is drawn (100 subgroups of up to 800,000 rows at 2 M rows).
 
-    def __init__(self, mask, promise, mode, shortfall, seed, max_samples=MAX_SAMPLES):
+    ``whole``: the measure on all rows (size-free, higher better), which the
+    observed value must also fall short of (``'better'``: exceed): a draw
+    reaches the statistic when it falls as far short of the promise as the
+    observed value falls short of both, ``min(e - c, whole) - observed``
+    (``e`` the promise, ``c`` the whole data's shortfall); None: of the
+    promise alone."""
+
+    def __init__(self, mask, promise, mode, shortfall, seed, max_samples=MAX_SAMPLES, whole=None):
         self.promise, self.mode, self._bits, self._rows_in = promise, mode, bitset.pack(mask), len(mask)
         probabilities, weights = self._rows(mask)
         observed = promise.observed(mask, ranks=weights)
+        expected = None if whole is None and mode != "both" else promise.expected(mask)
         if mode == "worse":  # at most the observed value plus the whole data's shortfall
-            self.cut = observed + max(shortfall, 0.0) + _TOLERANCE
+            margin = max(shortfall, 0.0) if whole is None else max(shortfall, 0.0, expected - whole)
+            self.cut = observed + margin + _TOLERANCE
         elif mode == "better":
-            self.cut = observed - max(-shortfall, 0.0) - _TOLERANCE
-        else:  # both: at least as far from the promise, less the whole data's distance
-            self.expected = promise.expected(mask)
-            self.cut = abs(observed - self.expected) - abs(shortfall) - _TOLERANCE
+            margin = max(-shortfall, 0.0) if whole is None else max(-shortfall, 0.0, whole - expected)
+            self.cut = observed - margin - _TOLERANCE
+        else:  # both: at least as far from the promise, less the whole data's distance (and beyond the whole's)
+            self.expected, low, high = expected, expected - abs(shortfall), expected + abs(shortfall)
+            if whole is not None:
+                low, high = min(low, whole), max(high, whole)
+            self.cut = max(low - observed, observed - high) - _TOLERANCE
         self.seed = _seed(seed, _STREAM, mask)
         self.log_reach = _log_chernoff(weights, probabilities, self.cut) \
             if mode == "worse" and type(promise.measure) is ROCAUC else 0.0  # fmt: skip
@@ -394,7 +453,7 @@ class _Subgroup:
     def _rows(self, mask):
         """Its rows' (``mask``'s) probabilities and draw weights (:meth:`Promise.draw_weights`:
         the ROC AUC's mid-ranks; None where the measure has none)."""
-        return self.promise.probabilities[mask], self.promise.draw_weights(mask)
+        return self.promise.probabilities_of(mask), self.promise.draw_weights(mask)
 
     def reaches(self, draws, batch, needed=None):
         """Whether each of ``draws`` label draws of round ``batch`` reaches the

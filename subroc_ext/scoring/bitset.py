@@ -8,13 +8,15 @@ ascending score) by scanning set bits. The compiled helpers here are the
 primitives of :mod:`subroc_ext.scoring.cover_kernels`.
 """
 
+from collections import OrderedDict
+
 import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
 __all__ = [
     "pack", "unpack", "popcount", "lowest_bit", "highest_bit", "count_below", "prefix_counts", "permute",
-    "sizes", "intersection_sizes",
+    "sizes", "intersection_sizes", "PackedMasks",
 ]
 
 
@@ -236,3 +238,41 @@ def intersection_sizes(first, second):
                 count += np.int64(popcount(first[i, w] & second[j, w]))
             out[i, j] = count
     return out
+
+
+class PackedMasks:
+    """Boolean masks over the same rows, by key, kept as bits (100 masks of a
+    million rows were 100 MB as bytes), each unpacked when asked for; the
+    last ``unpacked`` asked stay unpacked (the headline's walk asks of the
+    failures it has named again and again).
+
+    Parameters
+    ----------
+    masks : iterable of (key, numpy.ndarray of bool)
+        Taken one at a time (a generator's masks are never all held).
+    unpacked : int, default=32
+
+    Examples
+    --------
+    >>> masks = PackedMasks((k, np.arange(70) % k == 0) for k in (2, 3))
+    >>> [(k, int(mask.sum())) for k, mask in masks.items()], bool(masks[3][69])
+    ([(2, 35), (3, 24)], True)
+    """
+
+    def __init__(self, masks, unpacked=32):
+        self._bits, self._rows, self._unpacked, self._keep = {}, 0, OrderedDict(), unpacked
+        for key, mask in masks:
+            self._bits[key], self._rows = pack(mask), len(mask)
+
+    def __getitem__(self, key):
+        if key in self._unpacked:
+            self._unpacked.move_to_end(key)
+        else:
+            self._unpacked[key] = unpack(self._bits[key], self._rows)
+            if len(self._unpacked) > self._keep:
+                self._unpacked.popitem(last=False)
+        return self._unpacked[key]
+
+    def items(self):
+        """(key, mask) in the order the masks came."""
+        return ((key, self[key]) for key in self._bits)

@@ -4,6 +4,8 @@
   monotone map fitted once on the search split,
   :mod:`subroc_ext.inputs.probabilities`), in the data's row order; for
   both splits of a run, with the map: :func:`fitted_probabilities`;
+* :func:`own_maps`: each pattern's map fitted on the search split without
+  its rows (the headline's promise of its held-out rows is read through it);
 * :func:`case_mix_data`: the splits with those probabilities as a column, the
   :class:`~subroc_ext.objective.case_mix.CaseMixTarget` and the quality
   functions of ``find_subgroups(case_mix=True)`` (search and test by
@@ -21,10 +23,13 @@
   own: each has a narrower spread of risk than the whole.
 """
 
+import functools
+
 import numpy as np
 import pandas as pd
 
-from ..inputs.probabilities import fit_probabilities
+from ..inference.whole_calibration import whole_calibration
+from ..inputs.probabilities import fit_probabilities, maps_without
 from ..objective.case_mix import CaseMixQF, CaseMixTarget
 from ..objective.generalization import GeneralizationAwareQF
 from ..scoring import bitset
@@ -35,6 +40,7 @@ __all__ = [
     "SHARE_OF_DROP",
     "split_probabilities",
     "fitted_probabilities",
+    "own_maps",
     "case_mix_data",
     "with_probabilities",
     "case_mix_functions",
@@ -100,6 +106,44 @@ def fitted_probabilities(checked, calibrate, required):
     return probabilities.description, probabilities, tuple(
         None if split is None else split_probabilities(split, probabilities) for split in splits
     )
+
+
+def own_maps(search, calibrate):
+    """Each pattern's own map from scores to probabilities: the map of
+    ``calibrate`` fitted on the search split's rows outside the pattern
+    (:func:`~subroc_ext.inputs.probabilities.maps_without`), so that a
+    failure on the search split does not bend the map its held-out promise
+    is read through. No held-out label is in the map: the held-out tests stay
+    valid.
+
+    With ``calibrate='auto'`` all search rows decide whether scores in [0, 1]
+    are read as given: where the calibration check of
+    :func:`~subroc_ext.inputs.probabilities.fit_probabilities` passes them
+    and Cox's test does not reject
+    (:func:`~subroc_ext.inference.whole_calibration.whole_calibration`, the
+    global fix's decision too). Spiegelhalter's test, the check's, is nearly
+    blind to a shift of the risk (``logit p + 0.4``), which the label draws
+    of a large slice of held-out rows then find as its failure.
+
+    Parameters
+    ----------
+    search : SortedDataset
+    calibrate : {'auto', 'none', 'isotonic', 'sigmoid'}
+
+    Returns
+    -------
+    callable
+        A pysubgroup description to its
+        :class:`~subroc_ext.inputs.probabilities.Probabilities` (a map, kept
+        as a few numbers: a caller keeping probabilities of a million
+        held-out rows for 100 patterns held 800 MB).
+    """
+    as_given = None
+    if calibrate == "auto" and len(search) and search.scores.min() >= 0 and search.scores.max() <= 1:
+        as_given = fit_probabilities(search.scores, search.is_positive).method == "none" and \
+            whole_calibration(search.is_positive, search.scores).calibrated  # fmt: skip
+    maps = maps_without(search.scores, search.is_positive, calibrate, search.columns[1], as_given=as_given)
+    return lambda subgroup: maps(search.mask_of(subgroup))
 
 
 def _column(columns):

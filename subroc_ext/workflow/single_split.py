@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pandas as pd
+import pysubgroup as ps
 
 from ..exceptions import InterruptedTest, keeping
 from ..inference.calibration import calibration_check
@@ -340,8 +341,14 @@ def judge(table, checked, prepared, settings, found, kept, dataset_values):
     measure, mode, holdout = prepared.statistic_qf.measure, settings.mode, prepared.held_out is not None
     rules = FailureRules(method=settings.method, alpha=settings.alpha, random_state=settings.random_state,
                          holdout=holdout)  # fmt: skip
-    # searched by the case mix: the verdict is the promise's test, and "worse" is of the measure
-    rows = dataset_rows(dataset, measure, mode, probabilities=None if prepared.case_mix else p)
+    # searched by the case mix: the verdict is the promise's test, and "worse" is of the measure; with a holdout
+    # each pattern's promise read through the map fitted on the search split without its rows (not after a
+    # global fix, whose fixed scores are the probabilities)
+    own = _case_mix.own_maps(prepared.search, settings.calibrate) \
+        if holdout and prepared.global_fix is None and p is not None else None  # fmt: skip
+    if own is not None:  # the whole data's promise (its shortfall) read through the same decision, all rows' map
+        p = _case_mix.split_probabilities(dataset, own(ps.Conjunction([])))
+    rows = dataset_rows(dataset, measure, mode, probabilities=None if prepared.case_mix else p, own_maps=own)
     whole_search_promise = None
     if not holdout and rows.promise is not None and measure.name == "roc_auc":
         whole_search_promise = without_holdout.promise_without_holdout(

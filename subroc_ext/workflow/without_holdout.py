@@ -15,8 +15,6 @@
   period.
 """
 
-import contextlib
-
 import numpy as np
 import pandas as pd
 
@@ -27,7 +25,7 @@ from ..inference.promise_max_t import METHOD as MAX_T_LABEL_DRAWS
 from ..inference.promise_max_t import promise_max_t
 from ..inference.significance import base_seed
 from ..inference.verdicts import same_rows_verdicts
-from ..inputs.probabilities import fit_probabilities
+from ..inputs.probabilities import maps_without
 from ..inputs.search_size import estimate_search_size
 from ..inputs.sorted_data import SortedDataset
 from ..objective.case_mix import CaseMixQF
@@ -155,7 +153,7 @@ def promise_without_holdout(table, subgroups, search, probabilities, *, label, s
         masks = [search.mask_of(subgroups[i]) for i in rows]
         tested = promise_family_test(
             masks, family, search.is_positive, search.group_ids, p,
-            own_probabilities=[_fitted_without(search, mask, calibrate) for mask in masks], mode=mode,
+            own_probabilities=_fitted_without(search, masks, calibrate), mode=mode,
             beyond_whole=~significant[rows], alpha=rules.alpha, random_state=rules.random_state,
         )  # fmt: skip
     whole.iloc[rows, [0, 1]] = tested[["p_value", "significant"]].to_numpy()
@@ -163,21 +161,15 @@ def promise_without_holdout(table, subgroups, search, probabilities, *, label, s
     return whole
 
 
-def _fitted_without(search, mask, calibrate):
+def _fitted_without(search, masks, calibrate):
     """The probabilities of every row of ``search`` (score order) through the map
-    of ``calibrate`` fitted on the rows outside ``mask`` (score order): 'auto'
-    decides there whether to recalibrate. A row of more than half of the
-    rows leaves too few, often of a narrow band of scores, to fit a map
-    that reaches its own (the slices of a strong predictor): it, and a
-    row whose outside fits no map (a sigmoid that does not rise), reads
-    the map of all rows."""
-    fitted = None
-    if mask.sum() <= len(mask) / 2:
-        with contextlib.suppress(ValueError):
-            fitted = fit_probabilities(search.scores[~mask], search.is_positive[~mask], calibrate, search.columns[1])
-    if fitted is None:
-        fitted = fit_probabilities(search.scores, search.is_positive, calibrate, search.columns[1])
-    return np.maximum.accumulate(fitted(search.scores))  # non-decreasing in the score, as split_probabilities
+    of ``calibrate`` fitted on the rows outside each of ``masks`` (score
+    order; :func:`~subroc_ext.inputs.probabilities.maps_without`: a row
+    holding more than half of the rows of any tenth of the scores, or whose
+    outside fits no map, reads the map of all rows)."""
+    maps = maps_without(search.scores, search.is_positive, calibrate, search.columns[1])
+    # non-decreasing in the score, as split_probabilities
+    return [np.maximum.accumulate(maps(mask)(search.scores)) for mask in masks]
 
 
 def label_draws_without_holdout(table, subgroups, rows, *, mode, found, rules):
