@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -418,6 +419,42 @@ def test_ctrl_c_in_process_and_before_the_test(workdir, tmp_path, monkeypatch, c
     assert main([*arguments, "--out", str(tmp_path / "none")]) == 130
     assert capsys.readouterr().err == "subroc-ext: interrupted before the search finished; nothing was written\n"
     assert os.listdir(tmp_path / "none") == []
+
+
+def test_ctrl_c_that_an_extensions_import_turns_into_an_import_error_is_an_interrupt(workdir, tmp_path, monkeypatch,
+                                                                                   capsys):
+    """Ctrl-C landing inside an extension module's import (pandas' C part,
+    PyCapsule_Import) comes out as an ImportError that does not carry the
+    KeyboardInterrupt (the hostile probe's 'Ctrl-C at 0.3 s' on a loaded
+    machine: exit 1 and a traceback): read as the interrupt, one line, exit
+    130, the earlier run's files removed. An ImportError without a signal
+    stays an error."""
+    import subroc_ext.cli as cli
+
+    def replaced(name, package=None):
+        signalled = False
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            signalled = True
+        assert signalled
+        raise ImportError('PyCapsule_Import could not import module "pandas"')  # the interrupt not chained
+
+    monkeypatch.setattr(cli.importlib, "import_module", replaced)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "subgroups.csv").write_text("an earlier run's")
+    assert main(["run", str(workdir / "data.csv"), *RUN, "--out", str(out)]) == 130
+    assert capsys.readouterr().err.startswith("subroc-ext: interrupted before the search finished; nothing to keep")
+    assert os.listdir(out) == []
+
+    def failing(name, package=None):
+        raise ImportError("no module named 'pandas'")
+
+    monkeypatch.setattr(cli.importlib, "import_module", failing)
+    with pytest.raises(ImportError, match="no module named"):
+        main(["run", str(workdir / "data.csv"), *RUN, "--out", str(out)])
 
 
 def test_ctrl_c_while_the_command_is_imported_is_one_line(workdir, tmp_path, monkeypatch, capsys):

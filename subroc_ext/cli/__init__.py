@@ -112,7 +112,9 @@ def _command(args):
             warnings.showwarning = _show_warning
             command = getattr(importlib.import_module(".commands", __name__), COMMANDS[args.command])
             return command(args)
-    except KeyboardInterrupt:  # Ctrl-C or SIGTERM; maybe mid-import, so nothing more is imported
+    except (KeyboardInterrupt, ImportError) as stopped:  # Ctrl-C or SIGTERM; maybe mid-import: nothing more imported
+        if isinstance(stopped, ImportError) and not getattr(args, "interrupted", False):
+            raise  # an import that failed by itself (an interrupt inside an extension's import becomes one)
         writes = args.command not in PRINTS_ONLY and getattr(args, "out", None)
         return report_interrupted(args, remove_earlier_results(args.out) if writes else "")
 

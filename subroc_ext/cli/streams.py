@@ -116,7 +116,10 @@ class GuardedStream:
 @contextlib.contextmanager
 def sigterm_as_interrupt(args):
     """SIGTERM raised as ``KeyboardInterrupt`` in the block, after setting
-    ``args.terminated``: a terminated run then ends as an interrupted one
+    ``args.terminated`` (and, for SIGINT too, ``args.interrupted``: an
+    extension module's import that the interrupt lands in, pandas' say,
+    raises an ``ImportError`` in its place, which the command line then
+    reads as the interrupt): a terminated run then ends as an interrupted one
     does (the searched subgroups kept, no staging folder left), with its own
     line and exit code (:func:`report_interrupted`). Both SIGTERM and SIGINT
     are raised by :func:`~subroc_ext.utils.interrupts.raise_interrupt`, which
@@ -126,16 +129,20 @@ def sigterm_as_interrupt(args):
     (:func:`~subroc_ext.utils.interrupts.ignored_interrupts_again`). Only in
     the main thread, the one where Python runs signal handlers."""
 
+    def interrupt(signum, frame):
+        args.interrupted = True  # an extension module's import it lands in raises an ImportError in its place
+        raise_interrupt(signum, frame)
+
     def terminate(signum, frame):
         args.terminated = True
-        raise_interrupt(signum, frame)
+        interrupt(signum, frame)
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     handlers = {signal.SIGTERM: terminate}
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when ignored (a background job)
-        handlers[signal.SIGINT] = raise_interrupt
+        handlers[signal.SIGINT] = interrupt
     previous = {number: signal.signal(number, handler) for number, handler in handlers.items()}
     hook, sys.unraisablehook = sys.unraisablehook, ignored_interrupts_again(sys.unraisablehook)
     try:
