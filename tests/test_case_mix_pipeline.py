@@ -335,6 +335,7 @@ def test_each_pattern_reads_the_held_out_promise_through_the_map_fitted_without_
     from scipy.special import expit, logit
     from sklearn.linear_model import LogisticRegression
 
+    from subroc_ext.inputs.probabilities import fit_probabilities
     from subroc_ext.inputs.sorted_data import SortedDataset
     from subroc_ext.workflow.case_mix import own_maps, split_probabilities
 
@@ -344,7 +345,8 @@ def test_each_pattern_reads_the_held_out_promise_through_the_map_fitted_without_
     data["s"] = expit(1.6 * logit(np.clip(data["p"], 1e-6, 1 - 1e-6)))
     search, held = (SortedDataset(part, "y", "s", 1) for part in split_validation(data, 0.5, 0))
     pattern = ps.Conjunction([ps.EqualitySelector("g", "c")])
-    got = split_probabilities(held, own_maps(search, "auto")(pattern))
+    maps = own_maps(search, "auto", fit_probabilities(search.scores, search.is_positive))
+    got = split_probabilities(held, maps(pattern))
     outside = search.data[(search.data["g"] != "c").to_numpy()]
     y, x = outside["y"].to_numpy(), logit(outside["s"].to_numpy())
     targets = np.where(y == 1, (y.sum() + 1) / (y.sum() + 2), 1 / (len(y) - y.sum() + 2))
@@ -353,7 +355,7 @@ def test_each_pattern_reads_the_held_out_promise_through_the_map_fitted_without_
     expected = by_hand.predict_proba(logit(held.data["s"].to_numpy())[:, None])[:, 1]
     np.testing.assert_allclose(got, expected, atol=2e-5)
     in_c = (held.data["g"] == "c").to_numpy()
-    whole = split_probabilities(held, own_maps(search, "auto")(ps.Conjunction([])))  # no rows left out: the map of all
+    whole = split_probabilities(held, maps(ps.Conjunction([])))  # no rows left out: the map of all
     assert np.mean(whole[in_c] - got[in_c]) == pytest.approx(-0.0709, abs=1e-3)
 
 
@@ -379,7 +381,8 @@ def test_a_shift_of_the_risk_the_check_passes_is_mapped_for_the_headlines_promis
     held = SortedDataset(frame.iloc[::2].reset_index(drop=True), "y", "s", 1)
     assert fit_probabilities(frame["s"].to_numpy(), y).method == "none"
     assert whole_calibration(y, frame["s"].to_numpy()).p_value == pytest.approx(1.46e-6, rel=0.01)
-    got = split_probabilities(held, own_maps(search, "auto")(ps.Conjunction([ps.EqualitySelector("g", "a")])))
+    maps = own_maps(search, "auto", fit_probabilities(search.scores, search.is_positive))
+    got = split_probabilities(held, maps(ps.Conjunction([ps.EqualitySelector("g", "a")])))
     outside = np.arange(1000) >= 150
     z, labels = logit(frame["s"].to_numpy()[outside]), y[outside]
     targets = np.where(labels, (labels.sum() + 1) / (labels.sum() + 2), 1 / (len(labels) - labels.sum() + 2))

@@ -108,7 +108,7 @@ def fitted_probabilities(checked, calibrate, required):
     )
 
 
-def own_maps(search, calibrate):
+def own_maps(search, calibrate, fitted):
     """Each pattern's own map from scores to probabilities: the map of
     ``calibrate`` fitted on the search split's rows outside the pattern
     (:func:`~subroc_ext.inputs.probabilities.maps_without`), so that a
@@ -129,6 +129,10 @@ def own_maps(search, calibrate):
     ----------
     search : SortedDataset
     calibrate : {'auto', 'none', 'isotonic', 'sigmoid'}
+    fitted : Probabilities
+        The map of ``calibrate`` fitted on all of ``search``
+        (:func:`fitted_probabilities`): with 'auto', whether its check read the
+        scores as given (not fitted and checked again here).
 
     Returns
     -------
@@ -140,8 +144,7 @@ def own_maps(search, calibrate):
     """
     as_given = None
     if calibrate == "auto" and len(search) and search.scores.min() >= 0 and search.scores.max() <= 1:
-        as_given = fit_probabilities(search.scores, search.is_positive).method == "none" and \
-            whole_calibration(search.is_positive, search.scores).calibrated  # fmt: skip
+        as_given = fitted.method == "none" and whole_calibration(search.is_positive, search.scores).calibrated
     maps = maps_without(search.scores, search.is_positive, calibrate, search.columns[1], as_given=as_given)
     return lambda subgroup: maps(search.mask_of(subgroup))
 

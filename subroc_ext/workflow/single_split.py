@@ -104,6 +104,8 @@ class Prepared:
         :func:`~subroc_ext.workflow.global_fix.calibration_first`'s record.
     probabilities : str
         Which scores are read as probabilities (a sentence).
+    fitted : Probabilities or None
+        The map that reads them, fitted on the search split (None where none).
     p_values : (numpy.ndarray or None, numpy.ndarray or None)
         Each split's probabilities (data row order; None where none).
     case_mix : bool
@@ -126,6 +128,7 @@ class Prepared:
     whole_calibration: object
     global_fix: object
     probabilities: str
+    fitted: object
     p_values: tuple
     case_mix: bool
     ranked_by_promise: bool
@@ -184,7 +187,7 @@ def prepare(checked, settings):
             measure, case_mix = shortfall_measure(measure, fitted), False
             statistic_qf = make_quality_function(measure, label, positive_label=positive_label, mode=settings.mode)
         qf = make_quality_function(measure, label, positive_label=positive_label, size_free=True, **weights)
-    return Prepared(search, held_out, whole_calibration, global_fix, probabilities, p_values, case_mix,
+    return Prepared(search, held_out, whole_calibration, global_fix, probabilities, fitted, p_values, case_mix,
                     ranked_by_promise, searched, tested_on, search_target, test_target, qf, statistic_qf)  # fmt: skip
 
 
@@ -344,7 +347,7 @@ def judge(table, checked, prepared, settings, found, kept, dataset_values):
     # searched by the case mix: the verdict is the promise's test, and "worse" is of the measure; with a holdout
     # each pattern's promise read through the map fitted on the search split without its rows (not after a
     # global fix, whose fixed scores are the probabilities)
-    own = _case_mix.own_maps(prepared.search, settings.calibrate) \
+    own = _case_mix.own_maps(prepared.search, settings.calibrate, prepared.fitted) \
         if holdout and prepared.global_fix is None and p is not None else None  # fmt: skip
     if own is not None:  # the whole data's promise (its shortfall) read through the same decision, all rows' map
         p = _case_mix.split_probabilities(dataset, own(ps.Conjunction([])))
