@@ -105,6 +105,20 @@ def run_one(job):
     }  # fmt: skip
 
 
+def data_set_jobs(measures, null, planted, *settings, first_seed=0):
+    """``(measure, seed, planted, *settings)`` of each data set: ``null`` null
+    and ``planted`` planted ones per measure (``measures``: comma-separated)."""
+    return [(measure, seed, is_planted, *settings) for measure in measures.split(",")
+            for is_planted, count in ((False, null), (True, planted))
+            for seed in range(first_seed, first_seed + count)]  # fmt: skip
+
+
+def run_jobs(run, jobs, processes):
+    """A frame of ``run(job)`` for each of ``jobs``, on ``processes`` processes (1: here)."""
+    with ProcessPoolExecutor(processes) if processes > 1 else contextlib.nullcontext() as pool:
+        return pd.DataFrame(list((pool.map if pool else map)(run, jobs)))
+
+
 def _share(count, total):
     low, high = stats.binomtest(int(count), int(total)).proportion_ci(method="exact") if total else (np.nan, np.nan)
     return f"{count}/{total} = {count / max(total, 1):.1%} [{low:.1%}, {high:.1%}]"
@@ -142,12 +156,9 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     holdout = not args.no_holdout
-    jobs = [(m, seed, planted, args.rows, holdout, args.mode) for m in args.measures.split(",")
-            for planted, count in ((False, args.null), (True, args.planted))
-            for seed in range(args.first_seed, args.first_seed + count)]  # fmt: skip
-    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
-        rows = list((pool.map if pool else map)(run_one, jobs))
-    frame = pd.DataFrame(rows)
+    jobs = data_set_jobs(args.measures, args.null, args.planted, args.rows, holdout, args.mode,
+                         first_seed=args.first_seed)  # fmt: skip
+    frame = run_jobs(run_one, jobs, args.jobs)
     out = args.out or HERE / f"sim_promise{'' if holdout else '_no_holdout'}.csv"
     frame.to_csv(out, index=False)
     print(summary(frame))

@@ -19,14 +19,11 @@ The run of benchmarks/RESULTS.md::
 """
 
 import argparse
-import contextlib
 import sys
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -34,7 +31,7 @@ sys.path.insert(0, str(HERE))
 
 import subroc_ext  # noqa: E402
 from sim_headline import names_the_plant  # noqa: E402
-from sim_promise import _share, make_data  # noqa: E402
+from sim_promise import _share, data_set_jobs, make_data, run_jobs  # noqa: E402
 from subroc_ext.inputs.validated import split_validation  # noqa: E402
 
 
@@ -65,10 +62,7 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    jobs = [(m, seed, planted, args.alpha) for m in args.measures.split(",")
-            for planted, count in ((False, args.null), (True, args.planted)) for seed in range(count)]  # fmt: skip
-    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
-        frame = pd.DataFrame(list((pool.map if pool else map)(run_one, jobs)))
+    frame = run_jobs(run_one, data_set_jobs(args.measures, args.null, args.planted, args.alpha), args.jobs)
     frame.to_csv(args.out, index=False)
     for measure, rows in frame.groupby("measure", sort=False):
         null, planted = rows[~rows["planted"]], rows[rows["planted"]]

@@ -21,7 +21,7 @@ to judge the same table:
 * ``by_promise``: every row with at least 10 held-out positives and negatives and an
   interval (rule 4's evidence) is tested for its promise, read through the
   map fitted on the search split without its rows
-  (``workflow.case_mix.own_probabilities``); a row the table's test found
+  (``workflow.case_mix.own_maps``); a row the table's test found
   significant falls short of its promise beyond the whole data's shortfall,
   any other also beyond the whole data's value (``Promise.test(...,
   beyond_whole=...)``); one Benjamini-Yekutieli correction over every row
@@ -41,10 +41,8 @@ The run of benchmarks/RESULTS.md::
 """
 
 import argparse
-import contextlib
 import sys
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -57,13 +55,14 @@ sys.path.insert(0, str(HERE))
 
 import subroc_ext  # noqa: E402
 from sim_headline import names_the_plant  # noqa: E402
-from sim_promise import _share, make_data  # noqa: E402
+from sim_promise import _share, data_set_jobs, make_data, run_jobs  # noqa: E402
 from subroc_ext.inference.failures import (  # noqa: E402
     FAILURE_COLUMNS, FailureRules, dataset_rows, judge_failures, promise_weights)
 from subroc_ext.inference.promise import Promise  # noqa: E402
 from subroc_ext.inputs.sorted_data import SortedDataset  # noqa: E402
 from subroc_ext.inputs.validated import split_validation  # noqa: E402
-from subroc_ext.workflow.case_mix import own_probabilities, search_shortfall  # noqa: E402
+from subroc_ext.inputs.probabilities import fit_probabilities  # noqa: E402
+from subroc_ext.workflow.case_mix import own_maps, search_shortfall, split_probabilities  # noqa: E402
 from subroc_ext.workflow.settings import measure_of  # noqa: E402
 
 
@@ -76,8 +75,9 @@ def judged(table, frame, measure_name, seed, way, alpha=0.05):
     'by_promise'; module documentation)."""
     measure = measure_of(measure_name)
     search, held = (SortedDataset(part, "y", "score", 1) for part in split_validation(frame, 0.5, seed))
-    own = own_probabilities(search, held, "auto")
-    rows = dataset_rows(held, measure, "worse", probabilities=own(ps.Conjunction([]))(), own_probabilities=own)
+    own = own_maps(search, "auto", fit_probabilities(search.scores, search.is_positive))
+    rows = dataset_rows(held, measure, "worse", probabilities=split_probabilities(held, own(ps.Conjunction([]))),
+                        own_maps=own)  # fmt: skip
     subgroups = list(table["subgroup"])
     masks = [np.asarray(rows.cover(sg), dtype=bool) for sg in subgroups]
     counts = np.array([rows.kinds.to_numpy()[mask].sum(axis=0).min() for mask in masks])
@@ -90,7 +90,7 @@ def judged(table, frame, measure_name, seed, way, alpha=0.05):
     whole = pd.DataFrame({"p_value": 1.0, "significant": False}, index=table.index)
     if len(tested):
         promise = Promise(measure, *rows.promise, seed=seed)
-        readings = [promise.reading(rows.own_probabilities(subgroups[i])()) for i in tested]
+        readings = [promise.reading(rows.own_maps(subgroups[i])) for i in tested]
         shortfall = search_shortfall(table, table.attrs["dataset_values"], measure)
         result = promise.test([masks[i] for i in tested], alpha=alpha, readings=readings,
                               beyond_whole=~significant[tested], untested=len(table) - len(tested),
@@ -129,10 +129,7 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    jobs = [(m, seed, planted) for m in args.measures.split(",")
-            for planted, count in ((False, args.null), (True, args.planted)) for seed in range(count)]  # fmt: skip
-    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
-        frame = pd.DataFrame(list((pool.map if pool else map)(run_one, jobs)))
+    frame = run_jobs(run_one, data_set_jobs(args.measures, args.null, args.planted), args.jobs)
     frame.to_csv(args.out, index=False)
     for measure, rows in frame.groupby("measure", sort=False):
         null, planted = rows[~rows["planted"]], rows[rows["planted"]]
