@@ -136,6 +136,35 @@ def test_searches_in_batches_of_any_size_equal_best_first_search(batch_size, n_j
     assert max(batches) == batch_size
 
 
+@pytest.mark.parametrize("leaf_batch_size", [1, 3, 16])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("aware", [False, True])
+def test_depth_two_searches_with_the_roots_children_in_batches_equal_best_first_search(
+    leaf_batch_size, n_jobs, aware, monkeypatch
+):
+    """At depth 2 the root's children are taken from the queue together,
+    their leaves in one compiled call: whatever the batch, the result is
+    BestFirstSearch's, and the batches fill up to their size."""
+    batches = []
+    offer_leaves = SearchRun._offer_leaves
+
+    def spy(self, pattern, parent, selectors, *rest):
+        if pattern == ():
+            batches.append(len(selectors))
+        return offer_leaves(self, pattern, parent, selectors, *rest)
+
+    monkeypatch.setattr(SearchRun, "leaf_batch_size", leaf_batch_size)
+    monkeypatch.setattr(SearchRun, "_offer_leaves", spy)
+    for seed, qf_name, k in [(0, "roc", 1), (1, "pr", 7), (2, "arl", 3), (3, "attribution", 7)]:
+        data = scored_frame(seed, 260, attributes=6, ties="some")
+        selectors = ps.create_selectors(data, nbins=4, ignore=["label", "score"])
+        settings = {"depth": 2, "min_support": 5, "k": k}
+        fast = run(subroc_ext.FastSearch(n_jobs=n_jobs), _qf(qf_name, aware), data, selectors, **settings)
+        best_first = run(ps.BestFirstSearch(), _qf(qf_name, aware), data, selectors, **settings)
+        assert fast == best_first
+    assert max(batches) == leaf_batch_size
+
+
 def test_the_batch_kernel_gets_contiguous_arrays_whatever_the_batch_size(monkeypatch):
     """A strided array is another type to numba: the search would compile
     its largest kernel once more for batches of more than one node."""

@@ -145,41 +145,60 @@ class SearchRun:
                 self.expand_taken(self.take(node, queue), queue)
         return [pattern for _, _, pattern in sorted(self.results, reverse=True)]
 
-    #: At most this many nodes two levels above the maximum depth are taken
-    #: from the queue and expanded together (:meth:`expand_nodes`).
+    #: At most this many nodes of one kind (:meth:`batch_kind`) are taken
+    #: from the queue and expanded together.
     batch_size = 8
 
-    def batched(self, pattern):
-        """Whether ``pattern`` is expanded in batches (:meth:`expand_nodes`):
-        two levels above the maximum depth, not the root, compiled measures,
-        and its whole subtree searched here."""
-        return (
-            len(pattern) == self.batch_length
-            and (self.partial is None or pattern not in self.partial)
-        )
+    #: At most this many of the root's children are taken together where
+    #: they are one level above the maximum depth (depth 2): a compiled call
+    #: for their leaves takes microseconds, the Python around it more.
+    leaf_batch_size = 16
+
+    def batch_kind(self, pattern):
+        """How ``pattern`` (a queued node whose whole subtree is searched
+        here) is expanded with others: ``'nodes'`` two levels above the
+        maximum depth (:meth:`expand_nodes`), ``'leaves'`` for the root's
+        children one level above it (their leaves in one
+        :meth:`_offer_leaves`; compiled measures), None alone."""
+        if self.partial is not None and pattern in self.partial:
+            return None
+        if len(pattern) == self.batch_length:
+            return "nodes"
+        if self.depth == 2 and len(pattern) == 1 and isinstance(self.evaluator, CompiledEvaluator):
+            return "leaves"
+        return None
 
     def take(self, node, queue):
-        """``node`` (a queue entry just taken, promising) and, when it is
-        :meth:`batched`, the next entries of ``queue`` that are too, up to
-        :attr:`batch_size` (those no longer promising dropped): a list of
-        ``(pattern, raw_bound, best)``."""
-        batch = [node[2:]]
-        if not self.batched(node[2]):
+        """``node`` (a queue entry just taken, promising) and the next entries
+        of ``queue`` of its :meth:`batch_kind`, if it has one, up to that
+        kind's batch size (those no longer promising dropped): a list of
+        ``(pattern, raw_bound, best, estimate)``."""
+        batch = [(*node[2:], -node[0])]
+        kind = self.batch_kind(node[2])
+        if kind is None:
             return batch
-        while queue and len(batch) < self.batch_size and self.batched(queue[0][2]):
+        size = self.batch_size if kind == "nodes" else self.leaf_batch_size
+        while queue and len(batch) < size and self.batch_kind(queue[0][2]) == kind:
             if not -queue[0][0] > self.threshold():
                 break
             entry = heapq.heappop(queue)
             if self.promising(-entry[0], entry[2]):
-                batch.append(entry[2:])
+                batch.append((*entry[2:], -entry[0]))
         return batch
 
     def expand_taken(self, batch, queue):
         """Expand what :meth:`take` returned."""
-        if self.batched(batch[0][0]):
-            self.expand_nodes(batch)
+        kind = self.batch_kind(batch[0][0])
+        if kind == "nodes":
+            self.expand_nodes([node[:3] for node in batch])
+        elif kind == "leaves":
+            selectors = np.array([pattern[0] for pattern, _, _, _ in batch], dtype=np.int64)
+            self._offer_leaves((), self.space.all_rows, selectors, np.arange(len(batch)),
+                               np.array([node[3] for node in batch]), np.full(len(batch), -np.inf),
+                               np.array([node[1] for node in batch], dtype=float),
+                               np.array([node[2] for node in batch], dtype=float))  # fmt: skip
         else:
-            self.expand(*batch[0], queue)
+            self.expand(*batch[0][:3], queue)
 
     def _expand_on_threads(self, queue, threads):
         """Expand the nodes of ``queue`` (and those they add) best first on
@@ -248,7 +267,7 @@ class SearchRun:
             self._offer_leaves(pattern[:-1], space.cover(pattern[:-1]), node, order, np.full(1, np.inf),
                                np.full(1, -np.inf), np.full(1, float(raw_bound)), np.full(1, float(best)))  # fmt: skip
             return
-        if self.batched(pattern):
+        if self.batch_kind(pattern) == "nodes":
             self.expand_nodes([(pattern, raw_bound, best)])
             return
         parent = space.cover(pattern)
@@ -332,7 +351,7 @@ class SearchRun:
 
     def expand_nodes(self, nodes):
         """:meth:`expand` of nodes two levels above the maximum depth
-        (:meth:`batched`; ``(pattern, raw_bound, best)`` each) in one
+        (:meth:`batch_kind` ``'nodes'``; ``(pattern, raw_bound, best)`` each) in one
         compiled call (:meth:`CompiledEvaluator.expand_nodes`): their
         children, offered and (with generalization awareness) made the
         nodes' memo rows, and their children at the maximum depth, offered.
