@@ -23,6 +23,7 @@ from synthetic import multiclass_frame
 
 import subroc_ext
 from subroc_ext.engine.search import SearchProblem
+from subroc_ext.inference import permutation
 from subroc_ext.inference.permutation import (
     max_t,
     _permuted_top,
@@ -191,6 +192,26 @@ def test_step_down_rejects_at_least_what_the_single_step_test_does():
     assert down.attrs["method"] == f"max-T step-down (top-{single['significant'].sum() + 1})"
     exact = single["p_value_exact"] & down["p_value_exact"]
     assert (down["p_value"][exact] <= single["p_value"][exact] + 1e-12).all()
+
+
+@pytest.mark.parametrize("kept_top", [1, 2, 8])
+def test_the_step_down_pass_reuses_the_single_step_passs_searches(kept_top, monkeypatch):
+    """The single-step pass keeps each permutation's top ``KEPT_TOP``;
+    the step-down pass reads the top it needs from it where that holds it
+    (no new search) and searches again where not: the same p-values as
+    searching every permutation afresh in each pass (``KEPT_TOP = 1``,
+    a top-1 search each), fewer searches where the step-down fits."""
+    data = planted_frame(2, 600, strength=0.7)
+    qf, space, found = _searched(data, depth=2)
+    settings = dict(selectors=space, depth=2, min_support=10, random_state=0)
+    monkeypatch.setattr(permutation, "KEPT_TOP", 1)
+    afresh = permutation_test(found.subgroups, found.qualities, data, qf, TARGET, **settings)
+    monkeypatch.setattr(permutation, "KEPT_TOP", kept_top)
+    reused = permutation_test(found.subgroups, found.qualities, data, qf, TARGET, **settings)
+    pd.testing.assert_frame_equal(reused, afresh, check_like=False)
+    k = int(afresh.attrs["method"].rsplit("top-", 1)[1].rstrip(")"))
+    searches = reused.attrs["null_searches"], afresh.attrs["null_searches"]
+    assert searches[0] < searches[1] if kept_top >= k else searches[0] == searches[1]
 
 
 def test_step_down_is_skipped_only_where_it_decides_as_the_single_step_test():

@@ -39,7 +39,10 @@ attributes.
   to the first not rejected, and the step-down test decides the same), as
   a second pass over the same permutations, with top-``K`` searches (``K``
   one more than the single-step rejections; ``u_b,K`` for the patterns
-  below the ``K``-th, which is conservative).
+  below the ``K``-th, which is conservative). Each search of the first
+  pass keeps its top :data:`KEPT_TOP`, from which the second reads
+  ``u_b,j`` where ``K`` is no more and its floor no lower, instead of
+  searching that permutation again.
 * **Sequential stopping** on the shared ``M_b``: the permutations are drawn
   in rounds and each pattern's count runs as a Besag-Clifford p-value
   (:class:`~subroc_ext.inference.sequential.SequentialPValues`); a pattern
@@ -147,6 +150,18 @@ def _permuted_top(context, seed, permutation, k, floor):
     run = moved.run()
     run.search(None)
     return [(quality, pattern) for quality, _, pattern in sorted(run.results, reverse=True)]
+
+
+#: Each permuted search keeps at least its top this many: a step-down pass
+#: of up to top-8 reads the permutations the single-step pass drew from it.
+KEPT_TOP = 8
+
+
+def _serves(searched, k, floor):
+    """Whether a permutation's earlier search ``(k, floor, top)`` holds its
+    top ``k`` of quality at least ``floor``: it kept at least as many from
+    at most as high a floor."""
+    return searched is not None and searched[0] >= k and searched[1] <= floor
 
 
 def _shared_top(shared, seed, draw, k, floor):
@@ -399,11 +414,17 @@ def permutation_test(
     with shared(client, (_permuted_top, (problem, strata))) as on_workers:
         bar = progress_bar(iter(()), enabled=True, desc="permuted searches") if progress else None
 
+        searched = {}  # permutation -> (k, floor, top) of its search
+
         def draw(permutations, k, floor):
             nonlocal searches
-            searches += len(permutations)
-            return null_tops(_permuted_top, (problem, strata), seed, permutations, k, floor, client, on_workers,
+            wanted = [b for b in permutations if not _serves(searched.get(b), k, floor)]
+            searches += len(wanted)
+            run_k = max(k, min(KEPT_TOP, steps))
+            tops = null_tops(_permuted_top, (problem, strata), seed, wanted, run_k, floor, client, on_workers,
                              threads, bar)  # fmt: skip
+            searched.update((b, (run_k, floor, top)) for b, top in zip(wanted, tops))
+            return [[entry for entry in searched[b][2] if entry[0] >= floor][:k] for b in permutations]
 
         try:
             settings = (max_permutations, exceedances, alpha)
