@@ -53,13 +53,11 @@ Two statsmodels tables, for the tests::
 """
 
 import argparse
-import contextlib
 import importlib
 import sys
 import time
 import warnings
 import zlib
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -67,11 +65,13 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.append(str(HERE))  # job_pool
 sys.path.append(str(HERE.parent / "tests"))  # known_truth: the generator the tests use too
 
 import subroc_ext  # noqa: E402
 from subroc_ext.inference.failures import MIN_CLASS_COUNT  # noqa: E402
 from subroc_ext.metrics.expected_auc import expected_roc_auc  # noqa: E402
+from job_pool import mapped  # noqa: E402
 from known_truth import KINDS, judge, plant_failure  # noqa: E402
 
 #: Tables of at least 1,000 rows (sampled to --max-rows), as SOURCE:NAME.
@@ -222,11 +222,10 @@ def main(argv=None):
         for draw in range(args.draws) for is_planted in (True, False)
     ]  # fmt: skip
     rows = []
-    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
-        for row in (pool.map if pool else map)(run_one, jobs):
-            rows.append(row)
-            print(f"  {row['setting']} {row['table']} {row['version']}: {row['headline']} in the headline, "
-                  f"{row['true']} true, named {row['named']} ({row['cpu_seconds']} s CPU)", flush=True)
+    for row in mapped(run_one, jobs, args.jobs):
+        rows.append(row)
+        print(f"  {row['setting']} {row['table']} {row['version']}: {row['headline']} in the headline, "
+              f"{row['true']} true, named {row['named']} ({row['cpu_seconds']} s CPU)", flush=True)
     rows = pd.DataFrame(rows)
     rows.to_csv(out, index=False)
     with pd.option_context("display.width", 200, "display.max_columns", 30, "display.precision", 2):

@@ -34,11 +34,9 @@ The recorded runs (benchmarks/RESULTS.md)::
 """
 
 import argparse
-import contextlib
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -46,9 +44,11 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.append(str(HERE))  # job_pool
 sys.path.append(str(HERE.parent / "tests"))  # synthetic: the generator the tests use too
 
 import subroc_ext  # noqa: E402
+from job_pool import mapped  # noqa: E402
 from synthetic import risk_frame  # noqa: E402
 
 #: The share of a row's rows inside the plant for it to count as the plant, and of the plant it must cover.
@@ -122,9 +122,7 @@ def main(argv=None):
     settings = (not args.no_holdout, args.confidence, args.mode)
     jobs = [(seed, False, args.rows, *settings) for seed in range(args.null)]
     jobs += [(seed, True, args.rows, *settings) for seed in range(args.planted)]
-    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
-        rows = list((pool.map if pool else map)(run_one, jobs))
-    frame = pd.DataFrame(rows)
+    frame = pd.DataFrame(list(mapped(run_one, jobs, args.jobs)))
     frame.to_csv(args.out, index=False)
     print(summary(frame))
     print(f"per data set: {args.out}")

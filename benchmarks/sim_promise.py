@@ -34,11 +34,9 @@ expected).
 """
 
 import argparse
-import contextlib
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +48,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 import subroc_ext  # noqa: E402
+from job_pool import mapped  # noqa: E402
 from sim_headline import names_the_plant  # noqa: E402  (the same rule as the headline's simulation)
 
 #: Every measure the issue names, and which of them plant a halved risk instead of shuffled scores.
@@ -115,8 +114,7 @@ def data_set_jobs(measures, null, planted, *settings, first_seed=0):
 
 def run_jobs(run, jobs, processes):
     """A frame of ``run(job)`` for each of ``jobs``, on ``processes`` processes (1: here)."""
-    with ProcessPoolExecutor(processes) if processes > 1 else contextlib.nullcontext() as pool:
-        return pd.DataFrame(list((pool.map if pool else map)(run, jobs)))
+    return pd.DataFrame(list(mapped(run, jobs, processes)))
 
 
 def _share(count, total):

@@ -44,14 +44,16 @@ The recorded run (benchmarks/RESULTS.md)::
     python benchmarks/sim_small_no_holdout.py --jobs 2 --out benchmarks/sim_small_no_holdout.csv
     python benchmarks/sim_small_no_holdout.py --summary benchmarks/sim_small_no_holdout_before.csv \\
         benchmarks/sim_small_no_holdout.csv
+
+The false alarms on 200 null data sets of each size::
+
+    python benchmarks/sim_small_no_holdout.py --nulls 200 --jobs 2 --out benchmarks/sim_small_no_holdout_nulls.csv
 """
 
 import argparse
-import contextlib
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +65,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.append(str(HERE))
 
 import subroc_ext  # noqa: E402
+from job_pool import mapped  # noqa: E402
 from sim_headline import names_the_plant  # noqa: E402
 
 #: (rows, planted data sets, null data sets) of the recorded run.
@@ -173,6 +176,8 @@ def main(argv=None):
     parser.add_argument("--headline-only", action="store_true", help="skip the reference max-T")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--scale", type=float, default=1.0, help="a share of the design's data sets")
+    parser.add_argument("--nulls", type=int, metavar="N",
+                        help="instead: N null data sets of each size, the headline only (its false alarms)")
     parser.add_argument("--out", type=Path, default=HERE / "sim_small_no_holdout.csv")
     parser.add_argument("--summary", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args(argv)
@@ -181,13 +186,15 @@ def main(argv=None):
         return
     counts = {(rows, planted): max(1, round(count * args.scale)) for rows, n_planted, n_null in DESIGN
               for planted, count in ((True, n_planted), (False, n_null))}  # fmt: skip
+    if args.nulls:
+        counts = {(rows, False): args.nulls for rows, _, _ in DESIGN}
+        args.headline_only = True
     # every kind of data set in turn: a run cut short keeps a share of each
     jobs = [(seed, rows, planted, args.headline_only) for seed in range(max(counts.values()))
             for (rows, planted), count in counts.items() if seed < count]  # fmt: skip
     args.out.unlink(missing_ok=True)
-    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else contextlib.nullcontext() as pool:
-        for row in (pool.map if pool else map)(run_one, jobs):  # each row on disk as it comes
-            pd.DataFrame([row]).to_csv(args.out, mode="a", header=not args.out.exists(), index=False)
+    for row in mapped(run_one, jobs, args.jobs):  # each row on disk as it comes
+        pd.DataFrame([row]).to_csv(args.out, mode="a", header=not args.out.exists(), index=False)
     print(f"per data set: {args.out}")
 
 
