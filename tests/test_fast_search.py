@@ -318,7 +318,7 @@ class _Closeness(measures.Measure):
 
 
 USER_MEASURES = {
-    "brier (compiled row mean)": measures.brier_score,
+    "brier (compiled row mean)": measures.squared_error,
     "kernel, no bounds": lambda: subroc_ext.KernelMeasure(
         lambda y, s: np.mean((s >= 0.5) == y), kind="score", name="accuracy"
     ),

@@ -31,7 +31,7 @@ BUILT_IN = {
     "pr_auc": measures.PRAUC,
     "arl": measures.AverageRankingLoss,
     "attribution_mean": measures.attribution_mean,
-    "brier": measures.brier_score,
+    "brier": measures.squared_error,
 }
 
 
@@ -449,4 +449,4 @@ def test_a_wrong_bound_at_a_threshold_that_is_no_quarter_is_caught():
 
 def test_probe_points_of_rank_measures_and_continuous_ones():
     assert probe_points(measures.ROCAUC()).tolist() == [np.nextafter(0.5, 0), 0.5, np.nextafter(0.5, 1)]  # rank ties
-    assert probe_points(measures.brier_score()).tolist() == []  # moves with the score: no threshold
+    assert probe_points(measures.squared_error()).tolist() == []  # moves with the score: no threshold

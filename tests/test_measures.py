@@ -189,7 +189,7 @@ def test_pr_auc_lowest_by_hand(labels, scores, lowest):
 
 ROW_MEAN_MEASURES = {
     "attribution_mean": (measures.attribution_mean, lambda o, y, s: o.attributions(y, s)),
-    "brier": (measures.brier_score, lambda o, y, s: (s - y) ** 2),
+    "brier": (measures.squared_error, lambda o, y, s: (s - y) ** 2),
 }
 
 

@@ -31,7 +31,7 @@ BUILT_IN = {
     "pr_auc": measures.PRAUC,
     "arl": measures.AverageRankingLoss,
     "attribution_mean": measures.attribution_mean,
-    "brier": measures.brier_score,
+    "brier": measures.squared_error,
     "expected_roc_auc": ExpectedROCAUC,
 }
 EXACT = {"roc_auc", "arl"}  # integer pair counts: the same floats as the kernels

@@ -723,7 +723,7 @@ def _accuracy(y, s):
 
 #: name -> (measure factory, direct computation on (y, s) of a cover, kind, needs both classes)
 CUSTOM_MEASURES = {
-    "brier": (measures.brier_score, lambda y, s: np.mean((s - y) ** 2), "loss", False),
+    "brier": (measures.squared_error, lambda y, s: np.mean((s - y) ** 2), "loss", False),
     "closeness": (
         lambda: subroc_ext.RowMeanMeasure(
             lambda y, s: 1.0 - np.abs(y - s), kind="score", name="closeness"
@@ -827,7 +827,7 @@ def tiny(seed, n, ties):
 TINY = [tiny(0, 8, ties=False), tiny(1, 9, ties=True), tiny(2, 8, ties=True)]
 
 BOUNDED_MEASURES = {
-    "brier": measures.brier_score,
+    "brier": measures.squared_error,
     "closeness": CUSTOM_MEASURES["closeness"][0],
 }
 
@@ -923,7 +923,7 @@ def test_old_label_column_keyword_and_attribute_warn_and_agree():
 def test_prepare_leaves_the_measure_unchanged():
     """The quality function evaluates the measure that ``prepare`` returns."""
     frame = pd.DataFrame({"label": [0, 1, 0, 1], "score": [0.1, 0.35, 0.4, 0.8]})
-    brier = measures.brier_score()
+    brier = measures.squared_error()
     qf = subroc_ext.SoftClassifierQF(brier, "label")
     qf.calculate_constant_statistics(frame, subroc_ext.SoftClassifierTarget("label", "score"))
     assert qf.measure is brier and brier.prepared_values is None
@@ -961,7 +961,7 @@ BIT_MEASURES = {
     "pr": measures.PRAUC,
     "arl": measures.AverageRankingLoss,
     "attribution": measures.attribution_mean,
-    "brier": measures.brier_score,
+    "brier": measures.squared_error,
     "kernel": lambda: measures.KernelMeasure(
         lambda y, s: np.mean(s[y] >= 0.5), kind="score", name="tpr", min_positives=1,
         lowest=lambda y, s: 0.0, highest=lambda y, s: 1.0,

@@ -249,7 +249,7 @@ def closeness_measure():
 
 
 CUSTOM_MEASURES = {
-    "brier": measures.brier_score,
+    "brier": measures.squared_error,
     "closeness": closeness_measure,
     "accuracy": accuracy_measure,
     "sklearn_roc": sklearn_roc_measure,
@@ -295,7 +295,7 @@ def test_custom_row_mean_measure_prunes():
     """RowMeanMeasure brings an exact bound: the Brier-score search prunes."""
     def qf():
         return subroc_ext.SoftClassifierQF(
-            measures.brier_score(), "label", size_weight=1, balance_weight=1
+            measures.squared_error(), "label", size_weight=1, balance_weight=1
         )
 
     pruned, unpruned = CountingQF(qf()), CountingQF(qf(), prune=False)

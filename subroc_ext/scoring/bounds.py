@@ -278,10 +278,10 @@ def size_aware_bound(measure, cover, reference, directions, size_weight):
 
     Examples
     --------
-    >>> from subroc_ext.scoring.measures import Cover, brier_score
+    >>> from subroc_ext.scoring.measures import Cover, squared_error
     >>> whole = Cover.from_arrays([True, False, True], [0.9, 0.8, 0.2])
-    >>> brier = brier_score().prepare(whole)
-    >>> round(size_aware_bound(brier, whole, 0.3, (1,), 1.0), 3)
+    >>> squared = squared_error().prepare(whole)
+    >>> round(size_aware_bound(squared, whole, 0.3, (1,), 1.0), 3)
     0.68
     """
     return max(float(measure.size_aware_bound(cover, reference, sign, size_weight)) for sign in directions)

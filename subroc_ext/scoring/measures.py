@@ -40,7 +40,7 @@ from .compiled_measures import compiled_kind, compiled_null_values
 from .cover import Cover
 
 __all__ = ["Cover", "Measure", "check_measure_type", "ROCAUC", "PRAUC", "AverageRankingLoss", "RowMeanMeasure",
-           "KernelMeasure", "attribution_mean", "brier_score"]  # fmt: skip
+           "KernelMeasure", "attribution_mean", "squared_error"]  # fmt: skip
 
 
 def _check_kind(kind):
@@ -599,14 +599,14 @@ def attribution_mean():
                           class_values=label_draws.attribution_class_values)  # fmt: skip
 
 
-def brier_score():
-    """The Brier score, mean squared difference between score and label (a loss).
-
-    A plain row mean; :func:`subroc_ext.scoring.calibration.brier_score` checks
-    that the scores are probabilities and tests against subsets of equal size.
+def squared_error():
+    """The mean squared difference between score and label (a loss), a plain
+    row mean of the scores as they are: the Brier score of scores that are
+    probabilities, which :func:`subroc_ext.scoring.calibration.brier_score`
+    checks they are (and reads through the calibration map).
     """
     return RowMeanMeasure(
-        lambda is_positive, scores: (scores - is_positive) ** 2, kind="loss", name="brier"
+        lambda is_positive, scores: (scores - is_positive) ** 2, kind="loss", name="squared_error"
     )
 
 
