@@ -22,7 +22,7 @@ import subroc_ext
 from search_helpers import EVALUATES_ROOT, EXHAUSTIVE, assert_same_top_k, with_root
 from subroc_ext import FastSearch
 from subroc_ext.objective.comparison import ComparisonQF, ComparisonTarget, DriftTarget
-from subroc_ext.scoring.measures import KernelMeasure, brier_score
+from subroc_ext.scoring.measures import KernelMeasure, squared_error
 from subroc_ext.workflow.pipeline import MEASURES
 from synthetic import TIES, scored_frame
 
@@ -37,7 +37,7 @@ DRIFT = DriftTarget("label", "score", "period", current="now")
 
 
 def make_measure(name):
-    return brier_score() if name == "brier" else MEASURES[name]()
+    return squared_error() if name == "brier" else MEASURES[name]()
 
 
 def subset_values(oracle, name, is_positive, scores, masks, whole_is_positive, whole_scores, rows):

@@ -17,6 +17,7 @@ from subroc_ext.metrics import kernels
 from subroc_ext.utils import validation as _validation
 from subroc_ext.workflow import steps
 from subroc_ext.inputs import validated
+from subroc_ext.inputs.search_space import make_search_space
 from subroc_ext.inputs.validated import validate_data
 
 FRAME = scored_frame(3, 800)
@@ -53,13 +54,34 @@ def test_find_subgroups_checks_and_sorts_each_split_once():
     assert counts == {"positive_mask": 2, "finite_scores": 2, "SortedDataset": 2}
 
 
+def test_the_search_space_is_that_of_every_row_whichever_rows_search():
+    """The conditions come from the attributes of all rows (search and
+    validation alike): every seed's split, and the same rows given as two
+    frames, search the same space; the search split alone would cut elsewhere."""
+    whole = make_search_space(FRAME.drop(columns=["y", "p"]), warn=False)
+    spaces = [validate_data(FRAME, label="y", score="p", random_state=seed).space for seed in range(3)]
+    search, held_out = validated.split_validation(FRAME, 0.5, 0)
+    spaces.append(validate_data(search, label="y", score="p", validation=held_out).space)
+    assert all([str(c) for c in space] == [str(c) for c in whole] for space in spaces)
+    alone = make_search_space(search.drop(columns=["y", "p"]), warn=False)
+    assert [str(c) for c in alone] != [str(c) for c in whole]
+
+
+def test_categorical_columns_of_both_splits_join_into_one_space():
+    frame = FRAME.assign(region=FRAME["region"].astype("category"))
+    search, held_out = frame.iloc[:400], frame.iloc[400:].copy()
+    held_out["region"] = held_out["region"].cat.reorder_categories(held_out["region"].cat.categories[::-1])
+    joined = validate_data(search, label="y", score="p", validation=held_out).space
+    assert [str(c) for c in joined] == [str(c) for c in make_search_space(frame.drop(columns=["y", "p"]), warn=False)]
+
+
 def test_steps_take_the_sorted_splits_and_plain_frames_alike():
     checked = validate_data(FRAME, label="y", score="p")
     qf = subroc_ext.make_quality_function("roc_auc", "y", size_weight=1, balance_weight=1)
     found, counts = _count_calls(steps.search, checked.search, qf, checked.target, selectors=checked.space)
     assert counts == {}  # nothing checked or sorted again
     plain = steps.search(checked.search.data, subroc_ext.make_quality_function(
-        "roc_auc", "y", size_weight=1, balance_weight=1), checked.target)  # fmt: skip
+        "roc_auc", "y", size_weight=1, balance_weight=1), checked.target, selectors=checked.space)  # fmt: skip
     assert plain.subgroups == found.subgroups and plain.qualities == found.qualities
     described, counts = _count_calls(steps.describe, found.subgroups, checked.validation, checked.target)
     assert counts == {}

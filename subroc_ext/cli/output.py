@@ -213,18 +213,19 @@ def _comparison(mode, case_mix=False, measure=None):
     }.get(mode, "differs from the whole data")  # fmt: skip
 
 
-def why_empty(table, search, measure, space):
+def why_empty(table, search, measure, space, validation=None):
     """Why a search found nothing, in one sentence: no condition is left, every
     condition is smaller than the minimum support, or none is exceptional.
 
     ``space`` holds the keywords :func:`~subroc_ext.make_search_space` made
-    the search space with (``ignore``: the label, score and ignored columns).
+    the search space with (``ignore``: the label, score and ignored columns;
+    with the ``validation`` rows, as the search did).
     Values rarer than the minimum support get no condition (the table's
     ``attrs['search_space']['rare_values']`` counts them), so only the
     conditions the search had are measured here."""
     attrs = table.attrs
     min_support = attrs["min_support"]
-    selectors = list(make_search_space(search, warn=False, min_support=min_support, **space))
+    selectors = list(make_search_space(search, warn=False, min_support=min_support, held_out=validation, **space))
     rare = sum(attrs.get("search_space", {}).get("rare_values", {}).values())
     sizes = [int(np.count_nonzero(selector.covers(search))) for selector in selectors]
     if not selectors and not rare:
@@ -505,7 +506,7 @@ def finish(args, table, *, measure, search, validation, start, space, report=Non
     with _printing(table):
         _print_results(
             table, measure, len(search), None if validation is None else len(validation), runtime,
-            lambda: why_empty(table, search, measure, space),
+            lambda: why_empty(table, search, measure, space, validation),
         )  # fmt: skip
         if note:
             print(note)

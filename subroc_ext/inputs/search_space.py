@@ -86,6 +86,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from ..utils.callers import user_stacklevel
 from ..utils.validation import shown
@@ -355,17 +356,37 @@ def _value_conditions(name, values):
     return conditions
 
 
+def _index_order(frame, held_out):
+    """The rows of ``frame`` and then ``held_out`` in the order of their index
+    labels (stable; None where they do not sort): two splits of one table
+    are that table again, so its values come first where they came first."""
+    try:
+        return np.argsort(np.concatenate([frame.index.to_numpy(), held_out.index.to_numpy()]), kind="stable")
+    except TypeError:
+        return None
+
+
+def _joined(column, held_out, order):
+    """``column`` and the same column of the held-out rows as one column, in
+    ``order`` (a categorical keeps being one, its categories the union of both)."""
+    if isinstance(column.dtype, pd.CategoricalDtype) and isinstance(held_out.dtype, pd.CategoricalDtype):
+        joined = pd.Series(union_categoricals([column, held_out], ignore_order=True), name=column.name)
+    else:
+        joined = pd.concat([column, held_out], ignore_index=True)
+    return joined if order is None else joined.take(order).reset_index(drop=True)
+
+
 def make_search_space(
     frame, *, ignore=(), nbins=5, thresholds=True, keep_ids=False, min_support=None, periods=None,
-    warn=True,
+    warn=True, held_out=None,
 ):  # fmt: skip
     """The conditions on every attribute column of ``frame``.
 
     Parameters
     ----------
     frame : pandas.DataFrame
-        The data the conditions are built from (the search split): cut-points
-        and values come from it.
+        The data the conditions are built from: cut-points and values come
+        from its attribute columns (never from labels or scores).
     ignore : sequence of str, default=()
         Columns without conditions (the label and score columns, ...).
     nbins : int, default=5
@@ -384,12 +405,20 @@ def make_search_space(
         fewer rows get no condition (no pattern with one could reach it);
         by default every value gets one.
     periods : array-like of bool, optional
-        Marks the rows of the second of two periods (:func:`~subroc_ext.find_drift`):
-        a column whose values tell the periods apart is left out.
+        Marks the rows of the second of two periods (:func:`~subroc_ext.find_drift`;
+        ``frame``'s rows, then ``held_out``'s): a column whose values tell
+        the periods apart is left out.
     warn : bool, default=True
         Emit one :class:`SearchSpaceWarning` naming the columns left out,
         and one for each note (they are in :attr:`SearchSpace.left_out` and
         :attr:`SearchSpace.notes` either way).
+    held_out : pandas.DataFrame, optional
+        Rows held out from the search (its validation split) with the same
+        attribute columns: their values count as ``frame``'s do, so the
+        conditions are those of all rows, whichever rows search (one column
+        joined at a time: neither frame is copied whole). The rows are taken
+        in the order of their index labels, so the splits of one table give
+        that table's space, its values in the same order.
 
     Returns
     -------
@@ -413,14 +442,18 @@ def make_search_space(
     ignored = set(ignore)
     if periods is not None:
         periods = np.asarray(periods, dtype=bool)
-        if periods.shape != (len(frame),):
-            raise ValueError(f"periods must be one boolean per row ({len(frame)}), got shape {periods.shape}")
+        rows = len(frame) + (0 if held_out is None else len(held_out))
+        if periods.shape != (rows,):
+            raise ValueError(f"periods must be one boolean per row ({rows}), got shape {periods.shape}")
+    order = None if held_out is None else _index_order(frame, held_out)
+    if periods is not None and order is not None:
+        periods = periods[order]  # as the joined columns
     by_kind = {"nominal": [], "number": [], "datetime": [], "timedelta": []}
-    used, left_out, rare_values, notes = {}, {}, {}, []
+    used, left_out, rare_values, notes, distinct_values = {}, {}, {}, [], {}
     for name in frame.columns:
         if name in ignored:
             continue
-        column = frame[name]
+        column = frame[name] if held_out is None else _joined(frame[name], held_out[name], order)
         if isinstance(column.dtype, pd.SparseDtype):
             column = column.sparse.to_dense()
         kind = _kind(column)
@@ -431,6 +464,7 @@ def make_search_space(
         distinct = int(column.nunique(dropna=True)) if kind != "datetime" or present == 0 else int(
             as_datetime(column).nunique(dropna=True)
         )
+        distinct_values[name] = distinct
         if distinct + (present < len(column)) <= 1:
             left_out[name] = "constant" if present else "missing in every row"
             continue
@@ -455,7 +489,7 @@ def make_search_space(
     selectors = tuple(c for kind in by_kind.values() for conditions in kind for c in conditions)
     many_rare = {name: rare for name, rare in rare_values.items() if rare >= RARE_VALUES_NOTED and name in used}
     if many_rare:
-        listed = ", ".join(f"{name!r} {rare:,} of {frame[name].nunique():,}" for name, rare in many_rare.items())
+        listed = ", ".join(f"{name!r} {rare:,} of {distinct_values[name]:,}" for name, rare in many_rare.items())
         notes.insert(0, f"values in fewer than {min_support:,} rows (the minimum support) get no condition: {listed}")
     if left_out:
         listed = _left_out_text(left_out)

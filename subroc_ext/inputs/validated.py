@@ -233,10 +233,14 @@ def validate_data(
     ignore : sequence of str, default=()
         Columns without conditions.
     nbins, thresholds, keep_ids
-        The search space (:func:`~subroc_ext.make_search_space`).
+        The search space (:func:`~subroc_ext.make_search_space`), built on
+        the attributes of every row, search and validation alike: which
+        rows search does not change the conditions (SPEC, "One answer,
+        whatever the seed": the hypotheses are fixed before any split).
     min_support : int or float, optional
         The search's minimum support (rows, or a fraction of the search
-        split's): values of nominal columns in fewer rows get no condition.
+        split's): values of nominal columns in fewer rows (of all) get no
+        condition.
     selectors : sequence of pysubgroup selectors, optional
         A search space of your own instead.
 
@@ -281,9 +285,9 @@ def validate_data(
     if selectors is None:
         if min_support is not None:
             min_support = min_support_count(min_support, len(search))
-        space = make_search_space(
+        space = make_search_space(  # of every row: the same conditions whichever rows search
             search, ignore=[label, score, *ignore], nbins=nbins, thresholds=thresholds,
-            keep_ids=keep_ids, min_support=min_support,
+            keep_ids=keep_ids, min_support=min_support, held_out=held_out,
         )  # fmt: skip
     else:
         space = selectors if isinstance(selectors, SearchSpace) else SearchSpace(tuple(selectors))

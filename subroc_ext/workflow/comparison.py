@@ -154,16 +154,19 @@ def _prepared(qf, data, target, split):
     return qf
 
 
-def _search_space(search, target, nbins, ignore, min_support):
-    """The conditions of a comparison, built on its search split; in a drift,
-    columns that tell the periods apart are left out (a condition on one
-    would compare a period with itself, or with nothing)."""
+def _search_space(search, held_out, target, nbins, ignore, min_support):
+    """The conditions of a comparison, built on the attributes of all its rows
+    (search and held out); in a drift, columns that tell the periods apart
+    are left out (a condition on one would compare a period with itself, or
+    with nothing)."""
     periods = None
     if isinstance(target, DriftTarget):
-        periods = (search[target.period_column] == target.current).to_numpy(dtype=bool)
+        rows = [search] if held_out is None else [search, held_out]
+        periods = np.concatenate([(part[target.period_column] == target.current).to_numpy(dtype=bool)
+                                  for part in rows])  # fmt: skip
     return make_search_space(
         search, ignore=[*target.get_attributes(), *ignore], nbins=nbins, min_support=min_support,
-        periods=periods,
+        periods=periods, held_out=held_out,
     )  # fmt: skip
 
 
@@ -193,7 +196,7 @@ def _find(search, held_out, target, *, positive_label, measure, mode, size_weigh
     qf = make_qf(size_weight, balance_weight)
     if generalization_aware:
         qf = GeneralizationAwareQF(qf)
-    space = _search_space(search, target, nbins, ignore, min_support)
+    space = _search_space(search, held_out, target, nbins, ignore, min_support)
     client, n_jobs = parallelism(client, n_jobs)
     found, kept, tested = search_keep_test(
         search, held_out, qf, statistic_qf, target, selectors=space, depth=depth,

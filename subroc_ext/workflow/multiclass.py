@@ -186,7 +186,7 @@ def find_multiclass_subgroups(
     statistic_qf.calculate_constant_statistics(search if held_out is None else held_out, target)  # early
     space = make_search_space(
         search, ignore=[label, *target.score_columns.values(), *ignore], nbins=nbins,
-        thresholds=thresholds, keep_ids=keep_ids, min_support=min_support,
+        thresholds=thresholds, keep_ids=keep_ids, min_support=min_support, held_out=held_out,
     )  # fmt: skip
     client, n_jobs = parallelism(client, n_jobs)
     found, kept, tested = search_keep_test(
