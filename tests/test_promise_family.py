@@ -54,20 +54,25 @@ def test_the_scale_is_the_label_draws_standard_deviation():
     assert np.nanstd(aucs, axis=1) / family.scale == pytest.approx(np.ones(3), abs=0.08)
 
 
-def test_the_family_is_every_distinct_conjunction_with_enough_cases():
-    p, group_ids, _ = _rows(4, n=200)
+@pytest.mark.parametrize("n, depth", [(200, 2), (64, 3), (130, 3), (700, 2)])
+def test_the_family_is_every_distinct_conjunction_with_enough_cases(n, depth):
+    """Against every conjunction enumerated, a cover's rows counted in NumPy
+    (the family counts bits and sums its expected cases by bytes of words;
+    rows that fill no whole word, and exactly one word)."""
+    p, group_ids, _ = _rows(4, n=n)
     rng = np.random.default_rng(5)
     selectors = rng.random((7, len(p))) < rng.uniform(0.3, 0.8, (7, 1))
-    family = promise_family(selectors, group_ids, p, depth=2, min_support=30, min_expected=8)
+    selectors[6] = selectors[5]  # an identical cover, once
+    family = promise_family(selectors, group_ids, p, depth=depth, min_support=n // 7, min_expected=8)
     expected = set()
-    for size in (1, 2):
+    for size in range(1, depth + 1):
         for chosen in itertools.combinations(range(len(selectors)), size):
             cover = np.logical_and.reduce(selectors[list(chosen)])
-            if cover.sum() >= 30 and p[cover].sum() >= 8 and (1 - p[cover]).sum() >= 8:
+            if cover.sum() >= n // 7 and p[cover].sum() >= 8 and (1 - p[cover]).sum() >= 8:
                 expected.add(cover.tobytes())
     covers = [np.isin(np.arange(len(p)), family.rows[family.starts[i]:family.starts[i + 1]]) for i in range(len(family))]
     assert len(covers) == len(expected) and {cover.tobytes() for cover in covers} == expected
-    assert promise_family(selectors, group_ids, p, depth=2, min_support=30, max_cells=100) is None
+    assert promise_family(selectors, group_ids, p, depth=depth, min_support=30, max_cells=100) is None
 
 
 def _planted(seed, n=300, planted=True):

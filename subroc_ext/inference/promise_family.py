@@ -89,6 +89,7 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
+from ..scoring.bitset import lowest_bit, pack, popcount
 from .permutation import max_t, tie_tolerances, with_max_t
 from .significance import base_seed
 
@@ -123,7 +124,8 @@ class PromiseFamily:
     promise, scale : numpy.ndarray of float
         ``mu(S)`` and ``sigma(S)`` (module documentation).
     keys : frozenset of bytes
-        Each cover's packed bits: which covers it holds.
+        Each cover's bitset words (:func:`~subroc_ext.scoring.bitset.pack`):
+        which covers it holds.
     """
 
     starts: np.ndarray
@@ -141,15 +143,15 @@ class PromiseFamily:
         """The family of ``masks`` (covers over score-ordered rows, one per row
         of a 2-d array) on rows with tie ids ``group_ids`` and
         ``probabilities`` (score order)."""
-        masks = np.asarray(masks, dtype=bool).reshape(-1, len(group_ids))
-        keys = frozenset(key.tobytes() for key in np.packbits(masks, axis=1))
-        cover, rows = np.nonzero(masks)
-        starts = np.zeros(len(masks) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(cover, minlength=len(masks)), out=starts[1:])
-        rows = rows.astype(np.int64)
+        return cls.of_words(pack(np.asarray(masks, dtype=bool).reshape(-1, len(group_ids))), group_ids, probabilities)
+
+    @classmethod
+    def of_words(cls, words, group_ids, probabilities):
+        """:meth:`of_masks` of covers given as bitset words (one row each)."""
+        starts, rows = _rows_of(words)
         ranks, promise, scale = _moments(starts, rows, np.asarray(group_ids, np.int64),
                                          np.asarray(probabilities, dtype=float))  # fmt: skip
-        return cls(starts, rows, ranks, promise, scale, keys)
+        return cls(starts, rows, ranks, promise, scale, frozenset(cover.tobytes() for cover in words))
 
     def aucs(self, labels):
         """The ROC AUC of every cover on each labelling (columns of the 2-d
@@ -170,33 +172,96 @@ def promise_family(selector_masks, group_ids, probabilities, *, depth, min_suppo
     selectors after its last).
     """
     p = np.asarray(probabilities, dtype=float)
-    selector_masks = np.asarray(selector_masks, dtype=bool).reshape(-1, len(p))  # no selector: (0, rows)
-    weights = np.stack([np.ones_like(p), p, 1 - p], axis=1)
-    floors = np.array([min_support, min_expected, min_expected]) - 1e-9
-    seen, kept = set(), []
-    level, last = np.ones((1, len(p)), dtype=bool), np.array([-1])
-    cells = 0
+    selectors = pack(np.asarray(selector_masks, dtype=bool).reshape(-1, len(p)))  # no selector: (0, words)
+    # the expected positives and negatives of any word's byte: sums of a few table entries per cover
+    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # (byte value, bit)
+    padded = np.zeros(8 * 8 * selectors.shape[1])
+    padded[: len(p)] = p
+    expected = padded.reshape(-1, 8, 8) @ bits.T  # (word, byte, value)
+    present = np.zeros_like(padded)
+    present[: len(p)] = 1.0
+    byte_sums = np.stack([expected, present.reshape(-1, 8, 8) @ bits.T - expected])
+    floors = (min_support - 1e-9, min_expected - 1e-9)
+    level, last = pack(np.ones((1, len(p)), dtype=bool)), np.array([-1])
+    levels, cells = [], 0
     for _ in range(depth):
-        grown, grown_last = [], []
-        for cover, after in zip(level, last):
-            candidates = np.arange(after + 1, len(selector_masks))
-            joined = selector_masks[candidates] & cover
-            enough = (joined @ weights >= floors).all(axis=1)
-            grown.append(joined[enough])
-            grown_last.append(candidates[enough])
-        level = np.concatenate(grown) if grown else np.zeros((0, len(p)), dtype=bool)
-        last = np.concatenate(grown_last) if grown_last else np.zeros(0, dtype=np.int64)
-        for cover, key in zip(level, np.packbits(level, axis=1)):
-            key = key.tobytes()
-            if key not in seen:
-                seen.add(key)
-                kept.append(cover)
-        cells += int(level.sum())
+        level, last, level_cells = _grown(level, last, selectors, byte_sums, *floors)
+        levels.append(level)
+        cells += level_cells
         if cells > max_cells:
             return None
         if not len(level):
             break
-    return PromiseFamily.of_masks(np.array(kept).reshape(-1, len(p)), group_ids, p)
+    grown = np.concatenate(levels)
+    # identical covers once, the first grown kept (a cover's words as one opaque value)
+    _, first = np.unique(grown.view(np.dtype((np.void, 8 * grown.shape[1]))).ravel(), return_index=True)
+    return PromiseFamily.of_words(grown[np.sort(first)], group_ids, p)
+
+
+@njit(cache=True, nogil=True)
+def _grown(parents, parent_last, selectors, byte_sums, min_support, min_expected):
+    """The next level of :func:`promise_family`: each parent cover AND each
+    selector after its last, where it holds at least ``min_support`` rows
+    and ``min_expected`` expected positives and negatives (``byte_sums[c,
+    w, b, v]``: those of class ``c`` among the rows of byte ``b`` of word
+    ``w`` when its bits are ``v``). Their words, last selectors, and rows
+    in all."""
+    n_selectors, n_words = selectors.shape
+    total = 0
+    for i in range(len(parents)):
+        total += n_selectors - 1 - parent_last[i]
+    sizes = np.zeros(total, dtype=np.int64)  # 0: not kept
+    scratch = np.empty(n_words, dtype=np.uint64)
+    at = 0
+    for i in range(len(parents)):
+        for selector in range(parent_last[i] + 1, n_selectors):
+            size = 0
+            for w in range(n_words):
+                scratch[w] = parents[i, w] & selectors[selector, w]
+                size += popcount(scratch[w])
+            if size >= min_support:
+                positives = negatives = 0.0
+                for w in range(n_words):
+                    for b in range(8):
+                        value = (scratch[w] >> np.uint64(8 * b)) & np.uint64(255)
+                        positives += byte_sums[0, w, b, value]
+                        negatives += byte_sums[1, w, b, value]
+                if positives >= min_expected and negatives >= min_expected:
+                    sizes[at] = size
+            at += 1
+    kept = np.flatnonzero(sizes)
+    words = np.empty((len(kept), n_words), dtype=np.uint64)
+    last = np.empty(len(kept), dtype=np.int64)
+    at = k = 0
+    for i in range(len(parents)):
+        for selector in range(parent_last[i] + 1, n_selectors):
+            if sizes[at]:
+                words[k] = parents[i] & selectors[selector]
+                last[k] = selector
+                k += 1
+            at += 1
+    return words, last, sizes.sum()
+
+
+@njit(cache=True, nogil=True)
+def _rows_of(words):
+    """Each cover's rows (ascending) end to end and where each starts."""
+    starts = np.zeros(len(words) + 1, dtype=np.int64)
+    for i in range(len(words)):
+        size = 0
+        for w in range(words.shape[1]):
+            size += popcount(words[i, w])
+        starts[i + 1] = starts[i] + size
+    rows = np.empty(starts[-1], dtype=np.int64)
+    at = 0
+    for i in range(len(words)):
+        for w in range(words.shape[1]):
+            word = words[i, w]
+            while word:
+                rows[at] = 64 * w + lowest_bit(word)
+                at += 1
+                word &= word - np.uint64(1)
+    return starts, rows
 
 
 def promise_family_test(masks, family, is_positive, group_ids, probabilities, *, own_probabilities=None,
@@ -268,7 +333,7 @@ def promise_family_test(masks, family, is_positive, group_ids, probabilities, *,
     own = [p] * len(masks) if own_probabilities is None else own_probabilities
     statistics = np.array([_statistic(mask, is_positive, group_ids, q, whole, worse, better)
                            for mask, q, whole in zip(masks, own, beyond_whole)], dtype=float).reshape(-1)  # fmt: skip
-    testable = np.array([key.tobytes() in family.keys for key in np.packbits(masks, axis=1)], dtype=bool) \
+    testable = np.array([key.tobytes() in family.keys for key in pack(masks)], dtype=bool) \
         & np.isfinite(statistics)  # fmt: skip
     statistics = np.where(testable, statistics, np.nan)
     table = pd.DataFrame({"statistic": statistics, "p_value": 1.0, "p_value_corrected": 1.0, "significant": False,
