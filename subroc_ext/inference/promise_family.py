@@ -210,7 +210,8 @@ def _grown(parents, parent_last, selectors, byte_sums, min_support, min_expected
     total = 0
     for i in range(len(parents)):
         total += n_selectors - 1 - parent_last[i]
-    sizes = np.zeros(total, dtype=np.int64)  # 0: not kept
+    sizes = np.zeros(total, dtype=np.int64)
+    keep = np.zeros(total, dtype=np.bool_)
     scratch = np.empty(n_words, dtype=np.uint64)
     at = 0
     for i in range(len(parents)):
@@ -227,15 +228,15 @@ def _grown(parents, parent_last, selectors, byte_sums, min_support, min_expected
                         positives += byte_sums[0, w, b, value]
                         negatives += byte_sums[1, w, b, value]
                 if positives >= min_expected and negatives >= min_expected:
-                    sizes[at] = size
+                    sizes[at], keep[at] = size, True
             at += 1
-    kept = np.flatnonzero(sizes)
+    kept = np.flatnonzero(keep)
     words = np.empty((len(kept), n_words), dtype=np.uint64)
     last = np.empty(len(kept), dtype=np.int64)
     at = k = 0
     for i in range(len(parents)):
         for selector in range(parent_last[i] + 1, n_selectors):
-            if sizes[at]:
+            if keep[at]:
                 words[k] = parents[i] & selectors[selector]
                 last[k] = selector
                 k += 1
