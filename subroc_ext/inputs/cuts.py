@@ -33,7 +33,7 @@ import pysubgroup as ps
 
 from .selectors import MissingCondition, PointCondition, RangeCondition
 
-__all__ = ["NEAR_COPY_SHARE", "cut_conditions", "equal_frequency_cuts", "without_near_copies"]
+__all__ = ["NEAR_COPY_SHARE", "cut_conditions", "distinct_counts", "equal_frequency_cuts", "without_near_copies"]
 
 #: Two overlapping conditions of one column are near copies when their covers
 #: differ in fewer than this share of the table's rows (always when in none).
@@ -189,7 +189,8 @@ def cut_conditions(name, numbers, domain, nbins, thresholds, tz=None):
         The column.
     numbers : numpy.ndarray
         Its non-missing values as :func:`~subroc_ext.inputs.selectors.comparable_values`
-        gives them (float64, or int64 nanoseconds), at least two distinct.
+        gives them (float64, or int64 nanoseconds), at least two distinct;
+        sorted here unless already ascending.
     domain : {'number', 'datetime', 'timedelta'}
     nbins : int
     thresholds : bool
@@ -205,8 +206,8 @@ def cut_conditions(name, numbers, domain, nbins, thresholds, tz=None):
         has one whole number in a bin); near copies not yet removed
         (:func:`without_near_copies`).
     """
-    sorted_numbers = np.sort(numbers)
-    distinct, counts = np.unique(sorted_numbers, return_counts=True)
+    sorted_numbers = _ascending(numbers)
+    distinct, counts = distinct_counts(sorted_numbers)
     if not thresholds:
         cuts = _pysubgroup_cuts(sorted_numbers.astype(float) if domain == "number" else sorted_numbers, nbins)
         cuts = [c for c in cuts if np.isfinite(c)] if domain == "number" else [int(c) for c in cuts]
@@ -255,7 +256,27 @@ def _bins(name, edges, domain):
             for (low, low_text), (high, high_text) in zip(bounds, bounds[1:])]  # fmt: skip
 
 
-def without_near_copies(conditions, numbers, present, n_rows):
+def _ascending(values):
+    """``values`` sorted: themselves where they already are (one pass, no copy)."""
+    return values if len(values) < 2 or bool(np.all(values[1:] >= values[:-1])) else np.sort(values)
+
+
+def distinct_counts(sorted_values):
+    """The distinct values of an ascending array and how often each occurs
+    (``np.unique(..., return_counts=True)`` without sorting again).
+
+    Examples
+    --------
+    >>> [a.tolist() for a in distinct_counts(np.array([1.0, 1.0, 2.0, 5.0, 5.0, 5.0]))]
+    [[1.0, 2.0, 5.0], [2, 1, 3]]
+    """
+    first = np.ones(len(sorted_values), dtype=bool)
+    first[1:] = sorted_values[1:] != sorted_values[:-1]
+    starts = np.flatnonzero(first)
+    return sorted_values[starts], np.diff(np.append(starts, len(sorted_values)))
+
+
+def without_near_copies(conditions, values, n_missing):
     """``conditions`` of one column without near copies of an earlier one.
 
     A condition is dropped when its cover and that of an earlier kept
@@ -275,10 +296,10 @@ def without_near_copies(conditions, numbers, present, n_rows):
     conditions : list of Condition
         Range, point and missing conditions of one column, in the order of
         preference.
-    numbers, present : numpy.ndarray
-        The column's comparable values and its non-missing mask (all rows).
-    n_rows : int
-        The table's rows.
+    values : numpy.ndarray
+        The column's non-missing comparable values, ascending.
+    n_missing : int
+        Its missing values (the table's rows are these and ``values``).
 
     Returns
     -------
@@ -286,7 +307,6 @@ def without_near_copies(conditions, numbers, present, n_rows):
     """
     if not conditions:
         return conditions
-    values = np.sort(numbers[present])
     points = set()
     for condition in conditions:
         for point in (getattr(condition, "lower_bound", None), getattr(condition, "upper_bound", None),
@@ -301,13 +321,13 @@ def without_near_copies(conditions, numbers, present, n_rows):
     weights = np.diff(np.append(starts, len(values))).astype(np.int64)
     atom_numbers = np.append(values[starts], values[:1] if len(values) else np.zeros(1, values.dtype))
     atom_present = np.append(np.ones(len(starts), dtype=bool), False)
-    weights = np.append(weights, int((~present).sum()))
+    weights = np.append(weights, int(n_missing))
     members = np.array([
         condition.mask_of_values(~atom_present) if isinstance(condition, MissingCondition)
         else condition.mask_of_values((atom_numbers, atom_present))
         for condition in conditions
     ])  # fmt: skip
-    limit = NEAR_COPY_SHARE * n_rows
+    limit = NEAR_COPY_SHARE * (len(values) + n_missing)
     kept = []
     for i, member in enumerate(members):
         differences = [weights @ (member ^ members[j]) for j in kept]

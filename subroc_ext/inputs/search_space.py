@@ -90,7 +90,7 @@ from pandas.api.types import union_categoricals
 
 from ..utils.callers import user_stacklevel
 from ..utils.validation import shown
-from .cuts import cut_conditions, without_near_copies
+from .cuts import cut_conditions, distinct_counts, without_near_copies
 from .selectors import ISO_DATE, MissingCondition, ValueCodes, ValueCondition, as_datetime, comparable_values
 
 __all__ = [
@@ -297,17 +297,18 @@ def _column_conditions(name, column, kind, nbins, thresholds, min_support):
         note = _numbers_as_text(name, codes, nbins)
     else:
         numbers, present_mask = comparable_values(column, kind)
-        distinct = len(np.unique(numbers[present_mask]))
+        ascending = np.sort(numbers[present_mask])  # once: the cut-points and the near copies read it
+        distinct = len(distinct_counts(ascending)[0])
         if distinct <= nbins and kind == "number":
             values, rare = _frequent_values(ValueCodes(present), min_support)
             conditions += _value_conditions(name, values)
         elif distinct > 1:
             tz = getattr(as_datetime(column).dtype, "tz", None) if kind == "datetime" else None
-            conditions += cut_conditions(name, numbers[present_mask], kind, nbins, thresholds, tz)
+            conditions += cut_conditions(name, ascending, kind, nbins, thresholds, tz)
     if thresholds and n_missing and distinct >= 2:
         conditions.append(MissingCondition(name, missing=False))
     if thresholds and kind != "nominal" and distinct > nbins:
-        conditions = without_near_copies(conditions, numbers, present_mask, len(column))
+        conditions = without_near_copies(conditions, ascending, n_missing)
     return conditions, rare, note
 
 
