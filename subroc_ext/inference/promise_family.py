@@ -174,13 +174,7 @@ def promise_family(selector_masks, group_ids, probabilities, *, depth, min_suppo
     p = np.asarray(probabilities, dtype=float)
     selectors = pack(np.asarray(selector_masks, dtype=bool).reshape(-1, len(p)))  # no selector: (0, words)
     # the expected positives and negatives of any word's byte: sums of a few table entries per cover
-    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # (byte value, bit)
-    padded = np.zeros(8 * 8 * selectors.shape[1])
-    padded[: len(p)] = p
-    expected = padded.reshape(-1, 8, 8) @ bits.T  # (word, byte, value)
-    present = np.zeros_like(padded)
-    present[: len(p)] = 1.0
-    byte_sums = np.stack([expected, present.reshape(-1, 8, 8) @ bits.T - expected])
+    byte_sums = np.stack([_byte_sums(p, selectors.shape[1]), _byte_sums(1 - p, selectors.shape[1])])
     floors = (min_support - 1e-9, min_expected - 1e-9)
     level, last = pack(np.ones((1, len(p)), dtype=bool)), np.array([-1])
     levels, cells = [], 0
@@ -198,6 +192,15 @@ def promise_family(selector_masks, group_ids, probabilities, *, depth, min_suppo
     return PromiseFamily.of_words(grown[np.sort(first)], group_ids, p)
 
 
+def _byte_sums(values, n_words):
+    """``table[w, b, v]``: the sum of ``values`` over the rows of byte ``b``
+    of word ``w`` whose bits are set in ``v`` (rows past the last: 0)."""
+    padded = np.zeros(64 * n_words)
+    padded[: len(values)] = values
+    bits = (np.arange(256)[:, None] >> np.arange(8)) & 1  # (byte value, bit)
+    return padded.reshape(n_words, 8, 8) @ bits.T
+
+
 @njit(cache=True, nogil=True)
 def _grown(parents, parent_last, selectors, byte_sums, min_support, min_expected):
     """The next level of :func:`promise_family`: each parent cover AND each
@@ -210,8 +213,8 @@ def _grown(parents, parent_last, selectors, byte_sums, min_support, min_expected
     total = 0
     for i in range(len(parents)):
         total += n_selectors - 1 - parent_last[i]
-    sizes = np.zeros(total, dtype=np.int64)
     keep = np.zeros(total, dtype=np.bool_)
+    cells = 0
     scratch = np.empty(n_words, dtype=np.uint64)
     at = 0
     for i in range(len(parents)):
@@ -228,7 +231,8 @@ def _grown(parents, parent_last, selectors, byte_sums, min_support, min_expected
                         positives += byte_sums[0, w, b, value]
                         negatives += byte_sums[1, w, b, value]
                 if positives >= min_expected and negatives >= min_expected:
-                    sizes[at], keep[at] = size, True
+                    keep[at] = True
+                    cells += size
             at += 1
     kept = np.flatnonzero(keep)
     words = np.empty((len(kept), n_words), dtype=np.uint64)
@@ -241,7 +245,7 @@ def _grown(parents, parent_last, selectors, byte_sums, min_support, min_expected
                 last[k] = selector
                 k += 1
             at += 1
-    return words, last, sizes.sum()
+    return words, last, cells
 
 
 @njit(cache=True, nogil=True)
